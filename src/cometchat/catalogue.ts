@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import catalogueData from './permissions.json' with { type: 'json' };
+import type { PermissionMap, PermissionValue } from './schemas.ts';
+
+// The catalogue of documented permission keys (carried in from CometChat's RBAC tables as
+// data). It drives the editor's fields and the validation below. The live service may know
+// keys this list does not: those are kept and passed through, never rejected.
+
+const PermissionSpecSchema = z.discriminatedUnion('kind', [
+  z.object({
+    key: z.string(),
+    category: z.string(),
+    kind: z.enum(['action', 'mode']),
+    values: z.array(z.string()).min(2),
+    default: z.string(),
+    note: z.string().optional(),
+  }),
+  z.object({
+    key: z.string(),
+    category: z.string(),
+    kind: z.literal('fixedList'),
+    values: z.array(z.string()).min(1),
+    default: z.array(z.string()).nullable(),
+    note: z.string().optional(),
+  }),
+  z.object({
+    key: z.string(),
+    category: z.string(),
+    kind: z.enum(['roleList', 'freeList']),
+    default: z.array(z.string()).nullable(),
+    note: z.string().optional(),
+  }),
+]);
+export type PermissionSpec = z.infer<typeof PermissionSpecSchema>;
+export type PermissionKind = PermissionSpec['kind'];
+
+const CatalogueSchema = z.object({ permissions: z.array(PermissionSpecSchema).min(1) });
+
+export const PERMISSIONS: readonly PermissionSpec[] = Object.freeze(
+  CatalogueSchema.parse(catalogueData).permissions,
+);
+
+const byKey = new Map(PERMISSIONS.map((spec) => [spec.key, spec]));
+
+export function permissionSpec(key: string): PermissionSpec | undefined {
+  return byKey.get(key);
+}
+
+/** Categories in catalogue order (the order the editor shows them in). */
+export const CATEGORIES: readonly string[] = Object.freeze([
+  ...new Set(PERMISSIONS.map((spec) => spec.category)),
+]);
+
+export function permissionsInCategory(category: string): PermissionSpec[] {
+  return PERMISSIONS.filter((spec) => spec.category === category);
+}
+
+/** The documented defaults: what a role's permissions are until a key is set explicitly. */
+export function defaultPermissions(): PermissionMap {
+  return Object.fromEntries(PERMISSIONS.map((spec) => [spec.key, spec.default]));
+}
+
+export type PermissionErrors = Record<string, string>;
+export type ValidationResult =
+  | { ok: true; permissions: PermissionMap }
+  | { ok: false; errors: PermissionErrors };
+
+export interface ValidationContext {
+  /** Role ids that exist; when given, role lists may only name these. */
+  roleIds?: readonly string[] | undefined;
+}
+
+const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})$/i;
+const FREE_ITEM = /^[^\s,]{1,100}$/u;
+
+/**
+ * Checks a permissions object before it is sent: known keys get their values checked against
+ * the catalogue; unknown keys pass through as long as they have a permission-shaped value.
+ */
+export function validatePermissions(
+  input: Readonly<Record<string, unknown>>,
+  context: ValidationContext = {},
+): ValidationResult {
+  const errors: PermissionErrors = {};
+  const permissions: PermissionMap = {};
+  for (const [key, value] of Object.entries(input)) {
+    const problem = problemWith(key, value, context);
+    if (problem) errors[key] = problem;
+    else permissions[key] = value as PermissionValue;
+  }
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, permissions };
+}
+
+function problemWith(key: string, value: unknown, context: ValidationContext): string | undefined {
+  const shape = isPermissionValue(value);
+  if (!shape) return `${key} must be a string, a list of strings or null.`;
+  const spec = permissionSpec(key);
+  if (!spec) return undefined;
+  switch (spec.kind) {
+    case 'action':
+    case 'mode':
+      return typeof value === 'string' && spec.values.includes(value)
+        ? undefined
+        : `${key} must be one of ${spec.values.join(', ')}.`;
+    case 'fixedList':
+      return listProblem(key, value, (item) =>
+        spec.values.includes(item) ? undefined : `${item} is not one of ${spec.values.join(', ')}`,
+      );
+    case 'roleList':
+      return listProblem(key, value, (item) =>
+        context.roleIds && !context.roleIds.includes(item) ? `${item} is not a role` : undefined,
+      );
+    case 'freeList':
+      return listProblem(key, value, (item) => freeItemProblem(key, item));
+  }
+}
+
+function freeItemProblem(key: string, item: string): string | undefined {
+  if (key.endsWith('MimeTypes')) {
+    return MIME_TYPE.test(item) ? undefined : `${item} is not a MIME type like image/png`;
+  }
+  return FREE_ITEM.test(item) ? undefined : `${item} must be 1-100 characters without spaces`;
+}
+
+function listProblem(
+  key: string,
+  value: PermissionValue,
+  itemProblem: (item: string) => string | undefined,
+): string | undefined {
+  if (value === null) return undefined;
+  if (!Array.isArray(value)) return `${key} must be a list (or null for no restriction).`;
+  const problems = value.map(itemProblem).filter((p): p is string => p !== undefined);
+  if (problems.length > 0) return `${key}: ${problems.join('; ')}.`;
+  if (new Set(value).size !== value.length) return `${key} lists an item twice.`;
+  return undefined;
+}
+
+function isPermissionValue(value: unknown): value is PermissionValue {
+  return (
+    value === null ||
+    typeof value === 'string' ||
+    (Array.isArray(value) && value.every((item) => typeof item === 'string'))
+  );
+}

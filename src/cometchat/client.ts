@@ -1,0 +1,341 @@
+import { randomBytes } from 'node:crypto';
+import ky, { HTTPError, type KyInstance, type Options, TimeoutError } from 'ky';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { CometChatError, type CometChatErrorKind, kindForStatus } from './errors.ts';
+import {
+  type Call,
+  type PermissionUpdate,
+  type Role,
+  type RolePage,
+  toCall,
+  toPermissionUpdate,
+} from './model.ts';
+import {
+  CallResponseSchema,
+  ErrorBodySchema,
+  type PermissionMap,
+  PermissionUpdateResponseSchema,
+  RoleListResponseSchema,
+} from './schemas.ts';
+
+export interface CometChatClientOptions {
+  /** Role API address without `/v3`. */
+  apiUrl: string;
+  /** Call API address without `/v3`. */
+  callApiUrl: string;
+  apiKey: string;
+  /** Per attempt. */
+  timeoutMs: number;
+  /** All attempts and back-off waits together. */
+  budgetMs: number;
+  logger: Logger;
+  /** Retries after the first attempt (default 3). */
+  retryLimit?: number;
+  fetch?: typeof fetch;
+  newRef?: () => string;
+}
+
+export interface RequestOptions {
+  /** Reference id shared with the user-facing reply and the logs; one is made if absent. */
+  ref?: string | undefined;
+  logger?: Logger | undefined;
+}
+
+export interface CometChatClient {
+  listRoles(
+    query?: { page?: number; perPage?: number },
+    options?: RequestOptions,
+  ): Promise<RolePage>;
+  listAllRoles(options?: RequestOptions): Promise<Role[]>;
+  setRolePermissions(
+    role: string,
+    permissions: PermissionMap,
+    options?: RequestOptions,
+  ): Promise<PermissionUpdate>;
+  getCall(
+    sessionId: string,
+    options?: RequestOptions & { onBehalfOf?: string | undefined },
+  ): Promise<Call>;
+}
+
+/** Statuses worth another attempt: the request may well succeed a moment later. */
+const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
+/** Statuses whose `Retry-After` we honour (when it fits in the budget). */
+const RETRY_AFTER_STATUSES = [429, 503];
+/** Time an attempt needs at the least to be worth starting. */
+const MIN_ATTEMPT_MS = 50;
+const MAX_ERROR_BODY = 64 * 1024;
+
+export function newReference(): string {
+  // Short enough to read out on a call, long enough not to collide in a day of logs.
+  return randomBytes(5).toString('hex');
+}
+
+const backoff = (attempt: number) => Math.min(250 * 2 ** (attempt - 1), 2_000);
+
+export function createCometChatClient(options: CometChatClientOptions): CometChatClient {
+  const newRef = options.newRef ?? newReference;
+  const common: Options = {
+    timeout: options.timeoutMs,
+    headers: { apikey: options.apiKey, accept: 'application/json' },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  };
+  // One instance per host (the live service has two).
+  const roleApi = ky.create({ ...common, prefixUrl: `${options.apiUrl}/v3` });
+  const callApi = ky.create({ ...common, prefixUrl: `${options.callApiUrl}/v3` });
+
+  async function send<S extends z.ZodType>(
+    api: KyInstance,
+    operation: string,
+    path: string,
+    init: Options,
+    schema: S,
+    request: RequestOptions,
+  ): Promise<z.infer<S>> {
+    const ref = request.ref ?? newRef();
+    const log = (request.logger ?? options.logger).child({ ref, operation });
+    const deadline = Date.now() + options.budgetMs;
+    const started = performance.now();
+    const fail = (
+      init: Omit<ConstructorParameters<typeof CometChatError>[0], 'ref' | 'operation'>,
+    ) => new CometChatError({ ...init, ref, operation });
+
+    let response: Response;
+    try {
+      response = await api(path, {
+        ...init,
+        signal: AbortSignal.timeout(options.budgetMs),
+        retry: {
+          limit: options.retryLimit ?? 3,
+          methods: ['get', 'put'],
+          statusCodes: RETRY_STATUSES,
+          afterStatusCodes: RETRY_AFTER_STATUSES,
+          delay: backoff,
+          jitter: (delay) => delay * (0.5 + Math.random() / 2),
+          retryOnTimeout: true,
+          shouldRetry: ({ error, retryCount }) =>
+            fitsBudget(error, retryCount, deadline) ? undefined : false,
+        },
+        hooks: {
+          beforeRetry: [
+            ({ error, retryCount }) => {
+              log.warn({ retryCount, cause: causeOf(error) }, 'retrying CometChat request');
+            },
+          ],
+        },
+      });
+    } catch (error) {
+      const failure = await translate(error, fail);
+      log.warn(
+        {
+          kind: failure.kind,
+          status: failure.status,
+          code: failure.serviceCode,
+          cause: failure.detail,
+          ms: elapsed(started),
+        },
+        'CometChat request failed',
+      );
+      throw failure;
+    }
+
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw logged(
+        log,
+        fail({ kind: 'invalid_response', status: response.status, detail: 'body is not JSON' }),
+      );
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const detail = parsed.error.issues
+        .slice(0, 3)
+        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+        .join('; ');
+      throw logged(log, fail({ kind: 'invalid_response', status: response.status, detail }));
+    }
+    log.debug({ status: response.status, ms: elapsed(started) }, 'CometChat request done');
+    return parsed.data;
+  }
+
+  return {
+    async listRoles(query = {}, request = {}) {
+      const searchParams: Record<string, number> = {};
+      if (query.page !== undefined) searchParams.page = query.page;
+      if (query.perPage !== undefined) searchParams.perPage = query.perPage;
+      const body = await send(
+        roleApi,
+        'listRoles',
+        'roles',
+        { method: 'get', searchParams },
+        RoleListResponseSchema,
+        request,
+      );
+      return { roles: body.data, pagination: body.meta.pagination };
+    },
+
+    async listAllRoles(request = {}) {
+      const shared = { ...request, ref: request.ref ?? newRef() };
+      const first = await this.listRoles({ page: 1, perPage: 100 }, shared);
+      const rest = await Promise.all(
+        Array.from({ length: Math.max(0, first.pagination.total_pages - 1) }, (_, i) =>
+          this.listRoles({ page: i + 2, perPage: first.pagination.per_page }, shared),
+        ),
+      );
+      return [first, ...rest].flatMap((page) => page.roles);
+    },
+
+    async setRolePermissions(role, permissions, request = {}) {
+      const path = `roles/${segment(role, 'role', 'setRolePermissions', request, newRef)}/permissions`;
+      const body = await send(
+        roleApi,
+        'setRolePermissions',
+        path,
+        { method: 'put', json: { permissions } },
+        PermissionUpdateResponseSchema,
+        request,
+      );
+      return toPermissionUpdate(body.data);
+    },
+
+    async getCall(sessionId, request = {}) {
+      const path = `calls/${segment(sessionId, 'session id', 'getCall', request, newRef)}`;
+      const headers: Record<string, string> = {};
+      if (request.onBehalfOf) headers.onBehalfOf = request.onBehalfOf;
+      const body = await send(
+        callApi,
+        'getCall',
+        path,
+        { method: 'get', headers },
+        CallResponseSchema,
+        request,
+      );
+      const record = Array.isArray(body.data) ? body.data[0] : body.data;
+      if (!record) {
+        throw new CometChatError({
+          kind: 'not_found',
+          ref: request.ref ?? newRef(),
+          operation: 'getCall',
+          status: 200,
+          detail: 'the service answered with no call record',
+        });
+      }
+      return toCall(record);
+    },
+  };
+}
+
+/**
+ * An id as one path segment: percent-encoded so that `/`, `?`, `#`, spaces and unicode stay
+ * inside it. `.` and `..` would still be read as dot segments by URL parsing (even encoded),
+ * so they are refused before any request is made.
+ */
+function segment(
+  id: string,
+  what: string,
+  operation: string,
+  request: RequestOptions,
+  newRef: () => string,
+): string {
+  if (id === '' || id === '.' || id === '..') {
+    throw new CometChatError({
+      kind: 'bad_request',
+      ref: request.ref ?? newRef(),
+      operation,
+      detail: `the ${what} is empty or a dot segment`,
+    });
+  }
+  return encodeURIComponent(id);
+}
+
+/** Whether one more attempt, after the wait it would need, still fits before the deadline. */
+function fitsBudget(error: Error, retryCount: number, deadline: number): boolean {
+  const remaining = deadline - Date.now();
+  let wait = backoff(retryCount);
+  if (error instanceof HTTPError && RETRY_AFTER_STATUSES.includes(error.response.status)) {
+    const seconds = retryAfterSeconds(error.response);
+    if (seconds !== undefined) wait = seconds * 1000;
+  }
+  return wait + MIN_ATTEMPT_MS < remaining;
+}
+
+function retryAfterSeconds(response: Response): number | undefined {
+  const header = response.headers.get('retry-after');
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+}
+
+async function translate(
+  error: unknown,
+  fail: (
+    init: Omit<ConstructorParameters<typeof CometChatError>[0], 'ref' | 'operation'>,
+  ) => CometChatError,
+): Promise<CometChatError> {
+  if (error instanceof CometChatError) return error;
+  if (error instanceof HTTPError) {
+    const status = error.response.status;
+    const body = await readErrorBody(error.response);
+    return fail({
+      kind: kindForStatus(status),
+      status,
+      serviceCode: body?.code,
+      serviceMessage: body?.message,
+      details: body?.details,
+      retryAfterSeconds: retryAfterSeconds(error.response),
+      detail: body ? undefined : 'no error body',
+    });
+  }
+  const kind: CometChatErrorKind = isTimeout(error) ? 'timeout' : 'unavailable';
+  return fail({ kind, detail: causeOf(error) });
+}
+
+async function readErrorBody(response: Response) {
+  try {
+    const text = (await response.text()).slice(0, MAX_ERROR_BODY);
+    const parsed = ErrorBodySchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data.error : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isTimeout(error: unknown): boolean {
+  return (
+    error instanceof TimeoutError ||
+    (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+  );
+}
+
+/** A short, secret-free description of a low-level failure (never the request or options). */
+function causeOf(error: unknown): string {
+  if (error instanceof HTTPError) return `HTTP ${error.response.status}`;
+  if (error instanceof TimeoutError) return 'attempt timed out';
+  if (error instanceof Error) {
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+    if (cause && typeof cause.code === 'string') return cause.code;
+    if (error.name === 'TimeoutError' || error.name === 'AbortError')
+      return 'time budget exhausted';
+    if (cause && typeof cause.message === 'string') return cause.message;
+    return error.message;
+  }
+  return 'unknown error';
+}
+
+function logged(log: Logger, error: CometChatError): CometChatError {
+  log.warn(
+    { kind: error.kind, status: error.status, cause: error.detail },
+    'CometChat response rejected',
+  );
+  return error;
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}

@@ -1,0 +1,131 @@
+import type {
+  CallRecord,
+  KeyResult,
+  Pagination,
+  PermissionMap,
+  Recording,
+  Role,
+} from './schemas.ts';
+
+// The shapes the rest of the app works with: the service's variations (call `data` as an
+// object or an array, participant minutes under two names, missing entities) are resolved
+// here once, so Block Kit builders never have to know about them.
+
+export type { Pagination, PermissionMap, Recording, Role } from './schemas.ts';
+
+export interface RolePage {
+  roles: Role[];
+  pagination: Pagination;
+}
+
+export interface PermissionUpdate {
+  /** The role's full effective permissions, as the service answered them. */
+  permissions: PermissionMap;
+  /** Per-key results the service added beside the map (seen for `sendMessage`). */
+  results: Record<string, KeyResult>;
+}
+
+export interface Person {
+  uid: string;
+  name?: string | undefined;
+  avatar?: string | undefined;
+}
+
+export interface Participant extends Person {
+  isJoined: boolean;
+  state?: string | undefined;
+  minutes?: number | undefined;
+  audioMinutes?: number | undefined;
+  videoMinutes?: number | undefined;
+  joinedAt?: number | undefined;
+  leftAt?: number | undefined;
+  deviceId?: string | undefined;
+}
+
+export interface Call {
+  sessionId: string;
+  type?: string | undefined;
+  mode?: string | undefined;
+  status?: string | undefined;
+  receiverType?: string | undefined;
+  initiator?: Person | undefined;
+  receiver?: Person | undefined;
+  initiatedAt?: number | undefined;
+  startedAt?: number | undefined;
+  endedAt?: number | undefined;
+  totalDuration?: string | undefined;
+  totalDurationInMinutes?: number | undefined;
+  totalAudioMinutes?: number | undefined;
+  totalVideoMinutes?: number | undefined;
+  totalParticipants: number;
+  participants: Participant[];
+  hasRecording: boolean;
+  recordings: Recording[];
+}
+
+export function toCall(record: CallRecord): Call {
+  const entities = record.data?.entities;
+  return {
+    sessionId: record.sessionId,
+    type: record.type,
+    mode: record.mode,
+    status: record.status,
+    receiverType: record.receiverType,
+    initiator: person(record.initiator, entities?.initiator?.entity),
+    receiver: person(record.receiver, entities?.receiver?.entity),
+    initiatedAt: record.initiatedAt,
+    startedAt: record.startedAt,
+    endedAt: record.endedAt,
+    totalDuration: record.totalDuration,
+    totalDurationInMinutes: record.totalDurationInMinutes,
+    totalAudioMinutes: record.totalAudioMinutes,
+    totalVideoMinutes: record.totalVideoMinutes,
+    totalParticipants: record.totalParticipants ?? record.participants.length,
+    participants: record.participants.map((p) => ({
+      uid: p.uid,
+      name: p.name,
+      avatar: p.avatar,
+      isJoined: p.isJoined ?? p.joinedAt !== undefined,
+      state: p.state,
+      minutes: p.totalDurationInMinutes ?? minutesFrom(p.totalDuration),
+      audioMinutes: p.totalAudioMinutes,
+      videoMinutes: p.totalVideoMinutes,
+      joinedAt: p.joinedAt,
+      leftAt: p.leftAt,
+      deviceId: p.deviceId,
+    })),
+    hasRecording: record.hasRecording ?? record.recordings.length > 0,
+    recordings: record.recordings,
+  };
+}
+
+function person(uid: string | undefined, entity: Person | undefined): Person | undefined {
+  if (!uid && !entity) return undefined;
+  return { uid: entity?.uid ?? uid ?? '', name: entity?.name, avatar: entity?.avatar };
+}
+
+function minutesFrom(value: number | string | undefined): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) {
+    return Number(value);
+  }
+  return undefined;
+}
+
+export function toPermissionUpdate(data: Record<string, unknown> & { permissions: PermissionMap }) {
+  const results: Record<string, KeyResult> = {};
+  for (const [key, value] of Object.entries(data)) {
+    if (key !== 'permissions' && isKeyResult(value)) {
+      results[key] = { success: value.success, message: String(value.message ?? '') };
+    }
+  }
+  return { permissions: data.permissions, results } satisfies PermissionUpdate;
+}
+
+function isKeyResult(value: unknown): value is { success: boolean; message?: unknown } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { success?: unknown }).success === 'boolean'
+  );
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+
+// Every schema here is loose: the live service adds fields between versions (see
+// live-api-notes.md), and an ops tool must keep working when it does. Unknown fields pass
+// through; fields the reference marks required but the notes say may be missing get defaults.
+
+const unixSeconds = z.number().finite().nonnegative();
+
+export const RoleSchema = z.looseObject({
+  role: z.string().min(1),
+  name: z.string().default(''),
+  description: z.string().default(''),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  settings: z.record(z.string(), z.unknown()).optional(),
+  createdAt: unixSeconds.optional(),
+  updatedAt: unixSeconds.optional(),
+});
+export type Role = z.infer<typeof RoleSchema>;
+
+export const PaginationSchema = z.looseObject({
+  total: z.number().int().nonnegative(),
+  count: z.number().int().nonnegative(),
+  per_page: z.number().int().positive(),
+  current_page: z.number().int().positive(),
+  total_pages: z.number().int().nonnegative(),
+});
+export type Pagination = z.infer<typeof PaginationSchema>;
+
+export const RoleListResponseSchema = z.looseObject({
+  data: z.array(RoleSchema),
+  meta: z.looseObject({ pagination: PaginationSchema }),
+});
+
+/** A permission value: a string (`allow`, `all`, ...), a list of strings, or `null` (no restriction). */
+export const PermissionValueSchema = z.union([z.string(), z.array(z.string()), z.null()]);
+export type PermissionValue = z.infer<typeof PermissionValueSchema>;
+
+export const PermissionMapSchema = z.record(z.string(), PermissionValueSchema);
+export type PermissionMap = z.infer<typeof PermissionMapSchema>;
+
+const KeyResultSchema = z.looseObject({ success: z.boolean(), message: z.string().default('') });
+export type KeyResult = z.infer<typeof KeyResultSchema>;
+
+export const PermissionUpdateResponseSchema = z.looseObject({
+  // Beside `permissions`, the service puts one `{ success, message }` object per written key
+  // (seen for `sendMessage`); anything else in `data` is ignored.
+  data: z.looseObject({ permissions: PermissionMapSchema }),
+});
+
+const EntitySchema = z.looseObject({
+  uid: z.string(),
+  name: z.string().optional(),
+  avatar: z.string().optional(),
+});
+export type Entity = z.infer<typeof EntitySchema>;
+
+const EntityHolderSchema = z.looseObject({ entity: EntitySchema.optional() });
+
+export const ParticipantSchema = z.looseObject({
+  uid: z.string(),
+  name: z.string().optional(),
+  avatar: z.string().optional(),
+  isJoined: z.boolean().optional(),
+  state: z.string().optional(),
+  deviceId: z.string().optional(),
+  totalAudioMinutes: z.number().optional(),
+  totalVideoMinutes: z.number().optional(),
+  // Duration per participant is `totalDurationInMinutes` in some versions of the service and
+  // `totalDuration` (a number of minutes) in others.
+  totalDurationInMinutes: z.number().optional(),
+  totalDuration: z.union([z.number(), z.string()]).optional(),
+  joinedAt: unixSeconds.optional(),
+  leftAt: unixSeconds.optional(),
+});
+
+export const RecordingSchema = z.looseObject({
+  rid: z.string(),
+  recording_url: z.string().optional(),
+  startTime: unixSeconds.optional(),
+  endTime: unixSeconds.optional(),
+  duration: z.number().optional(),
+});
+export type Recording = z.infer<typeof RecordingSchema>;
+
+export const CallRecordSchema = z.looseObject({
+  sessionId: z.string(),
+  type: z.string().optional(),
+  mode: z.string().optional(),
+  status: z.string().optional(),
+  receiverType: z.string().optional(),
+  initiator: z.string().optional(),
+  receiver: z.string().optional(),
+  initiatedAt: unixSeconds.optional(),
+  startedAt: unixSeconds.optional(),
+  endedAt: unixSeconds.optional(),
+  totalAudioMinutes: z.number().optional(),
+  totalVideoMinutes: z.number().optional(),
+  totalDuration: z.string().optional(),
+  totalDurationInMinutes: z.number().optional(),
+  totalParticipants: z.number().optional(),
+  hasRecording: z.boolean().optional(),
+  participants: z.array(ParticipantSchema).default([]),
+  recordings: z.array(RecordingSchema).default([]),
+  data: z
+    .looseObject({
+      entities: z
+        .looseObject({
+          initiator: EntityHolderSchema.optional(),
+          receiver: EntityHolderSchema.optional(),
+        })
+        .optional(),
+    })
+    .optional(),
+});
+export type CallRecord = z.infer<typeof CallRecordSchema>;
+
+// The reference documents `data` as a one-element array; current documentation as an object.
+export const CallResponseSchema = z.looseObject({
+  data: z.union([CallRecordSchema, z.array(CallRecordSchema)]),
+});
+
+export const ErrorBodySchema = z.looseObject({
+  error: z.looseObject({
+    message: z.string().optional(),
+    devMessage: z.string().optional(),
+    source: z.string().optional(),
+    code: z.string().optional(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;

@@ -1,0 +1,116 @@
+// Parses the text of `/cometchat ...` into a subcommand. Pure: the router decides what to do.
+
+export type Subcommand =
+  | { name: 'help' }
+  | { name: 'roles'; page: number }
+  | { name: 'perms'; role: string }
+  | { name: 'call'; sessionId: string; onBehalfOf?: string | undefined }
+  | { name: 'audit'; role?: string | undefined; page: number }
+  | { name: 'invalid'; problem: string };
+
+export const ROLE_ID = /^[a-z0-9_-]{1,100}$/;
+const MAX_SESSION_ID = 255;
+const MAX_UID = 100;
+const MAX_PAGE = 10_000;
+// Controls and separators have no place in an id; rejecting them early gives a clear message
+// instead of a confusing 404.
+const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/** Slack sends `&`, `<` and `>` in command text as HTML entities. */
+export function decodeSlackEntities(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+export function parseCommand(rawText: string): Subcommand {
+  const words = decodeSlackEntities(rawText).trim().split(/\s+/).filter(Boolean);
+  const [first, ...rest] = words;
+  switch (first?.toLowerCase()) {
+    case undefined:
+    case 'help':
+      return { name: 'help' };
+    case 'roles':
+      return parseRoles(rest);
+    case 'perms':
+    case 'permissions':
+      return parsePerms(rest);
+    case 'call':
+      return parseCall(rest);
+    case 'audit':
+      return parseAudit(rest);
+    default:
+      return { name: 'help' };
+  }
+}
+
+function parseRoles(args: string[]): Subcommand {
+  if (args.length > 1) return invalid('Usage: `/cometchat roles [page]`.');
+  const page = args[0] === undefined ? 1 : parsePage(args[0]);
+  return page === undefined
+    ? invalid(`The page must be a whole number from 1 to ${MAX_PAGE}.`)
+    : { name: 'roles', page };
+}
+
+function parsePerms(args: string[]): Subcommand {
+  if (args.length !== 1 || args[0] === undefined) {
+    return invalid('Usage: `/cometchat perms <role>`, for example `/cometchat perms default`.');
+  }
+  const role = checkRoleId(args[0]);
+  return typeof role === 'string' ? { name: 'perms', role } : role;
+}
+
+function parseCall(args: string[]): Subcommand {
+  const usage = 'Usage: `/cometchat call <sessionId> [as <uid>]`.';
+  const [sessionId, as, uid, ...extra] = args;
+  if (sessionId === undefined || extra.length > 0) return invalid(usage);
+  if (as !== undefined && (as.toLowerCase() !== 'as' || uid === undefined)) return invalid(usage);
+  const sessionProblem = idProblem(sessionId, 'A session id', MAX_SESSION_ID);
+  if (sessionProblem) return invalid(sessionProblem);
+  if (uid !== undefined) {
+    const uidProblem = idProblem(uid, 'A uid', MAX_UID);
+    if (uidProblem) return invalid(uidProblem);
+  }
+  return { name: 'call', sessionId, onBehalfOf: uid };
+}
+
+function parseAudit(args: string[]): Subcommand {
+  if (args.length > 2) return invalid('Usage: `/cometchat audit [role] [page]`.');
+  let role: string | undefined;
+  let page = 1;
+  for (const arg of args) {
+    const asPage = /^\d+$/.test(arg) ? parsePage(arg) : undefined;
+    if (asPage !== undefined) page = asPage;
+    else if (role === undefined) {
+      const checked = checkRoleId(arg);
+      if (typeof checked !== 'string') return checked;
+      role = checked;
+    } else return invalid('Usage: `/cometchat audit [role] [page]`.');
+  }
+  return { name: 'audit', role, page };
+}
+
+/** A role id as the service accepts it; the service lower-cases ids, so we do too. */
+export function checkRoleId(input: string): string | Subcommand {
+  const role = input.toLowerCase();
+  return ROLE_ID.test(role)
+    ? role
+    : invalid('A role id is 1 to 100 characters of a-z, 0-9, `-` and `_` (see `/cometchat roles`).');
+}
+
+/** Why an id typed by a person cannot be used, or undefined when it can. */
+export function idProblem(id: string, what: string, max: number): string | undefined {
+  if (id.length === 0) return `${what} cannot be empty.`;
+  if (id.length > max) return `${what} is at most ${max} characters.`;
+  if (CONTROL.test(id) || /\s/.test(id)) return `${what} cannot contain spaces or control characters.`;
+  if (id === '.' || id === '..') return `${what} cannot be \`.\` or \`..\`.`;
+  return undefined;
+}
+
+function parsePage(text: string): number | undefined {
+  if (!/^\d{1,6}$/.test(text)) return undefined;
+  const page = Number(text);
+  return page >= 1 && page <= MAX_PAGE ? page : undefined;
+}
+
+function invalid(problem: string): Subcommand {
+  return { name: 'invalid', problem };
+}

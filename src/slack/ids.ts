@@ -1,0 +1,31 @@
+// Every action_id, callback_id and block_id the app uses, defined once so that a view and the
+// listener that reads it cannot drift apart.
+
+export const COMMAND = '/cometchat';
+
+export const ACTIONS = {
+  rolesPage: 'roles_page',
+  editPermissions: 'edit_permissions',
+  shareRoles: 'share_roles',
+  shareCall: 'share_call',
+  callParticipants: 'call_participants',
+  participantsPage: 'participants_page',
+  permissionsCategory: 'perms_category',
+  permissionsField: 'perms_field',
+  permissionsApplyGroup: 'perms_apply_group',
+  auditPage: 'audit_page',
+} as const;
+
+export const CALLBACKS = {
+  lookupCallMessage: 'lookup_call_message',
+  lookupCallGlobal: 'lookup_call_global',
+  lookupCallModal: 'lookup_call_modal',
+  participantsModal: 'call_participants_modal',
+  permissionsEditor: 'perms_editor',
+  permissionsConfirm: 'perms_confirm',
+} as const;
+
+export const BLOCKS = {
+  lookupSession: 'lookup_session',
+  lookupOnBehalfOf: 'lookup_on_behalf_of',
+} as const;
