@@ -71,6 +71,7 @@ export interface ValidationContext {
 }
 
 const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})$/i;
+const ROLE_ID = /^[a-z0-9_-]{1,100}$/;
 const FREE_ITEM = /^[^\s,]{1,100}$/u;
 
 /**
@@ -107,9 +108,12 @@ function problemWith(key: string, value: unknown, context: ValidationContext): s
         spec.values.includes(item) ? undefined : `${item} is not one of ${spec.values.join(', ')}`,
       );
     case 'roleList':
-      return listProblem(key, value, (item) =>
-        context.roleIds && !context.roleIds.includes(item) ? `${item} is not a role` : undefined,
-      );
+      return listProblem(key, value, (item) => {
+        if (!ROLE_ID.test(item)) return `${item} is not a role id`;
+        return context.roleIds && !context.roleIds.includes(item)
+          ? `${item} is not a role`
+          : undefined;
+      });
     case 'freeList':
       return listProblem(key, value, (item) => freeItemProblem(key, item));
   }

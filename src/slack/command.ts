@@ -93,14 +93,17 @@ export function checkRoleId(input: string): string | Subcommand {
   const role = input.toLowerCase();
   return ROLE_ID.test(role)
     ? role
-    : invalid('A role id is 1 to 100 characters of a-z, 0-9, `-` and `_` (see `/cometchat roles`).');
+    : invalid(
+        'A role id is 1 to 100 characters of a-z, 0-9, `-` and `_` (see `/cometchat roles`).',
+      );
 }
 
 /** Why an id typed by a person cannot be used, or undefined when it can. */
 export function idProblem(id: string, what: string, max: number): string | undefined {
   if (id.length === 0) return `${what} cannot be empty.`;
   if (id.length > max) return `${what} is at most ${max} characters.`;
-  if (CONTROL.test(id) || /\s/.test(id)) return `${what} cannot contain spaces or control characters.`;
+  if (CONTROL.test(id) || /\s/.test(id))
+    return `${what} cannot contain spaces or control characters.`;
   if (id === '.' || id === '..') return `${what} cannot be \`.\` or \`..\`.`;
   return undefined;
 }

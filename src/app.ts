@@ -1,0 +1,175 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
+import type { Logger } from 'pino';
+import { type CometChatClient, createCometChatClient } from './cometchat/client.ts';
+import type { Config } from './config.ts';
+import { createCallCommand, registerCallLookup } from './features/calls/call-lookup.ts';
+import type { FeatureDeps } from './features/deps.ts';
+import { helpMessage } from './features/help/help-view.ts';
+import {
+  createEditorOpener,
+  registerPermissionEditor,
+} from './features/permissions/permission-editor.ts';
+import { createRolesCommand, registerRoleList } from './features/roles/role-list.ts';
+import { boltLogger } from './log.ts';
+import { noticeMessage } from './slack/blocks.ts';
+import { registerCommand } from './slack/command-router.ts';
+import { createDeliverer, type Deliverer, destinationOf } from './slack/deliver.ts';
+import { createErrorHandler } from './slack/error-handler.ts';
+import { requestScope } from './slack/request-context.ts';
+import { createMemoryStore, type Store } from './store/store.ts';
+
+export interface SlackAppOptions {
+  config: Config;
+  logger: Logger;
+  /** Injected in tests; built from the config otherwise. */
+  cometchat?: CometChatClient;
+  deliver?: Deliverer;
+  store?: Store;
+}
+
+export interface RunningApp {
+  app: App;
+  /** Port of the HTTP listener (Slack requests over HTTP, or /healthz only in Socket Mode). */
+  port: number;
+  stop(): Promise<void>;
+}
+
+const HEALTH_PATH = '/healthz';
+
+/** Builds the Bolt app with every feature registered. Nothing is started. */
+export function createSlackApp(options: SlackAppOptions) {
+  const { config, logger } = options;
+  const bolt = boltLogger(logger);
+  // Replies are interactive: a few quick retries, not the Web API client's default of ten
+  // spread over half an hour. A fresh object per client, because the Socket Mode client
+  // fills in defaults on the one it is given.
+  const slackClientOptions = () => ({
+    ...(config.slack.apiUrl ? { slackApiUrl: `${config.slack.apiUrl}/` } : {}),
+    retryConfig: { retries: 2, minTimeout: 200, maxTimeout: 1_000 },
+    timeout: 10_000,
+  });
+  const health = { path: HEALTH_PATH, method: ['GET'], handler: healthHandler };
+
+  const receiver = config.slack.socketMode
+    ? new SocketModeReceiver({
+        appToken: config.slack.appToken ?? '',
+        logger: bolt,
+        // The Socket Mode client opens its connection through apps.connections.open, so it
+        // must reach the same Web API address as the app's own client.
+        installerOptions: { clientOptions: slackClientOptions() },
+      })
+    : new HTTPReceiver({
+        signingSecret: config.slack.signingSecret ?? '',
+        endpoints: '/slack/events',
+        customRoutes: [health],
+        logger: bolt,
+        port: config.slack.port,
+      });
+
+  const app = new App({
+    token: config.slack.botToken,
+    receiver,
+    logger: bolt,
+    clientOptions: slackClientOptions(),
+    extendedErrorHandler: true,
+  });
+
+  const cometchat =
+    options.cometchat ??
+    createCometChatClient({
+      apiUrl: config.cometchat.apiUrl,
+      callApiUrl: config.cometchat.callApiUrl,
+      apiKey: config.cometchat.apiKey,
+      timeoutMs: config.cometchat.timeoutMs,
+      budgetMs: config.cometchat.budgetMs,
+      logger: logger.child({ component: 'cometchat' }),
+    });
+  const deliver = options.deliver ?? createDeliverer(app.client);
+  const deps: FeatureDeps = {
+    cometchat,
+    deliver,
+    budgetSeconds: Math.round(config.cometchat.budgetMs / 1000),
+  };
+
+  app.use(requestScope(logger));
+  app.error(
+    createErrorHandler({ deliver, client: app.client, logger, budgetSeconds: deps.budgetSeconds }),
+  );
+
+  const editorDeps = { ...deps, store: options.store ?? createMemoryStore() };
+  const openEditor = createEditorOpener(editorDeps);
+  const roles = createRolesCommand(deps);
+  const call = createCallCommand(deps);
+  registerCommand(
+    app,
+    {
+      help: helpMessage,
+      roles: (sub, { body, scope }) => roles(sub.page, body, scope),
+      call: (sub, { body, scope }) => call(sub.sessionId, sub.onBehalfOf, body, scope),
+      perms: (sub, { body, scope }) => openEditor(app.client, body.trigger_id, sub.role, scope),
+      audit: async (_sub, { body, scope }) =>
+        void (await deliver(
+          destinationOf(body),
+          noticeMessage('The audit trail is not available yet.'),
+          scope.log,
+        )),
+    },
+    deliver,
+  );
+  registerRoleList(app, deps);
+  registerCallLookup(app, deps);
+  registerPermissionEditor(app, editorDeps);
+
+  return { app, receiver, deps };
+}
+
+/** Starts the app; resolves once it accepts requests. */
+export async function startSlackApp(options: SlackAppOptions): Promise<RunningApp> {
+  const { app } = createSlackApp(options);
+  const { config, logger } = options;
+  if (config.slack.socketMode) {
+    // Socket Mode has no public listener; /healthz gets a small server of its own.
+    const server = createServer((req, res) => {
+      if (req.method === 'GET' && req.url?.split('?')[0] === HEALTH_PATH) healthHandler(req, res);
+      else {
+        res.writeHead(404).end();
+      }
+    });
+    const port = await listen(server, config.slack.port);
+    await app.start();
+    logger.info({ port, mode: 'socket' }, 'app started in Socket Mode');
+    return {
+      app,
+      port,
+      stop: async () => {
+        await app.stop();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+      },
+    };
+  }
+  const server = (await app.start(config.slack.port)) as Server;
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ port, mode: 'http' }, 'app started over HTTP at /slack/events');
+  return {
+    app,
+    port,
+    stop: async () => {
+      server.closeAllConnections();
+      await app.stop();
+    },
+  };
+}
+
+function healthHandler(_req: unknown, res: import('node:http').ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+}
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => resolve((server.address() as AddressInfo).port));
+  });
+}

@@ -1,0 +1,98 @@
+import type { DestinationStream } from 'pino';
+import { type RunningApp, startSlackApp } from '../app.ts';
+import { type Config, loadConfig } from '../config.ts';
+import { createLogger, type Logger } from '../log.ts';
+import { type Sandbox, startSandbox } from '../sandbox/server.ts';
+import { createSlackDriver, type SlackDriver } from '../slack-standin/driver.ts';
+import { type SlackStandIn, startSlackStandIn } from '../slack-standin/server.ts';
+import type { Store } from '../store/store.ts';
+
+// The whole app on one machine with no accounts: the CometChat sandbox, the Slack stand-in
+// and the real Bolt app between them, driven the way Slack drives it. The offline try and the
+// integration tests both start exactly this.
+
+export const OFFLINE_SECRETS = Object.freeze({
+  apiKey: 'sandbox-api-key-0f3c9a',
+  signingSecret: 'offline-signing-secret-7d21e4',
+});
+
+export interface OfflineStackOptions {
+  mode?: 'http' | 'socket';
+  /** Extra or overriding environment variables for the app. */
+  env?: Record<string, string | undefined>;
+  logDestination?: DestinationStream;
+  sandboxLatencyMs?: number;
+  store?: Store;
+}
+
+export interface OfflineStack {
+  sandbox: Sandbox;
+  slack: SlackStandIn;
+  app: RunningApp;
+  config: Config;
+  logger: Logger;
+  /** Sends signed requests to the app over HTTP (HTTP mode). */
+  driver: SlackDriver;
+  appUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startOfflineStack(options: OfflineStackOptions = {}): Promise<OfflineStack> {
+  const mode = options.mode ?? 'http';
+  const sandbox = await startSandbox({
+    apiKey: options.env?.COMETCHAT_API_KEY ?? OFFLINE_SECRETS.apiKey,
+    ...(options.sandboxLatencyMs !== undefined ? { latencyMs: options.sandboxLatencyMs } : {}),
+  });
+  const slack = await startSlackStandIn(
+    options.env?.SLACK_BOT_TOKEN
+      ? {
+          botToken: options.env.SLACK_BOT_TOKEN,
+          ...(options.env.SLACK_APP_TOKEN ? { appToken: options.env.SLACK_APP_TOKEN } : {}),
+        }
+      : {},
+  );
+  const env = {
+    SLACK_BOT_TOKEN: slack.botToken,
+    SLACK_SIGNING_SECRET: OFFLINE_SECRETS.signingSecret,
+    ...(mode === 'socket' ? { SLACK_APP_TOKEN: slack.appToken } : {}),
+    SLACK_API_URL: slack.apiUrl,
+    PORT: '0',
+    COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
+    COMETCHAT_API_URL: sandbox.apiUrl,
+    COMETCHAT_CALL_API_URL: sandbox.callUrl,
+    LOG_LEVEL: 'info',
+    ...options.env,
+  };
+  const config = loadConfig(env);
+  const logger = createLogger({
+    level: config.logLevel,
+    secrets: config.secrets,
+    ...(options.logDestination ? { destination: options.logDestination } : {}),
+  });
+  const app = await startSlackApp({
+    config,
+    logger,
+    ...(options.store ? { store: options.store } : {}),
+  });
+  if (mode === 'socket') await slack.socketConnected();
+  const appUrl = `http://127.0.0.1:${app.port}/slack/events`;
+  const driver = createSlackDriver({
+    appUrl,
+    signingSecret: config.slack.signingSecret ?? OFFLINE_SECRETS.signingSecret,
+    standIn: slack,
+  });
+  return {
+    sandbox,
+    slack,
+    app,
+    config,
+    logger,
+    driver,
+    appUrl,
+    async stop() {
+      // The app first: a Socket Mode client would otherwise try to reconnect to nothing.
+      await app.stop();
+      await Promise.all([slack.close(), sandbox.close()]);
+    },
+  };
+}

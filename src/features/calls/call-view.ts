@@ -1,0 +1,235 @@
+import type { ContextBlock, KnownBlock, View } from '@slack/types';
+import type { Call, Participant, Person, Recording } from '../../cometchat/model.ts';
+import {
+  actions,
+  button,
+  context,
+  divider,
+  fields,
+  header,
+  plain,
+  section,
+} from '../../slack/blocks.ts';
+import type { SlackMessage } from '../../slack/deliver.ts';
+import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
+import { code, escapeMrkdwn, hms, link, slackDate, truncate } from '../../slack/mrkdwn.ts';
+
+/** Participants shown in the message itself; the rest are a button away, in a paged modal. */
+export const PARTICIPANTS_IN_MESSAGE = 10;
+export const PARTICIPANTS_PER_PAGE = 20;
+const LINES_PER_SECTION = 5;
+const RECORDINGS_IN_MESSAGE = 10;
+
+const STATE_MARKERS: Record<string, string> = {
+  ongoing: ':large_green_circle: ongoing',
+  ended: ':white_circle: ended',
+  unanswered: ':large_yellow_circle: unanswered',
+  rejected: ':red_circle: rejected',
+};
+
+/** What a "show participants" button or page carries (re-validated when it comes back). */
+export interface ParticipantsRef {
+  sessionId: string;
+  onBehalfOf?: string | undefined;
+  page: number;
+}
+
+/** The call as a message: the summary up front, then participants and recordings. Pure. */
+export function callMessage(call: Call, onBehalfOf?: string): SlackMessage {
+  const blocks: KnownBlock[] = [
+    header(`${capitalise(call.type ?? 'unknown')} call · ${call.status ?? 'unknown status'}`),
+    section(
+      `Session ${code(call.sessionId)}${onBehalfOf ? ` · looked up as ${code(onBehalfOf)}` : ''}`,
+    ),
+    fields([
+      `*Type*\n${escapeMrkdwn(call.type ?? '—')}`,
+      `*Mode*\n${escapeMrkdwn(call.mode ?? '—')}`,
+      `*Status*\n${escapeMrkdwn(call.status ?? '—')}`,
+      `*Receiver type*\n${escapeMrkdwn(call.receiverType ?? '—')}`,
+      `*Initiator*\n${personText(call.initiator)}`,
+      `*Receiver*\n${personText(call.receiver)}`,
+    ]),
+  ];
+  const avatars = avatarContext([call.initiator, call.receiver]);
+  if (avatars) blocks.push(avatars);
+  blocks.push(
+    fields([
+      `*Initiated*\n${slackDate(call.initiatedAt)}`,
+      `*Started*\n${slackDate(call.startedAt)}`,
+      `*Ended*\n${slackDate(call.endedAt)}`,
+      `*Duration*\n${totalDuration(call)}`,
+      `*Audio minutes*\n${minutes(call.totalAudioMinutes)}`,
+      `*Video minutes*\n${minutes(call.totalVideoMinutes)}`,
+    ]),
+    divider(),
+  );
+
+  const shown = call.participants.slice(0, PARTICIPANTS_IN_MESSAGE);
+  blocks.push(
+    section(
+      `*Participants* (${call.totalParticipants})${shown.length === 0 ? '\n_None recorded_' : ''}`,
+    ),
+  );
+  blocks.push(...participantSections(shown));
+  const hidden = call.participants.length - shown.length;
+
+  if (call.hasRecording || call.recordings.length > 0) {
+    blocks.push(
+      divider(),
+      section(
+        recordingsText(call.recordings.slice(0, RECORDINGS_IN_MESSAGE), call.recordings.length),
+      ),
+    );
+  }
+
+  const buttons = [];
+  if (hidden > 0) {
+    const value: ParticipantsRef = { sessionId: call.sessionId, onBehalfOf, page: 1 };
+    buttons.push(
+      button(
+        `Show all ${call.participants.length} participants`,
+        ACTIONS.callParticipants,
+        JSON.stringify(value),
+      ),
+    );
+  }
+  buttons.push(
+    button(
+      'Share in channel',
+      ACTIONS.shareCall,
+      JSON.stringify({ sessionId: call.sessionId, onBehalfOf, page: 1 } satisfies ParticipantsRef),
+    ),
+  );
+  blocks.push(actions(buttons));
+  if (hidden > 0)
+    blocks.splice(
+      blocks.length - 1,
+      0,
+      context([`${hidden} more participant${hidden === 1 ? '' : 's'} not shown here.`]),
+    );
+
+  return { text: `Call ${call.sessionId}: ${call.type ?? ''} ${call.status ?? ''}`.trim(), blocks };
+}
+
+/** One page of a call's participants, as a modal. Pure. */
+export function participantsView(call: Call, ref: ParticipantsRef): View {
+  const pages = Math.max(1, Math.ceil(call.participants.length / PARTICIPANTS_PER_PAGE));
+  const page = Math.min(Math.max(1, ref.page), pages);
+  const slice = call.participants.slice(
+    (page - 1) * PARTICIPANTS_PER_PAGE,
+    page * PARTICIPANTS_PER_PAGE,
+  );
+  const blocks: KnownBlock[] = [
+    section(`Session ${code(call.sessionId)}`),
+    context([`Page ${page} of ${pages} · ${call.participants.length} participants`]),
+    ...participantSections(slice),
+  ];
+  const nav = [];
+  const value = (p: number) => JSON.stringify({ ...ref, page: p } satisfies ParticipantsRef);
+  if (page > 1)
+    nav.push({
+      ...button('◀ Previous', ACTIONS.participantsPage, value(page - 1)),
+      action_id: `${ACTIONS.participantsPage}_prev`,
+    });
+  if (page < pages)
+    nav.push({
+      ...button('Next ▶', ACTIONS.participantsPage, value(page + 1)),
+      action_id: `${ACTIONS.participantsPage}_next`,
+    });
+  if (nav.length > 0) blocks.push(actions(nav));
+  return {
+    type: 'modal',
+    callback_id: CALLBACKS.participantsModal,
+    title: plain('Call participants', 24),
+    close: plain('Close', 24),
+    private_metadata: JSON.stringify({ ...ref, page }),
+    blocks,
+  };
+}
+
+function participantSections(participants: readonly Participant[]): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
+  for (let i = 0; i < participants.length; i += LINES_PER_SECTION) {
+    blocks.push(
+      section(
+        participants
+          .slice(i, i + LINES_PER_SECTION)
+          .map(participantLine)
+          .join('\n'),
+      ),
+    );
+  }
+  return blocks;
+}
+
+export function participantLine(p: Participant): string {
+  const parts = [
+    p.state
+      ? (STATE_MARKERS[p.state] ?? `:grey_question: ${escapeMrkdwn(p.state)}`)
+      : ':heavy_minus_sign: no state',
+    personText(p),
+    p.isJoined ? 'joined' : 'never joined',
+  ];
+  if (p.minutes !== undefined) parts.push(`${minutes(p.minutes)} min`);
+  if (p.audioMinutes !== undefined || p.videoMinutes !== undefined) {
+    parts.push(`(audio ${minutes(p.audioMinutes)}, video ${minutes(p.videoMinutes)})`);
+  }
+  if (p.joinedAt !== undefined) parts.push(`in ${slackDate(p.joinedAt, '{time}')}`);
+  if (p.leftAt !== undefined) parts.push(`out ${slackDate(p.leftAt, '{time}')}`);
+  return parts.join(' · ');
+}
+
+function recordingsText(recordings: readonly Recording[], total: number): string {
+  if (total === 0)
+    return '*Recordings*\n_The call is marked as recorded, but no recording is listed yet._';
+  const lines = recordings.map((r) => {
+    const label = `Recording ${truncate(r.rid, 40)}`;
+    const parts = [r.recording_url ? link(r.recording_url, label) : escapeMrkdwn(label)];
+    if (r.duration !== undefined) parts.push(`${minutes(r.duration)} min`);
+    if (r.startTime !== undefined)
+      parts.push(`${slackDate(r.startTime)} → ${slackDate(r.endTime, '{time}')}`);
+    return parts.join(' · ');
+  });
+  const more = total > recordings.length ? `\n_${total - recordings.length} more not shown._` : '';
+  return `*Recordings* (${total})\n${lines.join('\n')}${more}`;
+}
+
+/** `*Name* (`uid`)`, or just the uid when the service gave no name. */
+export function personText(person: Person | undefined): string {
+  if (!person) return '—';
+  const uid = code(truncate(person.uid, 100));
+  return person.name ? `*${escapeMrkdwn(truncate(person.name, 100))}* (${uid})` : uid;
+}
+
+function avatarContext(people: readonly (Person | undefined)[]): ContextBlock | undefined {
+  const elements: ContextBlock['elements'] = [];
+  for (const person of people) {
+    if (!person?.avatar || !/^https:\/\/[^\s<>|]+$/.test(person.avatar)) continue;
+    elements.push({
+      type: 'image',
+      image_url: person.avatar,
+      alt_text: truncate(person.name ?? person.uid, 70),
+    });
+    elements.push({ type: 'mrkdwn', text: personText(person) });
+  }
+  return elements.length > 0 ? { type: 'context', elements } : undefined;
+}
+
+function totalDuration(call: Call): string {
+  if (call.totalDuration && /^\d{1,4}:\d{2}:\d{2}$/.test(call.totalDuration))
+    return call.totalDuration;
+  if (call.totalDurationInMinutes !== undefined)
+    return hms(Math.round(call.totalDurationInMinutes * 60));
+  if (call.startedAt !== undefined && call.endedAt !== undefined)
+    return hms(call.endedAt - call.startedAt);
+  return '—';
+}
+
+function minutes(value: number | undefined): string {
+  if (value === undefined || !Number.isFinite(value)) return '—';
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,23 @@
+import { context, header, section } from '../../slack/blocks.ts';
+import type { SlackMessage } from '../../slack/deliver.ts';
+
+/** What the app can do, as a message. Pure. */
+export function helpMessage(problem?: string): SlackMessage {
+  const usage = [
+    "`/cometchat roles [page]` - list the app's roles, with buttons to page and edit",
+    "`/cometchat perms <role>` - edit a role's permissions (alias `permissions`)",
+    '`/cometchat call <sessionId> [as <uid>]` - look up a call; `as` acts on behalf of a user',
+    '`/cometchat help` - this message',
+  ];
+  return {
+    text: problem ? `${problem} Try /cometchat help.` : 'CometChat ops: roles, perms, call, help.',
+    blocks: [
+      ...(problem ? [section(`:warning: ${problem}`)] : []),
+      header('CometChat ops'),
+      section(usage.join('\n')),
+      context([
+        'Replies are visible only to you; use *Share in channel* on a reply to show it to everyone. The shortcuts *Look up call* (on a message) and *Look up a call* (anywhere) find calls too.',
+      ]),
+    ],
+  };
+}

@@ -1,0 +1,195 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import {
+  CATEGORIES,
+  defaultPermissions,
+  PERMISSIONS,
+  type PermissionSpec,
+  permissionSpec,
+  permissionsInCategory,
+  validatePermissions,
+} from '../../cometchat/catalogue.ts';
+import type { PermissionMap, PermissionValue } from '../../cometchat/schemas.ts';
+import type { KnownPermissions } from '../../store/store.ts';
+
+// The editor's state lives in the modal's private_metadata between interactions: which role,
+// which category is on screen, and the values the user chose that differ from what the
+// modal showed them. Everything here is pure, so the rules that decide what gets sent can be
+// tested without Slack.
+
+export const METADATA_LIMIT = 3000;
+
+export interface EditorState {
+  role: string;
+  category: string;
+  /** Values the user set that differ from the baseline, by key. Only these are sent. */
+  edits: Record<string, PermissionValue>;
+  /** Categories whose every value the user chose to state explicitly. */
+  apply: string[];
+  /** Bumped on every render, so block ids change and Slack shows the new initial values. */
+  render: number;
+}
+
+const PermissionValueSchema = z.union([
+  z.string().max(200),
+  z.array(z.string().max(200)).max(200),
+  z.null(),
+]);
+
+const MetadataSchema = z.object({
+  r: z.string().regex(/^[a-z0-9_-]{1,100}$/),
+  c: z.string().refine((c) => CATEGORIES.includes(c)),
+  e: z.record(z.string().max(100), PermissionValueSchema),
+  g: z.array(z.string().refine((c) => CATEGORIES.includes(c))).max(CATEGORIES.length),
+  n: z.number().int().min(0),
+});
+
+export function newEditorState(role: string): EditorState {
+  return { role, category: CATEGORIES[0] ?? '', edits: {}, apply: [], render: 1 };
+}
+
+export function encodeState(state: EditorState): string {
+  return JSON.stringify({
+    r: state.role,
+    c: state.category,
+    e: state.edits,
+    g: state.apply,
+    n: state.render,
+  });
+}
+
+/** Parses the metadata that came back from Slack; undefined when it is not ours. */
+export function decodeState(raw: string | undefined): EditorState | undefined {
+  try {
+    const parsed = MetadataSchema.safeParse(JSON.parse(raw ?? ''));
+    if (!parsed.success) return undefined;
+    const m = parsed.data;
+    return { role: m.r, category: m.c, edits: m.e, apply: m.g, render: m.n };
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the editor shows when the user has not touched a field. */
+export interface Baseline {
+  values: PermissionMap;
+  /** When the values come from an update response; undefined means documented defaults. */
+  seenAt?: number | undefined;
+}
+
+export function baselineFrom(known: KnownPermissions | undefined): Baseline {
+  return known
+    ? { values: { ...defaultPermissions(), ...known.permissions }, seenAt: known.seenAt }
+    : { values: defaultPermissions() };
+}
+
+export function displayedValue(
+  state: EditorState,
+  baseline: Baseline,
+  key: string,
+): PermissionValue {
+  return key in state.edits ? (state.edits[key] ?? null) : (baseline.values[key] ?? null);
+}
+
+/** Lists compare as sets, and `null` (no restriction) equals `[]`. */
+export function sameValue(a: PermissionValue | undefined, b: PermissionValue | undefined): boolean {
+  const list = (v: PermissionValue | undefined) => (v === null || v === undefined ? [] : v);
+  if (Array.isArray(a) || Array.isArray(b) || a === null || b === null) {
+    if (typeof a === 'string' || typeof b === 'string') return false;
+    const left = new Set(list(a));
+    const right = new Set(list(b));
+    return left.size === right.size && [...left].every((item) => right.has(item));
+  }
+  return a === b;
+}
+
+/**
+ * Folds the values read from the category on screen into the edits: a value equal to the
+ * baseline is not an edit (the user may have changed it and changed it back).
+ */
+export function mergeEdits(
+  state: EditorState,
+  baseline: Baseline,
+  values: Record<string, PermissionValue>,
+  applyCategory: boolean,
+): EditorState {
+  const edits = { ...state.edits };
+  for (const [key, value] of Object.entries(values)) {
+    if (sameValue(value, baseline.values[key])) delete edits[key];
+    else edits[key] = value;
+  }
+  const apply = state.apply.filter((c) => c !== state.category);
+  if (applyCategory) apply.push(state.category);
+  return { ...state, edits, apply };
+}
+
+export interface Change {
+  key: string;
+  before: PermissionValue | undefined;
+  after: PermissionValue;
+  /** True when the value equals what was shown and is sent only because the user asked. */
+  explicit: boolean;
+}
+
+/** Exactly what will be sent, in catalogue order: the edits, plus every key of the
+ * categories the user chose to state in full. */
+export function computeChanges(state: EditorState, baseline: Baseline): Change[] {
+  const keys = new Set(Object.keys(state.edits));
+  for (const category of state.apply) {
+    for (const spec of permissionsInCategory(category)) keys.add(spec.key);
+  }
+  const order = (key: string) => {
+    const index = PERMISSIONS.findIndex((spec) => spec.key === key);
+    return index === -1 ? PERMISSIONS.length : index;
+  };
+  return [...keys]
+    .sort((a, b) => order(a) - order(b) || a.localeCompare(b))
+    .map((key) => {
+      const before = baseline.values[key];
+      const after = displayedValue(state, baseline, key);
+      return { key, before, after, explicit: sameValue(before, after) };
+    });
+}
+
+export function changePayload(changes: readonly Change[]): PermissionMap {
+  return Object.fromEntries(changes.map((c) => [c.key, c.after]));
+}
+
+/** The same confirmation, however often it is submitted, gets the same id. */
+export function changeId(editorViewId: string, role: string, payload: PermissionMap): string {
+  const canonical = JSON.stringify(Object.entries(payload).sort(([a], [b]) => a.localeCompare(b)));
+  return createHash('sha256')
+    .update(`${editorViewId}\n${role}\n${canonical}`)
+    .digest('hex')
+    .slice(0, 24);
+}
+
+/** Items added and removed between two list values. */
+export function listDelta(before: PermissionValue | undefined, after: PermissionValue) {
+  const b = Array.isArray(before) ? before : [];
+  const a = Array.isArray(after) ? after : [];
+  return { added: a.filter((x) => !b.includes(x)), removed: b.filter((x) => !a.includes(x)) };
+}
+
+/** Free-text list input (comma or newline separated) as a list. */
+export function parseFreeList(text: string | null | undefined): string[] {
+  return [
+    ...new Set(
+      (text ?? '')
+        .split(/[\s,]+/)
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+}
+
+export function fieldErrors(values: Record<string, PermissionValue>): Record<string, string> {
+  const result = validatePermissions(values);
+  return result.ok ? {} : result.errors;
+}
+
+export function specsOf(category: string): PermissionSpec[] {
+  return permissionsInCategory(category);
+}
+
+export { CATEGORIES, permissionSpec };

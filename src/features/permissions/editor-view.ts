@@ -1,0 +1,376 @@
+import type {
+  Checkboxes,
+  InputBlock,
+  KnownBlock,
+  Option,
+  PlainTextOption,
+  View,
+} from '@slack/types';
+import type { PermissionSpec } from '../../cometchat/catalogue.ts';
+import type { PermissionUpdate } from '../../cometchat/model.ts';
+import type { PermissionValue } from '../../cometchat/schemas.ts';
+import { context, divider, md, plain, section } from '../../slack/blocks.ts';
+import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
+import { code, escapeMrkdwn, slackDate } from '../../slack/mrkdwn.ts';
+import {
+  type Baseline,
+  CATEGORIES,
+  type Change,
+  displayedValue,
+  type EditorState,
+  encodeState,
+  listDelta,
+  permissionSpec,
+  specsOf,
+} from './editor-state.ts';
+import { roleOptionValue } from './role-options.ts';
+
+// The permission editor's views, built by pure functions from the editor state. Block ids
+// carry the render number so each render's initial values take effect (Slack keeps what the
+// user typed in a block whose id did not change).
+
+const CHECKBOX_LIMIT = 10;
+const SECTION_CHARS = 2900;
+
+export const blockIds = {
+  actions: (render: number, chunk: number) => `a:${render}:${chunk}`,
+  field: (render: number, key: string) => `f:${render}:${key}`,
+  apply: (render: number) => `g:${render}`,
+};
+
+export interface EditorViewInput {
+  state: EditorState;
+  baseline: Baseline;
+  roleName: string;
+  /** Role ids of the app, for role-list fields. */
+  roleIds: readonly string[];
+  /** A problem to show above the fields (e.g. why a category switch was refused). */
+  notice?: string | undefined;
+}
+
+export function editorView(input: EditorViewInput): View {
+  const { state, baseline } = input;
+  const blocks: KnownBlock[] = [
+    section(`*Role:* ${escapeMrkdwn(input.roleName)} ${code(state.role)}`),
+    context([knownNote(baseline)]),
+    {
+      type: 'actions',
+      block_id: `c:${state.render}`,
+      elements: [
+        {
+          type: 'static_select',
+          action_id: ACTIONS.permissionsCategory,
+          options: CATEGORIES.map(categoryOption(state)),
+          initial_option: categoryOption(state)(state.category),
+        },
+      ],
+    },
+  ];
+  if (input.notice) blocks.push(section(`:warning: ${escapeMrkdwn(input.notice)}`));
+  blocks.push(...categoryFields(input));
+  blocks.push(
+    {
+      type: 'input',
+      block_id: blockIds.apply(state.render),
+      optional: true,
+      label: plain('Send every value in this category', 2000),
+      element: checkboxes(
+        ACTIONS.permissionsApplyGroup,
+        [applyOption],
+        state.apply.includes(state.category) ? [applyOption] : [],
+      ),
+      hint: plain(
+        'Use this to state values on purpose even where the box already shows them: the shown value may be a default, not the live one.',
+        2000,
+      ),
+    },
+    context([pendingSummary(state)]),
+  );
+  return {
+    type: 'modal',
+    callback_id: CALLBACKS.permissionsEditor,
+    title: plain('Edit permissions', 24),
+    submit: plain('Review changes', 24),
+    close: plain('Cancel', 24),
+    private_metadata: encodeState(state),
+    blocks,
+  };
+}
+
+const applyOption: PlainTextOption = {
+  text: plain('Send all values in this category'),
+  value: 'apply',
+};
+
+function categoryOption(state: EditorState) {
+  return (category: string): PlainTextOption => {
+    const changed = specsOf(category).filter((s) => s.key in state.edits).length;
+    const label = changed > 0 ? `${category} (${changed} changed)` : category;
+    return { text: plain(label), value: category };
+  };
+}
+
+function knownNote(baseline: Baseline): string {
+  return baseline.seenAt !== undefined
+    ? `Values as CometChat returned them after the last update this app made (${slackDate(Math.floor(baseline.seenAt / 1000))}). Only the fields you change are sent.`
+    : ":information_source: CometChat cannot be asked for a role's current permissions, and this app has not updated this role yet: the boxes show the *documented defaults*, not live values. Only the fields you change are sent.";
+}
+
+function pendingSummary(state: EditorState): string {
+  const count = Object.keys(state.edits).length;
+  const applied =
+    state.apply.length > 0 ? ` · all values of ${state.apply.map(escapeMrkdwn).join(', ')}` : '';
+  return count === 0 && applied === ''
+    ? 'No changes yet.'
+    : `${count} changed field${count === 1 ? '' : 's'} pending${applied}. Review shows the exact change before anything is sent.`;
+}
+
+function categoryFields({ state, baseline, roleIds }: EditorViewInput): KnownBlock[] {
+  const specs = specsOf(state.category);
+  const blocks: KnownBlock[] = [];
+  const actions = specs.filter((s) => s.kind === 'action');
+  for (let chunk = 0; chunk * CHECKBOX_LIMIT < actions.length; chunk++) {
+    const group = actions.slice(chunk * CHECKBOX_LIMIT, (chunk + 1) * CHECKBOX_LIMIT);
+    const options = group.map((spec) => option(spec.key, describe(state, baseline, spec)));
+    const allowed = options.filter(
+      (o) => displayedValue(state, baseline, o.value ?? '') === 'allow',
+    );
+    blocks.push({
+      type: 'input',
+      block_id: blockIds.actions(state.render, chunk),
+      optional: true,
+      label: plain(chunk === 0 ? 'Allowed actions' : 'More allowed actions', 2000),
+      hint: plain('Checked = allow, unchecked = deny.', 2000),
+      element: checkboxes(ACTIONS.permissionsField, options, allowed),
+    });
+  }
+  for (const spec of specs) {
+    if (spec.kind !== 'action') blocks.push(fieldBlock(state, baseline, spec, roleIds));
+  }
+  return blocks;
+}
+
+function fieldBlock(
+  state: EditorState,
+  baseline: Baseline,
+  spec: PermissionSpec,
+  roleIds: readonly string[],
+): InputBlock {
+  const value = displayedValue(state, baseline, spec.key);
+  const base = {
+    type: 'input' as const,
+    block_id: blockIds.field(state.render, spec.key),
+    optional: true,
+    label: plain(spec.key, 2000),
+  };
+  const list = Array.isArray(value) ? value : [];
+  switch (spec.kind) {
+    case 'action':
+    case 'mode': {
+      const options = spec.values.map((v) => option(v));
+      const initial = options.find((o) => o.value === value);
+      return {
+        ...base,
+        optional: false,
+        hint: plain(describe(state, baseline, spec), 2000),
+        element: {
+          type: 'static_select',
+          action_id: ACTIONS.permissionsField,
+          options,
+          ...(initial ? { initial_option: initial } : {}),
+        },
+      };
+    }
+    case 'fixedList': {
+      const options = spec.values.map((v) => option(v));
+      return {
+        ...base,
+        hint: plain(`None checked means no restriction. ${describe(state, baseline, spec)}`, 2000),
+        element: checkboxes(
+          ACTIONS.permissionsField,
+          options,
+          options.filter((o) => list.includes(o.value ?? '')),
+        ),
+      };
+    }
+    case 'roleList': {
+      // A role that no longer exists stays selectable, so it is never dropped silently.
+      const ids = [...new Set([...roleIds, ...list])].slice(0, 100);
+      const options = ids.map((id) => ({ text: plain(id), value: roleOptionValue(id) }));
+      const initial = options.filter((_option, i) => list.includes(ids[i] ?? ''));
+      return {
+        ...base,
+        hint: plain(`None selected means no restriction. ${describe(state, baseline, spec)}`, 2000),
+        element: {
+          type: 'multi_static_select',
+          action_id: ACTIONS.permissionsField,
+          placeholder: plain('Any role'),
+          options,
+          ...(initial.length > 0 ? { initial_options: initial } : {}),
+        },
+      };
+    }
+    case 'freeList':
+      return {
+        ...base,
+        hint: plain(
+          `${spec.key.endsWith('MimeTypes') ? 'MIME types like image/png' : 'Values'}, separated by commas; empty means no restriction. ${describe(state, baseline, spec)}`,
+          2000,
+        ),
+        element: {
+          type: 'plain_text_input',
+          action_id: ACTIONS.permissionsField,
+          ...(list.length > 0 ? { initial_value: list.join(', ') } : {}),
+        },
+      };
+  }
+}
+
+function describe(state: EditorState, baseline: Baseline, spec: PermissionSpec): string {
+  const before = baseline.values[spec.key] ?? null;
+  const source = baseline.seenAt !== undefined ? 'last seen' : 'default';
+  return spec.key in state.edits
+    ? `Changed (${source}: ${show(before)})`
+    : `${source}: ${show(before)}`;
+}
+
+function option(value: string, description?: string): PlainTextOption {
+  return { text: plain(value), value, ...(description ? { description: plain(description) } : {}) };
+}
+
+function checkboxes(
+  actionId: string,
+  options: PlainTextOption[],
+  initial: PlainTextOption[],
+): Checkboxes {
+  // Slack requires initial options to be the very same objects as in `options`, and refuses
+  // an empty list.
+  return {
+    type: 'checkboxes',
+    action_id: actionId,
+    options: options as Option[],
+    ...(initial.length > 0 ? { initial_options: initial as Option[] } : {}),
+  };
+}
+
+export function show(value: PermissionValue | undefined): string {
+  if (value === undefined) return 'not set';
+  if (value === null) return 'no restriction';
+  if (Array.isArray(value)) return value.length === 0 ? 'no restriction' : value.join(', ');
+  return value;
+}
+
+/** One line per change, as the user confirms it: `key: before -> after`, lists as +/- items. */
+export function changeLine(change: Change): string {
+  const key = code(change.key);
+  const spec = permissionSpec(change.key);
+  if (change.explicit)
+    return `${key}: ${escapeMrkdwn(show(change.after))} _(unchanged, stated explicitly)_`;
+  const isList = spec
+    ? spec.kind.endsWith('List')
+    : Array.isArray(change.after) || Array.isArray(change.before);
+  if (isList) {
+    const { added, removed } = listDelta(change.before, change.after);
+    const parts = [
+      ...added.map((x) => `+${escapeMrkdwn(x)}`),
+      ...removed.map((x) => `−${escapeMrkdwn(x)}`),
+    ];
+    return `${key}: ${parts.join(', ') || escapeMrkdwn(show(change.after))} _(now ${escapeMrkdwn(show(change.after))})_`;
+  }
+  return `${key}: ${escapeMrkdwn(show(change.before))} → *${escapeMrkdwn(show(change.after))}*`;
+}
+
+export interface ConfirmMetadata {
+  role: string;
+  id: string;
+  changes: Change[];
+  seenAt?: number | undefined;
+}
+
+export function confirmView(
+  meta: ConfirmMetadata,
+  roleName: string,
+  privateMetadata: string,
+): View {
+  return {
+    type: 'modal',
+    callback_id: CALLBACKS.permissionsConfirm,
+    title: plain('Confirm change', 24),
+    submit: plain('Apply', 24),
+    close: plain('Back', 24),
+    private_metadata: privateMetadata,
+    blocks: [
+      section(
+        `Apply ${meta.changes.length} change${meta.changes.length === 1 ? '' : 's'} to ${escapeMrkdwn(roleName)} ${code(meta.role)}? Exactly these keys are sent; nothing else changes.`,
+      ),
+      ...chunkedSections(meta.changes.map(changeLine)),
+      context([
+        meta.seenAt !== undefined
+          ? `“Before” values are from the last update this app saw (${slackDate(Math.floor(meta.seenAt / 1000))}).`
+          : '“Before” values are the documented defaults: the live values could not be read.',
+      ]),
+    ],
+  };
+}
+
+export function messageView(title: string, text: string, clearOnClose = true): View {
+  return {
+    type: 'modal',
+    callback_id: CALLBACKS.permissionsConfirm,
+    title: plain(title, 24),
+    close: plain('Close', 24),
+    clear_on_close: clearOnClose,
+    blocks: [section(text)],
+  };
+}
+
+/** The outcome: the service's per-key messages and the role's resulting permissions. */
+export function resultView(
+  role: string,
+  update: PermissionUpdate,
+  changes: readonly Change[],
+): View {
+  const changed = new Set(changes.map((c) => c.key));
+  const messages = Object.entries(update.results).map(
+    ([key, r]) =>
+      `${r.success ? ':white_check_mark:' : ':x:'} ${code(key)}: ${escapeMrkdwn(r.message || (r.success ? 'applied' : 'not applied'))}`,
+  );
+  const byCategory = new Map<string, string[]>();
+  for (const [key, value] of Object.entries(update.permissions)) {
+    const category = permissionSpec(key)?.category ?? 'Other keys';
+    const line = `${changed.has(key) ? '*' : ''}${code(key)}: ${escapeMrkdwn(show(value))}${changed.has(key) ? '* ← changed' : ''}`;
+    byCategory.set(category, [...(byCategory.get(category) ?? []), line]);
+  }
+  const blocks: KnownBlock[] = [
+    section(
+      `:white_check_mark: Applied ${changes.length} change${changes.length === 1 ? '' : 's'} to ${code(role)}.`,
+    ),
+  ];
+  if (messages.length > 0) blocks.push(...chunkedSections(messages));
+  blocks.push(divider(), section('*Resulting permissions* (as CometChat answered)'));
+  for (const [category, lines] of byCategory)
+    blocks.push(...chunkedSections([`*${escapeMrkdwn(category)}*`, ...lines]));
+  return {
+    type: 'modal',
+    callback_id: CALLBACKS.permissionsConfirm,
+    title: plain('Permissions updated', 24),
+    close: plain('Done', 24),
+    clear_on_close: true,
+    blocks: blocks.slice(0, 100),
+  };
+}
+
+/** Lines packed into as few sections as the 3000-character limit allows. */
+export function chunkedSections(lines: readonly string[]): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
+  let current = '';
+  for (const line of lines) {
+    if (current && current.length + line.length + 1 > SECTION_CHARS) {
+      blocks.push({ type: 'section', text: md(current) });
+      current = '';
+    }
+    current = current ? `${current}\n${line}` : line;
+  }
+  if (current) blocks.push({ type: 'section', text: md(current) });
+  return blocks;
+}

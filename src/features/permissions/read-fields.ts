@@ -1,0 +1,99 @@
+import type { PermissionValue } from '../../cometchat/schemas.ts';
+import { ACTIONS } from '../../slack/ids.ts';
+import {
+  type Baseline,
+  displayedValue,
+  type EditorState,
+  fieldErrors,
+  parseFreeList,
+  specsOf,
+} from './editor-state.ts';
+import { blockIds } from './editor-view.ts';
+import { resolveRoleOption } from './role-options.ts';
+
+/** The shape of `view.state.values` for the element types the editor uses. */
+export type StateValues = Record<
+  string,
+  Record<
+    string,
+    {
+      type?: string;
+      value?: string | null;
+      selected_option?: { value?: string } | null;
+      selected_options?: { value?: string }[] | null;
+    }
+  >
+>;
+
+export interface ReadResult {
+  values: Record<string, PermissionValue>;
+  applyCategory: boolean;
+  /** Problems by block id, ready for `response_action: 'errors'`. */
+  errors: Record<string, string>;
+}
+
+/**
+ * Reads the fields of the category on screen. A field missing from the state (it should not
+ * be) keeps its shown value rather than being read as "cleared".
+ */
+export function readCategory(
+  state: EditorState,
+  baseline: Baseline,
+  values: StateValues,
+  knownRoleIds: readonly string[] = [],
+): ReadResult {
+  const out: Record<string, PermissionValue> = {};
+  const errors: Record<string, string> = {};
+  const specs = specsOf(state.category);
+  const field = (blockId: string) => values[blockId]?.[ACTIONS.permissionsField];
+
+  const actions = specs.filter((s) => s.kind === 'action');
+  for (let chunk = 0; chunk * 10 < actions.length; chunk++) {
+    const input = field(blockIds.actions(state.render, chunk));
+    const group = actions.slice(chunk * 10, (chunk + 1) * 10);
+    if (!input) continue;
+    const checked = new Set((input.selected_options ?? []).map((o) => o.value));
+    for (const spec of group) out[spec.key] = checked.has(spec.key) ? 'allow' : 'deny';
+  }
+
+  for (const spec of specs) {
+    if (spec.kind === 'action') continue;
+    const blockId = blockIds.field(state.render, spec.key);
+    const input = field(blockId);
+    if (!input) continue;
+    switch (spec.kind) {
+      case 'mode':
+        out[spec.key] = input.selected_option?.value ?? displayedValue(state, baseline, spec.key);
+        break;
+      case 'fixedList':
+        out[spec.key] = (input.selected_options ?? []).map((o) => o.value ?? '');
+        break;
+      case 'roleList': {
+        const shown = displayedValue(state, baseline, spec.key);
+        const candidates = [...knownRoleIds, ...(Array.isArray(shown) ? shown : [])];
+        const ids = (input.selected_options ?? []).map((o) =>
+          resolveRoleOption(o.value ?? '', candidates),
+        );
+        if (ids.some((id) => id === undefined))
+          errors[blockId] = 'A selected role could not be resolved; open the editor again.';
+        else out[spec.key] = ids as string[];
+        break;
+      }
+      case 'freeList':
+        out[spec.key] = parseFreeList(input.value);
+        break;
+    }
+  }
+
+  // Catalogue validation, mapped back onto the block that holds each key.
+  for (const [key, message] of Object.entries(fieldErrors(out))) {
+    const spec = specs.find((s) => s.key === key);
+    const blockId =
+      spec?.kind === 'action'
+        ? blockIds.actions(state.render, Math.floor(actions.indexOf(spec) / 10))
+        : blockIds.field(state.render, key);
+    errors[blockId] = message;
+  }
+  const apply = values[blockIds.apply(state.render)]?.[ACTIONS.permissionsApplyGroup];
+  return { values: out, applyCategory: (apply?.selected_options ?? []).length > 0, errors };
+}

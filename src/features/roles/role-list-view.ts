@@ -1,0 +1,99 @@
+import type { Button, KnownBlock } from '@slack/types';
+import type { RolePage } from '../../cometchat/model.ts';
+import type { Role } from '../../cometchat/schemas.ts';
+import { actions, button, context, divider, header, section } from '../../slack/blocks.ts';
+import type { SlackMessage } from '../../slack/deliver.ts';
+import { ACTIONS } from '../../slack/ids.ts';
+import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
+
+/** Roles per page of the list. CometChat allows 25 roles per app, so most apps need 3 pages. */
+export const ROLES_PER_PAGE = 10;
+const MAX_ENTRIES = 6;
+
+export interface RoleListValue {
+  page: number;
+}
+
+/** The role list as a message: one section per role, then page buttons. Pure. */
+export function roleListMessage(result: RolePage): SlackMessage {
+  const { roles, pagination } = result;
+  const page = pagination.current_page;
+  const pages = Math.max(1, pagination.total_pages);
+  const blocks: KnownBlock[] = [
+    header('CometChat roles'),
+    context([
+      `Page ${page} of ${pages} · ${pagination.total} role${pagination.total === 1 ? '' : 's'}`,
+    ]),
+  ];
+  if (roles.length === 0) {
+    blocks.push(
+      section(
+        page > pages
+          ? `There is no page ${page}; the last page is ${pages}.`
+          : 'This app has no roles.',
+      ),
+    );
+  }
+  for (const role of roles) blocks.push(roleSection(role));
+  blocks.push(divider(), actions(navigation(page, pages)));
+  return {
+    text: `CometChat roles, page ${page} of ${pages}: ${roles.map((r) => r.role).join(', ')}`,
+    blocks,
+  };
+}
+
+function roleSection(role: Role): KnownBlock {
+  const lines = [
+    `*${escapeMrkdwn(truncate(role.name || role.role, 100))}*  ${code(role.role)}`,
+    role.description ? escapeMrkdwn(truncate(role.description, 300)) : '_No description_',
+    [
+      role.createdAt !== undefined ? `Created ${slackDate(role.createdAt)}` : undefined,
+      role.updatedAt !== undefined ? `Updated ${slackDate(role.updatedAt)}` : undefined,
+    ]
+      .filter(Boolean)
+      .join(' · '),
+    compact('Settings', role.settings),
+    compact('Metadata', role.metadata),
+  ].filter((line): line is string => Boolean(line));
+  return section(lines.join('\n'), button('Edit permissions', ACTIONS.editPermissions, role.role));
+}
+
+/** `Label: key: value · key: value` with long values cut and extra entries counted. */
+export function compact(
+  label: string,
+  record: Record<string, unknown> | undefined,
+): string | undefined {
+  if (!record) return undefined;
+  const entries = Object.entries(record);
+  if (entries.length === 0) return undefined;
+  const shown = entries
+    .slice(0, MAX_ENTRIES)
+    .map(([key, value]) =>
+      code(truncate(`${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`, 60)),
+    );
+  const more = entries.length > MAX_ENTRIES ? ` +${entries.length - MAX_ENTRIES} more` : '';
+  return `${label}: ${shown.join(' · ')}${more}`;
+}
+
+function navigation(page: number, pages: number): Button[] {
+  const value = (p: number) => JSON.stringify({ page: p } satisfies RoleListValue);
+  const buttons: Button[] = [];
+  if (page > 1)
+    buttons.push({
+      ...button('◀ Previous', ACTIONS.rolesPage, value(Math.min(page - 1, pages))),
+      action_id: `${ACTIONS.rolesPage}_prev`,
+    });
+  if (page < pages)
+    buttons.push({
+      ...button('Next ▶', ACTIONS.rolesPage, value(page + 1)),
+      action_id: `${ACTIONS.rolesPage}_next`,
+    });
+  buttons.push(
+    button(
+      'Share in channel',
+      ACTIONS.shareRoles,
+      JSON.stringify({ page } satisfies RoleListValue),
+    ),
+  );
+  return buttons;
+}

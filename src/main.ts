@@ -1,0 +1,43 @@
+import { startSlackApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { createLogger } from './log.ts';
+
+// The composition root: config -> logger -> app -> start, and a clean stop on a signal.
+async function main(env: NodeJS.ProcessEnv): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\nSee .env.example for what each variable means.\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel, secrets: config.secrets });
+  process.on('unhandledRejection', (reason) => {
+    logger.error({ err: reason }, 'unhandled promise rejection');
+  });
+  const running = await startSlackApp({ config, logger });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    try {
+      await running.stop();
+      logger.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'stop failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+main(process.env).catch((error: unknown) => {
+  process.stderr.write(`The app could not start: ${(error as Error)?.message ?? String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,87 @@
+import { getCall } from './calls.ts';
+import { errorResponse } from './errors.ts';
+import { decodeIdSegment } from './path-segment.ts';
+import type { SandboxResponse } from './response.ts';
+import { listRoles, type RequestBody, updateRolePermissions } from './roles.ts';
+import type { SandboxState } from './state.ts';
+
+/** Which listener took the request: the live service has a role host and a call host. */
+export type SandboxHost = 'api' | 'call';
+
+export interface IncomingRequest {
+  host: SandboxHost;
+  method: string;
+  /** The raw path, undecoded, without the query string. */
+  path: string;
+  query: Record<string, string>;
+  /** Lower-case names, as node delivers them. */
+  headers: Record<string, string | undefined>;
+  body: RequestBody;
+}
+
+export interface RespondContext {
+  state: SandboxState;
+  apiKey: string;
+  /** Cosmetic: named in error texts, as the live service names the application. */
+  appId: string;
+  /** Unix seconds. */
+  now: number;
+}
+
+type Handler = (request: IncomingRequest, context: RespondContext) => SandboxResponse;
+type Methods = Partial<Record<string, Handler>>;
+
+/**
+ * The routes of one host, matched on raw segments so that an escaped `/` inside an id stays
+ * inside its segment. The call path is served by the call host only, as on the live service.
+ */
+function routesFor(host: SandboxHost, path: string): Methods | undefined {
+  const segments = path.split('/');
+  const [root, version, collection, id, sub] = segments;
+  if (root !== '' || version !== 'v3') return undefined;
+  if (host === 'api' && collection === 'roles') {
+    if (segments.length === 3) return { GET: (r, c) => listRoles(c.state, r.query) };
+    if (segments.length === 5 && id !== undefined && sub === 'permissions') {
+      const roleId = decodeIdSegment(id);
+      return {
+        PUT: (r, c) =>
+          updateRolePermissions(c.state, {
+            roleId,
+            contentType: r.headers['content-type'],
+            body: r.body,
+            now: c.now,
+          }),
+      };
+    }
+  }
+  if (host === 'call' && collection === 'calls' && segments.length === 4 && id !== undefined) {
+    const sessionId = decodeIdSegment(id);
+    // `onBehalfOf` is optional and only recorded: reading a call does not depend on who asks.
+    return { GET: (_r, c) => getCall(c.state, sessionId) };
+  }
+  return undefined;
+}
+
+/**
+ * Answers one request from the state, the way the service would: the key first (every
+ * operation needs it), then the route, then the method.
+ */
+export function respond(request: IncomingRequest, context: RespondContext): SandboxResponse {
+  const apiKey = request.headers.apikey?.trim() ?? '';
+  if (apiKey === '') return errorResponse('AUTH_ERR_EMPTY_APIKEY');
+  if (apiKey !== context.apiKey) {
+    return errorResponse('AUTH_ERR_APIKEY_NOT_FOUND', {
+      devMessage: `The apikey header does not match any key of the application ${context.appId}.`,
+    });
+  }
+
+  const methods = routesFor(request.host, request.path);
+  if (methods === undefined) return errorResponse('ERR_NOT_FOUND');
+  const handler = methods[request.method];
+  if (handler === undefined) {
+    return errorResponse('ERR_METHOD_NOT_ALLOWED', {
+      headers: { allow: Object.keys(methods).join(', ') },
+    });
+  }
+  return handler(request, context);
+}

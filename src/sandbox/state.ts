@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+// The sandbox's in-memory world. Records are kept as the service would serve them; the only
+// sandbox-specific field is a call's `shape`, which decides how GET /v3/calls/{id} wraps it.
+
+/** A role id as the live service stores it: lower-case `a-z 0-9 - _`, at most 100 characters. */
+export const ROLE_ID = /^[a-z0-9_-]{1,100}$/;
+
+export const RoleSchema = z.strictObject({
+  role: z.string().regex(ROLE_ID),
+  name: z.string().max(100),
+  description: z.string().max(255),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  settings: z.record(z.string(), z.string()).optional(),
+  createdAt: z.int().nonnegative(),
+  updatedAt: z.int().nonnegative().optional(),
+});
+export type Role = z.infer<typeof RoleSchema>;
+
+export type PermissionValue = string | string[] | null;
+export type PermissionMap = Record<string, PermissionValue>;
+
+// Loose on purpose: call records carry drifted fields (see live-api-notes.md) that the sandbox
+// serves as they are; only the id is needed to index them.
+export const CallRecordSchema = z.looseObject({ sessionId: z.string().min(1) });
+export type CallRecord = z.infer<typeof CallRecordSchema>;
+
+/**
+ * How `data` wraps the record: the reference documents a one-element array, current
+ * documentation a single object. Both are live, so the seed has calls of each.
+ */
+export type CallShape = 'array' | 'object';
+
+export const SeededCallSchema = z.strictObject({
+  shape: z.enum(['array', 'object']),
+  record: CallRecordSchema,
+});
+export interface SeededCall {
+  shape: CallShape;
+  record: CallRecord;
+}
+
+export interface SandboxState {
+  /** Roles in list order: the order GET /v3/roles pages through. */
+  roles: Role[];
+  /**
+   * The effective permission map of each role. A role without an entry (say one a test pushed
+   * onto `roles`) has the catalogue defaults.
+   */
+  permissions: Map<string, PermissionMap>;
+  /** Calls by session id, exactly as received in the path after one decoding. */
+  calls: Map<string, SeededCall>;
+}
+
+/**
+ * Puts `source` into `target` in place, so a test that kept a reference to `sandbox.state`
+ * (or to one of its collections) keeps seeing the live state after a reset.
+ */
+export function replaceState(target: SandboxState, source: SandboxState): void {
+  target.roles.splice(0, target.roles.length, ...source.roles);
+  target.permissions.clear();
+  for (const [role, map] of source.permissions) target.permissions.set(role, map);
+  target.calls.clear();
+  for (const [id, call] of source.calls) target.calls.set(id, call);
+}

@@ -1,0 +1,148 @@
+import { createHmac } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import {
+  type Actor,
+  type BlockActionOptions,
+  blockActionPayload,
+  type Fresh,
+  globalShortcutPayload,
+  type MessageShortcutOptions,
+  messageShortcutPayload,
+  type SlashCommandFields,
+  slashCommandFields,
+  type ViewSubmissionOptions,
+  viewSubmissionPayload,
+} from './payloads.ts';
+import type { SlackStandIn } from './server.ts';
+import { STAND_IN_WORKSPACE } from './workspace.ts';
+
+export type {
+  BlockActionOptions,
+  MessageShortcutOptions,
+  SlashCommandFields,
+  StateValues,
+  ViewSubmissionOptions,
+} from './payloads.ts';
+
+/**
+ * Slack's request signature: `v0=` + hex HMAC-SHA256 of `v0:{timestamp}:{raw body}`.
+ * https://api.slack.com/authentication/verifying-requests-from-slack
+ */
+export function signSlackRequest(
+  signingSecret: string,
+  rawBody: string,
+  timestampSeconds: number = Math.floor(Date.now() / 1000),
+): { 'x-slack-signature': string; 'x-slack-request-timestamp': string } {
+  const digest = createHmac('sha256', signingSecret)
+    .update(`v0:${timestampSeconds}:${rawBody}`)
+    .digest('hex');
+  return {
+    'x-slack-signature': `v0=${digest}`,
+    'x-slack-request-timestamp': String(timestampSeconds),
+  };
+}
+
+// Bolt's HTTPReceiver compares the content type exactly: with a `;charset=...` suffix (what
+// fetch adds for a URLSearchParams body) it would try to parse the form as JSON and answer 400.
+const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+
+export interface SlackDriverOptions {
+  /** Where the app receives Slack's requests, e.g. `http://127.0.0.1:3000/slack/events`. */
+  appUrl: string;
+  signingSecret: string;
+  /** Mints response_urls and trigger_ids that the stand-in will then honour. */
+  standIn: Pick<SlackStandIn, 'responseUrl' | 'triggerId'>;
+  teamId?: string;
+  userId?: string;
+  userName?: string;
+  channelId?: string;
+  channelName?: string;
+  /** The slash command, `/cometchat` by default. */
+  command?: string;
+}
+
+export interface HttpExchange {
+  status: number;
+  body: string;
+  elapsedMs: number;
+}
+
+export interface CommandExchange extends HttpExchange {
+  responseUrl: string;
+  triggerId: string;
+}
+
+export interface SlackDriver {
+  /** The fields of a fresh slash command (for HTTP or a Socket Mode `slash_commands` envelope). */
+  commandFields(text: string, overrides?: Partial<SlashCommandFields>): SlashCommandFields;
+  /** Posts a signed, form-encoded slash command to the app. */
+  command(text: string, overrides?: Partial<SlashCommandFields>): Promise<CommandExchange>;
+  /** Posts a signed `payload=<JSON>` interaction to the app. */
+  interaction(payload: object): Promise<HttpExchange>;
+  blockAction(options: BlockActionOptions): Record<string, unknown>;
+  viewSubmission(options: ViewSubmissionOptions): Record<string, unknown>;
+  messageShortcut(options: MessageShortcutOptions): Record<string, unknown>;
+  globalShortcut(options: { callbackId: string }): Record<string, unknown>;
+  /** Signs `body` (form-encoded) with the driver's secret and posts it. */
+  signedPost(body: string, timestampSeconds?: number): Promise<HttpExchange>;
+  /** Posts `body` with exactly these headers (plus a form content type unless given). */
+  raw(body: string, headers: Record<string, string>): Promise<HttpExchange>;
+}
+
+function actionTs(): string {
+  return (Date.now() / 1000).toFixed(6);
+}
+
+/** Acts like Slack towards the app over HTTP: signed commands and interactions. */
+export function createSlackDriver(options: SlackDriverOptions): SlackDriver {
+  const actor: Actor = {
+    teamId: options.teamId ?? STAND_IN_WORKSPACE.teamId,
+    teamDomain: STAND_IN_WORKSPACE.teamDomain,
+    userId: options.userId ?? 'U0OPERATOR',
+    userName: options.userName ?? 'operator',
+    channelId: options.channelId ?? 'C0OPS',
+    channelName: options.channelName ?? 'ops',
+    apiAppId: STAND_IN_WORKSPACE.appId,
+    verificationToken: 'standin-verification-token',
+  };
+  const command = options.command ?? '/cometchat';
+  const fresh = (): Fresh => ({
+    triggerId: options.standIn.triggerId(),
+    responseUrl: options.standIn.responseUrl(),
+    actionTs: actionTs(),
+  });
+
+  const raw = async (body: string, headers: Record<string, string>): Promise<HttpExchange> => {
+    const started = performance.now();
+    const response = await fetch(options.appUrl, {
+      method: 'POST',
+      headers: { 'content-type': FORM_CONTENT_TYPE, ...headers },
+      body,
+    });
+    const text = await response.text();
+    return { status: response.status, body: text, elapsedMs: performance.now() - started };
+  };
+
+  const signedPost = (body: string, timestampSeconds?: number): Promise<HttpExchange> =>
+    raw(body, signSlackRequest(options.signingSecret, body, timestampSeconds));
+
+  const commandFields = (text: string, overrides: Partial<SlashCommandFields> = {}) =>
+    slashCommandFields(actor, fresh(), command, text, overrides);
+
+  return {
+    commandFields,
+    async command(text, overrides) {
+      const fields = commandFields(text, overrides);
+      const exchange = await signedPost(new URLSearchParams({ ...fields }).toString());
+      return { ...exchange, responseUrl: fields.response_url, triggerId: fields.trigger_id };
+    },
+    interaction: (payload) =>
+      signedPost(new URLSearchParams({ payload: JSON.stringify(payload) }).toString()),
+    blockAction: (blockAction) => blockActionPayload(actor, fresh(), blockAction),
+    viewSubmission: (submission) => viewSubmissionPayload(actor, fresh(), submission),
+    messageShortcut: (shortcut) => messageShortcutPayload(actor, fresh(), shortcut),
+    globalShortcut: (shortcut) => globalShortcutPayload(actor, fresh(), shortcut),
+    signedPost,
+    raw,
+  };
+}

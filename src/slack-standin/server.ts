@@ -1,0 +1,412 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { bearerToken, parseApiArguments } from './api-request.ts';
+import { createIdSource } from './ids.ts';
+import { type IssuedResponseUrl, judgeResponsePost } from './response-url.ts';
+import {
+  createSocketModeHub,
+  type EnvelopeAck,
+  type EnvelopeType,
+  type RecordedAck,
+} from './socket-mode.ts';
+import { waitFor } from './wait-for.ts';
+import {
+  type ApiAnswer,
+  createWebApiState,
+  issueTrigger,
+  type StandInUser,
+  type StoredView,
+  WEB_API_METHODS,
+  type WebApiContext,
+} from './web-api.ts';
+import { DEFAULT_APP_TOKEN, DEFAULT_BOT_TOKEN } from './workspace.ts';
+
+export type { EnvelopeAck, EnvelopeType, RecordedAck } from './socket-mode.ts';
+export type { StandInUser, StoredView } from './web-api.ts';
+
+export interface SlackStandInOptions {
+  /** Loopback by default: the stand-in is for tests and the offline demo only. */
+  host?: string;
+  /** 0 (the default) picks a free port; read it back from `port` / `url`. */
+  port?: number;
+  botToken?: string;
+  appToken?: string;
+  /** Delay before each Web API and response_url answer, to play a slow Slack. */
+  latencyMs?: number;
+  /**
+   * The clock for records and for Slack's expiries (trigger_id after 3 s, response_url after
+   * 30 min); tests pass one they can move forward instead of waiting.
+   */
+  now?: () => number;
+}
+
+export interface WebApiCall {
+  method: string;
+  /** Parsed arguments; JSON-text fields such as `blocks` and `view` decoded to objects. */
+  args: Record<string, unknown>;
+  token: string | undefined;
+  at: number;
+}
+
+export interface ResponseUrlPost {
+  id: string;
+  body: Record<string, unknown>;
+  at: number;
+}
+
+export interface RefusedResponseUrlPost {
+  id: string;
+  status: number;
+  reason: string;
+  body: unknown;
+  at: number;
+}
+
+export interface InjectedFailure {
+  /** Answered as `{ ok: false, error }` with HTTP 200, as Slack reports method errors. */
+  error?: string;
+  /** An HTTP status instead: 429 (rate limited), 500, 503... */
+  status?: number;
+  /** Seconds for the `Retry-After` header; implies status 429 when no status is given. */
+  retryAfter?: number;
+  /** How many calls fail before the method works again; 1 by default, `Infinity` for ever. */
+  times?: number;
+}
+
+export interface SlackStandIn {
+  /** `http://host:port`, no trailing slash. */
+  readonly url: string;
+  /** `${url}/api/`: give it to WebClient / Bolt as `slackApiUrl`. */
+  readonly apiUrl: string;
+  readonly port: number;
+  readonly botToken: string;
+  readonly appToken: string;
+  readonly calls: readonly WebApiCall[];
+  /** Posts the stand-in accepted on its response_urls. */
+  readonly responses: readonly ResponseUrlPost[];
+  /** Posts it refused (used up, expired, injected failure, malformed). */
+  readonly refusedResponses: readonly RefusedResponseUrlPost[];
+  /** Every acknowledgement a Socket Mode client sent. */
+  readonly acks: readonly RecordedAck[];
+  /** Views opened, pushed or updated, by id, as last sent to the app. */
+  readonly views: ReadonlyMap<string, StoredView>;
+  /** A fresh `${url}/response/<id>`, as Slack puts in a command or interaction. */
+  responseUrl(): string;
+  /** A fresh trigger_id that `views.open` / `views.push` accept once within 3 seconds. */
+  triggerId(): string;
+  fail(method: string, failure?: InjectedFailure): void;
+  failResponseUrls(status: number, times?: number): void;
+  setUsers(users: readonly StandInUser[]): void;
+  /** usergroup id -> member user ids, for `usergroups.users.list`. */
+  setUserGroups(groups: Readonly<Record<string, readonly string[]>>): void;
+  setLatency(latencyMs: number): void;
+  waitFor<T>(pick: () => T | undefined, timeoutMs?: number): Promise<T>;
+  /** The first accepted response_url post at index `afterIndex` or later (pass the length seen before acting). */
+  nextResponse(afterIndex?: number, timeoutMs?: number): Promise<ResponseUrlPost>;
+  /** The first call of `method` at index `afterIndex` or later in `calls`. */
+  nextCall(method: string, afterIndex?: number, timeoutMs?: number): Promise<WebApiCall>;
+  /**
+   * Sends an envelope to the newest Socket Mode connection and resolves with its acknowledgement
+   * (`payload` carries e.g. a view_submission `response_action`); rejects when none arrives within
+   * Slack's 3 seconds (or `timeoutMs`). `events_api` envelopes go out as Slack sends them:
+   * `accepts_response_payload: false` plus `retry_attempt` / `retry_reason`.
+   */
+  sendEnvelope(
+    type: EnvelopeType,
+    payload: object,
+    options?: { timeoutMs?: number },
+  ): Promise<EnvelopeAck>;
+  socketConnected(timeoutMs?: number): Promise<void>;
+  /** Asks connected clients to reconnect, as Slack does before recycling a connection. */
+  requestReconnect(reason?: 'warning' | 'refresh_requested' | 'link_disabled'): void;
+  socketConnectionCount(): number;
+  /** Forgets records, views, users, groups, failures and issued urls; connections stay open. */
+  reset(): void;
+  /**
+   * Closes every connection, WebSockets included. Stop a Socket Mode app first: a client that
+   * loses its socket reconnects by itself, and against a closed stand-in that fails outside any
+   * awaited promise.
+   */
+  close(): Promise<void>;
+}
+
+interface ActiveFailure {
+  failure: InjectedFailure;
+  remaining: number;
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  response.end(JSON.stringify(body));
+}
+
+function sendText(response: ServerResponse, status: number, text: string): void {
+  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+  response.end(text);
+}
+
+/** Takes one use of the first queued failure, if any. */
+function takeFailure(queue: ActiveFailure[] | undefined): InjectedFailure | undefined {
+  const first = queue?.[0];
+  if (queue === undefined || first === undefined) return undefined;
+  first.remaining -= 1;
+  if (first.remaining <= 0) queue.shift();
+  return first.failure;
+}
+
+function answerFailure(response: ServerResponse, failure: InjectedFailure): void {
+  const status = failure.status ?? (failure.retryAfter !== undefined ? 429 : 200);
+  if (status === 429) {
+    sendJson(
+      response,
+      429,
+      { ok: false, error: failure.error ?? 'ratelimited' },
+      { 'retry-after': String(failure.retryAfter ?? 1) },
+    );
+    return;
+  }
+  sendJson(response, status, { ok: false, error: failure.error ?? 'internal_error' });
+}
+
+function tokenProblem(
+  kind: 'bot' | 'app',
+  token: string | undefined,
+  tokens: { bot: string; app: string },
+): string | undefined {
+  if (token === undefined) return 'not_authed';
+  if (token === tokens[kind]) return undefined;
+  if (token === tokens[kind === 'bot' ? 'app' : 'bot']) return 'not_allowed_token_type';
+  return 'invalid_auth';
+}
+
+/** Starts a local stand-in of the Slack Web API, response_urls and Socket Mode on one port. */
+export async function startSlackStandIn(options: SlackStandInOptions = {}): Promise<SlackStandIn> {
+  const host = options.host ?? '127.0.0.1';
+  const tokens = {
+    bot: options.botToken ?? DEFAULT_BOT_TOKEN,
+    app: options.appToken ?? DEFAULT_APP_TOKEN,
+  };
+  let latencyMs = options.latencyMs ?? 0;
+  const now = options.now ?? Date.now;
+  let port = 0;
+  const ids = createIdSource(now);
+  const state = createWebApiState();
+  const calls: WebApiCall[] = [];
+  const responses: ResponseUrlPost[] = [];
+  const refusedResponses: RefusedResponseUrlPost[] = [];
+  const failures = new Map<string, ActiveFailure[]>();
+  const responseUrlFailures: ActiveFailure[] = [];
+  const responseUrls = new Map<string, IssuedResponseUrl>();
+  // An IPv6 literal needs brackets inside a URL.
+  const hostInUrl = host.includes(':') ? `[${host}]` : host;
+  const baseUrl = (scheme: 'http' | 'ws'): string => `${scheme}://${hostInUrl}:${port}`;
+  const hub = createSocketModeHub({ wsBaseUrl: () => baseUrl('ws'), ids, now });
+  const context: WebApiContext = {
+    state,
+    ids,
+    now,
+    socketModeUrl: () => hub.issueUrl(),
+  };
+
+  const handleApi = async (
+    method: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> => {
+    const url = new URL(request.url ?? '/', baseUrl('http'));
+    const parsed = parseApiArguments(
+      request.headers['content-type'],
+      await readBody(request),
+      url.searchParams,
+    );
+    const token =
+      bearerToken(request.headers.authorization) ?? (parsed.ok ? parsed.bodyToken : undefined);
+    calls.push({ method, args: parsed.ok ? parsed.args : {}, token, at: now() });
+    if (latencyMs > 0) await sleep(latencyMs);
+    const entry = WEB_API_METHODS.get(method);
+    if (entry === undefined) {
+      sendJson(response, 200, { ok: false, error: 'unknown_method', req_method: method });
+      return;
+    }
+    if (!parsed.ok) {
+      sendJson(response, 200, { ok: false, error: parsed.error });
+      return;
+    }
+    const authProblem = tokenProblem(entry.token, token, tokens);
+    if (authProblem !== undefined) {
+      sendJson(response, 200, { ok: false, error: authProblem });
+      return;
+    }
+    const injected = takeFailure(failures.get(method));
+    if (injected !== undefined) {
+      answerFailure(response, injected);
+      return;
+    }
+    const answer: ApiAnswer = entry.handle(parsed.args, context);
+    sendJson(response, 200, answer);
+  };
+
+  const handleResponseUrl = async (
+    id: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> => {
+    const rawBody = await readBody(request);
+    if (latencyMs > 0) await sleep(latencyMs);
+    const at = now();
+    const injected = takeFailure(responseUrlFailures);
+    const verdict =
+      injected !== undefined
+        ? {
+            accepted: false as const,
+            status: injected.status ?? 500,
+            reason: 'injected_failure',
+            body: rawBody,
+          }
+        : judgeResponsePost(responseUrls.get(id), request.headers['content-type'], rawBody, at);
+    if (verdict.accepted) {
+      responses.push({ id, body: verdict.body, at });
+      sendText(response, 200, 'ok');
+      return;
+    }
+    refusedResponses.push({
+      id,
+      status: verdict.status,
+      reason: verdict.reason,
+      body: verdict.body,
+      at,
+    });
+    sendText(response, verdict.status, verdict.reason);
+  };
+
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://stand-in').pathname;
+    const apiMethod = /^\/api\/([\w.]+)$/.exec(path)?.[1];
+    const responseId = /^\/response\/([\w-]+)$/.exec(path)?.[1];
+    const handled =
+      apiMethod !== undefined
+        ? handleApi(apiMethod, request, response)
+        : responseId !== undefined && request.method === 'POST'
+          ? handleResponseUrl(responseId, request, response)
+          : undefined;
+    if (handled === undefined) {
+      sendText(response, 404, 'not_found');
+      return;
+    }
+    handled.catch((error: unknown) => {
+      if (!response.headersSent) sendText(response, 500, String(error));
+    });
+  });
+  server.on('upgrade', (request: IncomingMessage, socket, head: Buffer) => {
+    if (!hub.handleUpgrade(request, socket, head)) socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+
+  const describeCalls = (): string => `[${calls.map((call) => call.method).join(', ')}]`;
+
+  const standIn: SlackStandIn = {
+    url: baseUrl('http'),
+    apiUrl: `${baseUrl('http')}/api/`,
+    port,
+    botToken: tokens.bot,
+    appToken: tokens.app,
+    calls,
+    responses,
+    refusedResponses,
+    acks: hub.acks,
+    views: state.views,
+    responseUrl() {
+      const id = ids.responseUrlId();
+      responseUrls.set(id, { createdAt: now(), posts: 0 });
+      return `${baseUrl('http')}/response/${id}`;
+    },
+    triggerId: () => issueTrigger(state, ids, now()),
+    fail(method, failure = {}) {
+      const queue = failures.get(method) ?? [];
+      queue.push({ failure, remaining: failure.times ?? 1 });
+      failures.set(method, queue);
+    },
+    failResponseUrls(status, times = 1) {
+      responseUrlFailures.push({ failure: { status }, remaining: times });
+    },
+    setUsers(users) {
+      state.users.clear();
+      for (const user of users) state.users.set(user.id, user);
+    },
+    setUserGroups(groups) {
+      state.userGroups.clear();
+      for (const [id, members] of Object.entries(groups)) state.userGroups.set(id, members);
+    },
+    setLatency(ms) {
+      latencyMs = ms;
+    },
+    waitFor(pick, timeoutMs) {
+      return waitFor(pick, timeoutMs);
+    },
+    nextResponse(afterIndex = 0, timeoutMs = 5000) {
+      return waitFor(
+        () => responses[afterIndex],
+        timeoutMs,
+        () =>
+          `a response_url post #${afterIndex} (accepted so far: ${responses.length}, refused: ${refusedResponses.length})`,
+      );
+    },
+    nextCall(method, afterIndex = 0, timeoutMs = 5000) {
+      return waitFor(
+        () => calls.slice(afterIndex).find((call) => call.method === method),
+        timeoutMs,
+        () => `a ${method} call at index ${afterIndex} or later (calls so far: ${describeCalls()})`,
+      );
+    },
+    sendEnvelope: (type, payload, sendOptions = {}) =>
+      hub.sendEnvelope(type, payload, sendOptions.timeoutMs),
+    socketConnected: (timeoutMs) => hub.connected(timeoutMs),
+    requestReconnect: (reason) => hub.requestReconnect(reason),
+    socketConnectionCount: () => hub.connectionCount(),
+    reset() {
+      calls.length = 0;
+      responses.length = 0;
+      refusedResponses.length = 0;
+      responseUrlFailures.length = 0;
+      failures.clear();
+      responseUrls.clear();
+      state.users.clear();
+      state.userGroups.clear();
+      state.views.clear();
+      state.messages.clear();
+      state.triggers.clear();
+      hub.reset();
+    },
+    async close() {
+      hub.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+      });
+    },
+  };
+  return standIn;
+}

@@ -1,0 +1,289 @@
+import { BLOCK_KIT_LIMITS, blockKitProblems, isRecord, viewProblems } from './block-kit-check.ts';
+import { dmChannelIdFor, type IdSource } from './ids.ts';
+import { STAND_IN_WORKSPACE } from './workspace.ts';
+
+/** A user `users.info` knows; fields are Slack's own, the rest is filled with plain defaults. */
+export interface StandInUser {
+  id: string;
+  name?: string;
+  real_name?: string;
+  is_admin?: boolean;
+  is_owner?: boolean;
+  is_primary_owner?: boolean;
+  is_restricted?: boolean;
+  is_bot?: boolean;
+  deleted?: boolean;
+  tz?: string;
+  [field: string]: unknown;
+}
+
+/** A view as Slack returns it from `views.open` / `views.update` / `views.push`. */
+export type StoredView = Record<string, unknown> & { id: string; hash: string };
+
+/** What the Web API remembers between calls. */
+export interface WebApiState {
+  users: Map<string, StandInUser>;
+  /** usergroup id -> ids of its members */
+  userGroups: Map<string, readonly string[]>;
+  views: Map<string, StoredView>;
+  /** messages the bot posted, by `${channel}/${ts}`, so `chat.update` can find them */
+  messages: Map<string, Record<string, unknown>>;
+  triggers: Map<string, { issuedAt: number; used: boolean }>;
+}
+
+export function createWebApiState(): WebApiState {
+  return {
+    users: new Map(),
+    userGroups: new Map(),
+    views: new Map(),
+    messages: new Map(),
+    triggers: new Map(),
+  };
+}
+
+export interface WebApiContext {
+  state: WebApiState;
+  ids: IdSource;
+  now: () => number;
+  /** A fresh Socket Mode address with a single-use ticket. */
+  socketModeUrl: () => string;
+}
+
+export type ApiAnswer = Record<string, unknown> & { ok: boolean };
+type Handler = (args: Record<string, unknown>, context: WebApiContext) => ApiAnswer;
+
+/** Which kind of token a method wants: Slack refuses the other kind with `not_allowed_token_type`. */
+export type TokenKind = 'bot' | 'app';
+
+/** A trigger_id works once, for 3 seconds (platform-limits.md, "Time"). */
+export const TRIGGER_LIFETIME_MS = 3000;
+
+function failure(error: string, messages?: readonly string[]): ApiAnswer {
+  return messages && messages.length > 0
+    ? { ok: false, error, response_metadata: { messages } }
+    : { ok: false, error };
+}
+
+function text(args: Record<string, unknown>, key: string): string | undefined {
+  const value = args[key];
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+/** Issues a trigger_id the way an interaction would; `views.open` and `views.push` use it up. */
+export function issueTrigger(state: WebApiState, ids: IdSource, now: number): string {
+  const id = ids.triggerId();
+  state.triggers.set(id, { issuedAt: now, used: false });
+  return id;
+}
+
+function spendTrigger(state: WebApiState, triggerId: string | undefined, now: number) {
+  if (triggerId === undefined) return failure('invalid_trigger_id');
+  const trigger = state.triggers.get(triggerId);
+  if (trigger === undefined) return failure('invalid_trigger_id');
+  if (trigger.used) return failure('exchanged_trigger_id');
+  if (now - trigger.issuedAt > TRIGGER_LIFETIME_MS) return failure('expired_trigger_id');
+  trigger.used = true;
+  return undefined;
+}
+
+function buildView(
+  view: Record<string, unknown>,
+  id: string,
+  hash: string,
+  previous: StoredView | undefined,
+): StoredView {
+  return {
+    type: 'modal',
+    blocks: [],
+    private_metadata: '',
+    callback_id: '',
+    external_id: '',
+    close: null,
+    submit: null,
+    clear_on_close: false,
+    notify_on_close: false,
+    ...view,
+    id,
+    hash,
+    team_id: STAND_IN_WORKSPACE.teamId,
+    app_id: STAND_IN_WORKSPACE.appId,
+    app_installed_team_id: STAND_IN_WORKSPACE.teamId,
+    bot_id: STAND_IN_WORKSPACE.botId,
+    // The user has typed nothing into a view the app has just sent.
+    state: { values: {} },
+    previous_view_id: previous?.previous_view_id ?? null,
+    root_view_id: previous?.root_view_id ?? id,
+  };
+}
+
+/** `views.open` and `views.push`: both spend a trigger_id and create a view. */
+const openView: Handler = (args, { state, ids, now }) => {
+  const problems = viewProblems(args.view);
+  if (problems.length > 0 || !isRecord(args.view)) return failure('invalid_arguments', problems);
+  const spent = spendTrigger(state, text(args, 'trigger_id'), now());
+  if (spent) return spent;
+  const view = buildView(args.view, ids.viewId(), ids.viewHash(), undefined);
+  state.views.set(view.id, view);
+  return { ok: true, view };
+};
+
+const updateView: Handler = (args, { state, ids }) => {
+  const viewId = text(args, 'view_id');
+  const externalId = text(args, 'external_id');
+  if (viewId === undefined && externalId === undefined) {
+    return failure('invalid_arguments', ['[ERROR] either view_id or external_id is required']);
+  }
+  const current =
+    viewId !== undefined
+      ? state.views.get(viewId)
+      : [...state.views.values()].find((v) => v.external_id === externalId);
+  if (current === undefined) return failure('not_found');
+  const hash = text(args, 'hash');
+  // `hash` is how an app learns that the user (or another update) changed the view meanwhile.
+  if (hash !== undefined && hash !== current.hash) return failure('hash_conflict');
+  const problems = viewProblems(args.view);
+  if (problems.length > 0 || !isRecord(args.view)) return failure('invalid_arguments', problems);
+  const view = buildView(args.view, current.id, ids.viewHash(), current);
+  state.views.set(view.id, view);
+  return { ok: true, view };
+};
+
+function messageBlocksProblem(args: Record<string, unknown>): ApiAnswer | undefined {
+  const problems = blockKitProblems(args.blocks, '/blocks', BLOCK_KIT_LIMITS.messageBlocks);
+  return problems.length > 0 ? failure('invalid_blocks', problems) : undefined;
+}
+
+const postMessage: Handler = (args, { state, ids }) => {
+  const target = text(args, 'channel');
+  if (target === undefined) return failure('channel_not_found');
+  if (args.text === undefined && args.blocks === undefined && args.attachments === undefined) {
+    return failure('no_text');
+  }
+  const blocksProblem = messageBlocksProblem(args);
+  if (blocksProblem) return blocksProblem;
+  // Posting to a user id lands in the bot's DM with that user.
+  const channel = /^[UW]/.test(target) ? dmChannelIdFor(target) : target;
+  const ts = ids.messageTs();
+  const message: Record<string, unknown> = {
+    type: 'message',
+    user: STAND_IN_WORKSPACE.botUserId,
+    bot_id: STAND_IN_WORKSPACE.botId,
+    app_id: STAND_IN_WORKSPACE.appId,
+    team: STAND_IN_WORKSPACE.teamId,
+    text: typeof args.text === 'string' ? args.text : '',
+    ts,
+    ...(args.blocks !== undefined ? { blocks: args.blocks } : {}),
+    ...(args.attachments !== undefined ? { attachments: args.attachments } : {}),
+    ...(args.thread_ts !== undefined ? { thread_ts: args.thread_ts } : {}),
+    ...(args.metadata !== undefined ? { metadata: args.metadata } : {}),
+  };
+  state.messages.set(`${channel}/${ts}`, message);
+  return { ok: true, channel, ts, message };
+};
+
+const postEphemeral: Handler = (args, { ids }) => {
+  if (text(args, 'channel') === undefined) return failure('channel_not_found');
+  if (text(args, 'user') === undefined) return failure('user_not_in_channel');
+  if (args.text === undefined && args.blocks === undefined && args.attachments === undefined) {
+    return failure('no_text');
+  }
+  return messageBlocksProblem(args) ?? { ok: true, message_ts: ids.messageTs() };
+};
+
+const updateMessage: Handler = (args, { state }) => {
+  const channel = text(args, 'channel');
+  const ts = text(args, 'ts');
+  if (channel === undefined) return failure('channel_not_found');
+  const key = `${channel}/${ts}`;
+  const current = state.messages.get(key);
+  // Only messages the bot posted can be updated; the stand-in knows exactly those.
+  if (ts === undefined || current === undefined) return failure('message_not_found');
+  const blocksProblem = messageBlocksProblem(args);
+  if (blocksProblem) return blocksProblem;
+  const message = {
+    ...current,
+    ...(args.text !== undefined ? { text: args.text } : {}),
+    ...(args.blocks !== undefined ? { blocks: args.blocks } : {}),
+    ...(args.attachments !== undefined ? { attachments: args.attachments } : {}),
+    edited: { user: STAND_IN_WORKSPACE.botUserId, ts },
+  };
+  state.messages.set(key, message);
+  return { ok: true, channel, ts, text: message.text, message };
+};
+
+export function fullUser(user: StandInUser): Record<string, unknown> {
+  const name = user.name ?? user.id.toLowerCase();
+  const realName = user.real_name ?? name;
+  return {
+    team_id: STAND_IN_WORKSPACE.teamId,
+    deleted: false,
+    color: '9f69e7',
+    tz: 'Europe/Berlin',
+    tz_label: 'Central European Time',
+    tz_offset: 3600,
+    is_admin: false,
+    is_owner: false,
+    is_primary_owner: false,
+    is_restricted: false,
+    is_ultra_restricted: false,
+    is_bot: false,
+    is_app_user: false,
+    updated: 1_700_000_000,
+    ...user,
+    name,
+    real_name: realName,
+    profile: { real_name: realName, display_name: name, team: STAND_IN_WORKSPACE.teamId },
+  };
+}
+
+const userInfo: Handler = (args, { state }) => {
+  const user = state.users.get(text(args, 'user') ?? '');
+  return user === undefined ? failure('user_not_found') : { ok: true, user: fullUser(user) };
+};
+
+const userGroupMembers: Handler = (args, { state }) => {
+  const users = state.userGroups.get(text(args, 'usergroup') ?? '');
+  return users === undefined ? failure('no_such_subteam') : { ok: true, users: [...users] };
+};
+
+const openConversation: Handler = (args) => {
+  const channel = text(args, 'channel');
+  if (channel !== undefined) return { ok: true, channel: { id: channel } };
+  const users = (text(args, 'users') ?? '').split(',').filter((u) => u !== '');
+  const [only] = users;
+  if (only === undefined) return failure('users_list_not_supplied');
+  const id = users.length === 1 ? dmChannelIdFor(only) : `G${users.join('').replace(/\W/g, '')}`;
+  return { ok: true, no_op: true, already_open: true, channel: { id } };
+};
+
+const authTest: Handler = () => ({
+  ok: true,
+  url: `https://${STAND_IN_WORKSPACE.teamDomain}.slack.com/`,
+  team: STAND_IN_WORKSPACE.teamName,
+  user: STAND_IN_WORKSPACE.botName,
+  team_id: STAND_IN_WORKSPACE.teamId,
+  user_id: STAND_IN_WORKSPACE.botUserId,
+  bot_id: STAND_IN_WORKSPACE.botId,
+  is_enterprise_install: false,
+});
+
+const openConnection: Handler = (_args, { socketModeUrl }) => ({ ok: true, url: socketModeUrl() });
+
+/** The Web API methods the stand-in answers, with the token each one wants. */
+export const WEB_API_METHODS: ReadonlyMap<string, { token: TokenKind; handle: Handler }> = new Map(
+  Object.entries({
+    'auth.test': { token: 'bot', handle: authTest },
+    'chat.postMessage': { token: 'bot', handle: postMessage },
+    'chat.postEphemeral': { token: 'bot', handle: postEphemeral },
+    'chat.update': { token: 'bot', handle: updateMessage },
+    'views.open': { token: 'bot', handle: openView },
+    'views.push': { token: 'bot', handle: openView },
+    'views.update': { token: 'bot', handle: updateView },
+    'users.info': { token: 'bot', handle: userInfo },
+    'usergroups.users.list': { token: 'bot', handle: userGroupMembers },
+    'conversations.open': { token: 'bot', handle: openConversation },
+    'apps.connections.open': { token: 'app', handle: openConnection },
+  } satisfies Record<string, { token: TokenKind; handle: Handler }>),
+);

@@ -1,0 +1,78 @@
+import type {
+  ActionsBlock,
+  Button,
+  ContextBlock,
+  HeaderBlock,
+  KnownBlock,
+  MrkdwnElement,
+  PlainTextElement,
+  SectionBlock,
+} from '@slack/types';
+import type { SlackMessage } from './deliver.ts';
+import { truncate } from './mrkdwn.ts';
+
+// Small, pure Block Kit constructors shared by every feature. Text handed to them is already
+// escaped mrkdwn (see mrkdwn.ts); they only enforce Slack's length limits.
+
+export const TEXT_LIMIT = 3000;
+export const FIELD_LIMIT = 2000;
+
+export function plain(text: string, max = 75): PlainTextElement {
+  return { type: 'plain_text', text: truncate(text, max), emoji: true };
+}
+
+export function md(text: string, max = TEXT_LIMIT): MrkdwnElement {
+  return { type: 'mrkdwn', text: truncate(text, max) };
+}
+
+export function header(text: string): HeaderBlock {
+  return { type: 'header', text: plain(text, 150) };
+}
+
+export function section(text: string, accessory?: Button): SectionBlock {
+  return { type: 'section', text: md(text), ...(accessory ? { accessory } : {}) };
+}
+
+export function fields(items: readonly string[]): SectionBlock {
+  return { type: 'section', fields: items.slice(0, 10).map((item) => md(item, FIELD_LIMIT)) };
+}
+
+export function context(items: readonly string[]): ContextBlock {
+  return { type: 'context', elements: items.slice(0, 10).map((item) => md(item)) };
+}
+
+export function divider(): KnownBlock {
+  return { type: 'divider' };
+}
+
+export function button(
+  text: string,
+  actionId: string,
+  value: string,
+  style?: 'primary' | 'danger',
+): Button {
+  return {
+    type: 'button',
+    text: plain(text),
+    action_id: actionId,
+    value,
+    ...(style ? { style } : {}),
+  };
+}
+
+export function actions(elements: readonly Button[], blockId?: string): ActionsBlock {
+  return { type: 'actions', elements: [...elements], ...(blockId ? { block_id: blockId } : {}) };
+}
+
+/** A failure as one sentence plus the reference that finds its log line. */
+export function failureMessage(sentence: string, ref: string): SlackMessage {
+  return {
+    text: `${sentence} (ref ${ref})`,
+    blocks: [section(`:warning: ${sentence}`), context([`Reference: \`${ref}\``])],
+  };
+}
+
+/** A plain notice, for refusals and input mistakes. */
+export function noticeMessage(sentence: string): SlackMessage {
+  return { text: sentence, blocks: [section(sentence)] };
+}

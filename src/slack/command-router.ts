@@ -1,0 +1,49 @@
+import type { App } from '@slack/bolt';
+import { parseCommand, type Subcommand } from './command.ts';
+import type { SlackMessage } from './deliver.ts';
+import { type Deliverer, destinationOf } from './deliver.ts';
+import { COMMAND } from './ids.ts';
+import { type RequestScope, scopeOf } from './request-context.ts';
+
+type Of<N extends Subcommand['name']> = Extract<Subcommand, { name: N }>;
+
+export interface CommandContext {
+  body: Record<string, unknown> & { trigger_id: string; user_id: string; team_id: string };
+  scope: RequestScope;
+}
+
+/** One handler per subcommand; each feature supplies its own. */
+export interface SubcommandHandlers {
+  roles(sub: Of<'roles'>, ctx: CommandContext): Promise<void>;
+  perms(sub: Of<'perms'>, ctx: CommandContext): Promise<void>;
+  call(sub: Of<'call'>, ctx: CommandContext): Promise<void>;
+  audit(sub: Of<'audit'>, ctx: CommandContext): Promise<void>;
+  help(problem: string | undefined): SlackMessage;
+}
+
+/**
+ * `/cometchat`: acknowledged before anything else happens (Slack allows three seconds), then
+ * routed. Failures propagate to the global error handler, which answers the user.
+ */
+export function registerCommand(app: App, handlers: SubcommandHandlers, deliver: Deliverer): void {
+  app.command(COMMAND, async ({ ack, body, context }) => {
+    await ack();
+    const scope = scopeOf(context);
+    const sub = parseCommand(body.text ?? '');
+    const ctx: CommandContext = { body: body as unknown as CommandContext['body'], scope };
+    switch (sub.name) {
+      case 'help':
+        return void (await deliver(destinationOf(body), handlers.help(undefined), scope.log));
+      case 'invalid':
+        return void (await deliver(destinationOf(body), handlers.help(sub.problem), scope.log));
+      case 'roles':
+        return handlers.roles(sub, ctx);
+      case 'perms':
+        return handlers.perms(sub, ctx);
+      case 'call':
+        return handlers.call(sub, ctx);
+      case 'audit':
+        return handlers.audit(sub, ctx);
+    }
+  });
+}

@@ -1,0 +1,66 @@
+import type { Context } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
+import { isCometChatError } from '../cometchat/errors.ts';
+import { failureMessage } from './blocks.ts';
+import { type Deliverer, destinationOf } from './deliver.ts';
+import { failureSentence, isUserFailure, wasShown } from './failure.ts';
+import type { RequestScope } from './request-context.ts';
+
+export interface ErrorHandlerDeps {
+  deliver: Deliverer;
+  client: WebClient;
+  logger: Logger;
+  budgetSeconds: number;
+}
+
+/**
+ * Bolt's global error handler: every listener failure ends here, once. It logs the cause under
+ * the request's reference and tells the user one sentence, wherever they are (a response_url,
+ * or the modal they are looking at).
+ */
+export function createErrorHandler(deps: ErrorHandlerDeps) {
+  return async ({ error, context, body }: { error: Error; context: Context; body: unknown }) => {
+    // Bolt wraps listener errors that are not its own in an UnknownError with `original`.
+    const cause: unknown = (error as { original?: unknown }).original ?? error;
+    const scope = context.scope as RequestScope | undefined;
+    const log = scope?.log ?? deps.logger;
+    const ref = isCometChatError(cause) ? cause.ref : (scope?.ref ?? 'none');
+    const fields = isCometChatError(cause)
+      ? {
+          kind: cause.kind,
+          status: cause.status,
+          code: cause.serviceCode,
+          cause: cause.detail,
+          operation: cause.operation,
+        }
+      : { err: cause };
+    if (isUserFailure(cause))
+      log.info({ ...fields, ref }, 'request refused: %s', (cause as Error).message);
+    else log.error({ ...fields, ref }, 'request failed');
+    if (wasShown(cause)) return;
+
+    const message = failureMessage(failureSentence(cause, deps.budgetSeconds), ref);
+    const view = (body as { view?: { id?: string; type?: string } }).view;
+    if (view?.id && view.type === 'modal' && !(body as { response_url?: string }).response_url) {
+      try {
+        await deps.client.views.update({
+          view_id: view.id,
+          view: {
+            type: 'modal',
+            title: { type: 'plain_text', text: 'Something went wrong' },
+            close: { type: 'plain_text', text: 'Close' },
+            blocks: message.blocks ?? [],
+          },
+        });
+        return;
+      } catch (updateError) {
+        log.warn(
+          { err: updateError },
+          'could not show the failure in the modal; sending it as a message',
+        );
+      }
+    }
+    await deps.deliver(destinationOf(body), message, log);
+  };
+}

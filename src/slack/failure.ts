@@ -1,0 +1,76 @@
+import { CometChatError } from '../cometchat/errors.ts';
+import { escapeMrkdwn } from './mrkdwn.ts';
+
+/** A mistake in what the user asked for: shown to them as it is, never logged as a fault. */
+export class InputError extends Error {
+  override readonly name = 'InputError';
+}
+
+/** The user may not do this (see the access rules); the sentence says so. */
+export class RefusedError extends Error {
+  override readonly name = 'RefusedError';
+}
+
+const WHAT: Record<string, string> = {
+  listRoles: 'the role list',
+  setRolePermissions: 'the permission update',
+  getCall: 'the call lookup',
+};
+
+/**
+ * One sentence a person can act on: what happened and what to do. No stack, no key, no raw
+ * upstream text beyond the service's own short message.
+ */
+export function failureSentence(error: unknown, budgetSeconds: number): string {
+  if (error instanceof InputError || error instanceof RefusedError) return error.message;
+  if (!(error instanceof CometChatError)) {
+    return 'Something went wrong inside the app. It is logged; try again, and report the reference if it keeps happening.';
+  }
+  const what = WHAT[error.operation] ?? 'the request';
+  // The code and message come from the service: escaped like any other external text.
+  const code = error.serviceCode ? ` (${escapeMrkdwn(error.serviceCode)})` : '';
+  switch (error.kind) {
+    case 'not_found':
+      return error.operation === 'getCall'
+        ? `CometChat has no call with that session id${code}. Check the id: it is case-sensitive and must be complete.`
+        : `CometChat has no such role${code}. Check the id with \`/cometchat roles\`.`;
+    case 'unauthorized':
+      return `CometChat refused the app's API key${code}. An admin should check that COMETCHAT_API_KEY is a REST API key with full access for this app.`;
+    case 'rate_limited':
+      return `CometChat is rate limiting this app${code}; try again in ${Math.max(1, Math.ceil(error.retryAfterSeconds ?? 60))} seconds.`;
+    case 'bad_request':
+      return `CometChat refused ${what}${code}: ${escapeMrkdwn(error.serviceMessage ?? error.detail ?? 'the request was not valid')}.`;
+    case 'unavailable':
+      return `CometChat is not answering ${what} right now${error.status ? ` (HTTP ${error.status})` : ''}. Try again in a minute; if it lasts, check CometChat's status page.`;
+    case 'timeout':
+      return error.operation === 'setRolePermissions'
+        ? `CometChat did not answer the permission update within ${budgetSeconds} seconds, so it may or may not have been applied. Open the editor again to check before retrying.`
+        : `CometChat did not answer ${what} within ${budgetSeconds} seconds. Try again in a moment.`;
+    case 'invalid_response':
+      return error.operation === 'setRolePermissions'
+        ? 'CometChat answered the permission update with something this app cannot read, so it may or may not have been applied. Report the reference; the details are in the log.'
+        : `CometChat answered ${what} with something this app cannot read. Report the reference; the details are in the log.`;
+  }
+}
+
+/** Whether the failure is the user's (no alarm in the logs) or the system's. */
+export function isUserFailure(error: unknown): boolean {
+  return (
+    error instanceof InputError ||
+    error instanceof RefusedError ||
+    (error instanceof CometChatError && error.kind === 'not_found')
+  );
+}
+
+const shownToUser = new WeakSet<object>();
+
+/** Marks an error whose sentence the user has already seen (e.g. in a modal), so the global
+ * handler logs it without telling them twice. */
+export function alreadyShown<E>(error: E): E {
+  if (typeof error === 'object' && error !== null) shownToUser.add(error);
+  return error;
+}
+
+export function wasShown(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && shownToUser.has(error);
+}

@@ -1,0 +1,145 @@
+/**
+ * Safe mrkdwn from external strings (CometChat names, ids, descriptions, URLs).
+ *
+ * Slack parses `&`, `<` and `>` as control characters: unescaped, a role called `<!channel>`
+ * pings a whole channel and `<https://evil|docs>` becomes a disguised link. Everything from
+ * outside the app goes through one of these helpers before it is put into `mrkdwn` text.
+ * (`plain_text` objects are not parsed and need none of this.)
+ */
+
+const ZWSP = '\u200B';
+const ELLIPSIS = '…';
+const MISSING = '—';
+
+const CONTROL: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+function escapeControl(text: string): string {
+  return text.replace(/[&<>]/g, (c) => CONTROL[c] ?? c);
+}
+
+/**
+ * Escapes external text for mrkdwn: `&<>` become entities, and formatting characters can
+ * neither start nor end bold, italics, strike-through or code.
+ *
+ * Slack has no escape for `*`, `_`, `~` and `` ` ``; it only treats one as a delimiter at a word
+ * boundary (`*bold*` formats, `a*b*c` does not). Each of them is wrapped in U+200B ZERO WIDTH
+ * SPACE, so it is never next to a boundary: whether a parser takes U+200B for a letter or for a
+ * space, a delimiter needs a boundary on one side and a non-space on the other, which a
+ * character with U+200B on both sides cannot have. So a name like `*_~` cannot break the
+ * surrounding `*${name}*`. Unlike Unicode look-alikes (`∗`, `ˍ`), the reader still sees the
+ * real characters, and removing U+200B gives back the (entity-escaped) original.
+ * A `>` at the start of a line would open a block quote, so a U+200B goes before it too.
+ *
+ * Identifiers people copy (session ids, uids) are better shown with {@link code}, which leaves
+ * them as they are.
+ */
+export function escapeMrkdwn(text: string): string {
+  return escapeControl(text)
+    .replace(/[*_~`]/g, `${ZWSP}$&${ZWSP}`)
+    .replace(/^&gt;/gm, `${ZWSP}&gt;`);
+}
+
+/**
+ * Inline code for an external string. Inside a code span Slack applies no other formatting, so
+ * only `&<>` are escaped, and characters a reader may copy (`_` in `cometchat-uid_1`) stay
+ * untouched. A backtick would end the span and cannot be escaped; it becomes U+02CB MODIFIER
+ * LETTER GRAVE ACCENT, which looks the same. Line breaks become spaces: a code span is one line.
+ * Put the result after a space or punctuation: Slack only opens a span at a word boundary.
+ */
+export function code(text: string): string {
+  const body = escapeControl(text)
+    .replace(/`/g, '\u02CB')
+    .replace(/\r\n|[\r\n\u2028\u2029]/g, ' ');
+  return body === '' ? '' : `\`${body}\``;
+}
+
+/**
+ * A link when `url` is an absolute http(s) URL, else just the escaped label, so a `javascript:`
+ * or `slack://` URL from outside never becomes clickable. In the URL, `|` (which would end it)
+ * and `<>` are percent-encoded and `&` is written `&amp;` as Slack expects; the label is
+ * escaped with {@link escapeMrkdwn}. An empty label shows the URL.
+ */
+export function link(url: string, label: string): string {
+  const href = httpHref(url);
+  if (href === undefined) return escapeMrkdwn(label === '' ? url : label);
+  return label === '' ? `<${href}>` : `<${href}|${escapeMrkdwn(label)}>`;
+}
+
+function httpHref(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+  return parsed.href.replace(/[|<>]/g, (c) => encodeURIComponent(c)).replace(/&/g, '&amp;');
+}
+
+/**
+ * Cuts `text` to at most `max` UTF-16 units (so at most `max` characters as Slack counts them),
+ * ending with `…` when something was cut. It cuts only between whole user-perceived
+ * characters (never inside a surrogate pair, an emoji sequence or a combining mark) and never
+ * inside an entity (`&amp;`), a `<…>` control sequence (mention, link, date) or a
+ * U+200B-wrapped formatting character from {@link escapeMrkdwn}: so escape first, then cut.
+ */
+export function truncate(text: string, max: number): string {
+  if (!Number.isInteger(max) || max < 0) {
+    throw new RangeError(`truncate: max must be a non-negative integer, got ${max}`);
+  }
+  if (text.length <= max) return text;
+  if (max < ELLIPSIS.length) return '';
+  const budget = max - ELLIPSIS.length;
+  let kept = '';
+  for (const unit of uncuttableUnits(text)) {
+    if (kept.length + unit.length > budget) break;
+    kept += unit;
+  }
+  return `${kept.trimEnd()}${ELLIPSIS}`;
+}
+
+/** Split with a capture group: odd indices are the atoms, even indices the text between. */
+const ATOM = /(&(?:[a-z][a-z0-9]*|#[0-9]+|#x[0-9a-f]+);|<[^<>]*>|\u200B[*_~`]\u200B)/i;
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+function* uncuttableUnits(text: string): Generator<string> {
+  const parts = text.split(ATOM);
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] ?? '';
+    if (i % 2 === 1) yield part;
+    else for (const { segment } of graphemes.segment(part)) yield segment;
+  }
+}
+
+/**
+ * `<!date^UNIX^FORMAT|FALLBACK>`: Slack shows the time in each reader's own zone; clients that
+ * cannot render it show the ISO-8601 UTC fallback. `format` is a trusted template of Slack date
+ * tokens, not external text. Missing, non-finite, zero or negative times give `—`: upstream
+ * APIs use 0 for "not set", and no call predates 1970.
+ */
+export function slackDate(
+  unixSeconds: number | null | undefined,
+  format = '{date_short_pretty} {time}',
+): string {
+  if (typeof unixSeconds !== 'number' || !Number.isFinite(unixSeconds) || unixSeconds <= 0) {
+    return MISSING;
+  }
+  const seconds = Math.floor(unixSeconds);
+  const date = new Date(seconds * 1000);
+  if (Number.isNaN(date.getTime())) return MISSING;
+  const iso = date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return `<!date^${seconds}^${format}|${iso}>`;
+}
+
+/** `HH:MM:SS` (hours grow past 99 if needed); fractions are dropped; invalid or negative: `—`. */
+export function hms(totalSeconds: number | null | undefined): string {
+  if (typeof totalSeconds !== 'number' || !Number.isFinite(totalSeconds) || totalSeconds < 0) {
+    return MISSING;
+  }
+  const s = Math.floor(totalSeconds);
+  const parts = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
+  return parts.map((n) => String(n).padStart(2, '0')).join(':');
+}
+
+/** The length of a call; the same as {@link hms}, named for what it shows. */
+export const duration = hms;

@@ -1,0 +1,44 @@
+import type { AnyMiddlewareArgs, Context, Middleware } from '@slack/bolt';
+import type { Logger } from 'pino';
+import { newReference } from '../cometchat/client.ts';
+
+/** What every listener finds in Bolt's `context`: a reference id and a logger bound to it. */
+export interface RequestScope {
+  ref: string;
+  log: Logger;
+}
+
+/**
+ * Global middleware: gives each incoming request a short reference id (shown to the user with
+ * any failure) and a child logger that carries it with team, user and what was invoked.
+ */
+export function requestScope(logger: Logger): Middleware<AnyMiddlewareArgs> {
+  return async ({ body, context, next }) => {
+    const ref = newReference();
+    const b = body as Record<string, unknown> & {
+      user?: { id?: string };
+      team?: { id?: string };
+      actions?: { action_id?: string }[];
+      view?: { callback_id?: string };
+    };
+    const log = logger.child({
+      ref,
+      team: b.team_id ?? b.team?.id,
+      user: b.user_id ?? b.user?.id,
+      type: b.command ? 'command' : b.type,
+      command: b.command,
+      subcommand:
+        typeof b.text === 'string' ? b.text.trim().split(/\s+/)[0]?.slice(0, 20) : undefined,
+      action: b.actions?.[0]?.action_id,
+      callback: b.callback_id ?? b.view?.callback_id,
+    });
+    context.scope = { ref, log } satisfies RequestScope;
+    await next();
+  };
+}
+
+export function scopeOf(context: Context): RequestScope {
+  const scope = context.scope as RequestScope | undefined;
+  if (!scope) throw new Error('requestScope middleware is not installed');
+  return scope;
+}

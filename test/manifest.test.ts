@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+// Slack's own manifest schema (MIT, see test/fixtures/slack/manifest.schema.LICENSE). The main
+// schema picks v1 or v2 by `_metadata.major_version` and refers to them by these addresses.
+const SCHEMA_BASE = 'https://raw.githubusercontent.com/slackapi/manifest-schema/v0.5.0/schemas';
+const fixture = (name: string) => new URL(`./fixtures/slack/${name}`, import.meta.url);
+
+function readSchema(name: string): AnySchemaObject {
+  const parsed: unknown = JSON.parse(readFileSync(fixture(name), 'utf8'));
+  if (!isRecord(parsed)) throw new Error(`${name} is not a JSON object`);
+  return parsed;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function compileManifestSchema(): ValidateFunction {
+  // strict: false because Slack's schema uses keywords ajv does not know (`regex`, `_note`).
+  // validateFormats: false because the only format it uses is `uri` (for `$schema`) and
+  // ajv-formats is not a dependency; without this ajv would warn about an unknown format.
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+  ajv.addSchema(
+    readSchema('manifest.schema.1.0.0.json'),
+    `${SCHEMA_BASE}/manifest.schema.1.0.0.json`,
+  );
+  ajv.addSchema(
+    readSchema('manifest.schema.2.0.0.json'),
+    `${SCHEMA_BASE}/manifest.schema.2.0.0.json`,
+  );
+  return ajv.compile(readSchema('manifest.schema.json'));
+}
+
+function loadManifest(): Record<string, unknown> {
+  const parsed: unknown = parse(readFileSync(new URL('../manifest.yml', import.meta.url), 'utf8'));
+  if (!isRecord(parsed)) throw new Error('manifest.yml is not a YAML mapping');
+  return parsed;
+}
+
+function explain(errors: readonly ErrorObject[] | null | undefined): string {
+  return (errors ?? [])
+    .map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`)
+    .join('\n');
+}
+
+/** Walks `path` through nested mappings; undefined when a step is missing. */
+function at(value: unknown, ...path: string[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (!isRecord(current)) return undefined;
+    current = current[key];
+  }
+  return current;
+}
+
+const validate = compileManifestSchema();
+
+describe('manifest.yml', () => {
+  it('is valid against Slack’s manifest schema', () => {
+    const valid = validate(loadManifest());
+    expect(explain(validate.errors)).toBe('');
+    expect(valid).toBe(true);
+  });
+
+  it('targets manifest schema v2', () => {
+    expect(at(loadManifest(), '_metadata', 'major_version')).toBe(2);
+  });
+
+  it('declares the /cometchat command, escaping off', () => {
+    const commands = at(loadManifest(), 'features', 'slash_commands');
+    expect(commands).toEqual([
+      expect.objectContaining({
+        command: '/cometchat',
+        should_escape: false,
+        usage_hint:
+          'roles [page] · perms <role> · call <sessionId> [as <uid>] · audit [role] · help',
+      }),
+    ]);
+  });
+
+  it('declares both shortcuts with the callback ids the app listens to', () => {
+    const shortcuts = at(loadManifest(), 'features', 'shortcuts');
+    expect(shortcuts).toEqual([
+      expect.objectContaining({ type: 'message', callback_id: 'lookup_call_message' }),
+      expect.objectContaining({ type: 'global', callback_id: 'lookup_call_global' }),
+    ]);
+  });
+
+  it('runs in Socket Mode with interactivity on and no org deploy or token rotation', () => {
+    const manifest = loadManifest();
+    expect(at(manifest, 'settings')).toMatchObject({
+      socket_mode_enabled: true,
+      org_deploy_enabled: false,
+      token_rotation_enabled: false,
+      interactivity: { is_enabled: true },
+    });
+  });
+
+  it('asks for exactly the minimal bot scopes and no user scopes', () => {
+    const scopes = at(loadManifest(), 'oauth_config', 'scopes');
+    expect(at(scopes, 'user')).toBeUndefined();
+    const bot = at(scopes, 'bot');
+    expect(Array.isArray(bot) ? [...bot].sort() : bot).toEqual(
+      ['chat:write', 'commands', 'im:write', 'usergroups:read', 'users:read'].sort(),
+    );
+  });
+
+  it('has a hex background colour (the schema says so with `regex`, which ajv ignores)', () => {
+    expect(at(loadManifest(), 'display_information', 'background_color')).toMatch(
+      /^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/,
+    );
+  });
+
+  // Dropping `_metadata` is not a negative case: the main schema then validates against v1,
+  // which this manifest also satisfies. These cases fail under every branch of the schema.
+  describe('the validator can fail', () => {
+    it('rejects a request URL that does not start with http(s)://', () => {
+      const manifest = loadManifest();
+      const settings = at(manifest, 'settings');
+      const broken = {
+        ...manifest,
+        settings: isRecord(settings)
+          ? { ...settings, interactivity: { is_enabled: true, request_url: 'example.invalid/x' } }
+          : settings,
+      };
+      expect(validate(broken)).toBe(false);
+      expect(explain(validate.errors)).toContain('/settings/interactivity/request_url');
+    });
+
+    it('rejects an unknown manifest major version', () => {
+      const manifest = { ...loadManifest(), _metadata: { major_version: 3 } };
+      expect(validate(manifest)).toBe(false);
+    });
+
+    it('rejects a manifest without display_information', () => {
+      const { display_information: _, ...manifest } = loadManifest();
+      expect(validate(manifest)).toBe(false);
+      expect(explain(validate.errors)).toContain('display_information');
+    });
+  });
+});

@@ -1,0 +1,261 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  code,
+  duration,
+  escapeMrkdwn,
+  hms,
+  link,
+  slackDate,
+  truncate,
+} from '../../src/slack/mrkdwn.ts';
+
+const Z = '\u200B';
+
+/** Strings rich in what breaks mrkdwn: control and formatting characters, surrogates, marks. */
+const nasty = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom('&', '<', '>', '*', '_', '~', '`', '|', '!', '@', '#', '\n', ' ', ';'),
+    fc.constantFrom('amp', 'lt', 'gt', '😀', '👩‍👩‍👧', 'é', 'e\u0301', '🇫🇷'),
+    fc.string({ unit: 'grapheme', maxLength: 3 }),
+  ),
+  maxLength: 60,
+});
+
+const HALF_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const STRAY_AMPERSAND = /&(?!amp;|lt;|gt;)/;
+const BARE_FORMATTING = /(?<!\u200B)[*_~`]|[*_~`](?!\u200B)/;
+
+const unescapeAll = (s: string) =>
+  s.replaceAll(Z, '').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+
+describe('escapeMrkdwn', () => {
+  it.each([
+    ['<!channel>', '&lt;!channel&gt;'],
+    ['<@U123>', '&lt;@U123&gt;'],
+    ['<#C1>', '&lt;#C1&gt;'],
+    ['<https://x|y>', '&lt;https://x|y&gt;'],
+    ['Fish & Chips', 'Fish &amp; Chips'],
+    ['&amp;', '&amp;amp;'],
+  ])('defeats the control sequence in %j', (input, expected) => {
+    expect(escapeMrkdwn(input)).toBe(expected);
+  });
+
+  it('wraps formatting characters in zero-width spaces', () => {
+    expect(escapeMrkdwn('*_~`')).toBe(`${Z}*${Z}${Z}_${Z}${Z}~${Z}${Z}\`${Z}`);
+    expect(escapeMrkdwn('super_admin')).toBe(`super${Z}_${Z}admin`);
+  });
+
+  it('stops a leading > from opening a block quote, on every line', () => {
+    expect(escapeMrkdwn('> quoted\nno > quote\n>again')).toBe(
+      `${Z}&gt; quoted\nno &gt; quote\n${Z}&gt;again`,
+    );
+  });
+
+  it('leaves ordinary text alone', () => {
+    expect(escapeMrkdwn('Moderator (EU) – ünïcødé 😀')).toBe('Moderator (EU) – ünïcødé 😀');
+  });
+
+  it('property: no < or >, and every & starts &amp; &lt; or &gt;', () => {
+    fc.assert(
+      fc.property(fc.oneof(nasty, fc.string({ unit: 'binary' })), (s) => {
+        const escaped = escapeMrkdwn(s);
+        expect(escaped).not.toMatch(/[<>]/);
+        expect(escaped).not.toMatch(STRAY_AMPERSAND);
+      }),
+    );
+  });
+
+  it('property: every formatting character sits between zero-width spaces', () => {
+    fc.assert(
+      fc.property(nasty, (s) => {
+        expect(escapeMrkdwn(s)).not.toMatch(BARE_FORMATTING);
+      }),
+    );
+  });
+
+  it('property: nothing is lost (drop U+200B, decode entities, get the input back)', () => {
+    fc.assert(
+      fc.property(
+        nasty.filter((s) => !s.includes(Z)),
+        (s) => {
+          expect(unescapeAll(escapeMrkdwn(s))).toBe(s);
+        },
+      ),
+    );
+  });
+});
+
+describe('truncate', () => {
+  it('returns text that fits unchanged', () => {
+    expect(truncate('hello', 5)).toBe('hello');
+    expect(truncate('', 0)).toBe('');
+  });
+
+  it('cuts with an ellipsis, within max', () => {
+    expect(truncate('hello world', 8)).toBe('hello w…');
+    expect(truncate('hello world', 7)).toBe('hello…');
+    expect(truncate('hello', 1)).toBe('…');
+    expect(truncate('hello', 0)).toBe('');
+  });
+
+  it('never cuts an entity in half', () => {
+    expect(truncate('a&amp;b&lt;c', 5)).toBe('a…');
+    expect(truncate('a&amp;b&lt;c', 7)).toBe('a&amp;…');
+  });
+
+  it('never cuts a surrogate pair, emoji sequence or combining mark', () => {
+    expect(truncate('😀😀😀', 4)).toBe('😀…');
+    expect(truncate('👩‍👩‍👧👩‍👩‍👧', 10)).toBe('👩‍👩‍👧…');
+    expect(truncate('e\u0301e\u0301e\u0301', 4)).toBe('e\u0301…');
+  });
+
+  it('never cuts a <…> sequence or an escaped formatting character', () => {
+    expect(truncate('see <https://example.com|docs> now', 12)).toBe('see…');
+    expect(truncate(escapeMrkdwn('a*b*c'), 5)).toBe(`a${Z}*${Z}…`);
+    expect(truncate(escapeMrkdwn('a*b*c'), 4)).toBe('a…');
+  });
+
+  it('rejects a max that is not a non-negative integer', () => {
+    expect(() => truncate('x', -1)).toThrow(RangeError);
+    expect(() => truncate('x', 1.5)).toThrow(RangeError);
+    expect(() => truncate('x', Number.NaN)).toThrow(RangeError);
+  });
+
+  it('property: respects max, keeps a prefix, ends with … only when cut', () => {
+    fc.assert(
+      fc.property(fc.oneof(nasty, fc.string({ unit: 'binary' })), fc.nat(80), (s, max) => {
+        const cut = truncate(s, max);
+        expect(cut.length).toBeLessThanOrEqual(max);
+        if (s.length <= max) {
+          expect(cut).toBe(s);
+        } else if (max > 0) {
+          expect(cut.endsWith('…')).toBe(true);
+          expect(s.startsWith(cut.slice(0, -1))).toBe(true);
+        }
+      }),
+    );
+  });
+
+  it('property: never leaves a lone surrogate (from well-formed input)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), fc.nat(40), (s, max) => {
+        expect(truncate(s, max)).not.toMatch(HALF_SURROGATE);
+      }),
+    );
+  });
+
+  it('property: never leaves half an entity or half an escaped formatting character', () => {
+    fc.assert(
+      fc.property(nasty, fc.nat(80), (s, max) => {
+        const cut = truncate(escapeMrkdwn(s), max);
+        expect(cut).not.toMatch(STRAY_AMPERSAND);
+        expect(cut).not.toMatch(BARE_FORMATTING);
+        expect(cut).not.toMatch(HALF_SURROGATE);
+      }),
+    );
+  });
+});
+
+describe('code', () => {
+  it('escapes control characters and keeps what people copy', () => {
+    expect(code('<@U1> & co')).toBe('`&lt;@U1&gt; &amp; co`');
+    expect(code('v1.us.2cc_sess*ion~1')).toBe('`v1.us.2cc_sess*ion~1`');
+  });
+
+  it('neutralises backticks and line breaks', () => {
+    expect(code('a`b')).toBe('`a\u02CBb`');
+    expect(code('a\nb\r\nc')).toBe('`a b c`');
+  });
+
+  it('gives nothing for an empty string (`` would show as two backticks)', () => {
+    expect(code('')).toBe('');
+  });
+
+  it('property: one code span, no control characters inside', () => {
+    fc.assert(
+      fc.property(nasty.filter(Boolean), (s) => {
+        const out = code(s);
+        expect(out.startsWith('`') && out.endsWith('`')).toBe(true);
+        const body = out.slice(1, -1);
+        expect(body).not.toMatch(/[<>`\n]/);
+        expect(body).not.toMatch(STRAY_AMPERSAND);
+      }),
+    );
+  });
+});
+
+describe('link', () => {
+  it('links http(s) URLs with an escaped label', () => {
+    expect(link('https://example.com/calls/1', 'Call *1*')).toBe(
+      `<https://example.com/calls/1|Call ${Z}*${Z}1${Z}*${Z}>`,
+    );
+    expect(link('http://example.com', '<!here>')).toBe('<http://example.com/|&lt;!here&gt;>');
+  });
+
+  it('percent-encodes | < > in the URL and writes & as &amp;', () => {
+    expect(link('https://example.com/a|b>c?x=1&y=<2>#f|g', 'x')).toBe(
+      '<https://example.com/a%7Cb%3Ec?x=1&amp;y=%3C2%3E#f%7Cg|x>',
+    );
+  });
+
+  it('shows the URL when the label is empty', () => {
+    expect(link('https://example.com/x', '')).toBe('<https://example.com/x>');
+  });
+
+  it('gives only the escaped text for other schemes and non-URLs', () => {
+    expect(link('javascript:alert(1)', 'click <me>')).toBe('click &lt;me&gt;');
+    expect(link('slack://open', '')).toBe('slack://open');
+    expect(link('not a url', 'Docs')).toBe('Docs');
+    expect(link('/relative/path', 'Docs')).toBe('Docs');
+  });
+
+  it('property: a link has exactly one < and one >, around one http(s) URL', () => {
+    fc.assert(
+      fc.property(fc.webUrl({ withQueryParameters: true, withFragments: true }), nasty, (u, l) => {
+        const out = link(u, l);
+        expect(out).toMatch(/^<https?:\/\/[^<>|]+(\|[^<>]*)?>$/);
+      }),
+    );
+  });
+});
+
+describe('slackDate', () => {
+  it('formats a date token with an ISO-8601 UTC fallback', () => {
+    expect(slackDate(1_700_000_000)).toBe(
+      '<!date^1700000000^{date_short_pretty} {time}|2023-11-14T22:13:20Z>',
+    );
+    expect(slackDate(1_700_000_000.9, '{date}')).toBe(
+      '<!date^1700000000^{date}|2023-11-14T22:13:20Z>',
+    );
+  });
+
+  it.each([undefined, null, Number.NaN, Number.POSITIVE_INFINITY, 0, -5, 1e20])(
+    'gives — for %s',
+    (value) => {
+      expect(slackDate(value)).toBe('—');
+    },
+  );
+});
+
+describe('hms / duration', () => {
+  it.each([
+    [0, '00:00:00'],
+    [59, '00:00:59'],
+    [61, '00:01:01'],
+    [3661, '01:01:01'],
+    [86_399, '23:59:59'],
+    [360_000, '100:00:00'],
+    [90.9, '00:01:30'],
+  ])('hms(%s) = %s', (seconds, expected) => {
+    expect(hms(seconds)).toBe(expected);
+    expect(duration(seconds)).toBe(expected);
+  });
+
+  it.each([undefined, null, -1, Number.NaN, Number.POSITIVE_INFINITY])(
+    'gives — for %s',
+    (value) => {
+      expect(hms(value)).toBe('—');
+    },
+  );
+});
