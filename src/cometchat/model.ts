@@ -1,5 +1,6 @@
 import type {
   CallRecord,
+  Entity,
   KeyResult,
   Pagination,
   PermissionMap,
@@ -99,9 +100,13 @@ export function toCall(record: CallRecord): Call {
   };
 }
 
-function person(uid: string | undefined, entity: Person | undefined): Person | undefined {
+function person(uid: string | undefined, entity: Entity | undefined): Person | undefined {
   if (!uid && !entity) return undefined;
-  return { uid: entity?.uid ?? uid ?? '', name: entity?.name, avatar: entity?.avatar };
+  return {
+    uid: entity?.uid ?? entity?.guid ?? uid ?? '',
+    name: entity?.name,
+    avatar: entity?.avatar ?? entity?.icon,
+  };
 }
 
 function minutesFrom(value: number | string | undefined): number | undefined {

@@ -47,10 +47,13 @@ export const PermissionUpdateResponseSchema = z.looseObject({
   data: z.looseObject({ permissions: PermissionMapSchema }),
 });
 
+// A receiver entity is a user (`uid`, `avatar`) or, for group calls, a group (`guid`, `icon`).
 const EntitySchema = z.looseObject({
-  uid: z.string(),
+  uid: z.string().optional(),
+  guid: z.string().optional(),
   name: z.string().optional(),
   avatar: z.string().optional(),
+  icon: z.string().optional(),
 });
 export type Entity = z.infer<typeof EntitySchema>;
 

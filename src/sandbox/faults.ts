@@ -36,8 +36,9 @@ const KINDS: ReadonlySet<string> = new Set(['status', 'delay', 'malformed', 'sch
 
 /** Throws on a spec that could only be a mistake in a test, so the test fails where it is written. */
 export function assertValidFault(spec: FaultSpec): void {
-  if (!KINDS.has(spec.kind))
+  if (!KINDS.has(spec.kind)) {
     throw new TypeError(`fault: unknown kind ${JSON.stringify(spec.kind)}`);
+  }
   const times = spec.times ?? 1;
   if (!(times === Number.POSITIVE_INFINITY || (Number.isInteger(times) && times > 0))) {
     throw new TypeError('fault: times must be a positive integer or Infinity');

@@ -12,8 +12,9 @@ export function decodeIdSegment(raw: string): string | undefined {
     return undefined;
   }
   if (decoded === '' || decoded === '.' || decoded.includes('..')) return undefined;
-  if (decoded.includes('/') || decoded.includes('\\') || hasControlCharacter(decoded))
+  if (decoded.includes('/') || decoded.includes('\\') || hasControlCharacter(decoded)) {
     return undefined;
+  }
   return decoded;
 }
 

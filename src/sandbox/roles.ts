@@ -25,8 +25,9 @@ export function listRoles(state: SandboxState, query: Record<string, string>): S
   const details: Record<string, string[]> = {};
   if (page === undefined) details.page = ['The page must be a positive integer.'];
   if (perPage === undefined) details.perPage = ['The perPage must be a positive integer.'];
-  if (page === undefined || perPage === undefined)
+  if (page === undefined || perPage === undefined) {
     return errorResponse('ERR_BAD_REQUEST', { details });
+  }
 
   const total = state.roles.length;
   const data = state.roles.slice((page - 1) * perPage, page * perPage);
@@ -84,15 +85,17 @@ export function updateRolePermissions(
   if (!/^application\/json\b/i.test(request.contentType ?? '')) {
     return badRequest('body', 'The request body must be JSON (Content-Type: application/json).');
   }
-  if (request.body.kind === 'invalid')
+  if (request.body.kind === 'invalid') {
     return badRequest('body', 'The request body is not valid JSON.');
+  }
   const body = request.body.kind === 'json' ? request.body.value : undefined;
   const permissions = isObject(body) ? body.permissions : undefined;
   if (permissions === undefined || permissions === null) {
     return badRequest('permissions', 'The permissions field is required.');
   }
-  if (!isObject(permissions))
+  if (!isObject(permissions)) {
     return badRequest('permissions', 'The permissions field must be an object.');
+  }
   if (Object.keys(permissions).length === 0) {
     return badRequest('permissions', 'The permissions field must name at least one permission.');
   }

@@ -51,8 +51,9 @@ export function loadSeed(): SandboxState {
     const current = permissions.get(role);
     if (current === undefined) throw new Error(`seed: permissions for unknown role "${role}"`);
     const checked = checkPermissionUpdate(update, roleIds);
-    if (!checked.ok)
+    if (!checked.ok) {
       throw new Error(`seed: bad permissions for "${role}": ${JSON.stringify(checked.details)}`);
+    }
     permissions.set(role, { ...current, ...checked.permissions });
   }
 

@@ -77,8 +77,9 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 function assertLatency(ms: number): number {
-  if (!(Number.isFinite(ms) && ms >= 0))
+  if (!(Number.isFinite(ms) && ms >= 0)) {
     throw new TypeError('latency must be a finite number >= 0');
+  }
   return ms;
 }
 
@@ -141,9 +142,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     const server = createServer((req, res) => {
       handle(hostName, req, res).catch(() => {
         // A bug in the sandbox must still answer, so a test sees a 500 rather than a hang.
-        if (!res.headersSent && !gone(req, res))
+        if (!res.headersSent && !gone(req, res)) {
           send(res, errorResponse('ERR_INTERNAL_SERVER_ERROR'), {});
-        else res.destroy();
+        } else {
+          res.destroy();
+        }
       });
     });
     return server;

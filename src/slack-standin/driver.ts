@@ -51,7 +51,8 @@ export interface SlackDriverOptions {
   appUrl: string;
   signingSecret: string;
   /** Mints response_urls and trigger_ids that the stand-in will then honour. */
-  standIn: Pick<SlackStandIn, 'responseUrl' | 'triggerId'>;
+  standIn: Pick<SlackStandIn, 'responseUrl' | 'triggerId'> &
+    Partial<Pick<SlackStandIn, 'applyViewResponse'>>;
   teamId?: string;
   userId?: string;
   userName?: string;
@@ -136,8 +137,17 @@ export function createSlackDriver(options: SlackDriverOptions): SlackDriver {
       const exchange = await signedPost(new URLSearchParams({ ...fields }).toString());
       return { ...exchange, responseUrl: fields.response_url, triggerId: fields.trigger_id };
     },
-    interaction: (payload) =>
-      signedPost(new URLSearchParams({ payload: JSON.stringify(payload) }).toString()),
+    async interaction(payload) {
+      const exchange = await signedPost(
+        new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+      );
+      // Slack acts on a view_submission's response_action itself; so does the stand-in.
+      const view = (payload as { type?: string; view?: { id?: string } }).view;
+      if ((payload as { type?: string }).type === 'view_submission' && view?.id && exchange.body) {
+        options.standIn.applyViewResponse?.(view.id, parseJson(exchange.body));
+      }
+      return exchange;
+    },
     blockAction: (blockAction) => blockActionPayload(actor, fresh(), blockAction),
     viewSubmission: (submission) => viewSubmissionPayload(actor, fresh(), submission),
     messageShortcut: (shortcut) => messageShortcutPayload(actor, fresh(), shortcut),
@@ -145,4 +155,12 @@ export function createSlackDriver(options: SlackDriverOptions): SlackDriver {
     signedPost,
     raw,
   };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

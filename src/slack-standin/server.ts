@@ -13,6 +13,7 @@ import {
 import { waitFor } from './wait-for.ts';
 import {
   type ApiAnswer,
+  applyViewResponse,
   createWebApiState,
   issueTrigger,
   type StandInUser,
@@ -118,6 +119,11 @@ export interface SlackStandIn {
     options?: { timeoutMs?: number },
   ): Promise<EnvelopeAck>;
   socketConnected(timeoutMs?: number): Promise<void>;
+  /**
+   * Applies an app's answer to a view_submission (`response_action` update or push) to the
+   * stand-in's views, as Slack would; returns the resulting view. The driver calls it for HTTP.
+   */
+  applyViewResponse(submittedViewId: string, response: unknown): StoredView | undefined;
   /** Asks connected clients to reconnect, as Slack does before recycling a connection. */
   requestReconnect(reason?: 'warning' | 'refresh_requested' | 'link_disabled'): void;
   socketConnectionCount(): number;
@@ -344,6 +350,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       return `${baseUrl('http')}/response/${id}`;
     },
     triggerId: () => issueTrigger(state, ids, now()),
+    applyViewResponse: (submittedViewId, response) =>
+      applyViewResponse(state, ids, submittedViewId, response),
     fail(method, failure = {}) {
       const queue = failures.get(method) ?? [];
       queue.push({ failure, remaining: failure.times ?? 1 });

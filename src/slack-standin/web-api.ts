@@ -287,3 +287,36 @@ export const WEB_API_METHODS: ReadonlyMap<string, { token: TokenKind; handle: Ha
     'apps.connections.open': { token: 'app', handle: openConnection },
   } satisfies Record<string, { token: TokenKind; handle: Handler }>),
 );
+
+/**
+ * What Slack does with a view_submission's `response_action`: `update` replaces the submitted
+ * view (same id, new hash), `push` stacks a new view on it, `clear` closes the stack. The app's
+ * later `views.update` calls then find these views, as they would in Slack.
+ */
+export function applyViewResponse(
+  state: WebApiState,
+  ids: IdSource,
+  submittedViewId: string,
+  response: unknown,
+): StoredView | undefined {
+  if (!isRecord(response) || !isRecord(response.view)) {
+    if (isRecord(response) && response.response_action === 'clear')
+      state.views.delete(submittedViewId);
+    return undefined;
+  }
+  const current = state.views.get(submittedViewId);
+  if (response.response_action === 'update' && current) {
+    const view = buildView(response.view, current.id, ids.viewHash(), current);
+    state.views.set(view.id, view);
+    return view;
+  }
+  if (response.response_action === 'push') {
+    const view = {
+      ...buildView(response.view, ids.viewId(), ids.viewHash(), current),
+      previous_view_id: submittedViewId,
+    };
+    state.views.set(view.id, view);
+    return view;
+  }
+  return undefined;
+}
