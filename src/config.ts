@@ -79,8 +79,9 @@ function crossProblems(env: Env): string[] {
       }
     }
   }
-  const timeout = Number(env.COMETCHAT_TIMEOUT_MS ?? 3_000);
-  const budget = Number(env.COMETCHAT_BUDGET_MS ?? 8_000);
+  // A blank value means the default here too (Number('') would be 0).
+  const timeout = Number(has('COMETCHAT_TIMEOUT_MS') ? env.COMETCHAT_TIMEOUT_MS : 3_000);
+  const budget = Number(has('COMETCHAT_BUDGET_MS') ? env.COMETCHAT_BUDGET_MS : 8_000);
   if (timeout > budget)
     problems.push('COMETCHAT_TIMEOUT_MS must not be larger than COMETCHAT_BUDGET_MS');
   return problems;

@@ -47,7 +47,8 @@ export interface CometChatClient {
     query?: { page?: number; perPage?: number },
     options?: RequestOptions,
   ): Promise<RolePage>;
-  listAllRoles(options?: RequestOptions): Promise<Role[]>;
+  /** Every role, page by page (`perPage` default 100: one page holds the service's 25 at most). */
+  listAllRoles(options?: RequestOptions & { perPage?: number | undefined }): Promise<Role[]>;
   setRolePermissions(
     role: string,
     permissions: PermissionMap,
@@ -162,7 +163,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
     return parsed.data;
   }
 
-  return {
+  const client: CometChatClient = {
     async listRoles(query = {}, request = {}) {
       const searchParams: Record<string, number> = {};
       if (query.page !== undefined) searchParams.page = query.page;
@@ -178,12 +179,13 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
       return { roles: body.data, pagination: body.meta.pagination };
     },
 
-    async listAllRoles(request = {}) {
+    async listAllRoles({ perPage = 100, ...request } = {}) {
       const shared = { ...request, ref: request.ref ?? newRef() };
-      const first = await this.listRoles({ page: 1, perPage: 100 }, shared);
+      // `client`, not `this`: a caller may well pass the method around on its own.
+      const first = await client.listRoles({ page: 1, perPage }, shared);
       const rest = await Promise.all(
         Array.from({ length: Math.max(0, first.pagination.total_pages - 1) }, (_, i) =>
-          this.listRoles({ page: i + 2, perPage: first.pagination.per_page }, shared),
+          client.listRoles({ page: i + 2, perPage: first.pagination.per_page }, shared),
         ),
       );
       return [first, ...rest].flatMap((page) => page.roles);
@@ -227,7 +229,11 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
       return toCall(record);
     },
   };
+  return client;
 }
+
+/** With the `u` flag a surrogate pair is one code point, so only unpaired halves match. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
 
 /**
  * An id as one path segment: percent-encoded so that `/`, `?`, `#`, spaces and unicode stay
@@ -241,14 +247,17 @@ function segment(
   request: RequestOptions,
   newRef: () => string,
 ): string {
-  if (id === '' || id === '.' || id === '..') {
-    throw new CometChatError({
+  const refuse = (why: string) =>
+    new CometChatError({
       kind: 'bad_request',
       ref: request.ref ?? newRef(),
       operation,
-      detail: `the ${what} is empty or a dot segment`,
+      detail: `the ${what} ${why}`,
     });
-  }
+  if (id === '' || id === '.' || id === '..') throw refuse('is empty or a dot segment');
+  // encodeURIComponent throws a URIError on a lone UTF-16 surrogate (possible from a JSON
+  // `\ud800` escape); no id of the service can hold one.
+  if (LONE_SURROGATE.test(id)) throw refuse('is not well-formed text');
   return encodeURIComponent(id);
 }
 
@@ -257,19 +266,43 @@ function fitsBudget(error: Error, retryCount: number, deadline: number): boolean
   const remaining = deadline - Date.now();
   let wait = backoff(retryCount);
   if (error instanceof HTTPError && RETRY_AFTER_STATUSES.includes(error.response.status)) {
-    const seconds = retryAfterSeconds(error.response);
-    if (seconds !== undefined) wait = seconds * 1000;
+    wait = serverWaitMs(error.response) ?? wait;
   }
   return wait + MIN_ATTEMPT_MS < remaining;
 }
 
-function retryAfterSeconds(response: Response): number | undefined {
-  const header = response.headers.get('retry-after');
+/**
+ * Headers ky reads, first present wins, for the wait before retrying a 429 or 503. Mirrored
+ * here so the budget check judges the wait ky would really make: CometChat sends
+ * `X-Rate-Limit-Reset` beside `Retry-After`, and a 429 with only the latter must not be waited
+ * for past the budget either.
+ */
+const WAIT_HEADERS = [
+  'retry-after',
+  'ratelimit-reset',
+  'x-ratelimit-retry-after',
+  'x-ratelimit-reset',
+  'x-rate-limit-reset',
+];
+/** ky reads a wait this large (in ms) as a Unix timestamp. */
+const TIMESTAMP_FROM_MS = Date.parse('2024-01-01');
+
+function serverWaitMs(response: Response): number | undefined {
+  let header: string | null = null;
+  for (const name of WAIT_HEADERS) {
+    header = response.headers.get(name);
+    if (header !== null) break;
+  }
   if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+  let ms = Number(header) * 1000;
+  if (Number.isNaN(ms)) ms = Date.parse(header) - Date.now();
+  else if (ms >= TIMESTAMP_FROM_MS) ms -= Date.now();
+  return Number.isNaN(ms) ? undefined : Math.max(0, ms);
+}
+
+function retryAfterSeconds(response: Response): number | undefined {
+  const ms = serverWaitMs(response);
+  return ms === undefined ? undefined : ms / 1000;
 }
 
 async function translate(

@@ -1,0 +1,116 @@
+import { permissionSpec } from '../cometchat/catalogue.ts';
+import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
+import { initialStateValues, type ViewStateValues } from '../slack-standin/view-state.ts';
+import type { StoredView } from '../slack-standin/web-api.ts';
+import type { OfflineStack } from './offline-stack.ts';
+
+// The permission editor driven the way a person drives it in Slack: open, pick a category,
+// change a field, review, confirm. Shared by the offline try and the integration tests.
+
+type Json = Record<string, unknown>;
+
+export function currentView(stack: OfflineStack, id: string): StoredView {
+  const view = stack.slack.views.get(id);
+  if (!view) throw new Error(`the stand-in has no view ${id}`);
+  return view;
+}
+
+/** `/cometchat perms <role>`: resolves with the editor once it is filled in. */
+export async function openEditor(stack: OfflineStack, role: string): Promise<StoredView> {
+  const mark = stack.slack.calls.length;
+  await stack.driver.command(`perms ${role}`);
+  await stack.slack.nextCall('views.open', mark);
+  const update = await stack.slack.nextCall('views.update', mark);
+  return currentView(stack, String(update.args.view_id));
+}
+
+export async function switchCategory(
+  stack: OfflineStack,
+  view: StoredView,
+  category: string,
+  values: ViewStateValues = initialStateValues(view),
+): Promise<StoredView> {
+  const mark = stack.slack.calls.length;
+  await stack.driver.interaction(
+    stack.driver.blockAction({
+      actionId: ACTIONS.permissionsCategory,
+      selectedOption: { value: category },
+      view,
+      values,
+    }),
+  );
+  await stack.slack.nextCall('views.update', mark);
+  return currentView(stack, view.id);
+}
+
+function blocksOf(view: Json): Json[] {
+  return (view.blocks ?? []) as Json[];
+}
+
+/** The state a person produces by setting one field of the category on screen. */
+export function withFieldSet(
+  view: StoredView,
+  key: string,
+  value: string | string[],
+): ViewStateValues {
+  const values = initialStateValues(view);
+  const spec = permissionSpec(key);
+  if (!spec) throw new Error(`${key} is not in the permission catalogue`);
+  if (spec.kind === 'action') {
+    const block = blocksOf(view).find((b) => {
+      const options = ((b.element as Json | undefined)?.options ?? []) as Json[];
+      return String(b.block_id).startsWith('a:') && options.some((o) => o.value === key);
+    });
+    if (!block) throw new Error(`${key} is not on screen`);
+    const options = ((block.element as Json).options ?? []) as Json[];
+    const field = values[String(block.block_id)]?.[ACTIONS.permissionsField] as {
+      selected_options: Json[];
+    };
+    const selected = field.selected_options.filter((o) => o.value !== key);
+    if (value === 'allow') selected.push(options.find((o) => o.value === key) ?? { value: key });
+    field.selected_options = selected;
+    return values;
+  }
+  const block = blocksOf(view).find((b) => String(b.block_id).endsWith(`:${key}`));
+  if (!block) throw new Error(`${key} is not on screen`);
+  const field = values[String(block.block_id)]?.[ACTIONS.permissionsField] as Json;
+  if (spec.kind === 'mode') field.selected_option = { value };
+  else if (spec.kind === 'freeList') field.value = Array.isArray(value) ? value.join(', ') : value;
+  else field.selected_options = (Array.isArray(value) ? value : [value]).map((v) => ({ value: v }));
+  return values;
+}
+
+export interface SubmitAnswer {
+  status: number;
+  response_action?: string;
+  view?: Json;
+  errors?: Record<string, string>;
+}
+
+export async function submitView(
+  stack: OfflineStack,
+  view: StoredView,
+  values: ViewStateValues,
+): Promise<SubmitAnswer> {
+  const exchange = await stack.driver.interaction(stack.driver.viewSubmission({ view, values }));
+  const body = exchange.body ? (JSON.parse(exchange.body) as Omit<SubmitAnswer, 'status'>) : {};
+  return { status: exchange.status, ...body };
+}
+
+/** The confirmation view pushed on top of `editor`. */
+export function confirmationOf(stack: OfflineStack, editor: StoredView): StoredView | undefined {
+  return [...stack.slack.views.values()].find(
+    (v) => v.callback_id === CALLBACKS.permissionsConfirm && v.previous_view_id === editor.id,
+  );
+}
+
+/** "Apply": resolves with the view that shows the outcome (result or failure). */
+export async function confirm(
+  stack: OfflineStack,
+  confirmation: StoredView,
+): Promise<{ pending: SubmitAnswer; outcome: StoredView }> {
+  const mark = stack.slack.calls.length;
+  const pending = await submitView(stack, confirmation, {});
+  const update = await stack.slack.nextCall('views.update', mark, 15_000);
+  return { pending, outcome: currentView(stack, String(update.args.view_id)) };
+}
