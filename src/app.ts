@@ -38,7 +38,10 @@ export interface RunningApp {
 
 const HEALTH_PATH = '/healthz';
 
-/** Builds the Bolt app with every feature registered. Nothing is started. */
+/**
+ * Builds the Bolt app with every feature registered. Nothing is started, and nothing is asked of
+ * Slack yet: `app.init()` (which checks the bot token) comes before `app.start()`.
+ */
 export function createSlackApp(options: SlackAppOptions) {
   const { config, logger } = options;
   const bolt = boltLogger(logger);
@@ -74,6 +77,10 @@ export function createSlackApp(options: SlackAppOptions) {
     logger: bolt,
     clientOptions: slackClientOptions(),
     extendedErrorHandler: true,
+    // Bolt would otherwise call auth.test from the constructor, where a rejection (a wrong
+    // token, Slack unreachable) is unhandled and leaves an app that refuses every request.
+    // startSlackApp runs it through `app.init()` instead, so a bad token fails the start.
+    deferInitialization: true,
   });
 
   const cometchat =
@@ -129,6 +136,7 @@ export function createSlackApp(options: SlackAppOptions) {
 export async function startSlackApp(options: SlackAppOptions): Promise<RunningApp> {
   const { app } = createSlackApp(options);
   const { config, logger } = options;
+  await app.init();
   if (config.slack.socketMode) {
     // Socket Mode has no public listener; /healthz gets a small server of its own.
     const server = createServer((req, res) => {

@@ -37,6 +37,17 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 }
 
+// `.env` is read when present (variables already in the environment win); a deployment that
+// sets the environment itself needs no file.
+function loadDotEnv(): void {
+  try {
+    process.loadEnvFile('.env');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+loadDotEnv();
 main(process.env).catch((error: unknown) => {
   process.stderr.write(`The app could not start: ${(error as Error)?.message ?? String(error)}\n`);
   process.exit(1);

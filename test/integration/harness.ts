@@ -57,6 +57,9 @@ export async function startHarness(options: OfflineStackOptions = {}): Promise<H
     checkAllPayloads() {
       for (const message of messages()) assertWithinLimits('message', message);
       for (const view of views()) assertWithinLimits('view', view);
+      // Views the app returned in a response_action (push/update) reach Slack in the HTTP
+      // answer, not through the Web API; the stand-in keeps them with the others.
+      for (const view of stack.slack.views.values()) assertWithinLimits('view', view);
       for (const ack of stack.slack.acks) {
         const payload = ack.payload as { view?: unknown } | undefined;
         if (payload?.view) assertWithinLimits('view', payload.view);

@@ -1,82 +1,35 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { initialStateValues, type ViewStateValues } from '../../src/slack-standin/view-state.ts';
-import type { StoredView } from '../../src/slack-standin/web-api.ts';
+import { permissionsInCategory } from '../../src/cometchat/catalogue.ts';
+import {
+  confirm,
+  confirmationOf,
+  openEditor,
+  submitView,
+  switchCategory,
+  withFieldSet,
+} from '../../src/dev/editor-steps.ts';
+import { initialStateValues } from '../../src/slack-standin/view-state.ts';
 import { type Harness, startHarness, textOf } from './harness.ts';
-
-type Values = ViewStateValues;
-
-/** The latest version of a view, as the stand-in holds it. */
-function latest(h: Harness, id: string): StoredView {
-  const view = h.slack.views.get(id);
-  if (!view) throw new Error(`no view ${id}`);
-  return view;
-}
-
-async function openEditor(h: Harness, role: string): Promise<StoredView> {
-  const before = h.slack.calls.length;
-  await h.driver.command(`perms ${role}`);
-  const opened = await h.slack.nextCall('views.open', before);
-  const update = await h.slack.nextCall('views.update', before);
-  const id = (update.args.view_id as string) ?? '';
-  expect(opened.args.trigger_id).toBeTruthy();
-  return latest(h, id);
-}
-
-async function switchCategory(
-  h: Harness,
-  view: StoredView,
-  category: string,
-  values?: Values,
-): Promise<StoredView> {
-  const before = h.slack.calls.length;
-  await h.driver.interaction(
-    h.driver.blockAction({
-      actionId: 'perms_category',
-      selectedOption: { value: category },
-      view,
-      values: values ?? initialStateValues(view),
-    }),
-  );
-  await h.slack.nextCall('views.update', before);
-  return latest(h, view.id);
-}
-
-function blockIdFor(view: StoredView, prefix: string): string {
-  const blocks = view.blocks as { block_id?: string }[];
-  const found = blocks.find((b) => b.block_id?.startsWith(prefix));
-  if (!found?.block_id) throw new Error(`no block ${prefix}`);
-  return found.block_id;
-}
-
-/** Unchecks (or checks) one allow/deny action in the first actions group. */
-function toggleAction(view: StoredView, key: string, allow: boolean): Values {
-  const values = initialStateValues(view);
-  const blockId = blockIdFor(view, 'a:');
-  const field = values[blockId]?.perms_field as { selected_options: { value: string }[] };
-  const options =
-    (view.blocks as { block_id?: string; element?: { options: { value: string }[] } }[]).find(
-      (b) => b.block_id === blockId,
-    )?.element?.options ?? [];
-  const selected = field.selected_options.filter((o) => o.value !== key);
-  if (allow) selected.push(options.find((o) => o.value === key) ?? { value: key });
-  field.selected_options = selected;
-  return values;
-}
-
-async function submit(h: Harness, view: StoredView, values: Values) {
-  const exchange = await h.driver.interaction(h.driver.viewSubmission({ view, values }));
-  expect(exchange.status).toBe(200);
-  return exchange.body
-    ? (JSON.parse(exchange.body) as {
-        response_action?: string;
-        view?: Record<string, unknown>;
-        errors?: Record<string, string>;
-      })
-    : {};
-}
 
 function puts(h: Harness) {
   return h.sandbox.requests.filter((r) => r.method === 'PUT');
+}
+
+/** Opens the editor on `category`, changes one field, reviews and confirms. */
+async function changeOne(
+  h: Harness,
+  role: string,
+  category: string,
+  key: string,
+  value: string | string[],
+) {
+  const editor = await openEditor(h, role);
+  const view = category === 'Users' ? editor : await switchCategory(h, editor, category);
+  const review = await submitView(h, view, withFieldSet(view, key, value));
+  expect(review.response_action).toBe('push');
+  const confirmation = confirmationOf(h, editor);
+  if (!confirmation) throw new Error('no confirmation view');
+  return { review, ...(await confirm(h, confirmation)) };
 }
 
 describe('permission editor through the real app', () => {
@@ -95,48 +48,184 @@ describe('permission editor through the real app', () => {
     const messages = await switchCategory(h, editor, 'Messages');
     expect(messages.hash).not.toBe(editor.hash);
 
-    const answer = await submit(h, messages, toggleAction(messages, 'sendMessage', false));
-    expect(answer.response_action).toBe('push');
-    expect(textOf(answer.view)).toContain('sendMessage');
-    expect(textOf(answer.view)).toMatch(/allow → \*deny\*/);
+    const review = await submitView(h, messages, withFieldSet(messages, 'sendMessage', 'deny'));
+    expect(review.response_action).toBe('push');
+    expect(textOf(review.view)).toMatch(/sendMessage.*allow → \*deny\*/);
     expect(puts(h)).toHaveLength(0);
 
-    const confirm = [...h.slack.views.values()].find((v) => v.callback_id === 'perms_confirm');
-    if (!confirm) throw new Error('no confirm view');
-    const before = h.slack.calls.length;
-    const ack = await submit(h, confirm, {});
-    expect(ack.response_action).toBe('update');
-    const result = await h.slack.nextCall('views.update', before);
-    expect(textOf(result.args.view)).toContain('Resulting permissions');
+    const confirmation = confirmationOf(h, editor);
+    if (!confirmation) throw new Error('no confirmation view');
+    const { pending, outcome } = await confirm(h, confirmation);
+    expect(pending.response_action).toBe('update');
+    expect(textOf(outcome)).toContain('Resulting permissions');
+    expect(textOf(outcome)).toContain('Permission sendMessage is mapped to the role default.');
 
     expect(puts(h)).toHaveLength(1);
     expect(puts(h)[0]?.path).toBe('/v3/roles/default/permissions');
     expect(puts(h)[0]?.body).toEqual({ permissions: { sendMessage: 'deny' } });
   });
 
+  it('opens from the role list button', async () => {
+    await h.driver.command('roles');
+    const list = await h.slack.nextResponse(0);
+    const mark = h.slack.calls.length;
+    await h.driver.interaction(
+      h.driver.blockAction({
+        actionId: 'edit_permissions',
+        value: 'moderator',
+        message: { ts: '1.1', blocks: list.body.blocks as unknown[] },
+      }),
+    );
+    const update = await h.slack.nextCall('views.update', mark);
+    expect(textOf(update.args.view)).toContain('moderator');
+    expect((update.args.view as { callback_id: string }).callback_id).toBe('perms_editor');
+  });
+
+  it('sends a list key as the chosen list and shows it as added items', async () => {
+    const { review } = await changeOne(
+      h,
+      'default',
+      'Messages',
+      'sendMessage.allowedMessageTypes',
+      ['text', 'image'],
+    );
+    expect(textOf(review.view)).toMatch(/\+text, \+image/);
+    expect(puts(h)[0]?.body).toEqual({
+      permissions: { 'sendMessage.allowedMessageTypes': ['text', 'image'] },
+    });
+  });
+
+  it('keeps edits made in one category while the user visits another', async () => {
+    const editor = await openEditor(h, 'default');
+    const messages = await switchCategory(h, editor, 'Messages');
+    const users = await switchCategory(
+      h,
+      messages,
+      'Users',
+      withFieldSet(messages, 'deleteMessage', 'deny'),
+    );
+    expect(textOf(users)).toContain('1 changed field');
+    const back = await switchCategory(h, users, 'Messages');
+    const review = await submitView(h, back, initialStateValues(back));
+    expect(textOf(review.view)).toMatch(/deleteMessage.*allow → \*deny\*/);
+    const confirmation = confirmationOf(h, editor);
+    if (!confirmation) throw new Error('no confirmation view');
+    await confirm(h, confirmation);
+    expect(puts(h).map((r) => r.body)).toEqual([{ permissions: { deleteMessage: 'deny' } }]);
+  });
+
+  it('sends nothing when nothing changed', async () => {
+    const editor = await openEditor(h, 'default');
+    const answer = await submitView(h, editor, initialStateValues(editor));
+    expect(answer.response_action).toBe('update');
+    expect(textOf(answer.view)).toContain('nothing was sent');
+    expect(puts(h)).toHaveLength(0);
+  });
+
+  it('answers a bad value with a field error in the modal and sends nothing', async () => {
+    const editor = await openEditor(h, 'default');
+    const messages = await switchCategory(h, editor, 'Messages');
+    const answer = await submitView(
+      h,
+      messages,
+      withFieldSet(messages, 'sendMessage.allowedMimeTypes', 'image/png, not a mime'),
+    );
+    expect(answer.response_action).toBe('errors');
+    const [blockId, message] = Object.entries(answer.errors ?? {})[0] ?? [];
+    expect(blockId).toMatch(/sendMessage\.allowedMimeTypes$/);
+    expect(message).toMatch(/not a MIME type/);
+    expect(puts(h)).toHaveLength(0);
+  });
+
+  it('refuses to switch category with an invalid field, keeping the user on it', async () => {
+    const editor = await openEditor(h, 'default');
+    const messages = await switchCategory(h, editor, 'Messages');
+    const still = await switchCategory(
+      h,
+      messages,
+      'Groups',
+      withFieldSet(messages, 'sendMessage.allowedMimeTypes', 'nope'),
+    );
+    expect(textOf(still)).toContain('Fix these before switching');
+    expect(JSON.parse(String(still.private_metadata)).c).toBe('Messages');
+  });
+
+  it('states every value of a category on purpose when asked to', async () => {
+    const editor = await openEditor(h, 'default');
+    const values = initialStateValues(editor);
+    const applyBlock = (editor.blocks as { block_id?: string }[]).find((b) =>
+      b.block_id?.startsWith('g:'),
+    )?.block_id;
+    if (!applyBlock) throw new Error('no apply block');
+    values[applyBlock] = {
+      perms_apply_group: { type: 'checkboxes', selected_options: [{ value: 'apply' }] },
+    };
+    const review = await submitView(h, editor, values);
+    expect(textOf(review.view)).toContain('stated explicitly');
+    const confirmation = confirmationOf(h, editor);
+    if (!confirmation) throw new Error('no confirmation view');
+    await confirm(h, confirmation);
+    const sent = Object.keys((puts(h)[0]?.body as { permissions: object }).permissions);
+    expect(sent.sort()).toEqual(
+      permissionsInCategory('Users')
+        .map((s) => s.key)
+        .sort(),
+    );
+  });
+
   it('applies a repeated confirmation once', async () => {
     const editor = await openEditor(h, 'default');
     const messages = await switchCategory(h, editor, 'Messages');
-    await submit(h, messages, toggleAction(messages, 'editMessage', false));
-    const confirm = [...h.slack.views.values()].find((v) => v.callback_id === 'perms_confirm');
-    if (!confirm) throw new Error('no confirm view');
-    await Promise.all([submit(h, confirm, {}), submit(h, confirm, {})]);
+    await submitView(h, messages, withFieldSet(messages, 'editMessage', 'deny'));
+    const confirmation = confirmationOf(h, editor);
+    if (!confirmation) throw new Error('no confirmation view');
+    await Promise.all([submitView(h, confirmation, {}), submitView(h, confirmation, {})]);
     await h.slack.waitFor(
       () =>
         h.slack.calls.filter(
           (c) =>
             c.method === 'views.update' &&
-            textOf(c.args.view).match(/Resulting permissions|already submitted/),
+            /Resulting permissions|already submitted/.test(textOf(c.args.view)),
         ).length >= 2 || undefined,
     );
     expect(puts(h)).toHaveLength(1);
   });
 
-  it('sends nothing when nothing changed', async () => {
-    const editor = await openEditor(h, 'default');
-    const answer = await submit(h, editor, initialStateValues(editor));
-    expect(answer.response_action).toBe('update');
-    expect(textOf(answer.view)).toContain('nothing was sent');
+  it('shows a failure with a reference when CometChat fails during confirm, and lets a retry through', async () => {
+    h.sandbox.inject({
+      kind: 'status',
+      status: 503,
+      method: 'PUT',
+      times: Number.POSITIVE_INFINITY,
+    });
+    const { outcome } = await changeOne(h, 'default', 'Messages', 'sendMessage', 'deny');
+    const text = textOf(outcome);
+    expect(text).toMatch(/not answering the permission update/);
+    const ref = /Reference: `([0-9a-f]+)`/.exec(text)?.[1];
+    expect(ref).toBeTruthy();
+    expect(h.logs.text()).toContain(ref);
+    h.sandbox.clearFaults();
+    const retry = await changeOne(h, 'default', 'Messages', 'sendMessage', 'deny');
+    expect(textOf(retry.outcome)).toContain('Resulting permissions');
+  });
+
+  it('pre-fills the editor with the map from the last update', async () => {
+    await changeOne(h, 'default', 'Messages', 'sendMessage', 'deny');
+    const again = await openEditor(h, 'default');
+    expect(textOf(again)).toContain('after the last update this app made');
+    const messages = await switchCategory(h, again, 'Messages');
+    const allowed = initialStateValues(messages);
+    const actions = Object.entries(allowed).find(([id]) => id.startsWith('a:'))?.[1]
+      ?.perms_field as { selected_options: { value: string }[] };
+    expect(actions.selected_options.map((o) => o.value)).not.toContain('sendMessage');
+    expect(actions.selected_options.map((o) => o.value)).toContain('editMessage');
+  });
+
+  it('says so when the role does not exist, without sending anything', async () => {
+    const mark = h.slack.calls.length;
+    await h.driver.command('perms nosuchrole');
+    const update = await h.slack.nextCall('views.update', mark);
+    expect(textOf(update.args.view)).toContain('no role');
     expect(puts(h)).toHaveLength(0);
   });
 });

@@ -1,0 +1,493 @@
+import { createServer } from 'node:net';
+import { Writable } from 'node:stream';
+import { inspect } from 'node:util';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type CometChatClient,
+  type CometChatClientOptions,
+  createCometChatClient,
+} from '../../src/cometchat/client.ts';
+import { CometChatError } from '../../src/cometchat/errors.ts';
+import { createLogger, type Logger } from '../../src/log.ts';
+import {
+  type RecordedRequest,
+  SANDBOX_SESSION_IDS,
+  type Sandbox,
+  startSandbox,
+} from '../../src/sandbox/server.ts';
+
+// The client against the sandbox over real HTTP on loopback. Budgets are small (300 ms per
+// attempt, 1.5 s in all) so that the retry and timeout cases stay quick.
+
+const API_KEY = 'cc-rest-key-7Hq2ZETA9xYw';
+const WRONG_KEY = 'cc-wrong-key-Q8vLmN3pR';
+const TIMEOUT_MS = 300;
+const BUDGET_MS = 1_500;
+
+/** Log lines written through a real pino root logger, kept in memory. */
+class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
+    for (const line of chunk.toString('utf8').split('\n')) if (line) this.lines.push(line);
+    done();
+  }
+  records(): Record<string, unknown>[] {
+    return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+}
+
+/**
+ * No `secrets` on purpose: the client itself must keep the key out of the log; the root
+ * logger's scrubbing (tested in test/log.test.ts) is a second line of defence, not this one.
+ */
+function captureLogger(): { logger: Logger; capture: LogCapture } {
+  const capture = new LogCapture();
+  return { logger: createLogger({ level: 'debug', destination: capture }), capture };
+}
+
+let sandbox: Sandbox;
+let logs: LogCapture;
+let logger: Logger;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ apiKey: API_KEY });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => {
+  sandbox.reset();
+  ({ logger, capture: logs } = captureLogger());
+});
+// Whatever a test did, no line the client logged may hold a key.
+afterEach(() => {
+  for (const line of logs.lines) {
+    expect(line).not.toContain(API_KEY);
+    expect(line).not.toContain(WRONG_KEY);
+  }
+});
+
+function client(overrides: Partial<CometChatClientOptions> = {}): CometChatClient {
+  return createCometChatClient({
+    apiUrl: sandbox.apiUrl,
+    callApiUrl: sandbox.callUrl,
+    apiKey: API_KEY,
+    timeoutMs: TIMEOUT_MS,
+    budgetMs: BUDGET_MS,
+    logger,
+    ...overrides,
+  });
+}
+
+/** Every way an error can end up as text: none may carry the key. */
+function errorTexts(error: CometChatError): string[] {
+  const { logger: errLogger, capture } = captureLogger();
+  errLogger.error({ err: error }, 'request failed');
+  const pinoLine = capture.lines.join('\n');
+  // The pino line must really hold the error, or checking it would prove nothing.
+  expect(pinoLine).toContain(error.ref);
+  expect(pinoLine).toContain(error.kind);
+  return [
+    error.message,
+    JSON.stringify(error),
+    String(error),
+    error.stack ?? '',
+    inspect(error, { depth: 10, showHidden: true }),
+    pinoLine,
+  ];
+}
+
+/** The rejection of `promise`, which must be a CometChatError free of any key. */
+async function failure(promise: Promise<unknown>): Promise<CometChatError> {
+  const outcome = await promise.then(
+    () => new Error('expected the call to fail'),
+    (error: unknown) => error,
+  );
+  if (!(outcome instanceof CometChatError)) throw outcome;
+  for (const text of errorTexts(outcome)) {
+    expect(text).not.toContain(API_KEY);
+    expect(text).not.toContain(WRONG_KEY);
+  }
+  return outcome;
+}
+
+async function timed<T>(run: () => Promise<T>): Promise<{ result: T; ms: number }> {
+  const started = performance.now();
+  const result = await run();
+  return { result, ms: performance.now() - started };
+}
+
+function only(requests: RecordedRequest[]): RecordedRequest {
+  expect(requests).toHaveLength(1);
+  const [request] = requests;
+  if (!request) throw new Error('no request recorded');
+  return request;
+}
+
+function messages(): string[] {
+  return logs.records().map((record) => String(record.msg));
+}
+
+/** A loopback port nobody listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+const SEED_ROLE_IDS = [
+  'default',
+  'admin',
+  'moderator',
+  'support-agent',
+  'premium',
+  'guest',
+  'beta_tester',
+  'banned',
+  'vip',
+  'regional-lead-emea',
+];
+
+describe('listRoles', () => {
+  it('gets the first page with the service defaults, the key in the apikey header only', async () => {
+    const page = await client().listRoles();
+    expect(page.roles.map((r) => r.role)).toEqual(SEED_ROLE_IDS);
+    expect(page.pagination).toEqual({
+      total: 10,
+      count: 10,
+      per_page: 100,
+      current_page: 1,
+      total_pages: 1,
+    });
+    const request = only(sandbox.requests);
+    expect(request).toMatchObject({ method: 'GET', host: 'api', path: '/v3/roles', query: {} });
+    expect(request.headers.apikey).toBe(API_KEY);
+    expect(request.headers.accept).toBe('application/json');
+    expect(JSON.stringify(request.query)).not.toContain(API_KEY);
+    const moderator = page.roles.find((r) => r.role === 'moderator');
+    expect(moderator?.name).toBe('Modérateur 🛡️');
+  });
+
+  it('asks for the page and page size it is given', async () => {
+    const page = await client().listRoles({ perPage: 3, page: 2 });
+    expect(page.roles.map((r) => r.role)).toEqual(['support-agent', 'premium', 'guest']);
+    expect(page.pagination).toMatchObject({
+      total: 10,
+      count: 3,
+      per_page: 3,
+      current_page: 2,
+      total_pages: 4,
+    });
+    expect(only(sandbox.requests).query).toEqual({ page: '2', perPage: '3' });
+  });
+
+  it('returns the short last page and an empty page past the end', async () => {
+    const api = client();
+    const last = await api.listRoles({ perPage: 3, page: 4 });
+    expect(last.roles.map((r) => r.role)).toEqual(['regional-lead-emea']);
+    expect(last.pagination.count).toBe(1);
+    const past = await api.listRoles({ perPage: 3, page: 9 });
+    expect(past.roles).toEqual([]);
+    expect(past.pagination).toMatchObject({ count: 0, current_page: 9, total_pages: 4 });
+  });
+
+  it('logs the request at debug level with its reference and operation', async () => {
+    await client().listRoles({}, { ref: 'ref-roles-1' });
+    const done = logs.records().find((r) => r.msg === 'CometChat request done');
+    expect(done).toMatchObject({ ref: 'ref-roles-1', operation: 'listRoles', status: 200 });
+    expect(typeof done?.ms).toBe('number');
+  });
+
+  it('logs through the per-request logger when one is given', async () => {
+    const child = logger.child({ team: 'T123', user: 'U456' });
+    await client().listRoles({}, { logger: child, ref: 'ref-child' });
+    expect(logs.records()).toContainEqual(
+      expect.objectContaining({ team: 'T123', user: 'U456', ref: 'ref-child' }),
+    );
+  });
+});
+
+describe('listAllRoles', () => {
+  it('fetches every page and keeps the list order', async () => {
+    const roles = await client().listAllRoles({ perPage: 3, ref: 'ref-all' });
+    expect(roles.map((r) => r.role)).toEqual(SEED_ROLE_IDS);
+    const pages = sandbox.requests.map((r) => r.query.page).sort();
+    expect(pages).toEqual(['1', '2', '3', '4']);
+    expect(sandbox.requests.every((r) => r.query.perPage === '3')).toBe(true);
+    // One user action, one reference: every page logs under it.
+    const done = logs.records().filter((r) => r.msg === 'CometChat request done');
+    expect(done).toHaveLength(4);
+    expect(new Set(done.map((r) => r.ref))).toEqual(new Set(['ref-all']));
+  });
+
+  it('makes one reference for all pages when none is given', async () => {
+    await client().listAllRoles({ perPage: 4 });
+    const refs = logs
+      .records()
+      .filter((r) => r.msg === 'CometChat request done')
+      .map((r) => r.ref);
+    expect(refs).toHaveLength(3);
+    expect(new Set(refs).size).toBe(1);
+  });
+
+  it('asks for 100 a page by default, so the service roles come in one request', async () => {
+    const roles = await client().listAllRoles();
+    expect(roles).toHaveLength(10);
+    expect(only(sandbox.requests).query).toEqual({ page: '1', perPage: '100' });
+  });
+
+  it('works when the method is called on its own, detached from the client', async () => {
+    const { listAllRoles } = client();
+    const roles = await listAllRoles({ perPage: 5 });
+    expect(roles.map((r) => r.role)).toEqual(SEED_ROLE_IDS);
+    expect(sandbox.requests).toHaveLength(2);
+  });
+
+  it('fails as a whole when a page fails', async () => {
+    sandbox.inject({ kind: 'status', status: 404, times: Number.POSITIVE_INFINITY });
+    const error = await failure(client().listAllRoles({ perPage: 3 }));
+    expect(error.kind).toBe('not_found');
+    expect(error.operation).toBe('listRoles');
+  });
+});
+
+describe('setRolePermissions', () => {
+  const update = {
+    sendMessage: 'deny',
+    'sendMessage.mode': 'friends',
+    'sendMessage.allowedMessageTypes': ['text', 'image'],
+  };
+
+  it('PUTs the permissions as JSON and returns the full effective map and key results', async () => {
+    const result = await client().setRolePermissions('moderator', update);
+    const request = only(sandbox.requests);
+    expect(request).toMatchObject({
+      method: 'PUT',
+      host: 'api',
+      path: '/v3/roles/moderator/permissions',
+      body: { permissions: update },
+    });
+    expect(request.headers['content-type']).toMatch(/^application\/json/);
+    expect(request.headers.apikey).toBe(API_KEY);
+    expect(result.permissions).toMatchObject(update);
+    // The full map: keys not sent are there too, including one the catalogue does not know.
+    expect(result.permissions).toMatchObject({ deleteMessage: 'allow', flagMessage: 'allow' });
+    expect(result.results.sendMessage).toEqual({
+      success: true,
+      message: expect.stringContaining('moderator'),
+    });
+    expect(sandbox.state.permissions.get('moderator')).toMatchObject(update);
+  });
+
+  it('sends null (no restriction) as it is', async () => {
+    const result = await client().setRolePermissions('support-agent', {
+      'listUsers.allowedRoles': null,
+    });
+    expect(only(sandbox.requests).body).toEqual({
+      permissions: { 'listUsers.allowedRoles': null },
+    });
+    expect(result.permissions['listUsers.allowedRoles']).toBeNull();
+    expect(result.results).toEqual({});
+  });
+
+  it('reports an unknown role as not_found with the service code', async () => {
+    const error = await failure(client().setRolePermissions('no-such-role', update));
+    expect(error).toMatchObject({
+      kind: 'not_found',
+      status: 404,
+      serviceCode: 'ERR_ROLE_NOT_FOUND',
+      operation: 'setRolePermissions',
+    });
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('reports a rejected value as bad_request with the field details, without retrying', async () => {
+    const error = await failure(
+      client().setRolePermissions('moderator', { sendMessage: 'maybe' }, { ref: 'ref-put' }),
+    );
+    expect(error).toMatchObject({
+      kind: 'bad_request',
+      status: 400,
+      serviceCode: 'ERR_BAD_REQUEST',
+      ref: 'ref-put',
+    });
+    expect(Object.keys(error.details ?? {})).toContain('permissions.sendMessage');
+    expect(error.message).toContain('ref-put');
+    expect(sandbox.requests).toHaveLength(1);
+    expect(sandbox.state.permissions.get('moderator')?.sendMessage).toBe('allow');
+  });
+});
+
+describe('getCall', () => {
+  it('reads a call served as a one-element array (the reference shape)', async () => {
+    const call = await client().getCall(SANDBOX_SESSION_IDS.audioEnded);
+    expect(call).toMatchObject({
+      sessionId: SANDBOX_SESSION_IDS.audioEnded,
+      type: 'audio',
+      initiator: { uid: 'cometchat-uid-1', name: 'Andrew Joseph' },
+      totalParticipants: 2,
+      hasRecording: false,
+    });
+    expect(call.participants.map((p) => p.state)).toEqual(['ended', 'ended']);
+    const request = only(sandbox.requests);
+    expect(request).toMatchObject({
+      method: 'GET',
+      host: 'call',
+      path: `/v3/calls/${SANDBOX_SESSION_IDS.audioEnded}`,
+    });
+    expect(request.headers.apikey).toBe(API_KEY);
+    expect(request.headers.onbehalfof).toBeUndefined();
+  });
+
+  it('reads a call served as a single object (the current shape)', async () => {
+    const call = await client().getCall(SANDBOX_SESSION_IDS.unanswered);
+    expect(call.sessionId).toBe(SANDBOX_SESSION_IDS.unanswered);
+    expect(call.type).toBe('video');
+    const receiver = call.participants.find((p) => p.state === 'unanswered');
+    expect(receiver).toMatchObject({ isJoined: false, joinedAt: undefined });
+  });
+
+  it('gives the same call whichever way the service wraps the same record', async () => {
+    const record = {
+      sessionId: 'v1.us.x.1',
+      type: 'video',
+      participants: [{ uid: 'u1', totalDuration: 4.5, joinedAt: 1_700_000_000 }],
+    };
+    sandbox.inject({ kind: 'schema', body: { data: [record] } });
+    sandbox.inject({ kind: 'schema', body: { data: record } });
+    const api = client();
+    const fromArray = await api.getCall('v1.us.x.1');
+    const fromObject = await api.getCall('v1.us.x.1');
+    expect(fromObject).toEqual(fromArray);
+    expect(fromArray.participants[0]).toMatchObject({ uid: 'u1', minutes: 4.5, isJoined: true });
+  });
+
+  it('reads every seeded call', async () => {
+    const api = client();
+    for (const sessionId of Object.values(SANDBOX_SESSION_IDS)) {
+      const call = await api.getCall(sessionId);
+      expect(call.sessionId).toBe(sessionId);
+      expect(call.participants.length).toBeGreaterThan(0);
+    }
+    expect(sandbox.requests).toHaveLength(Object.keys(SANDBOX_SESSION_IDS).length);
+  });
+
+  it('keeps group receivers, recordings and 300 participants', async () => {
+    const api = client();
+    const group = await api.getCall(SANDBOX_SESSION_IDS.groupOngoing);
+    expect(group.receiver?.uid).toBe('product-launch');
+    expect(group.participants).toHaveLength(12);
+    const recorded = await api.getCall(SANDBOX_SESSION_IDS.withRecordings);
+    expect(recorded.hasRecording).toBe(true);
+    expect(recorded.recordings).toHaveLength(2);
+    expect(recorded.recordings[0]?.rid).toEqual(expect.any(String));
+    const presenter = await api.getCall(SANDBOX_SESSION_IDS.presenter300);
+    expect(presenter.participants).toHaveLength(300);
+  });
+
+  it('sends onBehalfOf as a header when given', async () => {
+    await client().getCall(SANDBOX_SESSION_IDS.audioEnded, { onBehalfOf: 'cometchat-uid-1' });
+    expect(only(sandbox.requests).headers.onbehalfof).toBe('cometchat-uid-1');
+  });
+
+  it('finds an SDK-chosen id by encoding it once as one path segment', async () => {
+    const id = SANDBOX_SESSION_IDS.customId;
+    const call = await client().getCall(id);
+    expect(call.sessionId).toBe(id);
+    const request = only(sandbox.requests);
+    expect(request.path).toBe(`/v3/calls/${encodeURIComponent(id)}`);
+    expect(request.query).toEqual({});
+  });
+
+  it('reports an unknown session as not_found', async () => {
+    const error = await failure(client().getCall('v1.us.sandbox-app.0000'));
+    expect(error).toMatchObject({
+      kind: 'not_found',
+      status: 404,
+      serviceCode: 'ERR_CALL_SESSION_NOT_FOUND',
+      serviceMessage: 'The call does not exist.',
+      operation: 'getCall',
+    });
+  });
+
+  it('reports an empty data array as not_found', async () => {
+    sandbox.inject({ kind: 'schema', body: { data: [] } });
+    const error = await failure(client().getCall('v1.us.x.2'));
+    expect(error).toMatchObject({ kind: 'not_found', status: 200 });
+  });
+});
+
+describe('hostile ids', () => {
+  const hostile = [
+    '../',
+    '../../v3/roles',
+    '..%2F..%2F',
+    '%2e%2e',
+    '...',
+    'a/b',
+    '/',
+    'a?b=1',
+    '?',
+    'a#b',
+    '#',
+    'a b',
+    ' ',
+    'a\\b',
+    'ünï-cödé ✓ 😀',
+    '%',
+    '&perPage=1',
+  ];
+
+  function segmentOf(path: string, before: string, after?: string): string {
+    const parts = path.split('/');
+    const expected = after === undefined ? 4 : 5;
+    expect(parts).toHaveLength(expected);
+    expect(parts.slice(0, 3)).toEqual(['', 'v3', before]);
+    if (after !== undefined) expect(parts[4]).toBe(after);
+    return parts[3] ?? '';
+  }
+
+  it.each(hostile)('keeps role id %j inside one encoded segment', async (id) => {
+    const error = await failure(client().setRolePermissions(id, { sendMessage: 'deny' }));
+    expect(error.kind).toBe('not_found');
+    const request = only(sandbox.requests);
+    const segment = segmentOf(request.path, 'roles', 'permissions');
+    expect(segment).not.toMatch(/[/?#\s]/);
+    expect(decodeURIComponent(segment)).toBe(id);
+    expect(request.query).toEqual({});
+  });
+
+  it.each(hostile)('keeps session id %j inside one encoded segment', async (id) => {
+    const error = await failure(client().getCall(id));
+    expect(error.kind).toBe('not_found');
+    const request = only(sandbox.requests);
+    const segment = segmentOf(request.path, 'calls');
+    expect(segment).not.toMatch(/[/?#\s]/);
+    expect(decodeURIComponent(segment)).toBe(id);
+    expect(request.host).toBe('call');
+  });
+
+  it('reaches a role whose id needs encoding, and only that role', async () => {
+    const id = 'équipe spéciale/#1';
+    sandbox.state.roles.push({ role: id, name: 'Odd', description: '', createdAt: 1 });
+    const result = await client().setRolePermissions(id, { sendMessage: 'deny' });
+    // The sandbox refuses ids holding `/` after decoding: this one must not have been found.
+    expect(result).toBeUndefined();
+  });
+
+  it.each(['.', '..', ''])('refuses %j before any request', async (id) => {
+    const api = client();
+    const put = await failure(api.setRolePermissions(id, { sendMessage: 'deny' }));
+    expect(put).toMatchObject({ kind: 'bad_request', operation: 'setRolePermissions' });
+    const get = await failure(api.getCall(id));
+    expect(get).toMatchObject({ kind: 'bad_request', operation: 'getCall' });
+    expect(sandbox.requests).toHaveLength(0);
+  });
+
+  it('refuses an id with a lone surrogate as bad_request, not a URIError', async () => {
+    const error = await failure(client().getCall('call-\uD800'));
+    expect(error.kind).toBe('bad_request');
+    expect(sandbox.requests).toHaveLength(0);
+  });
+});
