@@ -4,15 +4,22 @@ import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { type CometChatClient, createCometChatClient } from './cometchat/client.ts';
 import type { Config } from './config.ts';
+import {
+  createAuditCommand,
+  createAuditTrail,
+  registerAuditList,
+} from './features/audit/audit-trail.ts';
 import { createCallCommand, registerCallLookup } from './features/calls/call-lookup.ts';
 import type { FeatureDeps } from './features/deps.ts';
 import { helpMessage } from './features/help/help-view.ts';
 import {
   createEditorOpener,
+  type EditorDeps,
   registerPermissionEditor,
 } from './features/permissions/permission-editor.ts';
 import { createRolesCommand, registerRoleList } from './features/roles/role-list.ts';
 import { boltLogger } from './log.ts';
+import { createAccess, requireViewer } from './slack/access.ts';
 import { noticeMessage } from './slack/blocks.ts';
 import { registerCommand } from './slack/command-router.ts';
 import { createDeliverer, type Deliverer, destinationOf } from './slack/deliver.ts';
@@ -100,12 +107,30 @@ export function createSlackApp(options: SlackAppOptions) {
     budgetSeconds: Math.round(config.cometchat.budgetMs / 1000),
   };
 
+  const store = options.store ?? createMemoryStore();
+  const access = createAccess({
+    client: app.client,
+    editors: config.access.editors,
+    viewers: config.access.viewers,
+  });
   app.use(requestScope(logger));
+  app.use(
+    requireViewer(access, (body, sentence, log) =>
+      deliver(destinationOf(body), noticeMessage(sentence), log).then(() => undefined),
+    ),
+  );
   app.error(
     createErrorHandler({ deliver, client: app.client, logger, budgetSeconds: deps.budgetSeconds }),
   );
 
-  const editorDeps = { ...deps, store: options.store ?? createMemoryStore() };
+  const editorDeps: EditorDeps = {
+    ...deps,
+    store,
+    access,
+    audit: createAuditTrail({ store, client: app.client, channel: config.auditChannel }),
+    editorsConfigured: config.access.editors !== undefined,
+  };
+  const audit = createAuditCommand({ ...deps, store });
   const openEditor = createEditorOpener(editorDeps);
   const roles = createRolesCommand(deps);
   const call = createCallCommand(deps);
@@ -115,19 +140,16 @@ export function createSlackApp(options: SlackAppOptions) {
       help: helpMessage,
       roles: (sub, { body, scope }) => roles(sub.page, body, scope),
       call: (sub, { body, scope }) => call(sub.sessionId, sub.onBehalfOf, body, scope),
-      perms: (sub, { body, scope }) => openEditor(app.client, body.trigger_id, sub.role, scope),
-      audit: async (_sub, { body, scope }) =>
-        void (await deliver(
-          destinationOf(body),
-          noticeMessage('The audit trail is not available yet.'),
-          scope.log,
-        )),
+      perms: (sub, { body, scope }) =>
+        openEditor(app.client, body.trigger_id, sub.role, body.user_id, scope),
+      audit: (sub, { body, scope }) => audit({ role: sub.role, page: sub.page }, body, scope),
     },
     deliver,
   );
   registerRoleList(app, deps);
   registerCallLookup(app, deps);
   registerPermissionEditor(app, editorDeps);
+  registerAuditList(app, { ...deps, store });
 
   return { app, receiver, deps };
 }

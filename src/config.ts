@@ -33,6 +33,18 @@ const integer = (fallback: number, min: number, max: number) =>
 const prefixed = (prefix: string) =>
   text().refine((value) => value.startsWith(prefix), { error: `must start with ${prefix}` });
 
+const slackIdList = () =>
+  z.preprocess(
+    blankIsMissing,
+    z
+      .string()
+      .transform((value) => [...new Set(value.split(/[\s,]+/).filter(Boolean))])
+      .refine((ids) => ids.every((id) => /^[UWS][A-Z0-9]{2,}$/.test(id)), {
+        error: 'must list Slack user ids (U..., W...) or user group ids (S...), comma-separated',
+      })
+      .optional(),
+  );
+
 const EnvSchema = z.object({
   SLACK_BOT_TOKEN: prefixed('xoxb-'),
   SLACK_SIGNING_SECRET: optionalText(),
@@ -52,6 +64,19 @@ const EnvSchema = z.object({
   // all attempts and back-off together get COMETCHAT_BUDGET_MS.
   COMETCHAT_TIMEOUT_MS: integer(3_000, 100, 60_000),
   COMETCHAT_BUDGET_MS: integer(8_000, 100, 120_000),
+  // Who may edit permissions, and who may use the app at all: Slack user ids (U..., W...)
+  // and user group ids (S...), comma-separated.
+  EDITORS: slackIdList(),
+  VIEWERS: slackIdList(),
+  AUDIT_CHANNEL: z.preprocess(
+    blankIsMissing,
+    z
+      .string()
+      .trim()
+      .regex(/^[CG][A-Z0-9]{2,}$/, { error: 'must be a channel id like C0123ABCD' })
+      .optional(),
+  ),
+  STORE_URL: optionalText(),
   LOG_LEVEL: z.preprocess(
     (value) => blankIsMissing(value)?.toString().toLowerCase(),
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -106,6 +131,16 @@ export interface Config {
     timeoutMs: number;
     budgetMs: number;
   };
+  access: {
+    /** Users and user groups who may edit; undefined means workspace admins and owners. */
+    editors: readonly string[] | undefined;
+    /** Users and user groups who may use the app; undefined means everyone in the workspace. */
+    viewers: readonly string[] | undefined;
+  };
+  /** Channel that receives a post for every attempted permission change. */
+  auditChannel: string | undefined;
+  /** Where state is kept: a SQLite path, `redis://...`, or `memory:`; default ./data/. */
+  storeUrl: string | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
   /** Every secret value, so the logger can scrub them from anything it writes. */
   secrets: readonly string[];
@@ -146,6 +181,9 @@ export function loadConfig(env: Env): Config {
       timeoutMs: e.COMETCHAT_TIMEOUT_MS,
       budgetMs: e.COMETCHAT_BUDGET_MS,
     },
+    access: { editors: e.EDITORS, viewers: e.VIEWERS },
+    auditChannel: e.AUDIT_CHANNEL,
+    storeUrl: e.STORE_URL,
     logLevel: e.LOG_LEVEL,
     secrets: [
       e.SLACK_BOT_TOKEN,

@@ -96,7 +96,10 @@ export function boltLogger(parent: Logger): BoltLogger {
     },
     getLevel: () => logger.level as BoltLogLevel,
     setName: (name) => {
+      // A rename must not undo an earlier setLevel.
+      const { level } = logger;
       logger = parent.child({ component: name });
+      logger.level = level;
     },
   };
 }

@@ -16,6 +16,9 @@ export const OFFLINE_SECRETS = Object.freeze({
   signingSecret: 'offline-signing-secret-7d21e4',
 });
 
+/** The user the driver acts as (the stand-in's default). */
+export const OFFLINE_OPERATOR = 'U0OPERATOR';
+
 export interface OfflineStackOptions {
   mode?: 'http' | 'socket';
   /** Extra or overriding environment variables for the app. */
@@ -51,6 +54,9 @@ export async function startOfflineStack(options: OfflineStackOptions = {}): Prom
         }
       : {},
   );
+  // The operator the driver acts as is a workspace admin: with no EDITORS list, admins and
+  // owners are the ones who may edit permissions.
+  slack.setUsers([{ id: OFFLINE_OPERATOR, name: 'operator', real_name: 'Offline Operator', is_admin: true }]);
   const env = {
     SLACK_BOT_TOKEN: slack.botToken,
     SLACK_SIGNING_SECRET: OFFLINE_SECRETS.signingSecret,

@@ -18,7 +18,8 @@ export interface SubcommandHandlers {
   perms(sub: Of<'perms'>, ctx: CommandContext): Promise<void>;
   call(sub: Of<'call'>, ctx: CommandContext): Promise<void>;
   audit(sub: Of<'audit'>, ctx: CommandContext): Promise<void>;
-  help(problem: string | undefined): SlackMessage;
+  /** Usage; with a problem, it leads with the problem and its reference (`ref`). */
+  help(problem?: string, ref?: string): SlackMessage;
 }
 
 /**
@@ -33,9 +34,15 @@ export function registerCommand(app: App, handlers: SubcommandHandlers, deliver:
     const ctx: CommandContext = { body: body as unknown as CommandContext['body'], scope };
     switch (sub.name) {
       case 'help':
-        return void (await deliver(destinationOf(body), handlers.help(undefined), scope.log));
+        return void (await deliver(destinationOf(body), handlers.help(), scope.log));
       case 'invalid':
-        return void (await deliver(destinationOf(body), handlers.help(sub.problem), scope.log));
+        // Like every refusal, under the request's reference, so a report can be found.
+        scope.log.info({ problem: sub.problem }, 'command refused: malformed input');
+        return void (await deliver(
+          destinationOf(body),
+          handlers.help(sub.problem, scope.ref),
+          scope.log,
+        ));
       case 'roles':
         return handlers.roles(sub, ctx);
       case 'perms':

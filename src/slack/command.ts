@@ -1,3 +1,5 @@
+import { code, truncate } from './mrkdwn.ts';
+
 // Parses the text of `/cometchat ...` into a subcommand. Pure: the router decides what to do.
 
 export type Subcommand =
@@ -38,7 +40,8 @@ export function parseCommand(rawText: string): Subcommand {
     case 'audit':
       return parseAudit(rest);
     default:
-      return { name: 'help' };
+      // Said, not just answered with help: a typo should not look like the command was ignored.
+      return invalid(`There is no subcommand ${code(truncate(first ?? '', 40))}.`);
   }
 }
 
@@ -59,7 +62,8 @@ function parsePerms(args: string[]): Subcommand {
 }
 
 function parseCall(args: string[]): Subcommand {
-  const usage = 'Usage: `/cometchat call <sessionId> [as <uid>]`.';
+  const usage =
+    'Usage: `/cometchat call <sessionId> [as <uid>]`. For a session id with spaces, use the *Look up a call* shortcut.';
   const [sessionId, as, uid, ...extra] = args;
   if (sessionId === undefined || extra.length > 0) return invalid(usage);
   if (as !== undefined && (as.toLowerCase() !== 'as' || uid === undefined)) return invalid(usage);
@@ -98,12 +102,21 @@ export function checkRoleId(input: string): string | Subcommand {
       );
 }
 
-/** Why an id typed by a person cannot be used, or undefined when it can. */
-export function idProblem(id: string, what: string, max: number): string | undefined {
+/**
+ * Why an id typed by a person cannot be used, or undefined when it can. `spaces` allows inner
+ * spaces, for a field that holds one id (a client SDK may start a call with any session id,
+ * spaces included); words typed after a command are split on spaces and cannot hold one.
+ */
+export function idProblem(
+  id: string,
+  what: string,
+  max: number,
+  options: { spaces?: boolean } = {},
+): string | undefined {
   if (id.length === 0) return `${what} cannot be empty.`;
   if (id.length > max) return `${what} is at most ${max} characters.`;
-  if (CONTROL.test(id) || /\s/.test(id))
-    return `${what} cannot contain spaces or control characters.`;
+  if (CONTROL.test(id)) return `${what} cannot contain control characters.`;
+  if (!options.spaces && /\s/.test(id)) return `${what} cannot contain spaces.`;
   if (id === '.' || id === '..') return `${what} cannot be \`.\` or \`..\`.`;
   return undefined;
 }

@@ -21,15 +21,16 @@ export type Deliverer = (
   destination: Destination,
   message: SlackMessage,
   logger: Logger,
-) => Promise<'response_url' | 'ephemeral' | 'dm' | 'lost'>;
+) => Promise<'response_url' | 'ephemeral' | 'channel' | 'dm' | 'lost'>;
 
 const RESPONSE_URL_TIMEOUT_MS = 5_000;
 
 /**
  * Sends a reply to the person who asked. The command's `response_url` comes first; when Slack
  * refuses it (expired, used five times, a 404 or 500), the reply still reaches them as an
- * ephemeral message in the channel, and failing that as a direct message. Each fallback is
- * logged; a reply is never dropped silently.
+ * ephemeral message in the channel (an `in_channel` reply: a message in the channel, for
+ * everyone), and failing that as a direct message. Each fallback is logged; a reply is never
+ * dropped silently.
  */
 export function createDeliverer(client: WebClient, fetchImpl: typeof fetch = fetch): Deliverer {
   return async (destination, message, logger) => {
@@ -52,7 +53,17 @@ export function createDeliverer(client: WebClient, fetchImpl: typeof fetch = fet
       }
     }
     const plain = { text: message.text, ...(message.blocks ? { blocks: message.blocks } : {}) };
-    if (destination.channelId && message.response_type !== 'in_channel') {
+    if (destination.channelId && message.response_type === 'in_channel') {
+      try {
+        await client.chat.postMessage({ channel: destination.channelId, ...plain });
+        return 'channel';
+      } catch (error) {
+        logger.warn(
+          { cause: slackErrorCode(error) },
+          'chat.postMessage to the channel failed; falling back to a DM',
+        );
+      }
+    } else if (destination.channelId) {
       try {
         await client.chat.postEphemeral({
           channel: destination.channelId,

@@ -35,9 +35,11 @@ export function createErrorHandler(deps: ErrorHandlerDeps) {
           operation: cause.operation,
         }
       : { err: cause };
-    if (isUserFailure(cause))
-      log.info({ ...fields, ref }, 'request refused: %s', (cause as Error).message);
-    else log.error({ ...fields, ref }, 'request failed');
+    // The request's logger already carries its ref; a second `ref` key would make the line
+    // JSON with a duplicate key, which some log pipelines refuse.
+    const logged = ref === scope?.ref ? fields : { ...fields, ref };
+    if (isUserFailure(cause)) log.info(logged, 'request refused: %s', (cause as Error).message);
+    else log.error(logged, 'request failed');
     if (wasShown(cause)) return;
 
     const message = failureMessage(failureSentence(cause, deps.budgetSeconds), ref);

@@ -1,5 +1,5 @@
 import { CometChatError } from '../cometchat/errors.ts';
-import { escapeMrkdwn } from './mrkdwn.ts';
+import { escapeMrkdwn, code as inlineCode } from './mrkdwn.ts';
 
 /** A mistake in what the user asked for: shown to them as it is, never logged as a fault. */
 export class InputError extends Error {
@@ -27,8 +27,10 @@ export function failureSentence(error: unknown, budgetSeconds: number): string {
     return 'Something went wrong inside the app. It is logged; try again, and report the reference if it keeps happening.';
   }
   const what = WHAT[error.operation] ?? 'the request';
-  // The code and message come from the service: escaped like any other external text.
-  const code = error.serviceCode ? ` (${escapeMrkdwn(error.serviceCode)})` : '';
+  // The code and message come from the service: escaped like any other external text. The code
+  // is something people search for, so it goes in a code span, which keeps it copyable (plain
+  // escaping would put invisible separators around its underscores).
+  const code = error.serviceCode ? ` (${inlineCode(error.serviceCode)})` : '';
   switch (error.kind) {
     case 'not_found':
       return error.operation === 'getCall'
@@ -37,20 +39,26 @@ export function failureSentence(error: unknown, budgetSeconds: number): string {
     case 'unauthorized':
       return `CometChat refused the app's API key${code}. An admin should check that COMETCHAT_API_KEY is a REST API key with full access for this app.`;
     case 'rate_limited':
-      return `CometChat is rate limiting this app${code}; try again in ${Math.max(1, Math.ceil(error.retryAfterSeconds ?? 60))} seconds.`;
+      return `CometChat is rate limiting this app${code}; try again in ${seconds(error.retryAfterSeconds ?? 60)}.`;
     case 'bad_request':
       return `CometChat refused ${what}${code}: ${escapeMrkdwn(error.serviceMessage ?? error.detail ?? 'the request was not valid')}.`;
     case 'unavailable':
       return `CometChat is not answering ${what} right now${error.status ? ` (HTTP ${error.status})` : ''}. Try again in a minute; if it lasts, check CometChat's status page.`;
     case 'timeout':
       return error.operation === 'setRolePermissions'
-        ? `CometChat did not answer the permission update within ${budgetSeconds} seconds, so it may or may not have been applied. Open the editor again to check before retrying.`
-        : `CometChat did not answer ${what} within ${budgetSeconds} seconds. Try again in a moment.`;
+        ? `CometChat did not answer the permission update within ${seconds(budgetSeconds)}, so it may or may not have been applied. Open the editor again to check before retrying.`
+        : `CometChat did not answer ${what} within ${seconds(budgetSeconds)}. Try again in a moment.`;
     case 'invalid_response':
       return error.operation === 'setRolePermissions'
         ? 'CometChat answered the permission update with something this app cannot read, so it may or may not have been applied. Report the reference; the details are in the log.'
         : `CometChat answered ${what} with something this app cannot read. Report the reference; the details are in the log.`;
   }
+}
+
+/** `1 second`, `45 seconds`: whole seconds, rounded up, at least one. */
+function seconds(value: number): string {
+  const n = Math.max(1, Math.ceil(value));
+  return `${n} second${n === 1 ? '' : 's'}`;
 }
 
 /** Whether the failure is the user's (no alarm in the logs) or the system's. */

@@ -57,7 +57,11 @@ export interface Store {
   /** Adds a record; a record with a `ref` already stored replaces nothing and is ignored. */
   appendAudit(record: AuditRecord): Promise<void>;
   /** Newest first; `role` narrows to one role. */
-  listAudit(query: { role?: string | undefined; offset: number; limit: number }): Promise<AuditPage>;
+  listAudit(query: {
+    role?: string | undefined;
+    offset: number;
+    limit: number;
+  }): Promise<AuditPage>;
   close(): Promise<void>;
 }
 
@@ -91,7 +95,10 @@ export function createMemoryStore(now: () => number = Date.now): Store {
       const matching = audit
         .filter((r) => role === undefined || r.role === role)
         .sort((a, b) => b.at - a.at || b.ref.localeCompare(a.ref));
-      return { records: structuredClone(matching.slice(offset, offset + limit)), total: matching.length };
+      return {
+        records: structuredClone(matching.slice(offset, offset + limit)),
+        total: matching.length,
+      };
     },
     async close() {},
   };

@@ -468,12 +468,14 @@ describe('hostile ids', () => {
     expect(request.host).toBe('call');
   });
 
-  it('reaches a role whose id needs encoding, and only that role', async () => {
-    const id = 'équipe spéciale/#1';
+  it('reaches a role whose id needs encoding, encoded exactly once', async () => {
+    // Not an id the live service would make; it shows the round trip through one decoding.
+    const id = 'équipe spéciale #1?x=1&y=50%25';
     sandbox.state.roles.push({ role: id, name: 'Odd', description: '', createdAt: 1 });
     const result = await client().setRolePermissions(id, { sendMessage: 'deny' });
-    // The sandbox refuses ids holding `/` after decoding: this one must not have been found.
-    expect(result).toBeUndefined();
+    expect(result.results.sendMessage?.success).toBe(true);
+    expect(sandbox.state.permissions.get(id)?.sendMessage).toBe('deny');
+    expect(only(sandbox.requests).path).toBe(`/v3/roles/${encodeURIComponent(id)}/permissions`);
   });
 
   it.each(['.', '..', ''])('refuses %j before any request', async (id) => {
@@ -489,5 +491,387 @@ describe('hostile ids', () => {
     const error = await failure(client().getCall('call-\uD800'));
     expect(error.kind).toBe('bad_request');
     expect(sandbox.requests).toHaveLength(0);
+  });
+});
+
+describe('error kinds', () => {
+  it('maps a wrong key to unauthorized (401), without retrying', async () => {
+    const error = await failure(client({ apiKey: WRONG_KEY }).listRoles());
+    expect(error).toMatchObject({
+      kind: 'unauthorized',
+      status: 401,
+      serviceCode: 'AUTH_ERR_APIKEY_NOT_FOUND',
+    });
+    expect(only(sandbox.requests).headers.apikey).toBe(WRONG_KEY);
+  });
+
+  it('maps an empty key to unauthorized (401)', async () => {
+    const error = await failure(client({ apiKey: '' }).getCall(SANDBOX_SESSION_IDS.audioEnded));
+    expect(error).toMatchObject({ kind: 'unauthorized', serviceCode: 'AUTH_ERR_EMPTY_APIKEY' });
+  });
+
+  it('maps a key without full access to unauthorized (403)', async () => {
+    sandbox.inject({ kind: 'status', status: 403 });
+    const error = await failure(client().setRolePermissions('admin', { sendMessage: 'deny' }));
+    expect(error).toMatchObject({
+      kind: 'unauthorized',
+      status: 403,
+      serviceCode: 'AUTH_ERR_NO_ACCESS',
+    });
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('maps a rejected query to bad_request (400) with the details', async () => {
+    const error = await failure(client().listRoles({ perPage: 0 }));
+    expect(error).toMatchObject({ kind: 'bad_request', status: 400 });
+    expect(error.details).toHaveProperty('perPage');
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('maps 404 to not_found, without retrying', async () => {
+    sandbox.inject({ kind: 'status', status: 404, times: Number.POSITIVE_INFINITY });
+    const error = await failure(client().listRoles());
+    expect(error).toMatchObject({ kind: 'not_found', status: 404 });
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('maps a persistent 429 to rate_limited after the retries', async () => {
+    sandbox.inject({
+      kind: 'status',
+      status: 429,
+      times: Number.POSITIVE_INFINITY,
+      headers: { 'retry-after': '0' },
+    });
+    const error = await failure(client().listRoles());
+    expect(error).toMatchObject({
+      kind: 'rate_limited',
+      status: 429,
+      serviceCode: 'ERR_TOO_MANY_REQUESTS',
+      retryAfterSeconds: 0,
+    });
+    expect(sandbox.requests).toHaveLength(4);
+  });
+
+  it('maps a persistent 503 to unavailable, retried as long as the budget allows', async () => {
+    sandbox.inject({ kind: 'status', status: 503, times: Number.POSITIVE_INFINITY });
+    const { result: error, ms } = await timed(() => failure(client().listRoles()));
+    expect(error).toMatchObject({
+      kind: 'unavailable',
+      status: 503,
+      serviceCode: 'ERR_SERVICE_UNAVAILABLE',
+    });
+    // Back-off 125-250, 250-500, then 500-1000 ms: the third retry fits only when the first
+    // two were quick, and is given up (not started late) otherwise.
+    expect(sandbox.requests.length).toBeGreaterThanOrEqual(3);
+    expect(sandbox.requests.length).toBeLessThanOrEqual(4);
+    expect(ms).toBeLessThan(BUDGET_MS);
+    const retries = logs.records().filter((r) => r.msg === 'retrying CometChat request');
+    expect(retries.map((r) => r.retryCount)).toEqual(
+      Array.from({ length: sandbox.requests.length - 1 }, (_, i) => i + 1),
+    );
+  });
+
+  it.each([500, 502, 504])('maps a persistent %i to unavailable, after a retry', async (status) => {
+    sandbox.inject({ kind: 'status', status, times: Number.POSITIVE_INFINITY });
+    const error = await failure(client({ retryLimit: 1 }).listRoles());
+    expect(error).toMatchObject({ kind: 'unavailable', status });
+    expect(sandbox.requests).toHaveLength(2);
+  });
+
+  it('maps a proxy error page (HTML, not JSON) to unavailable', async () => {
+    sandbox.inject({
+      kind: 'status',
+      status: 502,
+      rawBody: '<html><body>Bad gateway</body></html>',
+      times: Number.POSITIVE_INFINITY,
+    });
+    const error = await failure(client({ retryLimit: 0 }).listRoles());
+    expect(error).toMatchObject({ kind: 'unavailable', status: 502, detail: 'no error body' });
+    expect(error.serviceCode).toBeUndefined();
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('maps an empty 502 to unavailable', async () => {
+    sandbox.inject({ kind: 'status', status: 502, body: null, times: Number.POSITIVE_INFINITY });
+    const error = await failure(client({ retryLimit: 1 }).getCall(SANDBOX_SESSION_IDS.audioEnded));
+    expect(error).toMatchObject({ kind: 'unavailable', status: 502, detail: 'no error body' });
+    expect(sandbox.requests).toHaveLength(2);
+  });
+
+  it('maps a dropped connection to unavailable, after retrying', async () => {
+    sandbox.inject({ kind: 'reset', times: Number.POSITIVE_INFINITY });
+    const error = await failure(client({ retryLimit: 1 }).getCall(SANDBOX_SESSION_IDS.audioEnded));
+    expect(error.kind).toBe('unavailable');
+    expect(error.status).toBeUndefined();
+    expect(error.detail).toMatch(/^[A-Z_]+$/); // a socket error code such as UND_ERR_SOCKET
+    expect(sandbox.requests).toHaveLength(2);
+  });
+
+  it('maps a refused connection to unavailable, within the budget', async () => {
+    const port = await closedPort();
+    const api = client({ apiUrl: `http://127.0.0.1:${port}`, retryLimit: 1 });
+    const { result: error, ms } = await timed(() => failure(api.listRoles()));
+    expect(error).toMatchObject({ kind: 'unavailable', detail: 'ECONNREFUSED' });
+    expect(ms).toBeLessThan(BUDGET_MS);
+    const retries = logs.records().filter((r) => r.msg === 'retrying CometChat request');
+    expect(retries).toEqual([expect.objectContaining({ retryCount: 1, cause: 'ECONNREFUSED' })]);
+  });
+
+  it('maps attempts that never answer to timeout, within the budget', async () => {
+    sandbox.inject({ kind: 'delay', delayMs: 5_000, times: Number.POSITIVE_INFINITY });
+    const api = client({ timeoutMs: 200, budgetMs: 800 });
+    const { result: error, ms } = await timed(() => failure(api.listRoles()));
+    expect(error.kind).toBe('timeout');
+    // 200 + (125..250) + 200 ms at the least: the timed-out attempt was retried.
+    expect(sandbox.requests.length).toBeGreaterThanOrEqual(2);
+    expect(ms).toBeGreaterThanOrEqual(500);
+    expect(ms).toBeLessThan(800 + 200);
+  });
+
+  it('stops at the budget even when one attempt may take longer', async () => {
+    sandbox.inject({ kind: 'delay', delayMs: 5_000, times: Number.POSITIVE_INFINITY });
+    const api = client({ timeoutMs: 2_000, budgetMs: 400 });
+    const { result: error, ms } = await timed(() => failure(api.getCall('v1.us.slow')));
+    expect(error).toMatchObject({ kind: 'timeout', detail: 'time budget exhausted' });
+    expect(ms).toBeGreaterThanOrEqual(380);
+    expect(ms).toBeLessThan(900);
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('maps 408 to timeout', async () => {
+    sandbox.inject({ kind: 'status', status: 408, body: null, times: Number.POSITIVE_INFINITY });
+    const error = await failure(client({ retryLimit: 0 }).listRoles());
+    expect(error).toMatchObject({ kind: 'timeout', status: 408 });
+  });
+
+  it('maps a body that is not JSON to invalid_response, without retrying', async () => {
+    sandbox.inject({ kind: 'malformed', times: Number.POSITIVE_INFINITY });
+    const error = await failure(client().getCall(SANDBOX_SESSION_IDS.audioEnded));
+    expect(error).toMatchObject({
+      kind: 'invalid_response',
+      status: 200,
+      detail: 'body is not JSON',
+    });
+    expect(sandbox.requests).toHaveLength(1);
+    expect(messages()).toContain('CometChat response rejected');
+  });
+
+  it('maps an empty 200 body to invalid_response', async () => {
+    sandbox.inject({ kind: 'malformed', rawBody: '' });
+    const error = await failure(client().listRoles());
+    expect(error).toMatchObject({ kind: 'invalid_response', detail: 'body is not JSON' });
+  });
+
+  it('maps JSON of the wrong shape to invalid_response, naming the field', async () => {
+    sandbox.inject({ kind: 'schema' });
+    const error = await failure(client().listRoles());
+    expect(error.kind).toBe('invalid_response');
+    expect(error.detail).toMatch(/^data: /);
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('rejects a call record without its session id', async () => {
+    sandbox.inject({ kind: 'schema', body: { data: [{ type: 'audio', participants: [] }] } });
+    const error = await failure(client().getCall('v1.us.x.3'));
+    expect(error.kind).toBe('invalid_response');
+    // zod reports a failed union (array or object) at the union, not at the missing field.
+    expect(error.detail).toMatch(/^data: /);
+  });
+
+  it('rejects a permission update answer without the permissions map', async () => {
+    sandbox.inject({ kind: 'schema', body: { data: { sendMessage: { success: true } } } });
+    const error = await failure(client().setRolePermissions('admin', { sendMessage: 'deny' }));
+    expect(error.kind).toBe('invalid_response');
+    expect(error.detail).toContain('data.permissions');
+  });
+
+  it('carries the reference given by the caller, and makes one otherwise', async () => {
+    sandbox.inject({ kind: 'status', status: 404 });
+    const given = await failure(client().listRoles({}, { ref: 'ref-given' }));
+    expect(given.ref).toBe('ref-given');
+    const made = await failure(client({ newRef: () => 'ref-made' }).getCall('v1.none'));
+    expect(made.ref).toBe('ref-made');
+    expect(made.message).toContain('(ref ref-made)');
+    const failed = logs.records().filter((r) => r.msg === 'CometChat request failed');
+    expect(failed.map((r) => r.ref)).toEqual(['ref-given', 'ref-made']);
+  });
+});
+
+describe('retries and Retry-After', () => {
+  it('retries a 503 and succeeds', async () => {
+    sandbox.inject({ kind: 'status', status: 503 });
+    const page = await client().listRoles();
+    expect(page.roles).toHaveLength(10);
+    expect(sandbox.requests).toHaveLength(2);
+    const retry = logs.records().find((r) => r.msg === 'retrying CometChat request');
+    expect(retry).toMatchObject({ retryCount: 1, cause: 'HTTP 503', operation: 'listRoles' });
+  });
+
+  it('retries a PUT after a dropped connection and writes once', async () => {
+    sandbox.inject({ kind: 'reset', method: 'PUT' });
+    const result = await client().setRolePermissions('guest', { createGroup: 'allow' });
+    expect(result.permissions.createGroup).toBe('allow');
+    expect(sandbox.requests.map((r) => r.method)).toEqual(['PUT', 'PUT']);
+  });
+
+  it('retries an attempt that timed out and succeeds', async () => {
+    sandbox.inject({ kind: 'delay', delayMs: 1_000 });
+    const call = await client().getCall(SANDBOX_SESSION_IDS.videoRejected);
+    expect(call.sessionId).toBe(SANDBOX_SESSION_IDS.videoRejected);
+    expect(sandbox.requests).toHaveLength(2);
+    const retry = logs.records().find((r) => r.msg === 'retrying CometChat request');
+    expect(retry?.cause).toBe('attempt timed out');
+  });
+
+  it('does not retry when the retry limit is 0', async () => {
+    sandbox.inject({ kind: 'status', status: 503, times: Number.POSITIVE_INFINITY });
+    const error = await failure(client({ retryLimit: 0 }).listRoles());
+    expect(error.kind).toBe('unavailable');
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('waits for a Retry-After that fits in the budget, then succeeds', async () => {
+    sandbox.inject({ kind: 'status', status: 429, headers: { 'retry-after': '0.5' } });
+    const page = await client().listRoles();
+    expect(page.roles).toHaveLength(10);
+    const [first, second] = sandbox.requests;
+    expect(sandbox.requests).toHaveLength(2);
+    // The back-off alone would wait 250 ms at most before the first retry.
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(450);
+  });
+
+  it('honours Retry-After on a 503 too', async () => {
+    sandbox.inject({ kind: 'status', status: 503, headers: { 'retry-after': '0.4' } });
+    await client().getCall(SANDBOX_SESSION_IDS.audioEnded);
+    const [first, second] = sandbox.requests;
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(350);
+  });
+
+  it('does not wait for a Retry-After longer than the budget: rate_limited at once', async () => {
+    sandbox.inject({
+      kind: 'status',
+      status: 429,
+      headers: { 'retry-after': '30' },
+      times: Number.POSITIVE_INFINITY,
+    });
+    const { result: error, ms } = await timed(() => failure(client().listRoles()));
+    expect(error).toMatchObject({ kind: 'rate_limited', status: 429, retryAfterSeconds: 30 });
+    expect(ms).toBeLessThan(300);
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('does not wait for a Retry-After longer than what is left of the budget', async () => {
+    // The first 429 asks for 0.4 s (fits), the second for 1.2 s: 1.5 s minus what has been
+    // spent is less than that, so it surfaces at once instead of running into the budget.
+    sandbox.inject({ kind: 'status', status: 429, headers: { 'retry-after': '0.4' } });
+    sandbox.inject({
+      kind: 'status',
+      status: 429,
+      headers: { 'retry-after': '1.2' },
+      times: Number.POSITIVE_INFINITY,
+    });
+    const { result: error, ms } = await timed(() => failure(client().listRoles()));
+    expect(error).toMatchObject({ kind: 'rate_limited', retryAfterSeconds: 1.2 });
+    expect(sandbox.requests).toHaveLength(2);
+    expect(ms).toBeGreaterThanOrEqual(380);
+    expect(ms).toBeLessThan(800);
+  });
+
+  it('does not wait for a Retry-After given as a far HTTP date', async () => {
+    const later = new Date(Date.now() + 120_000).toUTCString();
+    sandbox.inject({ kind: 'status', status: 429, headers: { 'retry-after': later } });
+    const { result: error, ms } = await timed(() => failure(client().listRoles()));
+    expect(error.kind).toBe('rate_limited');
+    expect(error.retryAfterSeconds).toBeGreaterThan(100);
+    expect(ms).toBeLessThan(300);
+  });
+
+  it('does not wait for a far X-Rate-Limit-Reset sent without Retry-After', async () => {
+    const reset = String(Math.floor(Date.now() / 1000) + 60);
+    sandbox.inject({ kind: 'status', status: 429, headers: { 'x-rate-limit-reset': reset } });
+    const { result: error, ms } = await timed(() => failure(client().listRoles()));
+    expect(error.kind).toBe('rate_limited');
+    expect(error.retryAfterSeconds).toBeGreaterThan(50);
+    expect(error.retryAfterSeconds).toBeLessThanOrEqual(61);
+    expect(ms).toBeLessThan(300);
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('does not wait for a long Retry-After on a 503 either', async () => {
+    sandbox.inject({ kind: 'status', status: 503, headers: { 'retry-after': '60' } });
+    const { result: error, ms } = await timed(() => failure(client().listRoles()));
+    expect(error).toMatchObject({ kind: 'unavailable', status: 503, retryAfterSeconds: 60 });
+    expect(ms).toBeLessThan(300);
+    expect(sandbox.requests).toHaveLength(1);
+  });
+});
+
+describe('the API key stays secret', () => {
+  it('appears in no error text and no log line, whatever went wrong', async () => {
+    const port = await closedPort();
+    const api = client();
+    const scenarios: Array<() => Promise<unknown>> = [
+      () => client({ apiKey: WRONG_KEY }).listRoles(),
+      () => {
+        sandbox.inject({ kind: 'status', status: 403 });
+        return api.setRolePermissions('admin', { sendMessage: 'deny' });
+      },
+      () => api.setRolePermissions('moderator', { sendMessage: 'maybe' }),
+      () => api.getCall('unknown'),
+      () => {
+        sandbox.inject({ kind: 'status', status: 429, headers: { 'retry-after': '30' } });
+        return api.listRoles();
+      },
+      () => {
+        sandbox.inject({ kind: 'status', status: 502, rawBody: `<p>${API_KEY}?</p>` });
+        return client({ retryLimit: 0 }).listRoles();
+      },
+      () => {
+        sandbox.inject({ kind: 'reset', times: Number.POSITIVE_INFINITY });
+        return client({ retryLimit: 1 }).listRoles();
+      },
+      () => client({ apiUrl: `http://127.0.0.1:${port}`, retryLimit: 0 }).listRoles(),
+      () => {
+        sandbox.inject({ kind: 'delay', delayMs: 2_000 });
+        return client({ retryLimit: 0 }).listRoles();
+      },
+      () => {
+        sandbox.inject({ kind: 'malformed' });
+        return api.listRoles();
+      },
+      () => {
+        sandbox.inject({ kind: 'schema' });
+        return api.listRoles();
+      },
+      () => api.getCall('..'),
+    ];
+    const kinds = new Set<string>();
+    for (const scenario of scenarios) {
+      sandbox.clearFaults();
+      const error = await failure(scenario());
+      kinds.add(error.kind);
+      for (const text of errorTexts(error)) expect(text).not.toContain(API_KEY);
+    }
+    expect(kinds).toEqual(
+      new Set([
+        'unauthorized',
+        'bad_request',
+        'not_found',
+        'rate_limited',
+        'unavailable',
+        'timeout',
+        'invalid_response',
+      ]),
+    );
+    // One line per scenario that reached the network (all but the refused dot segment).
+    const failed = logs
+      .records()
+      .filter(
+        (r) => r.msg === 'CometChat request failed' || r.msg === 'CometChat response rejected',
+      );
+    expect(failed).toHaveLength(scenarios.length - 1);
+    for (const line of logs.lines) expect(line).not.toContain(API_KEY);
+    // Every request did carry the key, in the header.
+    expect(sandbox.requests.every((r) => r.headers.apikey !== undefined)).toBe(true);
   });
 });

@@ -56,6 +56,10 @@ export async function startHarness(options: OfflineStackOptions = {}): Promise<H
     views,
     checkAllPayloads() {
       for (const message of messages()) assertWithinLimits('message', message);
+      // A post the stand-in refused (an injected failure, a used-up url) was still built by the app.
+      for (const refused of stack.slack.refusedResponses) {
+        if (isRecord(refused.body)) assertWithinLimits('message', refused.body);
+      }
       for (const view of views()) assertWithinLimits('view', view);
       // Views the app returned in a response_action (push/update) reach Slack in the HTTP
       // answer, not through the Web API; the stand-in keeps them with the others.
@@ -86,4 +90,80 @@ export function textOf(value: unknown): string {
 export function expectNoMentions(payload: unknown): void {
   const text = textOf(payload);
   expect(text).not.toMatch(/<[!@#]/);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The text Slack parses as markup in a message or view: every `mrkdwn` text object, and a
+ * message's top-level `text` (notifications and fallbacks). `plain_text` is shown as typed.
+ */
+export function markupOf(payload: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown) => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (isRecord(v)) {
+      if (v.type === 'mrkdwn' && typeof v.text === 'string') out.push(v.text);
+      for (const inner of Object.values(v)) if (typeof inner === 'object') walk(inner);
+    }
+  };
+  if (isRecord(payload) && typeof payload.text === 'string') out.push(payload.text);
+  walk(payload);
+  return out;
+}
+
+/** Slack's date token, `<!date^UNIX^FORMAT|FALLBACK>`: markup the app writes itself. */
+const DATE_TOKEN = /<!date\^\d+\^[^|<>]*\|[^<>]*>/g;
+
+/**
+ * No mention (`<!channel>`, `<!here>`, `<@U…>`, `<#C…>`) and no link in what Slack would parse,
+ * whatever the service data held. The app's own date tokens are allowed, and links that start
+ * with one of `allowedLinks` (recording URLs a test expects).
+ */
+export function expectNoInjectedMarkup(
+  payload: unknown,
+  allowedLinks: readonly string[] = [],
+): void {
+  for (const text of markupOf(payload)) {
+    const rest = text.replace(DATE_TOKEN, '');
+    expect(rest, text).not.toMatch(/<[!@#]/);
+    for (const link of rest.match(/<[^<>]*>/g) ?? []) {
+      const allowed = allowedLinks.some((prefix) => link.startsWith(`<${prefix}`));
+      expect(allowed, `unexpected link ${link} in ${text}`).toBe(true);
+    }
+  }
+}
+
+/** The id in a failure's `Reference: \`…\`` line, or undefined when there is none. */
+export function referenceOf(payload: unknown): string | undefined {
+  return /Reference: `([0-9a-f]+)`/.exec(textOf(payload))?.[1];
+}
+
+/**
+ * Sends `/cometchat <text>`, checks that it was acknowledged, and resolves with the first reply
+ * posted to the response_url after it.
+ */
+export async function commandReply(h: Harness, text: string): Promise<Record<string, unknown>> {
+  const before = h.slack.responses.length;
+  const sent = await h.driver.command(text);
+  expect(sent.status).toBe(200);
+  return (await h.slack.nextResponse(before)).body;
+}
+
+/** Sends an interaction, checks that it was acknowledged, and resolves with the next reply. */
+export async function interactionReply(
+  h: Harness,
+  payload: object,
+): Promise<Record<string, unknown>> {
+  const before = h.slack.responses.length;
+  const sent = await h.driver.interaction(payload);
+  expect(sent.status).toBe(200);
+  return (await h.slack.nextResponse(before)).body;
+}
+
+/** The log records that carry `ref` (the request's reference id). */
+export function logsWithRef(h: Harness, ref: string): Record<string, unknown>[] {
+  return h.logs.records().filter((record) => record.ref === ref);
 }

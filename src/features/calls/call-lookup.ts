@@ -159,7 +159,7 @@ export function registerCallLookup(app: App, deps: FeatureDeps): void {
     const onBehalfOf =
       values[BLOCKS.lookupOnBehalfOf]?.[ON_BEHALF_INPUT]?.value?.trim() || undefined;
     const errors: Record<string, string> = {};
-    const sessionProblem = idProblem(sessionId, 'A session id', 255);
+    const sessionProblem = idProblem(sessionId, 'A session id', 255, { spaces: true });
     if (sessionProblem) errors[BLOCKS.lookupSession] = sessionProblem;
     const uidProblem = onBehalfOf === undefined ? undefined : idProblem(onBehalfOf, 'A uid', 100);
     if (uidProblem) errors[BLOCKS.lookupOnBehalfOf] = uidProblem;

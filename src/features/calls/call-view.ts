@@ -108,7 +108,13 @@ export function callMessage(call: Call, onBehalfOf?: string): SlackMessage {
       context([`${hidden} more participant${hidden === 1 ? '' : 's'} not shown here.`]),
     );
 
-  return { text: `Call ${call.sessionId}: ${call.type ?? ''} ${call.status ?? ''}`.trim(), blocks };
+  // `text` is mrkdwn too (notifications, clients without blocks): service data is escaped here
+  // as well, or a session id like `<!channel>` would ping a channel from the fallback.
+  const summary = [call.type, call.status].filter(Boolean).join(' ');
+  return {
+    text: `Call ${code(call.sessionId)}${summary ? `: ${escapeMrkdwn(summary)}` : ''}`,
+    blocks,
+  };
 }
 
 /** One page of a call's participants, as a modal. Pure. */

@@ -1,8 +1,11 @@
 import { context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 
-/** What the app can do, as a message. Pure. */
-export function helpMessage(problem?: string): SlackMessage {
+/**
+ * What the app can do, as a message. Pure. With a `problem` (a command that could not be read),
+ * the message leads with it and, given a `ref`, the reference that finds its log line.
+ */
+export function helpMessage(problem?: string, ref?: string): SlackMessage {
   const usage = [
     "`/cometchat roles [page]` - list the app's roles, with buttons to page and edit",
     "`/cometchat perms <role>` - edit a role's permissions (alias `permissions`)",
@@ -10,9 +13,12 @@ export function helpMessage(problem?: string): SlackMessage {
     '`/cometchat help` - this message',
   ];
   return {
-    text: problem ? `${problem} Try /cometchat help.` : 'CometChat ops: roles, perms, call, help.',
+    text: problem
+      ? `${problem} Try /cometchat help.${ref ? ` (ref ${ref})` : ''}`
+      : 'CometChat ops: roles, perms, call, help.',
     blocks: [
       ...(problem ? [section(`:warning: ${problem}`)] : []),
+      ...(problem && ref ? [context([`Reference: \`${ref}\``])] : []),
       header('CometChat ops'),
       section(usage.join('\n')),
       context([

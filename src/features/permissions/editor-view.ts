@@ -329,6 +329,7 @@ export function resultView(
   role: string,
   update: PermissionUpdate,
   changes: readonly Change[],
+  audited = true,
 ): View {
   const changed = new Set(changes.map((c) => c.key));
   const messages = Object.entries(update.results).map(
@@ -347,6 +348,13 @@ export function resultView(
     ),
   ];
   if (messages.length > 0) blocks.push(...chunkedSections(messages));
+  if (!audited) {
+    blocks.push(
+      section(
+        ":warning: The change was applied, but its audit record could not be stored; it is in the app's log. Tell whoever runs the app.",
+      ),
+    );
+  }
   blocks.push(divider(), section('*Resulting permissions* (as CometChat answered)'));
   for (const [category, lines] of byCategory)
     blocks.push(...chunkedSections([`*${escapeMrkdwn(category)}*`, ...lines]));

@@ -2,12 +2,16 @@ import type { App } from '@slack/bolt';
 import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
+import { isCometChatError } from '../../cometchat/errors.ts';
+import type { PermissionUpdate } from '../../cometchat/model.ts';
+import { type Access, REFUSALS } from '../../slack/access.ts';
 import { failureMessage } from '../../slack/blocks.ts';
-import { alreadyShown, failureSentence } from '../../slack/failure.ts';
+import { alreadyShown, failureSentence, RefusedError } from '../../slack/failure.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import type { Store } from '../../store/store.ts';
+import type { AuditRecord, Store } from '../../store/store.ts';
+import type { AuditTrail } from '../audit/audit-trail.ts';
 import type { FeatureDeps } from '../deps.ts';
 import {
   baselineFrom,
@@ -34,6 +38,24 @@ import { readCategory, type StateValues } from './read-fields.ts';
 
 export interface EditorDeps extends FeatureDeps {
   store: Store;
+  access: Access;
+  audit: AuditTrail;
+  /** Whether EDITORS is set (the refusal names who may edit). */
+  editorsConfigured: boolean;
+  /** Called after an update was applied (the role list cache listens). */
+  onApplied?: ((role: string) => void) | undefined;
+}
+
+/** The refusal for someone who may not edit, logged; undefined when they may. */
+async function editRefusal(
+  deps: EditorDeps,
+  userId: string,
+  scope: RequestScope,
+  attempt: string,
+): Promise<string | undefined> {
+  if (await deps.access.canEdit(userId, scope.log)) return undefined;
+  scope.log.warn({ user: userId, attempt }, 'permission edit refused: not an editor');
+  return deps.editorsConfigured ? REFUSALS.edit : REFUSALS.editAdmins;
 }
 
 /** How long a confirmation's claim is held: long past any retry of the same submission. */
@@ -71,7 +93,15 @@ function loadingView(role: string): View {
  * seconds), then is filled once the role list and the last known values are at hand.
  */
 export function createEditorOpener(deps: EditorDeps) {
-  return async (client: WebClient, triggerId: string, role: string, scope: RequestScope) => {
+  return async (
+    client: WebClient,
+    triggerId: string,
+    role: string,
+    userId: string,
+    scope: RequestScope,
+  ) => {
+    const refusal = await editRefusal(deps, userId, scope, 'open');
+    if (refusal) throw new RefusedError(refusal);
     const opened = await client.views.open({ trigger_id: triggerId, view: loadingView(role) });
     const viewId = opened.view?.id ?? '';
     try {
@@ -119,7 +149,13 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
   app.action(ACTIONS.editPermissions, async ({ ack, body, action, client, context }) => {
     await ack();
     const role = 'value' in action ? String(action.value ?? '') : '';
-    await open(client, (body as { trigger_id: string }).trigger_id, role, scopeOf(context));
+    await open(
+      client,
+      (body as { trigger_id: string }).trigger_id,
+      role,
+      body.user.id,
+      scopeOf(context),
+    );
   });
 
   // Switching category: keep what was edited on screen, or refuse to switch and say why.
@@ -139,6 +175,7 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
     const state = decodeState(view?.private_metadata);
     const target = action.type === 'static_select' ? action.selected_option?.value : undefined;
     if (!view || !state || !target || !CATEGORIES.includes(target)) return;
+    if (await editRefusal(deps, body.user.id, scope, 'switch category')) return;
     const [roles, known] = await Promise.all([
       deps.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
       deps.store.getKnownPermissions(state.role),
@@ -181,8 +218,13 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
 
   // "Review changes": field errors go back into the modal; otherwise the exact change is
   // shown for confirmation. Nothing is sent to CometChat here.
-  app.view(CALLBACKS.permissionsEditor, async ({ ack, view, context }) => {
+  app.view(CALLBACKS.permissionsEditor, async ({ ack, view, body, context }) => {
     const scope = scopeOf(context);
+    const refusal = await editRefusal(deps, body.user.id, scope, 'review');
+    if (refusal) {
+      await ack({ response_action: 'update', view: messageView('Not allowed', refusal) });
+      return;
+    }
     const state = decodeState(view.private_metadata);
     if (!state) {
       await ack({
@@ -242,8 +284,14 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
   // "Apply": acknowledged at once with a pending view; the update runs after, within the
   // client's time budget, and the view then shows the outcome. The claim makes a repeated
   // confirmation (double click, a retried request) apply once.
-  app.view(CALLBACKS.permissionsConfirm, async ({ ack, view, client, context }) => {
+  app.view(CALLBACKS.permissionsConfirm, async ({ ack, view, body, client, context }) => {
     const scope = scopeOf(context);
+    // Checked again here: a forged or replayed confirmation must change nothing.
+    const refusal = await editRefusal(deps, body.user.id, scope, 'confirm');
+    if (refusal) {
+      await ack({ response_action: 'update', view: messageView('Not allowed', refusal) });
+      return;
+    }
     const parsed = ConfirmSchema.safeParse(safeJson(view.private_metadata));
     if (!parsed.success) {
       await ack({
@@ -282,29 +330,65 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
       return;
     }
     const payload = changePayload(changes);
+    const record = (outcome: AuditRecord['outcome'], extra: Partial<AuditRecord>): AuditRecord => ({
+      ref: scope.ref,
+      at: Date.now(),
+      teamId: body.team?.id ?? body.user.team_id ?? '',
+      userId: body.user.id,
+      role: meta.role,
+      changes: changes.map((c) => ({
+        key: c.key,
+        before: c.before ?? null,
+        after: c.after,
+        explicit: c.explicit,
+      })),
+      beforeSource: meta.seenAt !== undefined ? 'last-update' : 'defaults',
+      outcome,
+      ...extra,
+    });
+    let update: PermissionUpdate;
     try {
-      const update = await deps.cometchat.setRolePermissions(meta.role, payload, {
+      update = await deps.cometchat.setRolePermissions(meta.role, payload, {
         ref: scope.ref,
         logger: scope.log,
       });
-      await deps.store.setKnownPermissions({
-        role: meta.role,
-        permissions: update.permissions,
-        seenAt: Date.now(),
-      });
-      scope.log.info(
-        { role: meta.role, keys: Object.keys(payload), change: meta.id },
-        'permissions updated',
-      );
-      await client.views.update({ view_id: view.id, view: resultView(meta.role, update, changes) });
     } catch (error) {
-      // Nothing or an unknown part was applied: let a new attempt through.
+      // Nothing, or an unknown part, was applied: record it, and let a new attempt through.
+      await deps.audit.record(
+        record('failed', {
+          errorKind: isCometChatError(error) ? error.kind : 'internal',
+          serviceMessage: isCometChatError(error)
+            ? (error.serviceMessage ?? error.serviceCode)
+            : undefined,
+        }),
+        scope.log,
+      );
       await deps.store.release(meta.id);
       await client.views
         .update({ view_id: view.id, view: failureView(error, scope, deps) })
         .catch(() => undefined);
       throw alreadyShown(error);
     }
+    const messages = Object.entries(update.results)
+      .map(([key, r]) => `${key}: ${r.message}`)
+      .join('; ');
+    const [, audited] = await Promise.all([
+      deps.store.setKnownPermissions({
+        role: meta.role,
+        permissions: update.permissions,
+        seenAt: Date.now(),
+      }),
+      deps.audit.record(record('applied', { serviceMessage: messages || undefined }), scope.log),
+    ]);
+    deps.onApplied?.(meta.role);
+    scope.log.info(
+      { role: meta.role, keys: Object.keys(payload), change: meta.id },
+      'permissions updated',
+    );
+    await client.views.update({
+      view_id: view.id,
+      view: resultView(meta.role, update, changes, audited.stored),
+    });
   });
 }
 

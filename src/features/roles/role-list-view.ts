@@ -37,7 +37,8 @@ export function roleListMessage(result: RolePage): SlackMessage {
   for (const role of roles) blocks.push(roleSection(role));
   blocks.push(divider(), actions(navigation(page, pages)));
   return {
-    text: `CometChat roles, page ${page} of ${pages}: ${roles.map((r) => r.role).join(', ')}`,
+    // `text` is mrkdwn too: role ids come from the service and are escaped like the blocks.
+    text: `CometChat roles, page ${page} of ${pages}: ${roles.map((r) => code(r.role)).join(', ')}`,
     blocks,
   };
 }

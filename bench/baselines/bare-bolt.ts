@@ -1,0 +1,33 @@
+import type { ServerResponse } from 'node:http';
+import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
+
+// Baseline: a bare Bolt app over HTTP with the same receiver settings as the real one. Its only
+// command acknowledges and posts one fixed line to the response_url with Bolt's respond().
+// No token check at start: the bare app has no Web API calls to make.
+
+const port = Number(process.env.PORT);
+const receiver = new HTTPReceiver({
+  signingSecret: process.env.SLACK_SIGNING_SECRET ?? '',
+  endpoints: '/slack/events',
+  customRoutes: [
+    {
+      path: '/healthz',
+      method: ['GET'],
+      handler: (_request: unknown, response: ServerResponse) => {
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      },
+    },
+  ],
+  port,
+});
+const app = new App({
+  token: 'xoxb-bench-baseline',
+  tokenVerificationEnabled: false,
+  receiver,
+  logLevel: LogLevel.WARN,
+});
+app.command('/cometchat', async ({ ack, respond }) => {
+  await ack();
+  await respond({ response_type: 'ephemeral', text: 'Bare Bolt says hello.' });
+});
+await app.start(port);

@@ -1,0 +1,177 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+// Everything measured runs in a child process of its own, started the way it is started in
+// production (`node --import tsx <entry>`): resident size is then the subject's alone (not the
+// load generator's, the sandbox's or the stand-in's records), start-up is a real cold start,
+// and the load generator never shares an event loop with what it measures.
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TSX = import.meta.resolve('tsx');
+const PROBE = pathToFileURL(fileURLToPath(new URL('./probe.ts', import.meta.url))).href;
+
+export interface MemorySnapshot {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  gc: boolean;
+}
+
+export interface Subject {
+  name: string;
+  port: number;
+  pid: number;
+  /** From spawn to the first 200 on GET /healthz. */
+  startupMs: number;
+  logFile: string;
+  memory(): Promise<MemorySnapshot>;
+  stop(): Promise<void>;
+}
+
+export interface SpawnOptions {
+  name: string;
+  /** Entry file, relative to the repository root. */
+  entry: string;
+  env: Record<string, string>;
+  logFile: string;
+}
+
+/** A port that was free a moment ago (the child binds it; a clash fails the start loudly). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('bench: no free port');
+  return address.port;
+}
+
+export async function spawnSubject(options: SpawnOptions): Promise<Subject> {
+  const port = await freePort();
+  const log = openSync(options.logFile, 'w');
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', '--import', TSX, '--import', PROBE, options.entry],
+    {
+      cwd: ROOT,
+      // Only what the subject needs: nothing from the caller's shell steers it.
+      env: { PATH: process.env.PATH ?? '', ...options.env, PORT: String(port) },
+      stdio: ['ignore', log, log, 'ipc'],
+    },
+  );
+  closeSync(log);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  try {
+    await waitForHealth(port, child, exited, options);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  const startupMs = performance.now() - started;
+  return {
+    name: options.name,
+    port,
+    pid: child.pid ?? -1,
+    startupMs,
+    logFile: options.logFile,
+    memory: () => askMemory(child, options.name),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function waitForHealth(
+  port: number,
+  child: ChildProcess,
+  exited: Promise<number | null>,
+  options: SpawnOptions,
+): Promise<void> {
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+  });
+  const deadline = performance.now() + 30_000;
+  while (performance.now() < deadline) {
+    if (gone) {
+      throw new Error(
+        `bench: ${options.name} exited with ${child.exitCode} before answering /healthz:\n${tail(options.logFile)}`,
+      );
+    }
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      await response.body?.cancel();
+      if (response.status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`bench: ${options.name} did not answer /healthz within 30 s`);
+}
+
+function askMemory(child: ChildProcess, name: string): Promise<MemorySnapshot> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.off('message', onMessage);
+      reject(new Error(`bench: ${name} did not report its memory`));
+    }, 10_000);
+    const onMessage = (message: unknown) => {
+      const m = message as Partial<MemorySnapshot> & { kind?: string };
+      if (m?.kind !== 'memory') return;
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      resolve(m as MemorySnapshot);
+    };
+    child.on('message', onMessage);
+    child.send('memory');
+  });
+}
+
+/** The last lines of a log, for an error message. */
+export function tail(file: string, lines = 20): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Warnings and errors a subject logged (pino JSON lines, level 40 and up). */
+export function logProblems(file: string): { warnings: number; errors: number; samples: string[] } {
+  let warnings = 0;
+  let errors = 0;
+  const samples: string[] = [];
+  const text = (() => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      return '';
+    }
+  })();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let record: { level?: number; msg?: string };
+    try {
+      record = JSON.parse(line) as { level?: number; msg?: string };
+    } catch {
+      continue;
+    }
+    if ((record.level ?? 0) >= 50) errors += 1;
+    else if ((record.level ?? 0) >= 40) warnings += 1;
+    else continue;
+    if (samples.length < 3) samples.push(String(record.msg ?? line).slice(0, 160));
+  }
+  return { warnings, errors, samples };
+}

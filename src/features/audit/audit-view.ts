@@ -1,0 +1,89 @@
+import type { Button, KnownBlock } from '@slack/types';
+import { actions, button, context, header, section } from '../../slack/blocks.ts';
+import type { SlackMessage } from '../../slack/deliver.ts';
+import { ACTIONS } from '../../slack/ids.ts';
+import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import type { AuditChange, AuditPage, AuditRecord } from '../../store/store.ts';
+
+export const AUDIT_PER_PAGE = 10;
+const CHANGES_SHOWN = 6;
+
+export interface AuditQuery {
+  role?: string | undefined;
+  page: number;
+}
+
+function showValue(value: AuditChange['before']): string {
+  if (value === null) return 'no restriction';
+  return Array.isArray(value) ? (value.length === 0 ? 'no restriction' : value.join(', ')) : value;
+}
+
+export function auditChangeLine(change: AuditChange): string {
+  const before = escapeMrkdwn(truncate(showValue(change.before), 120));
+  const after = escapeMrkdwn(truncate(showValue(change.after), 120));
+  return change.explicit
+    ? `${code(change.key)}: ${after} _(stated explicitly)_`
+    : `${code(change.key)}: ${before} → ${after}`;
+}
+
+/** One record as text: who, when, which role, what, and how it ended. */
+export function auditRecordText(record: AuditRecord): string {
+  const outcome = record.outcome === 'applied' ? ':white_check_mark: applied' : ':x: failed';
+  const lines = [
+    `${outcome} · ${slackDate(Math.floor(record.at / 1000))} · <@${record.userId}> · role ${code(record.role)} · ref \`${record.ref}\``,
+    ...record.changes.slice(0, CHANGES_SHOWN).map(auditChangeLine),
+  ];
+  if (record.changes.length > CHANGES_SHOWN)
+    lines.push(`_…and ${record.changes.length - CHANGES_SHOWN} more_`);
+  if (record.serviceMessage)
+    lines.push(`_CometChat: ${escapeMrkdwn(truncate(record.serviceMessage, 300))}_`);
+  if (record.beforeSource === 'defaults')
+    lines.push('_“Before” values were the documented defaults, not read from CometChat._');
+  return lines.join('\n');
+}
+
+/** `/cometchat audit [role]`: newest first, with page buttons. Pure. */
+export function auditMessage(page: AuditPage, query: AuditQuery): SlackMessage {
+  const pages = Math.max(1, Math.ceil(page.total / AUDIT_PER_PAGE));
+  const scope = query.role ? ` for ${code(query.role)}` : '';
+  const blocks: KnownBlock[] = [
+    header('Permission changes'),
+    context([
+      `${page.total} record${page.total === 1 ? '' : 's'}${scope} · page ${query.page} of ${pages} · newest first`,
+    ]),
+  ];
+  if (page.records.length === 0)
+    blocks.push(
+      section(
+        page.total === 0
+          ? `No permission change has been recorded${scope} yet.`
+          : `There is no page ${query.page}.`,
+      ),
+    );
+  for (const record of page.records) blocks.push(section(auditRecordText(record)));
+  const nav: Button[] = [];
+  const value = (p: number) => JSON.stringify({ role: query.role, page: p } satisfies AuditQuery);
+  if (query.page > 1)
+    nav.push({
+      ...button('◀ Newer', ACTIONS.auditPage, value(Math.min(query.page - 1, pages))),
+      action_id: `${ACTIONS.auditPage}_prev`,
+    });
+  if (query.page < pages)
+    nav.push({
+      ...button('Older ▶', ACTIONS.auditPage, value(query.page + 1)),
+      action_id: `${ACTIONS.auditPage}_next`,
+    });
+  if (nav.length > 0) blocks.push(actions(nav));
+  return {
+    text: `Permission changes${query.role ? ` for ${query.role}` : ''}: ${page.total} records`,
+    blocks,
+  };
+}
+
+/** The post for AUDIT_CHANNEL. Pure. */
+export function auditPost(record: AuditRecord): SlackMessage {
+  return {
+    text: `Permissions of ${record.role} ${record.outcome === 'applied' ? 'changed' : 'change failed'} by user ${record.userId} (ref ${record.ref})`,
+    blocks: [section(auditRecordText(record))],
+  };
+}

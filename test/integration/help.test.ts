@@ -1,0 +1,95 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  commandReply,
+  expectNoInjectedMarkup,
+  type Harness,
+  logsWithRef,
+  markupOf,
+  referenceOf,
+  startHarness,
+  textOf,
+} from './harness.ts';
+
+const USAGE = [
+  '`/cometchat roles [page]`',
+  '`/cometchat perms <role>`',
+  '`/cometchat call <sessionId> [as <uid>]`',
+  '`/cometchat help`',
+];
+
+/** The first mrkdwn block text: where a problem is told. */
+function lead(reply: Record<string, unknown>): string {
+  return markupOf({ blocks: reply.blocks })[0] ?? '';
+}
+
+function expectHelp(reply: Record<string, unknown>): void {
+  const text = markupOf(reply).join('\n');
+  for (const line of USAGE) expect(text).toContain(line);
+  expect(textOf(reply)).toContain('CometChat ops');
+  expect(reply.response_type).toBe('ephemeral');
+}
+
+describe('help and malformed input through the real app', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => {
+    // Nothing typed wrong ever reaches CometChat.
+    expect(h.sandbox.requests).toEqual([]);
+    h.checkAllPayloads();
+    await h.stop();
+  });
+
+  it('`help` and an empty command show what the app does, with no warning', async () => {
+    for (const text of ['help', '', '   ', 'HELP']) {
+      const reply = await commandReply(h, text);
+      expectHelp(reply);
+      expect(textOf(reply)).not.toContain(':warning:');
+      expect(referenceOf(reply)).toBeUndefined();
+    }
+  });
+
+  it('an unknown subcommand is named, with help and a reference found in the log', async () => {
+    const reply = await commandReply(h, 'frobnicate now');
+    expectHelp(reply);
+    expect(lead(reply)).toContain('There is no subcommand `frobnicate`.');
+    const ref = referenceOf(reply);
+    expect(ref).toMatch(/^[0-9a-f]{10}$/);
+    const logged = logsWithRef(h, ref ?? '').find((r) => String(r.msg).includes('malformed'));
+    expect(logged).toMatchObject({ level: 30, problem: 'There is no subcommand `frobnicate`.' });
+  });
+
+  it('what a person types is escaped like any outside text', async () => {
+    // Slack sends `<`, `>` and `&` typed in a command as entities; mentions arrive as markup.
+    const reply = await commandReply(h, '<!channel>&amp;<@U0123>');
+    expectNoInjectedMarkup(reply);
+    expect(lead(reply)).toContain('`&lt;!channel&gt;&amp;&lt;@U0123&gt;`');
+  });
+
+  it.each([
+    ['roles abc', 'The page must be a whole number from 1 to 10000.'],
+    ['roles 0', 'The page must be a whole number from 1 to 10000.'],
+    ['roles 1 2', 'Usage: `/cometchat roles [page]`.'],
+    ['call', 'Usage: `/cometchat call <sessionId> [as <uid>]`.'],
+    ['call v1.us.app.1 for someone', 'Usage: `/cometchat call <sessionId> [as <uid>]`.'],
+    ['call v1.us.app.1 as', 'Usage: `/cometchat call <sessionId> [as <uid>]`.'],
+    ['call ..', 'A session id cannot be `.` or `..`.'],
+    [`call ${'x'.repeat(256)}`, 'A session id is at most 255 characters.'],
+    ['call v1.us.app.1 as u\u200Bser', 'A uid cannot contain control characters.'],
+    ['perms', 'Usage: `/cometchat perms <role>`'],
+    ['perms Not/A/Role', 'A role id is 1 to 100 characters of a-z, 0-9, `-` and `_`'],
+  ])('`%s` is refused with one sentence, help and a reference', async (text, problem) => {
+    const reply = await commandReply(h, text);
+    expect(lead(reply).startsWith(`:warning: ${problem}`), lead(reply)).toBe(true);
+    expectHelp(reply);
+    const ref = referenceOf(reply);
+    expect(ref).toMatch(/^[0-9a-f]{10}$/);
+    expect(logsWithRef(h, ref ?? '').some((r) => String(r.msg).includes('malformed'))).toBe(true);
+  });
+
+  it('a session id with spaces is pointed to the shortcut', async () => {
+    const reply = await commandReply(h, 'call support room #42');
+    expect(lead(reply)).toContain('use the *Look up a call* shortcut');
+  });
+});
