@@ -52,6 +52,8 @@ export async function pacedLoad(options: PacedOptions): Promise<Sample[]> {
     const prepared = options.next();
     inflight.push(
       new Promise<void>((resolve) => {
+        let sent = 0;
+        let sentAt = 0;
         const req = request(
           {
             host: '127.0.0.1',
@@ -82,8 +84,8 @@ export async function pacedLoad(options: PacedOptions): Promise<Sample[]> {
           samples.push({ key: prepared.key, sentAt, ackMs: Number.NaN, status: 0, lagMs: 0 });
           resolve();
         });
-        const sent = performance.now();
-        const sentAt = wallNow();
+        sent = performance.now();
+        sentAt = wallNow();
         req.end(prepared.body);
       }),
     );

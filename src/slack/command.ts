@@ -18,7 +18,10 @@ const MAX_PAGE = 10_000;
 // instead of a confusing 404.
 const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
-/** Slack sends `&`, `<` and `>` in command text as HTML entities. */
+/**
+ * Slack sends `&`, `<` and `>` in command text as HTML entities. (The other way round, the
+ * problems below are mrkdwn: a literal `<role>` would be read as a link, so it is `&lt;role&gt;`.)
+ */
 export function decodeSlackEntities(text: string): string {
   return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
@@ -55,7 +58,9 @@ function parseRoles(args: string[]): Subcommand {
 
 function parsePerms(args: string[]): Subcommand {
   if (args.length !== 1 || args[0] === undefined) {
-    return invalid('Usage: `/cometchat perms <role>`, for example `/cometchat perms default`.');
+    return invalid(
+      'Usage: `/cometchat perms &lt;role&gt;`, for example `/cometchat perms default`.',
+    );
   }
   const role = checkRoleId(args[0]);
   return typeof role === 'string' ? { name: 'perms', role } : role;
@@ -63,7 +68,7 @@ function parsePerms(args: string[]): Subcommand {
 
 function parseCall(args: string[]): Subcommand {
   const usage =
-    'Usage: `/cometchat call <sessionId> [as <uid>]`. For a session id with spaces, use the *Look up a call* shortcut.';
+    'Usage: `/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]`. For a session id with spaces, use the *Look up a call* shortcut.';
   const [sessionId, as, uid, ...extra] = args;
   if (sessionId === undefined || extra.length > 0) return invalid(usage);
   if (as !== undefined && (as.toLowerCase() !== 'as' || uid === undefined)) return invalid(usage);

@@ -12,8 +12,8 @@ import {
 
 const USAGE = [
   '`/cometchat roles [page]`',
-  '`/cometchat perms <role>`',
-  '`/cometchat call <sessionId> [as <uid>]`',
+  '`/cometchat perms &lt;role&gt;`',
+  '`/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]`',
   '`/cometchat help`',
 ];
 
@@ -45,6 +45,7 @@ describe('help and malformed input through the real app', () => {
     for (const text of ['help', '', '   ', 'HELP']) {
       const reply = await commandReply(h, text);
       expectHelp(reply);
+      expectNoInjectedMarkup(reply);
       expect(textOf(reply)).not.toContain(':warning:');
       expect(referenceOf(reply)).toBeUndefined();
     }
@@ -71,13 +72,13 @@ describe('help and malformed input through the real app', () => {
     ['roles abc', 'The page must be a whole number from 1 to 10000.'],
     ['roles 0', 'The page must be a whole number from 1 to 10000.'],
     ['roles 1 2', 'Usage: `/cometchat roles [page]`.'],
-    ['call', 'Usage: `/cometchat call <sessionId> [as <uid>]`.'],
-    ['call v1.us.app.1 for someone', 'Usage: `/cometchat call <sessionId> [as <uid>]`.'],
-    ['call v1.us.app.1 as', 'Usage: `/cometchat call <sessionId> [as <uid>]`.'],
+    ['call', 'Usage: `/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]`.'],
+    ['call v1.us.app.1 for someone', 'Usage: `/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]`.'],
+    ['call v1.us.app.1 as', 'Usage: `/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]`.'],
     ['call ..', 'A session id cannot be `.` or `..`.'],
     [`call ${'x'.repeat(256)}`, 'A session id is at most 255 characters.'],
     ['call v1.us.app.1 as u\u200Bser', 'A uid cannot contain control characters.'],
-    ['perms', 'Usage: `/cometchat perms <role>`'],
+    ['perms', 'Usage: `/cometchat perms &lt;role&gt;`'],
     ['perms Not/A/Role', 'A role id is 1 to 100 characters of a-z, 0-9, `-` and `_`'],
   ])('`%s` is refused with one sentence, help and a reference', async (text, problem) => {
     const reply = await commandReply(h, text);
@@ -86,6 +87,7 @@ describe('help and malformed input through the real app', () => {
     const ref = referenceOf(reply);
     expect(ref).toMatch(/^[0-9a-f]{10}$/);
     expect(logsWithRef(h, ref ?? '').some((r) => String(r.msg).includes('malformed'))).toBe(true);
+    expectNoInjectedMarkup(reply);
   });
 
   it('a session id with spaces is pointed to the shortcut', async () => {

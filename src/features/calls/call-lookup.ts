@@ -131,7 +131,7 @@ export function registerCallLookup(app: App, deps: FeatureDeps): void {
       await deps.deliver(
         destination,
         {
-          text: 'No call session id (like `v1.us.<appId>.<id>`) was found in that message. Use `/cometchat call <sessionId>` to look one up by hand.',
+          text: 'No call session id (like `v1.us.&lt;appId&gt;.&lt;id&gt;`) was found in that message. Use `/cometchat call &lt;sessionId&gt;` to look one up by hand.',
         },
         scope.log,
       );

@@ -6,10 +6,11 @@ import type { SlackMessage } from '../../slack/deliver.ts';
  * the message leads with it and, given a `ref`, the reference that finds its log line.
  */
 export function helpMessage(problem?: string, ref?: string): SlackMessage {
+  // `<` and `>` open a link or mention in mrkdwn, even inside a code span: written as entities.
   const usage = [
     "`/cometchat roles [page]` - list the app's roles, with buttons to page and edit",
-    "`/cometchat perms <role>` - edit a role's permissions (alias `permissions`)",
-    '`/cometchat call <sessionId> [as <uid>]` - look up a call; `as` acts on behalf of a user',
+    "`/cometchat perms &lt;role&gt;` - edit a role's permissions (alias `permissions`)",
+    '`/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]` - look up a call; `as` acts on behalf of a user',
     '`/cometchat help` - this message',
   ];
   return {
