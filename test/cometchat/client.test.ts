@@ -756,7 +756,7 @@ describe('retries and Retry-After', () => {
     });
     const { result: error, ms } = await timed(() => failure(client().listRoles()));
     expect(error).toMatchObject({ kind: 'rate_limited', status: 429, retryAfterSeconds: 30 });
-    expect(ms).toBeLessThan(300);
+    expect(ms).toBeLessThan(500);
     expect(sandbox.requests).toHaveLength(1);
   });
 
@@ -774,7 +774,7 @@ describe('retries and Retry-After', () => {
     expect(error).toMatchObject({ kind: 'rate_limited', retryAfterSeconds: 1.2 });
     expect(sandbox.requests).toHaveLength(2);
     expect(ms).toBeGreaterThanOrEqual(380);
-    expect(ms).toBeLessThan(800);
+    expect(ms).toBeLessThan(1_000);
   });
 
   it('does not wait for a Retry-After given as a far HTTP date', async () => {
@@ -783,7 +783,7 @@ describe('retries and Retry-After', () => {
     const { result: error, ms } = await timed(() => failure(client().listRoles()));
     expect(error.kind).toBe('rate_limited');
     expect(error.retryAfterSeconds).toBeGreaterThan(100);
-    expect(ms).toBeLessThan(300);
+    expect(ms).toBeLessThan(500);
   });
 
   it('does not wait for a far X-Rate-Limit-Reset sent without Retry-After', async () => {
@@ -793,7 +793,7 @@ describe('retries and Retry-After', () => {
     expect(error.kind).toBe('rate_limited');
     expect(error.retryAfterSeconds).toBeGreaterThan(50);
     expect(error.retryAfterSeconds).toBeLessThanOrEqual(61);
-    expect(ms).toBeLessThan(300);
+    expect(ms).toBeLessThan(500);
     expect(sandbox.requests).toHaveLength(1);
   });
 
@@ -801,7 +801,7 @@ describe('retries and Retry-After', () => {
     sandbox.inject({ kind: 'status', status: 503, headers: { 'retry-after': '60' } });
     const { result: error, ms } = await timed(() => failure(client().listRoles()));
     expect(error).toMatchObject({ kind: 'unavailable', status: 503, retryAfterSeconds: 60 });
-    expect(ms).toBeLessThan(300);
+    expect(ms).toBeLessThan(500);
     expect(sandbox.requests).toHaveLength(1);
   });
 });

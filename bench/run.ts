@@ -1,0 +1,658 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OFFLINE_SECRETS } from '../src/dev/offline-stack.ts';
+import { SANDBOX_SESSION_IDS, type Sandbox, startSandbox } from '../src/sandbox/server.ts';
+import { createSlackDriver, signSlackRequest } from '../src/slack-standin/driver.ts';
+import { type SlackStandIn, startSlackStandIn } from '../src/slack-standin/server.ts';
+import { type Prepared, pacedLoad, type Sample, saturate } from './load.ts';
+import { logProblems, type MemorySnapshot, type Subject, spawnSubject } from './processes.ts';
+import { measureRendering } from './render.ts';
+import { type Budget, budgetLines, machine, mib, ms, ratio, table } from './report.ts';
+import { median, medianOf, percentile, wallNow } from './stats.ts';
+
+// `npm run bench`: the real app (src/main.ts, in a child process) between the CometChat sandbox
+// (with an injected latency) and the Slack stand-in, driven with signed slash commands; a bare
+// Bolt app and a plain node:http server go through the same rounds as baselines. Prints every
+// figure as a median over rounds, then the budgets as PASS/FAIL. Exits 0 when budgets fail (it
+// reports them) and 1 when the bench itself breaks.
+
+const QUICK = process.env.BENCH_QUICK === '1';
+
+const PLAN = {
+  /** Added by the sandbox to every CometChat answer. */
+  injectedLatencyMs: 20,
+  /** Requests a second for the latency figures; neither saturates this machine. */
+  rates: [50, 200],
+  rounds: 3,
+  latencyRoundMs: QUICK ? 1_000 : 3_000,
+  warmUpMs: QUICK ? 500 : 2_000,
+  throughputSeconds: QUICK ? 1 : 2,
+  connections: [1, 10, 50],
+  memoryWarmUp: QUICK ? 500 : 2_000,
+  memoryRequests: QUICK ? 2_000 : 20_000,
+  renderIterations: QUICK ? 200 : 1_000,
+  /** The call looked up by `/cometchat call`: a group meeting with 12 participants. */
+  sessionId: SANDBOX_SESSION_IDS.groupOngoing,
+} as const;
+
+const PATH = '/slack/events';
+const FORM = 'application/x-www-form-urlencoded';
+const SECRET = OFFLINE_SECRETS.signingSecret;
+
+/** One kind of request sent to one subject. */
+interface Load {
+  label: string;
+  subject: Subject;
+  text: string;
+  /** Whether the subject posts a reply to the response_url. */
+  replies: boolean;
+  /** CometChat requests made before the reply (each pays the injected latency). */
+  apiCalls: number;
+}
+
+interface LatencyRound {
+  ackP50: number;
+  ackP99: number;
+  replyP50: number;
+  replyP99: number;
+  overheadP50: number;
+  overheadP99: number;
+  lost: number;
+  lagP99: number;
+}
+
+interface EditorRound {
+  openP50: number;
+  openP99: number;
+  ackP50: number;
+  ackP99: number;
+  missing: number;
+}
+
+interface ThroughputRound {
+  rps: number;
+  cpuUsPerRequest: number;
+  failed: number;
+}
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const progress = (line: string) => process.stdout.write(`· ${line}\n`);
+
+async function main(): Promise<void> {
+  const began = performance.now();
+  const work = await mkdtemp(join(tmpdir(), 'cometchat-bench-'));
+  const subjects: Subject[] = [];
+  let sandbox: Sandbox | undefined;
+  let slack: SlackStandIn | undefined;
+  try {
+    log('# cometchat-slack-ops benchmark');
+    log(`Machine: ${machine()}`);
+    log(
+      `Plan: injected CometChat latency ${PLAN.injectedLatencyMs} ms · rates ${PLAN.rates.join(' and ')} req/s · ${PLAN.rounds} rounds of ${PLAN.latencyRoundMs / 1000} s (latency) and ${PLAN.throughputSeconds} s (throughput) · medians over rounds${QUICK ? ' · QUICK (smoke run, figures not comparable)' : ''}`,
+    );
+
+    progress('rendering Block Kit');
+    const rendering = measureRendering(PLAN.rounds, PLAN.renderIterations);
+
+    sandbox = await startSandbox({
+      apiKey: OFFLINE_SECRETS.apiKey,
+      latencyMs: PLAN.injectedLatencyMs,
+    });
+    // Sub-millisecond wall-clock stamps on what reaches "Slack", comparable with send times.
+    slack = await startSlackStandIn({ now: wallNow });
+    const stand = slack;
+    const sand = sandbox;
+
+    const appEnv: Record<string, string> = {
+      SLACK_BOT_TOKEN: stand.botToken,
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: stand.apiUrl,
+      COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
+      COMETCHAT_API_URL: sand.apiUrl,
+      COMETCHAT_CALL_API_URL: sand.callUrl,
+      LOG_LEVEL: 'info',
+      // Set, and blank, so that a developer's .env (which main.ts reads, never overriding what
+      // is set) cannot switch the app to Socket Mode or another CometChat app.
+      SLACK_APP_TOKEN: '',
+      COMETCHAT_APP_ID: '',
+      COMETCHAT_REGION: '',
+      COMETCHAT_TIMEOUT_MS: '',
+      COMETCHAT_BUDGET_MS: '',
+    };
+    const entries = {
+      app: { entry: 'src/main.ts', env: appEnv },
+      bolt: { entry: 'bench/baselines/bare-bolt.ts', env: { SLACK_SIGNING_SECRET: SECRET } },
+      http: { entry: 'bench/baselines/plain-http.ts', env: {} },
+    };
+    let spawned = 0;
+    const start = async (name: keyof typeof entries) => {
+      spawned += 1;
+      const subject = await spawnSubject({
+        name,
+        ...entries[name],
+        logFile: join(work, `${name}-${spawned}.log`),
+      });
+      subjects.push(subject);
+      return subject;
+    };
+    const stop = async (subject: Subject) => {
+      await subject.stop();
+      subjects.splice(subjects.indexOf(subject), 1);
+    };
+
+    const driver = createSlackDriver({ appUrl: 'unused', signingSecret: SECRET, standIn: stand });
+    /** A signed slash command with a fresh response_url and trigger_id, keyed by one of them. */
+    const command = (text: string, keyBy: 'response_url' | 'trigger_id' = 'response_url') => {
+      const fields = driver.commandFields(text);
+      const body = new URLSearchParams({ ...fields }).toString();
+      const key =
+        keyBy === 'trigger_id' ? fields.trigger_id : (fields.response_url.split('/').pop() ?? '');
+      return {
+        body,
+        key,
+        headers: { 'content-type': FORM, ...signSlackRequest(SECRET, body) },
+      } satisfies Prepared;
+    };
+    const resetRecords = () => {
+      stand.reset();
+      sand.requests.length = 0;
+    };
+
+    progress('starting the app, the bare Bolt app and the node:http server');
+    const app = await start('app');
+    const bolt = await start('bolt');
+    const http = await start('http');
+    const loads: Load[] = [
+      { label: 'app: help', subject: app, text: 'help', replies: true, apiCalls: 0 },
+      { label: 'app: roles', subject: app, text: 'roles', replies: true, apiCalls: 1 },
+      {
+        label: 'app: call',
+        subject: app,
+        text: `call ${PLAN.sessionId}`,
+        replies: true,
+        apiCalls: 1,
+      },
+      { label: 'bare Bolt', subject: bolt, text: 'help', replies: true, apiCalls: 0 },
+      { label: 'node:http', subject: http, text: 'help', replies: false, apiCalls: 0 },
+    ];
+
+    progress('warming up');
+    for (const load of loads) {
+      const samples = await pacedLoad({
+        port: load.subject.port,
+        path: PATH,
+        rate: 200,
+        durationMs: PLAN.warmUpMs,
+        next: () => command(load.text),
+      });
+      checkStatuses(load.label, samples);
+      if (load.replies) await drainReplies(stand, okCount(samples));
+      resetRecords();
+    }
+
+    // Acknowledgement latency and end-to-end reply time, at fixed rates.
+    const latency = new Map<string, LatencyRound[]>();
+    for (let round = 1; round <= PLAN.rounds; round += 1) {
+      for (const rate of PLAN.rates) {
+        progress(`latency round ${round}/${PLAN.rounds} at ${rate} req/s`);
+        for (const load of loads) {
+          const samples = await pacedLoad({
+            port: load.subject.port,
+            path: PATH,
+            rate,
+            durationMs: PLAN.latencyRoundMs,
+            next: () => command(load.text),
+          });
+          checkStatuses(load.label, samples);
+          if (load.replies) await drainReplies(stand, okCount(samples));
+          const key = `${rate}|${load.label}`;
+          const rounds = latency.get(key) ?? [];
+          rounds.push(latencyRound(samples, load, stand));
+          latency.set(key, rounds);
+          resetRecords();
+        }
+      }
+    }
+
+    // The editor: from `/cometchat perms <role>` reaching the app to views.open reaching Slack.
+    const editor = new Map<number, EditorRound[]>();
+    for (let round = 1; round <= PLAN.rounds; round += 1) {
+      for (const rate of PLAN.rates) {
+        progress(`editor round ${round}/${PLAN.rounds} at ${rate} req/s`);
+        const samples = await pacedLoad({
+          port: app.port,
+          path: PATH,
+          rate,
+          durationMs: PLAN.latencyRoundMs,
+          next: () => command('perms default', 'trigger_id'),
+        });
+        checkStatuses('app: perms', samples);
+        // Each editor ends with a views.update that fills it in.
+        await stand.waitFor(
+          () =>
+            stand.calls.filter((c) => c.method === 'views.update').length >= okCount(samples) ||
+            undefined,
+          15_000,
+        );
+        const rounds = editor.get(rate) ?? [];
+        rounds.push(editorRound(samples, stand));
+        editor.set(rate, rounds);
+        resetRecords();
+      }
+    }
+
+    // Throughput at saturation.
+    const throughput = new Map<string, ThroughputRound[]>();
+    for (let round = 1; round <= PLAN.rounds; round += 1) {
+      for (const connections of PLAN.connections) {
+        progress(`throughput round ${round}/${PLAN.rounds} with ${connections} connections`);
+        for (const load of loads) {
+          const cpuBefore = cpuMs(load.subject.pid);
+          const result = await saturate({
+            port: load.subject.port,
+            path: PATH,
+            connections,
+            durationSeconds: PLAN.throughputSeconds,
+            next: () => command(load.text),
+          });
+          if (load.replies) await drainReplies(stand, result.ok);
+          const cpuAfter = cpuMs(load.subject.pid);
+          if (result.ok === 0) throw new Error(`bench: ${load.label} answered no request`);
+          const key = `${connections}|${load.label}`;
+          const rounds = throughput.get(key) ?? [];
+          rounds.push({
+            rps: result.requestsPerSecond,
+            cpuUsPerRequest: ((cpuAfter - cpuBefore) * 1000) / result.ok,
+            failed: result.failed,
+          });
+          throughput.set(key, rounds);
+          resetRecords();
+        }
+      }
+    }
+    const mainAppLog = logProblems(app.logFile);
+    await Promise.all([stop(app), stop(bolt), stop(http)]);
+
+    // Memory, in a fresh app: idle, after a warm-up, and after 20,000 more requests.
+    progress(`memory: a fresh app, ${PLAN.memoryWarmUp} warm-up then ${PLAN.memoryRequests} requests`);
+    const memApp = await start('app');
+    await sleep(1_000);
+    const idle = await memApp.memory();
+    const texts = ['help', 'roles', `call ${PLAN.sessionId}`];
+    let turn = 0;
+    const mixed = () => command(texts[turn++ % texts.length] as string);
+    const drive = async (amount: number) => {
+      const result = await saturate({
+        port: memApp.port,
+        path: PATH,
+        connections: 10,
+        amount,
+        next: mixed,
+      });
+      await drainReplies(stand, result.ok);
+      resetRecords();
+      if (result.failed > 0) throw new Error(`bench: ${result.failed} requests failed (memory)`);
+      await sleep(500);
+      return result;
+    };
+    await drive(PLAN.memoryWarmUp);
+    const warm = await memApp.memory();
+    const loaded = await drive(PLAN.memoryRequests);
+    const after = await memApp.memory();
+    const memLog = logProblems(memApp.logFile);
+    await stop(memApp);
+
+    // Start-up: spawn to the first answered /healthz, each subject in turn.
+    const startup: Record<keyof typeof entries, number[]> = { app: [], bolt: [], http: [] };
+    for (let round = 1; round <= PLAN.rounds; round += 1) {
+      progress(`start-up round ${round}/${PLAN.rounds}`);
+      for (const name of ['app', 'bolt', 'http'] as const) {
+        const subject = await start(name);
+        startup[name].push(subject.startupMs);
+        await stop(subject);
+      }
+    }
+
+    // ---- Report ----
+    const lat = (rate: number, label: string) => latency.get(`${rate}|${label}`) ?? [];
+    const appLoads = loads.filter((l) => l.subject === app);
+    const budgets: Budget[] = [];
+
+    log('\n## Acknowledgement latency (HTTP answer to the signed slash command)');
+    const ackRows: string[][] = [];
+    for (const rate of PLAN.rates) {
+      const boltP99 = medianOf(lat(rate, 'bare Bolt'), (r) => r.ackP99);
+      const httpP99 = medianOf(lat(rate, 'node:http'), (r) => r.ackP99);
+      const boltP50 = medianOf(lat(rate, 'bare Bolt'), (r) => r.ackP50);
+      for (const load of loads) {
+        const rounds = lat(rate, load.label);
+        const p50 = medianOf(rounds, (r) => r.ackP50);
+        const p99 = medianOf(rounds, (r) => r.ackP99);
+        ackRows.push([
+          `${rate}/s`,
+          load.label,
+          ms(p50),
+          ms(p99),
+          ratio(p50, boltP50),
+          ratio(p99, boltP99),
+          ratio(p99, httpP99),
+        ]);
+        if (load.subject === app) {
+          budgets.push({
+            name: `ack p99 ${load.label} at ${rate}/s ≤ 1.25 × bare Bolt`,
+            measured: `${ms(p99)} = ${ratio(p99, boltP99)} of ${ms(boltP99)}`,
+            limit: '≤ 1.25×',
+            pass: p99 <= 1.25 * boltP99,
+          });
+        }
+      }
+    }
+    log(
+      table(
+        ['rate', 'subject', 'p50', 'p99', 'p50 ÷ Bolt', 'p99 ÷ Bolt', 'p99 ÷ node:http'],
+        ackRows,
+      ),
+    );
+    const lag = Math.max(...[...latency.values()].flat().map((r) => r.lagP99));
+    log(`Generator lag against its schedule, worst round p99: ${ms(lag)}.`);
+
+    log(
+      `\n## End-to-end: reply on the response_url, from the command being sent (injected CometChat latency ${PLAN.injectedLatencyMs} ms per call)`,
+    );
+    const replyRows: string[][] = [];
+    for (const rate of PLAN.rates) {
+      for (const load of loads.filter((l) => l.replies)) {
+        const rounds = lat(rate, load.label);
+        const overhead = medianOf(rounds, (r) => r.overheadP50);
+        replyRows.push([
+          `${rate}/s`,
+          load.label,
+          String(load.apiCalls),
+          ms(medianOf(rounds, (r) => r.replyP50)),
+          ms(medianOf(rounds, (r) => r.replyP99)),
+          ms(overhead),
+          ms(medianOf(rounds, (r) => r.overheadP99)),
+          String(rounds.reduce((sum, r) => sum + r.lost, 0)),
+        ]);
+        if (load.subject === app) {
+          budgets.push({
+            name: `end-to-end overhead ${load.label} at ${rate}/s (median)`,
+            measured: ms(overhead),
+            limit: '< 10 ms',
+            pass: overhead < 10,
+          });
+        }
+      }
+    }
+    log(
+      table(
+        [
+          'rate',
+          'subject',
+          'API calls',
+          'reply p50',
+          'reply p99',
+          'overhead p50',
+          'overhead p99',
+          'lost',
+        ],
+        replyRows,
+      ),
+    );
+
+    log('\n## Permission editor: request sent → views.open received by Slack');
+    const editorRows: string[][] = [];
+    for (const rate of PLAN.rates) {
+      const rounds = editor.get(rate) ?? [];
+      const p99 = medianOf(rounds, (r) => r.openP99);
+      editorRows.push([
+        `${rate}/s`,
+        ms(medianOf(rounds, (r) => r.openP50)),
+        ms(p99),
+        ms(medianOf(rounds, (r) => r.ackP50)),
+        ms(medianOf(rounds, (r) => r.ackP99)),
+        String(rounds.reduce((sum, r) => sum + r.missing, 0)),
+      ]);
+      budgets.push({
+        name: `views.open after the request at ${rate}/s (p99)`,
+        measured: ms(p99),
+        limit: '≤ 50 ms',
+        pass: p99 <= 50,
+      });
+    }
+    log(
+      table(
+        ['rate', 'views.open p50', 'views.open p99', 'ack p50', 'ack p99', 'missing'],
+        editorRows,
+      ),
+    );
+
+    log('\n## Throughput at saturation (2xx answers a second; CPU of the subject per request)');
+    const tputRows: string[][] = [];
+    for (const connections of PLAN.connections) {
+      const rounds = (label: string) => throughput.get(`${connections}|${label}`) ?? [];
+      const boltRps = medianOf(rounds('bare Bolt'), (r) => r.rps);
+      const httpRps = medianOf(rounds('node:http'), (r) => r.rps);
+      for (const load of loads) {
+        const rps = medianOf(rounds(load.label), (r) => r.rps);
+        tputRows.push([
+          String(connections),
+          load.label,
+          rps.toFixed(0),
+          ratio(rps, boltRps),
+          ratio(rps, httpRps),
+          `${medianOf(rounds(load.label), (r) => r.cpuUsPerRequest).toFixed(0)} µs`,
+          String(rounds(load.label).reduce((sum, r) => sum + r.failed, 0)),
+        ]);
+      }
+    }
+    log(
+      table(
+        ['connections', 'subject', 'req/s', '÷ Bolt', '÷ node:http', 'CPU/request', 'failed'],
+        tputRows,
+      ),
+    );
+
+    log('\n## Block Kit rendering (pure view functions, one call timed at a time)');
+    const renderRows = [
+      ['call with 1,000 participants (callMessage)', rendering.call1000],
+      ['page of 25 roles (roleListMessage)', rendering.roles25],
+    ] as const;
+    log(
+      table(
+        ['input', 'p50', 'p99', 'JSON size'],
+        renderRows.map(([label, rounds]) => [
+          label,
+          ms(medianOf(rounds, (r) => r.p50Ms), 3),
+          ms(medianOf(rounds, (r) => r.p99Ms), 3),
+          `${rounds[0]?.bytes ?? 0} B`,
+        ]),
+      ),
+    );
+    for (const [label, rounds] of renderRows) {
+      const p99 = medianOf(rounds, (r) => r.p99Ms);
+      budgets.push({
+        name: `rendering ${label.split(' (')[0]} (p99)`,
+        measured: ms(p99, 3),
+        limit: '< 5 ms',
+        pass: p99 < 5,
+      });
+    }
+
+    log(`\n## Memory of the app (after global.gc())`);
+    const growth = (after.rss - warm.rss) / warm.rss;
+    log(
+      table(
+        ['when', 'RSS', 'heap used', 'external'],
+        [
+          ['idle, 1 s after start', ...memoryCells(idle)],
+          [`after ${PLAN.memoryWarmUp} warm-up requests`, ...memoryCells(warm)],
+          [`after ${loaded.ok} more requests`, ...memoryCells(after)],
+        ],
+      ),
+    );
+    log(
+      `RSS growth ${(growth * 100).toFixed(1)} % · heap growth ${(((after.heapUsed - warm.heapUsed) / warm.heapUsed) * 100).toFixed(1)} % (requests mixed help/roles/call, 10 connections)${idle.gc ? '' : ' · WARNING: gc() was not exposed'}`,
+    );
+    budgets.push({
+      name: `RSS growth after ${PLAN.memoryRequests} requests`,
+      measured: `${(growth * 100).toFixed(1)} %`,
+      limit: '< 10 %',
+      pass: growth < 0.1,
+    });
+
+    log('\n## Start-up: spawn → first 200 on GET /healthz');
+    const appStart = median(startup.app);
+    log(
+      table(
+        ['subject', 'median', 'rounds', '÷ Bolt', '÷ node:http'],
+        (['app', 'bolt', 'http'] as const).map((name) => [
+          name === 'app' ? 'app (src/main.ts)' : name === 'bolt' ? 'bare Bolt' : 'node:http',
+          ms(median(startup[name]), 0),
+          startup[name].map((v) => v.toFixed(0)).join(', '),
+          ratio(median(startup[name]), median(startup.bolt)),
+          ratio(median(startup[name]), median(startup.http)),
+        ]),
+      ),
+    );
+    log(`App start-up includes auth.test against the stand-in (${ms(appStart, 0)} in all).`);
+
+    log('\n## App log during the run');
+    for (const [label, found] of [
+      ['latency/throughput app', mainAppLog],
+      ['memory app', memLog],
+    ] as const) {
+      log(
+        `${label}: ${found.warnings} warnings, ${found.errors} errors${found.samples.length > 0 ? ` (e.g. ${found.samples.join(' | ')})` : ''}`,
+      );
+    }
+
+    log('\n## Budgets');
+    log(budgetLines(budgets));
+    const failed = budgets.filter((b) => !b.pass).length;
+    log(
+      `\n${budgets.length - failed} of ${budgets.length} budgets met. Total run time ${((performance.now() - began) / 1000).toFixed(0)} s.`,
+    );
+  } finally {
+    await Promise.allSettled(subjects.map((s) => s.stop()));
+    await Promise.allSettled([slack?.close(), sandbox?.close()]);
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+function okCount(samples: readonly Sample[]): number {
+  return samples.filter((s) => s.status >= 200 && s.status < 300).length;
+}
+
+/** A subject that refuses requests is a broken bench, not a slow app. */
+function checkStatuses(label: string, samples: readonly Sample[]): void {
+  const bad = samples.filter((s) => s.status < 200 || s.status >= 300);
+  if (bad.length > Math.max(1, samples.length * 0.01)) {
+    const statuses = [...new Set(bad.map((s) => s.status))].join(', ');
+    throw new Error(`bench: ${label}: ${bad.length} of ${samples.length} failed (${statuses})`);
+  }
+}
+
+/** Waits until `expected` posts reached the response_urls (or 15 s passed). */
+async function drainReplies(slack: SlackStandIn, expected: number): Promise<void> {
+  const deadline = performance.now() + 15_000;
+  while (slack.responses.length + slack.refusedResponses.length < expected) {
+    if (performance.now() > deadline) return;
+    await sleep(10);
+  }
+}
+
+function latencyRound(samples: readonly Sample[], load: Load, slack: SlackStandIn): LatencyRound {
+  const ok = samples.filter((s) => s.status >= 200 && s.status < 300);
+  const acks = ok.map((s) => s.ackMs);
+  const lagP99 = percentile(
+    samples.map((s) => s.lagMs),
+    99,
+  );
+  if (!load.replies) {
+    const none = Number.NaN;
+    return {
+      ackP50: percentile(acks, 50),
+      ackP99: percentile(acks, 99),
+      replyP50: none,
+      replyP99: none,
+      overheadP50: none,
+      overheadP99: none,
+      lost: 0,
+      lagP99,
+    };
+  }
+  const postedAt = new Map<string, number>();
+  for (const post of slack.responses) if (!postedAt.has(post.id)) postedAt.set(post.id, post.at);
+  const replies: number[] = [];
+  let lost = 0;
+  for (const sample of ok) {
+    const at = postedAt.get(sample.key);
+    if (at === undefined) lost += 1;
+    else replies.push(at - sample.sentAt);
+  }
+  const injected = PLAN.injectedLatencyMs * load.apiCalls;
+  return {
+    ackP50: percentile(acks, 50),
+    ackP99: percentile(acks, 99),
+    replyP50: percentile(replies, 50),
+    replyP99: percentile(replies, 99),
+    overheadP50: percentile(replies, 50) - injected,
+    overheadP99: percentile(replies, 99) - injected,
+    lost,
+    lagP99,
+  };
+}
+
+function editorRound(samples: readonly Sample[], slack: SlackStandIn): EditorRound {
+  const openedAt = new Map<string, number>();
+  for (const call of slack.calls) {
+    if (call.method === 'views.open') openedAt.set(String(call.args.trigger_id), call.at);
+  }
+  const ok = samples.filter((s) => s.status >= 200 && s.status < 300);
+  const opens: number[] = [];
+  let missing = 0;
+  for (const sample of ok) {
+    const at = openedAt.get(sample.key);
+    if (at === undefined) missing += 1;
+    else opens.push(at - sample.sentAt);
+  }
+  const acks = ok.map((s) => s.ackMs);
+  return {
+    openP50: percentile(opens, 50),
+    openP99: percentile(opens, 99),
+    ackP50: percentile(acks, 50),
+    ackP99: percentile(acks, 99),
+    missing,
+  };
+}
+
+function memoryCells(m: MemorySnapshot): string[] {
+  return [mib(m.rss), mib(m.heapUsed), mib(m.external)];
+}
+
+/** User + system CPU of a process in ms, from /proc (Linux; NaN elsewhere). */
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, in clock ticks (USER_HZ, 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function sleep(msToWait: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, msToWait));
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`\nThe bench broke: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { PermissionMapSchema, PermissionValueSchema } from '../cometchat/schemas.ts';
+import { StoreDataError } from './store-errors.ts';
+import type { AuditRecord, KnownPermissions } from './store.ts';
+
+/*
+ * What a backend reads back is parsed, not cast: a file or a Redis key may have been written by
+ * an older version of the app, or by hand. Unknown fields are dropped, so a newer writer does
+ * not break an older reader.
+ */
+
+const AuditChangeSchema = z.object({
+  key: z.string(),
+  before: PermissionValueSchema,
+  after: PermissionValueSchema,
+  explicit: z.boolean(),
+});
+
+export const AuditChangesSchema = z.array(AuditChangeSchema);
+
+export const AuditRecordSchema = z.object({
+  ref: z.string(),
+  at: z.number(),
+  teamId: z.string(),
+  userId: z.string(),
+  role: z.string(),
+  changes: AuditChangesSchema,
+  beforeSource: z.enum(['last-update', 'defaults']),
+  outcome: z.enum(['applied', 'failed']),
+  serviceMessage: z.string().optional(),
+  errorKind: z.string().optional(),
+}) satisfies z.ZodType<AuditRecord>;
+
+export const KnownPermissionsSchema = z.object({
+  role: z.string(),
+  permissions: PermissionMapSchema,
+  seenAt: z.number(),
+}) satisfies z.ZodType<KnownPermissions>;
+
+/** Parses `value` with `schema`, or throws a `StoreDataError` naming what was read. */
+export function decodeStored<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new StoreDataError(`${what} in the store is not valid: ${z.prettifyError(result.error)}`);
+}
+
+/** `JSON.parse` that reports a broken value as a `StoreDataError`. */
+export function parseStoredJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new StoreDataError(`${what} in the store is not JSON`, { cause: error });
+  }
+}

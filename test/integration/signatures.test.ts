@@ -1,0 +1,91 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { signSlackRequest } from '../../src/slack-standin/driver.ts';
+import { type Harness, startHarness } from './harness.ts';
+
+function form(fields: Record<string, string>): string {
+  return new URLSearchParams(fields).toString();
+}
+
+describe('request signatures over HTTP', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => {
+    h.checkAllPayloads();
+    await h.stop();
+  });
+
+  /** Nothing a refused request could have caused: no CometChat call, no reply, no Slack call. */
+  function expectNothingHappened(): void {
+    expect(h.sandbox.requests).toEqual([]);
+    expect(h.slack.responses).toEqual([]);
+    expect(h.slack.calls.filter((c) => c.method !== 'auth.test')).toEqual([]);
+  }
+
+  it('a correctly signed command is accepted (the baseline for the rest)', async () => {
+    const sent = await h.driver.signedPost(form({ ...h.driver.commandFields('roles') }));
+    expect(sent.status).toBe(200);
+    await h.slack.nextResponse(0);
+    expect(h.sandbox.requests).toHaveLength(1);
+  });
+
+  it('a signature made with another secret is refused', async () => {
+    const body = form({ ...h.driver.commandFields('roles') });
+    const sent = await h.driver.raw(body, signSlackRequest('not-the-signing-secret', body));
+    expect(sent.status).toBe(401);
+    expectNothingHappened();
+  });
+
+  it('a signature of another body is refused', async () => {
+    const signed = form({ ...h.driver.commandFields('help') });
+    const sent = await h.driver.raw(
+      form({ ...h.driver.commandFields('roles') }),
+      signSlackRequest(h.config.slack.signingSecret ?? '', signed),
+    );
+    expect(sent.status).toBe(401);
+    expectNothingHappened();
+  });
+
+  it('a correctly signed request older than five minutes is refused (replay)', async () => {
+    const sixMinutesAgo = Math.floor(Date.now() / 1000) - 6 * 60;
+    const sent = await h.driver.signedPost(
+      form({ ...h.driver.commandFields('roles') }),
+      sixMinutesAgo,
+    );
+    expect(sent.status).toBe(401);
+    expectNothingHappened();
+  });
+
+  it('an unsigned request is refused', async () => {
+    const sent = await h.driver.raw(form({ ...h.driver.commandFields('roles') }), {});
+    expect(sent.status).toBe(401);
+    expectNothingHappened();
+  });
+
+  it('a malformed signature header is refused', async () => {
+    const body = form({ ...h.driver.commandFields('roles') });
+    const good = signSlackRequest(h.config.slack.signingSecret ?? '', body);
+    const sent = await h.driver.raw(body, {
+      ...good,
+      'x-slack-signature': good['x-slack-signature'].replace('v0=', 'v1='),
+    });
+    expect(sent.status).toBe(401);
+    expectNothingHappened();
+  });
+
+  it('an interaction with a bad signature is refused', async () => {
+    const payload = h.driver.blockAction({ actionId: 'roles_page_next', value: '{"page":2}' });
+    const body = form({ payload: JSON.stringify(payload) });
+    const sent = await h.driver.raw(body, signSlackRequest('not-the-signing-secret', body));
+    expect(sent.status).toBe(401);
+    expectNothingHappened();
+  });
+
+  it('GET /healthz answers 200 without a signature', async () => {
+    const response = await fetch(`http://127.0.0.1:${h.app.port}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true });
+    expectNothingHappened();
+  });
+});
