@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -96,6 +97,9 @@ async function main(): Promise<void> {
     progress('rendering Block Kit');
     const rendering = measureRendering(PLAN.rounds, PLAN.renderIterations);
 
+    // The sandbox holds an abort listener per answer it is delaying; hundreds are in flight here
+    // by design, past Node's default warning threshold of 10 per signal.
+    setMaxListeners(10_000);
     sandbox = await startSandbox({
       apiKey: OFFLINE_SECRETS.apiKey,
       latencyMs: PLAN.injectedLatencyMs,

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
+import { App, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { type CometChatClient, createCometChatClient } from './cometchat/client.ts';
 import type { Config } from './config.ts';
@@ -82,6 +82,8 @@ export function createSlackApp(options: SlackAppOptions) {
     token: config.slack.botToken,
     receiver,
     logger: bolt,
+    // Without it Bolt sets its clients' loggers to info, whatever LOG_LEVEL says.
+    logLevel: boltLevel(config.logLevel),
     clientOptions: slackClientOptions(),
     extendedErrorHandler: true,
     // Bolt would otherwise call auth.test from the constructor, where a rejection (a wrong
@@ -202,4 +204,11 @@ function listen(server: Server, port: number): Promise<number> {
     server.once('error', reject);
     server.listen(port, () => resolve((server.address() as AddressInfo).port));
   });
+}
+
+function boltLevel(level: Config['logLevel']): LogLevel {
+  if (level === 'debug' || level === 'trace') return LogLevel.DEBUG;
+  if (level === 'info') return LogLevel.INFO;
+  if (level === 'warn') return LogLevel.WARN;
+  return LogLevel.ERROR;
 }

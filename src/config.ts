@@ -190,9 +190,21 @@ export function loadConfig(env: Env): Config {
       e.SLACK_SIGNING_SECRET,
       e.SLACK_APP_TOKEN,
       e.COMETCHAT_API_KEY,
+      storePassword(e.STORE_URL),
     ].filter((value): value is string => value !== undefined),
   };
   return deepFreeze(config);
+}
+
+/** The password inside a `redis://user:password@host` address, so logs can scrub it. */
+function storePassword(storeUrl: string | undefined): string | undefined {
+  if (!storeUrl || !/^rediss?:/.test(storeUrl)) return undefined;
+  try {
+    const password = decodeURIComponent(new URL(storeUrl).password);
+    return password === '' ? undefined : password;
+  } catch {
+    return undefined;
+  }
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {

@@ -92,7 +92,10 @@ export function boltLogger(parent: Logger): BoltLogger {
     warn: (...msg) => write('warn', msg),
     error: (...msg) => write('error', msg),
     setLevel: (level) => {
-      logger.level = BOLT_TO_PINO[level] ?? 'info';
+      // Bolt may ask for more than LOG_LEVEL allows (it defaults to info); the root decides.
+      const wanted = BOLT_TO_PINO[level] ?? 'info';
+      const wantedValue = parent.levels.values[wanted] ?? 0;
+      logger.level = wantedValue < parent.levelVal ? parent.level : wanted;
     },
     getLevel: () => logger.level as BoltLogLevel,
     setName: (name) => {

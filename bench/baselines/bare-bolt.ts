@@ -3,7 +3,7 @@ import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
 
 // Baseline: a bare Bolt app over HTTP with the same receiver settings as the real one. Its only
 // command acknowledges and posts one fixed line to the response_url with Bolt's respond().
-// No token check at start: the bare app has no Web API calls to make.
+// Its bot identity is given, so Bolt never calls auth.test: the bare app makes no Web API call.
 
 const port = Number(process.env.PORT);
 const receiver = new HTTPReceiver({
@@ -22,6 +22,8 @@ const receiver = new HTTPReceiver({
 });
 const app = new App({
   token: 'xoxb-bench-baseline',
+  botId: 'B0BASELINE',
+  botUserId: 'U0BASELINE',
   tokenVerificationEnabled: false,
   receiver,
   logLevel: LogLevel.WARN,

@@ -1,0 +1,41 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSlackApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { OFFLINE_SECRETS } from '../../src/dev/offline-stack.ts';
+import { createLogger } from '../../src/log.ts';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.ts';
+import { type SlackStandIn, startSlackStandIn } from '../../src/slack-standin/server.ts';
+import { LogCapture } from './harness.ts';
+
+describe('starting the app', () => {
+  let slack: SlackStandIn | undefined;
+  let sandbox: Sandbox | undefined;
+  afterEach(async () => {
+    await Promise.all([slack?.close(), sandbox?.close()]);
+  });
+
+  it.each(['http', 'socket'] as const)(
+    'a bot token Slack refuses fails the start (%s), instead of an app that answers nothing',
+    async (mode) => {
+      slack = await startSlackStandIn();
+      sandbox = await startSandbox({ apiKey: OFFLINE_SECRETS.apiKey });
+      const config = loadConfig({
+        SLACK_BOT_TOKEN: 'xoxb-not-the-installed-token',
+        SLACK_SIGNING_SECRET: OFFLINE_SECRETS.signingSecret,
+        ...(mode === 'socket' ? { SLACK_APP_TOKEN: slack.appToken } : {}),
+        SLACK_API_URL: slack.apiUrl,
+        PORT: '0',
+        COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
+        COMETCHAT_API_URL: sandbox.apiUrl,
+        COMETCHAT_CALL_API_URL: sandbox.callUrl,
+      });
+      const logs = new LogCapture();
+      const logger = createLogger({ level: 'info', secrets: config.secrets, destination: logs });
+      await expect(startSlackApp({ config, logger })).rejects.toThrow(/invalid_auth/);
+      expect(slack.calls.map((c) => c.method)).toEqual(['auth.test']);
+      // Nothing was left listening or connected.
+      expect(slack.socketConnectionCount()).toBe(0);
+      expect(logs.text()).not.toContain('xoxb-not-the-installed-token');
+    },
+  );
+});
