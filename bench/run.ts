@@ -117,6 +117,9 @@ async function main(): Promise<void> {
       COMETCHAT_API_URL: sand.apiUrl,
       COMETCHAT_CALL_API_URL: sand.callUrl,
       LOG_LEVEL: 'info',
+      // The bench's user may edit by name, as with EDITORS in production: the editor's access
+      // check then needs no users.info (whose stand-in users are reset between rounds).
+      EDITORS: 'U0OPERATOR',
       // Set, and blank, so that a developer's .env (which main.ts reads, never overriding what
       // is set) cannot switch the app to Socket Mode or another CometChat app.
       SLACK_APP_TOKEN: '',
@@ -124,6 +127,9 @@ async function main(): Promise<void> {
       COMETCHAT_REGION: '',
       COMETCHAT_TIMEOUT_MS: '',
       COMETCHAT_BUDGET_MS: '',
+      VIEWERS: '',
+      AUDIT_CHANNEL: '',
+      STORE_URL: '',
     };
     const entries = {
       app: { entry: 'src/main.ts', env: appEnv },
@@ -234,12 +240,7 @@ async function main(): Promise<void> {
         });
         checkStatuses('app: perms', samples);
         // Each editor ends with a views.update that fills it in.
-        await stand.waitFor(
-          () =>
-            stand.calls.filter((c) => c.method === 'views.update').length >= okCount(samples) ||
-            undefined,
-          15_000,
-        );
+        await drain(() => stand.calls.filter((c) => c.method === 'views.update').length, okCount(samples));
         const rounds = editor.get(rate) ?? [];
         rounds.push(editorRound(samples, stand));
         editor.set(rate, rounds);
@@ -539,10 +540,13 @@ async function main(): Promise<void> {
     log(
       `\n${budgets.length - failed} of ${budgets.length} budgets met. Total run time ${((performance.now() - began) / 1000).toFixed(0)} s.`,
     );
+    await rm(work, { recursive: true, force: true });
+  } catch (error) {
+    process.stderr.write(`Logs of the subjects are kept in ${work}\n`);
+    throw error;
   } finally {
     await Promise.allSettled(subjects.map((s) => s.stop()));
     await Promise.allSettled([slack?.close(), sandbox?.close()]);
-    await rm(work, { recursive: true, force: true });
   }
 }
 
@@ -560,9 +564,14 @@ function checkStatuses(label: string, samples: readonly Sample[]): void {
 }
 
 /** Waits until `expected` posts reached the response_urls (or 15 s passed). */
-async function drainReplies(slack: SlackStandIn, expected: number): Promise<void> {
+function drainReplies(slack: SlackStandIn, expected: number): Promise<void> {
+  return drain(() => slack.responses.length + slack.refusedResponses.length, expected);
+}
+
+/** Waits until `count()` reaches `expected`, or 15 s passed; what is missing is counted later. */
+async function drain(count: () => number, expected: number): Promise<void> {
   const deadline = performance.now() + 15_000;
-  while (slack.responses.length + slack.refusedResponses.length < expected) {
+  while (count() < expected) {
     if (performance.now() > deadline) return;
     await sleep(10);
   }
@@ -622,6 +631,13 @@ function editorRound(samples: readonly Sample[], slack: SlackStandIn): EditorRou
     const at = openedAt.get(sample.key);
     if (at === undefined) missing += 1;
     else opens.push(at - sample.sentAt);
+  }
+  if (missing > Math.max(1, ok.length * 0.01)) {
+    const methods = new Map<string, number>();
+    for (const call of slack.calls) methods.set(call.method, (methods.get(call.method) ?? 0) + 1);
+    throw new Error(
+      `bench: ${missing} of ${ok.length} editor requests opened no view (calls: ${JSON.stringify(Object.fromEntries(methods))}; replies: ${slack.responses.map((r) => JSON.stringify(r.body).slice(0, 200)).slice(0, 2)})`,
+    );
   }
   const acks = ok.map((s) => s.ackMs);
   return {

@@ -1,6 +1,7 @@
 import { createClient, ErrorReply } from 'redis';
 import { z } from 'zod';
 import { redactUrl } from './redact-url.ts';
+import type { AuditRecord, Store } from './store.ts';
 import { StoreUnavailableError } from './store-errors.ts';
 import {
   AuditRecordSchema,
@@ -8,7 +9,6 @@ import {
   KnownPermissionsSchema,
   parseStoredJson,
 } from './stored-records.ts';
-import type { AuditRecord, Store } from './store.ts';
 
 export interface RedisStoreOptions {
   /** Put before every key, so that apps (or tests) can share one Redis. */

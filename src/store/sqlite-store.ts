@@ -3,8 +3,8 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { PermissionMapSchema } from '../cometchat/schemas.ts';
-import { AuditChangesSchema, decodeStored, parseStoredJson } from './stored-records.ts';
 import type { AuditRecord, Store } from './store.ts';
+import { AuditChangesSchema, decodeStored, parseStoredJson } from './stored-records.ts';
 
 /*
  * Version 1 of the file's layout; `user_version` records it so that a later version can migrate.
@@ -113,16 +113,14 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
   });
 
   // A read transaction, so that the page and the total come from one snapshot.
-  const listAuditNow = db.transaction(
-    (role: string | undefined, offset: number, limit: number) => {
-      const rows =
-        role === undefined
-          ? selectAuditAll.all(limit, offset)
-          : selectAuditRole.all(role, limit, offset);
-      const count = role === undefined ? countAuditAll.get() : countAuditRole.get(role);
-      return { rows, count };
-    },
-  );
+  const listAuditNow = db.transaction((role: string | undefined, offset: number, limit: number) => {
+    const rows =
+      role === undefined
+        ? selectAuditAll.all(limit, offset)
+        : selectAuditRole.all(role, limit, offset);
+    const count = role === undefined ? countAuditAll.get() : countAuditRole.get(role);
+    return { rows, count };
+  });
 
   return {
     async getKnownPermissions(role) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PermissionMapSchema, PermissionValueSchema } from '../cometchat/schemas.ts';
-import { StoreDataError } from './store-errors.ts';
 import type { AuditRecord, KnownPermissions } from './store.ts';
+import { StoreDataError } from './store-errors.ts';
 
 /*
  * What a backend reads back is parsed, not cast: a file or a Redis key may have been written by

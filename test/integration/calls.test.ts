@@ -112,7 +112,9 @@ describe('/cometchat call through the real app', () => {
     expect(textOf(blocksOf(reply)[0])).toContain('Video call · unanswered');
     expect(fieldsOf(reply)).toMatchObject({ Started: '—', Duration: '00:00:00', Type: 'video' });
     const [initiator, receiver] = participantLines(reply);
-    expect(initiator).toMatch(/^:heavy_minus_sign: no state · \*Nancy Grace\* \(`cometchat-uid-3`\) · joined · /);
+    expect(initiator).toMatch(
+      /^:heavy_minus_sign: no state · \*Nancy Grace\* \(`cometchat-uid-3`\) · joined · /,
+    );
     expect(receiver).toBe(
       ':large_yellow_circle: unanswered · *Susan Marie* (`cometchat-uid-4`) · never joined · 0 min · (audio 0, video 0)',
     );
@@ -179,7 +181,9 @@ describe('/cometchat call through the real app', () => {
     expectNoInjectedMarkup(reply);
     const lines = participantLines(reply);
     expect(lines[0]).toContain('*Eve &lt;@U123&gt; &lt;!here&gt;* (`eve-mentions`)');
-    expect(lines[1]).toContain('&amp; &lt;!channel&gt; &lt;https://evil.example|reset password&gt;');
+    expect(lines[1]).toContain(
+      '&amp; &lt;!channel&gt; &lt;https://evil.example|reset password&gt;',
+    );
     // Without `data.entities` the people are their uids.
     expect(fieldsOf(reply)).toMatchObject({
       Initiator: '`eve-mentions`',
@@ -196,7 +200,10 @@ describe('/cometchat call through the real app', () => {
   });
 
   it('`call <id> as <uid>` sends onBehalfOf to CometChat and says so', async () => {
-    const reply = await commandReply(h, `call ${SANDBOX_SESSION_IDS.audioEnded} as cometchat-uid-2`);
+    const reply = await commandReply(
+      h,
+      `call ${SANDBOX_SESSION_IDS.audioEnded} as cometchat-uid-2`,
+    );
     expect(markupOf(reply).join('\n')).toContain('looked up as `cometchat-uid-2`');
     const [request] = callRequests(h);
     expect(request?.headers.onbehalfof).toBe('cometchat-uid-2');

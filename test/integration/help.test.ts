@@ -73,7 +73,10 @@ describe('help and malformed input through the real app', () => {
     ['roles 0', 'The page must be a whole number from 1 to 10000.'],
     ['roles 1 2', 'Usage: `/cometchat roles [page]`.'],
     ['call', 'Usage: `/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]`.'],
-    ['call v1.us.app.1 for someone', 'Usage: `/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]`.'],
+    [
+      'call v1.us.app.1 for someone',
+      'Usage: `/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]`.',
+    ],
     ['call v1.us.app.1 as', 'Usage: `/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]`.'],
     ['call ..', 'A session id cannot be `.` or `..`.'],
     [`call ${'x'.repeat(256)}`, 'A session id is at most 255 characters.'],

@@ -226,6 +226,16 @@ describe('/cometchat roles through the real app', () => {
     expect(h.logs.text()).toContain('response_url refused the reply; falling back');
   });
 
+  it('and as a direct message when the channel refuses the ephemeral one too', async () => {
+    h.slack.failResponseUrls(404);
+    h.slack.fail('chat.postEphemeral', { error: 'channel_not_found' });
+    await h.driver.command('roles');
+    const posted = await h.slack.nextCall('chat.postMessage');
+    expect(String(posted.args.channel)).toMatch(/^D/);
+    expect(pageIndicator(posted.args)).toBe('Page 1 of 1 · 10 roles');
+    expect(h.slack.calls.map((c) => c.method)).toContain('conversations.open');
+  });
+
   it('a damaged page button is refused with one sentence and a reference', async () => {
     const reply = await interactionReply(
       h,

@@ -196,7 +196,9 @@ describe('shortcuts through the real app', () => {
     if (!result) throw new Error('the modal is gone');
     expect(textOf(result)).toContain('Show all 12 participants');
     const next = h.slack.calls.length;
-    await h.driver.interaction(h.driver.blockAction({ actionId: 'call_participants', view: result }));
+    await h.driver.interaction(
+      h.driver.blockAction({ actionId: 'call_participants', view: result }),
+    );
     const pushed = await h.slack.nextCall('views.push', next);
     expect(pushed.args.trigger_id).toBeDefined();
     const filled = await h.slack.nextCall('views.update', next);

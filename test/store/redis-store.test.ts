@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createRedisStore } from '../../src/store/redis-store.ts';
+import type { AuditRecord, Store } from '../../src/store/store.ts';
+import { StoreUnavailableError } from '../../src/store/store-errors.ts';
+import { startRedisServer, useRedisServer } from './redis-server.ts';
+
+const record: AuditRecord = {
+  ref: 'ref-1',
+  at: 1_700_000_000_000,
+  teamId: 'T1',
+  userId: 'U1',
+  role: 'moderator',
+  changes: [{ key: 'send', before: 'allow', after: 'deny', explicit: false }],
+  beforeSource: 'last-update',
+  outcome: 'applied',
+};
+
+describe('redis store', () => {
+  const server = useRedisServer();
+  const open: Store[] = [];
+  /** One store per call: its own connection, as one replica of the app. */
+  const replica = async (url: string, keyPrefix: string) => {
+    const store = await createRedisStore(url, { keyPrefix });
+    open.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    for (const store of open.splice(0)) await store.close();
+  });
+
+  describe('shared by two replicas', () => {
+    let a: Store;
+    let b: Store;
+    beforeEach(async () => {
+      const prefix = `replicas:${randomUUID()}:`;
+      a = await replica(server().url, prefix);
+      b = await replica(server().url, prefix);
+    });
+
+    it('gives one of 100 concurrent claims on one id, whichever replica asks', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).claim('confirm-raced', 60)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
+    it('applies each of 20 confirmations raced from both replicas once', async () => {
+      const ids = Array.from({ length: 20 }, (_, i) => `confirm-${i}`);
+      const results = await Promise.all(
+        ids.flatMap((id) => [a.claim(id, 60), b.claim(id, 60), a.claim(id, 60), b.claim(id, 60)]),
+      );
+      for (let i = 0; i < ids.length; i += 1) {
+        expect(results.slice(i * 4, i * 4 + 4).filter(Boolean)).toHaveLength(1);
+      }
+    });
+
+    it('lists through one a record written through the other', async () => {
+      await a.appendAudit(record);
+      expect(await b.listAudit({ offset: 0, limit: 10 })).toEqual({ records: [record], total: 1 });
+      expect(await b.listAudit({ role: 'moderator', offset: 0, limit: 10 })).toEqual({
+        records: [record],
+        total: 1,
+      });
+    });
+
+    it('reads through one the permissions written through the other', async () => {
+      const known = { role: 'mod', permissions: { send: ['own'] }, seenAt: 42 };
+      await b.setKnownPermissions(known);
+      expect(await a.getKnownPermissions('mod')).toEqual(known);
+    });
+
+    it('lets one replica take a claim the other released', async () => {
+      expect(await a.claim('handover', 60)).toBe(true);
+      expect(await b.claim('handover', 60)).toBe(false);
+      await a.release('handover');
+      expect(await b.claim('handover', 60)).toBe(true);
+    });
+  });
+
+  it('keeps apps with different key prefixes apart', async () => {
+    const one = await replica(server().url, `one:${randomUUID()}:`);
+    const two = await replica(server().url, `two:${randomUUID()}:`);
+    expect(await one.claim('x', 60)).toBe(true);
+    expect(await two.claim('x', 60)).toBe(true);
+    await one.appendAudit(record);
+    expect((await two.listAudit({ offset: 0, limit: 10 })).total).toBe(0);
+  });
+
+  it('rejects, without the password, when no server answers', async () => {
+    const gone = await startRedisServer();
+    await gone.stop();
+    const url = `redis://:hunter2-secret@127.0.0.1:${gone.port}`;
+    const error = await createRedisStore(url).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(String(error)).toMatch(/cannot connect to Redis at .*ECONNREFUSED/);
+    expect(String(error)).not.toContain('hunter2');
+  });
+
+  it('rejects operations while the server is down, and recovers when it is back', async () => {
+    const own = await startRedisServer();
+    try {
+      const store = await replica(own.url, `outage:${randomUUID()}:`);
+      expect(await store.claim('before', 60)).toBe(true);
+
+      await own.stop();
+      const failure = await store.claim('during', 60).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(StoreUnavailableError);
+      expect(String(failure)).toMatch(/Redis at redis:\/\/127\.0\.0\.1:\d+\/? is unreachable/);
+      await expect(store.listAudit({ offset: 0, limit: 5 })).rejects.toBeInstanceOf(
+        StoreUnavailableError,
+      );
+
+      const again = await startRedisServer({ port: own.port });
+      try {
+        // The client reconnects on its own; the new server is empty (nothing is persisted).
+        const deadline = Date.now() + 5_000;
+        let claimed: unknown;
+        while (Date.now() < deadline) {
+          claimed = await store.claim('after', 60).catch((e: unknown) => e);
+          if (claimed === true) break;
+          await sleep(50);
+        }
+        expect(claimed).toBe(true);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('closes while the server is down', async () => {
+    const own = await startRedisServer();
+    const store = await createRedisStore(own.url);
+    await own.stop();
+    await sleep(50);
+    await expect(store.close()).resolves.toBeUndefined();
+  });
+});
