@@ -1,5 +1,5 @@
-import { CallResponseSchema, RoleListResponseSchema } from '../src/cometchat/schemas.ts';
 import { toCall } from '../src/cometchat/model.ts';
+import { CallResponseSchema, RoleListResponseSchema } from '../src/cometchat/schemas.ts';
 import { callMessage } from '../src/features/calls/call-view.ts';
 import { roleListMessage } from '../src/features/roles/role-list-view.ts';
 import { generatePresenterCall } from '../src/sandbox/presenter-call.ts';

@@ -1,4 +1,4 @@
-import { cpus, release, totalmem, type as osType } from 'node:os';
+import { cpus, type as osType, release, totalmem } from 'node:os';
 
 // Plain-text tables for the terminal (and to paste into BENCHMARKS.md), and the budget lines.
 

@@ -240,7 +240,10 @@ async function main(): Promise<void> {
         });
         checkStatuses('app: perms', samples);
         // Each editor ends with a views.update that fills it in.
-        await drain(() => stand.calls.filter((c) => c.method === 'views.update').length, okCount(samples));
+        await drain(
+          () => stand.calls.filter((c) => c.method === 'views.update').length,
+          okCount(samples),
+        );
         const rounds = editor.get(rate) ?? [];
         rounds.push(editorRound(samples, stand));
         editor.set(rate, rounds);
@@ -281,7 +284,9 @@ async function main(): Promise<void> {
     await Promise.all([stop(app), stop(bolt), stop(http)]);
 
     // Memory, in a fresh app: idle, after a warm-up, and after 20,000 more requests.
-    progress(`memory: a fresh app, ${PLAN.memoryWarmUp} warm-up then ${PLAN.memoryRequests} requests`);
+    progress(
+      `memory: a fresh app, ${PLAN.memoryWarmUp} warm-up then ${PLAN.memoryRequests} requests`,
+    );
     const memApp = await start('app');
     await sleep(1_000);
     const idle = await memApp.memory();
@@ -470,8 +475,14 @@ async function main(): Promise<void> {
         ['input', 'p50', 'p99', 'JSON size'],
         renderRows.map(([label, rounds]) => [
           label,
-          ms(medianOf(rounds, (r) => r.p50Ms), 3),
-          ms(medianOf(rounds, (r) => r.p99Ms), 3),
+          ms(
+            medianOf(rounds, (r) => r.p50Ms),
+            3,
+          ),
+          ms(
+            medianOf(rounds, (r) => r.p99Ms),
+            3,
+          ),
           `${rounds[0]?.bytes ?? 0} B`,
         ]),
       ),

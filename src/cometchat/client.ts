@@ -95,7 +95,10 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
     request: RequestOptions,
   ): Promise<z.infer<S>> {
     const ref = request.ref ?? newRef();
-    const log = (request.logger ?? options.logger).child({ ref, operation });
+    // A request logger from the Slack layer already carries the ref; bind it only once.
+    const log = request.logger
+      ? request.logger.child({ operation })
+      : options.logger.child({ ref, operation });
     const deadline = Date.now() + options.budgetMs;
     const started = performance.now();
     const fail = (

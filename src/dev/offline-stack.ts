@@ -56,7 +56,9 @@ export async function startOfflineStack(options: OfflineStackOptions = {}): Prom
   );
   // The operator the driver acts as is a workspace admin: with no EDITORS list, admins and
   // owners are the ones who may edit permissions.
-  slack.setUsers([{ id: OFFLINE_OPERATOR, name: 'operator', real_name: 'Offline Operator', is_admin: true }]);
+  slack.setUsers([
+    { id: OFFLINE_OPERATOR, name: 'operator', real_name: 'Offline Operator', is_admin: true },
+  ]);
   const env = {
     SLACK_BOT_TOKEN: slack.botToken,
     SLACK_SIGNING_SECRET: OFFLINE_SECRETS.signingSecret,

@@ -165,7 +165,8 @@ describe('permission editor through the real app', () => {
     const confirmation = confirmationOf(h, editor);
     if (!confirmation) throw new Error('no confirmation view');
     await confirm(h, confirmation);
-    const sent = Object.keys((puts(h)[0]?.body as { permissions: object }).permissions);
+    const body = puts(h)[0]?.body as { permissions: object } | undefined;
+    const sent = Object.keys(body?.permissions ?? {});
     expect(sent.sort()).toEqual(
       permissionsInCategory('Users')
         .map((s) => s.key)

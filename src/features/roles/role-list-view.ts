@@ -22,7 +22,7 @@ export function roleListMessage(result: RolePage): SlackMessage {
   const blocks: KnownBlock[] = [
     header('CometChat roles'),
     context([
-      `Page ${page} of ${pages} · ${pagination.total} role${pagination.total === 1 ? '' : 's'}`,
+      `${page > pages ? `Page ${page} (the last is ${pages})` : `Page ${page} of ${pages}`} · ${pagination.total} role${pagination.total === 1 ? '' : 's'}`,
     ]),
   ];
   if (roles.length === 0) {
