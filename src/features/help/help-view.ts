@@ -11,12 +11,13 @@ export function helpMessage(problem?: string, ref?: string): SlackMessage {
     "`/cometchat roles [page]` - list the app's roles, with buttons to page and edit",
     "`/cometchat perms &lt;role&gt;` - edit a role's permissions (alias `permissions`)",
     '`/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]` - look up a call; `as` acts on behalf of a user',
+    '`/cometchat audit [role] [page]` - recent permission changes, newest first',
     '`/cometchat help` - this message',
   ];
   return {
     text: problem
       ? `${problem} Try /cometchat help.${ref ? ` (ref ${ref})` : ''}`
-      : 'CometChat ops: roles, perms, call, help.',
+      : 'CometChat ops: roles, perms, call, audit, help.',
     blocks: [
       ...(problem ? [section(`:warning: ${problem}`)] : []),
       ...(problem && ref ? [context([`Reference: \`${ref}\``])] : []),
