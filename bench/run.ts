@@ -1,12 +1,12 @@
 import { setMaxListeners } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OFFLINE_SECRETS } from '../src/dev/offline-stack.ts';
 import { SANDBOX_SESSION_IDS, type Sandbox, startSandbox } from '../src/sandbox/server.ts';
 import { createSlackDriver, signSlackRequest } from '../src/slack-standin/driver.ts';
 import { type SlackStandIn, startSlackStandIn } from '../src/slack-standin/server.ts';
+import { backgroundLoad, type CpuReading, cpuMeter } from './cpu.ts';
 import { type Prepared, pacedLoad, type Sample, saturate } from './load.ts';
 import { logProblems, type MemorySnapshot, type Subject, spawnSubject } from './processes.ts';
 import { measureRendering } from './render.ts';
@@ -62,6 +62,7 @@ interface LatencyRound {
   overheadP99: number;
   lost: number;
   lagP99: number;
+  cpu: CpuReading;
 }
 
 interface EditorRound {
@@ -70,12 +71,14 @@ interface EditorRound {
   ackP50: number;
   ackP99: number;
   missing: number;
+  cpu: CpuReading;
 }
 
 interface ThroughputRound {
   rps: number;
   cpuUsPerRequest: number;
   failed: number;
+  cpu: CpuReading;
 }
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -94,6 +97,12 @@ async function main(): Promise<void> {
       `Plan: injected CometChat latency ${PLAN.injectedLatencyMs} ms · rates ${PLAN.rates.join(' and ')} req/s · ${PLAN.rounds} rounds of ${PLAN.latencyRoundMs / 1000} s (latency) and ${PLAN.throughputSeconds} s (throughput) · medians over rounds${QUICK ? ' · QUICK (smoke run, figures not comparable)' : ''}`,
     );
 
+    const background = await backgroundLoad(1_000);
+    log(
+      `Other processes before the run: ${background.toFixed(0)} % of one core (load average ${loadavg()
+        .map((v) => v.toFixed(2))
+        .join(', ')}).`,
+    );
     progress('rendering Block Kit');
     const rendering = measureRendering(PLAN.rounds, PLAN.renderIterations);
 
@@ -208,6 +217,7 @@ async function main(): Promise<void> {
       for (const rate of PLAN.rates) {
         progress(`latency round ${round}/${PLAN.rounds} at ${rate} req/s`);
         for (const load of loads) {
+          const meter = cpuMeter(load.subject.pid);
           const samples = await pacedLoad({
             port: load.subject.port,
             path: PATH,
@@ -217,9 +227,10 @@ async function main(): Promise<void> {
           });
           checkStatuses(load.label, samples);
           if (load.replies) await drainReplies(stand, okCount(samples));
+          const cpu = meter();
           const key = `${rate}|${load.label}`;
           const rounds = latency.get(key) ?? [];
-          rounds.push(latencyRound(samples, load, stand));
+          rounds.push(latencyRound(samples, load, stand, cpu));
           latency.set(key, rounds);
           resetRecords();
         }
@@ -231,6 +242,7 @@ async function main(): Promise<void> {
     for (let round = 1; round <= PLAN.rounds; round += 1) {
       for (const rate of PLAN.rates) {
         progress(`editor round ${round}/${PLAN.rounds} at ${rate} req/s`);
+        const meter = cpuMeter(app.pid);
         const samples = await pacedLoad({
           port: app.port,
           path: PATH,
@@ -244,8 +256,9 @@ async function main(): Promise<void> {
           () => stand.calls.filter((c) => c.method === 'views.update').length,
           okCount(samples),
         );
+        const cpu = meter();
         const rounds = editor.get(rate) ?? [];
-        rounds.push(editorRound(samples, stand));
+        rounds.push(editorRound(samples, stand, cpu));
         editor.set(rate, rounds);
         resetRecords();
       }
@@ -257,7 +270,7 @@ async function main(): Promise<void> {
       for (const connections of PLAN.connections) {
         progress(`throughput round ${round}/${PLAN.rounds} with ${connections} connections`);
         for (const load of loads) {
-          const cpuBefore = cpuMs(load.subject.pid);
+          const meter = cpuMeter(load.subject.pid);
           const result = await saturate({
             port: load.subject.port,
             path: PATH,
@@ -265,15 +278,16 @@ async function main(): Promise<void> {
             durationSeconds: PLAN.throughputSeconds,
             next: () => command(load.text),
           });
-          if (load.replies) await drainReplies(stand, result.ok);
-          const cpuAfter = cpuMs(load.subject.pid);
+          if (load.replies) await settleReplies(stand, result.ok);
+          const cpu = meter();
           if (result.ok === 0) throw new Error(`bench: ${load.label} answered no request`);
           const key = `${connections}|${load.label}`;
           const rounds = throughput.get(key) ?? [];
           rounds.push({
             rps: result.requestsPerSecond,
-            cpuUsPerRequest: ((cpuAfter - cpuBefore) * 1000) / result.ok,
+            cpuUsPerRequest: (cpu.subjectMs * 1000) / result.ok,
             failed: result.failed,
+            cpu,
           });
           throughput.set(key, rounds);
           resetRecords();
@@ -301,7 +315,7 @@ async function main(): Promise<void> {
         amount,
         next: mixed,
       });
-      await drainReplies(stand, result.ok);
+      await settleReplies(stand, result.ok);
       resetRecords();
       if (result.failed > 0) throw new Error(`bench: ${result.failed} requests failed (memory)`);
       await sleep(500);
@@ -327,7 +341,6 @@ async function main(): Promise<void> {
 
     // ---- Report ----
     const lat = (rate: number, label: string) => latency.get(`${rate}|${label}`) ?? [];
-    const appLoads = loads.filter((l) => l.subject === app);
     const budgets: Budget[] = [];
 
     log('\n## Acknowledgement latency (HTTP answer to the signed slash command)');
@@ -348,6 +361,8 @@ async function main(): Promise<void> {
           ratio(p50, boltP50),
           ratio(p99, boltP99),
           ratio(p99, httpP99),
+          pct(medianOf(rounds, (r) => (r.cpu.subjectMs / r.cpu.elapsedMs) * 100)),
+          pct(medianOf(rounds, (r) => r.cpu.foreignPct)),
         ]);
         if (load.subject === app) {
           budgets.push({
@@ -361,12 +376,24 @@ async function main(): Promise<void> {
     }
     log(
       table(
-        ['rate', 'subject', 'p50', 'p99', 'p50 ÷ Bolt', 'p99 ÷ Bolt', 'p99 ÷ node:http'],
+        [
+          'rate',
+          'subject',
+          'p50',
+          'p99',
+          'p50 ÷ Bolt',
+          'p99 ÷ Bolt',
+          'p99 ÷ node:http',
+          'subject CPU',
+          'other CPU',
+        ],
         ackRows,
       ),
     );
     const lag = Math.max(...[...latency.values()].flat().map((r) => r.lagP99));
-    log(`Generator lag against its schedule, worst round p99: ${ms(lag)}.`);
+    log(
+      `CPU as % of one core over the round; "other" is every process outside the bench and the subject. Generator lag behind its schedule, worst round p99: ${ms(lag)}.`,
+    );
 
     log(
       `\n## End-to-end: reply on the response_url, from the command being sent (injected CometChat latency ${PLAN.injectedLatencyMs} ms per call)`,
@@ -424,6 +451,8 @@ async function main(): Promise<void> {
         ms(medianOf(rounds, (r) => r.ackP50)),
         ms(medianOf(rounds, (r) => r.ackP99)),
         String(rounds.reduce((sum, r) => sum + r.missing, 0)),
+        pct(medianOf(rounds, (r) => (r.cpu.subjectMs / r.cpu.elapsedMs) * 100)),
+        pct(medianOf(rounds, (r) => r.cpu.foreignPct)),
       ]);
       budgets.push({
         name: `views.open after the request at ${rate}/s (p99)`,
@@ -434,7 +463,16 @@ async function main(): Promise<void> {
     }
     log(
       table(
-        ['rate', 'views.open p50', 'views.open p99', 'ack p50', 'ack p99', 'missing'],
+        [
+          'rate',
+          'views.open p50',
+          'views.open p99',
+          'ack p50',
+          'ack p99',
+          'missing',
+          'app CPU',
+          'other CPU',
+        ],
         editorRows,
       ),
     );
@@ -455,12 +493,22 @@ async function main(): Promise<void> {
           ratio(rps, httpRps),
           `${medianOf(rounds(load.label), (r) => r.cpuUsPerRequest).toFixed(0)} µs`,
           String(rounds(load.label).reduce((sum, r) => sum + r.failed, 0)),
+          pct(medianOf(rounds(load.label), (r) => r.cpu.foreignPct)),
         ]);
       }
     }
     log(
       table(
-        ['connections', 'subject', 'req/s', '÷ Bolt', '÷ node:http', 'CPU/request', 'failed'],
+        [
+          'connections',
+          'subject',
+          'req/s',
+          '÷ Bolt',
+          '÷ node:http',
+          'CPU/request',
+          'failed',
+          'other CPU',
+        ],
         tputRows,
       ),
     );
@@ -501,7 +549,7 @@ async function main(): Promise<void> {
     const growth = (after.rss - warm.rss) / warm.rss;
     log(
       table(
-        ['when', 'RSS', 'heap used', 'external'],
+        ['when', 'RSS', 'heap total', 'heap used', 'external'],
         [
           ['idle, 1 s after start', ...memoryCells(idle)],
           [`after ${PLAN.memoryWarmUp} warm-up requests`, ...memoryCells(warm)],
@@ -579,6 +627,19 @@ function drainReplies(slack: SlackStandIn, expected: number): Promise<void> {
   return drain(() => slack.responses.length + slack.refusedResponses.length, expected);
 }
 
+/**
+ * After a saturation run: requests still in flight when the load generator stopped are answered
+ * and replied to after it counted, so wait for the count and then for posts to stop arriving.
+ */
+async function settleReplies(slack: SlackStandIn, expected: number): Promise<void> {
+  await drainReplies(slack, expected);
+  let seen = -1;
+  while (seen !== slack.responses.length + slack.refusedResponses.length) {
+    seen = slack.responses.length + slack.refusedResponses.length;
+    await sleep(200);
+  }
+}
+
 /** Waits until `count()` reaches `expected`, or 15 s passed; what is missing is counted later. */
 async function drain(count: () => number, expected: number): Promise<void> {
   const deadline = performance.now() + 15_000;
@@ -588,7 +649,12 @@ async function drain(count: () => number, expected: number): Promise<void> {
   }
 }
 
-function latencyRound(samples: readonly Sample[], load: Load, slack: SlackStandIn): LatencyRound {
+function latencyRound(
+  samples: readonly Sample[],
+  load: Load,
+  slack: SlackStandIn,
+  cpu: CpuReading,
+): LatencyRound {
   const ok = samples.filter((s) => s.status >= 200 && s.status < 300);
   const acks = ok.map((s) => s.ackMs);
   const lagP99 = percentile(
@@ -606,6 +672,7 @@ function latencyRound(samples: readonly Sample[], load: Load, slack: SlackStandI
       overheadP99: none,
       lost: 0,
       lagP99,
+      cpu,
     };
   }
   const postedAt = new Map<string, number>();
@@ -627,10 +694,15 @@ function latencyRound(samples: readonly Sample[], load: Load, slack: SlackStandI
     overheadP99: percentile(replies, 99) - injected,
     lost,
     lagP99,
+    cpu,
   };
 }
 
-function editorRound(samples: readonly Sample[], slack: SlackStandIn): EditorRound {
+function editorRound(
+  samples: readonly Sample[],
+  slack: SlackStandIn,
+  cpu: CpuReading,
+): EditorRound {
   const openedAt = new Map<string, number>();
   for (const call of slack.calls) {
     if (call.method === 'views.open') openedAt.set(String(call.args.trigger_id), call.at);
@@ -657,23 +729,16 @@ function editorRound(samples: readonly Sample[], slack: SlackStandIn): EditorRou
     ackP50: percentile(acks, 50),
     ackP99: percentile(acks, 99),
     missing,
+    cpu,
   };
 }
 
-function memoryCells(m: MemorySnapshot): string[] {
-  return [mib(m.rss), mib(m.heapUsed), mib(m.external)];
+function pct(value: number): string {
+  return Number.isFinite(value) ? `${value.toFixed(0)} %` : 'n/a';
 }
 
-/** User + system CPU of a process in ms, from /proc (Linux; NaN elsewhere). */
-function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime, in clock ticks (USER_HZ, 100 on Linux).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
+function memoryCells(m: MemorySnapshot): string[] {
+  return [mib(m.rss), mib(m.heapTotal), mib(m.heapUsed), mib(m.external)];
 }
 
 function sleep(msToWait: number): Promise<void> {

@@ -1,5 +1,5 @@
 import { CometChatError } from '../cometchat/errors.ts';
-import { escapeMrkdwn, code as inlineCode } from './mrkdwn.ts';
+import { escapeMrkdwn, code as inlineCode, truncate } from './mrkdwn.ts';
 
 /** A mistake in what the user asked for: shown to them as it is, never logged as a fault. */
 export class InputError extends Error {
@@ -40,8 +40,10 @@ export function failureSentence(error: unknown, budgetSeconds: number): string {
       return `CometChat refused the app's API key${code}. An admin should check that COMETCHAT_API_KEY is a REST API key with full access for this app.`;
     case 'rate_limited':
       return `CometChat is rate limiting this app${code}; try again in ${seconds(error.retryAfterSeconds ?? 60)}.`;
-    case 'bad_request':
-      return `CometChat refused ${what}${code}: ${escapeMrkdwn(error.serviceMessage ?? error.detail ?? 'the request was not valid')}.`;
+    case 'bad_request': {
+      const reason = withoutFinalStop(error.serviceMessage ?? error.detail ?? '');
+      return `CometChat refused ${what}${code}: ${truncate(escapeMrkdwn(reason || 'the request was not valid'), MAX_REASON)}.`;
+    }
     case 'unavailable':
       return `CometChat is not answering ${what} right now${error.status ? ` (HTTP ${error.status})` : ''}. Try again in a minute; if it lasts, check CometChat's status page.`;
     case 'timeout':
@@ -53,6 +55,19 @@ export function failureSentence(error: unknown, budgetSeconds: number): string {
         ? 'CometChat answered the permission update with something this app cannot read, so it may or may not have been applied. Report the reference; the details are in the log.'
         : `CometChat answered ${what} with something this app cannot read. Report the reference; the details are in the log.`;
   }
+}
+
+/** The service's own words are a short reason, not a document (an error body may hold 64 KB). */
+const MAX_REASON = 300;
+
+/**
+ * The service's message is a sentence of its own, usually with its full stop; the reply adds
+ * one. A loop, not a regex anchored at the end: that would be quadratic on a long run of spaces.
+ */
+function withoutFinalStop(text: string): string {
+  let end = text.length;
+  while (end > 0 && /[\s.!?]/.test(text.charAt(end - 1))) end -= 1;
+  return text.slice(0, end);
 }
 
 /** `1 second`, `45 seconds`: whole seconds, rounded up, at least one. */

@@ -63,10 +63,14 @@ export async function startRedisServer(options: { port?: number } = {}): Promise
     });
   });
 
+  // A test worker that dies before its afterAll must not leave the server running.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    process.off('exit', killOnExit);
     await terminate(child);
     await rm(dir, { recursive: true, force: true });
   };

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRedisStore } from '../../src/store/redis-store.ts';
 import type { AuditRecord, Store } from '../../src/store/store.ts';
 import { StoreUnavailableError } from '../../src/store/store-errors.ts';
-import { startRedisServer, useRedisServer } from './redis-server.ts';
+import { type RedisServer, startRedisServer, useRedisServer } from './redis-server.ts';
 
 const record: AuditRecord = {
   ref: 'ref-1',
@@ -26,8 +26,16 @@ describe('redis store', () => {
     open.push(store);
     return store;
   };
+  /** A server of the test's own, to stop and restart; stopped after the test, whatever happens. */
+  const started: RedisServer[] = [];
+  const ownServer = async (port?: number) => {
+    const server = await startRedisServer(port === undefined ? {} : { port });
+    started.push(server);
+    return server;
+  };
   afterEach(async () => {
     for (const store of open.splice(0)) await store.close();
+    for (const server of started.splice(0)) await server.stop();
   });
 
   describe('shared by two replicas', () => {
@@ -89,7 +97,7 @@ describe('redis store', () => {
   });
 
   it('rejects, without the password, when no server answers', async () => {
-    const gone = await startRedisServer();
+    const gone = await ownServer();
     await gone.stop();
     const url = `redis://:hunter2-secret@127.0.0.1:${gone.port}`;
     const error = await createRedisStore(url).then(
@@ -102,40 +110,32 @@ describe('redis store', () => {
   });
 
   it('rejects operations while the server is down, and recovers when it is back', async () => {
-    const own = await startRedisServer();
-    try {
-      const store = await replica(own.url, `outage:${randomUUID()}:`);
-      expect(await store.claim('before', 60)).toBe(true);
+    const own = await ownServer();
+    const store = await replica(own.url, `outage:${randomUUID()}:`);
+    expect(await store.claim('before', 60)).toBe(true);
 
-      await own.stop();
-      const failure = await store.claim('during', 60).catch((e: unknown) => e);
-      expect(failure).toBeInstanceOf(StoreUnavailableError);
-      expect(String(failure)).toMatch(/Redis at redis:\/\/127\.0\.0\.1:\d+\/? is unreachable/);
-      await expect(store.listAudit({ offset: 0, limit: 5 })).rejects.toBeInstanceOf(
-        StoreUnavailableError,
-      );
+    await own.stop();
+    const failure = await store.claim('during', 60).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(StoreUnavailableError);
+    expect(String(failure)).toMatch(/Redis at redis:\/\/127\.0\.0\.1:\d+\/? is unreachable/);
+    await expect(store.listAudit({ offset: 0, limit: 5 })).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
 
-      const again = await startRedisServer({ port: own.port });
-      try {
-        // The client reconnects on its own; the new server is empty (nothing is persisted).
-        const deadline = Date.now() + 5_000;
-        let claimed: unknown;
-        while (Date.now() < deadline) {
-          claimed = await store.claim('after', 60).catch((e: unknown) => e);
-          if (claimed === true) break;
-          await sleep(50);
-        }
-        expect(claimed).toBe(true);
-      } finally {
-        await again.stop();
-      }
-    } finally {
-      await own.stop();
+    await ownServer(own.port);
+    // The client reconnects on its own; the new server is empty (nothing is persisted).
+    const deadline = Date.now() + 5_000;
+    let claimed: unknown;
+    while (Date.now() < deadline) {
+      claimed = await store.claim('after', 60).catch((e: unknown) => e);
+      if (claimed === true) break;
+      await sleep(50);
     }
+    expect(claimed).toBe(true);
   });
 
   it('closes while the server is down', async () => {
-    const own = await startRedisServer();
+    const own = await ownServer();
     const store = await createRedisStore(own.url);
     await own.stop();
     await sleep(50);
