@@ -25,6 +25,7 @@ import { registerCommand } from './slack/command-router.ts';
 import { createDeliverer, type Deliverer, destinationOf } from './slack/deliver.ts';
 import { createErrorHandler } from './slack/error-handler.ts';
 import { requestScope } from './slack/request-context.ts';
+import { openStore } from './store/open-store.ts';
 import { createMemoryStore, type Store } from './store/store.ts';
 
 export interface SlackAppOptions {
@@ -158,9 +159,17 @@ export function createSlackApp(options: SlackAppOptions) {
 
 /** Starts the app; resolves once it accepts requests. */
 export async function startSlackApp(options: SlackAppOptions): Promise<RunningApp> {
-  const { app } = createSlackApp(options);
   const { config, logger } = options;
-  await app.init();
+  // A store passed in belongs to the caller; one opened here is closed on stop.
+  const store = options.store ?? (await openStore(config.storeUrl));
+  const closeStore = options.store ? async () => {} : () => store.close();
+  const { app } = createSlackApp({ ...options, store });
+  try {
+    await app.init();
+  } catch (error) {
+    await closeStore();
+    throw error;
+  }
   if (config.slack.socketMode) {
     // Socket Mode has no public listener; /healthz gets a small server of its own.
     const server = createServer((req, res) => {
@@ -179,6 +188,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
         await app.stop();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
+        await closeStore();
       },
     };
   }
@@ -191,6 +201,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
     stop: async () => {
       server.closeAllConnections();
       await app.stop();
+      await closeStore();
     },
   };
 }

@@ -26,6 +26,8 @@ export interface OfflineStackOptions {
   logDestination?: DestinationStream;
   sandboxLatencyMs?: number;
   store?: Store;
+  /** Share a running sandbox and Slack stand-in (several replicas of the app); not stopped here. */
+  shared?: { sandbox: Sandbox; slack: SlackStandIn };
 }
 
 export interface OfflineStack {
@@ -42,18 +44,22 @@ export interface OfflineStack {
 
 export async function startOfflineStack(options: OfflineStackOptions = {}): Promise<OfflineStack> {
   const mode = options.mode ?? 'http';
-  const sandbox = await startSandbox({
-    apiKey: options.env?.COMETCHAT_API_KEY ?? OFFLINE_SECRETS.apiKey,
-    ...(options.sandboxLatencyMs !== undefined ? { latencyMs: options.sandboxLatencyMs } : {}),
-  });
-  const slack = await startSlackStandIn(
-    options.env?.SLACK_BOT_TOKEN
-      ? {
-          botToken: options.env.SLACK_BOT_TOKEN,
-          ...(options.env.SLACK_APP_TOKEN ? { appToken: options.env.SLACK_APP_TOKEN } : {}),
-        }
-      : {},
-  );
+  const sandbox =
+    options.shared?.sandbox ??
+    (await startSandbox({
+      apiKey: options.env?.COMETCHAT_API_KEY ?? OFFLINE_SECRETS.apiKey,
+      ...(options.sandboxLatencyMs !== undefined ? { latencyMs: options.sandboxLatencyMs } : {}),
+    }));
+  const slack =
+    options.shared?.slack ??
+    (await startSlackStandIn(
+      options.env?.SLACK_BOT_TOKEN
+        ? {
+            botToken: options.env.SLACK_BOT_TOKEN,
+            ...(options.env.SLACK_APP_TOKEN ? { appToken: options.env.SLACK_APP_TOKEN } : {}),
+          }
+        : {},
+    ));
   // The operator the driver acts as is a workspace admin: with no EDITORS list, admins and
   // owners are the ones who may edit permissions.
   slack.setUsers([
@@ -69,6 +75,8 @@ export async function startOfflineStack(options: OfflineStackOptions = {}): Prom
     COMETCHAT_API_URL: sandbox.apiUrl,
     COMETCHAT_CALL_API_URL: sandbox.callUrl,
     LOG_LEVEL: 'info',
+    // Offline, state lives as long as the run; tests that need a file or Redis say so.
+    STORE_URL: 'memory:',
     ...options.env,
   };
   const config = loadConfig(env);
@@ -100,7 +108,7 @@ export async function startOfflineStack(options: OfflineStackOptions = {}): Prom
     async stop() {
       // The app first: a Socket Mode client would otherwise try to reconnect to nothing.
       await app.stop();
-      await Promise.all([slack.close(), sandbox.close()]);
+      if (!options.shared) await Promise.all([slack.close(), sandbox.close()]);
     },
   };
 }

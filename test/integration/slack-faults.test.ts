@@ -1,0 +1,321 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  confirm,
+  confirmationOf,
+  openEditor,
+  submitView,
+  switchCategory,
+  withFieldSet,
+} from '../../src/dev/editor-steps.ts';
+import { OFFLINE_OPERATOR } from '../../src/dev/offline-stack.ts';
+import { SANDBOX_SESSION_IDS } from '../../src/sandbox/server.ts';
+import type { WebApiCall } from '../../src/slack-standin/server.ts';
+import { initialStateValues } from '../../src/slack-standin/view-state.ts';
+import {
+  commandReply,
+  type Harness,
+  logsWithRef,
+  markupOf,
+  referenceOf,
+  startHarness,
+  textOf,
+} from './harness.ts';
+
+// Faults on the Slack side: a modal Slack will not open, a response_url that refuses the
+// reply, an audit channel that rate limits or does not have the bot. The reply still reaches
+// the person, every fallback is logged, and an attempted change is still on record.
+
+const INTERNAL =
+  'Something went wrong inside the app. It is logged; try again, and report the reference if it keeps happening.';
+const CHANNEL = 'C0OPS';
+
+function watchRejections() {
+  const seen: unknown[] = [];
+  const listener = (reason: unknown) => seen.push(reason);
+  return {
+    seen,
+    start: () => process.on('unhandledRejection', listener),
+    stop: () => process.off('unhandledRejection', listener),
+  };
+}
+
+async function expectHealthy(h: Harness): Promise<void> {
+  const response = await fetch(`http://127.0.0.1:${h.app.port}/healthz`);
+  expect(response.status).toBe(200);
+}
+
+function resetBetween(h: Harness): void {
+  h.sandbox.reset();
+  h.slack.reset();
+  h.slack.setUsers([{ id: OFFLINE_OPERATOR, is_admin: true }]);
+  h.logs.lines.length = 0;
+}
+
+function callsOf(h: Harness, method: string, from = 0): WebApiCall[] {
+  return h.slack.calls.slice(from).filter((c) => c.method === method);
+}
+
+/** The log record with message `msg`, once it is written. */
+function logged(h: Harness, msg: string | RegExp): Promise<Record<string, unknown>> {
+  return h.slack.waitFor(() =>
+    h.logs.records().find((r) => (typeof msg === 'string' ? r.msg === msg : msg.test(String(r.msg)))),
+  );
+}
+
+describe('Slack refuses to open a modal', () => {
+  let h: Harness;
+  const rejections = watchRejections();
+  beforeAll(async () => {
+    rejections.start();
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+    rejections.stop();
+  });
+  afterEach(async () => {
+    h.checkAllPayloads();
+    await expectHealthy(h);
+    expect(rejections.seen).toEqual([]);
+    resetBetween(h);
+  });
+
+  it('`/cometchat perms` with an expired trigger: one sentence on the response_url, nothing asked of CometChat', async () => {
+    h.slack.fail('views.open', { error: 'expired_trigger_id' });
+    const reply = await commandReply(h, 'perms default');
+    const [lead] = markupOf({ blocks: reply.blocks });
+    expect(lead).toBe(`:warning: ${INTERNAL}`);
+    const ref = referenceOf(reply) ?? '';
+    expect(reply.text).toBe(`${INTERNAL} (ref ${ref})`);
+    const failed = logsWithRef(h, ref).find((r) => r.msg === 'request failed');
+    expect(failed?.level).toBe(50);
+    expect(JSON.stringify(failed)).toContain('expired_trigger_id');
+    // The modal comes first; CometChat is asked only once it is open.
+    expect(h.sandbox.requests).toHaveLength(0);
+    expect(callsOf(h, 'views.update')).toHaveLength(0);
+  });
+
+  it('"Show all participants" with an expired trigger: told in the channel the button was in', async () => {
+    const value = JSON.stringify({ sessionId: SANDBOX_SESSION_IDS.groupOngoing, page: 1 });
+    h.slack.fail('views.open', { error: 'expired_trigger_id' });
+    const mark = h.slack.responses.length;
+    const sent = await h.driver.interaction(
+      h.driver.blockAction({ actionId: 'call_participants', value }),
+    );
+    expect(sent.status).toBe(200);
+    const reply = (await h.slack.nextResponse(mark)).body;
+    expect(textOf(reply)).toContain(INTERNAL);
+    const ref = referenceOf(reply) ?? '';
+    expect(JSON.stringify(logsWithRef(h, ref))).toContain('expired_trigger_id');
+    expect(h.sandbox.requests).toHaveLength(0);
+  });
+});
+
+describe('a response_url that refuses the reply', () => {
+  let h: Harness;
+  const rejections = watchRejections();
+  beforeAll(async () => {
+    rejections.start();
+    h = await startHarness({
+      env: { COMETCHAT_TIMEOUT_MS: '300', COMETCHAT_BUDGET_MS: '1200' },
+    });
+  });
+  afterAll(async () => {
+    await h?.stop();
+    rejections.stop();
+  });
+  afterEach(async () => {
+    h.checkAllPayloads();
+    await expectHealthy(h);
+    expect(rejections.seen).toEqual([]);
+    resetBetween(h);
+  });
+
+  for (const status of [404, 500]) {
+    it(`${status}: the reply comes as an ephemeral message instead, and the fallback is logged`, async () => {
+      h.slack.failResponseUrls(status);
+      const sent = await h.driver.command('roles');
+      expect(sent.status).toBe(200);
+      const ephemeral = await h.slack.nextCall('chat.postEphemeral');
+      expect(ephemeral.args).toMatchObject({ channel: CHANNEL, user: OFFLINE_OPERATOR });
+      expect(textOf(ephemeral.args)).toContain('CometChat roles');
+      expect(h.slack.responses).toHaveLength(0);
+      expect(h.slack.refusedResponses.map((r) => r.status)).toEqual([status]);
+      const warning = await logged(h, 'response_url refused the reply; falling back');
+      expect(warning).toMatchObject({ level: 40, status });
+      expect(warning.ref).toMatch(/^[0-9a-f]{10}$/);
+    });
+  }
+
+  it('a failure sentence takes the same way round', async () => {
+    h.sandbox.inject({ kind: 'status', status: 503, times: Number.POSITIVE_INFINITY });
+    h.slack.failResponseUrls(404);
+    await h.driver.command(`call ${SANDBOX_SESSION_IDS.audioEnded}`);
+    const ephemeral = await h.slack.nextCall('chat.postEphemeral', 0, 5000);
+    expect(markupOf({ blocks: ephemeral.args.blocks })[0]).toMatch(
+      /^:warning: CometChat is not answering the call lookup right now \(HTTP 503\)/,
+    );
+    const ref = referenceOf(ephemeral.args) ?? '';
+    const lines = logsWithRef(h, ref).map((r) => r.msg);
+    expect(lines).toContain('request failed');
+    expect(lines).toContain('response_url refused the reply; falling back');
+  });
+
+  it('and when the ephemeral message is refused too (not_in_channel), a direct message', async () => {
+    h.slack.failResponseUrls(500);
+    h.slack.fail('chat.postEphemeral', { error: 'not_in_channel' });
+    await h.driver.command('roles');
+    const dm = await h.slack.nextCall('chat.postMessage');
+    expect(String(dm.args.channel)).toMatch(/^D/);
+    expect(textOf(dm.args)).toContain('CometChat roles');
+    expect(callsOf(h, 'conversations.open')[0]?.args.users).toBe(OFFLINE_OPERATOR);
+    const fallback = await logged(h, 'chat.postEphemeral failed; falling back to a DM');
+    expect(fallback).toMatchObject({ level: 40, cause: 'not_in_channel' });
+  });
+
+  it('a shared reply whose response_url fails is posted in the channel, or else sent as a DM', async () => {
+    const list = await commandReply(h, 'roles');
+    h.slack.failResponseUrls(404);
+    h.slack.fail('chat.postMessage', { error: 'not_in_channel' });
+    const mark = h.slack.calls.length;
+    await h.driver.interaction(
+      h.driver.blockAction({
+        actionId: 'share_roles',
+        message: { ts: '1700000000.000100', blocks: list.blocks as unknown[] },
+      }),
+    );
+    await h.slack.nextCall('conversations.open', mark);
+    const posts = await h.slack.waitFor(() => {
+      const found = callsOf(h, 'chat.postMessage', mark);
+      return found.length >= 2 ? found : undefined;
+    });
+    expect(posts.map((p) => String(p.args.channel).slice(0, 1))).toEqual(['C', 'D']);
+    expect(textOf(posts[1]?.args)).toContain('CometChat roles');
+    expect(await logged(h, 'chat.postMessage to the channel failed; falling back to a DM')).toMatchObject(
+      { cause: 'not_in_channel' },
+    );
+  });
+
+  it('when every route fails, the loss is logged as an error and the app carries on', async () => {
+    h.slack.failResponseUrls(404);
+    h.slack.fail('chat.postEphemeral', { error: 'channel_not_found' });
+    h.slack.fail('conversations.open', { error: 'user_not_found' });
+    await h.driver.command('help');
+    const lost = await logged(h, 'reply could not be delivered by any route');
+    expect(lost).toMatchObject({ level: 50, cause: 'user_not_found' });
+    expect(lost.ref).toMatch(/^[0-9a-f]{10}$/);
+    // Still answering the next person.
+    const reply = await commandReply(h, 'help');
+    expect(textOf(reply)).toContain('CometChat ops');
+  });
+});
+
+/** Opens the editor and reviews a one-field change, flipping whatever the field shows. */
+async function preparedConfirmation(h: Harness) {
+  const editor = await openEditor(h, 'default');
+  const messages = await switchCategory(h, editor, 'Messages');
+  const allowed = Object.entries(initialStateValues(messages)).some(
+    ([blockId, field]) =>
+      blockId.startsWith('a:') &&
+      (field.perms_field as { selected_options: { value: string }[] }).selected_options.some(
+        (o) => o.value === 'sendMessage',
+      ),
+  );
+  await submitView(h, messages, withFieldSet(messages, 'sendMessage', allowed ? 'deny' : 'allow'));
+  const confirmation = confirmationOf(h, editor);
+  if (!confirmation) throw new Error('no confirmation view');
+  return confirmation;
+}
+
+/** The newest record of `/cometchat audit` as text. */
+async function newestAudit(h: Harness): Promise<string> {
+  const list = await commandReply(h, 'audit default');
+  const sections = ((list.blocks ?? []) as { type: string }[]).filter((b) => b.type === 'section');
+  return markupOf(sections[0]).join('\n');
+}
+
+describe('the audit channel refuses the post', () => {
+  let h: Harness;
+  const rejections = watchRejections();
+  beforeAll(async () => {
+    rejections.start();
+    h = await startHarness({
+      env: { AUDIT_CHANNEL: 'C0AUDIT', COMETCHAT_TIMEOUT_MS: '300', COMETCHAT_BUDGET_MS: '1200' },
+    });
+  });
+  afterAll(async () => {
+    await h?.stop();
+    rejections.stop();
+  });
+  afterEach(async () => {
+    h.checkAllPayloads();
+    await expectHealthy(h);
+    expect(rejections.seen).toEqual([]);
+    resetBetween(h);
+  });
+
+  it('rate limited: the person sees the result at once, the post follows after Retry-After', async () => {
+    h.slack.fail('chat.postMessage', { retryAfter: 1 });
+    const confirmation = await preparedConfirmation(h);
+    const started = performance.now();
+    const { outcome } = await confirm(h, confirmation);
+    // Not held for the audit channel's rate limit: the change is applied and on record.
+    expect(performance.now() - started).toBeLessThan(900);
+    expect(textOf(outcome)).toContain('Resulting permissions');
+    expect(await newestAudit(h)).toContain(':white_check_mark: applied');
+    const limited = await logged(h, /^audit post rate limited/);
+    expect(limited).toMatchObject({ level: 40, channel: 'C0AUDIT', retryAfter: 1 });
+    const posts = await h.slack.waitFor(() => {
+      const found = callsOf(h, 'chat.postMessage').filter((c) => c.args.channel === 'C0AUDIT');
+      return found.length >= 2 ? found : undefined;
+    }, 4000);
+    expect(textOf(posts[1]?.args)).toContain('applied');
+    expect(h.logs.text()).not.toContain('audit post failed');
+  });
+
+  it('rate limited throughout: applied, recorded, the failed post logged, and nobody else held up', async () => {
+    h.slack.fail('chat.postMessage', { retryAfter: 2, times: Number.POSITIVE_INFINITY });
+    const confirmation = await preparedConfirmation(h);
+    const confirming = confirm(h, confirmation);
+    await h.slack.nextCall('chat.postMessage');
+
+    // While the audit channel waits out its rate limit, the app's other Slack calls go on:
+    // a modal opened now must open within its trigger's three seconds.
+    const mark = h.slack.calls.length;
+    const started = performance.now();
+    await h.driver.command('perms default');
+    await h.slack.nextCall('views.open', mark);
+    expect(performance.now() - started).toBeLessThan(1000);
+
+    const { outcome } = await confirming;
+    expect(textOf(outcome)).toContain('Resulting permissions');
+    expect(h.sandbox.requests.filter((r) => r.method === 'PUT')).toHaveLength(1);
+    const event = h.logs.records().find((r) => r.event === 'permission_change');
+    expect(event).toMatchObject({ audit: { outcome: 'applied', role: 'default' } });
+
+    expect(await newestAudit(h)).toContain(':white_check_mark: applied');
+    const failedPost = await logged(
+      h,
+      'audit post failed; the record is kept in the store and the log',
+    );
+    expect(failedPost).toMatchObject({ level: 40, channel: 'C0AUDIT' });
+    expect(String(failedPost.cause)).toMatch(/rate_limited/);
+  });
+
+  it('not_in_channel on a failed update: the attempt is still recorded as failed', async () => {
+    h.slack.fail('chat.postMessage', { error: 'not_in_channel' });
+    const confirmation = await preparedConfirmation(h);
+    h.sandbox.inject({ kind: 'status', status: 500, method: 'PUT', times: Number.POSITIVE_INFINITY });
+    const { outcome } = await confirm(h, confirmation);
+    expect(textOf(outcome)).toMatch(/not answering the permission update right now \(HTTP 500\)/);
+    const ref = referenceOf(outcome) ?? '';
+    const failedPost = await logged(h, /^audit post failed/);
+    expect(failedPost).toMatchObject({ cause: 'not_in_channel', ref });
+    const audit = await newestAudit(h);
+    expect(audit).toContain(':x: failed');
+    expect(audit).toContain(`ref \`${ref}\``);
+    expect(
+      h.logs.records().find((r) => r.event === 'permission_change' && r.ref === ref),
+    ).toMatchObject({ audit: { outcome: 'failed', errorKind: 'unavailable' } });
+  });
+});
