@@ -96,9 +96,8 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
   ): Promise<z.infer<S>> {
     const ref = request.ref ?? newRef();
     // A request logger from the Slack layer already carries the ref; bind it only once.
-    const log = request.logger
-      ? request.logger.child({ operation })
-      : options.logger.child({ ref, operation });
+    const parent = request.logger ?? options.logger;
+    const log = parent.child(parent.bindings().ref === ref ? { operation } : { ref, operation });
     const deadline = Date.now() + options.budgetMs;
     const started = performance.now();
     const fail = (
