@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { type CometChatClient, createCometChatClient } from './cometchat/client.ts';
 import type { Config } from './config.ts';
@@ -24,6 +25,7 @@ import { noticeMessage } from './slack/blocks.ts';
 import { registerCommand } from './slack/command-router.ts';
 import { createDeliverer, type Deliverer, destinationOf } from './slack/deliver.ts';
 import { createErrorHandler } from './slack/error-handler.ts';
+import { refuseFutureDated } from './slack/future-dated.ts';
 import { requestScope } from './slack/request-context.ts';
 import { openStore } from './store/open-store.ts';
 import { createMemoryStore, type Store } from './store/store.ts';
@@ -79,6 +81,9 @@ export function createSlackApp(options: SlackAppOptions) {
         port: config.slack.port,
       });
 
+  if (receiver instanceof HTTPReceiver)
+    refuseFutureDated(receiver, logger.child({ component: 'http' }));
+
   const app = new App({
     token: config.slack.botToken,
     receiver,
@@ -130,7 +135,17 @@ export function createSlackApp(options: SlackAppOptions) {
     ...deps,
     store,
     access,
-    audit: createAuditTrail({ store, client: app.client, channel: config.auditChannel }),
+    audit: createAuditTrail({
+      store,
+      // Its own client, which does not wait out a 429 (see createAuditTrail).
+      client: new WebClient(config.slack.botToken, {
+        ...slackClientOptions(),
+        logger: bolt,
+        logLevel: boltLevel(config.logLevel),
+        rejectRateLimitedCalls: true,
+      }),
+      channel: config.auditChannel,
+    }),
     editorsConfigured: config.access.editors !== undefined,
   };
   const audit = createAuditCommand({ ...deps, store });

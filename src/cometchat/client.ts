@@ -82,6 +82,10 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
     headers: { apikey: options.apiKey, accept: 'application/json' },
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
+  // A service may echo what it was sent (`the apikey ... is not valid`): its words are shown to
+  // people and logged, so the key's value is taken out of them first.
+  const withoutKey = (text: string) =>
+    options.apiKey.length > 0 ? text.split(options.apiKey).join('[redacted]') : text;
   // One instance per host (the live service has two).
   const roleApi = ky.create({ ...common, prefixUrl: `${options.apiUrl}/v3` });
   const callApi = ky.create({ ...common, prefixUrl: `${options.callApiUrl}/v3` });
@@ -129,7 +133,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
         },
       });
     } catch (error) {
-      const failure = await translate(error, fail);
+      const failure = await translate(error, fail, withoutKey);
       log.warn(
         {
           kind: failure.kind,
@@ -209,7 +213,19 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
     async getCall(sessionId, request = {}) {
       const path = `calls/${segment(sessionId, 'session id', 'getCall', request, newRef)}`;
       const headers: Record<string, string> = {};
-      if (request.onBehalfOf) headers.onBehalfOf = request.onBehalfOf;
+      if (request.onBehalfOf) {
+        // fetch throws a TypeError for a header it cannot send, which would read as a network
+        // failure (and be retried): refuse it before any request instead.
+        if (!HEADER_VALUE.test(request.onBehalfOf)) {
+          throw new CometChatError({
+            kind: 'bad_request',
+            ref: request.ref ?? newRef(),
+            operation: 'getCall',
+            detail: 'the uid cannot be sent in a header (Latin-1 characters only)',
+          });
+        }
+        headers.onBehalfOf = request.onBehalfOf;
+      }
       const body = await send(
         callApi,
         'getCall',
@@ -233,6 +249,9 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
   };
   return client;
 }
+
+/** What fetch accepts as a header value: Latin-1, without NUL, CR or LF, not padded. */
+const HEADER_VALUE = /^(?![\t ])[^\0\r\n\u0100-\uffff]*(?<![\t ])$/;
 
 /** With the `u` flag a surrogate pair is one code point, so only unpaired halves match. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
@@ -312,11 +331,12 @@ async function translate(
   fail: (
     init: Omit<ConstructorParameters<typeof CometChatError>[0], 'ref' | 'operation'>,
   ) => CometChatError,
+  withoutKey: (text: string) => string,
 ): Promise<CometChatError> {
   if (error instanceof CometChatError) return error;
   if (error instanceof HTTPError) {
     const status = error.response.status;
-    const body = await readErrorBody(error.response);
+    const body = await readErrorBody(error.response, withoutKey);
     return fail({
       kind: kindForStatus(status),
       status,
@@ -331,9 +351,9 @@ async function translate(
   return fail({ kind, detail: causeOf(error) });
 }
 
-async function readErrorBody(response: Response) {
+async function readErrorBody(response: Response, withoutKey: (text: string) => string) {
   try {
-    const text = (await response.text()).slice(0, MAX_ERROR_BODY);
+    const text = withoutKey((await response.text()).slice(0, MAX_ERROR_BODY));
     const parsed = ErrorBodySchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data.error : undefined;
   } catch {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { errorResponse } from './errors.ts';
 import { createFaultQueue, type FaultSpec, faultAnswer, type RawAnswer } from './faults.ts';
@@ -92,6 +93,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const requests: RecordedRequest[] = [];
   const faults = createFaultQueue();
   const stopping = new AbortController();
+  // Every request waiting out latency listens on this one signal (and lets go after): with
+  // hundreds in flight, Node's leak warning at eleven listeners is a false alarm.
+  setMaxListeners(0, stopping.signal);
   const rate = { windowStart: Date.now(), count: 0 };
   let latencyMs = initialLatency;
 

@@ -75,8 +75,8 @@ function parseCall(args: string[]): Subcommand {
   const sessionProblem = idProblem(sessionId, 'A session id', MAX_SESSION_ID);
   if (sessionProblem) return invalid(sessionProblem);
   if (uid !== undefined) {
-    const uidProblem = idProblem(uid, 'A uid', MAX_UID);
-    if (uidProblem) return invalid(uidProblem);
+    const problem = uidProblem(uid);
+    if (problem) return invalid(problem);
   }
   return { name: 'call', sessionId, onBehalfOf: uid };
 }
@@ -124,6 +124,19 @@ export function idProblem(
   if (!options.spaces && /\s/.test(id)) return `${what} cannot contain spaces.`;
   if (id === '.' || id === '..') return `${what} cannot be \`.\` or \`..\`.`;
   return undefined;
+}
+
+/** Code units a header value cannot hold: fetch sends headers as Latin-1 bytes. */
+const BEYOND_LATIN1 = /[\u0100-\uffff]/;
+
+/** Why a uid cannot be used as `onBehalfOf`, or undefined when it can. */
+export function uidProblem(uid: string): string | undefined {
+  return (
+    idProblem(uid, 'A uid', MAX_UID) ??
+    (BEYOND_LATIN1.test(uid)
+      ? 'A uid is sent in an HTTP header, which carries Latin-1 characters only.'
+      : undefined)
+  );
 }
 
 function parsePage(text: string): number | undefined {

@@ -82,6 +82,61 @@ describe('request signatures over HTTP', () => {
     expectNothingHappened();
   });
 
+  it('a captured request re-dated to now is refused: the timestamp is part of what is signed', async () => {
+    const body = form({ ...h.driver.commandFields('roles') });
+    const sixMinutesAgo = Math.floor(Date.now() / 1000) - 6 * 60;
+    const captured = signSlackRequest(h.config.slack.signingSecret ?? '', body, sixMinutesAgo);
+    const sent = await h.driver.raw(body, {
+      ...captured,
+      'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)),
+    });
+    expect(sent.status).toBe(401);
+    expectNothingHappened();
+  });
+
+  it('a tampered body under a valid but old signature is refused', async () => {
+    const sixMinutesAgo = Math.floor(Date.now() / 1000) - 6 * 60;
+    const captured = signSlackRequest(
+      h.config.slack.signingSecret ?? '',
+      form({ ...h.driver.commandFields('help') }),
+      sixMinutesAgo,
+    );
+    const sent = await h.driver.raw(form({ ...h.driver.commandFields('roles') }), captured);
+    expect(sent.status).toBe(401);
+    expectNothingHappened();
+  });
+
+  it('a correctly signed request dated more than five minutes ahead is refused', async () => {
+    const sixMinutesAhead = Math.floor(Date.now() / 1000) + 6 * 60;
+    const sent = await h.driver.signedPost(
+      form({ ...h.driver.commandFields('roles') }),
+      sixMinutesAhead,
+    );
+    expect(sent.status).toBe(401);
+    expectNothingHappened();
+    expect(h.logs.text()).toContain('request refused: dated in the future');
+  });
+
+  it('a clock a minute apart either way is tolerated', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    for (const [i, timestamp] of [now - 60, now + 60].entries()) {
+      const sent = await h.driver.signedPost(
+        form({ ...h.driver.commandFields('help') }),
+        timestamp,
+      );
+      expect(sent.status).toBe(200);
+      await h.slack.nextResponse(i);
+    }
+  });
+
+  it('a timestamp that is not a number is refused', async () => {
+    const body = form({ ...h.driver.commandFields('roles') });
+    const signed = signSlackRequest(h.config.slack.signingSecret ?? '', body);
+    const sent = await h.driver.raw(body, { ...signed, 'x-slack-request-timestamp': 'soon' });
+    expect(sent.status).toBe(401);
+    expectNothingHappened();
+  });
+
   it('GET /healthz answers 200 without a signature', async () => {
     const response = await fetch(`http://127.0.0.1:${h.app.port}/healthz`);
     expect(response.status).toBe(200);

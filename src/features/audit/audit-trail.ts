@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
+import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { destinationOf, slackErrorCode } from '../../slack/deliver.ts';
@@ -21,9 +21,43 @@ export interface AuditTrail {
 
 export function createAuditTrail(deps: {
   store: Store;
+  /**
+   * Used for the channel post only. Give it a client of its own that rejects rate-limited
+   * calls: a WebClient that waits out a 429 pauses every call it makes meanwhile, and the
+   * audit channel (about one post a second) must not stall the app's replies and modals.
+   */
   client: WebClient;
   channel: string | undefined;
 }): AuditTrail {
+  /**
+   * Posts the record to the channel. A rate-limited first attempt is tried once more after
+   * Retry-After, in the background: the person who made the change is not kept waiting for a
+   * notification, and the record is already in the store and the log.
+   */
+  async function post(channel: string, record: AuditRecord, log: Logger, first: boolean) {
+    try {
+      await deps.client.chat.postMessage({ channel, ...auditPost(record) });
+    } catch (error) {
+      const retryAfter = (error as { code?: unknown; retryAfter?: unknown }).retryAfter;
+      if (
+        first &&
+        (error as { code?: unknown }).code === ErrorCode.RateLimitedError &&
+        typeof retryAfter === 'number'
+      ) {
+        log.warn(
+          { retryAfter, channel, ref: record.ref },
+          'audit post rate limited; trying again after Retry-After',
+        );
+        setTimeout(() => void post(channel, record, log, false), retryAfter * 1000).unref();
+        return;
+      }
+      log.warn(
+        { cause: slackErrorCode(error), channel, ref: record.ref },
+        'audit post failed; the record is kept in the store and the log',
+      );
+    }
+  }
+
   return {
     async record(record, log) {
       let stored = true;
@@ -37,16 +71,7 @@ export function createAuditTrail(deps: {
         { event: 'permission_change', audit: record },
         `permission change ${record.outcome}`,
       );
-      if (deps.channel) {
-        try {
-          await deps.client.chat.postMessage({ channel: deps.channel, ...auditPost(record) });
-        } catch (error) {
-          log.warn(
-            { cause: slackErrorCode(error), channel: deps.channel, ref: record.ref },
-            'audit post failed; the record is kept in the store and the log',
-          );
-        }
-      }
+      if (deps.channel) await post(deps.channel, record, log, true);
       return { stored };
     },
   };

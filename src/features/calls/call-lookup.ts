@@ -2,7 +2,7 @@ import type { App } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import { z } from 'zod';
 import { failureMessage } from '../../slack/blocks.ts';
-import { idProblem } from '../../slack/command.ts';
+import { idProblem, uidProblem } from '../../slack/command.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { alreadyShown, failureSentence } from '../../slack/failure.ts';
 import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
@@ -10,7 +10,7 @@ import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { parseValue } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { withoutActions } from '../roles/role-list.ts';
-import { callMessage, participantsView } from './call-view.ts';
+import { callMessage, MAX_BUTTON_SESSION_ID, participantsView } from './call-view.ts';
 import {
   lookupFormView,
   lookupPendingView,
@@ -24,7 +24,7 @@ const MAX_IDS_PER_MESSAGE = 3;
 const SESSION_ID_IN_TEXT = /\bv1\.[a-z]{2,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g;
 
 const RefValue = z.object({
-  sessionId: z.string().min(1).max(255),
+  sessionId: z.string().min(1).max(MAX_BUTTON_SESSION_ID),
   onBehalfOf: z.string().min(1).max(100).optional(),
   page: z.number().int().min(1).max(10_000),
 });
@@ -161,8 +161,8 @@ export function registerCallLookup(app: App, deps: FeatureDeps): void {
     const errors: Record<string, string> = {};
     const sessionProblem = idProblem(sessionId, 'A session id', 255, { spaces: true });
     if (sessionProblem) errors[BLOCKS.lookupSession] = sessionProblem;
-    const uidProblem = onBehalfOf === undefined ? undefined : idProblem(onBehalfOf, 'A uid', 100);
-    if (uidProblem) errors[BLOCKS.lookupOnBehalfOf] = uidProblem;
+    const onBehalfProblem = onBehalfOf === undefined ? undefined : uidProblem(onBehalfOf);
+    if (onBehalfProblem) errors[BLOCKS.lookupOnBehalfOf] = onBehalfProblem;
     if (Object.keys(errors).length > 0) {
       await ack({ response_action: 'errors', errors });
       return;

@@ -2,6 +2,7 @@ import type { Button, KnownBlock } from '@slack/types';
 import type { RolePage } from '../../cometchat/model.ts';
 import type { Role } from '../../cometchat/schemas.ts';
 import { actions, button, context, divider, header, section } from '../../slack/blocks.ts';
+import { ROLE_ID } from '../../slack/command.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
@@ -56,7 +57,12 @@ function roleSection(role: Role): KnownBlock {
     compact('Settings', role.settings),
     compact('Metadata', role.metadata),
   ].filter((line): line is string => Boolean(line));
-  return section(lines.join('\n'), button('Edit permissions', ACTIONS.editPermissions, role.role));
+  // The editor takes documented role ids only; an id the service let through otherwise gets no
+  // button (it could not be edited, and one of 2000+ characters would make Slack refuse the list).
+  const edit = ROLE_ID.test(role.role)
+    ? button('Edit permissions', ACTIONS.editPermissions, role.role)
+    : undefined;
+  return section(lines.join('\n'), edit);
 }
 
 /** `Label: key: value · key: value` with long values cut and extra entries counted. */

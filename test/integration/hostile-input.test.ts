@@ -1,0 +1,576 @@
+import fc from 'fast-check';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  confirm,
+  confirmationOf,
+  openEditor,
+  submitView,
+  switchCategory,
+  withFieldSet,
+} from '../../src/dev/editor-steps.ts';
+import { OFFLINE_OPERATOR } from '../../src/dev/offline-stack.ts';
+import { findSessionIds } from '../../src/features/calls/call-lookup.ts';
+import { SANDBOX_SESSION_IDS } from '../../src/sandbox/server.ts';
+import { parseCommand } from '../../src/slack/command.ts';
+import { initialStateValues } from '../../src/slack-standin/view-state.ts';
+import { expectNoInjectedMarkup, type Harness, markupOf, startHarness, textOf } from './harness.ts';
+
+// Hostile input, generated: what a person types, what comes back in an interaction, and what
+// the service answers. Whatever it is, the app stays up, asks CometChat only for the one
+// resource meant, keeps every reply within Block Kit's limits, never lets text from outside
+// mention or link, and says plainly when it cannot use what it was given.
+
+const RUNS = { numRuns: 40 };
+const INTERNAL = 'Something went wrong inside the app';
+const RECORDINGS = 'https://recordings.example/';
+
+/** Pieces of trouble: traversal, encoded separators, mrkdwn and mentions, controls, odd unicode. */
+const TROUBLE = [
+  '../',
+  '..',
+  '.',
+  '..%2F',
+  '%2e%2e',
+  '%2F',
+  '%2f',
+  '%252F',
+  '%00',
+  '/',
+  '\\',
+  '?',
+  '#',
+  '&',
+  '&amp;',
+  '&lt;!channel&gt;',
+  '<!channel>',
+  '<!here>',
+  '<!subteam^S123>',
+  '<@U123>',
+  '<#C123>',
+  '<https://x|y>',
+  '<javascript:alert(1)|click>',
+  '*',
+  '_',
+  '~',
+  '`',
+  '```',
+  '>',
+  '&gt;',
+  '\u0000',
+  '\u0007',
+  '\u001b[31m',
+  '\n',
+  '\r\n',
+  '\t',
+  '\u00a0',
+  '\u200b',
+  '\u202e',
+  '\u2028',
+  '\ufeff',
+  'é',
+  '🛡️',
+  '👨‍👩‍👧',
+  '日本語',
+  'Z̤͔ͧ̑̓',
+  'default',
+  'v1.us.sandbox-app.1700000000abcdef0001',
+  ' ',
+];
+
+const piece = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...TROUBLE) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 8 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 8 }) },
+);
+const shortHostile = fc.array(piece, { maxLength: 10 }).map((parts) => parts.join(''));
+const longHostile = fc
+  .tuple(fc.constantFrom(...TROUBLE, 'a'), fc.integer({ min: 101, max: 6000 }))
+  .map(([unit, length]) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length));
+const hostile = fc.oneof(
+  { weight: 5, arbitrary: shortHostile },
+  { weight: 1, arbitrary: longHostile },
+);
+/** Lone UTF-16 surrogates: impossible in a form, possible in JSON (`\ud800`). */
+const loneSurrogate = fc
+  .integer({ min: 0xd800, max: 0xdfff })
+  .map((unit) => `v1.${String.fromCharCode(unit)}`);
+
+function watchRejections() {
+  const seen: unknown[] = [];
+  const listener = (reason: unknown) => seen.push(reason);
+  return {
+    seen,
+    start: () => process.on('unhandledRejection', listener),
+    stop: () => process.off('unhandledRejection', listener),
+  };
+}
+
+/** Everything that reached Slack: messages (accepted or refused), views, view answers. */
+function everythingShown(h: Harness): unknown[] {
+  return [
+    ...h.messages(),
+    ...h.slack.refusedResponses.map((r) => r.body),
+    ...h.views(),
+    ...h.slack.acks.map((a) => (a.payload as { view?: unknown } | undefined)?.view),
+  ];
+}
+
+/**
+ * CometChat was asked only for what was meant: the role list, or one call whose id is exactly
+ * one of `sessionIds`, encoded as a single path segment that URL parsing leaves alone.
+ */
+function expectOnlyIntendedRequests(
+  h: Harness,
+  allowed: { roles?: boolean; sessionIds?: readonly string[] },
+): void {
+  for (const request of h.sandbox.requests) {
+    expect(request.method, request.path).toBe('GET');
+    if (request.path === '/v3/roles') {
+      expect(allowed.roles, 'an unexpected role list request').toBe(true);
+      expect(request.host).toBe('api');
+      continue;
+    }
+    const match = /^\/v3\/calls\/([^/]+)$/.exec(request.path);
+    expect(match, `request to ${request.path}`).not.toBeNull();
+    expect(request.host).toBe('call');
+    expect(new URL(request.path, 'http://x').pathname).toBe(request.path);
+    const id = decodeURIComponent(match?.[1] ?? '');
+    expect(allowed.sessionIds ?? []).toContain(id);
+  }
+}
+
+/**
+ * Within Block Kit's limits, no mention or link from outside, never the internal-fault sentence.
+ * The audit list names who made a change as a mention on purpose: that one is the app's own.
+ */
+function expectSafeReplies(h: Harness, allowedLinks: readonly string[] = []): void {
+  h.checkAllPayloads();
+  const ownMention = `<@${OFFLINE_OPERATOR}>`;
+  for (const shown of everythingShown(h)) {
+    if (shown === undefined) continue;
+    const payload: unknown = JSON.parse(JSON.stringify(shown).replaceAll(ownMention, '@operator'));
+    expectNoInjectedMarkup(payload, allowedLinks);
+    expect(textOf(payload)).not.toContain(INTERNAL);
+  }
+}
+
+async function expectHealthy(h: Harness): Promise<void> {
+  const response = await fetch(`http://127.0.0.1:${h.app.port}/healthz`);
+  expect(response.status).toBe(200);
+}
+
+function reset(h: Harness): void {
+  h.sandbox.reset();
+  h.slack.reset();
+  h.slack.setUsers([{ id: OFFLINE_OPERATOR, is_admin: true }]);
+  h.logs.lines.length = 0;
+}
+
+/** Resolves once the app has answered: a reply on a response_url, or a view filled in. */
+function answered(h: Harness, mark: number, timeoutMs = 5000): Promise<true> {
+  return h.slack.waitFor(
+    () =>
+      h.slack.responses.length > 0 ||
+      h.slack.refusedResponses.length > 0 ||
+      h.slack.calls.slice(mark).some((c) => c.method === 'views.update') ||
+      undefined,
+    timeoutMs,
+  );
+}
+
+describe('hostile input through the real app', () => {
+  let h: Harness;
+  const rejections = watchRejections();
+
+  beforeAll(async () => {
+    rejections.start();
+    h = await startHarness({ env: { COMETCHAT_TIMEOUT_MS: '500', COMETCHAT_BUDGET_MS: '1500' } });
+  });
+  afterAll(async () => {
+    await h?.stop();
+    rejections.stop();
+  });
+  afterEach(async () => {
+    await expectHealthy(h);
+    expect(rejections.seen).toEqual([]);
+  });
+
+  it('slash-command text', async () => {
+    const text = fc
+      .tuple(
+        fc.constantFrom('', 'roles ', 'perms ', 'permissions ', 'call ', 'audit ', 'help ', 'x'),
+        hostile,
+        fc.option(fc.tuple(fc.constantFrom(' as ', ' ', ' AS '), hostile), { nil: undefined }),
+      )
+      .map(([verb, arg, rest]) => `${verb}${arg}${rest ? rest.join('') : ''}`);
+    await fc.assert(
+      fc.asyncProperty(text, async (input) => {
+        reset(h);
+        // What the app receives: a form carries well-formed text only (a lone surrogate, as a
+        // long string cut anywhere may end with, arrives as U+FFFD).
+        const sub = parseCommand(new URLSearchParams({ input }).get('input') ?? '');
+        const sent = await h.driver.command(input);
+        expect(sent.status).toBe(200);
+        expect(sent.elapsedMs).toBeLessThan(3000);
+        await answered(h, 0);
+        // The editor opens a modal first and fills it in; everything else answers in the channel.
+        if (sub.name === 'perms') {
+          expect(h.slack.calls.filter((c) => c.method === 'views.open')).toHaveLength(1);
+        } else {
+          expect(h.slack.responses).toHaveLength(1);
+        }
+        expectOnlyIntendedRequests(h, {
+          roles: sub.name === 'roles' || sub.name === 'perms',
+          sessionIds: sub.name === 'call' ? [sub.sessionId] : [],
+        });
+        expectSafeReplies(h);
+        if (sub.name === 'invalid') {
+          // Said plainly, under a reference, and logged as the person's mistake, not a fault.
+          const reply = h.slack.responses[0]?.body;
+          expect(markupOf({ blocks: reply?.blocks })[0]).toMatch(/^:warning: \S/);
+          expect(textOf(reply)).toMatch(/Reference: `[0-9a-f]{10}`/);
+        }
+        expect(h.logs.records().filter((r) => Number(r.level) >= 50)).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('button values that were tampered with', async () => {
+    const sessionId = fc.oneof(hostile, loneSurrogate);
+    const value = fc.oneof(
+      hostile,
+      fc
+        .record({ page: fc.oneof(fc.integer(), fc.double(), hostile) })
+        .map((v) => JSON.stringify(v)),
+      fc
+        .record({
+          sessionId,
+          onBehalfOf: fc.option(hostile, { nil: undefined }),
+          page: fc.constant(1),
+        })
+        .map((v) => JSON.stringify(v)),
+      fc.record({ role: hostile, page: fc.constant(1) }).map((v) => JSON.stringify(v)),
+    );
+    const action = fc.constantFrom(
+      'roles_page_next',
+      'share_roles',
+      'share_call',
+      'call_participants',
+      'edit_permissions',
+      'audit_page_next',
+    );
+    await fc.assert(
+      fc.asyncProperty(action, value, async (actionId, raw) => {
+        reset(h);
+        const sent = await h.driver.interaction(h.driver.blockAction({ actionId, value: raw }));
+        expect(sent.status).toBe(200);
+        expect(sent.elapsedMs).toBeLessThan(3000);
+        await answered(h, 0);
+        // Whatever a button carried, the request is one of these and nothing else.
+        let sessionIds: string[] = [];
+        try {
+          const parsed = JSON.parse(raw) as { sessionId?: unknown };
+          if (typeof parsed.sessionId === 'string') sessionIds = [parsed.sessionId];
+        } catch {
+          // Not JSON: no call can be asked for.
+        }
+        expectOnlyIntendedRequests(h, {
+          roles: ['roles_page_next', 'share_roles', 'edit_permissions'].includes(actionId),
+          sessionIds,
+        });
+        expectSafeReplies(h);
+      }),
+      RUNS,
+    );
+  });
+
+  it('"Look up call" on a message with hostile text', async () => {
+    const text = fc
+      .array(fc.oneof(hostile, fc.constantFrom(SANDBOX_SESSION_IDS.audioEnded, 'v1.us.a.b')), {
+        maxLength: 6,
+      })
+      .map((parts) => parts.join(' '));
+    await fc.assert(
+      fc.asyncProperty(text, async (message) => {
+        reset(h);
+        const ids = findSessionIds(message);
+        const sent = await h.driver.interaction(
+          h.driver.messageShortcut({
+            callbackId: 'lookup_call_message',
+            message: { text: message, ts: '1700000000.000200' },
+          }),
+        );
+        expect(sent.status).toBe(200);
+        const replies = Math.max(1, ids.length);
+        await h.slack.waitFor(() => h.slack.responses.length >= replies || undefined);
+        expectOnlyIntendedRequests(h, { sessionIds: ids });
+        expect(h.sandbox.requests.length).toBeLessThanOrEqual(3);
+        expectSafeReplies(h);
+      }),
+      RUNS,
+    );
+  });
+
+  it('the "Look up a call" form with hostile fields', async () => {
+    const field = fc.oneof(hostile, fc.constantFrom(SANDBOX_SESSION_IDS.customId, ''));
+    await fc.assert(
+      fc.asyncProperty(field, fc.option(hostile, { nil: undefined }), async (session, uid) => {
+        reset(h);
+        await h.driver.interaction(h.driver.globalShortcut({ callbackId: 'lookup_call_global' }));
+        const opened = await h.slack.nextCall('views.open');
+        const view = h.slack.views.get(
+          String((h.slack.views.values().next().value as { id: string }).id),
+        );
+        if (!view) throw new Error(`no view after ${opened.method}`);
+        const mark = h.slack.calls.length;
+        const sent = await h.driver.interaction(
+          h.driver.viewSubmission({
+            view,
+            values: {
+              lookup_session: { session_id: { type: 'plain_text_input', value: session } },
+              lookup_on_behalf_of: {
+                on_behalf_of: { type: 'plain_text_input', value: uid ?? null },
+              },
+            },
+          }),
+        );
+        expect(sent.status).toBe(200);
+        expect(sent.elapsedMs).toBeLessThan(3000);
+        const answer = JSON.parse(sent.body) as {
+          response_action: string;
+          errors?: Record<string, string>;
+        };
+        if (answer.response_action === 'errors') {
+          // A field that cannot be used is named, with a sentence, and nothing is asked.
+          for (const message of Object.values(answer.errors ?? {})) expect(message).toMatch(/\w/);
+          expect(h.sandbox.requests).toHaveLength(0);
+        } else {
+          expect(answer.response_action).toBe('update');
+          await h.slack.nextCall('views.update', mark);
+        }
+        expectOnlyIntendedRequests(h, { sessionIds: [session.trim()] });
+        expectSafeReplies(h);
+      }),
+      { numRuns: 30 },
+    );
+  }, 300_000);
+});
+
+// What the service sends back is outside data too.
+const roleRecord = fc.record(
+  {
+    // The schema wants a non-empty id; past that, anything the service might send.
+    role: fc.oneof(
+      { weight: 3, arbitrary: fc.stringMatching(/^[a-z0-9_-]{1,100}$/) },
+      { weight: 1, arbitrary: hostile.filter((id) => id.length > 0) },
+    ),
+    name: hostile,
+    description: hostile,
+    metadata: fc.dictionary(
+      hostile,
+      fc.oneof(hostile, fc.integer(), fc.array(hostile, { maxLength: 3 })),
+      {
+        maxKeys: 8,
+      },
+    ),
+    settings: fc.dictionary(hostile, hostile, { maxKeys: 3 }),
+    createdAt: fc.integer({ min: 0, max: 4_000_000_000 }),
+  },
+  { requiredKeys: ['role', 'name', 'description'] },
+);
+
+const person = fc.record(
+  {
+    uid: hostile,
+    name: hostile,
+    avatar: fc.oneof(hostile, fc.constant('https://img.example/a.png')),
+  },
+  { requiredKeys: ['uid'] },
+);
+
+const callRecord = fc.record(
+  {
+    sessionId: hostile,
+    type: hostile,
+    mode: hostile,
+    status: fc.oneof(fc.constantFrom('ended', 'ongoing'), hostile),
+    receiverType: hostile,
+    initiator: hostile,
+    receiver: hostile,
+    totalParticipants: fc.integer({ min: 0, max: 1000 }),
+    hasRecording: fc.boolean(),
+    participants: fc.array(
+      fc.record(
+        { uid: hostile, name: hostile, avatar: hostile, state: hostile, deviceId: hostile },
+        { requiredKeys: ['uid'] },
+      ),
+      { maxLength: 14 },
+    ),
+    recordings: fc.array(
+      fc.record({
+        rid: hostile,
+        recording_url: fc.oneof(
+          hostile,
+          hostile.map((path) => `${RECORDINGS}${encodeURI(path.replace(/[\ud800-\udfff]/g, ''))}`),
+          fc.constantFrom('javascript:alert(1)', 'slack://open', `${RECORDINGS}x|<!channel>`),
+        ),
+      }),
+      { maxLength: 3 },
+    ),
+    tags: fc.array(hostile, { maxLength: 3 }),
+    data: fc.record({
+      entities: fc.record({
+        initiator: fc.record({ entity: person }),
+        receiver: fc.record({ entity: person }),
+      }),
+    }),
+  },
+  { requiredKeys: ['sessionId'] },
+);
+
+describe('hostile data from the service', () => {
+  let h: Harness;
+  const rejections = watchRejections();
+
+  beforeAll(async () => {
+    rejections.start();
+    h = await startHarness({ env: { COMETCHAT_TIMEOUT_MS: '500', COMETCHAT_BUDGET_MS: '1500' } });
+  });
+  afterAll(async () => {
+    await h?.stop();
+    rejections.stop();
+  });
+  afterEach(async () => {
+    await expectHealthy(h);
+    expect(rejections.seen).toEqual([]);
+  });
+
+  it('role names, ids, descriptions, settings and metadata', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(roleRecord, { minLength: 1, maxLength: 10 }), async (roles) => {
+        reset(h);
+        const pagination = {
+          total: roles.length,
+          count: roles.length,
+          per_page: 10,
+          current_page: 1,
+          total_pages: 1,
+        };
+        h.sandbox.inject({
+          kind: 'schema',
+          pathIncludes: '/v3/roles',
+          body: { data: roles, meta: { pagination } },
+        });
+        await h.driver.command('roles');
+        await answered(h, 0);
+        expectSafeReplies(h);
+        expect(textOf(h.slack.responses[0]?.body)).toContain('CometChat roles');
+      }),
+      { numRuns: 30 },
+    );
+  }, 300_000);
+
+  it('call records: people, states, recordings, ids', async () => {
+    await fc.assert(
+      fc.asyncProperty(callRecord, fc.boolean(), async (record, asArray) => {
+        reset(h);
+        h.sandbox.inject({
+          kind: 'schema',
+          pathIncludes: '/v3/calls/',
+          body: { data: asArray ? [record] : record },
+        });
+        await h.driver.command(`call ${SANDBOX_SESSION_IDS.audioEnded}`);
+        await answered(h, 0);
+        expectSafeReplies(h, [RECORDINGS]);
+        expect(h.slack.responses).toHaveLength(1);
+      }),
+      { numRuns: 30 },
+    );
+  }, 300_000);
+
+  it('the update answer: unknown permission keys, values and per-key messages', async () => {
+    const answer = fc.record({
+      permissions: fc.dictionary(
+        fc.oneof(hostile, fc.constantFrom('sendMessage', 'sendMessage.allowedMessageTypes')),
+        fc.oneof(hostile, fc.array(hostile, { maxLength: 4 }), fc.constant(null)),
+        { maxKeys: 12 },
+      ),
+      results: fc.dictionary(
+        fc.oneof(hostile, fc.constant('sendMessage')),
+        fc.record({ success: fc.boolean(), message: hostile }),
+        { maxKeys: 3 },
+      ),
+    });
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(answer, async ({ permissions, results }) => {
+        reset(h);
+        // A role of its own per run: the app keeps each answer as that role's baseline.
+        run += 1;
+        const role = `hostile-${run}`;
+        h.sandbox.state.roles.push({ role, name: role, description: '', createdAt: 1_700_000_000 });
+        const editor = await openEditor(h, role);
+        const messages = await switchCategory(h, editor, 'Messages');
+        // The answer replaces the service's: the change itself does not matter here, only that
+        // there is one (the last answer is the editor's new baseline).
+        const allowed = Object.entries(initialStateValues(messages)).some(
+          ([blockId, field]) =>
+            blockId.startsWith('a:') &&
+            (field.perms_field as { selected_options: { value: string }[] }).selected_options.some(
+              (o) => o.value === 'editMessage',
+            ),
+        );
+        const review = await submitView(
+          h,
+          messages,
+          withFieldSet(messages, 'editMessage', allowed ? 'deny' : 'allow'),
+        );
+        const confirmation = confirmationOf(h, editor);
+        expect(review.response_action).toBe('push');
+        if (!confirmation) throw new Error('no confirmation view');
+        h.sandbox.inject({
+          kind: 'schema',
+          method: 'PUT',
+          body: { data: { ...results, permissions } },
+        });
+        const { outcome } = await confirm(h, confirmation);
+        expect(textOf(outcome)).toMatch(/Resulting permissions|cannot read/);
+        await h.driver.command(`audit ${role}`);
+        await h.slack.nextResponse(0);
+        expectSafeReplies(h);
+      }),
+      { numRuns: 15 },
+    );
+  }, 60_000);
+
+  it('error bodies: codes and messages', async () => {
+    const body = fc.record(
+      {
+        message: hostile,
+        devMessage: hostile,
+        code: fc.oneof(hostile, fc.constantFrom('ERR_BAD_REQUEST', '<!channel>')),
+        details: fc.dictionary(hostile, fc.array(hostile, { maxLength: 2 }), { maxKeys: 3 }),
+      },
+      { requiredKeys: [] },
+    );
+    const status = fc.constantFrom(400, 401, 403, 404, 409, 429, 500, 503);
+    await fc.assert(
+      fc.asyncProperty(body, status, async (error, code) => {
+        reset(h);
+        h.sandbox.inject({
+          kind: 'status',
+          status: code,
+          body: { error },
+          headers: { 'retry-after': '60' },
+          times: 5,
+        });
+        await h.driver.command(`call ${SANDBOX_SESSION_IDS.audioEnded}`);
+        const reply = (await h.slack.nextResponse(0)).body;
+        expect(markupOf({ blocks: reply.blocks })[0]).toMatch(/^:warning: CometChat /);
+        expectSafeReplies(h);
+      }),
+      { numRuns: 30 },
+    );
+  }, 300_000);
+});
