@@ -27,7 +27,7 @@ export function mib(bytes: number): string {
   return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 }
 
-/** A Markdown table, columns padded so it also reads well in a terminal. */
+/** A Markdown table, columns padded so it also reads well in a terminal; a blank line ends it. */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = headers.map((header, i) =>
     Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)),
@@ -38,6 +38,7 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
     line(headers),
     `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
     ...rows.map(line),
+    '',
   ].join('\n');
 }
 
