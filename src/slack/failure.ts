@@ -24,6 +24,8 @@ const WHAT: Record<string, string> = {
 export function failureSentence(error: unknown, budgetSeconds: number): string {
   if (error instanceof InputError || error instanceof RefusedError) return error.message;
   if (!(error instanceof CometChatError)) {
+    const slack = slackRefusal(error);
+    if (slack) return slack;
     return 'Something went wrong inside the app. It is logged; try again, and report the reference if it keeps happening.';
   }
   const what = WHAT[error.operation] ?? 'the request';
@@ -96,4 +98,26 @@ export function alreadyShown<E>(error: E): E {
 
 export function wasShown(error: unknown): boolean {
   return typeof error === 'object' && error !== null && shownToUser.has(error);
+}
+
+/** Slack's trigger ids live three seconds and work once: when one is spent, say so plainly. */
+const TRIGGER_ERRORS = new Set([
+  'expired_trigger_id',
+  'exchanged_trigger_id',
+  'invalid_trigger_id',
+]);
+
+function slackRefusal(error: unknown): string | undefined {
+  const code = (error as { code?: unknown; data?: { error?: unknown } } | undefined)?.data?.error;
+  if (
+    (error as { code?: unknown })?.code !== 'slack_webapi_platform_error' ||
+    typeof code !== 'string'
+  ) {
+    return undefined;
+  }
+  if (TRIGGER_ERRORS.has(code)) {
+    return 'Slack did not let the app open the window in time (it allows three seconds). Click or run the command again.';
+  }
+  if (code === 'ratelimited') return 'Slack is rate limiting this app; try again in a minute.';
+  return `Slack refused the app's reply (\`${code.replace(/[^a-z0-9_]/g, '')}\`). Try again; report the reference if it keeps happening.`;
 }

@@ -27,6 +27,8 @@ import {
 
 const INTERNAL =
   'Something went wrong inside the app. It is logged; try again, and report the reference if it keeps happening.';
+const EXPIRED_TRIGGER =
+  'Slack did not let the app open the window in time (it allows three seconds). Click or run the command again.';
 const CHANNEL = 'C0OPS';
 
 function watchRejections() {
@@ -86,9 +88,9 @@ describe('Slack refuses to open a modal', () => {
     h.slack.fail('views.open', { error: 'expired_trigger_id' });
     const reply = await commandReply(h, 'perms default');
     const [lead] = markupOf({ blocks: reply.blocks });
-    expect(lead).toBe(`:warning: ${INTERNAL}`);
+    expect(lead).toBe(`:warning: ${EXPIRED_TRIGGER}`);
     const ref = referenceOf(reply) ?? '';
-    expect(reply.text).toBe(`${INTERNAL} (ref ${ref})`);
+    expect(reply.text).toBe(`${EXPIRED_TRIGGER} (ref ${ref})`);
     const failed = logsWithRef(h, ref).find((r) => r.msg === 'request failed');
     expect(failed?.level).toBe(50);
     expect(JSON.stringify(failed)).toContain('expired_trigger_id');
@@ -106,7 +108,7 @@ describe('Slack refuses to open a modal', () => {
     );
     expect(sent.status).toBe(200);
     const reply = (await h.slack.nextResponse(mark)).body;
-    expect(textOf(reply)).toContain(INTERNAL);
+    expect(textOf(reply)).toContain(EXPIRED_TRIGGER);
     const ref = referenceOf(reply) ?? '';
     expect(JSON.stringify(logsWithRef(h, ref))).toContain('expired_trigger_id');
     expect(h.sandbox.requests).toHaveLength(0);

@@ -28,6 +28,7 @@ describe('starting the app', () => {
         COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
         COMETCHAT_API_URL: sandbox.apiUrl,
         COMETCHAT_CALL_API_URL: sandbox.callUrl,
+        STORE_URL: 'memory:',
       });
       const logs = new LogCapture();
       const logger = createLogger({ level: 'info', secrets: config.secrets, destination: logs });
