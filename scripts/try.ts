@@ -60,7 +60,7 @@ async function perms(
   print(renderView(editor));
   if (!verb || !key) return;
   const spec = permissionSpec(key);
-  if (!spec || spec.kind !== 'action' || (verb !== 'allow' && verb !== 'deny')) {
+  if (spec?.kind !== 'action' || (verb !== 'allow' && verb !== 'deny')) {
     print(
       `\n"${verb} ${key}": the try command changes allow/deny permissions only, e.g. "deny sendMessage".`,
     );

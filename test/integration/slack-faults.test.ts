@@ -25,8 +25,6 @@ import {
 // reply, an audit channel that rate limits or does not have the bot. The reply still reaches
 // the person, every fallback is logged, and an attempted change is still on record.
 
-const INTERNAL =
-  'Something went wrong inside the app. It is logged; try again, and report the reference if it keeps happening.';
 const EXPIRED_TRIGGER =
   'Slack did not let the app open the window in time (it allows three seconds). Click or run the command again.';
 const CHANNEL = 'C0OPS';
