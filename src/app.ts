@@ -4,6 +4,7 @@ import { App, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { type CometChatClient, createCometChatClient } from './cometchat/client.ts';
+import { withRoleCache } from './cometchat/role-cache.ts';
 import type { Config } from './config.ts';
 import {
   createAuditCommand,
@@ -98,7 +99,7 @@ export function createSlackApp(options: SlackAppOptions) {
     deferInitialization: true,
   });
 
-  const cometchat =
+  const client =
     options.cometchat ??
     createCometChatClient({
       apiUrl: config.cometchat.apiUrl,
@@ -108,6 +109,10 @@ export function createSlackApp(options: SlackAppOptions) {
       budgetMs: config.cometchat.budgetMs,
       logger: logger.child({ component: 'cometchat' }),
     });
+  const cometchat =
+    config.cometchat.roleCacheSeconds > 0
+      ? withRoleCache(client, { ttlMs: config.cometchat.roleCacheSeconds * 1000 })
+      : client;
   const deliver = options.deliver ?? createDeliverer(app.client);
   const deps: FeatureDeps = {
     cometchat,

@@ -64,6 +64,8 @@ const EnvSchema = z.object({
   // all attempts and back-off together get COMETCHAT_BUDGET_MS.
   COMETCHAT_TIMEOUT_MS: integer(3_000, 100, 60_000),
   COMETCHAT_BUDGET_MS: integer(8_000, 100, 120_000),
+  // How long a role list is reused (0: not at all); see cometchat/role-cache.ts.
+  COMETCHAT_ROLE_CACHE_SECONDS: integer(30, 0, 3_600),
   // Who may edit permissions, and who may use the app at all: Slack user ids (U..., W...)
   // and user group ids (S...), comma-separated.
   EDITORS: slackIdList(),
@@ -130,6 +132,8 @@ export interface Config {
     callApiUrl: string;
     timeoutMs: number;
     budgetMs: number;
+    /** How long a role list is reused; 0 turns the cache off. */
+    roleCacheSeconds: number;
   };
   access: {
     /** Users and user groups who may edit; undefined means workspace admins and owners. */
@@ -180,6 +184,7 @@ export function loadConfig(env: Env): Config {
       callApiUrl: e.COMETCHAT_CALL_API_URL ?? `https://${appId}.call-${region}.cometchat.io`,
       timeoutMs: e.COMETCHAT_TIMEOUT_MS,
       budgetMs: e.COMETCHAT_BUDGET_MS,
+      roleCacheSeconds: e.COMETCHAT_ROLE_CACHE_SECONDS,
     },
     access: { editors: e.EDITORS, viewers: e.VIEWERS },
     auditChannel: e.AUDIT_CHANNEL,

@@ -42,8 +42,6 @@ export interface EditorDeps extends FeatureDeps {
   audit: AuditTrail;
   /** Whether EDITORS is set (the refusal names who may edit). */
   editorsConfigured: boolean;
-  /** Called after an update was applied (the role list cache listens). */
-  onApplied?: ((role: string) => void) | undefined;
 }
 
 /** The refusal for someone who may not edit, logged; undefined when they may. */
@@ -380,7 +378,6 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
       }),
       deps.audit.record(record('applied', { serviceMessage: messages || undefined }), scope.log),
     ]);
-    deps.onApplied?.(meta.role);
     scope.log.info(
       { role: meta.role, keys: Object.keys(payload), change: meta.id },
       'permissions updated',
