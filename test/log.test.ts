@@ -1,23 +1,9 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { boltLogger, createLogger, scrub } from '../src/log.ts';
+import { LogCapture } from './log-capture.ts';
 
 const API_KEY = 'cc-key-LogTest-4e5f6a7b';
 const BOT_TOKEN = 'xoxb-999-888-LogTestToken';
-
-class LogCapture extends Writable {
-  readonly lines: string[] = [];
-  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
-    for (const line of chunk.toString('utf8').split('\n')) if (line) this.lines.push(line);
-    done();
-  }
-  records(): Record<string, unknown>[] {
-    return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-  }
-  text(): string {
-    return this.lines.join('\n');
-  }
-}
 
 function capture(secrets?: string[], level = 'debug') {
   const destination = new LogCapture();

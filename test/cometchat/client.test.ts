@@ -1,5 +1,4 @@
 import { createServer } from 'node:net';
-import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -15,6 +14,7 @@ import {
   type Sandbox,
   startSandbox,
 } from '../../src/sandbox/server.ts';
+import { LogCapture } from '../log-capture.ts';
 
 // The client against the sandbox over real HTTP on loopback. Budgets are small (300 ms per
 // attempt, 1.5 s in all) so that the retry and timeout cases stay quick.
@@ -23,18 +23,6 @@ const API_KEY = 'cc-rest-key-7Hq2ZETA9xYw';
 const WRONG_KEY = 'cc-wrong-key-Q8vLmN3pR';
 const TIMEOUT_MS = 300;
 const BUDGET_MS = 1_500;
-
-/** Log lines written through a real pino root logger, kept in memory. */
-class LogCapture extends Writable {
-  readonly lines: string[] = [];
-  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
-    for (const line of chunk.toString('utf8').split('\n')) if (line) this.lines.push(line);
-    done();
-  }
-  records(): Record<string, unknown>[] {
-    return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-  }
-}
 
 /**
  * No `secrets` on purpose: the client itself must keep the key out of the log; the root

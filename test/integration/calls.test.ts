@@ -1,29 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SANDBOX_SESSION_IDS } from '../../src/sandbox/server.ts';
 import {
+  actionButtons,
+  blocksOf,
   commandReply,
   expectNoInjectedMarkup,
-  type Harness,
   interactionReply,
   markupOf,
-  startHarness,
   textOf,
 } from './harness.ts';
-
-type Block = Record<string, unknown> & { type: string };
-type Button = { action_id: string; value?: string; text: { text: string } };
+import { callRequests, useHarness } from './support.ts';
 
 const RECORDINGS = 'https://recordings-us.cometchat.io/';
-
-function blocksOf(payload: Record<string, unknown>): Block[] {
-  return (payload.blocks ?? []) as Block[];
-}
-
-function buttons(payload: Record<string, unknown>): Button[] {
-  return blocksOf(payload)
-    .filter((b) => b.type === 'actions')
-    .flatMap((b) => b.elements as Button[]);
-}
 
 /** `*Label*\nvalue` fields of the summary, as a map. */
 function fieldsOf(payload: Record<string, unknown>): Record<string, string> {
@@ -51,19 +39,8 @@ function images(payload: Record<string, unknown>): { image_url: string; alt_text
     .filter((e) => e.type === 'image');
 }
 
-function callRequests(h: Harness) {
-  return h.sandbox.requests.filter((r) => r.path.startsWith('/v3/calls/'));
-}
-
 describe('/cometchat call through the real app', () => {
-  let h: Harness;
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-  afterEach(async () => {
-    h.checkAllPayloads();
-    await h.stop();
-  });
+  const h = useHarness();
 
   it('an ended audio call (`data` as an array): summary, people, times, duration, minutes', async () => {
     expect(h.sandbox.state.calls.get(SANDBOX_SESSION_IDS.audioEnded)?.shape).toBe('array');
@@ -101,7 +78,7 @@ describe('/cometchat call through the real app', () => {
       ':white_circle: ended · *George Alan* (`cometchat-uid-2`) · joined · 12.5 min · (audio 12.5, video 0) · in <!date^1700000006^{time}|2023-11-14T22:13:26Z> · out <!date^1700000756^{time}|2023-11-14T22:25:56Z>',
     ]);
     expect(markupOf(reply).join('\n')).toContain('*Participants* (2)');
-    expect(buttons(reply).map((b) => b.action_id)).toEqual(['share_call']);
+    expect(actionButtons(reply).map((b) => b.action_id)).toEqual(['share_call']);
     expect(callRequests(h)).toHaveLength(1);
     expect(callRequests(h)[0]?.headers.onbehalfof).toBeUndefined();
   });
@@ -159,7 +136,7 @@ describe('/cometchat call through the real app', () => {
     // Still in the call: joined, no leave time.
     expect(lines[1]).toMatch(/ · in <!date\^1700010830\^\{time\}\|[^>]+>$/);
     expect(markupOf(reply).join('\n')).toContain('2 more participants not shown here.');
-    expect(buttons(reply).map((b) => b.text.text)).toEqual([
+    expect(actionButtons(reply).map((b) => b.text.text)).toEqual([
       'Show all 12 participants',
       'Share in channel',
     ]);
@@ -227,7 +204,7 @@ describe('/cometchat call through the real app', () => {
     expect(blocksOf(reply).length).toBeLessThanOrEqual(50);
     expect(participantLines(reply)).toHaveLength(10);
     expect(markupOf(reply).join('\n')).toContain('290 more participants not shown here.');
-    const showAll = buttons(reply).find((b) => b.action_id === 'call_participants');
+    const showAll = actionButtons(reply).find((b) => b.action_id === 'call_participants');
     expect(showAll?.text.text).toBe('Show all 300 participants');
 
     const before = h.slack.calls.length;
@@ -245,7 +222,7 @@ describe('/cometchat call through the real app', () => {
     expect(markupOf(page1).join('\n')).toContain('Page 1 of 15 · 300 participants');
     expect(participantLines(page1)).toHaveLength(20);
     expect(participantLines(page1)[0]).toContain('*Andrew Joseph* (`cometchat-uid-1`)');
-    expect(buttons(page1).map((b) => b.action_id)).toEqual(['participants_page_next']);
+    expect(actionButtons(page1).map((b) => b.action_id)).toEqual(['participants_page_next']);
 
     const view = h.slack.views.get(String(filled.args.view_id));
     if (!view) throw new Error('the modal is not open');
@@ -257,7 +234,7 @@ describe('/cometchat call through the real app', () => {
     >;
     expect(markupOf(page2).join('\n')).toContain('Page 2 of 15 · 300 participants');
     expect(participantLines(page2)[0]).not.toBe(participantLines(page1)[0]);
-    expect(buttons(page2).map((b) => b.action_id)).toEqual([
+    expect(actionButtons(page2).map((b) => b.action_id)).toEqual([
       'participants_page_prev',
       'participants_page_next',
     ]);
@@ -290,7 +267,7 @@ describe('/cometchat call through the real app', () => {
     );
     expect(shared.response_type).toBe('in_channel');
     expect(shared.replace_original).toBe(false);
-    expect(buttons(shared)).toEqual([]);
+    expect(actionButtons(shared)).toEqual([]);
     expect(fieldsOf(shared)).toEqual(fieldsOf(reply));
   });
 });

@@ -1,5 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OFFLINE_SECRETS } from '../../src/dev/offline-stack.ts';
+import { describe, expect, it } from 'vitest';
 import { type FaultSpec, SANDBOX_SESSION_IDS } from '../../src/sandbox/server.ts';
 import {
   expectNoInjectedMarkup,
@@ -7,17 +6,11 @@ import {
   logsWithRef,
   markupOf,
   referenceOf,
-  startHarness,
   textOf,
 } from './harness.ts';
+import { callRequests, expectNoSecretLeaked, STACK_TRACE, useHarness } from './support.ts';
 
 const CALL = SANDBOX_SESSION_IDS.audioEnded;
-/** A stack frame, a file position or an error class name: none belongs in a reply. */
-const STACK_TRACE = /\n\s+at |\.ts:\d+|\.js:\d+|[A-Z][a-zA-Z]*Error\b/;
-
-function callRequests(h: Harness) {
-  return h.sandbox.requests.filter((r) => r.path.startsWith('/v3/calls/'));
-}
 
 /**
  * Checks a failure reply: one `:warning:` sentence, a reference, and a log line under that
@@ -61,30 +54,11 @@ async function lookUp(h: Harness, fault?: FaultSpec, text = `call ${CALL}`) {
 }
 
 describe('errors a person can act on, through the real app', () => {
-  let h: Harness;
-  beforeEach(async () => {
+  const h = useHarness(
     // A small CometChat budget keeps the retry and timeout paths quick.
-    h = await startHarness({ env: { COMETCHAT_TIMEOUT_MS: '300', COMETCHAT_BUDGET_MS: '1000' } });
-  });
-  afterEach(async () => {
-    h.checkAllPayloads();
-    // No secret in any log line or anything that reached Slack.
-    const seen = [
-      h.logs.text(),
-      JSON.stringify(h.messages()),
-      JSON.stringify(h.views()),
-      JSON.stringify(h.slack.refusedResponses),
-    ].join('\n');
-    for (const secret of [
-      OFFLINE_SECRETS.apiKey,
-      OFFLINE_SECRETS.signingSecret,
-      h.slack.botToken,
-      h.slack.appToken,
-    ]) {
-      expect(seen).not.toContain(secret);
-    }
-    await h.stop();
-  });
+    { env: { COMETCHAT_TIMEOUT_MS: '300', COMETCHAT_BUDGET_MS: '1000' } },
+    { alsoCheck: expectNoSecretLeaked },
+  );
 
   it('unknown call', async () => {
     const reply = await lookUp(h, undefined, 'call v1.us.sandbox-app.1799999999nothere');
@@ -238,7 +212,7 @@ describe('errors a person can act on, through the real app', () => {
     );
   });
 
-  it('a fault inside the app: one sentence, a reference, the detail only in the log', async () => {
+  it('Slack refusing a call: one sentence naming Slack, a reference, the detail in the log', async () => {
     // A shortcut whose modal Slack refuses to open: no response_url, so the reply is a DM.
     h.slack.fail('views.open', { error: 'internal_error' });
     await h.driver.interaction(h.driver.globalShortcut({ callbackId: 'lookup_call_global' }));
@@ -247,7 +221,7 @@ describe('errors a person can act on, through the real app', () => {
     const ref = expectFailure(
       h,
       dm.args,
-      'Something went wrong inside the app. It is logged; try again, and report the reference if it keeps happening.',
+      "Slack refused the app's reply (`internal_error`). Try again; report the reference if it keeps happening.",
       'error',
     );
     const logged = logsWithRef(h, ref).find((r) => r.msg === 'request failed');

@@ -1,18 +1,8 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  confirm,
-  confirmationOf,
-  openEditor,
-  submitView,
-  switchCategory,
-  withFieldSet,
-} from '../../src/dev/editor-steps.ts';
-import { OFFLINE_OPERATOR, OFFLINE_SECRETS } from '../../src/dev/offline-stack.ts';
+import { describe, expect, it } from 'vitest';
+import { confirm } from '../../src/dev/editor-steps.ts';
 import { type FaultSpec, SANDBOX_SESSION_IDS } from '../../src/sandbox/server.ts';
-import type { StoredView } from '../../src/slack-standin/server.ts';
-import { initialStateValues } from '../../src/slack-standin/view-state.ts';
 import {
   expectNoInjectedMarkup,
   type Harness,
@@ -22,6 +12,14 @@ import {
   startHarness,
   textOf,
 } from './harness.ts';
+import {
+  expectNoSecretLeaked,
+  newestAudit,
+  puts,
+  reviewFlip,
+  STACK_TRACE,
+  useSharedHarness,
+} from './support.ts';
 
 // Every fault of the REST API, for each of the three things that call it, through the real app:
 // the user hears one sentence within the time budget, the process stays up, and the log line
@@ -40,7 +38,6 @@ const FAST_ENV = {
 };
 
 const CALL = SANDBOX_SESSION_IDS.audioEnded;
-const STACK_TRACE = /\n\s+at |\.ts:\d+|\.js:\d+|[A-Z][a-zA-Z]*Error\b/;
 
 type Scope = Pick<FaultSpec, 'method' | 'pathIncludes'>;
 
@@ -74,28 +71,6 @@ async function commandOutcome(h: Harness, text: string, fault?: FaultSpec): Prom
   return { payload: reply.body, ms: performance.now() - started };
 }
 
-/** The review of a one-field change, ready to confirm; the field flips what it shows. */
-async function preparedConfirmation(h: Harness): Promise<StoredView> {
-  const editor = await openEditor(h, 'default');
-  const messages = await switchCategory(h, editor, 'Messages');
-  const allowed = Object.entries(initialStateValues(messages)).some(
-    ([blockId, field]) =>
-      blockId.startsWith('a:') &&
-      (field.perms_field as { selected_options: { value: string }[] }).selected_options.some(
-        (o) => o.value === 'sendMessage',
-      ),
-  );
-  const review = await submitView(
-    h,
-    messages,
-    withFieldSet(messages, 'sendMessage', allowed ? 'deny' : 'allow'),
-  );
-  expect(review.response_action).toBe('push');
-  const confirmation = confirmationOf(h, editor);
-  if (!confirmation) throw new Error('no confirmation view');
-  return confirmation;
-}
-
 const ROLE_LIST: Operation = {
   name: 'role list',
   what: 'the role list',
@@ -121,7 +96,7 @@ const EDITOR_CONFIRM: Operation = {
   scope: { method: 'PUT' },
   async run(h, fault) {
     // The editor opens with a healthy service; the fault hits the update only.
-    const confirmation = await preparedConfirmation(h);
+    const { confirmation } = await reviewFlip(h);
     if (fault) h.sandbox.inject(fault);
     const started = performance.now();
     const { pending, outcome } = await confirm(h, confirmation);
@@ -316,35 +291,6 @@ const FAULTS: FaultCase[] = [
   },
 ];
 
-/** Records unhandled rejections while the app runs in this process. */
-function watchRejections() {
-  const seen: unknown[] = [];
-  const listener = (reason: unknown) => seen.push(reason);
-  return {
-    seen,
-    start: () => process.on('unhandledRejection', listener),
-    stop: () => process.off('unhandledRejection', listener),
-  };
-}
-
-async function expectHealthy(h: Harness): Promise<void> {
-  const response = await fetch(`http://127.0.0.1:${h.app.port}/healthz`);
-  expect(response.status).toBe(200);
-  expect(await response.json()).toEqual({ ok: true });
-}
-
-function expectNoSecret(h: Harness): void {
-  const seen = [
-    h.logs.text(),
-    JSON.stringify(h.messages()),
-    JSON.stringify(h.views()),
-    JSON.stringify(h.slack.refusedResponses),
-  ].join('\n');
-  for (const secret of [OFFLINE_SECRETS.apiKey, OFFLINE_SECRETS.signingSecret, h.slack.botToken]) {
-    expect(seen).not.toContain(secret);
-  }
-}
-
 /**
  * One sentence and a reference, nothing else; the log line under that reference names the
  * cause. Returns the reference.
@@ -390,38 +336,12 @@ function requestsFor(h: Harness, op: Operation) {
   );
 }
 
-/** The newest record of `/cometchat audit`, as its text. */
-async function newestAudit(h: Harness): Promise<string> {
-  const { payload } = await commandOutcome(h, 'audit default');
-  const sections = ((payload.blocks ?? []) as { type: string }[]).filter(
-    (b) => b.type === 'section',
-  );
-  return markupOf(sections[0]).join('\n');
-}
-
 describe('fault matrix: CometChat faults through the real app', () => {
-  let h: Harness;
-  const rejections = watchRejections();
-
-  beforeAll(async () => {
-    rejections.start();
-    h = await startHarness({ env: FAST_ENV });
-  });
-  afterAll(async () => {
-    await h?.stop();
-    rejections.stop();
-  });
-  afterEach(async () => {
-    h.checkAllPayloads();
-    expectNoSecret(h);
-    await expectHealthy(h);
-    expect(rejections.seen).toEqual([]);
-    // A fresh service and a fresh Slack for the next cell; the app keeps running throughout.
-    h.sandbox.reset();
-    h.slack.reset();
-    h.slack.setUsers([{ id: OFFLINE_OPERATOR, is_admin: true }]);
-    h.logs.lines.length = 0;
-  });
+  // A fresh service and a fresh Slack for each cell; the app keeps running throughout.
+  const h = useSharedHarness(
+    { env: FAST_ENV },
+    { alsoCheck: expectNoSecretLeaked, resetAfterEach: true },
+  );
 
   for (const op of OPERATIONS) {
     describe(op.name, () => {
@@ -491,33 +411,28 @@ async function startForwarder() {
 }
 
 describe('fault matrix: a refused connection', () => {
-  let h: Harness;
   let roleHost: Awaited<ReturnType<typeof startForwarder>>;
-  const rejections = watchRejections();
-
-  beforeAll(async () => {
-    rejections.start();
-    // The call host is a port nothing listens on; the role host a forwarder shut when needed,
-    // so the editor can open before its update is refused.
-    const closed = await startForwarder();
-    await closed.close();
-    roleHost = await startForwarder();
-    h = await startHarness({
-      env: { ...FAST_ENV, COMETCHAT_API_URL: roleHost.url, COMETCHAT_CALL_API_URL: closed.url },
-    });
-    roleHost.forwardTo(h.sandbox.apiUrl);
-  });
-  afterAll(async () => {
-    await h?.stop();
-    await roleHost?.close();
-    rejections.stop();
-  });
-  afterEach(async () => {
-    h.checkAllPayloads();
-    expectNoSecret(h);
-    await expectHealthy(h);
-    expect(rejections.seen).toEqual([]);
-  });
+  const h = useSharedHarness(
+    async () => {
+      // The call host is a port nothing listens on; the role host a forwarder shut when needed,
+      // so the editor can open before its update is refused.
+      const closed = await startForwarder();
+      await closed.close();
+      roleHost = await startForwarder();
+      const started = await startHarness({
+        env: { ...FAST_ENV, COMETCHAT_API_URL: roleHost.url, COMETCHAT_CALL_API_URL: closed.url },
+      });
+      roleHost.forwardTo(started.sandbox.apiUrl);
+      return {
+        ...started,
+        stop: async () => {
+          await started.stop();
+          await roleHost.close();
+        },
+      };
+    },
+    { alsoCheck: expectNoSecretLeaked },
+  );
 
   const expected = (op: Operation): Expected => ({
     sentence: unavailable(op),
@@ -533,7 +448,7 @@ describe('fault matrix: a refused connection', () => {
   });
 
   it('editor confirm (the service goes away after the editor opened)', async () => {
-    const confirmation = await preparedConfirmation(h);
+    const { confirmation } = await reviewFlip(h);
     await roleHost.close();
     const started = performance.now();
     const { outcome } = await confirm(h, confirmation);
@@ -543,7 +458,7 @@ describe('fault matrix: a refused connection', () => {
     };
     expect(seen.ms).toBeLessThan(BUDGET_MS + MARGIN_MS);
     const ref = await expectOneSentence(h, EDITOR_CONFIRM, seen, expected(EDITOR_CONFIRM));
-    expect(h.sandbox.requests.filter((r) => r.method === 'PUT')).toHaveLength(0);
+    expect(puts(h)).toHaveLength(0);
     const audit = await newestAudit(h);
     expect(audit).toContain(':x: failed');
     expect(audit).toContain(`ref \`${ref}\``);

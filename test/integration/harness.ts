@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import { expect } from 'vitest';
 import {
   type OfflineStack,
@@ -6,21 +5,8 @@ import {
   startOfflineStack,
 } from '../../src/dev/offline-stack.ts';
 import { assertWithinLimits } from '../../src/slack/limits.ts';
-
-/** Every log line the app wrote, as text and parsed. */
-export class LogCapture extends Writable {
-  readonly lines: string[] = [];
-  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
-    for (const line of chunk.toString('utf8').split('\n')) if (line) this.lines.push(line);
-    done();
-  }
-  records(): Record<string, unknown>[] {
-    return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-  }
-  text(): string {
-    return this.lines.join('\n');
-  }
-}
+import type { SlackDriver } from '../../src/slack-standin/driver.ts';
+import { LogCapture } from '../log-capture.ts';
 
 export interface Harness extends OfflineStack {
   logs: LogCapture;
@@ -36,7 +22,13 @@ export async function startHarness(options: OfflineStackOptions = {}): Promise<H
   const logs = new LogCapture();
   const stack = await startOfflineStack({
     ...options,
-    env: { LOG_LEVEL: 'debug', ...options.env },
+    env: {
+      LOG_LEVEL: 'debug',
+      // Tests change the sandbox's roles and faults between requests; a cached list would hide
+      // that. The cache has tests of its own.
+      COMETCHAT_ROLE_CACHE_SECONDS: '0',
+      ...options.env,
+    },
     logDestination: logs,
   });
   const messages = () => [
@@ -70,6 +62,21 @@ export async function startHarness(options: OfflineStackOptions = {}): Promise<H
       }
     },
   };
+}
+
+export type Block = Record<string, unknown> & { type: string };
+export type Button = { action_id: string; value?: string; text: { text: string } };
+
+/** The blocks of a message or view. */
+export function blocksOf(payload: Record<string, unknown>): Block[] {
+  return (payload.blocks ?? []) as Block[];
+}
+
+/** Buttons in `actions` blocks, in order. */
+export function actionButtons(payload: Record<string, unknown>): Button[] {
+  return blocksOf(payload)
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => b.elements as Button[]);
 }
 
 /** All mrkdwn/plain text in a payload, for assertions on what a person would read. */
@@ -142,14 +149,27 @@ export function referenceOf(payload: unknown): string | undefined {
 }
 
 /**
- * Sends `/cometchat <text>`, checks that it was acknowledged, and resolves with the first reply
- * posted to the response_url after it.
+ * Sends `/cometchat <text>` (as `driver`'s user, the harness's own unless said), checks that it
+ * was acknowledged, and resolves with the first reply posted to the response_url after it.
  */
-export async function commandReply(h: Harness, text: string): Promise<Record<string, unknown>> {
+export async function commandReply(
+  h: Harness,
+  text: string,
+  driver: SlackDriver = h.driver,
+): Promise<Record<string, unknown>> {
   const before = h.slack.responses.length;
-  const sent = await h.driver.command(text);
+  const sent = await driver.command(text);
   expect(sent.status).toBe(200);
   return (await h.slack.nextResponse(before)).body;
+}
+
+/** {@link commandReply}, as the text a person would read. */
+export async function commandText(
+  h: Harness,
+  text: string,
+  driver: SlackDriver = h.driver,
+): Promise<string> {
+  return textOf(await commandReply(h, text, driver));
 }
 
 /** Sends an interaction, checks that it was acknowledged, and resolves with the next reply. */

@@ -1,14 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   commandReply,
   expectNoInjectedMarkup,
-  type Harness,
   logsWithRef,
   markupOf,
   referenceOf,
-  startHarness,
   textOf,
 } from './harness.ts';
+import { useHarness } from './support.ts';
 
 const USAGE = [
   '`/cometchat roles [page]`',
@@ -30,16 +29,15 @@ function expectHelp(reply: Record<string, unknown>): void {
 }
 
 describe('help and malformed input through the real app', () => {
-  let h: Harness;
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-  afterEach(async () => {
-    // Nothing typed wrong ever reaches CometChat.
-    expect(h.sandbox.requests).toEqual([]);
-    h.checkAllPayloads();
-    await h.stop();
-  });
+  const h = useHarness(
+    {},
+    {
+      alsoCheck: (running) => {
+        // Nothing typed wrong ever reaches CometChat.
+        expect(running.sandbox.requests).toEqual([]);
+      },
+    },
+  );
 
   it('`help` and an empty command show what the app does, with no warning', async () => {
     for (const text of ['help', '', '   ', 'HELP']) {

@@ -1,19 +1,12 @@
 import fc from 'fast-check';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  confirm,
-  confirmationOf,
-  openEditor,
-  submitView,
-  switchCategory,
-  withFieldSet,
-} from '../../src/dev/editor-steps.ts';
+import { describe, expect, it } from 'vitest';
+import { confirm } from '../../src/dev/editor-steps.ts';
 import { OFFLINE_OPERATOR } from '../../src/dev/offline-stack.ts';
 import { findSessionIds } from '../../src/features/calls/call-lookup.ts';
 import { SANDBOX_SESSION_IDS } from '../../src/sandbox/server.ts';
 import { parseCommand } from '../../src/slack/command.ts';
-import { initialStateValues } from '../../src/slack-standin/view-state.ts';
-import { expectNoInjectedMarkup, type Harness, markupOf, startHarness, textOf } from './harness.ts';
+import { expectNoInjectedMarkup, type Harness, markupOf, textOf } from './harness.ts';
+import { resetServices, reviewFlip, useSharedHarness } from './support.ts';
 
 // Hostile input, generated: what a person types, what comes back in an interaction, and what
 // the service answers. Whatever it is, the app stays up, asks CometChat only for the one
@@ -95,16 +88,6 @@ const loneSurrogate = fc
   .integer({ min: 0xd800, max: 0xdfff })
   .map((unit) => `v1.${String.fromCharCode(unit)}`);
 
-function watchRejections() {
-  const seen: unknown[] = [];
-  const listener = (reason: unknown) => seen.push(reason);
-  return {
-    seen,
-    start: () => process.on('unhandledRejection', listener),
-    stop: () => process.off('unhandledRejection', listener),
-  };
-}
-
 /** Everything that reached Slack: messages (accepted or refused), views, view answers. */
 function everythingShown(h: Harness): unknown[] {
   return [
@@ -154,18 +137,6 @@ function expectSafeReplies(h: Harness, allowedLinks: readonly string[] = []): vo
   }
 }
 
-async function expectHealthy(h: Harness): Promise<void> {
-  const response = await fetch(`http://127.0.0.1:${h.app.port}/healthz`);
-  expect(response.status).toBe(200);
-}
-
-function reset(h: Harness): void {
-  h.sandbox.reset();
-  h.slack.reset();
-  h.slack.setUsers([{ id: OFFLINE_OPERATOR, is_admin: true }]);
-  h.logs.lines.length = 0;
-}
-
 /** Resolves once the app has answered: a reply on a response_url, or a view filled in. */
 function answered(h: Harness, mark: number, timeoutMs = 5000): Promise<true> {
   return h.slack.waitFor(
@@ -179,21 +150,7 @@ function answered(h: Harness, mark: number, timeoutMs = 5000): Promise<true> {
 }
 
 describe('hostile input through the real app', () => {
-  let h: Harness;
-  const rejections = watchRejections();
-
-  beforeAll(async () => {
-    rejections.start();
-    h = await startHarness({ env: { COMETCHAT_TIMEOUT_MS: '500', COMETCHAT_BUDGET_MS: '1500' } });
-  });
-  afterAll(async () => {
-    await h?.stop();
-    rejections.stop();
-  });
-  afterEach(async () => {
-    await expectHealthy(h);
-    expect(rejections.seen).toEqual([]);
-  });
+  const h = useSharedHarness({ env: { COMETCHAT_TIMEOUT_MS: '500', COMETCHAT_BUDGET_MS: '1500' } });
 
   it('slash-command text', async () => {
     const text = fc
@@ -205,7 +162,7 @@ describe('hostile input through the real app', () => {
       .map(([verb, arg, rest]) => `${verb}${arg}${rest ? rest.join('') : ''}`);
     await fc.assert(
       fc.asyncProperty(text, async (input) => {
-        reset(h);
+        resetServices(h);
         // What the app receives: a form carries well-formed text only (a lone surrogate, as a
         // long string cut anywhere may end with, arrives as U+FFFD).
         const sub = parseCommand(new URLSearchParams({ input }).get('input') ?? '');
@@ -262,7 +219,7 @@ describe('hostile input through the real app', () => {
     );
     await fc.assert(
       fc.asyncProperty(action, value, async (actionId, raw) => {
-        reset(h);
+        resetServices(h);
         const sent = await h.driver.interaction(h.driver.blockAction({ actionId, value: raw }));
         expect(sent.status).toBe(200);
         expect(sent.elapsedMs).toBeLessThan(3000);
@@ -293,7 +250,7 @@ describe('hostile input through the real app', () => {
       .map((parts) => parts.join(' '));
     await fc.assert(
       fc.asyncProperty(text, async (message) => {
-        reset(h);
+        resetServices(h);
         const ids = findSessionIds(message);
         const sent = await h.driver.interaction(
           h.driver.messageShortcut({
@@ -316,7 +273,7 @@ describe('hostile input through the real app', () => {
     const field = fc.oneof(hostile, fc.constantFrom(SANDBOX_SESSION_IDS.customId, ''));
     await fc.assert(
       fc.asyncProperty(field, fc.option(hostile, { nil: undefined }), async (session, uid) => {
-        reset(h);
+        resetServices(h);
         await h.driver.interaction(h.driver.globalShortcut({ callbackId: 'lookup_call_global' }));
         const opened = await h.slack.nextCall('views.open');
         const view = h.slack.views.get(
@@ -430,26 +387,12 @@ const callRecord = fc.record(
 );
 
 describe('hostile data from the service', () => {
-  let h: Harness;
-  const rejections = watchRejections();
-
-  beforeAll(async () => {
-    rejections.start();
-    h = await startHarness({ env: { COMETCHAT_TIMEOUT_MS: '500', COMETCHAT_BUDGET_MS: '1500' } });
-  });
-  afterAll(async () => {
-    await h?.stop();
-    rejections.stop();
-  });
-  afterEach(async () => {
-    await expectHealthy(h);
-    expect(rejections.seen).toEqual([]);
-  });
+  const h = useSharedHarness({ env: { COMETCHAT_TIMEOUT_MS: '500', COMETCHAT_BUDGET_MS: '1500' } });
 
   it('role names, ids, descriptions, settings and metadata', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(roleRecord, { minLength: 1, maxLength: 10 }), async (roles) => {
-        reset(h);
+        resetServices(h);
         const pagination = {
           total: roles.length,
           count: roles.length,
@@ -474,7 +417,7 @@ describe('hostile data from the service', () => {
   it('call records: people, states, recordings, ids', async () => {
     await fc.assert(
       fc.asyncProperty(callRecord, fc.boolean(), async (record, asArray) => {
-        reset(h);
+        resetServices(h);
         h.sandbox.inject({
           kind: 'schema',
           pathIncludes: '/v3/calls/',
@@ -505,30 +448,14 @@ describe('hostile data from the service', () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(answer, async ({ permissions, results }) => {
-        reset(h);
+        resetServices(h);
         // A role of its own per run: the app keeps each answer as that role's baseline.
         run += 1;
         const role = `hostile-${run}`;
         h.sandbox.state.roles.push({ role, name: role, description: '', createdAt: 1_700_000_000 });
-        const editor = await openEditor(h, role);
-        const messages = await switchCategory(h, editor, 'Messages');
         // The answer replaces the service's: the change itself does not matter here, only that
         // there is one (the last answer is the editor's new baseline).
-        const allowed = Object.entries(initialStateValues(messages)).some(
-          ([blockId, field]) =>
-            blockId.startsWith('a:') &&
-            (field.perms_field as { selected_options: { value: string }[] }).selected_options.some(
-              (o) => o.value === 'editMessage',
-            ),
-        );
-        const review = await submitView(
-          h,
-          messages,
-          withFieldSet(messages, 'editMessage', allowed ? 'deny' : 'allow'),
-        );
-        const confirmation = confirmationOf(h, editor);
-        expect(review.response_action).toBe('push');
-        if (!confirmation) throw new Error('no confirmation view');
+        const { confirmation } = await reviewFlip(h, 'editMessage', role);
         h.sandbox.inject({
           kind: 'schema',
           method: 'PUT',
@@ -557,7 +484,7 @@ describe('hostile data from the service', () => {
     const status = fc.constantFrom(400, 401, 403, 404, 409, 429, 500, 503);
     await fc.assert(
       fc.asyncProperty(body, status, async (error, code) => {
-        reset(h);
+        resetServices(h);
         h.sandbox.inject({
           kind: 'status',
           status: code,

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { permissionsInCategory } from '../../src/cometchat/catalogue.ts';
 import {
   confirm,
@@ -9,38 +9,18 @@ import {
   withFieldSet,
 } from '../../src/dev/editor-steps.ts';
 import { initialStateValues } from '../../src/slack-standin/view-state.ts';
-import { type Harness, startHarness, textOf } from './harness.ts';
-
-function puts(h: Harness) {
-  return h.sandbox.requests.filter((r) => r.method === 'PUT');
-}
-
-/** Opens the editor on `category`, changes one field, reviews and confirms. */
-async function changeOne(
-  h: Harness,
-  role: string,
-  category: string,
-  key: string,
-  value: string | string[],
-) {
-  const editor = await openEditor(h, role);
-  const view = category === 'Users' ? editor : await switchCategory(h, editor, category);
-  const review = await submitView(h, view, withFieldSet(view, key, value));
-  expect(review.response_action).toBe('push');
-  const confirmation = confirmationOf(h, editor);
-  if (!confirmation) throw new Error('no confirmation view');
-  return { review, ...(await confirm(h, confirmation)) };
-}
+import { textOf } from './harness.ts';
+import {
+  allowedActions,
+  applyChange,
+  confirmationsAnswered,
+  puts,
+  reviewChange,
+  useHarness,
+} from './support.ts';
 
 describe('permission editor through the real app', () => {
-  let h: Harness;
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-  afterEach(async () => {
-    h.checkAllPayloads();
-    await h.stop();
-  });
+  const h = useHarness();
 
   it('opens, switches category, sends exactly the one changed key, and shows the result', async () => {
     const editor = await openEditor(h, 'default');
@@ -82,13 +62,10 @@ describe('permission editor through the real app', () => {
   });
 
   it('sends a list key as the chosen list and shows it as added items', async () => {
-    const { review } = await changeOne(
-      h,
-      'default',
-      'Messages',
-      'sendMessage.allowedMessageTypes',
-      ['text', 'image'],
-    );
+    const { review } = await applyChange(h, {
+      key: 'sendMessage.allowedMessageTypes',
+      value: ['text', 'image'],
+    });
     expect(textOf(review.view)).toMatch(/\+text, \+image/);
     expect(puts(h)[0]?.body).toEqual({
       permissions: { 'sendMessage.allowedMessageTypes': ['text', 'image'] },
@@ -175,20 +152,9 @@ describe('permission editor through the real app', () => {
   });
 
   it('applies a repeated confirmation once', async () => {
-    const editor = await openEditor(h, 'default');
-    const messages = await switchCategory(h, editor, 'Messages');
-    await submitView(h, messages, withFieldSet(messages, 'editMessage', 'deny'));
-    const confirmation = confirmationOf(h, editor);
-    if (!confirmation) throw new Error('no confirmation view');
+    const { confirmation } = await reviewChange(h, { key: 'editMessage', value: 'deny' });
     await Promise.all([submitView(h, confirmation, {}), submitView(h, confirmation, {})]);
-    await h.slack.waitFor(
-      () =>
-        h.slack.calls.filter(
-          (c) =>
-            c.method === 'views.update' &&
-            /Resulting permissions|already submitted/.test(textOf(c.args.view)),
-        ).length >= 2 || undefined,
-    );
+    await confirmationsAnswered(h, 2);
     expect(puts(h)).toHaveLength(1);
   });
 
@@ -199,27 +165,24 @@ describe('permission editor through the real app', () => {
       method: 'PUT',
       times: Number.POSITIVE_INFINITY,
     });
-    const { outcome } = await changeOne(h, 'default', 'Messages', 'sendMessage', 'deny');
+    const { outcome } = await applyChange(h, { key: 'sendMessage', value: 'deny' });
     const text = textOf(outcome);
     expect(text).toMatch(/not answering the permission update/);
     const ref = /Reference: `([0-9a-f]+)`/.exec(text)?.[1];
     expect(ref).toBeTruthy();
     expect(h.logs.text()).toContain(ref);
     h.sandbox.clearFaults();
-    const retry = await changeOne(h, 'default', 'Messages', 'sendMessage', 'deny');
+    const retry = await applyChange(h, { key: 'sendMessage', value: 'deny' });
     expect(textOf(retry.outcome)).toContain('Resulting permissions');
   });
 
   it('pre-fills the editor with the map from the last update', async () => {
-    await changeOne(h, 'default', 'Messages', 'sendMessage', 'deny');
+    await applyChange(h, { key: 'sendMessage', value: 'deny' });
     const again = await openEditor(h, 'default');
     expect(textOf(again)).toContain('after the last update this app made');
-    const messages = await switchCategory(h, again, 'Messages');
-    const allowed = initialStateValues(messages);
-    const actions = Object.entries(allowed).find(([id]) => id.startsWith('a:'))?.[1]
-      ?.perms_field as { selected_options: { value: string }[] };
-    expect(actions.selected_options.map((o) => o.value)).not.toContain('sendMessage');
-    expect(actions.selected_options.map((o) => o.value)).toContain('editMessage');
+    const actions = allowedActions(await switchCategory(h, again, 'Messages'));
+    expect(actions).not.toContain('sendMessage');
+    expect(actions).toContain('editMessage');
   });
 
   it('says so when the role does not exist, without sending anything', async () => {

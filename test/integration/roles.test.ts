@@ -1,29 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Role } from '../../src/sandbox/server.ts';
 import {
+  actionButtons,
+  type Button,
+  blocksOf,
   commandReply,
   expectNoInjectedMarkup,
   type Harness,
   interactionReply,
   markupOf,
   referenceOf,
-  startHarness,
   textOf,
 } from './harness.ts';
-
-type Block = Record<string, unknown> & { type: string };
-type Button = { action_id: string; value?: string; text: { text: string } };
-
-function blocksOf(message: Record<string, unknown>): Block[] {
-  return (message.blocks ?? []) as Block[];
-}
-
-/** Buttons in `actions` blocks, in order. */
-function actionButtons(message: Record<string, unknown>): Button[] {
-  return blocksOf(message)
-    .filter((b) => b.type === 'actions')
-    .flatMap((b) => b.elements as Button[]);
-}
+import { useHarness } from './support.ts';
 
 /** One section per role: the ones with an "Edit permissions" accessory. */
 function roleSections(message: Record<string, unknown>) {
@@ -64,14 +53,7 @@ function click(h: Harness, message: Record<string, unknown>, actionId: string) {
 }
 
 describe('/cometchat roles through the real app', () => {
-  let h: Harness;
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-  afterEach(async () => {
-    h.checkAllPayloads();
-    await h.stop();
-  });
+  const h = useHarness();
 
   it('acknowledges at once and replies with the first page of roles', async () => {
     const sent = await h.driver.command('roles');

@@ -8,20 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSlackApp } from '../../src/app.ts';
 import { createCometChatClient } from '../../src/cometchat/client.ts';
 import { loadConfig } from '../../src/config.ts';
-import {
-  confirm,
-  confirmationOf,
-  openEditor,
-  submitView,
-  switchCategory,
-  withFieldSet,
-} from '../../src/dev/editor-steps.ts';
+import { confirm } from '../../src/dev/editor-steps.ts';
 import { OFFLINE_OPERATOR } from '../../src/dev/offline-stack.ts';
 import { type FaultSpec, SANDBOX_SESSION_IDS, startSandbox } from '../../src/sandbox/server.ts';
 import { createSlackDriver } from '../../src/slack-standin/driver.ts';
 import { startSlackStandIn } from '../../src/slack-standin/server.ts';
-import { initialStateValues } from '../../src/slack-standin/view-state.ts';
 import { commandReply, type Harness, startHarness, textOf } from './harness.ts';
+import { driverAs, reviewFlip } from './support.ts';
 
 // Recognisable fake credentials, run through every flow and every fault: none may appear in a
 // log line, in anything sent to Slack, in what is sent to CometChat beside its header, or in
@@ -95,19 +88,9 @@ function caught(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
+/** One change through the editor, applied: resolves with the text of the outcome. */
 async function changeOnce(h: Harness): Promise<string> {
-  const editor = await openEditor(h, 'default');
-  const messages = await switchCategory(h, editor, 'Messages');
-  const allowed = Object.entries(initialStateValues(messages)).some(
-    ([blockId, field]) =>
-      blockId.startsWith('a:') &&
-      (field.perms_field as { selected_options: { value: string }[] }).selected_options.some(
-        (o) => o.value === 'sendMessage',
-      ),
-  );
-  await submitView(h, messages, withFieldSet(messages, 'sendMessage', allowed ? 'deny' : 'allow'));
-  const confirmation = confirmationOf(h, editor);
-  if (!confirmation) throw new Error('no confirmation view');
+  const { confirmation } = await reviewFlip(h);
   return textOf((await confirm(h, confirmation)).outcome);
 }
 
@@ -234,12 +217,7 @@ describe('secrets over HTTP: every flow and fault', () => {
     h.slack.fail('chat.postMessage', { retryAfter: 1 });
     await changeOnce(h);
     // Someone the cache has not seen, while users.info fails: refused, closed.
-    const stranger = createSlackDriver({
-      appUrl: h.appUrl,
-      signingSecret: FAKE.signingSecret,
-      standIn: h.slack,
-      userId: 'U0STRANGER',
-    });
+    const stranger = driverAs(h, 'U0STRANGER');
     h.slack.fail('users.info', { error: 'invalid_auth' });
     const mark = h.slack.responses.length;
     await stranger.command('perms default');

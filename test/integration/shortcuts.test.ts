@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SANDBOX_SESSION_IDS } from '../../src/sandbox/server.ts';
 import type { StateValues } from '../../src/slack-standin/driver.ts';
 import {
@@ -7,9 +7,9 @@ import {
   logsWithRef,
   markupOf,
   referenceOf,
-  startHarness,
   textOf,
 } from './harness.ts';
+import { callRequests, useHarness } from './support.ts';
 
 type View = Record<string, unknown>;
 
@@ -20,10 +20,6 @@ function lookupValues(sessionId: string, onBehalfOf?: string): StateValues {
       on_behalf_of: { type: 'plain_text_input', value: onBehalfOf ?? null },
     },
   };
-}
-
-function callRequests(h: Harness) {
-  return h.sandbox.requests.filter((r) => r.path.startsWith('/v3/calls/'));
 }
 
 /** Opens the global shortcut's form and resolves with it as the stand-in holds it. */
@@ -50,14 +46,7 @@ async function submitLookup(h: Harness, form: View, values: StateValues) {
 }
 
 describe('shortcuts through the real app', () => {
-  let h: Harness;
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-  afterEach(async () => {
-    h.checkAllPayloads();
-    await h.stop();
-  });
+  const h = useHarness();
 
   it('"Look up call" on a message finds the session id in its text', async () => {
     const sent = await h.driver.interaction(

@@ -1,20 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signSlackRequest } from '../../src/slack-standin/driver.ts';
-import { type Harness, startHarness } from './harness.ts';
+import { useHarness } from './support.ts';
 
 function form(fields: Record<string, string>): string {
   return new URLSearchParams(fields).toString();
 }
 
 describe('request signatures over HTTP', () => {
-  let h: Harness;
-  beforeEach(async () => {
-    h = await startHarness();
-  });
-  afterEach(async () => {
-    h.checkAllPayloads();
-    await h.stop();
-  });
+  const h = useHarness();
 
   /** Nothing a refused request could have caused: no CometChat call, no reply, no Slack call. */
   function expectNothingHappened(): void {

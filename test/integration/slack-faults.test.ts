@@ -1,25 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  confirm,
-  confirmationOf,
-  openEditor,
-  submitView,
-  switchCategory,
-  withFieldSet,
-} from '../../src/dev/editor-steps.ts';
+import { describe, expect, it } from 'vitest';
+import { confirm } from '../../src/dev/editor-steps.ts';
 import { OFFLINE_OPERATOR } from '../../src/dev/offline-stack.ts';
 import { SANDBOX_SESSION_IDS } from '../../src/sandbox/server.ts';
 import type { WebApiCall } from '../../src/slack-standin/server.ts';
-import { initialStateValues } from '../../src/slack-standin/view-state.ts';
 import {
   commandReply,
   type Harness,
   logsWithRef,
   markupOf,
   referenceOf,
-  startHarness,
   textOf,
 } from './harness.ts';
+import { newestAudit, puts, reviewFlip, useSharedHarness } from './support.ts';
 
 // Faults on the Slack side: a modal Slack will not open, a response_url that refuses the
 // reply, an audit channel that rate limits or does not have the bot. The reply still reaches
@@ -28,28 +20,6 @@ import {
 const EXPIRED_TRIGGER =
   'Slack did not let the app open the window in time (it allows three seconds). Click or run the command again.';
 const CHANNEL = 'C0OPS';
-
-function watchRejections() {
-  const seen: unknown[] = [];
-  const listener = (reason: unknown) => seen.push(reason);
-  return {
-    seen,
-    start: () => process.on('unhandledRejection', listener),
-    stop: () => process.off('unhandledRejection', listener),
-  };
-}
-
-async function expectHealthy(h: Harness): Promise<void> {
-  const response = await fetch(`http://127.0.0.1:${h.app.port}/healthz`);
-  expect(response.status).toBe(200);
-}
-
-function resetBetween(h: Harness): void {
-  h.sandbox.reset();
-  h.slack.reset();
-  h.slack.setUsers([{ id: OFFLINE_OPERATOR, is_admin: true }]);
-  h.logs.lines.length = 0;
-}
 
 function callsOf(h: Harness, method: string, from = 0): WebApiCall[] {
   return h.slack.calls.slice(from).filter((c) => c.method === method);
@@ -65,22 +35,7 @@ function logged(h: Harness, msg: string | RegExp): Promise<Record<string, unknow
 }
 
 describe('Slack refuses to open a modal', () => {
-  let h: Harness;
-  const rejections = watchRejections();
-  beforeAll(async () => {
-    rejections.start();
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h?.stop();
-    rejections.stop();
-  });
-  afterEach(async () => {
-    h.checkAllPayloads();
-    await expectHealthy(h);
-    expect(rejections.seen).toEqual([]);
-    resetBetween(h);
-  });
+  const h = useSharedHarness({}, { resetAfterEach: true });
 
   it('`/cometchat perms` with an expired trigger: one sentence on the response_url, nothing asked of CometChat', async () => {
     h.slack.fail('views.open', { error: 'expired_trigger_id' });
@@ -114,24 +69,10 @@ describe('Slack refuses to open a modal', () => {
 });
 
 describe('a response_url that refuses the reply', () => {
-  let h: Harness;
-  const rejections = watchRejections();
-  beforeAll(async () => {
-    rejections.start();
-    h = await startHarness({
-      env: { COMETCHAT_TIMEOUT_MS: '300', COMETCHAT_BUDGET_MS: '1200' },
-    });
-  });
-  afterAll(async () => {
-    await h?.stop();
-    rejections.stop();
-  });
-  afterEach(async () => {
-    h.checkAllPayloads();
-    await expectHealthy(h);
-    expect(rejections.seen).toEqual([]);
-    resetBetween(h);
-  });
+  const h = useSharedHarness(
+    { env: { COMETCHAT_TIMEOUT_MS: '300', COMETCHAT_BUDGET_MS: '1200' } },
+    { resetAfterEach: true },
+  );
 
   for (const status of [404, 500]) {
     it(`${status}: the reply comes as an ephemeral message instead, and the fallback is logged`, async () => {
@@ -212,53 +153,15 @@ describe('a response_url that refuses the reply', () => {
   });
 });
 
-/** Opens the editor and reviews a one-field change, flipping whatever the field shows. */
-async function preparedConfirmation(h: Harness) {
-  const editor = await openEditor(h, 'default');
-  const messages = await switchCategory(h, editor, 'Messages');
-  const allowed = Object.entries(initialStateValues(messages)).some(
-    ([blockId, field]) =>
-      blockId.startsWith('a:') &&
-      (field.perms_field as { selected_options: { value: string }[] }).selected_options.some(
-        (o) => o.value === 'sendMessage',
-      ),
-  );
-  await submitView(h, messages, withFieldSet(messages, 'sendMessage', allowed ? 'deny' : 'allow'));
-  const confirmation = confirmationOf(h, editor);
-  if (!confirmation) throw new Error('no confirmation view');
-  return confirmation;
-}
-
-/** The newest record of `/cometchat audit` as text. */
-async function newestAudit(h: Harness): Promise<string> {
-  const list = await commandReply(h, 'audit default');
-  const sections = ((list.blocks ?? []) as { type: string }[]).filter((b) => b.type === 'section');
-  return markupOf(sections[0]).join('\n');
-}
-
 describe('the audit channel refuses the post', () => {
-  let h: Harness;
-  const rejections = watchRejections();
-  beforeAll(async () => {
-    rejections.start();
-    h = await startHarness({
-      env: { AUDIT_CHANNEL: 'C0AUDIT', COMETCHAT_TIMEOUT_MS: '300', COMETCHAT_BUDGET_MS: '1200' },
-    });
-  });
-  afterAll(async () => {
-    await h?.stop();
-    rejections.stop();
-  });
-  afterEach(async () => {
-    h.checkAllPayloads();
-    await expectHealthy(h);
-    expect(rejections.seen).toEqual([]);
-    resetBetween(h);
-  });
+  const h = useSharedHarness(
+    { env: { AUDIT_CHANNEL: 'C0AUDIT', COMETCHAT_TIMEOUT_MS: '300', COMETCHAT_BUDGET_MS: '1200' } },
+    { resetAfterEach: true },
+  );
 
   it('rate limited: the person sees the result at once, the post follows after Retry-After', async () => {
     h.slack.fail('chat.postMessage', { retryAfter: 2 });
-    const confirmation = await preparedConfirmation(h);
+    const { confirmation } = await reviewFlip(h);
     const started = performance.now();
     const { outcome } = await confirm(h, confirmation);
     // Not held for the audit channel's rate limit: the change is applied and on record.
@@ -277,7 +180,7 @@ describe('the audit channel refuses the post', () => {
 
   it('rate limited throughout: applied, recorded, the failed post logged, and nobody else held up', async () => {
     h.slack.fail('chat.postMessage', { retryAfter: 2, times: Number.POSITIVE_INFINITY });
-    const confirmation = await preparedConfirmation(h);
+    const { confirmation } = await reviewFlip(h);
     const confirming = confirm(h, confirmation);
     await h.slack.nextCall('chat.postMessage');
 
@@ -291,7 +194,7 @@ describe('the audit channel refuses the post', () => {
 
     const { outcome } = await confirming;
     expect(textOf(outcome)).toContain('Resulting permissions');
-    expect(h.sandbox.requests.filter((r) => r.method === 'PUT')).toHaveLength(1);
+    expect(puts(h)).toHaveLength(1);
     const event = h.logs.records().find((r) => r.event === 'permission_change');
     expect(event).toMatchObject({ audit: { outcome: 'applied', role: 'default' } });
 
@@ -306,7 +209,7 @@ describe('the audit channel refuses the post', () => {
 
   it('not_in_channel on a failed update: the attempt is still recorded as failed', async () => {
     h.slack.fail('chat.postMessage', { error: 'not_in_channel' });
-    const confirmation = await preparedConfirmation(h);
+    const { confirmation } = await reviewFlip(h);
     h.sandbox.inject({
       kind: 'status',
       status: 500,

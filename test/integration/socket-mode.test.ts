@@ -1,26 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SANDBOX_SESSION_IDS } from '../../src/sandbox/server.ts';
-import {
-  expectNoInjectedMarkup,
-  type Harness,
-  markupOf,
-  referenceOf,
-  startHarness,
-  textOf,
-} from './harness.ts';
-
-type Block = Record<string, unknown> & { type: string };
+import { type Block, expectNoInjectedMarkup, markupOf, referenceOf, textOf } from './harness.ts';
+import { useHarness } from './support.ts';
 
 describe('Socket Mode through the real app', () => {
-  let h: Harness;
-  beforeEach(async () => {
-    // No signing secret: Socket Mode does not need one, and the config must not ask for it.
-    h = await startHarness({ mode: 'socket', env: { SLACK_SIGNING_SECRET: undefined } });
-  });
-  afterEach(async () => {
-    h.checkAllPayloads();
-    await h.stop();
-  });
+  // No signing secret: Socket Mode does not need one, and the config must not ask for it.
+  const h = useHarness({ mode: 'socket', env: { SLACK_SIGNING_SECRET: undefined } });
 
   it('connects through SLACK_API_URL with the app token, without a signing secret', () => {
     expect(h.config.slack.socketMode).toBe(true);

@@ -5,7 +5,7 @@ import { OFFLINE_SECRETS } from '../../src/dev/offline-stack.ts';
 import { createLogger } from '../../src/log.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.ts';
 import { type SlackStandIn, startSlackStandIn } from '../../src/slack-standin/server.ts';
-import { LogCapture } from './harness.ts';
+import { LogCapture } from '../log-capture.ts';
 
 describe('starting the app', () => {
   let slack: SlackStandIn | undefined;
