@@ -57,7 +57,6 @@ interface Load {
   text: string;
   /** Whether the subject posts a reply to the response_url. */
   replies: boolean;
-  /** CometChat requests made before the reply (each pays the injected latency). */
 }
 
 interface LatencyRound {
