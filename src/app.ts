@@ -121,8 +121,20 @@ export function createSlackApp(options: SlackAppOptions) {
   };
 
   const store = options.store ?? createMemoryStore();
+  // Access checks and audit posts get clients of their own that neither wait out a 429 nor
+  // retry: an access check runs before some acknowledgements (Slack allows three seconds),
+  // and a client waiting on Retry-After pauses every call it makes meanwhile.
+  const quickClient = (timeout: number) =>
+    new WebClient(config.slack.botToken, {
+      ...slackClientOptions(),
+      retryConfig: { retries: 0 },
+      timeout,
+      logger: bolt,
+      logLevel: boltLevel(config.logLevel),
+      rejectRateLimitedCalls: true,
+    });
   const access = createAccess({
-    client: app.client,
+    client: quickClient(1_500),
     editors: config.access.editors,
     viewers: config.access.viewers,
   });
@@ -143,12 +155,7 @@ export function createSlackApp(options: SlackAppOptions) {
     audit: createAuditTrail({
       store,
       // Its own client, which does not wait out a 429 (see createAuditTrail).
-      client: new WebClient(config.slack.botToken, {
-        ...slackClientOptions(),
-        logger: bolt,
-        logLevel: boltLevel(config.logLevel),
-        rejectRateLimitedCalls: true,
-      }),
+      client: quickClient(3_000),
       channel: config.auditChannel,
     }),
     editorsConfigured: config.access.editors !== undefined,

@@ -25,7 +25,9 @@ export function createErrorHandler(deps: ErrorHandlerDeps) {
     const cause: unknown = (error as { original?: unknown }).original ?? error;
     const scope = context.scope as RequestScope | undefined;
     const log = scope?.log ?? deps.logger;
-    const ref = isCometChatError(cause) ? cause.ref : (scope?.ref ?? 'none');
+    // The user is shown their own request's reference. A CometChat error may carry another
+    // one (a cached role list shared by concurrent requests): it is logged beside it.
+    const ref = scope?.ref ?? (isCometChatError(cause) ? cause.ref : 'none');
     const fields = isCometChatError(cause)
       ? {
           kind: cause.kind,
@@ -37,7 +39,9 @@ export function createErrorHandler(deps: ErrorHandlerDeps) {
       : { err: cause };
     // The request's logger already carries its ref; a second `ref` key would make the line
     // JSON with a duplicate key, which some log pipelines refuse.
-    const logged = ref === scope?.ref ? fields : { ...fields, ref };
+    const upstreamRef =
+      isCometChatError(cause) && cause.ref !== ref ? { upstreamRef: cause.ref } : {};
+    const logged = { ...(ref === scope?.ref ? fields : { ...fields, ref }), ...upstreamRef };
     if (isUserFailure(cause)) log.info(logged, 'request refused: %s', (cause as Error).message);
     else log.error(logged, 'request failed');
     if (wasShown(cause)) return;

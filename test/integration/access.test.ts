@@ -54,7 +54,13 @@ describe('who may edit and view', () => {
       intruder.viewSubmission({ view: confirmation, values: {} }),
     );
     expect(JSON.parse(forgedConfirm.body).response_action).toBe('update');
-    expect(textOf(JSON.parse(forgedConfirm.body).view)).toContain('EDITORS');
+    // Acknowledged at once; the refusal replaces the pending view once the check has run.
+    const refused = await h.slack.waitFor(() =>
+      h.slack.calls.find(
+        (c) => c.method === 'views.update' && textOf(c.args.view).includes('EDITORS'),
+      ),
+    );
+    expect(textOf(refused.args.view)).toContain('Not allowed');
 
     const mark = h.slack.calls.length;
     await intruder.interaction(

@@ -192,4 +192,29 @@ describe('permission editor through the real app', () => {
     expect(textOf(update.args.view)).toContain('no role');
     expect(puts(h)).toHaveLength(0);
   });
+
+  it("never turns someone else's change, applied meanwhile, into this user's edit", async () => {
+    // A opens the editor on the defaults; B then denies sendMessage through an editor of their own.
+    const editor = await openEditor(h, 'default');
+    const mine = await switchCategory(h, editor, 'Messages');
+    await applyChange(h, { key: 'sendMessage', value: 'deny' });
+    const putsBefore = puts(h).length;
+
+    // A reviews a change to editMessage on a screen that still shows sendMessage allowed.
+    const mark = h.slack.calls.length;
+    const answer = await submitView(h, mine, withFieldSet(mine, 'editMessage', 'deny'));
+    expect(answer.response_action).toBe('update');
+    const redrawn = await h.slack.nextCall('views.update', mark);
+    expect(textOf(redrawn.args.view)).toContain('Someone applied a change to this role');
+    const fresh = h.slack.views.get(mine.id);
+    if (!fresh) throw new Error('no redrawn editor');
+    expect(allowedActions(fresh)).not.toContain('sendMessage');
+
+    // Reviewing again from the redrawn editor proposes only what A changes there.
+    const review = await submitView(h, fresh, withFieldSet(fresh, 'editMessage', 'deny'));
+    expect(review.response_action).toBe('push');
+    expect(textOf(review.view)).toMatch(/editMessage.*allow → \*deny\*/);
+    expect(textOf(review.view)).not.toContain('sendMessage');
+    expect(puts(h)).toHaveLength(putsBefore);
+  });
 });

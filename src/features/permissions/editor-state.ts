@@ -28,6 +28,11 @@ export interface EditorState {
   apply: string[];
   /** Bumped on every render, so block ids change and Slack shows the new initial values. */
   render: number;
+  /**
+   * When the values the editor shows were seen (undefined: the defaults). If the store has
+   * newer ones, someone applied a change meanwhile and the screen is out of date.
+   */
+  seenAt?: number | undefined;
 }
 
 const PermissionValueSchema = z.union([
@@ -42,10 +47,11 @@ const MetadataSchema = z.object({
   e: z.record(z.string().max(100), PermissionValueSchema),
   g: z.array(z.string().refine((c) => CATEGORIES.includes(c))).max(CATEGORIES.length),
   n: z.number().int().min(0),
+  s: z.number().optional(),
 });
 
-export function newEditorState(role: string): EditorState {
-  return { role, category: CATEGORIES[0] ?? '', edits: {}, apply: [], render: 1 };
+export function newEditorState(role: string, seenAt?: number): EditorState {
+  return { role, category: CATEGORIES[0] ?? '', edits: {}, apply: [], render: 1, seenAt };
 }
 
 export function encodeState(state: EditorState): string {
@@ -55,6 +61,7 @@ export function encodeState(state: EditorState): string {
     e: state.edits,
     g: state.apply,
     n: state.render,
+    s: state.seenAt,
   });
 }
 
@@ -64,7 +71,7 @@ export function decodeState(raw: string | undefined): EditorState | undefined {
     const parsed = MetadataSchema.safeParse(JSON.parse(raw ?? ''));
     if (!parsed.success) return undefined;
     const m = parsed.data;
-    return { role: m.r, category: m.c, edits: m.e, apply: m.g, render: m.n };
+    return { role: m.r, category: m.c, edits: m.e, apply: m.g, render: m.n, seenAt: m.s };
   } catch {
     return undefined;
   }
@@ -193,3 +200,18 @@ export function specsOf(category: string): PermissionSpec[] {
 }
 
 export { CATEGORIES, permissionSpec };
+
+/**
+ * The editor redrawn on newer values after someone else applied a change: what is on screen
+ * is dropped (it was read against the old values), edits made in other categories are kept
+ * unless they now equal the new value.
+ */
+export function rebase(state: EditorState, baseline: Baseline): EditorState {
+  const edits = Object.fromEntries(
+    Object.entries(state.edits).filter(([key, value]) => !sameValue(value, baseline.values[key])),
+  );
+  return { ...state, edits, render: state.render + 1, seenAt: baseline.seenAt };
+}
+
+export const STALE_NOTICE =
+  'Someone applied a change to this role while you were editing. The editor now shows the new values; check this category again (your edits in other categories are kept).';

@@ -171,7 +171,6 @@ function fieldBlock(
       const initial = options.find((o) => o.value === value);
       return {
         ...base,
-        optional: false,
         hint: plain(describe(state, baseline, spec), 2000),
         element: {
           type: 'static_select',

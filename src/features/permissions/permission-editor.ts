@@ -25,6 +25,8 @@ import {
   METADATA_LIMIT,
   mergeEdits,
   newEditorState,
+  rebase,
+  STALE_NOTICE,
 } from './editor-state.ts';
 import {
   blockIds,
@@ -120,7 +122,7 @@ export function createEditorOpener(deps: EditorDeps) {
         return;
       }
       const view = editorView({
-        state: newEditorState(role),
+        state: newEditorState(role, known?.seenAt),
         baseline: baselineFrom(known),
         roleName: match.name || role,
         roleIds: roles.map((r) => r.role),
@@ -173,6 +175,8 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
     const state = decodeState(view?.private_metadata);
     const target = action.type === 'static_select' ? action.selected_option?.value : undefined;
     if (!view || !state || !target || !CATEGORIES.includes(target)) return;
+    // Refused silently (and logged): the view id in a refused request may be someone else's
+    // modal, which must not be touched.
     if (await editRefusal(deps, body.user.id, scope, 'switch category')) return;
     const [roles, known] = await Promise.all([
       deps.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
@@ -184,8 +188,12 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
     const read = readCategory(state, baseline, view.state?.values ?? {}, roleIds);
     let next: EditorState;
     let notice: string | undefined;
-    if (Object.keys(read.errors).length > 0) {
-      next = { ...state, render: state.render + 1 };
+    if (known?.seenAt !== state.seenAt) {
+      next = rebase(state, baseline);
+      notice = STALE_NOTICE;
+    } else if (Object.keys(read.errors).length > 0) {
+      // Same render number, same block ids: Slack keeps what the user typed, so they can fix it.
+      next = state;
       notice = `Fix these before switching: ${Object.values(read.errors).join(' ')}`;
     } else {
       const merged = mergeEdits(state, baseline, read.values, read.applyCategory);
@@ -194,7 +202,7 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
     const rendered = editorView({ state: next, baseline, roleName, roleIds, notice });
     if ((rendered.private_metadata ?? '').length > METADATA_LIMIT) {
       notice = 'There are too many pending edits to carry further: review and apply these first.';
-      next = { ...state, render: state.render + 1 };
+      next = state;
       await client.views.update({
         view_id: view.id,
         hash: view.hash,
@@ -216,7 +224,7 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
 
   // "Review changes": field errors go back into the modal; otherwise the exact change is
   // shown for confirmation. Nothing is sent to CometChat here.
-  app.view(CALLBACKS.permissionsEditor, async ({ ack, view, body, context }) => {
+  app.view(CALLBACKS.permissionsEditor, async ({ ack, view, body, client, context }) => {
     const scope = scopeOf(context);
     const refusal = await editRefusal(deps, body.user.id, scope, 'review');
     if (refusal) {
@@ -236,6 +244,24 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
     }
     const known = await deps.store.getKnownPermissions(state.role);
     const baseline = baselineFrom(known);
+    if (known?.seenAt !== state.seenAt) {
+      // The values on screen are not the ones the diff would be taken against: comparing them
+      // would turn someone else's change into "edits" of this user. Show the new values first.
+      scope.log.info({ role: state.role }, 'editor: values changed meanwhile; redrawn');
+      await ack({ response_action: 'update', view: loadingView(state.role) });
+      const roles = await deps.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log });
+      await client.views.update({
+        view_id: view.id,
+        view: editorView({
+          state: rebase(state, baseline),
+          baseline,
+          roleName: roles.find((r) => r.role === state.role)?.name || state.role,
+          roleIds: roles.map((r) => r.role),
+          notice: STALE_NOTICE,
+        }),
+      });
+      return;
+    }
     const read = readCategory(state, baseline, view.state.values as StateValues);
     if (Object.keys(read.errors).length > 0) {
       await ack({ response_action: 'errors', errors: read.errors });
@@ -284,12 +310,6 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
   // confirmation (double click, a retried request) apply once.
   app.view(CALLBACKS.permissionsConfirm, async ({ ack, view, body, client, context }) => {
     const scope = scopeOf(context);
-    // Checked again here: a forged or replayed confirmation must change nothing.
-    const refusal = await editRefusal(deps, body.user.id, scope, 'confirm');
-    if (refusal) {
-      await ack({ response_action: 'update', view: messageView('Not allowed', refusal) });
-      return;
-    }
     const parsed = ConfirmSchema.safeParse(safeJson(view.private_metadata));
     if (!parsed.success) {
       await ack({
@@ -316,6 +336,13 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
         false,
       ),
     });
+    // Checked again here, after the acknowledgement (the check may ask Slack): a forged or
+    // replayed confirmation must change nothing.
+    const refusal = await editRefusal(deps, body.user.id, scope, 'confirm');
+    if (refusal) {
+      await client.views.update({ view_id: view.id, view: messageView('Not allowed', refusal) });
+      return;
+    }
     if (!(await deps.store.claim(meta.id, CLAIM_TTL_SECONDS))) {
       scope.log.warn({ role: meta.role, change: meta.id }, 'editor: repeated confirmation ignored');
       await client.views.update({
@@ -361,7 +388,9 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
         }),
         scope.log,
       );
-      await deps.store.release(meta.id);
+      await deps.store.release(meta.id).catch((releaseError: unknown) => {
+        scope.log.error({ err: releaseError, change: meta.id }, 'claim could not be released');
+      });
       await client.views
         .update({ view_id: view.id, view: failureView(error, scope, deps) })
         .catch(() => undefined);
@@ -370,12 +399,20 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
     const messages = Object.entries(update.results)
       .map(([key, r]) => `${key}: ${r.message}`)
       .join('; ');
+    // The change is applied: whatever the store does now, the person sees the result.
     const [, audited] = await Promise.all([
-      deps.store.setKnownPermissions({
-        role: meta.role,
-        permissions: update.permissions,
-        seenAt: Date.now(),
-      }),
+      deps.store
+        .setKnownPermissions({
+          role: meta.role,
+          permissions: update.permissions,
+          seenAt: Date.now(),
+        })
+        .catch((storeError: unknown) => {
+          scope.log.error(
+            { err: storeError, role: meta.role },
+            'last known permissions not stored',
+          );
+        }),
       deps.audit.record(record('applied', { serviceMessage: messages || undefined }), scope.log),
     ]);
     scope.log.info(
