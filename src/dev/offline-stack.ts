@@ -42,6 +42,27 @@ export interface OfflineStack {
   stop(): Promise<void>;
 }
 
+/** The app's environment for the sandbox and the Slack stand-in, with no accounts. */
+export function offlineEnv(
+  sandbox: Pick<Sandbox, 'apiUrl' | 'callUrl'>,
+  slack: Pick<SlackStandIn, 'botToken' | 'appToken' | 'apiUrl'>,
+  mode: 'http' | 'socket',
+): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: slack.botToken,
+    SLACK_SIGNING_SECRET: OFFLINE_SECRETS.signingSecret,
+    ...(mode === 'socket' ? { SLACK_APP_TOKEN: slack.appToken } : {}),
+    SLACK_API_URL: slack.apiUrl,
+    PORT: '0',
+    COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
+    COMETCHAT_API_URL: sandbox.apiUrl,
+    COMETCHAT_CALL_API_URL: sandbox.callUrl,
+    LOG_LEVEL: 'info',
+    // Offline, state lives as long as the run; tests that need a file or Redis say so.
+    STORE_URL: 'memory:',
+  };
+}
+
 export async function startOfflineStack(options: OfflineStackOptions = {}): Promise<OfflineStack> {
   const mode = options.mode ?? 'http';
   const sandbox =
@@ -65,20 +86,7 @@ export async function startOfflineStack(options: OfflineStackOptions = {}): Prom
   slack.setUsers([
     { id: OFFLINE_OPERATOR, name: 'operator', real_name: 'Offline Operator', is_admin: true },
   ]);
-  const env = {
-    SLACK_BOT_TOKEN: slack.botToken,
-    SLACK_SIGNING_SECRET: OFFLINE_SECRETS.signingSecret,
-    ...(mode === 'socket' ? { SLACK_APP_TOKEN: slack.appToken } : {}),
-    SLACK_API_URL: slack.apiUrl,
-    PORT: '0',
-    COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
-    COMETCHAT_API_URL: sandbox.apiUrl,
-    COMETCHAT_CALL_API_URL: sandbox.callUrl,
-    LOG_LEVEL: 'info',
-    // Offline, state lives as long as the run; tests that need a file or Redis say so.
-    STORE_URL: 'memory:',
-    ...options.env,
-  };
+  const env = { ...offlineEnv(sandbox, slack, mode), ...options.env };
   const config = loadConfig(env);
   const logger = createLogger({
     level: config.logLevel,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSlackApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { OFFLINE_SECRETS } from '../../src/dev/offline-stack.ts';
+import { OFFLINE_SECRETS, offlineEnv } from '../../src/dev/offline-stack.ts';
 import { createLogger } from '../../src/log.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.ts';
 import { type SlackStandIn, startSlackStandIn } from '../../src/slack-standin/server.ts';
@@ -20,15 +20,8 @@ describe('starting the app', () => {
       slack = await startSlackStandIn();
       sandbox = await startSandbox({ apiKey: OFFLINE_SECRETS.apiKey });
       const config = loadConfig({
+        ...offlineEnv(sandbox, slack, mode),
         SLACK_BOT_TOKEN: 'xoxb-not-the-installed-token',
-        SLACK_SIGNING_SECRET: OFFLINE_SECRETS.signingSecret,
-        ...(mode === 'socket' ? { SLACK_APP_TOKEN: slack.appToken } : {}),
-        SLACK_API_URL: slack.apiUrl,
-        PORT: '0',
-        COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
-        COMETCHAT_API_URL: sandbox.apiUrl,
-        COMETCHAT_CALL_API_URL: sandbox.callUrl,
-        STORE_URL: 'memory:',
       });
       const logs = new LogCapture();
       const logger = createLogger({ level: 'info', secrets: config.secrets, destination: logs });
