@@ -7,7 +7,7 @@ import {
   permissionsInCategory,
   validatePermissions,
 } from '../../src/cometchat/catalogue.ts';
-import { checkPermissionUpdate } from '../../src/sandbox/permission-catalogue.ts';
+import { checkPermissionUpdate } from '../../offline/cometchat-standin/permission-catalogue.ts';
 
 const ROLE_IDS = ['default', 'admin', 'premium', 'beta_tester'];
 

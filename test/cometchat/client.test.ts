@@ -13,7 +13,7 @@ import {
   SANDBOX_SESSION_IDS,
   type Sandbox,
   startSandbox,
-} from '../../src/sandbox/server.ts';
+} from '../../offline/cometchat-standin/server.ts';
 import { LogCapture } from '../log-capture.ts';
 
 // The client against the sandbox over real HTTP on loopback. Budgets are small (300 ms per

@@ -8,7 +8,7 @@ import {
   RoleListResponseSchema,
   RoleSchema,
 } from '../../src/cometchat/schemas.ts';
-import { loadSeed } from '../../src/sandbox/server.ts';
+import { loadSeed } from '../../offline/cometchat-standin/server.ts';
 
 // The schemas accept every shape the reference and the live notes describe (and fields they do
 // not), and the model resolves the variations once. Records are parsed first, as the client does.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { confirm, openEditor, withFieldSet } from '../../src/dev/editor-steps.ts';
+import { confirm, openEditor, withFieldSet } from '../../offline/stack/editor-steps.ts';
 import { commandText, textOf } from './harness.ts';
 import { driverAs, puts, reviewChange, useHarnessStarter } from './support.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SANDBOX_SESSION_IDS } from '../../src/sandbox/server.ts';
+import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import {
   actionButtons,
   blocksOf,

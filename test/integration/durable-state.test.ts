@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openEditor, switchCategory } from '../../src/dev/editor-steps.ts';
-import { startOfflineStack } from '../../src/dev/offline-stack.ts';
+import { openEditor, switchCategory } from '../../offline/stack/editor-steps.ts';
+import { startOfflineStack } from '../../offline/stack/offline-stack.ts';
 import { useRedisServer } from '../store/redis-server.ts';
 import { commandText, type Harness, startHarness } from './harness.ts';
 import {

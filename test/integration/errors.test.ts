@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type FaultSpec, SANDBOX_SESSION_IDS } from '../../src/sandbox/server.ts';
+import { type FaultSpec, SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import {
   expectNoInjectedMarkup,
   type Harness,

@@ -3,9 +3,9 @@ import {
   type OfflineStack,
   type OfflineStackOptions,
   startOfflineStack,
-} from '../../src/dev/offline-stack.ts';
-import { assertWithinLimits } from '../../src/slack/limits.ts';
-import type { SlackDriver } from '../../src/slack-standin/driver.ts';
+} from '../../offline/stack/offline-stack.ts';
+import { assertWithinLimits } from '../../offline/slack-standin/block-kit-limits.ts';
+import type { SlackDriver } from '../../offline/slack-standin/driver.ts';
 import { LogCapture } from '../log-capture.ts';
 
 export interface Harness extends OfflineStack {

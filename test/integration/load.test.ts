@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_SESSION_IDS } from '../../src/sandbox/server.ts';
-import { signSlackRequest } from '../../src/slack-standin/driver.ts';
+import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
+import { signSlackRequest } from '../../offline/slack-standin/driver.ts';
 import { type Harness, startHarness, textOf } from './harness.ts';
 
 // Many people at once, against a CometChat that answers slowly: every command is acknowledged

@@ -7,8 +7,8 @@ import {
   submitView,
   switchCategory,
   withFieldSet,
-} from '../../src/dev/editor-steps.ts';
-import { initialStateValues } from '../../src/slack-standin/view-state.ts';
+} from '../../offline/stack/editor-steps.ts';
+import { initialStateValues } from '../../offline/slack-standin/view-state.ts';
 import { textOf } from './harness.ts';
 import {
   allowedActions,

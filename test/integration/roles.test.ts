@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Role } from '../../src/sandbox/server.ts';
+import type { Role } from '../../offline/cometchat-standin/server.ts';
 import {
   actionButtons,
   type Button,

@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSlackApp } from '../../src/app.ts';
 import { createCometChatClient } from '../../src/cometchat/client.ts';
 import { loadConfig } from '../../src/config.ts';
-import { confirm } from '../../src/dev/editor-steps.ts';
-import { OFFLINE_OPERATOR } from '../../src/dev/offline-stack.ts';
-import { type FaultSpec, SANDBOX_SESSION_IDS, startSandbox } from '../../src/sandbox/server.ts';
-import { createSlackDriver } from '../../src/slack-standin/driver.ts';
-import { startSlackStandIn } from '../../src/slack-standin/server.ts';
+import { confirm } from '../../offline/stack/editor-steps.ts';
+import { OFFLINE_OPERATOR } from '../../offline/stack/offline-stack.ts';
+import { type FaultSpec, SANDBOX_SESSION_IDS, startSandbox } from '../../offline/cometchat-standin/server.ts';
+import { createSlackDriver } from '../../offline/slack-standin/driver.ts';
+import { startSlackStandIn } from '../../offline/slack-standin/server.ts';
 import { commandReply, type Harness, startHarness, textOf } from './harness.ts';
 import { driverAs, reviewFlip } from './support.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SANDBOX_SESSION_IDS } from '../../src/sandbox/server.ts';
-import type { StateValues } from '../../src/slack-standin/driver.ts';
+import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
+import type { StateValues } from '../../offline/slack-standin/driver.ts';
 import {
   expectNoInjectedMarkup,
   type Harness,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { signSlackRequest } from '../../src/slack-standin/driver.ts';
+import { signSlackRequest } from '../../offline/slack-standin/driver.ts';
 import { useHarness } from './support.ts';
 
 function form(fields: Record<string, string>): string {

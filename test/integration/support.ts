@@ -7,16 +7,16 @@ import {
   submitView,
   switchCategory,
   withFieldSet,
-} from '../../src/dev/editor-steps.ts';
+} from '../../offline/stack/editor-steps.ts';
 import {
   OFFLINE_OPERATOR,
   OFFLINE_SECRETS,
   type OfflineStackOptions,
-} from '../../src/dev/offline-stack.ts';
+} from '../../offline/stack/offline-stack.ts';
 import { decodeState } from '../../src/features/permissions/editor-state.ts';
-import { createSlackDriver, type SlackDriver } from '../../src/slack-standin/driver.ts';
-import { initialStateValues } from '../../src/slack-standin/view-state.ts';
-import type { StoredView } from '../../src/slack-standin/web-api.ts';
+import { createSlackDriver, type SlackDriver } from '../../offline/slack-standin/driver.ts';
+import { initialStateValues } from '../../offline/slack-standin/view-state.ts';
+import type { StoredView } from '../../offline/slack-standin/web-api.ts';
 import { blocksOf, type Harness, markupOf, startHarness, textOf } from './harness.ts';
 
 // What the integration tests share beyond the harness itself: how a describe block gets its

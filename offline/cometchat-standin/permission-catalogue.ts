@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import catalogueJson from '../cometchat/permissions.json' with { type: 'json' };
+import catalogueJson from '../../src/cometchat/permissions.json' with { type: 'json' };
 import type { PermissionMap, PermissionValue } from './state.ts';
 
 // The sandbox reads the shared catalogue itself instead of importing the client's helpers: it

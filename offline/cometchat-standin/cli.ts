@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-// Start only when run as a script (`tsx src/sandbox/cli.ts`), never on import.
+// Start only when run as a script (`tsx offline/cometchat-standin/cli.ts`), never on import.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error);

@@ -6,11 +6,11 @@ import {
   submitView,
   switchCategory,
   withFieldSet,
-} from '../src/dev/editor-steps.ts';
-import { type OfflineStack, startOfflineStack } from '../src/dev/offline-stack.ts';
-import { renderMessage, renderView } from '../src/dev/terminal-render.ts';
+} from './stack/editor-steps.ts';
+import { type OfflineStack, startOfflineStack } from './stack/offline-stack.ts';
+import { renderMessage, renderView } from './stack/terminal-render.ts';
 import { decodeState } from '../src/features/permissions/editor-state.ts';
-import { SANDBOX_SESSION_IDS } from '../src/sandbox/server.ts';
+import { SANDBOX_SESSION_IDS } from './cometchat-standin/server.ts';
 
 // `npm run try -- <what>`: the real app, offline, on the CometChat sandbox and a local Slack
 // stand-in. Each step sends what Slack would send (signed requests to /slack/events) and

@@ -1,7 +1,7 @@
 import { SocketModeClient } from '@slack/socket-mode';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { type SlackStandIn, startSlackStandIn } from '../../src/slack-standin/server.ts';
+import { type SlackStandIn, startSlackStandIn } from '../../../offline/slack-standin/server.ts';
 import { recordingLogger } from './recording-logger.ts';
 
 let standIn: SlackStandIn;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_SANDBOX_KEY, parseSandboxEnv, runSandboxCli } from '../../src/sandbox/cli.ts';
-import { SANDBOX_SESSION_IDS, type Sandbox } from '../../src/sandbox/server.ts';
+import { DEFAULT_SANDBOX_KEY, parseSandboxEnv, runSandboxCli } from '../../../offline/cometchat-standin/cli.ts';
+import { SANDBOX_SESSION_IDS, type Sandbox } from '../../../offline/cometchat-standin/server.ts';
 
 const started: Sandbox[] = [];
 afterEach(async () => {

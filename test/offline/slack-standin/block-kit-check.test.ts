@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blockKitProblems, viewProblems } from '../../src/slack-standin/block-kit-check.ts';
+import { blockKitProblems, viewProblems } from '../../../offline/slack-standin/block-kit-check.ts';
 
 const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
 const button = (value: string) => ({

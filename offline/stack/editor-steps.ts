@@ -1,5 +1,5 @@
-import { permissionSpec } from '../cometchat/catalogue.ts';
-import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
+import { permissionSpec } from '../../src/cometchat/catalogue.ts';
+import { ACTIONS, CALLBACKS } from '../../src/slack/ids.ts';
 import { initialStateValues, type ViewStateValues } from '../slack-standin/view-state.ts';
 import type { StoredView } from '../slack-standin/web-api.ts';
 import type { OfflineStack } from './offline-stack.ts';

@@ -5,7 +5,7 @@ import {
   WebClient,
 } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type SlackStandIn, startSlackStandIn } from '../../src/slack-standin/server.ts';
+import { type SlackStandIn, startSlackStandIn } from '../../../offline/slack-standin/server.ts';
 import { recordingLogger } from './recording-logger.ts';
 
 let standIn: SlackStandIn;

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type SlackStandIn, startSlackStandIn } from '../../src/slack-standin/server.ts';
+import { type SlackStandIn, startSlackStandIn } from '../../../offline/slack-standin/server.ts';
 
 let standIn: SlackStandIn;
 

@@ -14,7 +14,7 @@ import {
   checkView,
   LIMITS,
   SlackLimitsError,
-} from '../../src/slack/limits.ts';
+} from '../../../offline/slack-standin/block-kit-limits.ts';
 
 const x = (n: number) => 'x'.repeat(n);
 const plain = (text: string) => ({ type: 'plain_text', text }) as const;

@@ -7,8 +7,8 @@ import {
   createSlackDriver,
   type SlackDriver,
   signSlackRequest,
-} from '../../src/slack-standin/driver.ts';
-import { type SlackStandIn, startSlackStandIn } from '../../src/slack-standin/server.ts';
+} from '../../../offline/slack-standin/driver.ts';
+import { type SlackStandIn, startSlackStandIn } from '../../../offline/slack-standin/server.ts';
 import { recordingLogger } from './recording-logger.ts';
 
 const signingSecret = 'standin-signing-secret';

@@ -5,7 +5,7 @@ import {
   type Fresh,
   messageShortcutPayload,
   slashCommandFields,
-} from '../../src/slack-standin/payloads.ts';
+} from '../../../offline/slack-standin/payloads.ts';
 
 const actor: Actor = {
   teamId: 'T1',

@@ -1,6 +1,6 @@
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SlackStandIn, startSlackStandIn } from '../../src/slack-standin/server.ts';
+import { type SlackStandIn, startSlackStandIn } from '../../../offline/slack-standin/server.ts';
 import { recordingLogger } from './recording-logger.ts';
 
 // A clock the test moves, so Slack's expiries are checked without waiting for them.

@@ -5,7 +5,7 @@ import {
   SANDBOX_SESSION_IDS,
   type Sandbox,
   startSandbox,
-} from '../../src/sandbox/server.ts';
+} from '../../../offline/cometchat-standin/server.ts';
 
 const API_KEY = 'test-key-5f1e';
 const JSON_HEADERS = { apikey: API_KEY, 'content-type': 'application/json' };
