@@ -1,8 +1,8 @@
+import { generatePresenterCall } from '../offline/cometchat-standin/presenter-call.ts';
 import { toCall } from '../src/cometchat/model.ts';
 import { CallResponseSchema, RoleListResponseSchema } from '../src/cometchat/schemas.ts';
 import { callMessage } from '../src/features/calls/call-view.ts';
 import { roleListMessage } from '../src/features/roles/role-list-view.ts';
-import { generatePresenterCall } from '../offline/cometchat-standin/presenter-call.ts';
 import { percentile } from './stats.ts';
 
 // Block Kit rendering on its own: the pure view functions, timed one call at a time, on inputs

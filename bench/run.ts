@@ -1,10 +1,14 @@
 import { mkdtemp } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
-import { SANDBOX_SESSION_IDS, type Sandbox, startSandbox } from '../offline/cometchat-standin/server.ts';
+import {
+  SANDBOX_SESSION_IDS,
+  type Sandbox,
+  startSandbox,
+} from '../offline/cometchat-standin/server.ts';
 import { createSlackDriver, signSlackRequest } from '../offline/slack-standin/driver.ts';
 import { type SlackStandIn, startSlackStandIn } from '../offline/slack-standin/server.ts';
+import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { backgroundLoad, type CpuReading, cpuMeter } from './cpu.ts';
 import { type Prepared, pacedLoad, type Sample, saturate } from './load.ts';
 import { logProblems, type MemorySnapshot, type Subject, spawnSubject } from './processes.ts';

@@ -1,4 +1,6 @@
 import { permissionSpec } from '../src/cometchat/catalogue.ts';
+import { decodeState } from '../src/features/permissions/editor-state.ts';
+import { SANDBOX_SESSION_IDS } from './cometchat-standin/server.ts';
 import {
   confirm,
   confirmationOf,
@@ -9,8 +11,6 @@ import {
 } from './stack/editor-steps.ts';
 import { type OfflineStack, startOfflineStack } from './stack/offline-stack.ts';
 import { renderMessage, renderView } from './stack/terminal-render.ts';
-import { decodeState } from '../src/features/permissions/editor-state.ts';
-import { SANDBOX_SESSION_IDS } from './cometchat-standin/server.ts';
 
 // `npm run try -- <what>`: the real app, offline, on the CometChat sandbox and a local Slack
 // stand-in. Each step sends what Slack would send (signed requests to /slack/events) and

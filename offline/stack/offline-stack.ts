@@ -2,10 +2,10 @@ import type { DestinationStream } from 'pino';
 import { type RunningApp, startSlackApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
+import type { Store } from '../../src/store/store.ts';
 import { type Sandbox, startSandbox } from '../cometchat-standin/server.ts';
 import { createSlackDriver, type SlackDriver } from '../slack-standin/driver.ts';
 import { type SlackStandIn, startSlackStandIn } from '../slack-standin/server.ts';
-import type { Store } from '../../src/store/store.ts';
 
 // The whole app on one machine with no accounts: the CometChat sandbox, the Slack stand-in
 // and the real Bolt app between them, driven the way Slack drives it. The offline try and the

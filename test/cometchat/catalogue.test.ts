@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { checkPermissionUpdate } from '../../offline/cometchat-standin/permission-catalogue.ts';
 import {
   CATEGORIES,
   defaultPermissions,
@@ -7,7 +8,6 @@ import {
   permissionsInCategory,
   validatePermissions,
 } from '../../src/cometchat/catalogue.ts';
-import { checkPermissionUpdate } from '../../offline/cometchat-standin/permission-catalogue.ts';
 
 const ROLE_IDS = ['default', 'admin', 'premium', 'beta_tester'];
 

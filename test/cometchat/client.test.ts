@@ -2,18 +2,18 @@ import { createServer } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
+  type RecordedRequest,
+  SANDBOX_SESSION_IDS,
+  type Sandbox,
+  startSandbox,
+} from '../../offline/cometchat-standin/server.ts';
+import {
   type CometChatClient,
   type CometChatClientOptions,
   createCometChatClient,
 } from '../../src/cometchat/client.ts';
 import { CometChatError } from '../../src/cometchat/errors.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
-import {
-  type RecordedRequest,
-  SANDBOX_SESSION_IDS,
-  type Sandbox,
-  startSandbox,
-} from '../../offline/cometchat-standin/server.ts';
 import { LogCapture } from '../log-capture.ts';
 
 // The client against the sandbox over real HTTP on loopback. Budgets are small (300 ms per

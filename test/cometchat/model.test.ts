@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadSeed } from '../../offline/cometchat-standin/server.ts';
 import { toCall, toPermissionUpdate } from '../../src/cometchat/model.ts';
 import {
   CallRecordSchema,
@@ -8,7 +9,6 @@ import {
   RoleListResponseSchema,
   RoleSchema,
 } from '../../src/cometchat/schemas.ts';
-import { loadSeed } from '../../offline/cometchat-standin/server.ts';
 
 // The schemas accept every shape the reference and the live notes describe (and fields they do
 // not), and the model resolves the variations once. Records are parsed first, as the client does.

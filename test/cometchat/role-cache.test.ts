@@ -1,8 +1,8 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../offline/cometchat-standin/server.ts';
 import { createCometChatClient } from '../../src/cometchat/client.ts';
 import { withRoleCache } from '../../src/cometchat/role-cache.ts';
-import { type Sandbox, startSandbox } from '../../offline/cometchat-standin/server.ts';
 
 const API_KEY = 'role-cache-test-key';
 

@@ -1,8 +1,8 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { confirm } from '../../offline/stack/editor-steps.ts';
 import { type FaultSpec, SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
+import { confirm } from '../../offline/stack/editor-steps.ts';
 import {
   expectNoInjectedMarkup,
   type Harness,

@@ -1,11 +1,11 @@
 import { expect } from 'vitest';
+import { assertWithinLimits } from '../../offline/slack-standin/block-kit-limits.ts';
+import type { SlackDriver } from '../../offline/slack-standin/driver.ts';
 import {
   type OfflineStack,
   type OfflineStackOptions,
   startOfflineStack,
 } from '../../offline/stack/offline-stack.ts';
-import { assertWithinLimits } from '../../offline/slack-standin/block-kit-limits.ts';
-import type { SlackDriver } from '../../offline/slack-standin/driver.ts';
 import { LogCapture } from '../log-capture.ts';
 
 export interface Harness extends OfflineStack {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import { confirm } from '../../offline/stack/editor-steps.ts';
 import { OFFLINE_OPERATOR } from '../../offline/stack/offline-stack.ts';
 import { findSessionIds } from '../../src/features/calls/call-lookup.ts';
-import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import { parseCommand } from '../../src/slack/command.ts';
 import { expectNoInjectedMarkup, type Harness, markupOf, textOf } from './harness.ts';
 import { resetServices, reviewFlip, useSharedHarness } from './support.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { permissionsInCategory } from '../../src/cometchat/catalogue.ts';
+import { initialStateValues } from '../../offline/slack-standin/view-state.ts';
 import {
   confirm,
   confirmationOf,
@@ -8,7 +8,7 @@ import {
   switchCategory,
   withFieldSet,
 } from '../../offline/stack/editor-steps.ts';
-import { initialStateValues } from '../../offline/slack-standin/view-state.ts';
+import { permissionsInCategory } from '../../src/cometchat/catalogue.ts';
 import { textOf } from './harness.ts';
 import {
   allowedActions,

@@ -5,14 +5,18 @@ import { inspect } from 'node:util';
 import { LogLevel, WebClient } from '@slack/web-api';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type FaultSpec,
+  SANDBOX_SESSION_IDS,
+  startSandbox,
+} from '../../offline/cometchat-standin/server.ts';
+import { createSlackDriver } from '../../offline/slack-standin/driver.ts';
+import { startSlackStandIn } from '../../offline/slack-standin/server.ts';
+import { confirm } from '../../offline/stack/editor-steps.ts';
+import { OFFLINE_OPERATOR } from '../../offline/stack/offline-stack.ts';
 import { startSlackApp } from '../../src/app.ts';
 import { createCometChatClient } from '../../src/cometchat/client.ts';
 import { loadConfig } from '../../src/config.ts';
-import { confirm } from '../../offline/stack/editor-steps.ts';
-import { OFFLINE_OPERATOR } from '../../offline/stack/offline-stack.ts';
-import { type FaultSpec, SANDBOX_SESSION_IDS, startSandbox } from '../../offline/cometchat-standin/server.ts';
-import { createSlackDriver } from '../../offline/slack-standin/driver.ts';
-import { startSlackStandIn } from '../../offline/slack-standin/server.ts';
 import { commandReply, type Harness, startHarness, textOf } from './harness.ts';
 import { driverAs, reviewFlip } from './support.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { confirm } from '../../offline/stack/editor-steps.ts';
-import { OFFLINE_OPERATOR } from '../../offline/stack/offline-stack.ts';
 import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import type { WebApiCall } from '../../offline/slack-standin/server.ts';
+import { confirm } from '../../offline/stack/editor-steps.ts';
+import { OFFLINE_OPERATOR } from '../../offline/stack/offline-stack.ts';
 import {
   commandReply,
   type Harness,

@@ -1,4 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { createSlackDriver, type SlackDriver } from '../../offline/slack-standin/driver.ts';
+import { initialStateValues } from '../../offline/slack-standin/view-state.ts';
+import type { StoredView } from '../../offline/slack-standin/web-api.ts';
 import {
   confirm,
   confirmationOf,
@@ -14,9 +17,6 @@ import {
   type OfflineStackOptions,
 } from '../../offline/stack/offline-stack.ts';
 import { decodeState } from '../../src/features/permissions/editor-state.ts';
-import { createSlackDriver, type SlackDriver } from '../../offline/slack-standin/driver.ts';
-import { initialStateValues } from '../../offline/slack-standin/view-state.ts';
-import type { StoredView } from '../../offline/slack-standin/web-api.ts';
 import { blocksOf, type Harness, markupOf, startHarness, textOf } from './harness.ts';
 
 // What the integration tests share beyond the harness itself: how a describe block gets its

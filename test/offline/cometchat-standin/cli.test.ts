@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_SANDBOX_KEY, parseSandboxEnv, runSandboxCli } from '../../../offline/cometchat-standin/cli.ts';
+import {
+  DEFAULT_SANDBOX_KEY,
+  parseSandboxEnv,
+  runSandboxCli,
+} from '../../../offline/cometchat-standin/cli.ts';
 import { SANDBOX_SESSION_IDS, type Sandbox } from '../../../offline/cometchat-standin/server.ts';
 
 const started: Sandbox[] = [];
