@@ -1,0 +1,73 @@
+// Who may import whom, checked by `npm run lint:deps` (part of `npm test`) over src/ and offline/.
+// test/ and bench/ are not cruised: they may import anything.
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      // The REST client is one wrapper around one API; Slack, features and storage build on it.
+      name: 'cometchat-knows-no-slack',
+      severity: 'error',
+      from: { path: '^src/cometchat/' },
+      to: { path: ['^src/(slack|features|store)/', '(^|/)node_modules/@slack/', '^@slack/'] },
+    },
+    {
+      // The Slack stand-in imitates Slack, not this app, so the tests cannot pass by sharing code.
+      name: 'slack-standin-knows-no-app',
+      severity: 'error',
+      from: { path: '^offline/slack-standin/' },
+      to: { path: ['^src/', '^offline/stack/', '^offline/try\\.ts$'] },
+    },
+    {
+      // Same for the CometChat stand-in; its one exception is data, not code: it reads the
+      // permission catalogue (src/cometchat/permissions.json) so both sides agree on the keys.
+      name: 'cometchat-standin-knows-no-app',
+      severity: 'error',
+      from: { path: '^offline/cometchat-standin/' },
+      to: {
+        path: ['^src/', '^offline/stack/', '^offline/try\\.ts$'],
+        pathNot: '^src/cometchat/permissions\\.json$',
+      },
+    },
+    {
+      // The shared Slack kit serves every feature, so it cannot depend on any one of them.
+      name: 'slack-kit-imports-no-features',
+      severity: 'error',
+      from: { path: '^src/slack/' },
+      to: { path: '^src/features/' },
+    },
+    {
+      // A feature is one folder: what two features share belongs in src/slack or features/deps.ts.
+      name: 'features-are-independent',
+      severity: 'error',
+      from: { path: '^src/features/([^/]+)/' },
+      to: { path: '^src/features/', pathNot: '^src/features/($1/|deps\\.ts$)' },
+    },
+    {
+      // main.ts is the composition root: importing it would start the app as a side effect.
+      name: 'no-one-imports-main',
+      severity: 'error',
+      from: {},
+      to: { path: '^src/main\\.ts$' },
+    },
+    {
+      // Production code ships without the offline tooling, the tests and the benchmark.
+      name: 'src-imports-no-tooling',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(offline|test|bench)/' },
+    },
+    {
+      // src/ is only what runs in production: a file main.ts cannot reach is dead or misplaced.
+      name: 'src-reachable-from-main',
+      severity: 'error',
+      from: { path: '^src/main\\.ts$' },
+      to: { path: '^src/', reachable: false },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports couple modules too.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
