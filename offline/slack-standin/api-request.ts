@@ -1,4 +1,4 @@
-import { isRecord } from './block-kit-check.ts';
+import { isRecord } from './is-record.ts';
 
 /**
  * Arguments that callers send as JSON text inside a form body: `WebClient` JSON-encodes every

@@ -3,7 +3,7 @@
  * who acts (`Actor`) and the one-time values Slack mints per request (`Fresh`). The same objects
  * go over HTTP (form-encoded) and over Socket Mode (as an envelope's payload).
  */
-import { isRecord } from './block-kit-check.ts';
+import { isRecord } from './is-record.ts';
 
 export interface Actor {
   teamId: string;

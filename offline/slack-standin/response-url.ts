@@ -1,4 +1,5 @@
-import { BLOCK_KIT_LIMITS, blockKitProblems, isRecord } from './block-kit-check.ts';
+import { BLOCK_KIT_LIMITS, blockKitProblems } from './block-kit-limits.ts';
+import { isRecord } from './is-record.ts';
 
 /** A response_url takes up to 5 posts within 30 minutes (platform-limits.md, "Time"). */
 export const RESPONSE_URL_MAX_POSTS = 5;

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { isRecord } from './block-kit-check.ts';
 import type { IdSource } from './ids.ts';
+import { isRecord } from './is-record.ts';
 import { waitFor } from './wait-for.ts';
 import { STAND_IN_WORKSPACE } from './workspace.ts';
 

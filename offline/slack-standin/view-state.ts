@@ -1,4 +1,4 @@
-import { isRecord } from './block-kit-check.ts';
+import { isRecord } from './is-record.ts';
 
 type ElementState = Record<string, unknown>;
 export type ViewStateValues = Record<string, Record<string, ElementState>>;

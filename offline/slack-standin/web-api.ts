@@ -1,5 +1,6 @@
-import { BLOCK_KIT_LIMITS, blockKitProblems, isRecord, viewProblems } from './block-kit-check.ts';
+import { BLOCK_KIT_LIMITS, blockKitProblems, viewProblems } from './block-kit-limits.ts';
 import { dmChannelIdFor, type IdSource } from './ids.ts';
+import { isRecord } from './is-record.ts';
 import { STAND_IN_WORKSPACE } from './workspace.ts';
 
 /** A user `users.info` knows; fields are Slack's own, the rest is filled with plain defaults. */

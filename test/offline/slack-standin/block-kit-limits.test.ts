@@ -1,6 +1,7 @@
 import type {
   ActionsBlock,
   Button,
+  HomeView,
   KnownBlock,
   ModalView,
   PlainTextOption,
@@ -10,10 +11,13 @@ import type {
 import { describe, expect, it } from 'vitest';
 import {
   assertWithinLimits,
+  BLOCK_KIT_LIMITS,
+  blockKitProblems,
   checkMessage,
   checkView,
-  LIMITS,
+  countCharacters,
   SlackLimitsError,
+  viewProblems,
 } from '../../../offline/slack-standin/block-kit-limits.ts';
 
 const x = (n: number) => 'x'.repeat(n);
@@ -124,11 +128,58 @@ describe('a good message and a good modal', () => {
       'blocks[0].text: 3001 > 3000 characters',
     ]);
   });
+});
 
-  it('counts characters as code points: an emoji is one', () => {
-    expect(checkMessage({ blocks: [{ type: 'header', text: plain('😀'.repeat(150)) }] })).toEqual(
-      [],
-    );
+describe('counting characters as Slack does: Unicode code points', () => {
+  const header = (text: string): KnownBlock => ({ type: 'header', text: plain(text) });
+  /** é written as e + U+0301 COMBINING ACUTE ACCENT: one glyph, two code points. */
+  const composedE = 'e\u0301';
+  const escapedOption = (n: number) =>
+    actions([select({ options: [option('v', '&amp;'.repeat(n))] })]);
+
+  it('an emoji outside the BMP is one character, though two UTF-16 units', () => {
+    expect('😀'.length).toBe(2);
+    expect(countCharacters('😀')).toBe(1);
+    expect(checkMessage({ blocks: [header('😀'.repeat(150))] })).toEqual([]);
+    expect(checkMessage({ blocks: [header('😀'.repeat(151))] })).toEqual([
+      'blocks[0].text: 151 > 150 characters',
+    ]);
+  });
+
+  it('a combining sequence is as many characters as it has code points', () => {
+    expect(countCharacters(composedE)).toBe(2);
+    expect(countCharacters('👍🏽')).toBe(2);
+    expect(checkMessage({ blocks: [header(composedE.repeat(75))] })).toEqual([]);
+    expect(checkMessage({ blocks: [header(composedE.repeat(76))] })).toEqual([
+      'blocks[0].text: 152 > 150 characters',
+    ]);
+  });
+
+  it('text is measured as sent: an escaped & is five characters', () => {
+    expect(countCharacters('&amp;')).toBe(5);
+    expect(checkMessage({ blocks: [escapedOption(15)] })).toEqual([]);
+    expect(checkMessage({ blocks: [escapedOption(16)] })).toEqual([
+      'blocks[0].elements[0].options[0].text: 80 > 75 characters',
+    ]);
+  });
+
+  it('the stand-in refuses at the very count the test checks report', () => {
+    const pairs: [KnownBlock, KnownBlock][] = [
+      [header('😀'.repeat(150)), header('😀'.repeat(151))],
+      [header(composedE.repeat(75)), header(composedE.repeat(76))],
+      [escapedOption(15), escapedOption(16)],
+    ];
+    for (const [fits, overflows] of pairs) {
+      expect(blockKitProblems([fits], '/blocks', 50)).toEqual([]);
+      expect(blockKitProblems([overflows], '/blocks', 50)).toHaveLength(1);
+    }
+    expect(blockKitProblems([header('😀'.repeat(151))], '/blocks', 50)).toEqual([
+      '[ERROR] must be less than 151 characters [json-pointer:/blocks/0/text/text]',
+    ]);
+    expect(viewProblems(modal({ title: plain('😀'.repeat(24)) }))).toEqual([]);
+    expect(viewProblems(modal({ title: plain('😀'.repeat(25)) }))).toEqual([
+      '[ERROR] must be less than 25 characters [json-pointer:/view/title/text]',
+    ]);
   });
 });
 
@@ -152,12 +203,26 @@ describe('text objects', () => {
     const blocks: KnownBlock[] = [
       { type: 'context', elements: [mrkdwn('ok'), mrkdwn(x(3001))] },
       actions([button('a', 'Go', { confirm: { text: plain(x(3001)) } })]),
-      { type: 'input', label: plain(x(3001)), element: { type: 'plain_text_input' } },
     ];
     expect(checkMessage({ blocks })).toEqual([
       'blocks[0].elements[1]: 3001 > 3000 characters',
       'blocks[1].elements[0].confirm.text: 3001 > 3000 characters',
-      'blocks[2].label: 3001 > 3000 characters',
+    ]);
+  });
+
+  it('input label and hint: 2000', () => {
+    const input = (label: string, hint: string): KnownBlock => ({
+      type: 'input',
+      label: plain(label),
+      hint: plain(hint),
+      element: { type: 'plain_text_input' },
+    });
+    expect(checkView(modal({ submit: plain('Save'), blocks: [input(x(2000), x(2000))] }))).toEqual(
+      [],
+    );
+    expect(checkView(modal({ submit: plain('Save'), blocks: [input(x(2001), x(3001))] }))).toEqual([
+      'blocks[0].label: 2001 > 2000 characters',
+      'blocks[0].hint: 3001 > 2000 characters',
     ]);
   });
 
@@ -343,7 +408,7 @@ describe('message totals', () => {
     expect(checkMessage({ blocks })).toEqual([]);
     blocks.push(section('1'));
     expect(checkMessage({ blocks })).toEqual([
-      `blocks: 13001 > ${LIMITS.messageBlocksText} characters of text in all blocks together (msg_blocks_too_long)`,
+      `blocks: 13001 > ${BLOCK_KIT_LIMITS.messageBlocksText} characters of text in all blocks together (msg_blocks_too_long)`,
     ]);
   });
 
@@ -408,5 +473,103 @@ describe('assertWithinLimits', () => {
     expect(() => assertWithinLimits('view', { type: 'modal', blocks: [] })).toThrow(
       'title: a modal needs a plain_text title',
     );
+  });
+});
+
+describe("the stand-in's refusals, in Slack's words", () => {
+  it('accepts blocks within the limits', () => {
+    expect(blockKitProblems([section(x(3000))], '/blocks', 50)).toEqual([]);
+    expect(blockKitProblems(undefined, '/blocks', 50)).toEqual([]);
+  });
+
+  it('reports each overflow with a json pointer, as Slack does', () => {
+    const blocks: KnownBlock[] = [
+      section(x(3001)),
+      { type: 'header', text: plain(x(151)) },
+      actions(Array.from({ length: 26 }, (_, i) => button(`b${i}`, 'Go', { value: 'v' }))),
+      actions([button('a', 'Go', { value: x(2001) })], 'b'),
+      { type: 'context', block_id: 'b', elements: [] },
+    ];
+    expect(blockKitProblems(blocks, '/blocks', 50)).toEqual([
+      '[ERROR] duplicate block_id b [json-pointer:/blocks/4/block_id]',
+      '[ERROR] must be less than 3001 characters [json-pointer:/blocks/0/text/text]',
+      '[ERROR] must be less than 151 characters [json-pointer:/blocks/1/text/text]',
+      '[ERROR] must be less than 26 items [json-pointer:/blocks/2/elements]',
+      '[ERROR] must be less than 2001 characters [json-pointer:/blocks/3/elements/0/value]',
+    ]);
+  });
+
+  it('bounds options of selects and checkboxes', () => {
+    const blocks: KnownBlock[] = [
+      actions([select({ options: options(101) })]),
+      actions([{ type: 'checkboxes', action_id: 'c', options: options(11) }]),
+    ];
+    expect(blockKitProblems(blocks, '/blocks', 50)).toEqual([
+      '[ERROR] must be less than 101 items [json-pointer:/blocks/0/elements/0/options]',
+      '[ERROR] must be less than 11 items [json-pointer:/blocks/1/elements/0/options]',
+    ]);
+  });
+
+  it('refuses by the same rules as the test checks: overflow menus, repeated action_ids, untyped blocks', () => {
+    const blocks = [
+      section('s', { accessory: { type: 'overflow', action_id: 'o', options: options(6) } }),
+      actions([button('go'), button('go')]),
+      { text: mrkdwn('no type') },
+      'not a block',
+    ];
+    expect(blockKitProblems(blocks, '/blocks', 50)).toEqual([
+      '[ERROR] must be less than 6 items [json-pointer:/blocks/0/accessory/options]',
+      '[ERROR] duplicate action_id go [json-pointer:/blocks/1/elements/1/action_id]',
+      '[ERROR] missing required field: type [json-pointer:/blocks/2]',
+      '[ERROR] expected an object [json-pointer:/blocks/3]',
+    ]);
+    expect(blockKitProblems({}, '/blocks', 50)).toEqual([
+      '[ERROR] expected an array [json-pointer:/blocks]',
+    ]);
+  });
+
+  it('does not refuse what Slack posts anyway or refuses by another error', () => {
+    const blocks = [...Array.from({ length: 5 }, () => section(x(2600))), section('1')];
+    expect(blockKitProblems(blocks, '/blocks', 50)).toEqual([]);
+    expect(checkMessage({ blocks })).toEqual([
+      'blocks: 13001 > 13000 characters of text in all blocks together (msg_blocks_too_long)',
+    ]);
+  });
+});
+
+describe("the stand-in's refusals of views", () => {
+  it('accepts a plain modal', () => {
+    expect(viewProblems(modal())).toEqual([]);
+  });
+
+  it('wants a submit button when the modal has inputs, and bounded metadata', () => {
+    const input: KnownBlock = {
+      type: 'input',
+      label: plain('Role'),
+      element: { type: 'plain_text_input', action_id: 'r' },
+    };
+    expect(viewProblems(modal({ blocks: [input], private_metadata: x(3001) }))).toEqual([
+      '[ERROR] must be less than 3001 characters [json-pointer:/view/private_metadata]',
+      '[ERROR] must provide a submit property when using input blocks [json-pointer:/view]',
+    ]);
+  });
+
+  it('takes only modals, with their required fields', () => {
+    expect(viewProblems(undefined)).toEqual([
+      '[ERROR] missing required field: view [json-pointer:/view]',
+    ]);
+    expect(viewProblems({ title: plain('t') })).toEqual([
+      '[ERROR] missing required field: type [json-pointer:/view]',
+      '[ERROR] missing required field: blocks [json-pointer:/view]',
+    ]);
+    expect(viewProblems({ type: 'modal', blocks: [] })).toEqual([
+      '[ERROR] missing required field: title [json-pointer:/view]',
+    ]);
+    // views.open, views.update and views.push take modals; a Home tab goes through views.publish.
+    const home: HomeView = { type: 'home', blocks: [] };
+    expect(checkView(home)).toEqual([]);
+    expect(viewProblems(home)).toEqual([
+      '[ERROR] unsupported view type home [json-pointer:/view/type]',
+    ]);
   });
 });
