@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import catalogueData from './permissions.json' with { type: 'json' };
-import type { PermissionMap, PermissionValue } from './schemas.ts';
+import { type PermissionMap, type PermissionValue, ROLE_ID } from './schemas.ts';
 
 // The catalogue of documented permission keys (carried in from CometChat's RBAC tables as
 // data). It drives the editor's fields and the validation below. The live service may know
@@ -71,7 +71,6 @@ export interface ValidationContext {
 }
 
 const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})$/i;
-const ROLE_ID = /^[a-z0-9_-]{1,100}$/;
 const FREE_ITEM = /^[^\s,]{1,100}$/u;
 
 /**

@@ -6,6 +6,10 @@ import { z } from 'zod';
 
 const unixSeconds = z.number().finite().nonnegative();
 
+/** A role id as the service accepts it (it lower-cases ids on create). */
+export const ROLE_ID = /^[a-z0-9_-]{1,100}$/;
+export const RoleIdSchema = z.string().regex(ROLE_ID);
+
 export const RoleSchema = z.looseObject({
   role: z.string().min(1),
   name: z.string().default(''),

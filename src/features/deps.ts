@@ -1,5 +1,7 @@
+import type { Logger } from 'pino';
 import type { CometChatClient } from '../cometchat/client.ts';
 import type { Deliverer } from '../slack/deliver.ts';
+import type { AuditRecord } from '../store/store.ts';
 
 /** What every feature is built from; the composition root (app.ts) supplies it. */
 export interface FeatureDeps {
@@ -7,4 +9,17 @@ export interface FeatureDeps {
   deliver: Deliverer;
   /** The CometChat time budget in seconds, for messages that mention it. */
   budgetSeconds: number;
+}
+
+/**
+ * Where attempted changes are kept. Defined here, not in the audit feature that implements it,
+ * because features do not import each other: the editor records, the audit feature lists.
+ */
+export interface AuditTrail {
+  /**
+   * Keeps the record: the store first (before the user hears anything), then a structured log
+   * event, then the audit channel. A failed post loses nothing; a failed store write leaves the
+   * whole record in the log at error level and is reported to the caller.
+   */
+  record(record: AuditRecord, log: Logger): Promise<{ stored: boolean }>;
 }

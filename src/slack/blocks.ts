@@ -7,6 +7,7 @@ import type {
   MrkdwnElement,
   PlainTextElement,
   SectionBlock,
+  View,
 } from '@slack/types';
 import type { SlackMessage } from './deliver.ts';
 import { truncate } from './mrkdwn.ts';
@@ -75,4 +76,30 @@ export function failureMessage(sentence: string, ref: string): SlackMessage {
 /** A plain notice, for refusals and input mistakes. */
 export function noticeMessage(sentence: string): SlackMessage {
   return { text: sentence, blocks: [section(sentence)] };
+}
+
+/**
+ * A modal that says one thing and can only be closed: a refusal, a failure, an outcome. Text is
+ * escaped mrkdwn; blocks are used as given.
+ */
+export function messageModal(
+  title: string,
+  content: string | KnownBlock[],
+  options: { callbackId?: string; clearOnClose?: boolean } = {},
+): View {
+  return {
+    type: 'modal',
+    ...(options.callbackId ? { callback_id: options.callbackId } : {}),
+    title: plain(title, 24),
+    close: plain('Close', 24),
+    ...(options.clearOnClose !== undefined ? { clear_on_close: options.clearOnClose } : {}),
+    blocks: typeof content === 'string' ? [section(content)] : content,
+  };
+}
+
+/** A shared copy has no buttons: they would act for whoever clicks them, not the sharer. */
+export function withoutActions<M extends { blocks?: { type: string }[] }>(message: M): M {
+  return message.blocks
+    ? { ...message, blocks: message.blocks.filter((b) => b.type !== 'actions') }
+    : message;
 }

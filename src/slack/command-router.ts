@@ -1,4 +1,4 @@
-import type { App } from '@slack/bolt';
+import type { App, SlashCommand } from '@slack/bolt';
 import { parseCommand, type Subcommand } from './command.ts';
 import type { SlackMessage } from './deliver.ts';
 import { type Deliverer, destinationOf } from './deliver.ts';
@@ -8,7 +8,7 @@ import { type RequestScope, scopeOf } from './request-context.ts';
 type Of<N extends Subcommand['name']> = Extract<Subcommand, { name: N }>;
 
 export interface CommandContext {
-  body: Record<string, unknown> & { trigger_id: string; user_id: string; team_id: string };
+  body: SlashCommand;
   scope: RequestScope;
 }
 
@@ -31,7 +31,7 @@ export function registerCommand(app: App, handlers: SubcommandHandlers, deliver:
     await ack();
     const scope = scopeOf(context);
     const sub = parseCommand(body.text ?? '');
-    const ctx: CommandContext = { body: body as unknown as CommandContext['body'], scope };
+    const ctx: CommandContext = { body, scope };
     switch (sub.name) {
       case 'help':
         return void (await deliver(destinationOf(body), handlers.help(), scope.log));

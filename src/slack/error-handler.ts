@@ -2,7 +2,7 @@ import type { Context } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { isCometChatError } from '../cometchat/errors.ts';
-import { failureMessage } from './blocks.ts';
+import { failureMessage, messageModal } from './blocks.ts';
 import { type Deliverer, destinationOf } from './deliver.ts';
 import { failureSentence, isUserFailure, wasShown } from './failure.ts';
 import type { RequestScope } from './request-context.ts';
@@ -52,12 +52,7 @@ export function createErrorHandler(deps: ErrorHandlerDeps) {
       try {
         await deps.client.views.update({
           view_id: view.id,
-          view: {
-            type: 'modal',
-            title: { type: 'plain_text', text: 'Something went wrong' },
-            close: { type: 'plain_text', text: 'Close' },
-            blocks: message.blocks ?? [],
-          },
+          view: messageModal('Something went wrong', message.blocks ?? []),
         });
         return;
       } catch (updateError) {

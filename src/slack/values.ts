@@ -1,5 +1,9 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { InputError } from './failure.ts';
+
+/** The highest page a command or a page button may ask for. */
+export const MAX_PAGE = 10_000;
+export const PageSchema = z.number().int().min(1).max(MAX_PAGE);
 
 /**
  * Button values and `private_metadata` come back from Slack as strings the client could have

@@ -1,23 +1,21 @@
-import type { App } from '@slack/bolt';
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  SlackActionMiddlewareArgs,
+} from '@slack/bolt';
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { RoleIdSchema } from '../../cometchat/schemas.ts';
 import { destinationOf, slackErrorCode } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import { parseValue } from '../../slack/values.ts';
+import { PageSchema, parseValue } from '../../slack/values.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
-import type { FeatureDeps } from '../deps.ts';
+import type { AuditTrail, FeatureDeps } from '../deps.ts';
 import { AUDIT_PER_PAGE, type AuditQuery, auditMessage, auditPost } from './audit-view.ts';
-
-export interface AuditTrail {
-  /**
-   * Keeps the record: the store first (before the user hears anything), then a structured log
-   * event, then the audit channel. A failed post loses nothing; a failed store write leaves the
-   * whole record in the log at error level and is reported to the caller.
-   */
-  record(record: AuditRecord, log: Logger): Promise<{ stored: boolean }>;
-}
 
 export function createAuditTrail(deps: {
   store: Store;
@@ -78,11 +76,8 @@ export function createAuditTrail(deps: {
 }
 
 const QueryValue = z.object({
-  role: z
-    .string()
-    .regex(/^[a-z0-9_-]{1,100}$/)
-    .optional(),
-  page: z.number().int().min(1).max(10_000),
+  role: RoleIdSchema.optional(),
+  page: PageSchema,
 });
 
 export function createAuditList(deps: { store: Store }) {
@@ -104,16 +99,26 @@ export function createAuditCommand(deps: FeatureDeps & { store: Store }) {
   };
 }
 
-export function registerAuditList(app: App, deps: FeatureDeps & { store: Store }): void {
+/** The audit list's page buttons: the list replaced in place. */
+export function createAuditPage(deps: FeatureDeps & { store: Store }) {
   const list = createAuditList(deps);
-  app.action(new RegExp(`^${ACTIONS.auditPage}`), async ({ ack, body, action, context }) => {
+  return async ({
+    ack,
+    body,
+    action,
+    context,
+  }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const query = parseValue(QueryValue, 'value' in action ? action.value : undefined);
+    const query = parseValue(QueryValue, action.value);
     await deps.deliver(
       destinationOf(body),
       { ...(await list(query)), replace_original: true },
       scope.log,
     );
-  });
+  };
+}
+
+export function registerAuditList(app: App, deps: FeatureDeps & { store: Store }): void {
+  app.action<BlockAction<ButtonAction>>(new RegExp(`^${ACTIONS.auditPage}`), createAuditPage(deps));
 }

@@ -1,16 +1,27 @@
-import type { App } from '@slack/bolt';
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  GlobalShortcut,
+  MessageShortcut,
+  SlackActionMiddlewareArgs,
+  SlackShortcutMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import { z } from 'zod';
-import { failureMessage } from '../../slack/blocks.ts';
-import { idProblem, uidProblem } from '../../slack/command.ts';
+import { failureMessage, withoutActions } from '../../slack/blocks.ts';
+import { idProblem, MAX_SESSION_ID, MAX_UID, uidProblem } from '../../slack/command.ts';
 import { destinationOf } from '../../slack/deliver.ts';
-import { alreadyShown, failureSentence } from '../../slack/failure.ts';
+import { failureSentence } from '../../slack/failure.ts';
 import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
+import { failInModal } from '../../slack/modal-outcome.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import { parseValue } from '../../slack/values.ts';
+import { PageSchema, parseValue } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
-import { withoutActions } from '../roles/role-list.ts';
-import { callMessage, MAX_BUTTON_SESSION_ID, participantsView } from './call-view.ts';
+import { callMessage, participantsView } from './call-view.ts';
 import {
   lookupFormView,
   lookupPendingView,
@@ -24,9 +35,9 @@ const MAX_IDS_PER_MESSAGE = 3;
 const SESSION_ID_IN_TEXT = /\bv1\.[a-z]{2,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g;
 
 const RefValue = z.object({
-  sessionId: z.string().min(1).max(MAX_BUTTON_SESSION_ID),
-  onBehalfOf: z.string().min(1).max(100).optional(),
-  page: z.number().int().min(1).max(10_000),
+  sessionId: z.string().min(1).max(MAX_SESSION_ID),
+  onBehalfOf: z.string().min(1).max(MAX_UID).optional(),
+  page: PageSchema,
 });
 
 export function createCallRender({ cometchat }: Pick<FeatureDeps, 'cometchat'>) {
@@ -58,35 +69,42 @@ export function findSessionIds(text: string): string[] {
   return [...new Set(text.match(SESSION_ID_IN_TEXT) ?? [])].slice(0, MAX_IDS_PER_MESSAGE);
 }
 
-export function registerCallLookup(app: App, deps: FeatureDeps): void {
-  const describe = (error: unknown, ref: string) =>
-    failureMessage(failureSentence(error, deps.budgetSeconds), ref);
-  const render = createCallRender(deps);
+type Args<T> = T & AllMiddlewareArgs;
+type ButtonArgs = Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>;
 
-  app.action(ACTIONS.shareCall, async ({ ack, body, action, context }) => {
+function failureOf(deps: FeatureDeps, error: unknown, ref: string) {
+  return failureMessage(failureSentence(error, deps.budgetSeconds), ref);
+}
+
+/** "Share in channel" under a call: posts a copy, without buttons, for everyone. */
+export function createShareCall(deps: FeatureDeps) {
+  const render = createCallRender(deps);
+  return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const ref = parseValue(RefValue, 'value' in action ? action.value : undefined);
+    const ref = parseValue(RefValue, action.value);
     const message = await render(ref.sessionId, ref.onBehalfOf, scope);
     await deps.deliver(
       destinationOf(body),
       { ...withoutActions(message), response_type: 'in_channel', replace_original: false },
       scope.log,
     );
-  });
+  };
+}
 
-  // "Show all participants": a paged modal, opened before CometChat is asked because the
-  // trigger id expires in three seconds.
-  app.action(ACTIONS.callParticipants, async ({ ack, body, action, context, client }) => {
+/**
+ * "Show all participants": a paged modal, opened before CometChat is asked because the trigger
+ * id expires in three seconds; pushed onto the stack when the button is in a modal already.
+ */
+export function createParticipantsButton(deps: FeatureDeps) {
+  return async ({ ack, body, action, context, client }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const ref = parseValue(RefValue, 'value' in action ? action.value : undefined);
-    const triggerId = (body as { trigger_id: string }).trigger_id;
+    const ref = parseValue(RefValue, action.value);
     const loading = lookupPendingView(ref.sessionId);
-    const inModal = (body as { view?: unknown }).view !== undefined;
-    const opened = inModal
-      ? await client.views.push({ trigger_id: triggerId, view: loading })
-      : await client.views.open({ trigger_id: triggerId, view: loading });
+    const opened = body.view
+      ? await client.views.push({ trigger_id: body.trigger_id, view: loading })
+      : await client.views.open({ trigger_id: body.trigger_id, view: loading });
     const viewId = opened.view?.id ?? '';
     try {
       const call = await deps.cometchat.getCall(ref.sessionId, {
@@ -96,45 +114,46 @@ export function registerCallLookup(app: App, deps: FeatureDeps): void {
       });
       await client.views.update({ view_id: viewId, view: participantsView(call, ref) });
     } catch (error) {
-      await client.views.update({
-        view_id: viewId,
-        view: resultView(describe(error, scope.ref).blocks ?? []),
-      });
-      throw alreadyShown(error);
+      const view = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
+      await failInModal(client, viewId, view, error, scope.log);
     }
-  });
+  };
+}
 
-  app.action(
-    new RegExp(`^${ACTIONS.participantsPage}`),
-    async ({ ack, body, action, context, client }) => {
-      await ack();
-      const scope = scopeOf(context);
-      const ref = parseValue(RefValue, 'value' in action ? action.value : undefined);
-      const view = (body as { view?: { id: string; hash?: string } }).view;
-      if (!view) return;
-      const call = await deps.cometchat.getCall(ref.sessionId, {
-        ref: scope.ref,
-        logger: scope.log,
-        onBehalfOf: ref.onBehalfOf,
-      });
-      await client.views.update({ view_id: view.id, view: participantsView(call, ref) });
-    },
-  );
-
-  app.shortcut(CALLBACKS.lookupCallMessage, async ({ ack, shortcut, body, context }) => {
+/** The participants modal's page buttons. */
+export function createParticipantsPage(deps: FeatureDeps) {
+  return async ({ ack, body, action, context, client }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const text = 'message' in shortcut ? (shortcut.message.text ?? '') : '';
-    const ids = findSessionIds(text);
+    const ref = parseValue(RefValue, action.value);
+    if (!body.view) return;
+    const call = await deps.cometchat.getCall(ref.sessionId, {
+      ref: scope.ref,
+      logger: scope.log,
+      onBehalfOf: ref.onBehalfOf,
+    });
+    await client.views.update({ view_id: body.view.id, view: participantsView(call, ref) });
+  };
+}
+
+const NO_SESSION_ID =
+  'No call session id (like `v1.us.&lt;appId&gt;.&lt;id&gt;`) was found in that message. Use `/cometchat call &lt;sessionId&gt;` to look one up by hand.';
+
+/** "Look up call" on a message: every session id found in it, each answered on its own. */
+export function createMessageShortcut(deps: FeatureDeps) {
+  const render = createCallRender(deps);
+  return async ({
+    ack,
+    shortcut,
+    body,
+    context,
+  }: Args<SlackShortcutMiddlewareArgs<MessageShortcut>>) => {
+    await ack();
+    const scope = scopeOf(context);
+    const ids = findSessionIds(shortcut.message.text ?? '');
     const destination = destinationOf(body);
     if (ids.length === 0) {
-      await deps.deliver(
-        destination,
-        {
-          text: 'No call session id (like `v1.us.&lt;appId&gt;.&lt;id&gt;`) was found in that message. Use `/cometchat call &lt;sessionId&gt;` to look one up by hand.',
-        },
-        scope.log,
-      );
+      await deps.deliver(destination, { text: NO_SESSION_ID }, scope.log);
       return;
     }
     for (const id of ids) {
@@ -142,45 +161,77 @@ export function registerCallLookup(app: App, deps: FeatureDeps): void {
         await deps.deliver(destination, await render(id, undefined, scope), scope.log);
       } catch (error) {
         scope.log.warn({ err: error, sessionId: id }, 'lookup from a message failed');
-        await deps.deliver(destination, describe(error, scope.ref), scope.log);
+        await deps.deliver(destination, failureOf(deps, error, scope.ref), scope.log);
       }
     }
-  });
+  };
+}
 
-  app.shortcut(CALLBACKS.lookupCallGlobal, async ({ ack, shortcut, client }) => {
-    await ack();
-    await client.views.open({ trigger_id: shortcut.trigger_id, view: lookupFormView() });
-  });
+/** "Look up a call" from anywhere: the form. */
+export async function openLookupForm({
+  ack,
+  shortcut,
+  client,
+}: Args<SlackShortcutMiddlewareArgs<GlobalShortcut>>): Promise<void> {
+  await ack();
+  await client.views.open({ trigger_id: shortcut.trigger_id, view: lookupFormView() });
+}
 
-  app.view(CALLBACKS.lookupCallModal, async ({ ack, view, client, context }) => {
+export type LookupForm =
+  | { sessionId: string; onBehalfOf: string | undefined }
+  | { errors: Record<string, string> };
+
+/** The lookup form as submitted: the ids it holds, or a problem per field. */
+export function readLookupForm(values: ViewSubmitAction['view']['state']['values']): LookupForm {
+  const sessionId = values[BLOCKS.lookupSession]?.[SESSION_INPUT]?.value?.trim() ?? '';
+  const onBehalfOf = values[BLOCKS.lookupOnBehalfOf]?.[ON_BEHALF_INPUT]?.value?.trim() || undefined;
+  const errors: Record<string, string> = {};
+  const sessionProblem = idProblem(sessionId, 'A session id', MAX_SESSION_ID, { spaces: true });
+  if (sessionProblem) errors[BLOCKS.lookupSession] = sessionProblem;
+  const onBehalfProblem = onBehalfOf === undefined ? undefined : uidProblem(onBehalfOf);
+  if (onBehalfProblem) errors[BLOCKS.lookupOnBehalfOf] = onBehalfProblem;
+  return Object.keys(errors).length > 0 ? { errors } : { sessionId, onBehalfOf };
+}
+
+/** The form submitted: answered at once with a pending view, then filled with the call. */
+export function createLookupSubmission(deps: FeatureDeps) {
+  const render = createCallRender(deps);
+  return async ({
+    ack,
+    view,
+    client,
+    context,
+  }: Args<SlackViewMiddlewareArgs<ViewSubmitAction>>) => {
     const scope = scopeOf(context);
-    const values = view.state.values;
-    const sessionId = values[BLOCKS.lookupSession]?.[SESSION_INPUT]?.value?.trim() ?? '';
-    const onBehalfOf =
-      values[BLOCKS.lookupOnBehalfOf]?.[ON_BEHALF_INPUT]?.value?.trim() || undefined;
-    const errors: Record<string, string> = {};
-    const sessionProblem = idProblem(sessionId, 'A session id', 255, { spaces: true });
-    if (sessionProblem) errors[BLOCKS.lookupSession] = sessionProblem;
-    const onBehalfProblem = onBehalfOf === undefined ? undefined : uidProblem(onBehalfOf);
-    if (onBehalfProblem) errors[BLOCKS.lookupOnBehalfOf] = onBehalfProblem;
-    if (Object.keys(errors).length > 0) {
-      await ack({ response_action: 'errors', errors });
+    const form = readLookupForm(view.state.values);
+    if ('errors' in form) {
+      await ack({ response_action: 'errors', errors: form.errors });
       return;
     }
-    // Answer within Slack's three seconds with a pending view, then fill it in.
-    await ack({ response_action: 'update', view: lookupPendingView(sessionId) });
+    await ack({ response_action: 'update', view: lookupPendingView(form.sessionId) });
     let blocks: KnownBlock[];
     try {
-      blocks = withoutShareButtons((await render(sessionId, onBehalfOf, scope)).blocks ?? []);
+      blocks = withoutShareButtons(
+        (await render(form.sessionId, form.onBehalfOf, scope)).blocks ?? [],
+      );
     } catch (error) {
-      await client.views.update({
-        view_id: view.id,
-        view: resultView(describe(error, scope.ref).blocks ?? []),
-      });
-      throw alreadyShown(error);
+      const failed = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
+      return failInModal(client, view.id, failed, error, scope.log);
     }
     await client.views.update({ view_id: view.id, view: resultView(blocks) });
-  });
+  };
+}
+
+export function registerCallLookup(app: App, deps: FeatureDeps): void {
+  app.action<BlockAction<ButtonAction>>(ACTIONS.shareCall, createShareCall(deps));
+  app.action<BlockAction<ButtonAction>>(ACTIONS.callParticipants, createParticipantsButton(deps));
+  app.action<BlockAction<ButtonAction>>(
+    new RegExp(`^${ACTIONS.participantsPage}`),
+    createParticipantsPage(deps),
+  );
+  app.shortcut<MessageShortcut>(CALLBACKS.lookupCallMessage, createMessageShortcut(deps));
+  app.shortcut<GlobalShortcut>(CALLBACKS.lookupCallGlobal, openLookupForm);
+  app.view<ViewSubmitAction>(CALLBACKS.lookupCallModal, createLookupSubmission(deps));
 }
 
 /** In a modal there is no channel to share into: drop the share buttons, keep the rest. */

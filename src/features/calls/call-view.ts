@@ -10,14 +10,13 @@ import {
   plain,
   section,
 } from '../../slack/blocks.ts';
+import { MAX_SESSION_ID } from '../../slack/command.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, hms, link, slackDate, truncate } from '../../slack/mrkdwn.ts';
 
 /** Participants shown in the message itself; the rest are a button away, in a paged modal. */
 export const PARTICIPANTS_IN_MESSAGE = 10;
-/** The longest session id a button carries (as long as a typed one may be). */
-export const MAX_BUTTON_SESSION_ID = 255;
 export const PARTICIPANTS_PER_PAGE = 20;
 const LINES_PER_SECTION = 5;
 const RECORDINGS_IN_MESSAGE = 10;
@@ -84,11 +83,11 @@ export function callMessage(call: Call, onBehalfOf?: string): SlackMessage {
     );
   }
 
-  // A button carries the session id back (at most MAX_BUTTON_SESSION_ID characters, see
+  // A button carries the session id back (at most MAX_SESSION_ID characters, see
   // call-lookup.ts); an id the service sent longer than that gets no buttons, rather than a
   // message Slack refuses whole (a button value is at most 2000 characters).
   const buttons = [];
-  const fits = call.sessionId.length >= 1 && call.sessionId.length <= MAX_BUTTON_SESSION_ID;
+  const fits = call.sessionId.length >= 1 && call.sessionId.length <= MAX_SESSION_ID;
   if (hidden > 0 && fits) {
     const value: ParticipantsRef = { sessionId: call.sessionId, onBehalfOf, page: 1 };
     buttons.push(

@@ -1,5 +1,6 @@
 import type { KnownBlock, View } from '@slack/types';
 import { context, plain, section } from '../../slack/blocks.ts';
+import { MAX_SESSION_ID, MAX_UID } from '../../slack/command.ts';
 import { BLOCKS, CALLBACKS } from '../../slack/ids.ts';
 import { code } from '../../slack/mrkdwn.ts';
 
@@ -22,7 +23,7 @@ export function lookupFormView(): View {
         element: {
           type: 'plain_text_input',
           action_id: SESSION_INPUT,
-          max_length: 255,
+          max_length: MAX_SESSION_ID,
           placeholder: plain('v1.us.12345abcd.1700000000abcdef'),
         },
       },
@@ -32,7 +33,7 @@ export function lookupFormView(): View {
         optional: true,
         label: plain('On behalf of (uid)'),
         hint: plain('Sent as onBehalfOf; leave empty to use the API key alone.', 150),
-        element: { type: 'plain_text_input', action_id: ON_BEHALF_INPUT, max_length: 100 },
+        element: { type: 'plain_text_input', action_id: ON_BEHALF_INPUT, max_length: MAX_UID },
       },
     ],
   };

@@ -9,7 +9,7 @@ import {
   permissionsInCategory,
   validatePermissions,
 } from '../../cometchat/catalogue.ts';
-import type { PermissionMap, PermissionValue } from '../../cometchat/schemas.ts';
+import { type PermissionMap, type PermissionValue, RoleIdSchema } from '../../cometchat/schemas.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 
 // The editor's state lives in the modal's private_metadata between interactions: which role,
@@ -35,16 +35,17 @@ export interface EditorState {
   seenAt?: number | undefined;
 }
 
-const PermissionValueSchema = z.union([
+/** A permission value as it comes back from Slack in metadata: bounded, like all such input. */
+const SubmittedValueSchema = z.union([
   z.string().max(200),
   z.array(z.string().max(200)).max(200),
   z.null(),
 ]);
 
 const MetadataSchema = z.object({
-  r: z.string().regex(/^[a-z0-9_-]{1,100}$/),
+  r: RoleIdSchema,
   c: z.string().refine((c) => CATEGORIES.includes(c)),
-  e: z.record(z.string().max(100), PermissionValueSchema),
+  e: z.record(z.string().max(100), SubmittedValueSchema),
   g: z.array(z.string().refine((c) => CATEGORIES.includes(c))).max(CATEGORIES.length),
   n: z.number().int().min(0),
   s: z.number().optional(),
@@ -67,11 +68,62 @@ export function encodeState(state: EditorState): string {
 
 /** Parses the metadata that came back from Slack; undefined when it is not ours. */
 export function decodeState(raw: string | undefined): EditorState | undefined {
+  const parsed = MetadataSchema.safeParse(safeJson(raw));
+  if (!parsed.success) return undefined;
+  const m = parsed.data;
+  return { role: m.r, category: m.c, edits: m.e, apply: m.g, render: m.n, seenAt: m.s };
+}
+
+/** What the confirmation modal carries: the exact change, and when its "before" was seen. */
+export interface ConfirmMetadata {
+  role: string;
+  /** The change's id (see changeId): the claim that makes it apply once. */
+  id: string;
+  changes: Change[];
+  seenAt?: number | undefined;
+}
+
+const ConfirmSchema = z.object({
+  role: RoleIdSchema,
+  id: z.string().regex(/^[0-9a-f]{24}$/),
+  changes: z
+    .array(
+      z.object({
+        key: z.string().min(1).max(100),
+        before: SubmittedValueSchema.optional(),
+        after: SubmittedValueSchema,
+        explicit: z.boolean(),
+      }),
+    )
+    .min(1),
+  seenAt: z.number().optional(),
+});
+
+export function encodeConfirm(meta: ConfirmMetadata): string {
+  return JSON.stringify(meta);
+}
+
+/** Parses a confirmation's metadata that came back from Slack; undefined when it is not ours. */
+export function decodeConfirm(raw: string | undefined): ConfirmMetadata | undefined {
+  const parsed = ConfirmSchema.safeParse(safeJson(raw));
+  if (!parsed.success) return undefined;
+  const { role, id, changes, seenAt } = parsed.data;
+  return {
+    role,
+    id,
+    changes: changes.map((c) => ({
+      key: c.key,
+      before: c.before,
+      after: c.after,
+      explicit: c.explicit,
+    })),
+    seenAt,
+  };
+}
+
+function safeJson(text: string | undefined): unknown {
   try {
-    const parsed = MetadataSchema.safeParse(JSON.parse(raw ?? ''));
-    if (!parsed.success) return undefined;
-    const m = parsed.data;
-    return { role: m.r, category: m.c, edits: m.e, apply: m.g, render: m.n, seenAt: m.s };
+    return JSON.parse(text ?? '');
   } catch {
     return undefined;
   }

@@ -9,13 +9,14 @@ import type {
 import type { PermissionSpec } from '../../cometchat/catalogue.ts';
 import type { PermissionUpdate } from '../../cometchat/model.ts';
 import type { PermissionValue } from '../../cometchat/schemas.ts';
-import { context, divider, md, plain, section } from '../../slack/blocks.ts';
+import { context, divider, md, messageModal, plain, section } from '../../slack/blocks.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate } from '../../slack/mrkdwn.ts';
 import {
   type Baseline,
   CATEGORIES,
   type Change,
+  type ConfirmMetadata,
   displayedValue,
   type EditorState,
   encodeState,
@@ -279,13 +280,6 @@ export function changeLine(change: Change): string {
   return `${key}: ${escapeMrkdwn(show(change.before))} → *${escapeMrkdwn(show(change.after))}*`;
 }
 
-export interface ConfirmMetadata {
-  role: string;
-  id: string;
-  changes: Change[];
-  seenAt?: number | undefined;
-}
-
 export function confirmView(
   meta: ConfirmMetadata,
   roleName: string,
@@ -312,15 +306,24 @@ export function confirmView(
   };
 }
 
-export function messageView(title: string, text: string, clearOnClose = true): View {
+/** Shown the moment the editor opens, while the role list and the last known values load. */
+export function loadingView(role: string): View {
   return {
-    type: 'modal',
-    callback_id: CALLBACKS.permissionsConfirm,
-    title: plain(title, 24),
-    close: plain('Close', 24),
-    clear_on_close: clearOnClose,
-    blocks: [section(text)],
+    ...messageView(
+      'Edit permissions',
+      `:hourglass_flowing_sand: Loading the editor for ${code(role)}…`,
+      false,
+    ),
+    callback_id: CALLBACKS.permissionsEditor,
   };
+}
+
+export function messageView(
+  title: string,
+  content: string | KnownBlock[],
+  clearOnClose = true,
+): View {
+  return messageModal(title, content, { callbackId: CALLBACKS.permissionsConfirm, clearOnClose });
 }
 
 /** The outcome: the service's per-key messages and the role's resulting permissions. */

@@ -1,91 +1,92 @@
-import type { App } from '@slack/bolt';
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  SlackActionMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+  StaticSelectAction,
+  ViewSubmitAction,
+} from '@slack/bolt';
 import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import { z } from 'zod';
-import { isCometChatError } from '../../cometchat/errors.ts';
-import type { PermissionUpdate } from '../../cometchat/model.ts';
-import { type Access, REFUSALS } from '../../slack/access.ts';
+import type { Access } from '../../slack/access.ts';
 import { failureMessage } from '../../slack/blocks.ts';
-import { alreadyShown, failureSentence, RefusedError } from '../../slack/failure.ts';
+import { destinationOf } from '../../slack/deliver.ts';
+import { failureSentence, RefusedError } from '../../slack/failure.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
+import { failInModal, showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import type { AuditRecord, Store } from '../../store/store.ts';
-import type { AuditTrail } from '../audit/audit-trail.ts';
-import type { FeatureDeps } from '../deps.ts';
+import type { Store } from '../../store/store.ts';
+import type { AuditTrail, FeatureDeps } from '../deps.ts';
+import { applyChange } from './apply-change.ts';
+import { editRefusal } from './editor-access.ts';
+import {
+  categorySwitchView,
+  isCategory,
+  lateReviewErrors,
+  type ReviewOutcome,
+  reviewDecision,
+  roleContext,
+} from './editor-flow.ts';
 import {
   baselineFrom,
-  CATEGORIES,
-  type Change,
-  changeId,
-  changePayload,
-  computeChanges,
+  decodeConfirm,
   decodeState,
   type EditorState,
-  METADATA_LIMIT,
-  mergeEdits,
+  encodeConfirm,
   newEditorState,
   rebase,
   STALE_NOTICE,
 } from './editor-state.ts';
-import {
-  blockIds,
-  type ConfirmMetadata,
-  confirmView,
-  editorView,
-  messageView,
-  resultView,
-} from './editor-view.ts';
-import { readCategory, type StateValues } from './read-fields.ts';
+import { confirmView, editorView, loadingView, messageView, resultView } from './editor-view.ts';
 
 export interface EditorDeps extends FeatureDeps {
   store: Store;
   access: Access;
   audit: AuditTrail;
-  /** Whether EDITORS is set (the refusal names who may edit). */
-  editorsConfigured: boolean;
+  now: () => number;
+  /**
+   * How long "Review changes" may take before it answers Slack anyway (Slack allows three
+   * seconds for a view submission, from the click, and the network takes its share).
+   */
+  reviewDeadlineMs: number;
 }
 
-/** The refusal for someone who may not edit, logged; undefined when they may. */
-async function editRefusal(
-  deps: EditorDeps,
-  userId: string,
+type Args<T> = T & AllMiddlewareArgs;
+
+/**
+ * The editor for a role, ready to show: the role list and the last known values, fetched
+ * together. A role CometChat does not have gets a sentence instead.
+ */
+export async function loadEditorView(
+  deps: Pick<EditorDeps, 'cometchat' | 'store'>,
+  role: string,
   scope: RequestScope,
-  attempt: string,
-): Promise<string | undefined> {
-  if (await deps.access.canEdit(userId, scope.log)) return undefined;
-  scope.log.warn({ user: userId, attempt }, 'permission edit refused: not an editor');
-  return deps.editorsConfigured ? REFUSALS.edit : REFUSALS.editAdmins;
+): Promise<View> {
+  const [roles, known] = await Promise.all([
+    deps.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
+    deps.store.getKnownPermissions(role),
+  ]);
+  if (!roles.some((r) => r.role === role)) {
+    scope.log.info({ role }, 'editor: unknown role');
+    return messageView(
+      'Edit permissions',
+      `CometChat has no role ${code(role)}. Check the id with \`/cometchat roles\`.`,
+    );
+  }
+  scope.log.info({ role, known: known !== undefined }, 'editor opened');
+  return editorView({
+    state: newEditorState(role, known?.seenAt),
+    baseline: baselineFrom(known),
+    ...roleContext(roles, role),
+  });
 }
 
-/** How long a confirmation's claim is held: long past any retry of the same submission. */
-const CLAIM_TTL_SECONDS = 24 * 60 * 60;
-
-const ConfirmSchema = z.object({
-  role: z.string().regex(/^[a-z0-9_-]{1,100}$/),
-  id: z.string().regex(/^[0-9a-f]{24}$/),
-  changes: z
-    .array(
-      z.object({
-        key: z.string().min(1).max(100),
-        before: z.union([z.string(), z.array(z.string()), z.null()]).optional(),
-        after: z.union([z.string(), z.array(z.string()), z.null()]),
-        explicit: z.boolean(),
-      }),
-    )
-    .min(1),
-  seenAt: z.number().optional(),
-});
-
-function loadingView(role: string): View {
-  return {
-    ...messageView(
-      'Edit permissions',
-      `:hourglass_flowing_sand: Loading the editor for ${code(role)}…`,
-      false,
-    ),
-    callback_id: CALLBACKS.permissionsEditor,
-  };
+function failureView(error: unknown, scope: RequestScope, deps: FeatureDeps): View {
+  const message = failureMessage(failureSentence(error, deps.budgetSeconds), scope.ref);
+  return messageView('Edit permissions', message.blocks ?? []);
 }
 
 /**
@@ -100,118 +101,64 @@ export function createEditorOpener(deps: EditorDeps) {
     userId: string,
     scope: RequestScope,
   ) => {
-    const refusal = await editRefusal(deps, userId, scope, 'open');
+    const refusal = await editRefusal(deps.access, userId, scope.log, 'open');
     if (refusal) throw new RefusedError(refusal);
     const opened = await client.views.open({ trigger_id: triggerId, view: loadingView(role) });
     const viewId = opened.view?.id ?? '';
     try {
-      const [roles, known] = await Promise.all([
-        deps.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
-        deps.store.getKnownPermissions(role),
-      ]);
-      const match = roles.find((r) => r.role === role);
-      if (!match) {
-        await client.views.update({
-          view_id: viewId,
-          view: messageView(
-            'Edit permissions',
-            `CometChat has no role ${code(role)}. Check the id with \`/cometchat roles\`.`,
-          ),
-        });
-        scope.log.info({ role }, 'editor: unknown role');
-        return;
-      }
-      const view = editorView({
-        state: newEditorState(role, known?.seenAt),
-        baseline: baselineFrom(known),
-        roleName: match.name || role,
-        roleIds: roles.map((r) => r.role),
-      });
-      await client.views.update({ view_id: viewId, view });
-      scope.log.info({ role, known: known !== undefined }, 'editor opened');
+      await client.views.update({ view_id: viewId, view: await loadEditorView(deps, role, scope) });
     } catch (error) {
-      await client.views
-        .update({ view_id: viewId, view: failureView(error, scope, deps) })
-        .catch(() => undefined);
-      throw alreadyShown(error);
+      await failInModal(client, viewId, failureView(error, scope, deps), error, scope.log);
     }
   };
 }
 
-function failureView(error: unknown, scope: RequestScope, deps: FeatureDeps): View {
-  const message = failureMessage(failureSentence(error, deps.budgetSeconds), scope.ref);
-  return { ...messageView('Edit permissions', message.text), blocks: message.blocks ?? [] };
+/** "Edit permissions" on a role in the role list. */
+export function createEditButton(deps: EditorDeps) {
+  const open = createEditorOpener(deps);
+  return async ({
+    ack,
+    body,
+    action,
+    client,
+    context,
+  }: Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>) => {
+    await ack();
+    await open(client, body.trigger_id, action.value ?? '', body.user.id, scopeOf(context));
+  };
 }
 
-export function registerPermissionEditor(app: App, deps: EditorDeps): void {
-  const open = createEditorOpener(deps);
-
-  app.action(ACTIONS.editPermissions, async ({ ack, body, action, client, context }) => {
-    await ack();
-    const role = 'value' in action ? String(action.value ?? '') : '';
-    await open(
-      client,
-      (body as { trigger_id: string }).trigger_id,
-      role,
-      body.user.id,
-      scopeOf(context),
-    );
-  });
-
-  // Switching category: keep what was edited on screen, or refuse to switch and say why.
-  app.action(ACTIONS.permissionsCategory, async ({ ack, body, action, client, context }) => {
+/** Switching category: keep what was edited on screen, or refuse to switch and say why. */
+export function createCategorySwitch(deps: EditorDeps) {
+  return async ({
+    ack,
+    body,
+    action,
+    client,
+    context,
+  }: Args<SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>>>) => {
     await ack();
     const scope = scopeOf(context);
-    const view = (
-      body as {
-        view?: {
-          id: string;
-          hash: string;
-          private_metadata?: string;
-          state?: { values: StateValues };
-        };
-      }
-    ).view;
+    const view = body.view;
     const state = decodeState(view?.private_metadata);
-    const target = action.type === 'static_select' ? action.selected_option?.value : undefined;
-    if (!view || !state || !target || !CATEGORIES.includes(target)) return;
+    const target = action.selected_option?.value;
+    if (!view || !state || !isCategory(target)) return;
     // Refused silently (and logged): the view id in a refused request may be someone else's
     // modal, which must not be touched.
-    if (await editRefusal(deps, body.user.id, scope, 'switch category')) return;
+    if (await editRefusal(deps.access, body.user.id, scope.log, 'switch category')) return;
     const [roles, known] = await Promise.all([
       deps.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
       deps.store.getKnownPermissions(state.role),
     ]);
-    const baseline = baselineFrom(known);
-    const roleIds = roles.map((r) => r.role);
-    const roleName = roles.find((r) => r.role === state.role)?.name || state.role;
-    const read = readCategory(state, baseline, view.state?.values ?? {}, roleIds);
-    let next: EditorState;
-    let notice: string | undefined;
-    if (known?.seenAt !== state.seenAt) {
-      next = rebase(state, baseline);
-      notice = STALE_NOTICE;
-    } else if (Object.keys(read.errors).length > 0) {
-      // Same render number, same block ids: Slack keeps what the user typed, so they can fix it.
-      next = state;
-      notice = `Fix these before switching: ${Object.values(read.errors).join(' ')}`;
-    } else {
-      const merged = mergeEdits(state, baseline, read.values, read.applyCategory);
-      next = { ...merged, category: target, render: state.render + 1 };
-    }
-    const rendered = editorView({ state: next, baseline, roleName, roleIds, notice });
-    if ((rendered.private_metadata ?? '').length > METADATA_LIMIT) {
-      notice = 'There are too many pending edits to carry further: review and apply these first.';
-      next = state;
-      await client.views.update({
-        view_id: view.id,
-        hash: view.hash,
-        view: editorView({ state: next, baseline, roleName, roleIds, notice }),
-      });
-      return;
-    }
+    const next = categorySwitchView({
+      state,
+      target,
+      known,
+      values: view.state.values,
+      roles: roleContext(roles, state.role),
+    });
     try {
-      await client.views.update({ view_id: view.id, hash: view.hash, view: rendered });
+      await client.views.update({ view_id: view.id, hash: view.hash, view: next });
     } catch (error) {
       // A newer render won the race (the user clicked twice); theirs stands.
       if ((error as { data?: { error?: string } }).data?.error === 'hash_conflict') {
@@ -220,98 +167,152 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
       }
       throw error;
     }
-  });
+  };
+}
 
-  // "Review changes": field errors go back into the modal; otherwise the exact change is
-  // shown for confirmation. Nothing is sent to CometChat here.
-  app.view(CALLBACKS.permissionsEditor, async ({ ack, view, body, client, context }) => {
-    const scope = scopeOf(context);
-    const refusal = await editRefusal(deps, body.user.id, scope, 'review');
-    if (refusal) {
-      await ack({ response_action: 'update', view: messageView('Not allowed', refusal) });
-      return;
-    }
-    const state = decodeState(view.private_metadata);
-    if (!state) {
-      await ack({
-        response_action: 'update',
+export type ReviewAnswer =
+  | ReviewOutcome
+  | { kind: 'refused'; sentence: string }
+  | { kind: 'outdated' }
+  /** The checks did not finish before the deadline: nothing decided, nothing sent. */
+  | { kind: 'late'; state: EditorState };
+
+/**
+ * "Review changes", decided within a deadline: whatever the access check and the store do,
+ * Slack gets its answer in time (a late answer would leave the person an error from Slack).
+ */
+export async function reviewSubmission(
+  deps: Pick<EditorDeps, 'access' | 'store' | 'reviewDeadlineMs'>,
+  submission: {
+    userId: string;
+    viewId: string;
+    privateMetadata: string;
+    values: ViewSubmitAction['view']['state']['values'];
+    scope: RequestScope;
+  },
+): Promise<ReviewAnswer> {
+  const state = decodeState(submission.privateMetadata);
+  if (!state) return { kind: 'outdated' };
+  const decide = async (): Promise<ReviewAnswer> => {
+    const refusal = await editRefusal(
+      deps.access,
+      submission.userId,
+      submission.scope.log,
+      'review',
+    );
+    if (refusal) return { kind: 'refused', sentence: refusal };
+    const known = await deps.store.getKnownPermissions(state.role);
+    return reviewDecision({ state, known, values: submission.values, viewId: submission.viewId });
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<ReviewAnswer>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: 'late', state }), deps.reviewDeadlineMs);
+  });
+  try {
+    return await Promise.race([decide(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The acknowledgement of "Review changes" for each answer. */
+export function reviewResponse(answer: ReviewAnswer) {
+  switch (answer.kind) {
+    case 'refused':
+      return {
+        response_action: 'update' as const,
+        view: messageView('Not allowed', answer.sentence),
+      };
+    case 'outdated':
+      return {
+        response_action: 'update' as const,
         view: messageView(
           'Edit permissions',
           'This editor is out of date. Open it again with `/cometchat perms <role>`.',
         ),
-      });
-      return;
-    }
-    const known = await deps.store.getKnownPermissions(state.role);
-    const baseline = baselineFrom(known);
-    if (known?.seenAt !== state.seenAt) {
-      // The values on screen are not the ones the diff would be taken against: comparing them
-      // would turn someone else's change into "edits" of this user. Show the new values first.
-      scope.log.info({ role: state.role }, 'editor: values changed meanwhile; redrawn');
-      await ack({ response_action: 'update', view: loadingView(state.role) });
-      const roles = await deps.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log });
-      await client.views.update({
-        view_id: view.id,
-        view: editorView({
-          state: rebase(state, baseline),
-          baseline,
-          roleName: roles.find((r) => r.role === state.role)?.name || state.role,
-          roleIds: roles.map((r) => r.role),
-          notice: STALE_NOTICE,
-        }),
-      });
-      return;
-    }
-    const read = readCategory(state, baseline, view.state.values as StateValues);
-    if (Object.keys(read.errors).length > 0) {
-      await ack({ response_action: 'errors', errors: read.errors });
-      return;
-    }
-    const merged = mergeEdits(state, baseline, read.values, read.applyCategory);
-    const changes = computeChanges(merged, baseline);
-    if (changes.length === 0) {
-      await ack({
-        response_action: 'update',
+      };
+    case 'late':
+      return { response_action: 'errors' as const, errors: lateReviewErrors(answer.state) };
+    case 'stale':
+      return { response_action: 'update' as const, view: loadingView(answer.state.role) };
+    case 'errors':
+      return { response_action: 'errors' as const, errors: answer.errors };
+    case 'nothing':
+      return {
+        response_action: 'update' as const,
         view: messageView(
           'Nothing to change',
-          `Every field still has the value it showed, so nothing was sent for ${code(state.role)}.`,
+          `Every field still has the value it showed, so nothing was sent for ${code(answer.role)}.`,
         ),
-      });
-      scope.log.info({ role: state.role }, 'editor: nothing to change');
-      return;
-    }
-    const meta: ConfirmMetadata = {
-      role: state.role,
-      id: changeId(view.id, state.role, changePayload(changes)),
-      changes,
-      seenAt: baseline.seenAt,
-    };
-    const metadata = JSON.stringify(meta);
-    if (metadata.length > METADATA_LIMIT) {
-      await ack({
-        response_action: 'errors',
-        errors: {
-          [blockIds.apply(state.render)]:
-            'Too many changes for one confirmation: apply part of them first.',
-        },
-      });
-      return;
-    }
-    const roleName = state.role;
-    await ack({ response_action: 'push', view: confirmView(meta, roleName, metadata) });
-    scope.log.info(
-      { role: state.role, keys: changes.map((c) => c.key), change: meta.id },
-      'editor: change ready to confirm',
-    );
-  });
+      };
+    case 'confirm':
+      return {
+        response_action: 'push' as const,
+        view: confirmView(answer.meta, answer.meta.role, encodeConfirm(answer.meta)),
+      };
+  }
+}
 
-  // "Apply": acknowledged at once with a pending view; the update runs after, within the
-  // client's time budget, and the view then shows the outcome. The claim makes a repeated
-  // confirmation (double click, a retried request) apply once.
-  app.view(CALLBACKS.permissionsConfirm, async ({ ack, view, body, client, context }) => {
+export function createReviewSubmission(deps: EditorDeps) {
+  return async ({
+    ack,
+    view,
+    body,
+    client,
+    context,
+  }: Args<SlackViewMiddlewareArgs<ViewSubmitAction>>) => {
     const scope = scopeOf(context);
-    const parsed = ConfirmSchema.safeParse(safeJson(view.private_metadata));
-    if (!parsed.success) {
+    const answer = await reviewSubmission(deps, {
+      userId: body.user.id,
+      viewId: view.id,
+      privateMetadata: view.private_metadata,
+      values: view.state.values,
+      scope,
+    });
+    await ack(reviewResponse(answer));
+    if (answer.kind === 'late') scope.log.warn('editor: review not checked in time; asked again');
+    if (answer.kind === 'nothing')
+      scope.log.info({ role: answer.role }, 'editor: nothing to change');
+    if (answer.kind === 'confirm') {
+      scope.log.info(
+        {
+          role: answer.meta.role,
+          keys: answer.meta.changes.map((c) => c.key),
+          change: answer.meta.id,
+        },
+        'editor: change ready to confirm',
+      );
+    }
+    if (answer.kind !== 'stale') return;
+    scope.log.info({ role: answer.state.role }, 'editor: values changed meanwhile; redrawn');
+    const roles = await deps.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log });
+    await client.views.update({
+      view_id: view.id,
+      view: editorView({
+        state: rebase(answer.state, baselineFrom(answer.known)),
+        baseline: baselineFrom(answer.known),
+        ...roleContext(roles, answer.state.role),
+        notice: STALE_NOTICE,
+      }),
+    });
+  };
+}
+
+/**
+ * "Apply": acknowledged at once with a pending view; the update runs after, within the client's
+ * time budget, and the view then shows the outcome.
+ */
+export function createApplySubmission(deps: EditorDeps) {
+  return async ({
+    ack,
+    view,
+    body,
+    client,
+    context,
+  }: Args<SlackViewMiddlewareArgs<ViewSubmitAction>>) => {
+    const scope = scopeOf(context);
+    const meta = decodeConfirm(view.private_metadata);
+    if (!meta) {
       await ack({
         response_action: 'update',
         view: messageView(
@@ -321,115 +322,73 @@ export function registerPermissionEditor(app: App, deps: EditorDeps): void {
       });
       return;
     }
-    const meta = parsed.data;
-    const changes: Change[] = meta.changes.map((c) => ({
-      key: c.key,
-      before: c.before,
-      after: c.after,
-      explicit: c.explicit,
-    }));
+    const count = meta.changes.length;
     await ack({
       response_action: 'update',
       view: messageView(
         'Applying',
-        `:hourglass_flowing_sand: Applying ${changes.length} change${changes.length === 1 ? '' : 's'} to ${code(meta.role)}…`,
+        `:hourglass_flowing_sand: Applying ${count} change${count === 1 ? '' : 's'} to ${code(meta.role)}…`,
         false,
       ),
     });
-    // Checked again here, after the acknowledgement (the check may ask Slack): a forged or
-    // replayed confirmation must change nothing.
-    const refusal = await editRefusal(deps, body.user.id, scope, 'confirm');
-    if (refusal) {
-      await client.views.update({ view_id: view.id, view: messageView('Not allowed', refusal) });
-      return;
-    }
-    if (!(await deps.store.claim(meta.id, CLAIM_TTL_SECONDS))) {
-      scope.log.warn({ role: meta.role, change: meta.id }, 'editor: repeated confirmation ignored');
-      await client.views.update({
-        view_id: view.id,
-        view: messageView(
-          'Already applied',
-          `This change to ${code(meta.role)} was already submitted once; it was not sent again.`,
-        ),
-      });
-      return;
-    }
-    const payload = changePayload(changes);
-    const record = (outcome: AuditRecord['outcome'], extra: Partial<AuditRecord>): AuditRecord => ({
-      ref: scope.ref,
-      at: Date.now(),
-      teamId: body.team?.id ?? body.user.team_id ?? '',
-      userId: body.user.id,
-      role: meta.role,
-      changes: changes.map((c) => ({
-        key: c.key,
-        before: c.before ?? null,
-        after: c.after,
-        explicit: c.explicit,
-      })),
-      beforeSource: meta.seenAt !== undefined ? 'last-update' : 'defaults',
-      outcome,
-      ...extra,
-    });
-    let update: PermissionUpdate;
-    try {
-      update = await deps.cometchat.setRolePermissions(meta.role, payload, {
-        ref: scope.ref,
-        logger: scope.log,
-      });
-    } catch (error) {
-      // Nothing, or an unknown part, was applied: record it, and let a new attempt through.
-      await deps.audit.record(
-        record('failed', {
-          errorKind: isCometChatError(error) ? error.kind : 'internal',
-          serviceMessage: isCometChatError(error)
-            ? (error.serviceMessage ?? error.serviceCode)
-            : undefined,
-        }),
+    const target = { viewId: view.id, destination: destinationOf(body) };
+    const show = (title: string, sentence: string) =>
+      showInModal(
+        { client, deliver: deps.deliver },
+        target,
+        messageView(title, sentence),
+        { text: sentence },
         scope.log,
       );
-      await deps.store.release(meta.id).catch((releaseError: unknown) => {
-        scope.log.error({ err: releaseError, change: meta.id }, 'claim could not be released');
+    let outcome: Awaited<ReturnType<typeof applyChange>>;
+    try {
+      outcome = await applyChange(deps, {
+        meta,
+        userId: body.user.id,
+        teamId: body.team?.id ?? body.user.team_id ?? '',
+        scope,
       });
-      await client.views
-        .update({ view_id: view.id, view: failureView(error, scope, deps) })
-        .catch(() => undefined);
-      throw alreadyShown(error);
+    } catch (error) {
+      return failInModal(client, view.id, failureView(error, scope, deps), error, scope.log);
     }
-    const messages = Object.entries(update.results)
-      .map(([key, r]) => `${key}: ${r.message}`)
-      .join('; ');
-    // The change is applied: whatever the store does now, the person sees the result.
-    const [, audited] = await Promise.all([
-      deps.store
-        .setKnownPermissions({
-          role: meta.role,
-          permissions: update.permissions,
-          seenAt: Date.now(),
-        })
-        .catch((storeError: unknown) => {
-          scope.log.error(
-            { err: storeError, role: meta.role },
-            'last known permissions not stored',
-          );
-        }),
-      deps.audit.record(record('applied', { serviceMessage: messages || undefined }), scope.log),
-    ]);
-    scope.log.info(
-      { role: meta.role, keys: Object.keys(payload), change: meta.id },
-      'permissions updated',
-    );
-    await client.views.update({
-      view_id: view.id,
-      view: resultView(meta.role, update, changes, audited.stored),
-    });
-  });
+    switch (outcome.kind) {
+      case 'refused':
+        return show('Not allowed', outcome.sentence);
+      case 'repeated':
+        return show(
+          'Already applied',
+          `This change to ${code(meta.role)} was already submitted once; it was not sent again.`,
+        );
+      case 'failed':
+        return failInModal(
+          client,
+          view.id,
+          failureView(outcome.error, scope, deps),
+          outcome.error,
+          scope.log,
+        );
+      case 'applied': {
+        const result = resultView(meta.role, outcome.update, meta.changes, outcome.audited);
+        return showInModal(
+          { client, deliver: deps.deliver },
+          target,
+          result,
+          {
+            text: `Applied ${count} change${count === 1 ? '' : 's'} to ${code(meta.role)}: ${meta.changes.map((c) => code(c.key)).join(', ')}.`,
+          },
+          scope.log,
+        );
+      }
+    }
+  };
 }
 
-function safeJson(text: string | undefined): unknown {
-  try {
-    return JSON.parse(text ?? '');
-  } catch {
-    return undefined;
-  }
+export function registerPermissionEditor(app: App, deps: EditorDeps): void {
+  app.action<BlockAction<ButtonAction>>(ACTIONS.editPermissions, createEditButton(deps));
+  app.action<BlockAction<StaticSelectAction>>(
+    ACTIONS.permissionsCategory,
+    createCategorySwitch(deps),
+  );
+  app.view<ViewSubmitAction>(CALLBACKS.permissionsEditor, createReviewSubmission(deps));
+  app.view<ViewSubmitAction>(CALLBACKS.permissionsConfirm, createApplySubmission(deps));
 }

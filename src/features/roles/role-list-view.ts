@@ -1,8 +1,8 @@
 import type { Button, KnownBlock } from '@slack/types';
 import type { RolePage } from '../../cometchat/model.ts';
 import type { Role } from '../../cometchat/schemas.ts';
+import { ROLE_ID } from '../../cometchat/schemas.ts';
 import { actions, button, context, divider, header, section } from '../../slack/blocks.ts';
-import { ROLE_ID } from '../../slack/command.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';

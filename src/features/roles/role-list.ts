@@ -1,13 +1,20 @@
-import type { App } from '@slack/bolt';
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  SlackActionMiddlewareArgs,
+} from '@slack/bolt';
 import { z } from 'zod';
+import { withoutActions } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import { parseValue } from '../../slack/values.ts';
+import { PageSchema, parseValue } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { ROLES_PER_PAGE, roleListMessage } from './role-list-view.ts';
 
-const PageValue = z.object({ page: z.number().int().min(1).max(10_000) });
+const PageValue = z.object({ page: PageSchema });
 
 /** Fetches one page of roles and renders it. */
 export function createRoleList({ cometchat }: Pick<FeatureDeps, 'cometchat'>) {
@@ -28,32 +35,37 @@ export function createRolesCommand(deps: FeatureDeps) {
   };
 }
 
-/** The page buttons replace the list in place; "Share in channel" posts it for everyone. */
-export function registerRoleList(app: App, deps: FeatureDeps): void {
+type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
+
+/** A page button: the list replaced in place by the page it names. */
+export function createRolesPage(deps: FeatureDeps) {
   const render = createRoleList(deps);
-  app.action(new RegExp(`^${ACTIONS.rolesPage}`), async ({ ack, body, action, context }) => {
+  return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const { page } = parseValue(PageValue, 'value' in action ? action.value : undefined);
+    const { page } = parseValue(PageValue, action.value);
     const message = await render(page, scope);
     await deps.deliver(destinationOf(body), { ...message, replace_original: true }, scope.log);
-  });
-  app.action(ACTIONS.shareRoles, async ({ ack, body, action, context }) => {
+  };
+}
+
+/** "Share in channel": the same page, without buttons, for everyone. */
+export function createShareRoles(deps: FeatureDeps) {
+  const render = createRoleList(deps);
+  return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const { page } = parseValue(PageValue, 'value' in action ? action.value : undefined);
+    const { page } = parseValue(PageValue, action.value);
     const message = await render(page, scope);
     await deps.deliver(
       destinationOf(body),
       { ...withoutActions(message), response_type: 'in_channel', replace_original: false },
       scope.log,
     );
-  });
+  };
 }
 
-/** A shared copy has no buttons: they would act for whoever clicks them, not the sharer. */
-export function withoutActions<M extends { blocks?: { type: string }[] }>(message: M): M {
-  return message.blocks
-    ? { ...message, blocks: message.blocks.filter((b) => b.type !== 'actions') }
-    : message;
+export function registerRoleList(app: App, deps: FeatureDeps): void {
+  app.action<BlockAction<ButtonAction>>(new RegExp(`^${ACTIONS.rolesPage}`), createRolesPage(deps));
+  app.action<BlockAction<ButtonAction>>(ACTIONS.shareRoles, createShareRoles(deps));
 }

@@ -1,0 +1,118 @@
+import type { CometChatClient } from '../../cometchat/client.ts';
+import { isCometChatError } from '../../cometchat/errors.ts';
+import type { PermissionUpdate } from '../../cometchat/model.ts';
+import type { Access } from '../../slack/access.ts';
+import type { RequestScope } from '../../slack/request-context.ts';
+import type { AuditRecord, Store } from '../../store/store.ts';
+import type { AuditTrail } from '../deps.ts';
+import { editRefusal } from './editor-access.ts';
+import { type ConfirmMetadata, changePayload } from './editor-state.ts';
+
+/** How long a confirmation's claim is held: long past any retry of the same submission. */
+export const CLAIM_TTL_SECONDS = 24 * 60 * 60;
+
+export interface ApplyDeps {
+  access: Pick<Access, 'editRefusal'>;
+  store: Pick<Store, 'claim' | 'release' | 'setKnownPermissions'>;
+  cometchat: Pick<CometChatClient, 'setRolePermissions'>;
+  audit: AuditTrail;
+  now: () => number;
+}
+
+export interface ApplyRequest {
+  meta: ConfirmMetadata;
+  userId: string;
+  teamId: string;
+  scope: RequestScope;
+}
+
+export type ApplyOutcome =
+  /** The person may not edit (checked now, on the server): nothing was sent. */
+  | { kind: 'refused'; sentence: string }
+  /** The same confirmation was already submitted (a double click, a replay): not sent again. */
+  | { kind: 'repeated' }
+  /** CometChat did not apply it, or may not have: recorded, and a new attempt is let through. */
+  | { kind: 'failed'; error: unknown; audited: boolean }
+  | { kind: 'applied'; update: PermissionUpdate; audited: boolean };
+
+/**
+ * The apply step of the editor, whole: authorise, claim, send, remember, audit. The claim makes
+ * the same confirmation apply at most once across replicas; every attempt that reached CometChat
+ * is recorded, applied or failed. A store that fails before the claim is taken throws (nothing
+ * was sent); once the change is applied, no store failure hides the result.
+ */
+export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promise<ApplyOutcome> {
+  const { meta, scope } = request;
+  const refusal = await editRefusal(deps.access, request.userId, scope.log, 'confirm');
+  if (refusal) return { kind: 'refused', sentence: refusal };
+  if (!(await deps.store.claim(meta.id, CLAIM_TTL_SECONDS))) {
+    scope.log.warn({ role: meta.role, change: meta.id }, 'editor: repeated confirmation ignored');
+    return { kind: 'repeated' };
+  }
+  const payload = changePayload(meta.changes);
+  let update: PermissionUpdate;
+  try {
+    update = await deps.cometchat.setRolePermissions(meta.role, payload, {
+      ref: scope.ref,
+      logger: scope.log,
+    });
+  } catch (error) {
+    const { stored } = await deps.audit.record(
+      auditRecord(request, deps.now(), 'failed', {
+        errorKind: isCometChatError(error) ? error.kind : 'internal',
+        serviceMessage: isCometChatError(error)
+          ? (error.serviceMessage ?? error.serviceCode)
+          : undefined,
+      }),
+      scope.log,
+    );
+    await deps.store.release(meta.id).catch((releaseError: unknown) => {
+      scope.log.error({ err: releaseError, change: meta.id }, 'claim could not be released');
+    });
+    return { kind: 'failed', error, audited: stored };
+  }
+  const messages = Object.entries(update.results)
+    .map(([key, r]) => `${key}: ${r.message}`)
+    .join('; ');
+  const [, audited] = await Promise.all([
+    deps.store
+      .setKnownPermissions({ role: meta.role, permissions: update.permissions, seenAt: deps.now() })
+      .catch((storeError: unknown) => {
+        scope.log.error({ err: storeError, role: meta.role }, 'last known permissions not stored');
+      }),
+    deps.audit.record(
+      auditRecord(request, deps.now(), 'applied', { serviceMessage: messages || undefined }),
+      scope.log,
+    ),
+  ]);
+  scope.log.info(
+    { role: meta.role, keys: Object.keys(payload), change: meta.id },
+    'permissions updated',
+  );
+  return { kind: 'applied', update, audited: audited.stored };
+}
+
+/** The audit record of one attempt: who, which role, each key before and after, the outcome. */
+export function auditRecord(
+  { meta, userId, teamId, scope }: ApplyRequest,
+  at: number,
+  outcome: AuditRecord['outcome'],
+  extra: Pick<AuditRecord, 'serviceMessage' | 'errorKind'>,
+): AuditRecord {
+  return {
+    ref: scope.ref,
+    at,
+    teamId,
+    userId,
+    role: meta.role,
+    changes: meta.changes.map((c) => ({
+      key: c.key,
+      before: c.before ?? null,
+      after: c.after,
+      explicit: c.explicit,
+    })),
+    beforeSource: meta.seenAt !== undefined ? 'last-update' : 'defaults',
+    outcome,
+    ...extra,
+  };
+}

@@ -1,0 +1,131 @@
+import type { View } from '@slack/types';
+import type { Role } from '../../cometchat/schemas.ts';
+import type { KnownPermissions } from '../../store/store.ts';
+import {
+  baselineFrom,
+  CATEGORIES,
+  type ConfirmMetadata,
+  changeId,
+  changePayload,
+  computeChanges,
+  type EditorState,
+  encodeConfirm,
+  METADATA_LIMIT,
+  mergeEdits,
+  rebase,
+  STALE_NOTICE,
+} from './editor-state.ts';
+import { blockIds, editorView } from './editor-view.ts';
+import { readCategory, type StateValues } from './read-fields.ts';
+
+// The editor's decisions, as plain functions of what Slack sent and what the store knows: what
+// a category switch shows, and what "Review changes" answers. The listeners only fetch and send.
+
+/** What the editor needs to know of the app's roles: the role's name, and every role id. */
+export interface RoleContext {
+  roleName: string;
+  roleIds: readonly string[];
+}
+
+export function roleContext(roles: readonly Role[], role: string): RoleContext {
+  return {
+    roleName: roles.find((r) => r.role === role)?.name || role,
+    roleIds: roles.map((r) => r.role),
+  };
+}
+
+export interface CategorySwitch {
+  state: EditorState;
+  target: string;
+  known: KnownPermissions | undefined;
+  values: StateValues;
+  roles: RoleContext;
+}
+
+/** Whether a category-switch request names a category at all (anything else is ignored). */
+export function isCategory(value: string | undefined): value is string {
+  return value !== undefined && CATEGORIES.includes(value);
+}
+
+/**
+ * The editor after a category switch: the new category with what was edited kept; or, when the
+ * values on screen are out of date, the new values; or the same category with why not.
+ */
+export function categorySwitchView({ state, target, known, values, roles }: CategorySwitch): View {
+  const baseline = baselineFrom(known);
+  const read = readCategory(state, baseline, values, roles.roleIds);
+  let next: EditorState;
+  let notice: string | undefined;
+  if (known?.seenAt !== state.seenAt) {
+    next = rebase(state, baseline);
+    notice = STALE_NOTICE;
+  } else if (Object.keys(read.errors).length > 0) {
+    // Same render number, same block ids: Slack keeps what the user typed, so they can fix it.
+    next = state;
+    notice = `Fix these before switching: ${Object.values(read.errors).join(' ')}`;
+  } else {
+    const merged = mergeEdits(state, baseline, read.values, read.applyCategory);
+    next = { ...merged, category: target, render: state.render + 1 };
+  }
+  const rendered = editorView({ state: next, baseline, ...roles, notice });
+  if ((rendered.private_metadata ?? '').length <= METADATA_LIMIT) return rendered;
+  return editorView({ state, baseline, ...roles, notice: TOO_MANY_EDITS });
+}
+
+const TOO_MANY_EDITS =
+  'There are too many pending edits to carry further: review and apply these first.';
+
+export type ReviewOutcome =
+  /** Someone applied a change meanwhile: redraw on the new values, send nothing. */
+  | { kind: 'stale'; state: EditorState; known: KnownPermissions | undefined }
+  /** Problems by block id, for `response_action: 'errors'`. */
+  | { kind: 'errors'; errors: Record<string, string> }
+  | { kind: 'nothing'; role: string }
+  | { kind: 'confirm'; meta: ConfirmMetadata };
+
+export interface ReviewInput {
+  state: EditorState;
+  known: KnownPermissions | undefined;
+  values: StateValues;
+  /** The editor modal's id: with the change, it names the confirmation's claim. */
+  viewId: string;
+}
+
+/** What "Review changes" leads to. Nothing is sent to CometChat at this step. */
+export function reviewDecision({ state, known, values, viewId }: ReviewInput): ReviewOutcome {
+  // The values on screen are not the ones the diff would be taken against: comparing them
+  // would turn someone else's change into "edits" of this user.
+  if (known?.seenAt !== state.seenAt) return { kind: 'stale', state, known };
+  const baseline = baselineFrom(known);
+  const read = readCategory(state, baseline, values);
+  if (Object.keys(read.errors).length > 0) return { kind: 'errors', errors: read.errors };
+  const changes = computeChanges(
+    mergeEdits(state, baseline, read.values, read.applyCategory),
+    baseline,
+  );
+  if (changes.length === 0) return { kind: 'nothing', role: state.role };
+  const meta: ConfirmMetadata = {
+    role: state.role,
+    id: changeId(viewId, state.role, changePayload(changes)),
+    changes,
+    seenAt: baseline.seenAt,
+  };
+  if (encodeConfirm(meta).length > METADATA_LIMIT) {
+    return {
+      kind: 'errors',
+      errors: {
+        [blockIds.apply(state.render)]:
+          'Too many changes for one confirmation: apply part of them first.',
+      },
+    };
+  }
+  return { kind: 'confirm', meta };
+}
+
+/** The error shown on the editor when the review could not be checked within Slack's deadline. */
+export function lateReviewErrors(state: EditorState): Record<string, string> {
+  return {
+    [blockIds.apply(state.render)]:
+      'The app could not check this change in time (Slack or its store was slow). Nothing was sent; press Review changes again.',
+  };
+}

@@ -1,0 +1,54 @@
+import type { View } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
+import { type Deliverer, type Destination, type SlackMessage, slackErrorCode } from './deliver.ts';
+import { alreadyShown } from './failure.ts';
+
+// A modal that says "Loading…" or "Applying…" must end in an outcome the person sees. When
+// Slack refuses to update it (closed meanwhile, Slack failing), the words reach them another way.
+
+/**
+ * Shows a failure in the modal and rethrows the error for the global handler to log. The error
+ * is marked as shown only once the modal shows it: when the update fails, the handler reaches
+ * the person another way (the response_url, an ephemeral message, or a DM).
+ */
+export async function failInModal(
+  client: WebClient,
+  viewId: string,
+  view: View,
+  error: unknown,
+  log: Logger,
+): Promise<never> {
+  try {
+    await client.views.update({ view_id: viewId, view });
+  } catch (updateError) {
+    log.warn(
+      { cause: slackErrorCode(updateError) },
+      'could not show the failure in the modal; it goes to the error handler',
+    );
+    throw error;
+  }
+  throw alreadyShown(error);
+}
+
+/**
+ * Shows an outcome (not a failure) in the modal; when Slack refuses the update, the same words
+ * are delivered as a message, so an applied change is never left looking unapplied.
+ */
+export async function showInModal(
+  deps: { client: WebClient; deliver: Deliverer },
+  target: { viewId: string; destination: Destination },
+  view: View,
+  message: SlackMessage,
+  log: Logger,
+): Promise<void> {
+  try {
+    await deps.client.views.update({ view_id: target.viewId, view });
+  } catch (updateError) {
+    log.warn(
+      { cause: slackErrorCode(updateError) },
+      'could not show the outcome in the modal; sending it as a message',
+    );
+    await deps.deliver(target.destination, message, log);
+  }
+}

@@ -1,0 +1,159 @@
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { CometChatError } from '../../../src/cometchat/errors.ts';
+import type { PermissionUpdate } from '../../../src/cometchat/model.ts';
+import type { PermissionMap } from '../../../src/cometchat/schemas.ts';
+import type { AuditTrail } from '../../../src/features/deps.ts';
+import { type ApplyDeps, applyChange } from '../../../src/features/permissions/apply-change.ts';
+import type { ConfirmMetadata } from '../../../src/features/permissions/editor-state.ts';
+import { type AuditRecord, createMemoryStore, type Store } from '../../../src/store/store.ts';
+import { LogCapture } from '../../log-capture.ts';
+
+// The apply step alone: every dependency is a fake a test controls, and the clock is fixed.
+
+const NOW = 1_800_000_000_000;
+
+const meta: ConfirmMetadata = {
+  role: 'default',
+  id: 'a'.repeat(24),
+  changes: [{ key: 'sendMessage', before: 'allow', after: 'deny', explicit: false }],
+  seenAt: NOW - 60_000,
+};
+
+function setup(
+  options: {
+    refusal?: string;
+    update?: (role: string, payload: PermissionMap) => Promise<PermissionUpdate>;
+    store?: Store;
+  } = {},
+) {
+  const sent: { role: string; payload: PermissionMap }[] = [];
+  const audited: AuditRecord[] = [];
+  const logs = new LogCapture();
+  const store = options.store ?? createMemoryStore(() => NOW);
+  const audit: AuditTrail = {
+    async record(record) {
+      audited.push(record);
+      return { stored: true };
+    },
+  };
+  const deps: ApplyDeps = {
+    access: { editRefusal: async () => options.refusal },
+    store,
+    cometchat: {
+      async setRolePermissions(role, payload) {
+        sent.push({ role, payload });
+        if (options.update) return options.update(role, payload);
+        return {
+          permissions: { ...payload, joinGroup: 'allow' },
+          results: { sendMessage: { success: true, message: 'mapped' } },
+        };
+      },
+    },
+    audit,
+    now: () => NOW,
+  };
+  const scope = { ref: 'ref0000001', log: pino({ level: 'debug' }, logs) };
+  const request = { meta, userId: 'U0EDITOR', teamId: 'T0TEAM', scope };
+  return { deps, request, sent, audited, store, logs };
+}
+
+describe('applyChange', () => {
+  it('sends exactly the confirmed keys once, remembers the answer and records it', async () => {
+    const { deps, request, sent, audited, store } = setup();
+    const outcome = await applyChange(deps, request);
+    expect(outcome.kind).toBe('applied');
+    expect(sent).toEqual([{ role: 'default', payload: { sendMessage: 'deny' } }]);
+    expect(await store.getKnownPermissions('default')).toEqual({
+      role: 'default',
+      permissions: { sendMessage: 'deny', joinGroup: 'allow' },
+      seenAt: NOW,
+    });
+    expect(audited).toEqual([
+      {
+        ref: 'ref0000001',
+        at: NOW,
+        teamId: 'T0TEAM',
+        userId: 'U0EDITOR',
+        role: 'default',
+        changes: [{ key: 'sendMessage', before: 'allow', after: 'deny', explicit: false }],
+        beforeSource: 'last-update',
+        outcome: 'applied',
+        serviceMessage: 'sendMessage: mapped',
+      },
+    ]);
+  });
+
+  it('sends nothing for someone who may not edit, and says why', async () => {
+    const { deps, request, sent, audited, logs } = setup({ refusal: 'Only editors may.' });
+    expect(await applyChange(deps, request)).toEqual({
+      kind: 'refused',
+      sentence: 'Only editors may.',
+    });
+    expect(sent).toHaveLength(0);
+    expect(audited).toHaveLength(0);
+    expect(logs.records().find((r) => r.attempt === 'confirm')?.user).toBe('U0EDITOR');
+  });
+
+  it('applies a repeated confirmation once', async () => {
+    const { deps, request, sent } = setup();
+    const outcomes = await Promise.all([applyChange(deps, request), applyChange(deps, request)]);
+    expect(outcomes.map((o) => o.kind).sort()).toEqual(['applied', 'repeated']);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('records a failure, and lets a new attempt of the same change through', async () => {
+    let fail = true;
+    const { deps, request, sent, audited } = setup({
+      update: async (_role, payload) => {
+        if (fail) {
+          throw new CometChatError({
+            kind: 'unavailable',
+            ref: 'ref0000001',
+            operation: 'setRolePermissions',
+            status: 503,
+            serviceCode: 'ERR_DOWN',
+          });
+        }
+        return { permissions: payload, results: {} };
+      },
+    });
+    const first = await applyChange(deps, request);
+    expect(first.kind).toBe('failed');
+    expect(audited[0]).toMatchObject({
+      outcome: 'failed',
+      errorKind: 'unavailable',
+      serviceMessage: 'ERR_DOWN',
+    });
+    fail = false;
+    expect((await applyChange(deps, request)).kind).toBe('applied');
+    expect(sent).toHaveLength(2);
+  });
+
+  it('shows the applied change even when the store cannot remember it', async () => {
+    const store = createMemoryStore(() => NOW);
+    store.setKnownPermissions = async () => {
+      throw new Error('disk full');
+    };
+    const { deps, request, logs } = setup({ store });
+    const outcome = await applyChange(deps, request);
+    expect(outcome.kind).toBe('applied');
+    expect(logs.records().some((r) => r.msg === 'last known permissions not stored')).toBe(true);
+  });
+
+  it('sends nothing when the claim cannot be taken (the store is down)', async () => {
+    const store = createMemoryStore(() => NOW);
+    store.claim = async () => {
+      throw new Error('store unreachable');
+    };
+    const { deps, request, sent } = setup({ store });
+    await expect(applyChange(deps, request)).rejects.toThrow('store unreachable');
+    expect(sent).toHaveLength(0);
+  });
+
+  it('marks "before" as the defaults when the editor showed no last-known values', async () => {
+    const { deps, request, audited } = setup();
+    await applyChange(deps, { ...request, meta: { ...meta, seenAt: undefined } });
+    expect(audited[0]?.beforeSource).toBe('defaults');
+  });
+});

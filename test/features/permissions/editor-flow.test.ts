@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { initialStateValues } from '../../../offline/slack-standin/view-state.ts';
+import {
+  categorySwitchView,
+  isCategory,
+  lateReviewErrors,
+  reviewDecision,
+  roleContext,
+} from '../../../src/features/permissions/editor-flow.ts';
+import {
+  baselineFrom,
+  decodeConfirm,
+  decodeState,
+  type EditorState,
+  encodeConfirm,
+  newEditorState,
+  STALE_NOTICE,
+} from '../../../src/features/permissions/editor-state.ts';
+import { blockIds, editorView } from '../../../src/features/permissions/editor-view.ts';
+import type { StateValues } from '../../../src/features/permissions/read-fields.ts';
+import type { KnownPermissions } from '../../../src/store/store.ts';
+
+// The editor's decisions without Slack: the form values are what Slack would send for the
+// rendered view, changed the way a person would change them.
+
+const roles = roleContext(
+  [
+    { role: 'default', name: 'Default', description: '' },
+    { role: 'moderator', name: 'Moderator', description: '' },
+  ],
+  'default',
+);
+
+function onScreen(state: EditorState, known?: KnownPermissions) {
+  const view = editorView({ state, baseline: baselineFrom(known), ...roles });
+  return initialStateValues(view) as StateValues;
+}
+
+/** The form with one allow/deny checkbox of the category on screen unticked. */
+function untick(values: StateValues, key: string): StateValues {
+  const copy = structuredClone(values);
+  for (const block of Object.values(copy)) {
+    for (const field of Object.values(block)) {
+      if (field.selected_options?.some((o) => o.value === key)) {
+        field.selected_options = field.selected_options.filter((o) => o.value !== key);
+      }
+    }
+  }
+  return copy;
+}
+
+const messages = (seenAt?: number): EditorState => ({
+  ...newEditorState('default', seenAt),
+  category: 'Messages',
+});
+
+describe('reviewDecision', () => {
+  it('turns one unticked box into exactly one change, ready to confirm', () => {
+    const state = messages();
+    const outcome = reviewDecision({
+      state,
+      known: undefined,
+      values: untick(onScreen(state), 'sendMessage'),
+      viewId: 'V1',
+    });
+    if (outcome.kind !== 'confirm') throw new Error(`expected confirm, got ${outcome.kind}`);
+    expect(outcome.meta.changes).toEqual([
+      { key: 'sendMessage', before: 'allow', after: 'deny', explicit: false },
+    ]);
+    expect(outcome.meta.role).toBe('default');
+    expect(decodeConfirm(encodeConfirm(outcome.meta))).toEqual(outcome.meta);
+  });
+
+  it('gives the same confirmation the same id, and another modal another id', () => {
+    const state = messages();
+    const values = untick(onScreen(state), 'sendMessage');
+    const id = (viewId: string) => {
+      const outcome = reviewDecision({ state, known: undefined, values, viewId });
+      return outcome.kind === 'confirm' ? outcome.meta.id : undefined;
+    };
+    expect(id('V1')).toBe(id('V1'));
+    expect(id('V1')).not.toBe(id('V2'));
+  });
+
+  it('sends nothing when every field still shows its value', () => {
+    const state = messages();
+    expect(
+      reviewDecision({ state, known: undefined, values: onScreen(state), viewId: 'V1' }),
+    ).toEqual({ kind: 'nothing', role: 'default' });
+  });
+
+  it('redraws instead of diffing against values someone else changed meanwhile', () => {
+    const state = messages(1_000);
+    const known = { role: 'default', permissions: { sendMessage: 'deny' }, seenAt: 2_000 };
+    const outcome = reviewDecision({ state, known, values: onScreen(state), viewId: 'V1' });
+    expect(outcome.kind).toBe('stale');
+  });
+
+  it('puts a bad free-list value back on its field', () => {
+    const state = { ...newEditorState('default'), category: 'Messages' };
+    const values = onScreen(state);
+    const blockId = blockIds.field(state.render, 'sendMessage.allowedMimeTypes');
+    const field = values[blockId]?.perms_field;
+    if (!field) throw new Error('no MIME type field in the Messages category');
+    field.value = 'not a mime type';
+    const outcome = reviewDecision({ state, known: undefined, values, viewId: 'V1' });
+    expect(outcome.kind).toBe('errors');
+    expect(outcome.kind === 'errors' && Object.keys(outcome.errors)).toEqual([blockId]);
+  });
+});
+
+describe('categorySwitchView', () => {
+  it('switches and carries the edit made on screen', () => {
+    const state = messages();
+    const view = categorySwitchView({
+      state,
+      target: 'Groups',
+      known: undefined,
+      values: untick(onScreen(state), 'sendMessage'),
+      roles,
+    });
+    const next = decodeState(view.private_metadata);
+    expect(next?.category).toBe('Groups');
+    expect(next?.edits).toEqual({ sendMessage: 'deny' });
+    expect(next?.render).toBe(state.render + 1);
+  });
+
+  it('stays on the category with a notice when the values on screen are out of date', () => {
+    const state = messages(1_000);
+    const known = { role: 'default', permissions: {}, seenAt: 2_000 };
+    const view = categorySwitchView({
+      state,
+      target: 'Groups',
+      known,
+      values: onScreen(state),
+      roles,
+    });
+    expect(decodeState(view.private_metadata)?.category).toBe('Messages');
+    expect(decodeState(view.private_metadata)?.seenAt).toBe(2_000);
+    expect(JSON.stringify(view.blocks)).toContain(STALE_NOTICE.slice(0, 40));
+  });
+});
+
+describe('small rules', () => {
+  it('knows the categories and nothing else', () => {
+    expect(isCategory('Messages')).toBe(true);
+    expect(isCategory('messages')).toBe(false);
+    expect(isCategory(undefined)).toBe(false);
+  });
+
+  it('puts a late review on an input block of the editor on screen', () => {
+    const state = messages();
+    const view = editorView({ state, baseline: baselineFrom(undefined), ...roles });
+    const inputIds = (view.blocks ?? []).filter((b) => b.type === 'input').map((b) => b.block_id);
+    expect(inputIds).toContain(Object.keys(lateReviewErrors(state))[0]);
+  });
+
+  it('names a role by its name, or by its id when it has none', () => {
+    expect(roleContext([{ role: 'a', name: '', description: '' }], 'a').roleName).toBe('a');
+    expect(roles).toEqual({ roleName: 'Default', roleIds: ['default', 'moderator'] });
+  });
+});

@@ -1,0 +1,187 @@
+import type { WebClient } from '@slack/web-api';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { CometChatClient } from '../../../src/cometchat/client.ts';
+import { CometChatError } from '../../../src/cometchat/errors.ts';
+import {
+  encodeConfirm,
+  encodeState,
+  newEditorState,
+} from '../../../src/features/permissions/editor-state.ts';
+import { blockIds } from '../../../src/features/permissions/editor-view.ts';
+import {
+  createApplySubmission,
+  type EditorDeps,
+  reviewResponse,
+  reviewSubmission,
+} from '../../../src/features/permissions/permission-editor.ts';
+import type { Access } from '../../../src/slack/access.ts';
+import type { Deliverer } from '../../../src/slack/deliver.ts';
+import { wasShown } from '../../../src/slack/failure.ts';
+import { createMemoryStore, type Store } from '../../../src/store/store.ts';
+import { LogCapture } from '../../log-capture.ts';
+
+const scope = () => ({ ref: 'ref0000002', log: pino({ level: 'silent' }) });
+const never = <T>() => new Promise<T>(() => {});
+const allowAll: Access = {
+  canEdit: async () => true,
+  canView: async () => true,
+  editRefusal: async () => undefined,
+  viewRefusal: async () => undefined,
+};
+
+describe('reviewSubmission', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const submission = (privateMetadata: string) => ({
+    userId: 'U0EDITOR',
+    viewId: 'V1',
+    privateMetadata,
+    values: {},
+    scope: scope(),
+  });
+  const state = { ...newEditorState('default'), category: 'Messages' };
+
+  it('answers at the deadline when the access check does not, and keeps the form', async () => {
+    const deps = {
+      access: { ...allowAll, editRefusal: () => never<string | undefined>() },
+      store: createMemoryStore(),
+      reviewDeadlineMs: 2_000,
+    };
+    const answer = reviewSubmission(deps, submission(encodeState(state)));
+    await vi.advanceTimersByTimeAsync(1_999);
+    let settled = false;
+    void answer.then(() => {
+      settled = true;
+    });
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await answer).toEqual({ kind: 'late', state });
+    expect(reviewResponse(await answer)).toEqual({
+      response_action: 'errors',
+      errors: { [blockIds.apply(state.render)]: expect.stringContaining('Nothing was sent') },
+    });
+  });
+
+  it('answers at the deadline when the store does not', async () => {
+    const store: Store = { ...createMemoryStore(), getKnownPermissions: () => never() };
+    const deps = { access: allowAll, store, reviewDeadlineMs: 2_000 };
+    const answer = reviewSubmission(deps, submission(encodeState(state)));
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect((await answer).kind).toBe('late');
+  });
+
+  it("calls metadata that is not the editor's out of date, without asking anyone", async () => {
+    const editRefusal = vi.fn(allowAll.editRefusal);
+    const deps = {
+      access: { ...allowAll, editRefusal },
+      store: createMemoryStore(),
+      reviewDeadlineMs: 2_000,
+    };
+    expect(await reviewSubmission(deps, submission('{"r":"default"}'))).toEqual({
+      kind: 'outdated',
+    });
+    expect(editRefusal).not.toHaveBeenCalled();
+  });
+
+  it('refuses someone who may not edit', async () => {
+    const deps = {
+      access: { ...allowAll, editRefusal: async () => 'Only editors may.' },
+      store: createMemoryStore(),
+      reviewDeadlineMs: 2_000,
+    };
+    expect(await reviewSubmission(deps, submission(encodeState(state)))).toEqual({
+      kind: 'refused',
+      sentence: 'Only editors may.',
+    });
+  });
+});
+
+describe('the Apply listener', () => {
+  const meta = {
+    role: 'default',
+    id: 'b'.repeat(24),
+    changes: [{ key: 'sendMessage', before: 'allow', after: 'deny', explicit: false }],
+  };
+
+  function setup(options: { updateFails: boolean; cometchatFails: boolean }) {
+    const updates: unknown[] = [];
+    const delivered: unknown[] = [];
+    const client = {
+      views: {
+        async update(args: unknown) {
+          updates.push(args);
+          if (options.updateFails)
+            throw Object.assign(new Error('x'), { data: { error: 'not_found' } });
+          return { ok: true };
+        },
+      },
+    } as unknown as WebClient;
+    const cometchat = {
+      async setRolePermissions() {
+        if (options.cometchatFails) {
+          throw new CometChatError({
+            kind: 'unavailable',
+            ref: 'r',
+            operation: 'setRolePermissions',
+          });
+        }
+        return { permissions: { sendMessage: 'deny' }, results: {} };
+      },
+    } as unknown as CometChatClient;
+    const deliver: Deliverer = async (_destination, message) => {
+      delivered.push(message);
+      return 'dm';
+    };
+    const logs = new LogCapture();
+    const deps: EditorDeps = {
+      cometchat,
+      deliver,
+      budgetSeconds: 8,
+      store: createMemoryStore(),
+      access: allowAll,
+      audit: { record: async () => ({ stored: true }) },
+      now: () => 1_000,
+      reviewDeadlineMs: 2_000,
+    };
+    const acks: unknown[] = [];
+    const args = {
+      ack: async (response: unknown) => {
+        acks.push(response);
+      },
+      view: { id: 'V9', private_metadata: encodeConfirm(meta), state: { values: {} } },
+      body: { type: 'view_submission', user: { id: 'U0EDITOR' }, team: { id: 'T1' } },
+      client,
+      context: { scope: { ref: 'ref0000003', log: pino({ level: 'debug' }, logs) } },
+    } as unknown as Parameters<ReturnType<typeof createApplySubmission>>[0];
+    return { run: () => createApplySubmission(deps)(args), updates, delivered, acks };
+  }
+
+  it('marks a failure as shown once the modal shows it', async () => {
+    const { run, updates } = setup({ updateFails: false, cometchatFails: true });
+    const error = await run().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CometChatError);
+    expect(wasShown(error)).toBe(true);
+    expect(JSON.stringify(updates)).toContain('ref0000003');
+  });
+
+  it('leaves a failure unshown when the modal cannot show it, for the error handler to deliver', async () => {
+    const { run, acks } = setup({ updateFails: true, cometchatFails: true });
+    const error = await run().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CometChatError);
+    expect(wasShown(error)).toBe(false);
+    expect(acks).toHaveLength(1);
+  });
+
+  it('delivers an applied change as a message when the modal cannot show it', async () => {
+    const { run, delivered } = setup({ updateFails: true, cometchatFails: false });
+    await run();
+    expect(JSON.stringify(delivered)).toContain('Applied 1 change to');
+  });
+});
