@@ -1,4 +1,6 @@
+import { ROLE_ID } from '../cometchat/schemas.ts';
 import { code, truncate } from './mrkdwn.ts';
+import { MAX_PAGE } from './values.ts';
 
 // Parses the text of `/cometchat ...` into a subcommand. Pure: the router decides what to do.
 
@@ -10,10 +12,8 @@ export type Subcommand =
   | { name: 'audit'; role?: string | undefined; page: number }
   | { name: 'invalid'; problem: string };
 
-export const ROLE_ID = /^[a-z0-9_-]{1,100}$/;
-const MAX_SESSION_ID = 255;
-const MAX_UID = 100;
-const MAX_PAGE = 10_000;
+export const MAX_SESSION_ID = 255;
+export const MAX_UID = 100;
 // Controls and separators have no place in an id; rejecting them early gives a clear message
 // instead of a confusing 404.
 const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
