@@ -133,8 +133,10 @@ export function createSlackApp(options: SlackAppOptions) {
       logLevel: boltLevel(config.logLevel),
       rejectRateLimitedCalls: true,
     });
+  // Each access check waits for Slack within a budget of its own (createAccess); its requests
+  // may run longer, so that an answer that comes too late for one check serves the next.
   const access = createAccess({
-    client: quickClient(1_500),
+    client: quickClient(5_000),
     editors: config.access.editors,
     viewers: config.access.viewers,
   });

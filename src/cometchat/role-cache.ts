@@ -1,3 +1,4 @@
+import { createTtlCache } from '../ttl-cache.ts';
 import type { CometChatClient } from './client.ts';
 import type { Role, RolePage } from './model.ts';
 
@@ -12,40 +13,40 @@ export interface CachedCometChatClient extends CometChatClient {
   invalidateRoles(): void;
 }
 
+/**
+ * Pages and whole lists kept at once. An app has at most 25 roles, so a handful of pages per
+ * page size; the bound only matters if callers vary the page size.
+ */
+const MAX_ENTRIES = 50;
+
 export function withRoleCache(
   client: CometChatClient,
   options: { ttlMs: number; now?: () => number },
 ): CachedCometChatClient {
-  const now = options.now ?? Date.now;
-  const entries = new Map<string, { value: Promise<RolePage | Role[]>; expires: number }>();
-
-  // Concurrent asks share one request; a failure is never cached.
-  function cached<T extends RolePage | Role[]>(key: string, load: () => Promise<T>): Promise<T> {
-    const hit = entries.get(key);
-    if (hit && hit.expires > now()) return hit.value as Promise<T>;
-    const value = load();
-    entries.set(key, { value, expires: now() + options.ttlMs });
-    value.catch(() => {
-      if (entries.get(key)?.value === value) entries.delete(key);
-    });
-    return value;
-  }
+  const settings = { max: MAX_ENTRIES, ttlMs: options.ttlMs, now: options.now };
+  // Concurrent asks share one request; a failure is never cached (see createTtlCache).
+  const pages = createTtlCache<RolePage>(settings);
+  const lists = createTtlCache<Role[]>(settings);
+  const clear = () => {
+    pages.clear();
+    lists.clear();
+  };
 
   return {
     listRoles: (query = {}, request) =>
-      cached(`page:${query.page ?? 1}:${query.perPage ?? ''}`, () =>
+      pages.get(`${query.page ?? 1}:${query.perPage ?? ''}`, () =>
         client.listRoles(query, request),
       ),
     listAllRoles: (request) =>
-      cached(`all:${request?.perPage ?? ''}`, () => client.listAllRoles(request)),
+      lists.get(`${request?.perPage ?? ''}`, () => client.listAllRoles(request)),
     setRolePermissions: async (role, permissions, request) => {
       try {
         return await client.setRolePermissions(role, permissions, request);
       } finally {
-        entries.clear();
+        clear();
       }
     },
     getCall: (sessionId, request) => client.getCall(sessionId, request),
-    invalidateRoles: () => entries.clear(),
+    invalidateRoles: clear,
   };
 }

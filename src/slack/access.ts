@@ -1,6 +1,7 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import { createTtlCache } from '../ttl-cache.ts';
 import { slackErrorCode } from './deliver.ts';
 
 /**
@@ -8,92 +9,216 @@ import { slackErrorCode } from './deliver.ts';
  * user groups), or for workspace admins and owners when EDITORS is not set. Viewing (role
  * list, call lookup, audit) is for everyone unless VIEWERS narrows it; editors may always view.
  *
+ * A check asks Slack everything it needs at once (each user group, the admin flag) and waits
+ * at most `budgetMs` in all: the viewer check runs before a command is acknowledged and the
+ * editor check before `views.open`, and Slack allows three seconds for both. When Slack does
+ * not answer in time, or answers with an error, access is refused (fail closed), with a
+ * sentence that says so rather than one that says the user is not listed.
+ *
  * Answers from Slack are cached briefly: an admin check per click would hit users.info's rate
- * limit during an incident. When Slack cannot answer, access is refused (fail closed).
+ * limit during an incident. A request that outlives its check still fills the cache, so trying
+ * again a moment later usually succeeds.
  */
 export interface Access {
+  /** The sentence that refuses `userId` the editor, or undefined when they may edit. */
+  editRefusal(userId: string, log: Logger): Promise<string | undefined>;
+  /** The sentence that refuses `userId` the app, or undefined when they may use it. */
+  viewRefusal(userId: string, log: Logger): Promise<string | undefined>;
   canEdit(userId: string, log: Logger): Promise<boolean>;
   canView(userId: string, log: Logger): Promise<boolean>;
 }
 
+/** Why a check said no: not listed, Slack too slow, or Slack answered with an error. */
+export type RefusalReason = 'not-listed' | 'timeout' | 'slack-error';
+
+/** Timers, injected so that tests can move time themselves. */
+export interface AccessTimers {
+  setTimeout(run: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
 export interface AccessOptions {
   client: WebClient;
+  /** Users and user groups who may edit; undefined: workspace admins and owners may. */
   editors: readonly string[] | undefined;
+  /** Users and user groups who may use the app (editors too); undefined: everyone. */
   viewers: readonly string[] | undefined;
+  /**
+   * How long one check may wait for Slack in all, its requests running side by side (default
+   * 1.5 s: half of the three seconds Slack gives a command's ack and a trigger_id, the other
+   * half left for the network, Bolt and `views.open`).
+   */
+  budgetMs?: number;
   /** How long an answer from Slack is reused (default one minute). */
   cacheMs?: number;
+  /** How many users' admin flags, and how many groups' members, are kept (default 1000 each). */
+  cacheSize?: number;
   now?: () => number;
+  timers?: AccessTimers;
 }
 
-export function createAccess(options: AccessOptions): Access {
-  const cacheMs = options.cacheMs ?? 60_000;
-  const now = options.now ?? Date.now;
-  const cache = new Map<string, { value: Promise<boolean | readonly string[]>; expires: number }>();
-
-  // Concurrent checks for the same key share one request; failures are not cached.
-  function cached<T extends boolean | readonly string[]>(
-    key: string,
-    load: () => Promise<T>,
-  ): Promise<T> {
-    const hit = cache.get(key);
-    if (hit && hit.expires > now()) return hit.value as Promise<T>;
-    const value = load();
-    cache.set(key, { value, expires: now() + cacheMs });
-    value.catch(() => cache.delete(key));
-    return value;
-  }
-
-  const isAdmin = (userId: string) =>
-    cached(`admin:${userId}`, async () => {
-      const answer = await options.client.users.info({ user: userId });
-      return Boolean(
-        answer.user?.is_admin || answer.user?.is_owner || answer.user?.is_primary_owner,
-      );
-    });
-
-  const groupMembers = (groupId: string) =>
-    cached(`group:${groupId}`, async () => {
-      const answer = await options.client.usergroups.users.list({ usergroup: groupId });
-      return (answer.users ?? []) as readonly string[];
-    });
-
-  async function listed(list: readonly string[], userId: string): Promise<boolean> {
-    if (list.includes(userId)) return true;
-    for (const group of list.filter((id) => id.startsWith('S'))) {
-      if ((await groupMembers(group)).includes(userId)) return true;
-    }
-    return false;
-  }
-
-  async function canEdit(userId: string, log: Logger): Promise<boolean> {
-    try {
-      return options.editors ? await listed(options.editors, userId) : await isAdmin(userId);
-    } catch (error) {
-      log.warn({ cause: slackErrorCode(error) }, 'access check failed; refusing');
-      return false;
-    }
-  }
-
-  return {
-    canEdit,
-    async canView(userId, log) {
-      if (!options.viewers) return true;
-      try {
-        if (await listed(options.viewers, userId)) return true;
-      } catch (error) {
-        log.warn({ cause: slackErrorCode(error) }, 'viewer check failed; trying the editor rules');
-      }
-      return canEdit(userId, log);
-    },
-  };
-}
+export const DEFAULT_ACCESS_BUDGET_MS = 1_500;
 
 export const REFUSALS = {
   view: 'This app is limited to the people listed in its VIEWERS setting; ask an admin of the app if you need access.',
   edit: "Only the people listed in the app's EDITORS setting may change permissions; ask one of them, or an admin of the app.",
   editAdmins:
     'Only workspace admins and owners may change permissions (the app has no EDITORS list); ask one of them.',
+  viewTimeout:
+    'Slack did not answer in time, so the app could not check that you may use it; try again in a moment.',
+  editTimeout:
+    'Slack did not answer in time, so the app could not check that you may change permissions; try again in a moment.',
+  viewError:
+    'This app is limited to the people listed in its VIEWERS setting, and Slack answered with an error when the app checked that list; try again in a moment, and ask an admin of the app if it keeps happening.',
+  editError:
+    "Only the people listed in the app's EDITORS setting may change permissions, and Slack answered with an error when the app checked that list; try again in a moment, and ask an admin of the app if it keeps happening.",
+  editAdminsError:
+    'Only workspace admins and owners may change permissions, and Slack answered with an error when the app asked whether you are one; try again in a moment, and ask an admin of the app if it keeps happening.',
 } as const;
+
+type Verdict = { allowed: true } | { allowed: false; reason: RefusalReason; causes: string[] };
+
+/** One question to Slack: does it let the user in? */
+type Probe = () => Promise<boolean>;
+
+const globalTimers: AccessTimers = {
+  setTimeout: (run, ms) => setTimeout(run, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/** A request the Web API client gave up on (its own timeout) is Slack not answering in time. */
+function timedOut(error: unknown): boolean {
+  const original = (error as { original?: unknown } | undefined)?.original;
+  return original instanceof Error && original.name === 'TimeoutError';
+}
+
+/**
+ * Runs every probe at once: allowed as soon as one says yes; otherwise, once all have answered,
+ * refused as not listed, or for the error one of them met; refused for lack of time when the
+ * budget runs out first.
+ */
+function anyOf(probes: readonly Probe[], budgetMs: number, timers: AccessTimers): Promise<Verdict> {
+  if (probes.length === 0)
+    return Promise.resolve({ allowed: false, reason: 'not-listed', causes: [] });
+  return new Promise((resolve) => {
+    let pending = probes.length;
+    let slow = false;
+    const causes: string[] = [];
+    const timer = timers.setTimeout(
+      () => resolve({ allowed: false, reason: 'timeout', causes }),
+      budgetMs,
+    );
+    const settle = (verdict: Verdict) => {
+      timers.clearTimeout(timer);
+      resolve(verdict);
+    };
+    const answered = () => {
+      pending -= 1;
+      if (pending > 0) return;
+      if (slow) settle({ allowed: false, reason: 'timeout', causes });
+      else
+        settle({
+          allowed: false,
+          reason: causes.length > 0 ? 'slack-error' : 'not-listed',
+          causes,
+        });
+    };
+    for (const probe of probes) {
+      probe().then(
+        (yes) => (yes ? settle({ allowed: true }) : answered()),
+        (error: unknown) => {
+          if (timedOut(error)) slow = true;
+          causes.push(slackErrorCode(error));
+          answered();
+        },
+      );
+    }
+  });
+}
+
+export function createAccess(options: AccessOptions): Access {
+  const budgetMs = options.budgetMs ?? DEFAULT_ACCESS_BUDGET_MS;
+  const timers = options.timers ?? globalTimers;
+  const cacheSettings = {
+    max: options.cacheSize ?? 1_000,
+    ttlMs: options.cacheMs ?? 60_000,
+    now: options.now,
+  };
+  const admins = createTtlCache<boolean>(cacheSettings);
+  const groups = createTtlCache<readonly string[]>(cacheSettings);
+
+  const isAdmin = (userId: string) =>
+    admins.get(userId, async () => {
+      const answer = await options.client.users.info({ user: userId });
+      return Boolean(
+        answer.user?.is_admin || answer.user?.is_owner || answer.user?.is_primary_owner,
+      );
+    });
+
+  const inGroup = async (groupId: string, userId: string) => {
+    const members = await groups.get(groupId, async () => {
+      const answer = await options.client.usergroups.users.list({ usergroup: groupId });
+      return answer.users ?? [];
+    });
+    return members.includes(userId);
+  };
+
+  /** The questions that decide whether `userId` is in `list`; none when it names them. */
+  const listProbes = (list: readonly string[], userId: string): Probe[] | 'listed' =>
+    list.includes(userId)
+      ? 'listed'
+      : list.filter((id) => id.startsWith('S')).map((group) => () => inGroup(group, userId));
+
+  const editProbes = (userId: string): Probe[] | 'listed' =>
+    options.editors ? listProbes(options.editors, userId) : [() => isAdmin(userId)];
+
+  async function decide(
+    check: 'edit' | 'view',
+    probes: Probe[] | 'listed',
+    log: Logger,
+  ): Promise<Verdict> {
+    if (probes === 'listed') return { allowed: true };
+    const verdict = await anyOf(probes, budgetMs, timers);
+    if (!verdict.allowed && verdict.reason === 'timeout') {
+      log.warn(
+        { check, budgetMs, causes: verdict.causes },
+        'access check ran out of time; refusing',
+      );
+    } else if (!verdict.allowed && verdict.reason === 'slack-error') {
+      log.warn({ check, causes: verdict.causes }, 'access check failed; refusing');
+    }
+    return verdict;
+  }
+
+  async function editRefusal(userId: string, log: Logger): Promise<string | undefined> {
+    const verdict = await decide('edit', editProbes(userId), log);
+    if (verdict.allowed) return undefined;
+    if (verdict.reason === 'timeout') return REFUSALS.editTimeout;
+    if (options.editors)
+      return verdict.reason === 'slack-error' ? REFUSALS.editError : REFUSALS.edit;
+    return verdict.reason === 'slack-error' ? REFUSALS.editAdminsError : REFUSALS.editAdmins;
+  }
+
+  async function viewRefusal(userId: string, log: Logger): Promise<string | undefined> {
+    if (!options.viewers) return undefined;
+    // Viewers and editors are asked about together: one budget for the whole check.
+    const viewers = listProbes(options.viewers, userId);
+    const editors = editProbes(userId);
+    const probes =
+      viewers === 'listed' || editors === 'listed' ? 'listed' : [...viewers, ...editors];
+    const verdict = await decide('view', probes, log);
+    if (verdict.allowed) return undefined;
+    if (verdict.reason === 'timeout') return REFUSALS.viewTimeout;
+    return verdict.reason === 'slack-error' ? REFUSALS.viewError : REFUSALS.view;
+  }
+
+  return {
+    editRefusal,
+    viewRefusal,
+    canEdit: async (userId, log) => (await editRefusal(userId, log)) === undefined,
+    canView: async (userId, log) => (await viewRefusal(userId, log)) === undefined,
+  };
+}
 
 /**
  * Global middleware: when VIEWERS is set, anyone else is refused before any listener runs,
@@ -101,7 +226,7 @@ export const REFUSALS = {
  * acknowledged, so Slack shows the refusal and not a timeout.
  */
 export function requireViewer(
-  access: Access,
+  access: Pick<Access, 'viewRefusal'>,
   refuse: (body: unknown, sentence: string, log: Logger) => Promise<void>,
 ): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
@@ -109,7 +234,8 @@ export function requireViewer(
     const b = body as { user_id?: string; user?: { id?: string }; type?: string };
     const userId = b.user_id ?? b.user?.id;
     const log = (context.scope as { log?: Logger } | undefined)?.log;
-    if (!userId || !log || (await access.canView(userId, log))) {
+    const refusal = userId && log ? await access.viewRefusal(userId, log) : undefined;
+    if (refusal === undefined || !log) {
       await next();
       return;
     }
@@ -122,12 +248,12 @@ export function requireViewer(
           type: 'modal',
           title: { type: 'plain_text', text: 'Not allowed' },
           close: { type: 'plain_text', text: 'Close' },
-          blocks: [{ type: 'section', text: { type: 'mrkdwn', text: REFUSALS.view } }],
+          blocks: [{ type: 'section', text: { type: 'mrkdwn', text: refusal } }],
         },
       });
       return;
     }
     await ack?.();
-    await refuse(body, REFUSALS.view, log);
+    await refuse(body, refusal, log);
   };
 }

@@ -1,7 +1,8 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../offline/cometchat-standin/server.ts';
-import { createCometChatClient } from '../../src/cometchat/client.ts';
+import { type CometChatClient, createCometChatClient } from '../../src/cometchat/client.ts';
+import type { Role, RolePage } from '../../src/cometchat/model.ts';
 import { withRoleCache } from '../../src/cometchat/role-cache.ts';
 
 const API_KEY = 'role-cache-test-key';
@@ -79,5 +80,52 @@ describe('role list cache', () => {
     await client.getCall(id);
     await client.getCall(id);
     expect(sandbox.requests.filter((r) => r.path.startsWith('/v3/calls/'))).toHaveLength(2);
+  });
+});
+
+describe('role list cache, in front of a client the test answers by hand', () => {
+  /** A client whose role lists wait until the test answers them; it counts what was asked. */
+  function handClient() {
+    const lists: ((roles: Role[]) => void)[] = [];
+    const pages: number[] = [];
+    const client: CometChatClient = {
+      listAllRoles: () => new Promise((resolve) => lists.push(resolve)),
+      listRoles: async (query = {}): Promise<RolePage> => {
+        const page = query.page ?? 1;
+        pages.push(page);
+        return {
+          roles: [],
+          pagination: { total: 0, count: 0, per_page: 10, current_page: page, total_pages: 0 },
+        };
+      },
+      setRolePermissions: async () => ({ permissions: {}, results: {} }),
+      getCall: () => Promise.reject(new Error('not asked in these tests')),
+    };
+    return { client, lists, pages };
+  }
+
+  it('answers a list asked before a change with what it got, and asks again after it', async () => {
+    const hand = handClient();
+    const cached = withRoleCache(hand.client, { ttlMs: 30_000 });
+    const before = cached.listAllRoles();
+    await cached.setRolePermissions('default', { sendMessage: 'deny' });
+    hand.lists[0]?.([]);
+    expect(await before).toEqual([]);
+    const after = cached.listAllRoles();
+    expect(hand.lists).toHaveLength(2);
+    hand.lists[1]?.([]);
+    await after;
+    await cached.listAllRoles();
+    expect(hand.lists).toHaveLength(2);
+  });
+
+  it('keeps a bounded number of pages, forgetting the least recently used', async () => {
+    const hand = handClient();
+    const cached = withRoleCache(hand.client, { ttlMs: 30_000 });
+    for (let page = 1; page <= 60; page += 1) await cached.listRoles({ page });
+    await cached.listRoles({ page: 60 });
+    expect(hand.pages).toHaveLength(60);
+    await cached.listRoles({ page: 1 });
+    expect(hand.pages).toHaveLength(61);
   });
 });
