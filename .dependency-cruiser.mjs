@@ -29,6 +29,14 @@ export default {
       },
     },
     {
+      // The offline tooling drives the app the way Slack does, from outside: through app.ts and
+      // what the app sends, never by reading a feature's internals.
+      name: 'offline-imports-no-features',
+      severity: 'error',
+      from: { path: '^offline/' },
+      to: { path: '^src/features/' },
+    },
+    {
       // The shared Slack kit serves every feature, so it cannot depend on any one of them.
       name: 'slack-kit-imports-no-features',
       severity: 'error',

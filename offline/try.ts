@@ -1,7 +1,7 @@
 import { permissionSpec } from '../src/cometchat/catalogue.ts';
-import { decodeState } from '../src/features/permissions/editor-state.ts';
 import { SANDBOX_SESSION_IDS } from './cometchat-standin/server.ts';
 import {
+  categoryOnScreen,
   confirm,
   confirmationOf,
   openEditor,
@@ -66,7 +66,7 @@ async function perms(
     );
     return;
   }
-  if (decodeState(String(editor.private_metadata))?.category !== spec.category) {
+  if (categoryOnScreen(editor) !== spec.category) {
     print(`\n> choose the category "${spec.category}"`);
     editor = await switchCategory(stack, editor, spec.category);
     print(renderView(editor));

@@ -66,6 +66,11 @@ describe('layering rules (.dependency-cruiser.mjs)', () => {
       },
       { rule: 'no-one-imports-main', from: 'offline/try.ts', to: 'src/main.ts' },
       {
+        rule: 'offline-imports-no-features',
+        from: 'offline/try.ts',
+        to: 'src/features/roles/role-view.ts',
+      },
+      {
         rule: 'slack-kit-imports-no-features',
         from: 'src/slack/router.ts',
         to: 'src/features/help/help-view.ts',

@@ -47,6 +47,18 @@ function blocksOf(view: Json): Json[] {
   return (view.blocks ?? []) as Json[];
 }
 
+/** The category the editor shows, read from its category picker as a person would. */
+export function categoryOnScreen(view: StoredView): string | undefined {
+  for (const block of blocksOf(view)) {
+    for (const element of (block.elements ?? []) as Json[]) {
+      if (element.action_id !== ACTIONS.permissionsCategory) continue;
+      const value = (element.initial_option as Json | undefined)?.value;
+      return typeof value === 'string' ? value : undefined;
+    }
+  }
+  return undefined;
+}
+
 /** The state a person produces by setting one field of the category on screen. */
 export function withFieldSet(
   view: StoredView,
