@@ -1,0 +1,56 @@
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { CometChatClient } from '../../../src/cometchat/client.ts';
+import { createShareRoles } from '../../../src/features/roles/role-list.ts';
+import type { Deliverer, SlackMessage } from '../../../src/slack/deliver.ts';
+import { InputError } from '../../../src/slack/failure.ts';
+
+// A listener called the way Bolt calls it, with a fake ack: what it acknowledges, asks and sends.
+
+function setup() {
+  const asked: unknown[] = [];
+  const sent: SlackMessage[] = [];
+  const cometchat = {
+    async listRoles(query: unknown) {
+      asked.push(query);
+      return {
+        roles: [{ role: 'default', name: 'Default', description: '' }],
+        pagination: { total: 1, count: 1, per_page: 10, current_page: 1, total_pages: 1 },
+      };
+    },
+  } as unknown as CometChatClient;
+  const deliver: Deliverer = async (_to, message) => {
+    sent.push(message);
+    return 'response_url';
+  };
+  const share = createShareRoles({ cometchat, deliver, budgetSeconds: 8 });
+  let acked = 0;
+  const call = (value: string) =>
+    share({
+      ack: async () => {
+        acked += 1;
+      },
+      action: { type: 'button', action_id: 'share_roles', value },
+      body: { user: { id: 'U1' }, response_url: 'https://hooks.example/1', channel: { id: 'C1' } },
+      context: { scope: { ref: 'ref0000004', log: pino({ level: 'silent' }) } },
+    } as unknown as Parameters<typeof share>[0]);
+  return { call, asked, sent, acked: () => acked };
+}
+
+describe('Share in channel (roles)', () => {
+  it('acknowledges, then posts the page for everyone, without buttons', async () => {
+    const { call, asked, sent, acked } = setup();
+    await call(JSON.stringify({ page: 1 }));
+    expect(acked()).toBe(1);
+    expect(asked).toEqual([{ page: 1, perPage: 10 }]);
+    expect(sent[0]?.response_type).toBe('in_channel');
+    expect(sent[0]?.blocks?.some((b) => b.type === 'actions')).toBe(false);
+  });
+
+  it('refuses a tampered page value without asking CometChat', async () => {
+    const { call, asked, acked } = setup();
+    await expect(call(JSON.stringify({ page: 10_001 }))).rejects.toBeInstanceOf(InputError);
+    expect(acked()).toBe(1);
+    expect(asked).toEqual([]);
+  });
+});
