@@ -102,6 +102,12 @@ export interface SlackStandIn {
   /** usergroup id -> member user ids, for `usergroups.users.list`. */
   setUserGroups(groups: Readonly<Record<string, readonly string[]>>): void;
   setLatency(latencyMs: number): void;
+  /**
+   * Delays every answer of one Web API method by `latencyMs` instead of the overall latency, to
+   * play one slow method (e.g. `usergroups.users.list`); 0 answers it at once, `undefined`
+   * restores the overall latency. `reset()` forgets these.
+   */
+  setMethodLatency(method: string, latencyMs: number | undefined): void;
   waitFor<T>(pick: () => T | undefined, timeoutMs?: number): Promise<T>;
   /** The first accepted response_url post at index `afterIndex` or later (pass the length seen before acting). */
   nextResponse(afterIndex?: number, timeoutMs?: number): Promise<ResponseUrlPost>;
@@ -127,7 +133,10 @@ export interface SlackStandIn {
   /** Asks connected clients to reconnect, as Slack does before recycling a connection. */
   requestReconnect(reason?: 'warning' | 'refresh_requested' | 'link_disabled'): void;
   socketConnectionCount(): number;
-  /** Forgets records, views, users, groups, failures and issued urls; connections stay open. */
+  /**
+   * Forgets records, views, users, groups, failures, per-method latencies and issued urls;
+   * connections stay open.
+   */
   reset(): void;
   /**
    * Closes every connection, WebSockets included. Stop a Socket Mode app first: a client that
@@ -208,6 +217,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     app: options.appToken ?? DEFAULT_APP_TOKEN,
   };
   let latencyMs = options.latencyMs ?? 0;
+  const methodLatencyMs = new Map<string, number>();
   const now = options.now ?? Date.now;
   let port = 0;
   const ids = createIdSource(now);
@@ -243,7 +253,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     const token =
       bearerToken(request.headers.authorization) ?? (parsed.ok ? parsed.bodyToken : undefined);
     calls.push({ method, args: parsed.ok ? parsed.args : {}, token, at: now() });
-    if (latencyMs > 0) await sleep(latencyMs);
+    const delay = methodLatencyMs.get(method) ?? latencyMs;
+    if (delay > 0) await sleep(delay);
     const entry = WEB_API_METHODS.get(method);
     if (entry === undefined) {
       sendJson(response, 200, { ok: false, error: 'unknown_method', req_method: method });
@@ -371,6 +382,10 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     setLatency(ms) {
       latencyMs = ms;
     },
+    setMethodLatency(method, ms) {
+      if (ms === undefined) methodLatencyMs.delete(method);
+      else methodLatencyMs.set(method, ms);
+    },
     waitFor(pick, timeoutMs) {
       return waitFor(pick, timeoutMs);
     },
@@ -400,6 +415,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       refusedResponses.length = 0;
       responseUrlFailures.length = 0;
       failures.clear();
+      methodLatencyMs.clear();
       responseUrls.clear();
       state.users.clear();
       state.userGroups.clear();

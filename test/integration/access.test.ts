@@ -33,6 +33,43 @@ describe('who may edit and view', () => {
     expect(h.slack.calls.filter((c) => c.method === 'views.open')).toHaveLength(2);
   });
 
+  it('acknowledges `perms` and opens the editor within 3 s while three editor groups take 1.2 s each', async () => {
+    const h = await start({ env: { EDITORS: 'S0EDITORS1,S0EDITORS2,S0EDITORS3' } });
+    // Only the last group lists the user: asked one after another, the groups would take 3.6 s.
+    h.slack.setUserGroups({ S0EDITORS1: ['U0OTHER'], S0EDITORS2: [], S0EDITORS3: ['U0GROUPIE'] });
+    h.slack.setMethodLatency('usergroups.users.list', 1_200);
+    const mark = h.slack.calls.length;
+    // Real time: the stand-in stamps calls with Date.now, and refuses a trigger older than 3 s.
+    const sentAt = Date.now();
+    const sent = await driverAs(h, 'U0GROUPIE').command('perms default');
+    expect(sent.status).toBe(200);
+    expect(sent.elapsedMs).toBeLessThan(3_000);
+
+    const opened = await h.slack.nextCall('views.open', mark);
+    expect(opened.at - sentAt).toBeLessThan(3_000);
+    const asked = h.slack.calls.slice(mark).filter((c) => c.method === 'usergroups.users.list');
+    expect(asked.map((c) => c.args.usergroup).sort()).toEqual([
+      'S0EDITORS1',
+      'S0EDITORS2',
+      'S0EDITORS3',
+    ]);
+    // The trigger was still good: Slack opened the loading view, which was then filled.
+    const filled = await h.slack.nextCall('views.update', mark);
+    expect(h.slack.views.has(String(filled.args.view_id))).toBe(true);
+    expect(filled.args.view).toMatchObject({ callback_id: 'perms_editor' });
+    expect(textOf(filled.args.view)).not.toContain('Reference:');
+  });
+
+  it('refuses the editor, saying Slack did not answer in time, when the groups take too long', async () => {
+    const h = await start({ env: { EDITORS: 'S0EDITORS' } });
+    h.slack.setUserGroups({ S0EDITORS: ['U0GROUPIE'] });
+    h.slack.setMethodLatency('usergroups.users.list', 2_500);
+    const mark = h.slack.calls.length;
+    const text = await commandText(h, 'perms default', driverAs(h, 'U0GROUPIE'));
+    expect(text).toContain('Slack did not answer in time');
+    expect(h.slack.calls.slice(mark).filter((c) => c.method === 'views.open')).toHaveLength(0);
+  });
+
   it('changes nothing when someone else submits or confirms an editor they did not open', async () => {
     const h = await start({ env: { EDITORS: 'U0OPERATOR' } });
     // The editor's confirmation for `sendMessage: deny`, prepared by the harness's own user.
