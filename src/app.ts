@@ -50,6 +50,12 @@ export interface RunningApp {
 const HEALTH_PATH = '/healthz';
 
 /**
+ * "Review changes" answers Slack within this many milliseconds of reaching the app, whatever the
+ * access check and the store do: Slack allows three seconds from the click, network included.
+ */
+const REVIEW_DEADLINE_MS = 2_000;
+
+/**
  * Builds the Bolt app with every feature registered. Nothing is started, and nothing is asked of
  * Slack yet: `app.init()` (which checks the bot token) comes before `app.start()`.
  */
@@ -160,7 +166,8 @@ export function createSlackApp(options: SlackAppOptions) {
       client: quickClient(3_000),
       channel: config.auditChannel,
     }),
-    editorsConfigured: config.access.editors !== undefined,
+    now: Date.now,
+    reviewDeadlineMs: REVIEW_DEADLINE_MS,
   };
   const audit = createAuditCommand({ ...deps, store });
   const openEditor = createEditorOpener(editorDeps);

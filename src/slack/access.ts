@@ -2,6 +2,7 @@ import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { createTtlCache } from '../ttl-cache.ts';
+import { messageModal } from './blocks.ts';
 import { slackErrorCode } from './deliver.ts';
 
 /**
@@ -244,12 +245,7 @@ export function requireViewer(
     if (b.type === 'view_submission') {
       await ack?.({
         response_action: 'update',
-        view: {
-          type: 'modal',
-          title: { type: 'plain_text', text: 'Not allowed' },
-          close: { type: 'plain_text', text: 'Close' },
-          blocks: [{ type: 'section', text: { type: 'mrkdwn', text: refusal } }],
-        },
+        view: messageModal('Not allowed', refusal),
       });
       return;
     }
