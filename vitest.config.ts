@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { REDIS_TAG, RedisNoticeReporter } from './test/reporters/redis-notice.ts';
 
 export default defineConfig({
   test: {
@@ -7,5 +8,13 @@ export default defineConfig({
     hookTimeout: 20_000,
     // Integration tests start real servers on loopback; two workers fit a 2-core machine.
     maxWorkers: 2,
+    tags: [
+      {
+        name: REDIS_TAG,
+        description: 'needs redis-server on PATH; skipped without it, except under CI',
+      },
+    ],
+    // The notice comes after the default reporter's summary, so it is the last thing read.
+    reporters: ['default', new RedisNoticeReporter()],
   },
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openEditor, switchCategory } from '../../offline/stack/editor-steps.ts';
 import { startOfflineStack } from '../../offline/stack/offline-stack.ts';
-import { useRedisServer } from '../store/redis-server.ts';
+import { skipRedisSuites, useRedisServer } from '../store/redis-server.ts';
 import { commandText, type Harness, startHarness } from './harness.ts';
 import {
   allowedActions,
@@ -50,7 +50,7 @@ describe('SQLite state survives a restart', () => {
   });
 });
 
-describe('two replicas sharing Redis', () => {
+describe.skipIf(skipRedisSuites)('two replicas sharing Redis', { tags: ['redis'] }, () => {
   const redis = useRedisServer();
   const running: Harness[] = [];
   afterEach(async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, resolveStoreTarget } from '../../src/store/open-store.ts';
-import { useRedisServer } from './redis-server.ts';
+import { skipRedisSuites, useRedisServer } from './redis-server.ts';
 
 describe('resolveStoreTarget', () => {
   it.each([
@@ -39,7 +39,6 @@ describe('resolveStoreTarget', () => {
 
 describe('openStore', () => {
   let dir: string;
-  const server = useRedisServer();
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'open-store-'));
   });
@@ -58,6 +57,16 @@ describe('openStore', () => {
     }
   });
 
+  it('opens a memory store', async () => {
+    const store = await openStore('memory:');
+    expect(await store.claim('x', 60)).toBe(true);
+    await store.close();
+  });
+});
+
+describe.skipIf(skipRedisSuites)('openStore on Redis', { tags: ['redis'] }, () => {
+  const server = useRedisServer();
+
   it('opens Redis from a redis:// URL', async () => {
     const store = await openStore(server().url);
     try {
@@ -66,11 +75,5 @@ describe('openStore', () => {
     } finally {
       await store.close();
     }
-  });
-
-  it('opens a memory store', async () => {
-    const store = await openStore('memory:');
-    expect(await store.claim('x', 60)).toBe(true);
-    await store.close();
   });
 });

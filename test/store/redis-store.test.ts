@@ -4,7 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRedisStore } from '../../src/store/redis-store.ts';
 import type { AuditRecord, Store } from '../../src/store/store.ts';
 import { StoreUnavailableError } from '../../src/store/store-errors.ts';
-import { type RedisServer, startRedisServer, useRedisServer } from './redis-server.ts';
+import {
+  type RedisServer,
+  skipRedisSuites,
+  startRedisServer,
+  useRedisServer,
+} from './redis-server.ts';
 
 const record: AuditRecord = {
   ref: 'ref-1',
@@ -17,7 +22,7 @@ const record: AuditRecord = {
   outcome: 'applied',
 };
 
-describe('redis store', () => {
+describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
   const server = useRedisServer();
   const open: Store[] = [];
   /** One store per call: its own connection, as one replica of the app. */

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createRedisStore } from '../../src/store/redis-store.ts';
 import { createSqliteStore } from '../../src/store/sqlite-store.ts';
 import { type AuditRecord, createMemoryStore, type Store } from '../../src/store/store.ts';
-import { useRedisServer } from './redis-server.ts';
+import { skipRedisSuites, useRedisServer } from './redis-server.ts';
 
 /** A fresh, empty store for one test, and how to move its clock on. */
 interface StoreUnderTest {
@@ -238,7 +238,7 @@ describe('sqlite', () => {
   });
 });
 
-describe('redis', () => {
+describe.skipIf(skipRedisSuites)('redis', { tags: ['redis'] }, () => {
   const server = useRedisServer();
   describeStoreContract('redis', async () => ({
     // A prefix per test gives each one an empty store on the shared server.
