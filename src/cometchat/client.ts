@@ -3,6 +3,7 @@ import ky, { HTTPError, type KyInstance, type Options, TimeoutError } from 'ky';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { CometChatError, type CometChatErrorKind, kindForStatus } from './errors.ts';
+import { fitsHeader } from './header-value.ts';
 import {
   type Call,
   type PermissionUpdate,
@@ -34,6 +35,10 @@ export interface CometChatClientOptions {
   retryLimit?: number;
   fetch?: typeof fetch;
   newRef?: () => string;
+  /** The clock the time budget and server-given waits are judged by (default `Date.now`). */
+  now?: () => number;
+  /** A number in [0, 1) for the back-off jitter (default `Math.random`). */
+  random?: () => number;
 }
 
 export interface RequestOptions {
@@ -77,6 +82,8 @@ const backoff = (attempt: number) => Math.min(250 * 2 ** (attempt - 1), 2_000);
 
 export function createCometChatClient(options: CometChatClientOptions): CometChatClient {
   const newRef = options.newRef ?? newReference;
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
   const common: Options = {
     timeout: options.timeoutMs,
     headers: { apikey: options.apiKey, accept: 'application/json' },
@@ -102,8 +109,11 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
     // A request logger from the Slack layer already carries the ref; bind it only once.
     const parent = request.logger ?? options.logger;
     const log = parent.child(parent.bindings().ref === ref ? { operation } : { ref, operation });
-    const deadline = Date.now() + options.budgetMs;
+    const deadline = now() + options.budgetMs;
     const started = performance.now();
+    // The wait before the next attempt, chosen once (jitter included) when deciding to retry,
+    // so that the budget is judged by the wait ky then really makes.
+    let wait = 0;
     const fail = (
       init: Omit<ConstructorParameters<typeof CometChatError>[0], 'ref' | 'operation'>,
     ) => new CometChatError({ ...init, ref, operation });
@@ -117,23 +127,29 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
           limit: options.retryLimit ?? 3,
           methods: ['get', 'put'],
           statusCodes: RETRY_STATUSES,
-          afterStatusCodes: RETRY_AFTER_STATUSES,
-          delay: backoff,
-          jitter: (delay) => delay * (0.5 + Math.random() / 2),
+          // Retry-After is read by waitBefore, not by ky: one computation, on the client's clock.
+          afterStatusCodes: [],
+          delay: () => wait,
           retryOnTimeout: true,
-          shouldRetry: ({ error, retryCount }) =>
-            fitsBudget(error, retryCount, deadline) ? undefined : false,
+          shouldRetry: ({ error, retryCount }) => {
+            wait = waitBefore(error, retryCount, random, now);
+            // undefined: ky goes on to its own checks (method, status, timeout).
+            return wait + MIN_ATTEMPT_MS < deadline - now() ? undefined : false;
+          },
         },
         hooks: {
           beforeRetry: [
             ({ error, retryCount }) => {
-              log.warn({ retryCount, cause: causeOf(error) }, 'retrying CometChat request');
+              log.warn(
+                { retryCount, cause: causeOf(error), waitedMs: Math.round(wait) },
+                'retrying CometChat request',
+              );
             },
           ],
         },
       });
     } catch (error) {
-      const failure = await translate(error, fail, withoutKey);
+      const failure = await translate(error, fail, withoutKey, now);
       log.warn(
         {
           kind: failure.kind,
@@ -216,7 +232,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
       if (request.onBehalfOf) {
         // fetch throws a TypeError for a header it cannot send, which would read as a network
         // failure (and be retried): refuse it before any request instead.
-        if (!HEADER_VALUE.test(request.onBehalfOf)) {
+        if (!fitsHeader(request.onBehalfOf)) {
           throw new CometChatError({
             kind: 'bad_request',
             ref: request.ref ?? newRef(),
@@ -250,9 +266,6 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
   return client;
 }
 
-/** What fetch accepts as a header value: Latin-1, without NUL, CR or LF, not padded. */
-const HEADER_VALUE = /^(?![\t ])[^\0\r\n\u0100-\uffff]*(?<![\t ])$/;
-
 /** With the `u` flag a surrogate pair is one code point, so only unpaired halves match. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
@@ -282,21 +295,27 @@ function segment(
   return encodeURIComponent(id);
 }
 
-/** Whether one more attempt, after the wait it would need, still fits before the deadline. */
-function fitsBudget(error: Error, retryCount: number, deadline: number): boolean {
-  const remaining = deadline - Date.now();
-  let wait = backoff(retryCount);
+/**
+ * The wait before retry number `retryCount`: what the service asked for on a 429 or 503, else
+ * the back-off with jitter (half to all of it, so that replicas do not retry in step).
+ */
+function waitBefore(
+  error: Error,
+  retryCount: number,
+  random: () => number,
+  now: () => number,
+): number {
   if (error instanceof HTTPError && RETRY_AFTER_STATUSES.includes(error.response.status)) {
-    wait = serverWaitMs(error.response) ?? wait;
+    const asked = serverWaitMs(error.response, now);
+    if (asked !== undefined) return asked;
   }
-  return wait + MIN_ATTEMPT_MS < remaining;
+  return backoff(retryCount) * (0.5 + random() / 2);
 }
 
 /**
- * Headers ky reads, first present wins, for the wait before retrying a 429 or 503. Mirrored
- * here so the budget check judges the wait ky would really make: CometChat sends
- * `X-Rate-Limit-Reset` beside `Retry-After`, and a 429 with only the latter must not be waited
- * for past the budget either.
+ * Headers read, first present wins, for the wait a 429 or 503 asks for (the ones ky knows):
+ * CometChat sends `X-Rate-Limit-Reset` beside `Retry-After`, and a 429 with only the former
+ * must not be waited for past the budget either.
  */
 const WAIT_HEADERS = [
   'retry-after',
@@ -305,10 +324,10 @@ const WAIT_HEADERS = [
   'x-ratelimit-reset',
   'x-rate-limit-reset',
 ];
-/** ky reads a wait this large (in ms) as a Unix timestamp. */
+/** A wait this large (in ms) is a Unix timestamp (ky's reading, kept). */
 const TIMESTAMP_FROM_MS = Date.parse('2024-01-01');
 
-function serverWaitMs(response: Response): number | undefined {
+function serverWaitMs(response: Response, now: () => number): number | undefined {
   let header: string | null = null;
   for (const name of WAIT_HEADERS) {
     header = response.headers.get(name);
@@ -316,13 +335,13 @@ function serverWaitMs(response: Response): number | undefined {
   }
   if (!header) return undefined;
   let ms = Number(header) * 1000;
-  if (Number.isNaN(ms)) ms = Date.parse(header) - Date.now();
-  else if (ms >= TIMESTAMP_FROM_MS) ms -= Date.now();
+  if (Number.isNaN(ms)) ms = Date.parse(header) - now();
+  else if (ms >= TIMESTAMP_FROM_MS) ms -= now();
   return Number.isNaN(ms) ? undefined : Math.max(0, ms);
 }
 
-function retryAfterSeconds(response: Response): number | undefined {
-  const ms = serverWaitMs(response);
+function retryAfterSeconds(response: Response, now: () => number): number | undefined {
+  const ms = serverWaitMs(response, now);
   return ms === undefined ? undefined : ms / 1000;
 }
 
@@ -332,6 +351,7 @@ async function translate(
     init: Omit<ConstructorParameters<typeof CometChatError>[0], 'ref' | 'operation'>,
   ) => CometChatError,
   withoutKey: (text: string) => string,
+  now: () => number,
 ): Promise<CometChatError> {
   if (error instanceof CometChatError) return error;
   if (error instanceof HTTPError) {
@@ -343,7 +363,7 @@ async function translate(
       serviceCode: body?.code,
       serviceMessage: body?.message,
       details: body?.details,
-      retryAfterSeconds: retryAfterSeconds(error.response),
+      retryAfterSeconds: retryAfterSeconds(error.response, now),
       detail: body ? undefined : 'no error body',
     });
   }

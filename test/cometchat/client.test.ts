@@ -17,12 +17,17 @@ import { createLogger, type Logger } from '../../src/log.ts';
 import { LogCapture } from '../log-capture.ts';
 
 // The client against the sandbox over real HTTP on loopback. Budgets are small (300 ms per
-// attempt, 1.5 s in all) so that the retry and timeout cases stay quick.
+// attempt, 1.5 s in all) so that the retry and timeout cases stay quick. No test measures how
+// long anything took: the client judges its budget by the clock it is given (`now`) and draws
+// its jitter from `random`, so the tests set both and read the decisions (how many attempts,
+// which waits, logged as `waitedMs`) rather than the machine's speed.
 
 const API_KEY = 'cc-rest-key-7Hq2ZETA9xYw';
 const WRONG_KEY = 'cc-wrong-key-Q8vLmN3pR';
 const TIMEOUT_MS = 300;
 const BUDGET_MS = 1_500;
+/** The client's clock in these tests: it stands still unless a test makes it move. */
+const T0 = Date.parse('2025-06-02T09:00:00Z');
 
 /**
  * No `secrets` on purpose: the client itself must keep the key out of the log; the root
@@ -61,8 +66,27 @@ function client(overrides: Partial<CometChatClientOptions> = {}): CometChatClien
     timeoutMs: TIMEOUT_MS,
     budgetMs: BUDGET_MS,
     logger,
+    now: () => T0,
+    // The smallest jitter: each back-off wait is half the back-off (125, 250, 500 ms...).
+    random: () => 0,
     ...overrides,
   });
+}
+
+/**
+ * A clock on which every attempt that reached the sandbox took `ms`: the budget runs out after a
+ * known number of attempts, however fast or slow the machine is.
+ */
+function attemptClock(ms: number): () => number {
+  return () => T0 + ms * sandbox.requests.length;
+}
+
+/** The retries the client logged: which one, and how long it waited before it. */
+function retries(): { retryCount: unknown; waitedMs: unknown; cause: unknown }[] {
+  return logs
+    .records()
+    .filter((r) => r.msg === 'retrying CometChat request')
+    .map(({ retryCount, waitedMs, cause }) => ({ retryCount, waitedMs, cause }));
 }
 
 /** Every way an error can end up as text: none may carry the key. */
@@ -95,12 +119,6 @@ async function failure(promise: Promise<unknown>): Promise<CometChatError> {
     expect(text).not.toContain(WRONG_KEY);
   }
   return outcome;
-}
-
-async function timed<T>(run: () => Promise<T>): Promise<{ result: T; ms: number }> {
-  const started = performance.now();
-  const result = await run();
-  return { result, ms: performance.now() - started };
 }
 
 function only(requests: RecordedRequest[]): RecordedRequest {
@@ -542,21 +560,30 @@ describe('error kinds', () => {
 
   it('maps a persistent 503 to unavailable, retried as long as the budget allows', async () => {
     sandbox.inject({ kind: 'status', status: 503, times: Number.POSITIVE_INFINITY });
-    const { result: error, ms } = await timed(() => failure(client().listRoles()));
+    const error = await failure(client({ now: attemptClock(400) }).listRoles());
     expect(error).toMatchObject({
       kind: 'unavailable',
       status: 503,
       serviceCode: 'ERR_SERVICE_UNAVAILABLE',
     });
-    // Back-off 125-250, 250-500, then 500-1000 ms: the third retry fits only when the first
-    // two were quick, and is given up (not started late) otherwise.
-    expect(sandbox.requests.length).toBeGreaterThanOrEqual(3);
-    expect(sandbox.requests.length).toBeLessThanOrEqual(4);
-    expect(ms).toBeLessThan(BUDGET_MS);
-    const retries = logs.records().filter((r) => r.msg === 'retrying CometChat request');
-    expect(retries.map((r) => r.retryCount)).toEqual(
-      Array.from({ length: sandbox.requests.length - 1 }, (_, i) => i + 1),
-    );
+    // Each attempt takes 400 ms of the 1.5 s: a wait of 125 ms fits after the first (1.1 s
+    // left), 250 ms after the second (0.7 s left); after the third (0.3 s left) the 500 ms wait
+    // and an attempt do not, so the retry is given up rather than started late.
+    expect(sandbox.requests).toHaveLength(3);
+    expect(retries()).toEqual([
+      { retryCount: 1, waitedMs: 125, cause: 'HTTP 503' },
+      { retryCount: 2, waitedMs: 250, cause: 'HTTP 503' },
+    ]);
+  });
+
+  it('spreads each back-off wait between half and all of it, by the random source', async () => {
+    sandbox.inject({ kind: 'status', status: 503, times: Number.POSITIVE_INFINITY });
+    const draws = [0, 0.5];
+    const api = client({ retryLimit: 2, random: () => draws.shift() ?? 0 });
+    await failure(api.listRoles());
+    // Back-offs of 250 and 500 ms: 250 × (0.5 + 0 / 2) and 500 × (0.5 + 0.5 / 2).
+    expect(retries().map((r) => r.waitedMs)).toEqual([125, 375]);
+    expect(draws).toEqual([]);
   });
 
   it.each([500, 502, 504])('maps a persistent %i to unavailable, after a retry', async (status) => {
@@ -595,35 +622,36 @@ describe('error kinds', () => {
     expect(sandbox.requests).toHaveLength(2);
   });
 
-  it('maps a refused connection to unavailable, within the budget', async () => {
+  it('maps a refused connection to unavailable, after one retry', async () => {
     const port = await closedPort();
     const api = client({ apiUrl: `http://127.0.0.1:${port}`, retryLimit: 1 });
-    const { result: error, ms } = await timed(() => failure(api.listRoles()));
+    const error = await failure(api.listRoles());
     expect(error).toMatchObject({ kind: 'unavailable', detail: 'ECONNREFUSED' });
-    expect(ms).toBeLessThan(BUDGET_MS);
-    const retries = logs.records().filter((r) => r.msg === 'retrying CometChat request');
-    expect(retries).toEqual([expect.objectContaining({ retryCount: 1, cause: 'ECONNREFUSED' })]);
+    expect(retries()).toEqual([{ retryCount: 1, waitedMs: 125, cause: 'ECONNREFUSED' }]);
   });
 
-  it('maps attempts that never answer to timeout, within the budget', async () => {
+  it('maps attempts that never answer to timeout, retried while the budget allows', async () => {
     sandbox.inject({ kind: 'delay', delayMs: 5_000, times: Number.POSITIVE_INFINITY });
-    const api = client({ timeoutMs: 200, budgetMs: 800 });
-    const { result: error, ms } = await timed(() => failure(api.listRoles()));
-    expect(error.kind).toBe('timeout');
-    // 200 + (125..250) + 200 ms at the least: the timed-out attempt was retried.
-    expect(sandbox.requests.length).toBeGreaterThanOrEqual(2);
-    expect(ms).toBeGreaterThanOrEqual(500);
-    expect(ms).toBeLessThan(800 + 200);
+    // Each attempt gives up after 100 ms; on the client's clock each costs 700 ms of the 2 s,
+    // so after the third no time is left for a fourth.
+    const api = client({ timeoutMs: 100, budgetMs: 2_000, now: attemptClock(700) });
+    const error = await failure(api.listRoles());
+    expect(error).toMatchObject({ kind: 'timeout', detail: 'attempt timed out' });
+    expect(sandbox.requests).toHaveLength(3);
+    expect(retries()).toEqual([
+      { retryCount: 1, waitedMs: 125, cause: 'attempt timed out' },
+      { retryCount: 2, waitedMs: 250, cause: 'attempt timed out' },
+    ]);
   });
 
   it('stops at the budget even when one attempt may take longer', async () => {
     sandbox.inject({ kind: 'delay', delayMs: 5_000, times: Number.POSITIVE_INFINITY });
     const api = client({ timeoutMs: 2_000, budgetMs: 400 });
-    const { result: error, ms } = await timed(() => failure(api.getCall('v1.us.slow')));
+    const error = await failure(api.getCall('v1.us.slow'));
+    // The budget's own signal ended it (an attempt's timeout reads 'attempt timed out').
     expect(error).toMatchObject({ kind: 'timeout', detail: 'time budget exhausted' });
-    expect(ms).toBeGreaterThanOrEqual(380);
-    expect(ms).toBeLessThan(900);
     expect(sandbox.requests).toHaveLength(1);
+    expect(retries()).toEqual([]);
   });
 
   it('maps 408 to timeout', async () => {
@@ -722,17 +750,22 @@ describe('retries and Retry-After', () => {
     sandbox.inject({ kind: 'status', status: 429, headers: { 'retry-after': '0.5' } });
     const page = await client().listRoles();
     expect(page.roles).toHaveLength(10);
-    const [first, second] = sandbox.requests;
     expect(sandbox.requests).toHaveLength(2);
-    // The back-off alone would wait 250 ms at most before the first retry.
-    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(450);
+    // What the service asked for, not the back-off (125 ms here).
+    expect(retries()).toEqual([{ retryCount: 1, waitedMs: 500, cause: 'HTTP 429' }]);
   });
 
   it('honours Retry-After on a 503 too', async () => {
     sandbox.inject({ kind: 'status', status: 503, headers: { 'retry-after': '0.4' } });
     await client().getCall(SANDBOX_SESSION_IDS.audioEnded);
-    const [first, second] = sandbox.requests;
-    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(350);
+    expect(retries()).toEqual([{ retryCount: 1, waitedMs: 400, cause: 'HTTP 503' }]);
+  });
+
+  it('waits until the time a reset header names, read on its own clock', async () => {
+    const reset = String(T0 / 1000 + 1);
+    sandbox.inject({ kind: 'status', status: 429, headers: { 'x-rate-limit-reset': reset } });
+    await client().listRoles();
+    expect(retries()).toEqual([{ retryCount: 1, waitedMs: 1_000, cause: 'HTTP 429' }]);
   });
 
   it('does not wait for a Retry-After longer than the budget: rate_limited at once', async () => {
@@ -742,15 +775,16 @@ describe('retries and Retry-After', () => {
       headers: { 'retry-after': '30' },
       times: Number.POSITIVE_INFINITY,
     });
-    const { result: error, ms } = await timed(() => failure(client().listRoles()));
+    const error = await failure(client().listRoles());
     expect(error).toMatchObject({ kind: 'rate_limited', status: 429, retryAfterSeconds: 30 });
-    expect(ms).toBeLessThan(500);
     expect(sandbox.requests).toHaveLength(1);
+    expect(retries()).toEqual([]);
   });
 
   it('does not wait for a Retry-After longer than what is left of the budget', async () => {
-    // The first 429 asks for 0.4 s (fits), the second for 1.2 s: 1.5 s minus what has been
-    // spent is less than that, so it surfaces at once instead of running into the budget.
+    // Each attempt takes 400 ms of the 1.5 s. The first 429 asks for 0.4 s: 1.1 s are left, it
+    // fits. The second asks for 1.2 s: 0.7 s are left, so it surfaces at once instead of
+    // running into the budget.
     sandbox.inject({ kind: 'status', status: 429, headers: { 'retry-after': '0.4' } });
     sandbox.inject({
       kind: 'status',
@@ -758,39 +792,36 @@ describe('retries and Retry-After', () => {
       headers: { 'retry-after': '1.2' },
       times: Number.POSITIVE_INFINITY,
     });
-    const { result: error, ms } = await timed(() => failure(client().listRoles()));
+    const error = await failure(client({ now: attemptClock(400) }).listRoles());
     expect(error).toMatchObject({ kind: 'rate_limited', retryAfterSeconds: 1.2 });
     expect(sandbox.requests).toHaveLength(2);
-    expect(ms).toBeGreaterThanOrEqual(380);
-    expect(ms).toBeLessThan(1_000);
+    expect(retries()).toEqual([{ retryCount: 1, waitedMs: 400, cause: 'HTTP 429' }]);
   });
 
   it('does not wait for a Retry-After given as a far HTTP date', async () => {
-    const later = new Date(Date.now() + 120_000).toUTCString();
+    const later = new Date(T0 + 120_000).toUTCString();
     sandbox.inject({ kind: 'status', status: 429, headers: { 'retry-after': later } });
-    const { result: error, ms } = await timed(() => failure(client().listRoles()));
-    expect(error.kind).toBe('rate_limited');
-    expect(error.retryAfterSeconds).toBeGreaterThan(100);
-    expect(ms).toBeLessThan(500);
+    const error = await failure(client().listRoles());
+    expect(error).toMatchObject({ kind: 'rate_limited', retryAfterSeconds: 120 });
+    expect(sandbox.requests).toHaveLength(1);
+    expect(retries()).toEqual([]);
   });
 
   it('does not wait for a far X-Rate-Limit-Reset sent without Retry-After', async () => {
-    const reset = String(Math.floor(Date.now() / 1000) + 60);
+    const reset = String(T0 / 1000 + 60);
     sandbox.inject({ kind: 'status', status: 429, headers: { 'x-rate-limit-reset': reset } });
-    const { result: error, ms } = await timed(() => failure(client().listRoles()));
-    expect(error.kind).toBe('rate_limited');
-    expect(error.retryAfterSeconds).toBeGreaterThan(50);
-    expect(error.retryAfterSeconds).toBeLessThanOrEqual(61);
-    expect(ms).toBeLessThan(500);
+    const error = await failure(client().listRoles());
+    expect(error).toMatchObject({ kind: 'rate_limited', retryAfterSeconds: 60 });
     expect(sandbox.requests).toHaveLength(1);
+    expect(retries()).toEqual([]);
   });
 
   it('does not wait for a long Retry-After on a 503 either', async () => {
     sandbox.inject({ kind: 'status', status: 503, headers: { 'retry-after': '60' } });
-    const { result: error, ms } = await timed(() => failure(client().listRoles()));
+    const error = await failure(client().listRoles());
     expect(error).toMatchObject({ kind: 'unavailable', status: 503, retryAfterSeconds: 60 });
-    expect(ms).toBeLessThan(500);
     expect(sandbox.requests).toHaveLength(1);
+    expect(retries()).toEqual([]);
   });
 });
 
