@@ -1,3 +1,4 @@
+import { fitsHeader } from '../cometchat/header-value.ts';
 import { ROLE_ID } from '../cometchat/schemas.ts';
 import { code, truncate } from './mrkdwn.ts';
 import { MAX_PAGE } from './values.ts';
@@ -126,16 +127,17 @@ export function idProblem(
   return undefined;
 }
 
-/** Code units a header value cannot hold: fetch sends headers as Latin-1 bytes. */
-const BEYOND_LATIN1 = /[\u0100-\uffff]/;
-
-/** Why a uid cannot be used as `onBehalfOf`, or undefined when it can. */
+/**
+ * Why a uid cannot be used as `onBehalfOf`, or undefined when it can. idProblem has refused
+ * control characters and spaces already, so what the header rule still refuses is text beyond
+ * Latin-1.
+ */
 export function uidProblem(uid: string): string | undefined {
   return (
     idProblem(uid, 'A uid', MAX_UID) ??
-    (BEYOND_LATIN1.test(uid)
-      ? 'A uid is sent in an HTTP header, which carries Latin-1 characters only.'
-      : undefined)
+    (fitsHeader(uid)
+      ? undefined
+      : 'A uid is sent in an HTTP header, which carries Latin-1 characters only.')
   );
 }
 
