@@ -108,7 +108,16 @@ describe('who may edit and view', () => {
         values: {},
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The refusal is logged once the check has run, and the switch ends there: nothing may
+    // have changed in the view by then.
+    await h.slack.waitFor(() =>
+      h.logs
+        .records()
+        .find(
+          (r) =>
+            r.msg === 'permission edit refused: not an editor' && r.attempt === 'switch category',
+        ),
+    );
     expect(h.slack.calls.slice(mark).filter((c) => c.method === 'views.update')).toHaveLength(0);
 
     expect(puts(h)).toHaveLength(0);

@@ -47,9 +47,9 @@ async function lookUp(h: Harness, fault?: FaultSpec, text = `call ${CALL}`) {
   if (fault) h.sandbox.inject(fault);
   const before = h.slack.responses.length;
   const sent = await h.driver.command(text);
-  // Acknowledged at once, whatever CometChat does.
+  // Acknowledged within Slack's three seconds, whatever CometChat does.
   expect(sent.status).toBe(200);
-  expect(sent.elapsedMs).toBeLessThan(1000);
+  expect(sent.elapsedMs).toBeLessThan(3000);
   return (await h.slack.nextResponse(before)).body;
 }
 
