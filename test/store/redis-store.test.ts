@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createRedisStore } from '../../src/store/redis-store.ts';
 import type { AuditRecord, Store } from '../../src/store/store.ts';
 import { StoreUnavailableError } from '../../src/store/store-errors.ts';
@@ -129,21 +128,18 @@ describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
 
     await ownServer(own.port);
     // The client reconnects on its own; the new server is empty (nothing is persisted).
-    const deadline = Date.now() + 5_000;
-    let claimed: unknown;
-    while (Date.now() < deadline) {
-      claimed = await store.claim('after', 60).catch((e: unknown) => e);
-      if (claimed === true) break;
-      await sleep(50);
-    }
-    expect(claimed).toBe(true);
+    await vi.waitFor(async () => expect(await store.claim('after', 60)).toBe(true), {
+      timeout: 5_000,
+      interval: 50,
+    });
   });
 
   it('closes while the server is down', async () => {
     const own = await ownServer();
     const store = await createRedisStore(own.url);
     await own.stop();
-    await sleep(50);
+    // Closed once the client knows the server is gone, not while it still believes it is up.
+    await expect(store.claim('x', 60)).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.close()).resolves.toBeUndefined();
   });
 });
