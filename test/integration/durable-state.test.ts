@@ -64,6 +64,8 @@ describe.skipIf(skipRedisSuites)('two replicas sharing Redis', { tags: ['redis']
     // The second replica talks to the same CometChat and the same Slack as the first.
     const bStack = await startOfflineStack({
       env: { ...env, LOG_LEVEL: 'debug' },
+      // Into the first replica's capture, which `b` reads as its own logs.
+      logDestination: a.logs,
       shared: { sandbox: a.sandbox, slack: a.slack },
     });
     const b: Harness = { ...a, ...bStack, logs: a.logs, stop: bStack.stop };

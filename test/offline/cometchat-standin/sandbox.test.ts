@@ -702,7 +702,8 @@ describe('faults', () => {
       }),
     ).rejects.toThrow();
     expect((await getRoles()).status).toBe(200);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // Answered long before the delayed request would have been: the delay holds only its own.
+    expect(performance.now() - started).toBeLessThan(9_000);
   });
 
   it('refuses a fault spec that could only be a mistake', () => {
@@ -725,10 +726,14 @@ describe('latency, reset and close', () => {
     const unauthorised = await fetch(`${slow.callUrl}/v3/calls/x`);
     expect(unauthorised.status).toBe(401);
     expect(performance.now() - started).toBeGreaterThanOrEqual(110);
+    // Lower bounds above (a busy machine only adds time); the change back to no latency is an
+    // ordering: the answer comes before a timer of the old latency fires.
     slow.setLatency(0);
-    started = performance.now();
-    await fetch(`${slow.apiUrl}/v3/roles`, { headers: { apikey: API_KEY } });
-    expect(performance.now() - started).toBeLessThan(100);
+    const answered = fetch(`${slow.apiUrl}/v3/roles`, { headers: { apikey: API_KEY } }).then(
+      () => 'answer',
+    );
+    const timer = new Promise((resolve) => setTimeout(() => resolve('timer'), 1_000));
+    expect(await Promise.race([answered, timer])).toBe('answer');
   });
 
   it('reset restores the seed, clears faults and the request log, in place', async () => {
@@ -754,7 +759,8 @@ describe('latency, reset and close', () => {
     await expect.poll(() => own.requests.length).toBe(1);
     const started = performance.now();
     await Promise.all([own.close(), own.close()]);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // Closed without waiting out the 10-second delay of the request it holds.
+    expect(performance.now() - started).toBeLessThan(9_000);
     expect(await pending).toBe('dropped');
     await expect(fetch(`${own.apiUrl}/v3/roles`)).rejects.toThrow();
     await expect(fetch(`${own.callUrl}/v3/calls/x`)).rejects.toThrow();

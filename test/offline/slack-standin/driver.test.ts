@@ -1,6 +1,5 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { App, verifySlackRequest } from '@slack/bolt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -141,7 +140,7 @@ describe('driver against a Bolt app over HTTP', () => {
     expect(exchange.status).toBe(401);
     const forged = await driver.raw(body, signSlackRequest('another-secret', body));
     expect(forged.status).toBe(401);
-    await sleep(100);
+    // The 401 is the signal: the request was refused before any handler ran, so none can answer.
     expect(standIn.responses).toHaveLength(0);
   });
 

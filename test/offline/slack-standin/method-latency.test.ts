@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SlackStandIn, startSlackStandIn } from '../../../offline/slack-standin/server.ts';
@@ -18,29 +19,40 @@ describe('per-method latency', () => {
     await standIn.close();
   });
 
-  const timed = async (call: () => Promise<unknown>) => {
-    const started = performance.now();
-    await call().catch(() => undefined);
-    return performance.now() - started;
-  };
+  // Which of two calls sent together answers first: an ordering, not a duration, so a slow or
+  // busy machine cannot turn it around (the delay is far longer than a loopback round trip).
+  const first = async (calls: Record<string, () => Promise<unknown>>) =>
+    Promise.race(
+      Object.entries(calls).map(([name, call]) =>
+        call().then(
+          () => name,
+          () => name,
+        ),
+      ),
+    );
   const slowMethod = () => bot.usergroups.users.list({ usergroup: 'S1' });
   const otherMethod = () => bot.users.info({ user: 'U1' });
+  const DELAY = 1_000;
 
   it('delays only the method it is set for, and is forgotten on reset', async () => {
     standIn.setUserGroups({ S1: ['U1'] });
-    standIn.setMethodLatency('usergroups.users.list', 200);
-    expect(await timed(slowMethod)).toBeGreaterThanOrEqual(190);
-    expect(await timed(otherMethod)).toBeLessThan(190);
+    standIn.setMethodLatency('usergroups.users.list', DELAY);
+    const started = performance.now();
+    expect(await first({ slow: slowMethod, other: otherMethod })).toBe('other');
+    await slowMethod();
+    // A lower bound only: the delay happened (a busy machine can only make it longer).
+    expect(performance.now() - started).toBeGreaterThanOrEqual(DELAY - 10);
     standIn.reset();
-    expect(await timed(slowMethod)).toBeLessThan(190);
+    standIn.setUserGroups({ S1: ['U1'] });
+    expect(await first({ slow: slowMethod, timer: () => sleep(DELAY) })).toBe('slow');
   });
 
   it('replaces the overall latency for that method; undefined restores it', async () => {
-    standIn.setLatency(200);
+    standIn.setLatency(DELAY);
     standIn.setMethodLatency('users.info', 0);
-    expect(await timed(otherMethod)).toBeLessThan(190);
+    expect(await first({ other: otherMethod, slow: slowMethod })).toBe('other');
     standIn.setMethodLatency('users.info', undefined);
-    expect(await timed(otherMethod)).toBeGreaterThanOrEqual(190);
+    expect(await first({ other: otherMethod, timer: () => sleep(DELAY / 2) })).toBe('timer');
     standIn.setLatency(0);
   });
 });
