@@ -1,4 +1,5 @@
 import type { App, SlashCommand } from '@slack/bolt';
+import type { Apps, CometChatApp } from './apps.ts';
 import { parseCommand, type Subcommand } from './command.ts';
 import type { SlackMessage } from './deliver.ts';
 import { type Deliverer, destinationOf } from './deliver.ts';
@@ -10,6 +11,8 @@ type Of<N extends Subcommand['name']> = Extract<Subcommand, { name: N }>;
 export interface CommandContext {
   body: SlashCommand;
   scope: RequestScope;
+  /** The app named in the command, else the channel's default, else the first. */
+  app: CometChatApp;
 }
 
 /** One handler per subcommand; each feature supplies its own. */
@@ -18,6 +21,7 @@ export interface SubcommandHandlers {
   perms(sub: Of<'perms'>, ctx: CommandContext): Promise<void>;
   call(sub: Of<'call'>, ctx: CommandContext): Promise<void>;
   audit(sub: Of<'audit'>, ctx: CommandContext): Promise<void>;
+  apps(sub: Of<'apps'>, ctx: CommandContext): Promise<void>;
   /** Usage; with a problem, it leads with the problem and its reference (`ref`). */
   help(problem?: string, ref?: string): SlackMessage;
 }
@@ -26,12 +30,19 @@ export interface SubcommandHandlers {
  * `/cometchat`: acknowledged before anything else happens (Slack allows three seconds), then
  * routed. Failures propagate to the global error handler, which answers the user.
  */
-export function registerCommand(app: App, handlers: SubcommandHandlers, deliver: Deliverer): void {
+export function registerCommand(
+  app: App,
+  handlers: SubcommandHandlers,
+  deps: { deliver: Deliverer; apps: Apps },
+): void {
+  const { deliver, apps } = deps;
+  const names = apps.all.map((a) => a.name);
   app.command(COMMAND, async ({ ack, body, context }) => {
     await ack();
     const scope = scopeOf(context);
-    const sub = parseCommand(body.text ?? '');
-    const ctx: CommandContext = { body, scope };
+    const sub = parseCommand(body.text ?? '', names);
+    const chosen = (sub.app ? apps.byName(sub.app) : undefined) ?? apps.forChannel(body.channel_id);
+    const ctx: CommandContext = { body, scope, app: chosen };
     switch (sub.name) {
       case 'help':
         return void (await deliver(destinationOf(body), handlers.help(), scope.log));
@@ -51,6 +62,8 @@ export function registerCommand(app: App, handlers: SubcommandHandlers, deliver:
         return handlers.call(sub, ctx);
       case 'audit':
         return handlers.audit(sub, ctx);
+      case 'apps':
+        return handlers.apps(sub, ctx);
     }
   });
 }

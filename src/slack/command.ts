@@ -11,7 +11,11 @@ export type Subcommand =
   | { name: 'perms'; role: string }
   | { name: 'call'; sessionId: string; onBehalfOf?: string | undefined }
   | { name: 'audit'; role?: string | undefined; page: number }
+  | { name: 'apps' }
   | { name: 'invalid'; problem: string };
+
+/** A subcommand, and the CometChat app it names (`/cometchat staging roles`), if any. */
+export type Command = Subcommand & { app?: string | undefined };
 
 export const MAX_SESSION_ID = 255;
 export const MAX_UID = 100;
@@ -27,8 +31,19 @@ export function decodeSlackEntities(text: string): string {
   return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
 
-export function parseCommand(rawText: string): Subcommand {
+/**
+ * `/cometchat [<app>] <subcommand> ...`. `apps` are the configured app names: when the first
+ * word is one of them, it chooses the app and the rest is the subcommand.
+ */
+export function parseCommand(rawText: string, apps: readonly string[] = []): Command {
   const words = decodeSlackEntities(rawText).trim().split(/\s+/).filter(Boolean);
+  const app = words[0]?.toLowerCase();
+  if (app !== undefined && apps.includes(app))
+    return { ...parseSubcommand(words.slice(1), apps), app };
+  return parseSubcommand(words, apps);
+}
+
+function parseSubcommand(words: string[], apps: readonly string[]): Subcommand {
   const [first, ...rest] = words;
   switch (first?.toLowerCase()) {
     case undefined:
@@ -43,9 +58,15 @@ export function parseCommand(rawText: string): Subcommand {
       return parseCall(rest);
     case 'audit':
       return parseAudit(rest);
+    case 'apps':
+      return rest.length > 0 ? invalid('Usage: `/cometchat apps`.') : { name: 'apps' };
     default:
       // Said, not just answered with help: a typo should not look like the command was ignored.
-      return invalid(`There is no subcommand ${code(truncate(first ?? '', 40))}.`);
+      return invalid(
+        apps.length > 1
+          ? `There is no subcommand or app ${code(truncate(first ?? '', 40))}. The apps are ${apps.map(code).join(', ')}.`
+          : `There is no subcommand ${code(truncate(first ?? '', 40))}.`,
+      );
   }
 }
 

@@ -1,0 +1,109 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { z } from 'zod';
+import type { CometChatClient } from '../cometchat/client.ts';
+import type { Access } from './access.ts';
+import { InputError } from './failure.ts';
+
+// The CometChat apps one install serves. Every button and modal that comes back from Slack
+// names its app and is sealed by that app's key, so it cannot be turned against another app.
+
+/** One configured CometChat app, as the features use it. */
+export interface CometChatApp {
+  /** The name people type (`/cometchat staging roles`); `default` for a single-app install. */
+  name: string;
+  appId: string | undefined;
+  region: string | undefined;
+  cometchat: CometChatClient;
+  /** Who may edit this app's permissions (its own editors, else the workspace's). */
+  access: Access;
+  /**
+   * Seals a value that goes to Slack and comes back (a button, a modal's metadata) so that it
+   * cannot be made to name another app: keyed by this app's own API key, never shown.
+   */
+  seal(text: string): string;
+}
+
+/** Every configured app; the first is the default. */
+export interface Apps {
+  readonly all: readonly CometChatApp[];
+  /** More than one app: every reply says which app it is about. */
+  readonly several: boolean;
+  byName(name: string): CometChatApp | undefined;
+  /** The app a command without an app name is for: the channel's default, then the first. */
+  forChannel(channelId: string | undefined): CometChatApp;
+}
+
+export interface AppSettings {
+  name: string;
+  appId: string | undefined;
+  region: string | undefined;
+  apiKey: string;
+  cometchat: CometChatClient;
+  access: Access;
+}
+
+export function createApps(
+  settings: readonly AppSettings[],
+  channelApps: Readonly<Record<string, string>> = {},
+): Apps {
+  const all = settings.map(({ apiKey, ...app }): CometChatApp => {
+    // A key of its own for sealing, derived once: the API key itself never signs anything.
+    const key = createHash('sha256').update(`cometchat-ops seal\n${apiKey}`).digest();
+    return { ...app, seal: (text) => createHmac('sha256', key).update(text).digest('base64url') };
+  });
+  const first = all[0];
+  if (!first) throw new Error('at least one CometChat app is configured');
+  const byName = (name: string) => all.find((app) => app.name === name);
+  return {
+    all,
+    several: all.length > 1,
+    byName,
+    forChannel: (channelId) =>
+      (channelId === undefined ? undefined : byName(channelApps[channelId] ?? '')) ?? first,
+  };
+}
+
+const DAMAGED = 'That button is out of date or damaged. Run the command again.';
+
+/** A value for Slack to carry back: the payload, the app it is about, and the app's seal. */
+export function sealFor(app: CometChatApp, payload: Record<string, unknown>): string {
+  const body = JSON.stringify({ ...payload, app: app.name });
+  return `${app.seal(body)}.${body}`;
+}
+
+/**
+ * Opens a sealed value that came back from Slack: the app must be configured and its seal must
+ * match, so a value edited to name another app is refused like any damaged one.
+ */
+export function openSealed<S extends z.ZodType>(
+  apps: Apps,
+  schema: S,
+  raw: string | undefined,
+): { app: CometChatApp; value: z.infer<S> } {
+  const dot = (raw ?? '').indexOf('.');
+  const seal = (raw ?? '').slice(0, dot);
+  const body = (raw ?? '').slice(dot + 1);
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new InputError(DAMAGED);
+  }
+  const name = (json as { app?: unknown } | null)?.app;
+  const app = typeof name === 'string' ? apps.byName(name) : undefined;
+  if (dot < 1 || !app || !sameText(app.seal(body), seal)) throw new InputError(DAMAGED);
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new InputError(DAMAGED);
+  return { app, value: parsed.data };
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** "Staging: " before a title or a line when several apps are configured; nothing otherwise. */
+export function appLabel(apps: Pick<Apps, 'several'>, app: Pick<CometChatApp, 'name'>): string {
+  return apps.several ? app.name : '';
+}
