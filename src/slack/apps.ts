@@ -31,6 +31,8 @@ export interface Apps {
   byName(name: string): CometChatApp | undefined;
   /** The app a command without an app name is for: the channel's default, then the first. */
   forChannel(channelId: string | undefined): CometChatApp;
+  /** The channels whose default is this app. */
+  channelsOf(name: string): string[];
 }
 
 export interface AppSettings {
@@ -60,6 +62,10 @@ export function createApps(
     byName,
     forChannel: (channelId) =>
       (channelId === undefined ? undefined : byName(channelApps[channelId] ?? '')) ?? first,
+    channelsOf: (name) =>
+      Object.entries(channelApps)
+        .filter(([, app]) => app === name)
+        .map(([channel]) => channel),
   };
 }
 
@@ -80,6 +86,8 @@ export function openSealed<S extends z.ZodType>(
   schema: S,
   raw: string | undefined,
 ): { app: CometChatApp; value: z.infer<S> } {
+  const legacy = apps.several ? undefined : unsealed(apps, schema, raw);
+  if (legacy) return legacy;
   const dot = (raw ?? '').indexOf('.');
   const seal = (raw ?? '').slice(0, dot);
   const body = (raw ?? '').slice(dot + 1);
@@ -97,13 +105,38 @@ export function openSealed<S extends z.ZodType>(
   return { app, value: parsed.data };
 }
 
+/**
+ * A value written before values were sealed (a message posted by an earlier version): with one
+ * app there is no other app it could be turned against, so it is read as that app's.
+ */
+function unsealed<S extends z.ZodType>(apps: Apps, schema: S, raw: string | undefined) {
+  const app = apps.all[0];
+  if (!app || !raw?.startsWith('{')) return undefined;
+  try {
+    const parsed = schema.safeParse(JSON.parse(raw));
+    return parsed.success ? { app, value: parsed.data as z.infer<S> } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** "Staging: " before a title or a line when several apps are configured; nothing otherwise. */
-export function appLabel(apps: Pick<Apps, 'several'>, app: Pick<CometChatApp, 'name'>): string {
-  return apps.several ? app.name : '';
+/** What a reply says about its app: the app's name when several are configured, else nothing. */
+export function appNameIfSeveral(
+  apps: Pick<Apps, 'several'>,
+  app: Pick<CometChatApp, 'name'>,
+): string | undefined {
+  return apps.several ? app.name : undefined;
+}
+
+/** How a view writes a button value for Slack to carry back: sealed for one app. */
+export type ValueWriter = (payload: Record<string, unknown>) => string;
+
+export function valueWriter(app: CometChatApp): ValueWriter {
+  return (payload) => sealFor(app, payload);
 }

@@ -2,6 +2,7 @@ import type { Button, KnownBlock } from '@slack/types';
 import type { RolePage } from '../../cometchat/model.ts';
 import type { Role } from '../../cometchat/schemas.ts';
 import { ROLE_ID } from '../../cometchat/schemas.ts';
+import type { ValueWriter } from '../../slack/apps.ts';
 import { actions, button, context, divider, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
@@ -13,15 +14,24 @@ const MAX_ENTRIES = 6;
 
 export interface RoleListValue {
   page: number;
+  [key: string]: unknown;
+}
+
+export interface RoleListOptions {
+  /** Writes the page and share buttons' values (sealed for the app). */
+  value?: ValueWriter;
+  /** The app's name, shown when several apps are configured. */
+  appName?: string | undefined;
 }
 
 /** The role list as a message: one section per role, then page buttons. Pure. */
-export function roleListMessage(result: RolePage): SlackMessage {
+export function roleListMessage(result: RolePage, options: RoleListOptions = {}): SlackMessage {
   const { roles, pagination } = result;
   const page = pagination.current_page;
   const pages = Math.max(1, pagination.total_pages);
+  const title = options.appName ? `CometChat roles · ${options.appName}` : 'CometChat roles';
   const blocks: KnownBlock[] = [
-    header('CometChat roles'),
+    header(title),
     context([
       `${page > pages ? `Page ${page} (the last is ${pages})` : `Page ${page} of ${pages}`} · ${pagination.total} role${pagination.total === 1 ? '' : 's'}`,
     ]),
@@ -36,10 +46,10 @@ export function roleListMessage(result: RolePage): SlackMessage {
     );
   }
   for (const role of roles) blocks.push(roleSection(role));
-  blocks.push(divider(), actions(navigation(page, pages)));
+  blocks.push(divider(), actions(navigation(page, pages, options.value ?? JSON.stringify)));
   return {
     // `text` is mrkdwn too: role ids come from the service and are escaped like the blocks.
-    text: `CometChat roles, page ${page} of ${pages}: ${roles.map((r) => code(r.role)).join(', ')}`,
+    text: `${escapeMrkdwn(title)}, page ${page} of ${pages}: ${roles.map((r) => code(r.role)).join(', ')}`,
     blocks,
   };
 }
@@ -82,8 +92,8 @@ export function compact(
   return `${label}: ${shown.join(' · ')}${more}`;
 }
 
-function navigation(page: number, pages: number): Button[] {
-  const value = (p: number) => JSON.stringify({ page: p } satisfies RoleListValue);
+function navigation(page: number, pages: number, write: ValueWriter): Button[] {
+  const value = (p: number) => write({ page: p } satisfies RoleListValue);
   const buttons: Button[] = [];
   if (page > 1)
     buttons.push({
@@ -96,11 +106,7 @@ function navigation(page: number, pages: number): Button[] {
       action_id: `${ACTIONS.rolesPage}_next`,
     });
   buttons.push(
-    button(
-      'Share in channel',
-      ACTIONS.shareRoles,
-      JSON.stringify({ page } satisfies RoleListValue),
-    ),
+    button('Share in channel', ACTIONS.shareRoles, write({ page } satisfies RoleListValue)),
   );
   return buttons;
 }

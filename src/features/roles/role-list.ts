@@ -6,32 +6,34 @@ import type {
   SlackActionMiddlewareArgs,
 } from '@slack/bolt';
 import { z } from 'zod';
+import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../slack/apps.ts';
 import { withoutActions } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import { PageSchema, parseValue } from '../../slack/values.ts';
+import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { ROLES_PER_PAGE, roleListMessage } from './role-list-view.ts';
 
 const PageValue = z.object({ page: PageSchema });
 
-/** Fetches one page of roles and renders it. */
-export function createRoleList({ cometchat }: Pick<FeatureDeps, 'cometchat'>) {
-  return async (page: number, scope: RequestScope) =>
+/** Fetches one page of an app's roles and renders it. */
+export function createRoleList({ apps }: Pick<FeatureDeps, 'apps'>) {
+  return async (app: CometChatApp, page: number, scope: RequestScope) =>
     roleListMessage(
-      await cometchat.listRoles(
+      await app.cometchat.listRoles(
         { page, perPage: ROLES_PER_PAGE },
         { ref: scope.ref, logger: scope.log },
       ),
+      { value: valueWriter(app), appName: appNameIfSeveral(apps, app) },
     );
 }
 
-/** `/cometchat roles [page]`: answered through the command's response_url. */
+/** `/cometchat [app] roles [page]`: answered through the command's response_url. */
 export function createRolesCommand(deps: FeatureDeps) {
   const render = createRoleList(deps);
-  return async (page: number, body: unknown, scope: RequestScope) => {
-    await deps.deliver(destinationOf(body), await render(page, scope), scope.log);
+  return async (app: CometChatApp, page: number, body: unknown, scope: RequestScope) => {
+    await deps.deliver(destinationOf(body), await render(app, page, scope), scope.log);
   };
 }
 
@@ -43,8 +45,8 @@ export function createRolesPage(deps: FeatureDeps) {
   return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const { page } = parseValue(PageValue, action.value);
-    const message = await render(page, scope);
+    const { app, value } = openSealed(deps.apps, PageValue, action.value);
+    const message = await render(app, value.page, scope);
     await deps.deliver(destinationOf(body), { ...message, replace_original: true }, scope.log);
   };
 }
@@ -55,8 +57,8 @@ export function createShareRoles(deps: FeatureDeps) {
   return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const { page } = parseValue(PageValue, action.value);
-    const message = await render(page, scope);
+    const { app, value } = openSealed(deps.apps, PageValue, action.value);
+    const message = await render(app, value.page, scope);
     await deps.deliver(
       destinationOf(body),
       { ...withoutActions(message), response_type: 'in_channel', replace_original: false },

@@ -1,0 +1,43 @@
+import { isCometChatError } from '../../cometchat/errors.ts';
+import type { CometChatApp } from '../../slack/apps.ts';
+import { destinationOf } from '../../slack/deliver.ts';
+import { failureSentence } from '../../slack/failure.ts';
+import type { RequestScope } from '../../slack/request-context.ts';
+import type { FeatureDeps } from '../deps.ts';
+import { type AppStatus, appsMessage, type KeyCheck } from './apps-view.ts';
+
+/** Asks for one role: the cheapest request that needs a working key. Never throws. */
+export async function checkKey(
+  app: CometChatApp,
+  scope: RequestScope,
+  budgetSeconds: number,
+): Promise<KeyCheck> {
+  try {
+    await app.cometchat.listRoles({ page: 1, perPage: 1 }, { ref: scope.ref, logger: scope.log });
+    return { state: 'working' };
+  } catch (error) {
+    scope.log.warn({ app: app.name, err: error }, 'apps: key check failed');
+    if (isCometChatError(error) && error.kind === 'unauthorized') {
+      return { state: 'refused', ref: scope.ref };
+    }
+    return { state: 'unreachable', ref: scope.ref, reason: failureSentence(error, budgetSeconds) };
+  }
+}
+
+/** `/cometchat apps`: every app checked at once, so one slow app does not hold the others. */
+export function createAppsCommand(deps: FeatureDeps) {
+  return async (body: unknown, scope: RequestScope) => {
+    const first = deps.apps.all[0]?.name;
+    const statuses: AppStatus[] = await Promise.all(
+      deps.apps.all.map(async (app) => ({
+        name: app.name,
+        appId: app.appId,
+        region: app.region,
+        isDefault: app.name === first,
+        channels: deps.apps.channelsOf(app.name),
+        check: await checkKey(app, scope, deps.budgetSeconds),
+      })),
+    );
+    await deps.deliver(destinationOf(body), appsMessage(statuses), scope.log);
+  };
+}
