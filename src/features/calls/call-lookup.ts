@@ -12,6 +12,7 @@ import type {
 } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import { z } from 'zod';
+import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../slack/apps.ts';
 import { failureMessage, withoutActions } from '../../slack/blocks.ts';
 import { idProblem, MAX_SESSION_ID, MAX_UID, uidProblem } from '../../slack/command.ts';
 import { destinationOf } from '../../slack/deliver.ts';
@@ -19,7 +20,7 @@ import { failureSentence } from '../../slack/failure.ts';
 import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import { PageSchema, parseValue } from '../../slack/values.ts';
+import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { callMessage, participantsView } from './call-view.ts';
 import {
@@ -40,14 +41,24 @@ const RefValue = z.object({
   page: PageSchema,
 });
 
-export function createCallRender({ cometchat }: Pick<FeatureDeps, 'cometchat'>) {
-  return async (sessionId: string, onBehalfOf: string | undefined, scope: RequestScope) => {
-    const call = await cometchat.getCall(sessionId, {
+/** How a call view names its app and seals its buttons. */
+function viewOptions(deps: Pick<FeatureDeps, 'apps'>, app: CometChatApp) {
+  return { value: valueWriter(app), appName: appNameIfSeveral(deps.apps, app) };
+}
+
+export function createCallRender(deps: Pick<FeatureDeps, 'apps'>) {
+  return async (
+    app: CometChatApp,
+    sessionId: string,
+    onBehalfOf: string | undefined,
+    scope: RequestScope,
+  ) => {
+    const call = await app.cometchat.getCall(sessionId, {
       ref: scope.ref,
       logger: scope.log,
       onBehalfOf,
     });
-    return callMessage(call, onBehalfOf);
+    return callMessage(call, onBehalfOf, viewOptions(deps, app));
   };
 }
 
@@ -55,12 +66,17 @@ export function createCallRender({ cometchat }: Pick<FeatureDeps, 'cometchat'>) 
 export function createCallCommand(deps: FeatureDeps) {
   const render = createCallRender(deps);
   return async (
+    app: CometChatApp,
     sessionId: string,
     onBehalfOf: string | undefined,
     body: unknown,
     scope: RequestScope,
   ) => {
-    await deps.deliver(destinationOf(body), await render(sessionId, onBehalfOf, scope), scope.log);
+    await deps.deliver(
+      destinationOf(body),
+      await render(app, sessionId, onBehalfOf, scope),
+      scope.log,
+    );
   };
 }
 
@@ -82,8 +98,8 @@ export function createShareCall(deps: FeatureDeps) {
   return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const ref = parseValue(RefValue, action.value);
-    const message = await render(ref.sessionId, ref.onBehalfOf, scope);
+    const { app, value: ref } = openSealed(deps.apps, RefValue, action.value);
+    const message = await render(app, ref.sessionId, ref.onBehalfOf, scope);
     await deps.deliver(
       destinationOf(body),
       { ...withoutActions(message), response_type: 'in_channel', replace_original: false },
@@ -100,19 +116,22 @@ export function createParticipantsButton(deps: FeatureDeps) {
   return async ({ ack, body, action, context, client }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const ref = parseValue(RefValue, action.value);
+    const { app, value: ref } = openSealed(deps.apps, RefValue, action.value);
     const loading = lookupPendingView(ref.sessionId);
     const opened = body.view
       ? await client.views.push({ trigger_id: body.trigger_id, view: loading })
       : await client.views.open({ trigger_id: body.trigger_id, view: loading });
     const viewId = opened.view?.id ?? '';
     try {
-      const call = await deps.cometchat.getCall(ref.sessionId, {
+      const call = await app.cometchat.getCall(ref.sessionId, {
         ref: scope.ref,
         logger: scope.log,
         onBehalfOf: ref.onBehalfOf,
       });
-      await client.views.update({ view_id: viewId, view: participantsView(call, ref) });
+      await client.views.update({
+        view_id: viewId,
+        view: participantsView(call, ref, viewOptions(deps, app)),
+      });
     } catch (error) {
       const view = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
       await failInModal(client, viewId, view, error, scope.log);
@@ -125,14 +144,17 @@ export function createParticipantsPage(deps: FeatureDeps) {
   return async ({ ack, body, action, context, client }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const ref = parseValue(RefValue, action.value);
+    const { app, value: ref } = openSealed(deps.apps, RefValue, action.value);
     if (!body.view) return;
-    const call = await deps.cometchat.getCall(ref.sessionId, {
+    const call = await app.cometchat.getCall(ref.sessionId, {
       ref: scope.ref,
       logger: scope.log,
       onBehalfOf: ref.onBehalfOf,
     });
-    await client.views.update({ view_id: body.view.id, view: participantsView(call, ref) });
+    await client.views.update({
+      view_id: body.view.id,
+      view: participantsView(call, ref, viewOptions(deps, app)),
+    });
   };
 }
 
@@ -152,13 +174,14 @@ export function createMessageShortcut(deps: FeatureDeps) {
     const scope = scopeOf(context);
     const ids = findSessionIds(shortcut.message.text ?? '');
     const destination = destinationOf(body);
+    const app = deps.apps.forChannel(destination.channelId);
     if (ids.length === 0) {
       await deps.deliver(destination, { text: NO_SESSION_ID }, scope.log);
       return;
     }
     for (const id of ids) {
       try {
-        await deps.deliver(destination, await render(id, undefined, scope), scope.log);
+        await deps.deliver(destination, await render(app, id, undefined, scope), scope.log);
       } catch (error) {
         scope.log.warn({ err: error, sessionId: id }, 'lookup from a message failed');
         await deps.deliver(destination, failureOf(deps, error, scope.ref), scope.log);
@@ -211,8 +234,10 @@ export function createLookupSubmission(deps: FeatureDeps) {
     await ack({ response_action: 'update', view: lookupPendingView(form.sessionId) });
     let blocks: KnownBlock[];
     try {
+      // The form's app selector arrives with issue 11's shortcut work; until then, the default.
+      const app = deps.apps.forChannel(undefined);
       blocks = withoutShareButtons(
-        (await render(form.sessionId, form.onBehalfOf, scope)).blocks ?? [],
+        (await render(app, form.sessionId, form.onBehalfOf, scope)).blocks ?? [],
       );
     } catch (error) {
       const failed = resultView(failureOf(deps, error, scope.ref).blocks ?? []);

@@ -1,5 +1,6 @@
 import type { ContextBlock, KnownBlock, View } from '@slack/types';
 import type { Call, Participant, Person, Recording } from '../../cometchat/model.ts';
+import type { ValueWriter } from '../../slack/apps.ts';
 import {
   actions,
   button,
@@ -33,12 +34,26 @@ export interface ParticipantsRef {
   sessionId: string;
   onBehalfOf?: string | undefined;
   page: number;
+  [key: string]: unknown;
+}
+
+export interface CallViewOptions {
+  /** Writes the buttons' values (sealed for the app). */
+  value?: ValueWriter;
+  /** The app's name, shown when several apps are configured. */
+  appName?: string | undefined;
 }
 
 /** The call as a message: the summary up front, then participants and recordings. Pure. */
-export function callMessage(call: Call, onBehalfOf?: string): SlackMessage {
+export function callMessage(
+  call: Call,
+  onBehalfOf?: string,
+  options: CallViewOptions = {},
+): SlackMessage {
+  const write = options.value ?? JSON.stringify;
+  const app = options.appName ? ` · ${options.appName}` : '';
   const blocks: KnownBlock[] = [
-    header(`${capitalise(call.type ?? 'unknown')} call · ${call.status ?? 'unknown status'}`),
+    header(`${capitalise(call.type ?? 'unknown')} call · ${call.status ?? 'unknown status'}${app}`),
     section(
       `Session ${code(call.sessionId)}${onBehalfOf ? ` · looked up as ${code(onBehalfOf)}` : ''}`,
     ),
@@ -94,7 +109,7 @@ export function callMessage(call: Call, onBehalfOf?: string): SlackMessage {
       button(
         `Show all ${call.participants.length} participants`,
         ACTIONS.callParticipants,
-        JSON.stringify(value),
+        write(value),
       ),
     );
   }
@@ -103,7 +118,7 @@ export function callMessage(call: Call, onBehalfOf?: string): SlackMessage {
       button(
         'Share in channel',
         ACTIONS.shareCall,
-        JSON.stringify({
+        write({
           sessionId: call.sessionId,
           onBehalfOf,
           page: 1,
@@ -129,7 +144,12 @@ export function callMessage(call: Call, onBehalfOf?: string): SlackMessage {
 }
 
 /** One page of a call's participants, as a modal. Pure. */
-export function participantsView(call: Call, ref: ParticipantsRef): View {
+export function participantsView(
+  call: Call,
+  ref: ParticipantsRef,
+  options: CallViewOptions = {},
+): View {
+  const write = options.value ?? JSON.stringify;
   const pages = Math.max(1, Math.ceil(call.participants.length / PARTICIPANTS_PER_PAGE));
   const page = Math.min(Math.max(1, ref.page), pages);
   const slice = call.participants.slice(
@@ -138,11 +158,13 @@ export function participantsView(call: Call, ref: ParticipantsRef): View {
   );
   const blocks: KnownBlock[] = [
     section(`Session ${code(call.sessionId)}`),
-    context([`Page ${page} of ${pages} · ${call.participants.length} participants`]),
+    context([
+      `${options.appName ? `${escapeMrkdwn(options.appName)} · ` : ''}Page ${page} of ${pages} · ${call.participants.length} participants`,
+    ]),
     ...participantSections(slice),
   ];
   const nav = [];
-  const value = (p: number) => JSON.stringify({ ...ref, page: p } satisfies ParticipantsRef);
+  const value = (p: number) => write({ ...ref, page: p } satisfies ParticipantsRef);
   if (page > 1)
     nav.push({
       ...button('◀ Previous', ACTIONS.participantsPage, value(page - 1)),
@@ -159,7 +181,7 @@ export function participantsView(call: Call, ref: ParticipantsRef): View {
     callback_id: CALLBACKS.participantsModal,
     title: plain('Call participants', 24),
     close: plain('Close', 24),
-    private_metadata: JSON.stringify({ ...ref, page }),
+    private_metadata: write({ ...ref, page }),
     blocks,
   };
 }
