@@ -5,7 +5,8 @@ import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { type CometChatClient, createCometChatClient } from './cometchat/client.ts';
 import { withRoleCache } from './cometchat/role-cache.ts';
-import type { Config } from './config.ts';
+import type { CometChatAppConfig, Config } from './config.ts';
+import { createAppsCommand } from './features/apps/apps-command.ts';
 import {
   createAuditCommand,
   createAuditTrail,
@@ -22,6 +23,7 @@ import {
 import { createRolesCommand, registerRoleList } from './features/roles/role-list.ts';
 import { boltLogger } from './log.ts';
 import { createAccess, requireViewer } from './slack/access.ts';
+import { createApps } from './slack/apps.ts';
 import { noticeMessage } from './slack/blocks.ts';
 import { registerCommand } from './slack/command-router.ts';
 import { createDeliverer, type Deliverer, destinationOf } from './slack/deliver.ts';
@@ -105,26 +107,23 @@ export function createSlackApp(options: SlackAppOptions) {
     deferInitialization: true,
   });
 
-  const client =
-    options.cometchat ??
-    createCometChatClient({
-      apiUrl: config.cometchat.apiUrl,
-      callApiUrl: config.cometchat.callApiUrl,
-      apiKey: config.cometchat.apiKey,
-      timeoutMs: config.cometchat.timeoutMs,
-      budgetMs: config.cometchat.budgetMs,
-      logger: logger.child({ component: 'cometchat' }),
-    });
-  const cometchat =
-    config.cometchat.roleCacheSeconds > 0
+  // One client per CometChat app, each with its own role-list cache.
+  const clientFor = (settings: CometChatAppConfig): CometChatClient => {
+    const client =
+      options.cometchat ??
+      createCometChatClient({
+        apiUrl: settings.apiUrl,
+        callApiUrl: settings.callApiUrl,
+        apiKey: settings.apiKey,
+        timeoutMs: config.cometchat.timeoutMs,
+        budgetMs: config.cometchat.budgetMs,
+        logger: logger.child({ component: 'cometchat', app: settings.name }),
+      });
+    return config.cometchat.roleCacheSeconds > 0
       ? withRoleCache(client, { ttlMs: config.cometchat.roleCacheSeconds * 1000 })
       : client;
-  const deliver = options.deliver ?? createDeliverer(app.client);
-  const deps: FeatureDeps = {
-    cometchat,
-    deliver,
-    budgetSeconds: Math.round(config.cometchat.budgetMs / 1000),
   };
+  const deliver = options.deliver ?? createDeliverer(app.client);
 
   const store = options.store ?? createMemoryStore();
   // Access checks and audit posts get clients of their own that neither wait out a 429 nor
@@ -141,11 +140,36 @@ export function createSlackApp(options: SlackAppOptions) {
     });
   // Each access check waits for Slack within a budget of its own (createAccess); its requests
   // may run longer, so that an answer that comes too late for one check serves the next.
+  const accessClient = quickClient(5_000);
   const access = createAccess({
-    client: quickClient(5_000),
+    client: accessClient,
     editors: config.access.editors,
     viewers: config.access.viewers,
   });
+  const apps = createApps(
+    config.cometchat.apps.map((settings) => ({
+      name: settings.name,
+      appId: settings.appId,
+      region: settings.region,
+      apiKey: settings.apiKey,
+      cometchat: clientFor(settings),
+      // Each app's own editors (COMETCHAT_<NAME>_EDITORS, else EDITORS) decide who edits it.
+      access: createAccess({
+        client: accessClient,
+        editors: settings.editors,
+        viewers: config.access.viewers,
+      }),
+    })),
+    config.cometchat.channelApps,
+  );
+  const defaultApp = apps.all[0];
+  if (!defaultApp) throw new Error('no CometChat app is configured');
+  const deps: FeatureDeps = {
+    apps,
+    cometchat: defaultApp.cometchat,
+    deliver,
+    budgetSeconds: Math.round(config.cometchat.budgetMs / 1000),
+  };
   app.use(requestScope(logger));
   app.use(
     requireViewer(access, (body, sentence, log) =>
@@ -173,17 +197,19 @@ export function createSlackApp(options: SlackAppOptions) {
   const openEditor = createEditorOpener(editorDeps);
   const roles = createRolesCommand(deps);
   const call = createCallCommand(deps);
+  const listApps = createAppsCommand(deps);
   registerCommand(
     app,
     {
       help: helpMessage,
-      roles: (sub, { body, scope }) => roles(sub.page, body, scope),
-      call: (sub, { body, scope }) => call(sub.sessionId, sub.onBehalfOf, body, scope),
+      roles: (sub, { body, scope, app }) => roles(app, sub.page, body, scope),
+      call: (sub, { body, scope, app }) => call(app, sub.sessionId, sub.onBehalfOf, body, scope),
+      apps: (_sub, { body, scope }) => listApps(body, scope),
       perms: (sub, { body, scope }) =>
         openEditor(app.client, body.trigger_id, sub.role, body.user_id, scope),
       audit: (sub, { body, scope }) => audit({ role: sub.role, page: sub.page }, body, scope),
     },
-    deliver,
+    { deliver, apps },
   );
   registerRoleList(app, deps);
   registerCallLookup(app, deps);
