@@ -201,7 +201,12 @@ export function createSlackApp(options: SlackAppOptions) {
   registerCommand(
     app,
     {
-      help: helpMessage,
+      help: (problem, ref) =>
+        helpMessage(
+          problem,
+          ref,
+          apps.all.map((a) => a.name),
+        ),
       roles: (sub, { body, scope, app }) => roles(app, sub.page, body, scope),
       call: (sub, { body, scope, app }) => call(app, sub.sessionId, sub.onBehalfOf, body, scope),
       apps: (_sub, { body, scope }) => listApps(body, scope),

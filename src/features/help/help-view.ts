@@ -5,24 +5,38 @@ import type { SlackMessage } from '../../slack/deliver.ts';
  * What the app can do, as a message. Pure. With a `problem` (a command that could not be read),
  * the message leads with it and, given a `ref`, the reference that finds its log line.
  */
-export function helpMessage(problem?: string, ref?: string): SlackMessage {
+export function helpMessage(
+  problem?: string,
+  ref?: string,
+  apps: readonly string[] = [],
+): SlackMessage {
   // `<` and `>` open a link or mention in mrkdwn, even inside a code span: written as entities.
+  const several = apps.length > 1;
   const usage = [
     "`/cometchat roles [page]` - list the app's roles, with buttons to page and edit",
     "`/cometchat perms &lt;role&gt;` - edit a role's permissions (alias `permissions`)",
     '`/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]` - look up a call; `as` acts on behalf of a user',
     '`/cometchat audit [role] [page]` - recent permission changes, newest first',
+    '`/cometchat apps` - the CometChat apps this install serves, and whether their keys work',
     '`/cometchat help` - this message',
   ];
+  const choosing = several
+    ? [
+        section(
+          `Put an app's name first to choose it: \`/cometchat ${apps[1]} roles\`. Without one, the channel's default app is used, else \`${apps[0]}\`. Apps: ${apps.map((a) => `\`${a}\``).join(', ')}.`,
+        ),
+      ]
+    : [];
   return {
     text: problem
       ? `${problem} Try /cometchat help.${ref ? ` (ref ${ref})` : ''}`
-      : 'CometChat ops: roles, perms, call, audit, help.',
+      : 'CometChat ops: roles, perms, call, audit, apps, help.',
     blocks: [
       ...(problem ? [section(`:warning: ${problem}`)] : []),
       ...(problem && ref ? [context([`Reference: \`${ref}\``])] : []),
       header('CometChat ops'),
       section(usage.join('\n')),
+      ...choosing,
       context([
         'Replies are visible only to you; use *Share in channel* on a reply to show it to everyone. The shortcuts *Look up call* (on a message) and *Look up a call* (anywhere) find calls too.',
       ]),
