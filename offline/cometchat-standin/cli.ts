@@ -1,6 +1,12 @@
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { SANDBOX_SESSION_IDS, type Sandbox, type SandboxOptions, startSandbox } from './server.ts';
+import {
+  SANDBOX_SEED_NAMES,
+  SANDBOX_SEEDS,
+  type Sandbox,
+  type SandboxOptions,
+  startSandbox,
+} from './server.ts';
 
 // `npm run sandbox`: the sandbox on fixed ports, for trying the app offline. The environment
 // is passed in; only the entry point at the bottom touches process.env.
@@ -17,6 +23,14 @@ const EnvSchema = z.object({
   SANDBOX_API_PORT: port(4010),
   SANDBOX_CALL_PORT: port(4011),
   SANDBOX_LATENCY_MS: z.preprocess(emptyIsMissing, z.coerce.number().int().min(0).default(0)),
+  SANDBOX_SEED: z.preprocess(
+    emptyIsMissing,
+    z
+      .enum(SANDBOX_SEED_NAMES, {
+        error: `must be one of ${SANDBOX_SEED_NAMES.join(', ')}`,
+      })
+      .default('default'),
+  ),
 });
 
 export interface SandboxCliConfig {
@@ -42,6 +56,7 @@ export function parseSandboxEnv(env: Record<string, string | undefined>): Sandbo
       apiPort: SANDBOX_API_PORT,
       callPort: SANDBOX_CALL_PORT,
       latencyMs: SANDBOX_LATENCY_MS,
+      seed: parsed.data.SANDBOX_SEED,
     },
     defaultKey: COMETCHAT_API_KEY === undefined,
   };
@@ -49,6 +64,7 @@ export function parseSandboxEnv(env: Record<string, string | undefined>): Sandbo
 
 /** What to tell the person who started it; a key from the environment is never printed. */
 export function describeSandbox(sandbox: Sandbox, config: SandboxCliConfig): string[] {
+  const seed = SANDBOX_SEEDS[sandbox.seed];
   return [
     'CometChat v3 sandbox is listening (paths under /v3). Point the app at it with:',
     `  COMETCHAT_API_URL=${sandbox.apiUrl}`,
@@ -57,8 +73,9 @@ export function describeSandbox(sandbox: Sandbox, config: SandboxCliConfig): str
       ? `  apikey: ${DEFAULT_SANDBOX_KEY} (default; set COMETCHAT_API_KEY to choose another)`
       : '  apikey: the value of COMETCHAT_API_KEY',
     `  latency: ${config.options.latencyMs ?? 0} ms`,
+    `  seed: ${sandbox.seed} (app id ${seed.appId}, region ${seed.region}; SANDBOX_SEED chooses another)`,
     '  seeded calls:',
-    ...Object.entries(SANDBOX_SESSION_IDS).map(
+    ...Object.entries(seed.sessionIds).map(
       ([name, id]) => `    ${name.padEnd(15)}${JSON.stringify(id)}`,
     ),
     'Press Ctrl+C to stop.',

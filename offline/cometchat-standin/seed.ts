@@ -4,6 +4,9 @@ import { generatePresenterCall } from './presenter-call.ts';
 import callsJson from './seed/calls.json' with { type: 'json' };
 import rolePermissionsJson from './seed/role-permissions.json' with { type: 'json' };
 import rolesJson from './seed/roles.json' with { type: 'json' };
+import secondCallsJson from './seed/second/calls.json' with { type: 'json' };
+import secondRolePermissionsJson from './seed/second/role-permissions.json' with { type: 'json' };
+import secondRolesJson from './seed/second/roles.json' with { type: 'json' };
 import { RoleSchema, type SandboxState, type SeededCall, SeededCallSchema } from './state.ts';
 
 /** The seeded calls by what they are; README.md describes each. */
@@ -31,39 +34,114 @@ export const SANDBOX_SESSION_IDS = Object.freeze({
 
 export type SandboxSessionName = keyof typeof SANDBOX_SESSION_IDS;
 
+/**
+ * The calls of the second seed (`seed/second/`), the app the sandbox plays when it stands in for
+ * a second CometChat app: none of them is known to the default seed, and the other way round.
+ */
+export const SECOND_SANDBOX_SESSION_IDS = Object.freeze({
+  /** 1:1 video call between a support agent and a customer, ended; `data` is an object. */
+  videoEnded: 'v1.us.sandbox-app-2.1701000000abcdef0101',
+  /** Ended group audio call, one recording, a participant without avatar; `data` is an array. */
+  groupRecorded: 'v1.us.sandbox-app-2.1701003600abcdef0102',
+  /** 1:1 audio call still going on (no `endedAt`, no `leftAt`); `data` is an array. */
+  audioOngoing: 'v1.us.sandbox-app-2.1701007200abcdef0103',
+} as const);
+
+export type SecondSandboxSessionName = keyof typeof SECOND_SANDBOX_SESSION_IDS;
+
+/**
+ * The seeds, by name: which data a sandbox starts with. `default` is the seed every test has
+ * always used; `second` is a smaller, different app (some role ids shared with other names and
+ * permissions, some roles only in one of the two, calls of its own), so two sandboxes can play
+ * two apps.
+ */
+export const SANDBOX_SEED_NAMES = Object.freeze(['default', 'second'] as const);
+export type SandboxSeedName = (typeof SANDBOX_SEED_NAMES)[number];
+
+export interface SandboxSeed {
+  /** The app id the seeded session ids and recording URLs name. */
+  appId: string;
+  /** The region the seeded session ids name (`v1.<region>.<appId>.…`). */
+  region: string;
+  sessionIds: Readonly<Record<string, string>>;
+}
+
+/** What each seed stands for, so whoever starts a sandbox can describe its app truthfully. */
+export const SANDBOX_SEEDS: Readonly<Record<SandboxSeedName, SandboxSeed>> = Object.freeze({
+  default: Object.freeze({ appId: 'sandbox-app', region: 'us', sessionIds: SANDBOX_SESSION_IDS }),
+  second: Object.freeze({
+    appId: 'sandbox-app-2',
+    region: 'us',
+    sessionIds: SECOND_SANDBOX_SESSION_IDS,
+  }),
+});
+
+interface SeedData {
+  roles: unknown;
+  rolePermissions: unknown;
+  calls: unknown;
+  /** Calls too large to write out by hand, made afresh on every load. */
+  generated: () => SeededCall[];
+}
+
+const SEED_DATA: Record<SandboxSeedName, SeedData> = {
+  default: {
+    roles: rolesJson,
+    rolePermissions: rolePermissionsJson,
+    calls: callsJson,
+    generated: () => [
+      { shape: 'object', record: generatePresenterCall(SANDBOX_SESSION_IDS.presenter300) },
+    ],
+  },
+  second: {
+    roles: secondRolesJson,
+    rolePermissions: secondRolePermissionsJson,
+    calls: secondCallsJson,
+    generated: () => [],
+  },
+};
+
 const RolesSeedSchema = z.array(RoleSchema).min(1);
 const RolePermissionsSeedSchema = z.record(z.string(), z.record(z.string(), z.unknown()));
 const CallsSeedSchema = z.array(SeededCallSchema);
 
 /**
- * A fresh copy of the seed: the hand-written data files (parsed, so a typo in them fails loudly
- * here rather than as a puzzling response) plus the generated presenter call. Every call
- * returns new objects, so sandboxes never share state.
+ * A fresh copy of a seed (the default one unless named): the hand-written data files (parsed,
+ * so a typo in them fails loudly here rather than as a puzzling response) plus any generated
+ * calls. Every call returns new objects, so sandboxes never share state.
  */
-export function loadSeed(): SandboxState {
-  const roles = RolesSeedSchema.parse(structuredClone(rolesJson));
+export function loadSeed(seed: SandboxSeedName = 'default'): SandboxState {
+  const data = SEED_DATA[seed];
+  // An unknown name from untyped code would otherwise fail below as a puzzling TypeError.
+  if (data === undefined) throw new TypeError(`seed: no seed named "${String(seed)}"`);
+  const where = `seed "${seed}"`;
+  const roles = RolesSeedSchema.parse(structuredClone(data.roles));
   const roleIds = new Set(roles.map((r) => r.role));
-  if (!roleIds.has('default')) throw new Error('seed: the role "default" must exist');
+  if (!roleIds.has('default')) throw new Error(`${where}: the role "default" must exist`);
+  if (roleIds.size !== roles.length) throw new Error(`${where}: a role id is listed twice`);
 
   const permissions = new Map(roles.map((r) => [r.role, defaultPermissionMap()]));
-  const overrides = RolePermissionsSeedSchema.parse(structuredClone(rolePermissionsJson));
+  const overrides = RolePermissionsSeedSchema.parse(structuredClone(data.rolePermissions));
   for (const [role, update] of Object.entries(overrides)) {
     const current = permissions.get(role);
-    if (current === undefined) throw new Error(`seed: permissions for unknown role "${role}"`);
+    if (current === undefined) throw new Error(`${where}: permissions for unknown role "${role}"`);
     const checked = checkPermissionUpdate(update, roleIds);
     if (!checked.ok) {
-      throw new Error(`seed: bad permissions for "${role}": ${JSON.stringify(checked.details)}`);
+      throw new Error(
+        `${where}: bad permissions for "${role}": ${JSON.stringify(checked.details)}`,
+      );
     }
     permissions.set(role, { ...current, ...checked.permissions });
   }
 
   const seeded: SeededCall[] = [
-    ...CallsSeedSchema.parse(structuredClone(callsJson)),
-    { shape: 'object', record: generatePresenterCall(SANDBOX_SESSION_IDS.presenter300) },
+    ...CallsSeedSchema.parse(structuredClone(data.calls)),
+    ...data.generated(),
   ];
   const calls = new Map(seeded.map((call) => [call.record.sessionId, call]));
-  for (const [name, id] of Object.entries(SANDBOX_SESSION_IDS)) {
-    if (!calls.has(id)) throw new Error(`seed: no call for SANDBOX_SESSION_IDS.${name}`);
+  if (calls.size !== seeded.length) throw new Error(`${where}: a session id is listed twice`);
+  for (const [name, id] of Object.entries(SANDBOX_SEEDS[seed].sessionIds)) {
+    if (!calls.has(id)) throw new Error(`${where}: no call for its session id "${name}"`);
   }
   return { roles, permissions, calls };
 }

@@ -5,7 +5,7 @@ import { createFaultQueue, type FaultSpec, faultAnswer, type RawAnswer } from '.
 import { type IncomingRequest, respond, type SandboxHost } from './respond.ts';
 import type { SandboxResponse } from './response.ts';
 import type { RequestBody } from './roles.ts';
-import { loadSeed } from './seed.ts';
+import { loadSeed, SANDBOX_SEEDS, type SandboxSeedName } from './seed.ts';
 import { replaceState, type SandboxState } from './state.ts';
 
 // The HTTP layer of the sandbox: two loopback listeners (the live service has a role host and a
@@ -14,7 +14,17 @@ import { replaceState, type SandboxState } from './state.ts';
 
 export type { FaultSpec } from './faults.ts';
 export type { SandboxHost } from './respond.ts';
-export { loadSeed, SANDBOX_SESSION_IDS, type SandboxSessionName } from './seed.ts';
+export {
+  loadSeed,
+  SANDBOX_SEED_NAMES,
+  SANDBOX_SEEDS,
+  SANDBOX_SESSION_IDS,
+  type SandboxSeed,
+  type SandboxSeedName,
+  type SandboxSessionName,
+  SECOND_SANDBOX_SESSION_IDS,
+  type SecondSandboxSessionName,
+} from './seed.ts';
 export type {
   CallRecord,
   CallShape,
@@ -48,7 +58,9 @@ export interface SandboxOptions {
   callPort?: number;
   /** Added to every response (benchmarks, slow-service tests). */
   latencyMs?: number;
-  /** Cosmetic, default 'sandbox-app'. */
+  /** Which data to start (and reset) with; default 'default'. See README.md, "Seed data". */
+  seed?: SandboxSeedName;
+  /** Cosmetic (named in error messages), default the seed's app id: 'sandbox-app' for 'default'. */
   appId?: string;
 }
 
@@ -67,6 +79,8 @@ export interface Sandbox {
   reset(): void;
   /** The live in-memory state; tests may read and change it. */
   state: SandboxState;
+  /** The seed it started with and goes back to on reset(). */
+  seed: SandboxSeedName;
   /** Closes both listeners and destroys open sockets. */
   close(): Promise<void>;
 }
@@ -87,9 +101,11 @@ function assertLatency(ms: number): number {
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   if (options.apiKey === '') throw new TypeError('startSandbox: apiKey must not be empty');
   const host = options.host ?? '127.0.0.1';
-  const appId = options.appId ?? 'sandbox-app';
+  const seed = options.seed ?? 'default';
+  // First: it is what refuses a seed name that does not exist.
+  const state = loadSeed(seed);
+  const appId = options.appId ?? SANDBOX_SEEDS[seed].appId;
   const initialLatency = assertLatency(options.latencyMs ?? 0);
-  const state = loadSeed();
   const requests: RecordedRequest[] = [];
   const faults = createFaultQueue();
   const stopping = new AbortController();
@@ -173,13 +189,14 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     callUrl: baseUrl(host, callPort),
     requests,
     state,
+    seed,
     inject: (fault) => faults.add(fault),
     clearFaults: () => faults.clear(),
     setLatency: (ms) => {
       latencyMs = assertLatency(ms);
     },
     reset: () => {
-      replaceState(state, loadSeed());
+      replaceState(state, loadSeed(seed));
       faults.clear();
       requests.length = 0;
       latencyMs = initialLatency;

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { Sandbox } from '../../offline/cometchat-standin/server.ts';
 import { assertWithinLimits } from '../../offline/slack-standin/block-kit-limits.ts';
 import type { SlackDriver } from '../../offline/slack-standin/driver.ts';
 import {
@@ -8,7 +9,7 @@ import {
 } from '../../offline/stack/offline-stack.ts';
 import { LogCapture } from '../log-capture.ts';
 
-export interface Harness extends OfflineStack {
+export interface Harness<A extends string = string> extends OfflineStack<A> {
   logs: LogCapture;
   /** Messages posted to response_urls and through the Web API, in order. */
   messages(): Record<string, unknown>[];
@@ -18,7 +19,10 @@ export interface Harness extends OfflineStack {
   checkAllPayloads(): void;
 }
 
-export async function startHarness(options: OfflineStackOptions = {}): Promise<Harness> {
+/** With `apps: ['staging', 'prod']`, `h.sandboxes.prod` is prod's sandbox (typed as such). */
+export async function startHarness<const A extends string = 'default'>(
+  options: OfflineStackOptions<A> = {},
+): Promise<Harness<A>> {
   const logs = new LogCapture();
   const stack = await startOfflineStack({
     ...options,
@@ -62,6 +66,20 @@ export async function startHarness(options: OfflineStackOptions = {}): Promise<H
       }
     },
   };
+}
+
+/**
+ * The sandbox of the app called `name`, for a harness whose app names are not known to the type
+ * (one typed `Harness`); throws when the stack serves no such app.
+ */
+export function sandboxOf(h: Pick<OfflineStack, 'sandboxes'>, name: string): Sandbox {
+  const sandbox = h.sandboxes[name];
+  if (sandbox === undefined) {
+    throw new Error(
+      `no sandbox for the app "${name}" (apps: ${Object.keys(h.sandboxes).join(', ')})`,
+    );
+  }
+  return sandbox;
 }
 
 export type Block = Record<string, unknown> & { type: string };

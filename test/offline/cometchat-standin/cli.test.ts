@@ -4,7 +4,11 @@ import {
   parseSandboxEnv,
   runSandboxCli,
 } from '../../../offline/cometchat-standin/cli.ts';
-import { SANDBOX_SESSION_IDS, type Sandbox } from '../../../offline/cometchat-standin/server.ts';
+import {
+  SANDBOX_SESSION_IDS,
+  type Sandbox,
+  SECOND_SANDBOX_SESSION_IDS,
+} from '../../../offline/cometchat-standin/server.ts';
 
 const started: Sandbox[] = [];
 afterEach(async () => {
@@ -14,7 +18,13 @@ afterEach(async () => {
 describe('parseSandboxEnv', () => {
   it('uses the documented defaults for an empty environment', () => {
     expect(parseSandboxEnv({})).toEqual({
-      options: { apiKey: DEFAULT_SANDBOX_KEY, apiPort: 4010, callPort: 4011, latencyMs: 0 },
+      options: {
+        apiKey: DEFAULT_SANDBOX_KEY,
+        apiPort: 4010,
+        callPort: 4011,
+        latencyMs: 0,
+        seed: 'default',
+      },
       defaultKey: true,
     });
   });
@@ -24,9 +34,11 @@ describe('parseSandboxEnv', () => {
       COMETCHAT_API_KEY: '',
       SANDBOX_API_PORT: '',
       SANDBOX_LATENCY_MS: '',
+      SANDBOX_SEED: '',
     });
     expect(config.defaultKey).toBe(true);
     expect(config.options.apiPort).toBe(4010);
+    expect(config.options.seed).toBe('default');
   });
 
   it('reads every variable', () => {
@@ -36,9 +48,10 @@ describe('parseSandboxEnv', () => {
         SANDBOX_API_PORT: '5000',
         SANDBOX_CALL_PORT: '0',
         SANDBOX_LATENCY_MS: '250',
+        SANDBOX_SEED: 'second',
       }),
     ).toEqual({
-      options: { apiKey: 'k', apiPort: 5000, callPort: 0, latencyMs: 250 },
+      options: { apiKey: 'k', apiPort: 5000, callPort: 0, latencyMs: 250, seed: 'second' },
       defaultKey: false,
     });
   });
@@ -49,8 +62,11 @@ describe('parseSandboxEnv', () => {
         SANDBOX_API_PORT: 'x',
         SANDBOX_CALL_PORT: '70000',
         SANDBOX_LATENCY_MS: '-1',
+        SANDBOX_SEED: 'third',
       }),
-    ).toThrow(/SANDBOX_API_PORT[\s\S]*SANDBOX_CALL_PORT[\s\S]*SANDBOX_LATENCY_MS/);
+    ).toThrow(
+      /SANDBOX_API_PORT[\s\S]*SANDBOX_CALL_PORT[\s\S]*SANDBOX_LATENCY_MS[\s\S]*SANDBOX_SEED: must be one of default, second/,
+    );
   });
 });
 
@@ -66,10 +82,27 @@ describe('runSandboxCli', () => {
     expect(text).toContain(sandbox.callUrl);
     expect(text).toContain(DEFAULT_SANDBOX_KEY);
     for (const id of Object.values(SANDBOX_SESSION_IDS)) expect(text).toContain(JSON.stringify(id));
+    expect(text).toContain('seed: default (app id sandbox-app, region us');
     const response = await fetch(`${sandbox.apiUrl}/v3/roles`, {
       headers: { apikey: DEFAULT_SANDBOX_KEY },
     });
     expect(response.status).toBe(200);
+  });
+
+  it('starts the second seed with SANDBOX_SEED=second and prints its session ids only', async () => {
+    const lines: string[] = [];
+    const sandbox = await runSandboxCli(
+      { SANDBOX_SEED: 'second', SANDBOX_API_PORT: '0', SANDBOX_CALL_PORT: '0' },
+      (line) => lines.push(line),
+    );
+    started.push(sandbox);
+    expect(sandbox.seed).toBe('second');
+    const text = lines.join('\n');
+    expect(text).toContain('seed: second (app id sandbox-app-2, region us');
+    for (const id of Object.values(SECOND_SANDBOX_SESSION_IDS)) {
+      expect(text).toContain(JSON.stringify(id));
+    }
+    expect(text).not.toContain(SANDBOX_SESSION_IDS.audioEnded);
   });
 
   it('never prints a key taken from the environment', async () => {
