@@ -2,10 +2,35 @@ import { z } from 'zod';
 
 // The app's configuration: one schema over an environment object that is passed in, parsed
 // once at start. Empty strings count as missing (a blank line in .env must not become a
-// key), every problem is reported at once, and no message ever repeats a value.
+// key), every problem is reported at once, and no message ever repeats a value: an app name
+// or a channel id is named only once it has the form of one, anything else by its position.
 
 const REGIONS = ['us', 'eu', 'in'] as const;
+export type CometChatRegion = (typeof REGIONS)[number];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Words an app may not be called, because `/cometchat <app> <subcommand>` could not tell them
+ * from a subcommand. The command parser reads the same list.
+ */
+export const RESERVED_APP_NAMES = [
+  'help',
+  'roles',
+  'perms',
+  'permissions',
+  'call',
+  'calls',
+  'audit',
+  'apps',
+  'approvals',
+  'home',
+] as const;
+const RESERVED: ReadonlySet<string> = new Set(RESERVED_APP_NAMES);
+
+const APP_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+const CHANNEL_ID = /^[CG][A-Z0-9]{2,}$/;
+/** The app a configuration without COMETCHAT_APPS defines from the unprefixed variables. */
+const SINGLE_APP_NAME = 'default';
 
 const blankIsMissing = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
@@ -45,21 +70,21 @@ const slackIdList = () =>
       .optional(),
   );
 
+const region = () =>
+  z.preprocess(
+    (value) =>
+      typeof blankIsMissing(value) === 'string' ? String(value).toLowerCase() : undefined,
+    z.enum(REGIONS, { error: `must be one of ${REGIONS.join(', ')}` }).optional(),
+  );
+
 const EnvSchema = z.object({
   SLACK_BOT_TOKEN: prefixed('xoxb-'),
   SLACK_SIGNING_SECRET: optionalText(),
   SLACK_APP_TOKEN: z.preprocess(blankIsMissing, prefixed('xapp-').optional()),
   SLACK_API_URL: url(),
   PORT: integer(3000, 0, 65_535),
-  COMETCHAT_APP_ID: optionalText(),
-  COMETCHAT_REGION: z.preprocess(
-    (value) =>
-      typeof blankIsMissing(value) === 'string' ? String(value).toLowerCase() : undefined,
-    z.enum(REGIONS, { error: `must be one of ${REGIONS.join(', ')}` }).optional(),
-  ),
-  COMETCHAT_API_KEY: text(),
-  COMETCHAT_API_URL: url(),
-  COMETCHAT_CALL_API_URL: url(),
+  // The CometChat apps (COMETCHAT_APPS, COMETCHAT_CHANNEL_APPS and each app's own variables)
+  // are read by appNames, readApp and readChannelApps below: their names depend on values.
   // A chat reply should not keep someone waiting: each attempt gets COMETCHAT_TIMEOUT_MS,
   // all attempts and back-off together get COMETCHAT_BUDGET_MS.
   COMETCHAT_TIMEOUT_MS: integer(3_000, 100, 60_000),
@@ -75,7 +100,7 @@ const EnvSchema = z.object({
     z
       .string()
       .trim()
-      .regex(/^[CG][A-Z0-9]{2,}$/, { error: 'must be a channel id like C0123ABCD' })
+      .regex(CHANNEL_ID, { error: 'must be a channel id like C0123ABCD' })
       .optional(),
   ),
   STORE_URL: optionalText(),
@@ -87,24 +112,17 @@ const EnvSchema = z.object({
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+const isSet = (env: Env, name: string) => blankIsMissing(env[name]) !== undefined;
+
 // Rules that tie variables together. They look at the raw environment so that they are
 // reported together with the per-variable problems, not only once those are fixed.
 function crossProblems(env: Env): string[] {
-  const has = (name: string) => blankIsMissing(env[name]) !== undefined;
+  const has = (name: string) => isSet(env, name);
   const problems: string[] = [];
   if (!has('SLACK_APP_TOKEN') && !has('SLACK_SIGNING_SECRET')) {
     problems.push(
       'SLACK_SIGNING_SECRET is missing (required over HTTP; or set SLACK_APP_TOKEN for Socket Mode)',
     );
-  }
-  if (!has('COMETCHAT_API_URL') || !has('COMETCHAT_CALL_API_URL')) {
-    for (const name of ['COMETCHAT_APP_ID', 'COMETCHAT_REGION']) {
-      if (!has(name)) {
-        problems.push(
-          `${name} is missing (required unless COMETCHAT_API_URL and COMETCHAT_CALL_API_URL are both set)`,
-        );
-      }
-    }
   }
   // A blank value means the default here too (Number('') would be 0).
   const timeout = Number(has('COMETCHAT_TIMEOUT_MS') ? env.COMETCHAT_TIMEOUT_MS : 3_000);
@@ -112,6 +130,224 @@ function crossProblems(env: Env): string[] {
   if (timeout > budget)
     problems.push('COMETCHAT_TIMEOUT_MS must not be larger than COMETCHAT_BUDGET_MS');
   return problems;
+}
+
+// --- CometChat apps ------------------------------------------------------------------------
+// Without COMETCHAT_APPS, the unprefixed COMETCHAT_APP_ID, _REGION, _API_KEY, _API_URL and
+// _CALL_API_URL define one app called `default`, exactly as before there were several. With it,
+// each app listed has the same variables under its own prefix, and the unprefixed ones are a
+// mistake (nothing would read them).
+
+/** One app's own variables, without their prefix. */
+const AppSchema = z.object({
+  APP_ID: optionalText(),
+  REGION: region(),
+  API_KEY: text(),
+  API_URL: url(),
+  CALL_API_URL: url(),
+  EDITORS: slackIdList(),
+});
+type AppVariable = keyof typeof AppSchema.shape;
+const APP_VARIABLES = AppSchema.keyof().options;
+const SINGLE_APP_VARIABLES = APP_VARIABLES.filter((key) => key !== 'EDITORS').map(
+  (key) => `COMETCHAT_${key}`,
+);
+
+/** `COMETCHAT_<NAME>_`: the prefix of an app's own variables (`eu-prod`: `COMETCHAT_EU_PROD_`). */
+export function appEnvPrefix(name: string): string {
+  return `COMETCHAT_${name.toUpperCase().replaceAll('-', '_')}_`;
+}
+
+interface AppSource {
+  name: string;
+  /** `COMETCHAT_` for the single app, `COMETCHAT_<NAME>_` for one of several. */
+  prefix: string;
+  /** Put before each of its problems: empty for the single app, whose messages stay as they were. */
+  label: string;
+  /** Whether `<prefix>EDITORS` is read (the single app has EDITORS alone). */
+  ownEditors: boolean;
+}
+
+interface AppRead {
+  problems: string[];
+  /** With no problems: the app, its editors still undefined when it has none of its own. */
+  app?: CometChatAppConfig;
+}
+
+function readApp(env: Env, source: AppSource): AppRead {
+  const variable = (key: AppVariable) => `${source.prefix}${key}`;
+  const has = (key: AppVariable) => isSet(env, variable(key));
+  const parsed = AppSchema.safeParse(
+    Object.fromEntries(
+      APP_VARIABLES.map((key) => [
+        key,
+        key === 'EDITORS' && !source.ownEditors ? undefined : env[variable(key)],
+      ]),
+    ),
+  );
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map(
+        (issue) => `${source.label}${describeIssue(issue, (key) => source.prefix + key)}`,
+      );
+  if (!has('API_URL') || !has('CALL_API_URL')) {
+    for (const key of ['APP_ID', 'REGION'] as const) {
+      if (!has(key)) {
+        problems.push(
+          `${source.label}${variable(key)} is missing (required unless ${variable('API_URL')} and ${variable('CALL_API_URL')} are both set)`,
+        );
+      }
+    }
+  }
+  if (!parsed.success || problems.length > 0) return { problems };
+  const a = parsed.data;
+  // Two hosts: `api-` for roles and permissions, `call-` for calls (live-api-notes.md).
+  const host = (service: 'api' | 'call') =>
+    `https://${a.APP_ID ?? ''}.${service}-${a.REGION ?? 'us'}.cometchat.io`;
+  return {
+    problems,
+    app: {
+      name: source.name,
+      appId: a.APP_ID,
+      region: a.REGION,
+      apiKey: a.API_KEY,
+      apiUrl: a.API_URL ?? host('api'),
+      callApiUrl: a.CALL_API_URL ?? host('call'),
+      editors: a.EDITORS,
+    },
+  };
+}
+
+interface AppNames {
+  /** Every name as listed, to tell an app not listed from one listed in a wrong form. */
+  listed: readonly string[];
+  /** The names of the form of an app name, each once, in order: the apps to read. */
+  names: readonly string[];
+  problems: string[];
+}
+
+function appNames(value: string): AppNames {
+  const listed = value.split(/[\s,]+/).filter(Boolean);
+  const names: string[] = [];
+  const problems: string[] = [];
+  if (listed.length === 0) problems.push('COMETCHAT_APPS must name at least one app');
+  const twice = new Set<string>();
+  listed.forEach((name, index) => {
+    if (!APP_NAME.test(name)) {
+      problems.push(
+        `COMETCHAT_APPS name ${index + 1} must be 1 to 32 lower-case letters, digits or -, starting with a letter`,
+      );
+    } else if (names.includes(name)) {
+      if (!twice.has(name)) problems.push(`COMETCHAT_APPS names ${name} more than once`);
+      twice.add(name);
+    } else {
+      names.push(name);
+      if (RESERVED.has(name)) {
+        problems.push(
+          `COMETCHAT_APPS names ${name}, which is a /cometchat subcommand: choose another name`,
+        );
+      }
+    }
+  });
+  // `prod` and `prod-call` would share COMETCHAT_PROD_CALL_API_URL. (An app called `call` would
+  // read COMETCHAT_CALL_API_URL, but that name is reserved anyway.)
+  const readers = new Map<string, string>();
+  for (const name of names) {
+    for (const key of APP_VARIABLES) {
+      const variable = `${appEnvPrefix(name)}${key}`;
+      const other = readers.get(variable);
+      if (other === undefined) readers.set(variable, name);
+      else {
+        problems.push(
+          `COMETCHAT_APPS names ${other} and ${name}, which would both read ${variable}: rename one`,
+        );
+      }
+    }
+  }
+  return { listed, names, problems };
+}
+
+function unprefixedProblems(env: Env): string[] {
+  const set = SINGLE_APP_VARIABLES.filter((name) => isSet(env, name));
+  if (set.length === 0) return [];
+  const own = set.map((name) => name.replace(/^COMETCHAT_/, 'COMETCHAT_<NAME>_'));
+  return [
+    `${listOf(set)} ${set.length === 1 ? 'is' : 'are'} set, but with COMETCHAT_APPS each app has its own: use ${listOf(own)} instead`,
+  ];
+}
+
+interface ChannelApps {
+  problems: string[];
+  channelApps: Record<string, string>;
+}
+
+/** COMETCHAT_CHANNEL_APPS: `C0123:staging,C0456:prod`, the app a channel's commands are for. */
+function readChannelApps(
+  value: string | undefined,
+  apps: Pick<AppNames, 'listed' | 'names'>,
+): ChannelApps {
+  const channelApps: Record<string, string> = {};
+  const problems: string[] = [];
+  const entries = (value ?? '')
+    .replace(/\s*:\s*/g, ':')
+    .split(/[\s,]+/)
+    .filter(Boolean);
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  const configured = apps.names.length > 0 ? ` (configured: ${apps.names.join(', ')})` : '';
+  entries.forEach((entry, index) => {
+    const at = entry.indexOf(':');
+    const channel = entry.slice(0, Math.max(at, 0));
+    const app = entry.slice(at + 1);
+    if (at < 0 || !CHANNEL_ID.test(channel) || app === '') {
+      problems.push(
+        `COMETCHAT_CHANNEL_APPS entry ${index + 1} must be a channel id and an app name, like C0123ABCD:staging`,
+      );
+    } else if (seen.has(channel)) {
+      if (!twice.has(channel)) {
+        problems.push(`COMETCHAT_CHANNEL_APPS lists channel ${channel} more than once`);
+      }
+      twice.add(channel);
+    } else {
+      seen.add(channel);
+      if (apps.names.includes(app)) channelApps[channel] = app;
+      // A name listed in COMETCHAT_APPS in a wrong form is reported there already.
+      else if (!apps.listed.includes(app)) {
+        problems.push(
+          APP_NAME.test(app)
+            ? `COMETCHAT_CHANNEL_APPS sets channel ${channel} to app ${app}, which is not configured${configured}`
+            : `COMETCHAT_CHANNEL_APPS entry ${index + 1} names an app that is not configured${configured}`,
+        );
+      }
+    }
+  });
+  return { problems, channelApps };
+}
+
+/** `A`, `A and B`, `A, B and C`. */
+function listOf(items: readonly string[]): string {
+  return items.length <= 1
+    ? (items[0] ?? '')
+    : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/** One configured CometChat app. */
+export interface CometChatAppConfig {
+  /** The name people type (`/cometchat staging roles`); `default` without COMETCHAT_APPS. */
+  name: string;
+  /** As configured; undefined when both addresses are given instead. */
+  appId: string | undefined;
+  region: CometChatRegion | undefined;
+  apiKey: string;
+  /** Role API address, without `/v3`. */
+  apiUrl: string;
+  /** Call API address, without `/v3`. */
+  callApiUrl: string;
+  /**
+   * Who may edit this app's permissions: its COMETCHAT_<NAME>_EDITORS, else EDITORS;
+   * undefined means workspace admins and owners.
+   */
+  editors: readonly string[] | undefined;
 }
 
 export interface Config {
@@ -125,18 +361,20 @@ export interface Config {
     port: number;
   };
   cometchat: {
-    apiKey: string;
-    /** Role API address, without `/v3`. */
-    apiUrl: string;
-    /** Call API address, without `/v3`. */
-    callApiUrl: string;
+    /** Every app in the order of COMETCHAT_APPS (or `default` alone); the first is the default. */
+    apps: readonly CometChatAppConfig[];
+    /** Channel id to the name of the app its commands are for when they name none. */
+    channelApps: Readonly<Record<string, string>>;
     timeoutMs: number;
     budgetMs: number;
     /** How long a role list is reused; 0 turns the cache off. */
     roleCacheSeconds: number;
   };
   access: {
-    /** Users and user groups who may edit; undefined means workspace admins and owners. */
+    /**
+     * Users and user groups who may edit any app without editors of its own; undefined means
+     * workspace admins and owners.
+     */
     editors: readonly string[] | undefined;
     /** Users and user groups who may use the app; undefined means everyone in the workspace. */
     viewers: readonly string[] | undefined;
@@ -160,14 +398,33 @@ export class ConfigError extends Error {
 /** Parses the environment once. Throws a ConfigError naming every problem. */
 export function loadConfig(env: Env): Config {
   const parsed = EnvSchema.safeParse(env);
+  const several = isSet(env, 'COMETCHAT_APPS') ? appNames(env.COMETCHAT_APPS ?? '') : undefined;
+  const reads = several
+    ? several.names.map((name) =>
+        readApp(env, {
+          name,
+          prefix: appEnvPrefix(name),
+          label: `App ${name}: `,
+          ownEditors: true,
+        }),
+      )
+    : [readApp(env, { name: SINGLE_APP_NAME, prefix: 'COMETCHAT_', label: '', ownEditors: false })];
+  const channels = readChannelApps(
+    env.COMETCHAT_CHANNEL_APPS,
+    several ?? { listed: [SINGLE_APP_NAME], names: [SINGLE_APP_NAME] },
+  );
   const problems = [
-    ...(parsed.success ? [] : parsed.error.issues.map(describeIssue)),
+    ...(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue))),
+    ...(several ? [...several.problems, ...unprefixedProblems(env)] : []),
+    ...reads.flatMap((read) => read.problems),
+    ...channels.problems,
     ...crossProblems(env),
   ];
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
-  const appId = e.COMETCHAT_APP_ID ?? '';
-  const region = e.COMETCHAT_REGION ?? 'us';
+  const apps = reads.flatMap(({ app }) =>
+    app ? [{ ...app, editors: app.editors ?? e.EDITORS }] : [],
+  );
   const config: Config = {
     slack: {
       botToken: e.SLACK_BOT_TOKEN,
@@ -178,10 +435,8 @@ export function loadConfig(env: Env): Config {
       port: e.PORT,
     },
     cometchat: {
-      apiKey: e.COMETCHAT_API_KEY,
-      // Two hosts: `api-` for roles and permissions, `call-` for calls (live-api-notes.md).
-      apiUrl: e.COMETCHAT_API_URL ?? `https://${appId}.api-${region}.cometchat.io`,
-      callApiUrl: e.COMETCHAT_CALL_API_URL ?? `https://${appId}.call-${region}.cometchat.io`,
+      apps,
+      channelApps: channels.channelApps,
       timeoutMs: e.COMETCHAT_TIMEOUT_MS,
       budgetMs: e.COMETCHAT_BUDGET_MS,
       roleCacheSeconds: e.COMETCHAT_ROLE_CACHE_SECONDS,
@@ -194,7 +449,7 @@ export function loadConfig(env: Env): Config {
       e.SLACK_BOT_TOKEN,
       e.SLACK_SIGNING_SECRET,
       e.SLACK_APP_TOKEN,
-      e.COMETCHAT_API_KEY,
+      ...apps.map((app) => app.apiKey),
       storePassword(e.STORE_URL),
     ].filter((value): value is string => value !== undefined),
   };
@@ -212,8 +467,9 @@ function storePassword(storeUrl: string | undefined): string | undefined {
   }
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const name = String(issue.path[0] ?? 'environment');
+/** `nameOf` turns the key a schema read into the variable it came from. */
+function describeIssue(issue: z.core.$ZodIssue, nameOf: (key: string) => string = String): string {
+  const name = issue.path[0] === undefined ? 'environment' : nameOf(String(issue.path[0]));
   // zod's own message for a missing value mentions the expected type; say it plainly.
   const missing = issue.code === 'invalid_type' && issue.message.includes('undefined');
   return `${name} ${missing ? 'is missing' : issue.message}`;

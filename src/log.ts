@@ -27,6 +27,7 @@ const REDACT_PATHS = [
   '*.headers["x-slack-signature"]',
   'config.slack',
   'config.cometchat.apiKey',
+  'config.cometchat.apps[*].apiKey',
 ];
 
 export interface LoggerOptions {

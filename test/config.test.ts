@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { ConfigError, loadConfig, RESERVED_APP_NAMES } from '../src/config.ts';
 
 const BOT_TOKEN = 'xoxb-1111-2222-SeCrEtBoT';
 const SIGNING_SECRET = 'signing-5ec7e7-value';
@@ -55,9 +55,18 @@ describe('loadConfig', () => {
         port: 3000,
       },
       cometchat: {
-        apiKey: API_KEY,
-        apiUrl: 'https://abc123.api-eu.cometchat.io',
-        callApiUrl: 'https://abc123.call-eu.cometchat.io',
+        apps: [
+          {
+            name: 'default',
+            appId: 'abc123',
+            region: 'eu',
+            apiKey: API_KEY,
+            apiUrl: 'https://abc123.api-eu.cometchat.io',
+            callApiUrl: 'https://abc123.call-eu.cometchat.io',
+            editors: undefined,
+          },
+        ],
+        channelApps: {},
         timeoutMs: 3000,
         budgetMs: 8000,
       },
@@ -71,9 +80,12 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.slack)).toBe(true);
     expect(Object.isFrozen(config.cometchat)).toBe(true);
+    expect(Object.isFrozen(config.cometchat.apps)).toBe(true);
+    expect(Object.isFrozen(config.cometchat.apps[0])).toBe(true);
+    expect(Object.isFrozen(config.cometchat.channelApps)).toBe(true);
     expect(Object.isFrozen(config.secrets)).toBe(true);
     expect(() => {
-      (config.cometchat as { apiKey: string }).apiKey = 'changed';
+      (config.cometchat.apps[0] as { apiKey: string }).apiKey = 'changed';
     }).toThrow(TypeError);
   });
 
@@ -94,12 +106,12 @@ describe('loadConfig', () => {
       apiUrl: 'http://127.0.0.1:4000/api',
       port: 8080,
     });
-    expect(config.cometchat).toMatchObject({
+    expect(config.cometchat.apps[0]).toMatchObject({
+      region: 'in',
       apiUrl: 'https://abc123.api-in.cometchat.io',
       callApiUrl: 'https://abc123.call-in.cometchat.io',
-      timeoutMs: 1500,
-      budgetMs: 4000,
     });
+    expect(config.cometchat).toMatchObject({ timeoutMs: 1500, budgetMs: 4000 });
     expect(config.logLevel).toBe('debug');
     expect(config.secrets).toEqual([BOT_TOKEN, SIGNING_SECRET, APP_TOKEN, API_KEY]);
   });
@@ -112,8 +124,8 @@ describe('loadConfig', () => {
       COMETCHAT_API_URL: 'http://127.0.0.1:4010/',
       COMETCHAT_CALL_API_URL: 'http://127.0.0.1:4011',
     });
-    expect(config.cometchat.apiUrl).toBe('http://127.0.0.1:4010');
-    expect(config.cometchat.callApiUrl).toBe('http://127.0.0.1:4011');
+    expect(config.cometchat.apps[0]?.apiUrl).toBe('http://127.0.0.1:4010');
+    expect(config.cometchat.apps[0]?.callApiUrl).toBe('http://127.0.0.1:4011');
   });
 
   it('still needs the app id and region when only one address is given', () => {
@@ -162,11 +174,8 @@ describe('loadConfig', () => {
       LOG_LEVEL: '',
     });
     expect(config.slack).toMatchObject({ socketMode: false, port: 3000, apiUrl: undefined });
-    expect(config.cometchat).toMatchObject({
-      apiUrl: 'https://abc123.api-eu.cometchat.io',
-      timeoutMs: 3000,
-      budgetMs: 8000,
-    });
+    expect(config.cometchat.apps[0]?.apiUrl).toBe('https://abc123.api-eu.cometchat.io');
+    expect(config.cometchat).toMatchObject({ timeoutMs: 3000, budgetMs: 8000 });
     expect(config.logLevel).toBe('info');
   });
 
@@ -231,5 +240,263 @@ describe('loadConfig', () => {
       }
     }
     expect(error.problems.length).toBeGreaterThanOrEqual(5);
+  });
+});
+
+// Recognisable fake keys: no message may ever contain one.
+const PROD_KEY = 'PROD-KEY-must-never-print-1a2b3c';
+const STAGING_KEY = 'STAGING-KEY-must-never-print-4d5e6f';
+
+const SLACK = { SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET };
+
+const TWO_APPS = {
+  ...SLACK,
+  COMETCHAT_APPS: 'prod, eu-staging',
+  COMETCHAT_PROD_APP_ID: 'prod111',
+  COMETCHAT_PROD_REGION: 'us',
+  COMETCHAT_PROD_API_KEY: PROD_KEY,
+  COMETCHAT_EU_STAGING_APP_ID: 'stage222',
+  COMETCHAT_EU_STAGING_REGION: 'EU',
+  COMETCHAT_EU_STAGING_API_KEY: STAGING_KEY,
+  COMETCHAT_EU_STAGING_EDITORS: 'U0STAGE1, S0TESTERS',
+  EDITORS: 'U0ADMIN1',
+  COMETCHAT_CHANNEL_APPS: 'C0123ABC:eu-staging, G0456DEF : prod',
+};
+
+describe('loadConfig with several apps', () => {
+  it('reads each app in the order of COMETCHAT_APPS, the first being the default', () => {
+    const config = loadConfig(TWO_APPS);
+    expect(config.cometchat.apps).toEqual([
+      {
+        name: 'prod',
+        appId: 'prod111',
+        region: 'us',
+        apiKey: PROD_KEY,
+        apiUrl: 'https://prod111.api-us.cometchat.io',
+        callApiUrl: 'https://prod111.call-us.cometchat.io',
+        // No editors of its own: the workspace's.
+        editors: ['U0ADMIN1'],
+      },
+      {
+        name: 'eu-staging',
+        appId: 'stage222',
+        region: 'eu',
+        apiKey: STAGING_KEY,
+        apiUrl: 'https://stage222.api-eu.cometchat.io',
+        callApiUrl: 'https://stage222.call-eu.cometchat.io',
+        editors: ['U0STAGE1', 'S0TESTERS'],
+      },
+    ]);
+    expect(config.cometchat.channelApps).toEqual({ C0123ABC: 'eu-staging', G0456DEF: 'prod' });
+    expect(config.access.editors).toEqual(['U0ADMIN1']);
+    expect(config.secrets).toEqual([BOT_TOKEN, SIGNING_SECRET, PROD_KEY, STAGING_KEY]);
+    expect(Object.isFrozen(config.cometchat.apps[1]?.editors)).toBe(true);
+  });
+
+  it('needs no app id or region for an app whose two addresses are given', () => {
+    const config = loadConfig({
+      ...SLACK,
+      COMETCHAT_APPS: 'local',
+      COMETCHAT_LOCAL_API_KEY: STAGING_KEY,
+      COMETCHAT_LOCAL_API_URL: 'http://127.0.0.1:4010/',
+      COMETCHAT_LOCAL_CALL_API_URL: 'http://127.0.0.1:4011',
+    });
+    expect(config.cometchat.apps).toEqual([
+      {
+        name: 'local',
+        appId: undefined,
+        region: undefined,
+        apiKey: STAGING_KEY,
+        apiUrl: 'http://127.0.0.1:4010',
+        callApiUrl: 'http://127.0.0.1:4011',
+        editors: undefined,
+      },
+    ]);
+    expect(config.cometchat.channelApps).toEqual({});
+  });
+
+  it('reports every problem with the names and the channels at once', () => {
+    const problems = problemsOf({
+      ...SLACK,
+      COMETCHAT_APPS: 'prod,Staging,help,prod',
+      COMETCHAT_PROD_APP_ID: 'prod111',
+      COMETCHAT_PROD_REGION: 'us',
+      COMETCHAT_HELP_APP_ID: 'help333',
+      COMETCHAT_HELP_REGION: 'in',
+      COMETCHAT_HELP_API_KEY: STAGING_KEY,
+      COMETCHAT_CHANNEL_APPS: 'C0123ABC:qa,C0123ABC:prod,nonsense,C0999ZZZ:Staging',
+    });
+    expect(problems).toEqual([
+      'COMETCHAT_APPS name 2 must be 1 to 32 lower-case letters, digits or -, starting with a letter',
+      'COMETCHAT_APPS names help, which is a /cometchat subcommand: choose another name',
+      'COMETCHAT_APPS names prod more than once',
+      'App prod: COMETCHAT_PROD_API_KEY is missing',
+      'COMETCHAT_CHANNEL_APPS sets channel C0123ABC to app qa, which is not configured (configured: prod, help)',
+      'COMETCHAT_CHANNEL_APPS lists channel C0123ABC more than once',
+      'COMETCHAT_CHANNEL_APPS entry 3 must be a channel id and an app name, like C0123ABCD:staging',
+    ]);
+  });
+
+  it("names the app and the variable of each app's problem", () => {
+    const problems = problemsOf({
+      ...SLACK,
+      COMETCHAT_APPS: 'prod,eu-staging',
+      COMETCHAT_PROD_REGION: 'mars',
+      COMETCHAT_PROD_API_KEY: PROD_KEY,
+      COMETCHAT_PROD_CALL_API_URL: 'not a url',
+      COMETCHAT_EU_STAGING_APP_ID: 'stage222',
+      COMETCHAT_EU_STAGING_REGION: 'eu',
+      COMETCHAT_EU_STAGING_EDITORS: 'alice,bob',
+    });
+    expect(problems).toEqual([
+      'App prod: COMETCHAT_PROD_REGION must be one of us, eu, in',
+      'App prod: COMETCHAT_PROD_CALL_API_URL must be an http(s) address',
+      'App prod: COMETCHAT_PROD_APP_ID is missing (required unless COMETCHAT_PROD_API_URL and COMETCHAT_PROD_CALL_API_URL are both set)',
+      'App eu-staging: COMETCHAT_EU_STAGING_API_KEY is missing',
+      'App eu-staging: COMETCHAT_EU_STAGING_EDITORS must list Slack user ids (U..., W...) or user group ids (S...), comma-separated',
+    ]);
+  });
+
+  it('reports the unprefixed variables of a single app, which COMETCHAT_APPS does not read', () => {
+    expect(
+      problemsOf({
+        ...TWO_APPS,
+        COMETCHAT_APP_ID: 'abc123',
+        COMETCHAT_API_KEY: API_KEY,
+        COMETCHAT_CALL_API_URL: 'http://127.0.0.1:4011',
+        // Blank counts as not set.
+        COMETCHAT_REGION: ' ',
+      }),
+    ).toEqual([
+      'COMETCHAT_APP_ID, COMETCHAT_API_KEY and COMETCHAT_CALL_API_URL are set, but with COMETCHAT_APPS each app has its own: use COMETCHAT_<NAME>_APP_ID, COMETCHAT_<NAME>_API_KEY and COMETCHAT_<NAME>_CALL_API_URL instead',
+    ]);
+    expect(problemsOf({ ...TWO_APPS, COMETCHAT_API_KEY: API_KEY })).toEqual([
+      'COMETCHAT_API_KEY is set, but with COMETCHAT_APPS each app has its own: use COMETCHAT_<NAME>_API_KEY instead',
+    ]);
+  });
+
+  it('refuses two names that would read the same variable', () => {
+    expect(
+      problemsOf({
+        ...SLACK,
+        COMETCHAT_APPS: 'prod,prod-call',
+        COMETCHAT_PROD_API_URL: 'http://127.0.0.1:4010',
+        COMETCHAT_PROD_CALL_API_URL: 'http://127.0.0.1:4011',
+        COMETCHAT_PROD_API_KEY: PROD_KEY,
+        COMETCHAT_PROD_CALL_APP_ID: 'call444',
+        COMETCHAT_PROD_CALL_REGION: 'us',
+        COMETCHAT_PROD_CALL_API_KEY: STAGING_KEY,
+      }),
+    ).toEqual([
+      'COMETCHAT_APPS names prod and prod-call, which would both read COMETCHAT_PROD_CALL_API_URL: rename one',
+    ]);
+  });
+
+  it('takes names of 1 to 32 characters that start with a letter, and needs at least one', () => {
+    const app = (name: string) => ({
+      ...SLACK,
+      COMETCHAT_APPS: name,
+      [`COMETCHAT_${name.toUpperCase().replaceAll('-', '_')}_API_KEY`]: PROD_KEY,
+      [`COMETCHAT_${name.toUpperCase().replaceAll('-', '_')}_APP_ID`]: 'abc123',
+      [`COMETCHAT_${name.toUpperCase().replaceAll('-', '_')}_REGION`]: 'us',
+    });
+    expect(loadConfig(app('p')).cometchat.apps[0]?.name).toBe('p');
+    expect(loadConfig(app(`a${'-9'.repeat(15)}b`)).cometchat.apps[0]?.name).toHaveLength(32);
+    for (const name of [`a${'b'.repeat(32)}`, '9lives', '-x', 'pr_od', 'pröd']) {
+      expect(problemsOf(app(name))).toEqual([
+        'COMETCHAT_APPS name 1 must be 1 to 32 lower-case letters, digits or -, starting with a letter',
+      ]);
+    }
+    expect(problemsOf({ ...SLACK, COMETCHAT_APPS: ' , ' })).toEqual([
+      'COMETCHAT_APPS must name at least one app',
+    ]);
+  });
+
+  it('reserves every subcommand name', () => {
+    expect(RESERVED_APP_NAMES).toEqual([
+      'help',
+      'roles',
+      'perms',
+      'permissions',
+      'call',
+      'calls',
+      'audit',
+      'apps',
+      'approvals',
+      'home',
+    ]);
+    for (const name of RESERVED_APP_NAMES) {
+      const prefix = `COMETCHAT_${name.toUpperCase()}_`;
+      expect(
+        problemsOf({
+          ...SLACK,
+          COMETCHAT_APPS: name,
+          [`${prefix}APP_ID`]: 'abc123',
+          [`${prefix}REGION`]: 'us',
+          [`${prefix}API_KEY`]: PROD_KEY,
+        }),
+      ).toContain(
+        `COMETCHAT_APPS names ${name}, which is a /cometchat subcommand: choose another name`,
+      );
+    }
+  });
+
+  it('never repeats a key, nor a value that is not a name, in any message', () => {
+    const error = configError({
+      ...SLACK,
+      // A key pasted where a name, a channel or an editor belongs.
+      COMETCHAT_APPS: `prod,staging,${STAGING_KEY}`,
+      COMETCHAT_PROD_API_KEY: PROD_KEY,
+      COMETCHAT_PROD_REGION: 'atlantis',
+      COMETCHAT_STAGING_API_KEY: STAGING_KEY,
+      COMETCHAT_STAGING_EDITORS: PROD_KEY,
+      COMETCHAT_API_KEY: API_KEY,
+      COMETCHAT_CHANNEL_APPS: `C0123ABC:${PROD_KEY},${STAGING_KEY}:prod,C0456DEF:${STAGING_KEY}`,
+    });
+    const texts = [error.message, String(error), JSON.stringify(error), error.stack ?? ''];
+    for (const text of texts) {
+      for (const value of [PROD_KEY, STAGING_KEY, API_KEY, 'atlantis']) {
+        expect(text).not.toContain(value);
+      }
+    }
+    expect(error.problems).toContain(
+      'COMETCHAT_CHANNEL_APPS entry 1 names an app that is not configured (configured: prod, staging)',
+    );
+    expect(error.problems.length).toBeGreaterThanOrEqual(9);
+  });
+});
+
+describe('loadConfig with a single app (no COMETCHAT_APPS)', () => {
+  it('defines one app called default, with the addresses it always had', () => {
+    for (const COMETCHAT_APPS of [undefined, '', '  ']) {
+      const config = loadConfig({ ...VALID, COMETCHAT_APPS, EDITORS: 'U0ADMIN1' });
+      expect(config.cometchat.apps).toEqual([
+        {
+          name: 'default',
+          appId: 'abc123',
+          region: 'eu',
+          apiKey: API_KEY,
+          apiUrl: 'https://abc123.api-eu.cometchat.io',
+          callApiUrl: 'https://abc123.call-eu.cometchat.io',
+          editors: ['U0ADMIN1'],
+        },
+      ]);
+    }
+  });
+
+  it('reads no prefixed variable, and lets a channel name the default app', () => {
+    const config = loadConfig({
+      ...VALID,
+      COMETCHAT_EDITORS: 'U0NOTREAD',
+      COMETCHAT_DEFAULT_API_KEY: PROD_KEY,
+      COMETCHAT_DEFAULT_EDITORS: 'U0NOTREAD',
+      COMETCHAT_CHANNEL_APPS: 'C0123ABC:default',
+    });
+    expect(config.cometchat.apps).toHaveLength(1);
+    expect(config.cometchat.apps[0]).toMatchObject({ apiKey: API_KEY, editors: undefined });
+    expect(config.cometchat.channelApps).toEqual({ C0123ABC: 'default' });
+    expect(problemsOf({ ...VALID, COMETCHAT_CHANNEL_APPS: 'C0123ABC:prod' })).toEqual([
+      'COMETCHAT_CHANNEL_APPS sets channel C0123ABC to app prod, which is not configured (configured: default)',
+    ]);
   });
 });

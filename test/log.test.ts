@@ -55,6 +55,27 @@ describe('createLogger', () => {
     });
   });
 
+  it("redacts every CometChat app's key in a logged config", () => {
+    const { logger, destination } = capture();
+    const apps = [
+      { name: 'prod', apiKey: 'app-key-value-1', apiUrl: 'https://prod.example' },
+      { name: 'staging', apiKey: 'app-key-value-2', apiUrl: 'https://staging.example' },
+    ];
+    logger.info({ config: { cometchat: { apps, timeoutMs: 3000 } } }, 'config');
+    expect(destination.text()).not.toMatch(/app-key-value/);
+    expect(destination.records()[0]).toMatchObject({
+      config: {
+        cometchat: {
+          apps: [
+            { name: 'prod', apiKey: '[redacted]', apiUrl: 'https://prod.example' },
+            { name: 'staging', apiKey: '[redacted]', apiUrl: 'https://staging.example' },
+          ],
+          timeoutMs: 3000,
+        },
+      },
+    });
+  });
+
   it('scrubs secret values wherever they ended up: message, fields, errors, children', () => {
     const { logger, destination } = capture([API_KEY, BOT_TOKEN]);
     logger.warn(`upstream said: bad key ${API_KEY}`);
