@@ -16,6 +16,7 @@ import {
   reviewSubmission,
 } from '../../../src/features/permissions/permission-editor.ts';
 import type { Access } from '../../../src/slack/access.ts';
+import { createApps } from '../../../src/slack/apps.ts';
 import type { Deliverer } from '../../../src/slack/deliver.ts';
 import { wasShown } from '../../../src/slack/failure.ts';
 import { createMemoryStore, type Store } from '../../../src/store/store.ts';
@@ -141,6 +142,9 @@ describe('the Apply listener', () => {
     };
     const logs = new LogCapture();
     const deps: EditorDeps = {
+      apps: createApps([
+        { name: 'default', appId: 'a', region: 'us', apiKey: 'k', cometchat, access: allowAll },
+      ]),
       cometchat,
       deliver,
       budgetSeconds: 8,

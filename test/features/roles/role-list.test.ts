@@ -2,6 +2,8 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import { createShareRoles } from '../../../src/features/roles/role-list.ts';
+import type { Access } from '../../../src/slack/access.ts';
+import { createApps } from '../../../src/slack/apps.ts';
 import type { Deliverer, SlackMessage } from '../../../src/slack/deliver.ts';
 import { InputError } from '../../../src/slack/failure.ts';
 
@@ -23,7 +25,17 @@ function setup() {
     sent.push(message);
     return 'response_url';
   };
-  const share = createShareRoles({ cometchat, deliver, budgetSeconds: 8 });
+  const apps = createApps([
+    {
+      name: 'default',
+      appId: 'app',
+      region: 'us',
+      apiKey: 'key-for-sealing',
+      cometchat,
+      access: {} as Access,
+    },
+  ]);
+  const share = createShareRoles({ apps, cometchat, deliver, budgetSeconds: 8 });
   let acked = 0;
   const call = (value: string) =>
     share({
