@@ -137,6 +137,10 @@ export function appNameIfSeveral(
 /** How a view writes a button value for Slack to carry back: sealed for one app. */
 export type ValueWriter = (payload: Record<string, unknown>) => string;
 
-export function valueWriter(app: CometChatApp): ValueWriter {
-  return (payload) => sealFor(app, payload);
+/**
+ * Sealed when several apps are configured; with one app there is no other app a value could be
+ * turned against, and values keep the plain form earlier versions wrote.
+ */
+export function valueWriter(apps: Pick<Apps, 'several'>, app: CometChatApp): ValueWriter {
+  return apps.several ? (payload) => sealFor(app, payload) : (payload) => JSON.stringify(payload);
 }

@@ -43,7 +43,7 @@ const RefValue = z.object({
 
 /** How a call view names its app and seals its buttons. */
 function viewOptions(deps: Pick<FeatureDeps, 'apps'>, app: CometChatApp) {
-  return { value: valueWriter(app), appName: appNameIfSeveral(deps.apps, app) };
+  return { value: valueWriter(deps.apps, app), appName: appNameIfSeveral(deps.apps, app) };
 }
 
 export function createCallRender(deps: Pick<FeatureDeps, 'apps'>) {

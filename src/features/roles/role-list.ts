@@ -25,7 +25,7 @@ export function createRoleList({ apps }: Pick<FeatureDeps, 'apps'>) {
         { page, perPage: ROLES_PER_PAGE },
         { ref: scope.ref, logger: scope.log },
       ),
-      { value: valueWriter(app), appName: appNameIfSeveral(apps, app) },
+      { value: valueWriter(apps, app), appName: appNameIfSeveral(apps, app) },
     );
 }
 
