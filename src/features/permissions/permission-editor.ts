@@ -40,7 +40,14 @@ import {
   rebase,
   STALE_NOTICE,
 } from './editor-state.ts';
-import { confirmView, editorView, loadingView, messageView, resultView } from './editor-view.ts';
+import {
+  AUDIT_NOT_STORED,
+  confirmView,
+  editorView,
+  loadingView,
+  messageView,
+  resultView,
+} from './editor-view.ts';
 
 export interface EditorDeps extends FeatureDeps {
   store: Store;
@@ -374,7 +381,8 @@ export function createApplySubmission(deps: EditorDeps) {
           target,
           result,
           {
-            text: `Applied ${count} change${count === 1 ? '' : 's'} to ${code(meta.role)}: ${meta.changes.map((c) => code(c.key)).join(', ')}.`,
+            // The same facts as the modal, the missing audit record included.
+            text: `Applied ${count} change${count === 1 ? '' : 's'} to ${code(meta.role)}: ${meta.changes.map((c) => code(c.key)).join(', ')}.${outcome.audited ? '' : ` ${AUDIT_NOT_STORED}`}`,
           },
           scope.log,
         );

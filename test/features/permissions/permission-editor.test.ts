@@ -110,7 +110,11 @@ describe('the Apply listener', () => {
     changes: [{ key: 'sendMessage', before: 'allow', after: 'deny', explicit: false }],
   };
 
-  function setup(options: { updateFails: boolean; cometchatFails: boolean }) {
+  function setup(options: {
+    updateFails: boolean;
+    cometchatFails: boolean;
+    auditStored?: boolean;
+  }) {
     const updates: unknown[] = [];
     const delivered: unknown[] = [];
     const client = {
@@ -146,7 +150,7 @@ describe('the Apply listener', () => {
       budgetSeconds: 8,
       store: createMemoryStore(),
       access: allowAll,
-      audit: { record: async () => ({ stored: true }) },
+      audit: { record: async () => ({ stored: options.auditStored ?? true }) },
       now: () => 1_000,
       reviewDeadlineMs: 2_000,
     };
@@ -183,5 +187,16 @@ describe('the Apply listener', () => {
     const { run, delivered } = setup({ updateFails: true, cometchatFails: false });
     await run();
     expect(JSON.stringify(delivered)).toContain('Applied 1 change to');
+    expect(JSON.stringify(delivered)).not.toContain('audit record');
+  });
+
+  it('says in that message too when the audit record was not stored', async () => {
+    const { run, delivered } = setup({
+      updateFails: true,
+      cometchatFails: false,
+      auditStored: false,
+    });
+    await run();
+    expect(JSON.stringify(delivered)).toContain('its audit record could not be stored');
   });
 });
