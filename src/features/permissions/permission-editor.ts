@@ -18,7 +18,7 @@ import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { failInModal, showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import type { Store } from '../../store/store.ts';
+import { DEFAULT_APP, type Store } from '../../store/store.ts';
 import type { AuditTrail, FeatureDeps } from '../deps.ts';
 import { applyChange } from './apply-change.ts';
 import { editRefusal } from './editor-access.ts';
@@ -74,7 +74,7 @@ export async function loadEditorView(
 ): Promise<View> {
   const [roles, known] = await Promise.all([
     deps.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
-    deps.store.getKnownPermissions(role),
+    deps.store.getKnownPermissions(DEFAULT_APP, role),
   ]);
   if (!roles.some((r) => r.role === role)) {
     scope.log.info({ role }, 'editor: unknown role');
@@ -155,7 +155,7 @@ export function createCategorySwitch(deps: EditorDeps) {
     if (await editRefusal(deps.access, body.user.id, scope.log, 'switch category')) return;
     const [roles, known] = await Promise.all([
       deps.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
-      deps.store.getKnownPermissions(state.role),
+      deps.store.getKnownPermissions(DEFAULT_APP, state.role),
     ]);
     const next = categorySwitchView({
       state,
@@ -208,7 +208,7 @@ export async function reviewSubmission(
       'review',
     );
     if (refusal) return { kind: 'refused', sentence: refusal };
-    const known = await deps.store.getKnownPermissions(state.role);
+    const known = await deps.store.getKnownPermissions(DEFAULT_APP, state.role);
     return reviewDecision({ state, known, values: submission.values, viewId: submission.viewId });
   };
   let timer: NodeJS.Timeout | undefined;
