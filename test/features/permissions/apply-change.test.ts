@@ -58,7 +58,7 @@ function setup(
     audit,
     now: () => NOW,
   };
-  const scope = { ref: 'ref0000001', log: pino({ level: 'debug' }, logs) };
+  const scope = { ref: 'ref0000001', log: pino({ level: 'debug' }, logs), receivedAt: NOW };
   const request = { meta, userId: 'U0EDITOR', teamId: 'T0TEAM', scope };
   return { deps, request, sent, audited, store, logs };
 }
