@@ -20,11 +20,19 @@ import { slackErrorCode } from './deliver.ts';
  * limit during an incident. A request that outlives its check still fills the cache, so trying
  * again a moment later usually succeeds.
  */
+/**
+ * How long one check may wait for Slack at most: the time left of the request's own deadline
+ * (see request-context.ts), when that is shorter than the access budget.
+ */
+export interface CheckLimit {
+  withinMs?: number | undefined;
+}
+
 export interface Access {
   /** The sentence that refuses `userId` the editor, or undefined when they may edit. */
-  editRefusal(userId: string, log: Logger): Promise<string | undefined>;
+  editRefusal(userId: string, log: Logger, limit?: CheckLimit): Promise<string | undefined>;
   /** The sentence that refuses `userId` the app, or undefined when they may use it. */
-  viewRefusal(userId: string, log: Logger): Promise<string | undefined>;
+  viewRefusal(userId: string, log: Logger, limit?: CheckLimit): Promise<string | undefined>;
   canEdit(userId: string, log: Logger): Promise<boolean>;
   canView(userId: string, log: Logger): Promise<boolean>;
 }
@@ -177,9 +185,14 @@ export function createAccess(options: AccessOptions): Access {
     check: 'edit' | 'view',
     probes: Probe[] | 'listed',
     log: Logger,
+    limit: CheckLimit,
   ): Promise<Verdict> {
     if (probes === 'listed') return { allowed: true };
-    const verdict = await anyOf(probes, budgetMs, timers);
+    const verdict = await anyOf(
+      probes,
+      Math.max(0, Math.min(budgetMs, limit.withinMs ?? budgetMs)),
+      timers,
+    );
     if (!verdict.allowed && verdict.reason === 'timeout') {
       log.warn(
         { check, budgetMs, causes: verdict.causes },
@@ -191,8 +204,12 @@ export function createAccess(options: AccessOptions): Access {
     return verdict;
   }
 
-  async function editRefusal(userId: string, log: Logger): Promise<string | undefined> {
-    const verdict = await decide('edit', editProbes(userId), log);
+  async function editRefusal(
+    userId: string,
+    log: Logger,
+    limit: CheckLimit = {},
+  ): Promise<string | undefined> {
+    const verdict = await decide('edit', editProbes(userId), log, limit);
     if (verdict.allowed) return undefined;
     if (verdict.reason === 'timeout') return REFUSALS.editTimeout;
     if (options.editors)
@@ -200,14 +217,18 @@ export function createAccess(options: AccessOptions): Access {
     return verdict.reason === 'slack-error' ? REFUSALS.editAdminsError : REFUSALS.editAdmins;
   }
 
-  async function viewRefusal(userId: string, log: Logger): Promise<string | undefined> {
+  async function viewRefusal(
+    userId: string,
+    log: Logger,
+    limit: CheckLimit = {},
+  ): Promise<string | undefined> {
     if (!options.viewers) return undefined;
     // Viewers and editors are asked about together: one budget for the whole check.
     const viewers = listProbes(options.viewers, userId);
     const editors = editProbes(userId);
     const probes =
       viewers === 'listed' || editors === 'listed' ? 'listed' : [...viewers, ...editors];
-    const verdict = await decide('view', probes, log);
+    const verdict = await decide('view', probes, log, limit);
     if (verdict.allowed) return undefined;
     if (verdict.reason === 'timeout') return REFUSALS.viewTimeout;
     return verdict.reason === 'slack-error' ? REFUSALS.viewError : REFUSALS.view;

@@ -6,14 +6,29 @@ import { newReference } from '../cometchat/client.ts';
 export interface RequestScope {
   ref: string;
   log: Logger;
+  /** When the request reached the app (Unix ms): Slack's deadlines count from about then. */
+  receivedAt: number;
+}
+
+/**
+ * What is left of a deadline counted from the request's arrival. Slack allows three seconds
+ * for an acknowledgement or a `views.open`, from the click, and every check before it (the
+ * viewer check, the editor check, the store) takes its share of that one budget.
+ */
+export function msLeft(scope: RequestScope, deadlineMs: number, now: () => number = Date.now) {
+  return deadlineMs - (now() - scope.receivedAt);
 }
 
 /**
  * Global middleware: gives each incoming request a short reference id (shown to the user with
  * any failure) and a child logger that carries it with team, user and what was invoked.
  */
-export function requestScope(logger: Logger): Middleware<AnyMiddlewareArgs> {
+export function requestScope(
+  logger: Logger,
+  now: () => number = Date.now,
+): Middleware<AnyMiddlewareArgs> {
   return async ({ body, context, next }) => {
+    const receivedAt = now();
     const ref = newReference();
     const b = body as Record<string, unknown> & {
       user?: { id?: string };
@@ -32,7 +47,7 @@ export function requestScope(logger: Logger): Middleware<AnyMiddlewareArgs> {
       action: b.actions?.[0]?.action_id,
       callback: b.callback_id ?? b.view?.callback_id,
     });
-    context.scope = { ref, log } satisfies RequestScope;
+    context.scope = { ref, log, receivedAt } satisfies RequestScope;
     await next();
   };
 }

@@ -1,8 +1,8 @@
 import { createClient, ErrorReply } from 'redis';
 import { z } from 'zod';
 import { redactUrl } from './redact-url.ts';
-import type { AuditRecord, Store } from './store.ts';
-import { StoreUnavailableError } from './store-errors.ts';
+import { type AuditRecord, DEFAULT_APP, type Store } from './store.ts';
+import { StoreDataError, StoreUnavailableError } from './store-errors.ts';
 import {
   AuditRecordSchema,
   decodeStored,
@@ -11,7 +11,7 @@ import {
 } from './stored-records.ts';
 
 export interface RedisStoreOptions {
-  /** Put before every key, so that apps (or tests) can share one Redis. */
+  /** Put before every key, so that several installs (or tests) can share one Redis. */
   keyPrefix?: string | undefined;
 }
 
@@ -24,23 +24,65 @@ const COMMAND_TIMEOUT_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /*
- * Keys, all under the prefix:
- *   known:<role>          string, JSON of KnownPermissions
- *   claim:<id>            string with a TTL; its existence is the claim
- *   audit:<ref>           string, JSON of AuditRecord; written with NX, so the first one stays
- *   audit-by-time         sorted set of refs scored by `at` (every record)
- *   audit-by-role:<role>  sorted set of refs scored by `at` (one role's records)
+ * Keys, all under the prefix, in layout version 2 (version 1 had no per-app keys):
+ *   schema-version                   string, the layout's version; absent before version 2
+ *   app:<app>:known:<role>           string, JSON of KnownPermissions
+ *   claim:<id>                       string with a TTL; its existence is the claim
+ *   audit:<ref>                      string, JSON of AuditRecord; written with NX, so the first
+ *                                    one stays (refs are unique across apps)
+ *   audit-by-time                    sorted set of refs scored by `at` (every record)
+ *   audit-by-role:<role>             sorted set of refs scored by `at` (one role, every app)
+ *   app:<app>:audit-by-time          sorted set of refs scored by `at` (one app's records)
+ *   app:<app>:audit-by-role:<role>   sorted set of refs scored by `at` (one app, one role)
+ * App names and role ids hold no `:` (see the config and ROLE_ID), so `app:<app>:` ends at its
+ * first colon, and no key of one app is a key of another, or one of version 1's `known:<role>`.
  */
+const SCHEMA_VERSION = 2;
 
-// A record and its two index entries appear together or not at all, and a duplicate `ref`
+// A record and its four index entries appear together or not at all, and a duplicate `ref`
 // touches nothing (a MULTI could not skip the ZADDs when the SET NX fails).
 const APPEND_AUDIT_SCRIPT = `
 if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
-  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
-  redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
+  for i = 2, #KEYS do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[3]) end
   return 1
 end
 return 0
+`;
+
+/*
+ * Version 1 kept one app's state: `known:<role>` strings, and the `audit-by-time` and
+ * `audit-by-role:<role>` indexes, which keep their meaning (every record, every record of a role)
+ * in version 2. Moving to version 2 puts all of it in app `default`: each `known:<role>` is
+ * renamed to `app:default:known:<role>`, and the two indexes are copied into the default app's.
+ * The records themselves stay as written; one without `app` reads as `default`.
+ *
+ * Once per server, at open, as one script, rather than lazily on read (which would have to merge
+ * version 1's indexes into every listing of the default app, for good). Redis runs a script
+ * alone, start to end, so when several replicas start at once exactly one migrates: the others'
+ * scripts run after it, find `schema-version` and change nothing; and no replica ever reads a
+ * half-moved state, as it could with a migration in steps under a lock (which could also expire
+ * mid-way, or be left behind by a crashed replica). Version 1's keys are found (SCAN) before, by
+ * the client, in steps, so the server is held only for the moves; a key the winner's SCAN missed
+ * could only come from a version-1 replica still running, and those are to be stopped first:
+ * what they write after the move is not read (`known:<role>`) or not listed under the default app.
+ *
+ * KEYS: schema-version, audit-by-time, app:default:audit-by-time, then pairs (old, new) of
+ * ARGV[2] known-permission keys, then pairs (old, new) of role indexes. ARGV[1] is the version
+ * to record. Returns the version already recorded, or nil once migrated.
+ */
+const MIGRATE_FROM_VERSION_1_SCRIPT = `
+local recorded = redis.call('GET', KEYS[1])
+if recorded then return recorded end
+redis.call('ZUNIONSTORE', KEYS[3], 2, KEYS[3], KEYS[2], 'AGGREGATE', 'MAX')
+local firstIndex = 4 + 2 * tonumber(ARGV[2])
+for i = 4, firstIndex - 1, 2 do
+  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('RENAME', KEYS[i], KEYS[i + 1]) end
+end
+for i = firstIndex, #KEYS, 2 do
+  redis.call('ZUNIONSTORE', KEYS[i + 1], 2, KEYS[i + 1], KEYS[i], 'AGGREGATE', 'MAX')
+end
+redis.call('SET', KEYS[1], ARGV[1])
+return nil
 `;
 
 /**
@@ -48,7 +90,9 @@ return 0
  * Claims are `SET NX` with an expiry, which Redis applies atomically and on its own clock, so
  * there is no `now` to inject here.
  *
- * Resolves once connected; rejects with a `StoreUnavailableError` if the server cannot be reached.
+ * Resolves once connected and the keys are in this version's layout (what version 1 wrote is
+ * moved into app `default` first); rejects with a `StoreUnavailableError` if the server cannot be
+ * reached, and with a `StoreDataError` if a newer version of the app wrote to it.
  * Later, while the connection is down, operations reject at once with a `StoreUnavailableError`
  * and the client reconnects in the background; connection errors never reach the process as an
  * unhandled 'error' event.
@@ -98,8 +142,9 @@ export async function createRedisStore(
     try {
       return await commands();
     } catch (error) {
-      // An error reply is Redis answering (wrong type, script error): not an outage.
-      if (error instanceof ErrorReply) throw error;
+      // An error reply is Redis answering (wrong type, script error), and a StoreDataError is
+      // an answer that does not decode: not an outage.
+      if (error instanceof ErrorReply || error instanceof StoreDataError) throw error;
       throw new StoreUnavailableError(
         `Redis at ${where} is unreachable (${operation}): ${describe(lastError ?? error)}`,
         { cause: error },
@@ -107,26 +152,81 @@ export async function createRedisStore(
     }
   }
 
-  const knownKey = (role: string) => `${prefix}known:${role}`;
+  const versionKey = `${prefix}schema-version`;
+  const appKey = (app: string) => `${prefix}app:${app}:`;
+  const knownKey = (app: string, role: string) => `${appKey(app)}known:${role}`;
   const claimKey = (id: string) => `${prefix}claim:${id}`;
   const auditKey = (ref: string) => `${prefix}audit:${ref}`;
   const byTimeKey = `${prefix}audit-by-time`;
   const byRoleKey = (role: string) => `${prefix}audit-by-role:${role}`;
+  const appByTimeKey = (app: string) => `${appKey(app)}audit-by-time`;
+  const appByRoleKey = (app: string, role: string) => `${appKey(app)}audit-by-role:${role}`;
+
+  /** Brings the server to this layout, or refuses one a newer version of the app wrote. */
+  async function migrate(): Promise<void> {
+    let recorded = await client.get(versionKey);
+    if (recorded === null) {
+      // What follows `start` in each key of version 1 that begins with it: the role ids.
+      const v1Roles = async (start: string) => {
+        const keys: string[] = [];
+        const match = `${globEscape(prefix + start)}*`;
+        for await (const batch of client.scanIterator({ MATCH: match, COUNT: 1_000 })) {
+          keys.push(...batch);
+        }
+        return keys.map((key) => key.slice(prefix.length + start.length));
+      };
+      const roles = await v1Roles('known:');
+      const indexedRoles = await v1Roles('audit-by-role:');
+      const reply = await client.eval(MIGRATE_FROM_VERSION_1_SCRIPT, {
+        keys: [
+          versionKey,
+          byTimeKey,
+          appByTimeKey(DEFAULT_APP),
+          ...roles.flatMap((role) => [`${prefix}known:${role}`, knownKey(DEFAULT_APP, role)]),
+          ...indexedRoles.flatMap((role) => [byRoleKey(role), appByRoleKey(DEFAULT_APP, role)]),
+        ],
+        arguments: [String(SCHEMA_VERSION), String(roles.length)],
+      });
+      recorded = decodeStored(z.string().nullable(), reply, 'the schema version');
+      if (recorded === null) return;
+    }
+    if (recorded !== String(SCHEMA_VERSION)) {
+      throw new StoreDataError(
+        /^\d+$/.test(recorded) && Number(recorded) > SCHEMA_VERSION
+          ? `Redis at ${where} was written by a newer version of the app (schema ${recorded}, this one knows ${SCHEMA_VERSION})`
+          : `Redis at ${where} holds schema version ${JSON.stringify(recorded)}, which no version of the app writes`,
+      );
+    }
+  }
+
+  try {
+    await run('open', migrate);
+  } catch (error) {
+    if (client.isOpen) client.destroy();
+    throw error;
+  }
+
+  /** The index that lists the records of `app` and `role`, each when given. */
+  function auditIndex(app: string | undefined, role: string | undefined): string {
+    if (app === undefined) return role === undefined ? byTimeKey : byRoleKey(role);
+    return role === undefined ? appByTimeKey(app) : appByRoleKey(app, role);
+  }
 
   return {
-    async getKnownPermissions(role) {
-      const text = await run('get known permissions', () => client.get(knownKey(role)));
+    async getKnownPermissions(app, role) {
+      const text = await run('get known permissions', () => client.get(knownKey(app, role)));
       if (text === null) return undefined;
-      const what = `known permissions of ${role}`;
+      const what = `known permissions of ${role} in ${app}`;
       return decodeStored(KnownPermissionsSchema, parseStoredJson(text, what), what);
     },
     async setKnownPermissions(known) {
       const text = JSON.stringify({
+        app: known.app,
         role: known.role,
         permissions: known.permissions,
         seenAt: known.seenAt,
       });
-      await run('set known permissions', () => client.set(knownKey(known.role), text));
+      await run('set known permissions', () => client.set(knownKey(known.app, known.role), text));
     },
     async claim(id, ttlSeconds) {
       // PX rather than EX: a fractional TTL is kept, and never rounds down to "no expiry".
@@ -146,13 +246,19 @@ export async function createRedisStore(
       const text = JSON.stringify(record satisfies AuditRecord);
       await run('append audit record', () =>
         client.eval(APPEND_AUDIT_SCRIPT, {
-          keys: [auditKey(record.ref), byTimeKey, byRoleKey(record.role)],
+          keys: [
+            auditKey(record.ref),
+            byTimeKey,
+            byRoleKey(record.role),
+            appByTimeKey(record.app),
+            appByRoleKey(record.app, record.role),
+          ],
           arguments: [text, String(record.at), record.ref],
         }),
       );
     },
-    async listAudit({ role, offset, limit }) {
-      const index = role === undefined ? byTimeKey : byRoleKey(role);
+    async listAudit({ app, role, offset, limit }) {
+      const index = auditIndex(app, role);
       const start = Math.max(0, offset);
       const count = Math.max(0, limit);
       const [refs, total] = await run('list audit records', async () => {
@@ -191,6 +297,11 @@ export async function createRedisStore(
 
 const RefListSchema = z.array(z.string());
 const CountSchema = z.number().int().nonnegative();
+
+/** `text` as a SCAN MATCH pattern that matches only itself. */
+function globEscape(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
+}
 
 function describe(error: unknown): string {
   if (error instanceof AggregateError && error.errors.length > 0) {

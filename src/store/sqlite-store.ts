@@ -3,20 +3,25 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { PermissionMapSchema } from '../cometchat/schemas.ts';
-import type { AuditRecord, Store } from './store.ts';
+import { type AuditRecord, DEFAULT_APP, type Store } from './store.ts';
 import { AuditChangesSchema, decodeStored, parseStoredJson } from './stored-records.ts';
 
 /*
- * Version 1 of the file's layout; `user_version` records it so that a later version can migrate.
+ * Version 2 of the file's layout; `user_version` records it so that a later version can migrate.
  * Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
  * list of changes); everything a query filters or sorts on is a column of its own.
+ *
+ * Version 1 (before the app knew of several CometChat apps) had no `app` column; opening its file
+ * moves every row into app `default` (see `migrateFromVersion1`).
  */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS known_permissions (
-    role TEXT PRIMARY KEY,
+    app TEXT NOT NULL,
+    role TEXT NOT NULL,
     permissions TEXT NOT NULL,
-    seen_at INTEGER NOT NULL
+    seen_at INTEGER NOT NULL,
+    PRIMARY KEY (app, role)
   );
   CREATE TABLE IF NOT EXISTS claims (
     id TEXT PRIMARY KEY,
@@ -26,6 +31,7 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS audit_records (
     ref TEXT PRIMARY KEY,
     at INTEGER NOT NULL,
+    app TEXT NOT NULL,
     team_id TEXT NOT NULL,
     user_id TEXT NOT NULL,
     role TEXT NOT NULL,
@@ -33,9 +39,11 @@ const SCHEMA = `
     before_source TEXT NOT NULL,
     outcome TEXT NOT NULL,
     service_message TEXT,
-    error_kind TEXT
+    error_kind TEXT,
+    promoted_from TEXT
   );
-  CREATE INDEX IF NOT EXISTS audit_by_role_time ON audit_records (role, at);
+  CREATE INDEX IF NOT EXISTS audit_by_app_role_time ON audit_records (app, role, at);
+  CREATE INDEX IF NOT EXISTS audit_by_app_time ON audit_records (app, at);
   CREATE INDEX IF NOT EXISTS audit_by_time ON audit_records (at);
 `;
 
@@ -56,25 +64,33 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
     db.pragma('journal_mode = WAL');
     // In WAL mode NORMAL loses no committed transaction on a crash of the app, only on power loss.
     db.pragma('synchronous = NORMAL');
-    const version = db.pragma('user_version', { simple: true });
-    if (typeof version === 'number' && version > SCHEMA_VERSION) {
-      throw new Error(
-        `${path} was written by a newer version of the app (schema ${version}, this one knows ${SCHEMA_VERSION})`,
-      );
-    }
-    db.exec(SCHEMA);
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    // One IMMEDIATE transaction: a second process opening the file meanwhile waits for the write
+    // lock, then finds the version already recorded, so a file is migrated once; and a migration
+    // that fails leaves the file as it was.
+    db.transaction(() => {
+      const version = schemaVersion(db);
+      if (version > SCHEMA_VERSION) {
+        throw new Error(
+          `${path} was written by a newer version of the app (schema ${version}, this one knows ${SCHEMA_VERSION})`,
+        );
+      }
+      if (version === SCHEMA_VERSION) return;
+      if (version === 1) migrateFromVersion1(db);
+      else db.exec(SCHEMA);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    }).immediate();
   } catch (error) {
     db.close();
     throw error;
   }
 
-  const selectKnown = db.prepare<[string]>(
-    'SELECT role, permissions, seen_at FROM known_permissions WHERE role = ?',
+  const selectKnown = db.prepare<[string, string]>(
+    'SELECT app, role, permissions, seen_at FROM known_permissions WHERE app = ? AND role = ?',
   );
-  const upsertKnown = db.prepare<[string, string, number]>(
-    `INSERT INTO known_permissions (role, permissions, seen_at) VALUES (?, ?, ?)
-     ON CONFLICT (role) DO UPDATE SET permissions = excluded.permissions, seen_at = excluded.seen_at`,
+  const upsertKnown = db.prepare<[string, string, string, number]>(
+    `INSERT INTO known_permissions (app, role, permissions, seen_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (app, role) DO UPDATE
+       SET permissions = excluded.permissions, seen_at = excluded.seen_at`,
   );
   // One statement, so two connections cannot both take the claim: a row that exists is replaced
   // only when it has expired, and `changes` tells whether this call wrote it.
@@ -87,22 +103,27 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
   const deleteClaim = db.prepare<[string]>('DELETE FROM claims WHERE id = ?');
   const insertAudit = db.prepare<AuditRow>(
     `INSERT INTO audit_records
-       (ref, at, team_id, user_id, role, changes, before_source, outcome, service_message, error_kind)
+       (ref, at, app, team_id, user_id, role, changes, before_source, outcome, service_message,
+        error_kind, promoted_from)
      VALUES
-       (@ref, @at, @team_id, @user_id, @role, @changes, @before_source, @outcome, @service_message,
-        @error_kind)
+       (@ref, @at, @app, @team_id, @user_id, @role, @changes, @before_source, @outcome,
+        @service_message, @error_kind, @promoted_from)
      ON CONFLICT (ref) DO NOTHING`,
   );
-  const selectAuditAll = db.prepare<[number, number]>(
-    'SELECT * FROM audit_records ORDER BY at DESC, ref DESC LIMIT ? OFFSET ?',
-  );
-  const countAuditAll = db.prepare('SELECT count(*) AS total FROM audit_records');
-  const selectAuditRole = db.prepare<[string, number, number]>(
-    'SELECT * FROM audit_records WHERE role = ? ORDER BY at DESC, ref DESC LIMIT ? OFFSET ?',
-  );
-  const countAuditRole = db.prepare<[string]>(
-    'SELECT count(*) AS total FROM audit_records WHERE role = ?',
-  );
+  /** A page and a count of the records that `where` keeps (by `@app` and `@role`). */
+  const auditQuery = (where: string) => ({
+    page: db.prepare<AuditFilter & { limit: number; offset: number }>(
+      `SELECT * FROM audit_records ${where} ORDER BY at DESC, ref DESC LIMIT @limit OFFSET @offset`,
+    ),
+    count: db.prepare<AuditFilter>(`SELECT count(*) AS total FROM audit_records ${where}`),
+  });
+  // One query per combination, so that each is planned on its own index.
+  const auditQueries = {
+    all: auditQuery(''),
+    app: auditQuery('WHERE app = @app'),
+    role: auditQuery('WHERE role = @role'),
+    appRole: auditQuery('WHERE app = @app AND role = @role'),
+  };
 
   // BEGIN IMMEDIATE: the write lock is taken first, so a busy file is waited for, not failed.
   const claimNow = db.transaction((id: string, ttlSeconds: number): boolean => {
@@ -113,22 +134,22 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
   });
 
   // A read transaction, so that the page and the total come from one snapshot.
-  const listAuditNow = db.transaction((role: string | undefined, offset: number, limit: number) => {
-    const rows =
-      role === undefined
-        ? selectAuditAll.all(limit, offset)
-        : selectAuditRole.all(role, limit, offset);
-    const count = role === undefined ? countAuditAll.get() : countAuditRole.get(role);
-    return { rows, count };
+  const listAuditNow = db.transaction((filter: AuditFilter, offset: number, limit: number) => {
+    let query = auditQueries.all;
+    if (filter.app !== undefined)
+      query = filter.role === undefined ? auditQueries.app : auditQueries.appRole;
+    else if (filter.role !== undefined) query = auditQueries.role;
+    return { rows: query.page.all({ ...filter, limit, offset }), count: query.count.get(filter) };
   });
 
   return {
-    async getKnownPermissions(role) {
-      const raw = selectKnown.get(role);
+    async getKnownPermissions(app, role) {
+      const raw = selectKnown.get(app, role);
       if (raw === undefined) return undefined;
-      const what = `known permissions of ${role}`;
+      const what = `known permissions of ${role} in ${app}`;
       const row = decodeStored(KnownRowSchema, raw, what);
       return {
+        app: row.app,
         role: row.role,
         permissions: decodeStored(
           PermissionMapSchema,
@@ -139,7 +160,7 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
       };
     },
     async setKnownPermissions(known) {
-      upsertKnown.run(known.role, JSON.stringify(known.permissions), known.seenAt);
+      upsertKnown.run(known.app, known.role, JSON.stringify(known.permissions), known.seenAt);
     },
     async claim(id, ttlSeconds) {
       return claimNow.immediate(id, ttlSeconds);
@@ -150,9 +171,13 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
     async appendAudit(record) {
       insertAudit.run(toRow(record));
     },
-    async listAudit({ role, offset, limit }) {
+    async listAudit({ app, role, offset, limit }) {
+      const filter = {
+        ...(app === undefined ? {} : { app }),
+        ...(role === undefined ? {} : { role }),
+      };
       // A negative LIMIT means "no limit" to SQLite.
-      const { rows, count } = listAuditNow(role, Math.max(0, offset), Math.max(0, limit));
+      const { rows, count } = listAuditNow(filter, Math.max(0, offset), Math.max(0, limit));
       return {
         records: rows.map(fromRow),
         total: decodeStored(CountRowSchema, count, 'an audit count').total,
@@ -164,7 +189,59 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
   };
 }
 
+/**
+ * Version 1's rows, moved into version 2's tables in app `default` (version 1 served one
+ * CometChat app). The old tables are renamed out of the way and version 2's created by the same
+ * SCHEMA as a new file's, so a migrated file and a new one have one layout; the old indexes are
+ * dropped first, as an index keeps its name when its table is renamed.
+ */
+function migrateFromVersion1(db: Database.Database): void {
+  db.exec(`
+    DROP INDEX IF EXISTS audit_by_role_time;
+    DROP INDEX IF EXISTS audit_by_time;
+    ALTER TABLE known_permissions RENAME TO known_permissions_v1;
+    ALTER TABLE audit_records RENAME TO audit_records_v1;
+  `);
+  db.exec(SCHEMA);
+  db.prepare<[string]>(
+    `INSERT INTO known_permissions (app, role, permissions, seen_at)
+     SELECT ?, role, permissions, seen_at FROM known_permissions_v1`,
+  ).run(DEFAULT_APP);
+  db.prepare<[string]>(
+    `INSERT INTO audit_records
+       (ref, at, app, team_id, user_id, role, changes, before_source, outcome, service_message,
+        error_kind)
+     SELECT ref, at, ?, team_id, user_id, role, changes, before_source, outcome, service_message,
+       error_kind
+     FROM audit_records_v1`,
+  ).run(DEFAULT_APP);
+  db.exec('DROP TABLE known_permissions_v1; DROP TABLE audit_records_v1;');
+}
+
+/**
+ * The layout version the file records. Version 1 created its tables before recording its
+ * version, so a file that has its tables but records 0 was left by version 1 between the two.
+ */
+function schemaVersion(db: Database.Database): number {
+  const version = decodeStored(
+    z.number().int().nonnegative(),
+    db.pragma('user_version', { simple: true }),
+    'the schema version',
+  );
+  if (version !== 0) return version;
+  const hasTables = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'known_permissions'")
+    .get();
+  return hasTables === undefined ? 0 : 1;
+}
+
+interface AuditFilter {
+  app?: string;
+  role?: string;
+}
+
 const KnownRowSchema = z.object({
+  app: z.string(),
   role: z.string(),
   permissions: z.string(),
   seen_at: z.number(),
@@ -175,6 +252,7 @@ const CountRowSchema = z.object({ total: z.number() });
 const AuditRowSchema = z.object({
   ref: z.string(),
   at: z.number(),
+  app: z.string(),
   team_id: z.string(),
   user_id: z.string(),
   role: z.string(),
@@ -183,6 +261,7 @@ const AuditRowSchema = z.object({
   outcome: z.enum(['applied', 'failed']),
   service_message: z.string().nullable(),
   error_kind: z.string().nullable(),
+  promoted_from: z.string().nullable(),
 });
 type AuditRow = z.infer<typeof AuditRowSchema>;
 
@@ -190,6 +269,7 @@ function toRow(record: AuditRecord): AuditRow {
   return {
     ref: record.ref,
     at: record.at,
+    app: record.app,
     team_id: record.teamId,
     user_id: record.userId,
     role: record.role,
@@ -198,6 +278,7 @@ function toRow(record: AuditRecord): AuditRow {
     outcome: record.outcome,
     service_message: record.serviceMessage ?? null,
     error_kind: record.errorKind ?? null,
+    promoted_from: record.promotedFrom ?? null,
   };
 }
 
@@ -207,6 +288,7 @@ function fromRow(raw: unknown): AuditRecord {
   return {
     ref: row.ref,
     at: row.at,
+    app: row.app,
     teamId: row.team_id,
     userId: row.user_id,
     role: row.role,
@@ -215,5 +297,6 @@ function fromRow(raw: unknown): AuditRecord {
     outcome: row.outcome,
     ...(row.service_message === null ? {} : { serviceMessage: row.service_message }),
     ...(row.error_kind === null ? {} : { errorKind: row.error_kind }),
+    ...(row.promoted_from === null ? {} : { promotedFrom: row.promoted_from }),
   };
 }

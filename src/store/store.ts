@@ -1,7 +1,15 @@
 import type { PermissionMap, PermissionValue } from '../cometchat/schemas.ts';
 
-/** The last full permission map CometChat returned for a role (from an update's response). */
+/**
+ * The CometChat app of every record written before the store knew of apps, and the app of a
+ * configuration that names none.
+ */
+export const DEFAULT_APP = 'default';
+
+/** The last full permission map an app's CometChat returned for a role (from an update). */
 export interface KnownPermissions {
+  /** The CometChat app's configured name. */
+  app: string;
   role: string;
   permissions: PermissionMap;
   /** Unix milliseconds when it was seen. */
@@ -23,6 +31,8 @@ export interface AuditRecord {
   ref: string;
   /** Unix milliseconds. */
   at: number;
+  /** The CometChat app's configured name. */
+  app: string;
   teamId: string;
   userId: string;
   role: string;
@@ -34,6 +44,8 @@ export interface AuditRecord {
   serviceMessage?: string | undefined;
   /** The failure kind (`unavailable`, `timeout`, ...) when the outcome is `failed`. */
   errorKind?: string | undefined;
+  /** For a change promoted from another app: the `ref` of that app's record of the change. */
+  promotedFrom?: string | undefined;
 }
 
 export interface AuditPage {
@@ -43,21 +55,26 @@ export interface AuditPage {
 
 /**
  * The app's small durable state, behind one interface so that a single process can keep it in
- * memory or a file, and several replicas can share it (Redis).
+ * memory or a file, and several replicas can share it (Redis). Known permissions and audit
+ * records belong to one CometChat app (its configured name: lower-case letters, digits and `-`);
+ * what an earlier version stored reads as `DEFAULT_APP`.
  */
 export interface Store {
-  getKnownPermissions(role: string): Promise<KnownPermissions | undefined>;
+  getKnownPermissions(app: string, role: string): Promise<KnownPermissions | undefined>;
+  /** Replaces what is known of `known.role` in `known.app`. */
   setKnownPermissions(known: KnownPermissions): Promise<void>;
   /**
    * Takes the claim `id` if nobody holds it; true for exactly one caller, across replicas too.
-   * This is what makes a confirmation apply once, however often it is submitted.
+   * This is what makes a confirmation apply once, however often it is submitted. Ids are opaque
+   * and shared by every app: a caller makes them unique per app (by hashing the app into them).
    */
   claim(id: string, ttlSeconds: number): Promise<boolean>;
   release(id: string): Promise<void>;
   /** Adds a record; a record with a `ref` already stored replaces nothing and is ignored. */
   appendAudit(record: AuditRecord): Promise<void>;
-  /** Newest first; `role` narrows to one role. */
+  /** Newest first; `app` narrows to one app, `role` to one role (of every app, or of `app`). */
   listAudit(query: {
+    app?: string | undefined;
     role?: string | undefined;
     offset: number;
     limit: number;
@@ -67,16 +84,18 @@ export interface Store {
 
 /** A store for one process, kept in memory (tests, and the offline try). */
 export function createMemoryStore(now: () => number = Date.now): Store {
+  // Keyed by [app, role] as JSON: no separator can be confused with part of a name.
   const known = new Map<string, KnownPermissions>();
+  const knownKey = (app: string, role: string) => JSON.stringify([app, role]);
   const claims = new Map<string, number>();
   const audit: AuditRecord[] = [];
   return {
-    async getKnownPermissions(role) {
-      const entry = known.get(role);
+    async getKnownPermissions(app, role) {
+      const entry = known.get(knownKey(app, role));
       return entry ? structuredClone(entry) : undefined;
     },
     async setKnownPermissions(entry) {
-      known.set(entry.role, structuredClone(entry));
+      known.set(knownKey(entry.app, entry.role), structuredClone(entry));
     },
     async claim(id, ttlSeconds) {
       const expires = claims.get(id);
@@ -91,9 +110,11 @@ export function createMemoryStore(now: () => number = Date.now): Store {
       if (audit.some((r) => r.ref === record.ref)) return;
       audit.push(structuredClone(record));
     },
-    async listAudit({ role, offset, limit }) {
+    async listAudit({ app, role, offset, limit }) {
       const matching = audit
-        .filter((r) => role === undefined || r.role === role)
+        .filter(
+          (r) => (app === undefined || r.app === app) && (role === undefined || r.role === role),
+        )
         .sort((a, b) => b.at - a.at || b.ref.localeCompare(a.ref));
       return {
         records: structuredClone(matching.slice(offset, offset + limit)),

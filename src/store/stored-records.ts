@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { PermissionMapSchema, PermissionValueSchema } from '../cometchat/schemas.ts';
-import type { AuditRecord, KnownPermissions } from './store.ts';
+import { type AuditRecord, DEFAULT_APP, type KnownPermissions } from './store.ts';
 import { StoreDataError } from './store-errors.ts';
 
 /*
  * What a backend reads back is parsed, not cast: a file or a Redis key may have been written by
  * an older version of the app, or by hand. Unknown fields are dropped, so a newer writer does
- * not break an older reader.
+ * not break an older reader. A record without `app` was written before the store knew of apps,
+ * when there was only the one, so it reads as `DEFAULT_APP`.
  */
 
 const AuditChangeSchema = z.object({
@@ -21,6 +22,7 @@ export const AuditChangesSchema = z.array(AuditChangeSchema);
 export const AuditRecordSchema = z.object({
   ref: z.string(),
   at: z.number(),
+  app: z.string().default(DEFAULT_APP),
   teamId: z.string(),
   userId: z.string(),
   role: z.string(),
@@ -29,9 +31,11 @@ export const AuditRecordSchema = z.object({
   outcome: z.enum(['applied', 'failed']),
   serviceMessage: z.string().optional(),
   errorKind: z.string().optional(),
+  promotedFrom: z.string().optional(),
 }) satisfies z.ZodType<AuditRecord>;
 
 export const KnownPermissionsSchema = z.object({
+  app: z.string().default(DEFAULT_APP),
   role: z.string(),
   permissions: PermissionMapSchema,
   seenAt: z.number(),

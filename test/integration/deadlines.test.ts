@@ -17,8 +17,8 @@ function stallableStore(): Store & { stall(): void } {
   let stalled = false;
   return {
     ...store,
-    getKnownPermissions: (role) =>
-      stalled ? new Promise(() => {}) : store.getKnownPermissions(role),
+    getKnownPermissions: (app, role) =>
+      stalled ? new Promise(() => {}) : store.getKnownPermissions(app, role),
     stall: () => {
       stalled = true;
     },

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, resolveStoreTarget } from '../../src/store/open-store.ts';
+import { DEFAULT_APP } from '../../src/store/store.ts';
 import { skipRedisSuites, useRedisServer } from './redis-server.ts';
 
 describe('resolveStoreTarget', () => {
@@ -70,8 +71,9 @@ describe.skipIf(skipRedisSuites)('openStore on Redis', { tags: ['redis'] }, () =
   it('opens Redis from a redis:// URL', async () => {
     const store = await openStore(server().url);
     try {
-      await store.setKnownPermissions({ role: 'open-store-test', permissions: {}, seenAt: 1 });
-      expect(await store.getKnownPermissions('open-store-test')).toMatchObject({ seenAt: 1 });
+      const known = { app: DEFAULT_APP, role: 'open-store-test', permissions: {}, seenAt: 1 };
+      await store.setKnownPermissions(known);
+      expect(await store.getKnownPermissions(DEFAULT_APP, 'open-store-test')).toEqual(known);
     } finally {
       await store.close();
     }

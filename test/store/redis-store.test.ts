@@ -1,24 +1,30 @@
 import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createRedisStore } from '../../src/store/redis-store.ts';
-import type { AuditRecord, Store } from '../../src/store/store.ts';
-import { StoreUnavailableError } from '../../src/store/store-errors.ts';
+import { type AuditRecord, DEFAULT_APP, type Store } from '../../src/store/store.ts';
+import { StoreDataError, StoreUnavailableError } from '../../src/store/store-errors.ts';
 import {
   type RedisServer,
   skipRedisSuites,
   startRedisServer,
   useRedisServer,
 } from './redis-server.ts';
+import { loadV1Redis, V1_CLAIMS, V1_KNOWN_ROLES, v1Audit, v1Known } from './version-1-state.ts';
+
+type RedisClient = ReturnType<typeof createClient>;
 
 const record: AuditRecord = {
   ref: 'ref-1',
   at: 1_700_000_000_000,
+  app: 'staging',
   teamId: 'T1',
   userId: 'U1',
   role: 'moderator',
   changes: [{ key: 'send', before: 'allow', after: 'deny', explicit: false }],
   beforeSource: 'last-update',
   outcome: 'applied',
+  promotedFrom: 'ref-0',
 };
 
 describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
@@ -71,16 +77,22 @@ describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
     it('lists through one a record written through the other', async () => {
       await a.appendAudit(record);
       expect(await b.listAudit({ offset: 0, limit: 10 })).toEqual({ records: [record], total: 1 });
-      expect(await b.listAudit({ role: 'moderator', offset: 0, limit: 10 })).toEqual({
-        records: [record],
-        total: 1,
-      });
+      for (const query of [
+        { role: 'moderator' },
+        { app: 'staging' },
+        { app: 'staging', role: 'moderator' },
+      ]) {
+        expect(await b.listAudit({ ...query, offset: 0, limit: 10 })).toEqual({
+          records: [record],
+          total: 1,
+        });
+      }
     });
 
     it('reads through one the permissions written through the other', async () => {
-      const known = { role: 'mod', permissions: { send: ['own'] }, seenAt: 42 };
+      const known = { app: 'staging', role: 'mod', permissions: { send: ['own'] }, seenAt: 42 };
       await b.setKnownPermissions(known);
-      expect(await a.getKnownPermissions('mod')).toEqual(known);
+      expect(await a.getKnownPermissions('staging', 'mod')).toEqual(known);
     });
 
     it('lets one replica take a claim the other released', async () => {
@@ -91,7 +103,112 @@ describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
     });
   });
 
-  it('keeps apps with different key prefixes apart', async () => {
+  describe('on the keys version 1 wrote', () => {
+    let prefix: string;
+    beforeEach(async () => {
+      // Glob characters in the prefix: version 1's keys are found by it, not by a pattern.
+      prefix = `v1[*]?:${randomUUID()}:`;
+      await loadV1Redis(server().url, prefix);
+    });
+    /** Runs `read` on a client of the test's own, outside the store. */
+    const inspect = async <T>(read: (client: RedisClient) => Promise<T>): Promise<T> => {
+      const client = createClient({ url: server().url });
+      await client.connect();
+      try {
+        return await read(client);
+      } finally {
+        await client.close();
+      }
+    };
+    const keysUnder = () =>
+      inspect(async (client) => {
+        const keys: string[] = [];
+        for await (const batch of client.scanIterator({ COUNT: 1_000 })) keys.push(...batch);
+        return keys
+          .filter((key) => key.startsWith(prefix))
+          .map((key) => key.slice(prefix.length))
+          .sort();
+      });
+
+    it('moves them into the default app and records the layout version', async () => {
+      const records = v1Audit().map((r) => `audit:${r.ref}`);
+      const read = () =>
+        inspect(async (client) => ({
+          records: await client.mGet(records.map((key) => prefix + key)),
+          all: await client.zRangeWithScores(`${prefix}audit-by-time`, 0, -1),
+          byRole: await Promise.all(
+            V1_KNOWN_ROLES.map((role) =>
+              client.zRangeWithScores(`${prefix}audit-by-role:${role}`, 0, -1),
+            ),
+          ),
+        }));
+      const before = await read();
+      await replica(server().url, prefix);
+
+      expect(await keysUnder()).toEqual(
+        [
+          'schema-version',
+          ...V1_CLAIMS.map((c) => `claim:${c.id}`),
+          ...records,
+          'audit-by-time',
+          `app:${DEFAULT_APP}:audit-by-time`,
+          ...V1_KNOWN_ROLES.flatMap((role) => [
+            `audit-by-role:${role}`,
+            `app:${DEFAULT_APP}:audit-by-role:${role}`,
+            `app:${DEFAULT_APP}:known:${role}`,
+          ]),
+        ].sort(),
+      );
+      expect(await inspect((client) => client.get(`${prefix}schema-version`))).toBe('2');
+      // The records stay as written, without `app`; the indexes of every app keep theirs, and
+      // the default app's are copies of them.
+      expect(await read()).toEqual(before);
+      expect(before.records.every((text) => !text?.includes('"app"'))).toBe(true);
+      expect(
+        await inspect((client) =>
+          client.zRangeWithScores(`${prefix}app:${DEFAULT_APP}:audit-by-time`, 0, -1),
+        ),
+      ).toEqual(before.all);
+    });
+
+    it('is moved once, by one of several replicas starting at once', async () => {
+      const replicas = await Promise.all(
+        Array.from({ length: 5 }, () => replica(server().url, prefix)),
+      );
+      for (const store of replicas) {
+        expect(await store.getKnownPermissions(DEFAULT_APP, 'moderator')).toEqual(
+          v1Known('moderator'),
+        );
+        expect(await store.listAudit({ app: DEFAULT_APP, offset: 0, limit: 10 })).toEqual({
+          records: v1Audit(),
+          total: v1Audit().length,
+        });
+      }
+      // What a version-1 replica writes later is not moved by a replica starting after that:
+      // the recorded version says the move is done.
+      const late = JSON.stringify({ role: 'moderator', permissions: {}, seenAt: 1 });
+      await inspect((client) => client.set(`${prefix}known:moderator`, late));
+      const after = await replica(server().url, prefix);
+      expect(await after.getKnownPermissions(DEFAULT_APP, 'moderator')).toEqual(
+        v1Known('moderator'),
+      );
+      expect(await inspect((client) => client.get(`${prefix}known:moderator`))).toBe(late);
+    });
+
+    it('refuses a server a newer version of the app wrote, and moves nothing', async () => {
+      await inspect((client) => client.set(`${prefix}schema-version`, '3'));
+      const before = await keysUnder();
+      const error = await createRedisStore(server().url, { keyPrefix: prefix }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(StoreDataError);
+      expect(String(error)).toMatch(/newer version of the app \(schema 3, this one knows 2\)/);
+      expect(await keysUnder()).toEqual(before);
+    });
+  });
+
+  it('keeps installs with different key prefixes apart', async () => {
     const one = await replica(server().url, `one:${randomUUID()}:`);
     const two = await replica(server().url, `two:${randomUUID()}:`);
     expect(await one.claim('x', 60)).toBe(true);

@@ -1,15 +1,19 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/store/sqlite-store.ts';
-import type { AuditRecord, Store } from '../../src/store/store.ts';
+import { type AuditRecord, DEFAULT_APP, type Store } from '../../src/store/store.ts';
 import { StoreDataError } from '../../src/store/store-errors.ts';
+import { copyV1SqliteFile, V1_KNOWN_ROLES, v1Audit, v1Known } from './version-1-state.ts';
 
 const record: AuditRecord = {
   ref: 'ref-1',
   at: 1_700_000_000_000,
+  app: 'staging',
   teamId: 'T1',
   userId: 'U1',
   role: 'moderator',
@@ -17,6 +21,7 @@ const record: AuditRecord = {
   beforeSource: 'defaults',
   outcome: 'applied',
   serviceMessage: 'pin: updated',
+  promotedFrom: 'ref-0',
 };
 
 describe('sqlite store', () => {
@@ -38,17 +43,14 @@ describe('sqlite store', () => {
   it('keeps its state across closing and reopening the file', async () => {
     const path = join(dir, 'nested', 'deeper', 'state.sqlite');
     const first = openStore(path);
-    await first.setKnownPermissions({ role: 'mod', permissions: { pin: ['own'] }, seenAt: 5 });
+    const known = { app: 'staging', role: 'mod', permissions: { pin: ['own'] }, seenAt: 5 };
+    await first.setKnownPermissions(known);
     expect(await first.claim('confirm-1', 600)).toBe(true);
     await first.appendAudit(record);
     await first.close();
 
     const second = openStore(path);
-    expect(await second.getKnownPermissions('mod')).toEqual({
-      role: 'mod',
-      permissions: { pin: ['own'] },
-      seenAt: 5,
-    });
+    expect(await second.getKnownPermissions('staging', 'mod')).toEqual(known);
     expect(await second.claim('confirm-1', 600)).toBe(false);
     expect(await second.listAudit({ offset: 0, limit: 10 })).toEqual({
       records: [record],
@@ -86,7 +88,7 @@ describe('sqlite store', () => {
     const db = new Database(path, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(1);
+      expect(db.pragma('user_version', { simple: true })).toBe(2);
     } finally {
       db.close();
     }
@@ -103,10 +105,143 @@ describe('sqlite store', () => {
   it('reports a stored value that does not decode as a StoreDataError', async () => {
     const path = join(dir, 'broken.sqlite');
     const store = openStore(path);
-    await store.setKnownPermissions({ role: 'mod', permissions: {}, seenAt: 1 });
+    await store.setKnownPermissions({ app: DEFAULT_APP, role: 'mod', permissions: {}, seenAt: 1 });
     const db = new Database(path);
     db.prepare('UPDATE known_permissions SET permissions = \'{"pin": 3}\'').run();
     db.close();
-    await expect(store.getKnownPermissions('mod')).rejects.toBeInstanceOf(StoreDataError);
+    await expect(store.getKnownPermissions(DEFAULT_APP, 'mod')).rejects.toBeInstanceOf(
+      StoreDataError,
+    );
+  });
+
+  describe('a file version 1 wrote', () => {
+    /** The file's tables and indexes, as SQLite records them. */
+    const layout = (path: string) => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return {
+          version: db.pragma('user_version', { simple: true }),
+          objects: db
+            .prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name')
+            .all(),
+        };
+      } finally {
+        db.close();
+      }
+    };
+
+    it('is moved to version 2, with the layout of a new file', async () => {
+      const migrated = copyV1SqliteFile(dir);
+      await openStore(migrated).close();
+      const fresh = join(dir, 'fresh.sqlite');
+      await openStore(fresh).close();
+      expect(layout(migrated)).toEqual(layout(fresh));
+      expect(layout(migrated).version).toBe(2);
+    });
+
+    it('keeps every row, each in the default app', async () => {
+      const path = copyV1SqliteFile(dir);
+      await openStore(path).close();
+      const db = new Database(path, { readonly: true });
+      try {
+        expect(db.prepare('SELECT DISTINCT app FROM known_permissions').pluck().all()).toEqual([
+          DEFAULT_APP,
+        ]);
+        expect(
+          db.prepare('SELECT role FROM known_permissions ORDER BY role').pluck().all(),
+        ).toEqual([...V1_KNOWN_ROLES].sort());
+        expect(db.prepare('SELECT DISTINCT app FROM audit_records').pluck().all()).toEqual([
+          DEFAULT_APP,
+        ]);
+        expect(db.prepare('SELECT count(*) FROM audit_records').pluck().get()).toBe(
+          v1Audit().length,
+        );
+      } finally {
+        db.close();
+      }
+    });
+
+    it('reads as the same state when opened again', async () => {
+      const path = copyV1SqliteFile(dir);
+      await openStore(path).close();
+      const again = openStore(path);
+      expect(await again.listAudit({ app: DEFAULT_APP, offset: 0, limit: 10 })).toEqual({
+        records: v1Audit(),
+        total: v1Audit().length,
+      });
+      expect(await again.getKnownPermissions(DEFAULT_APP, 'moderator')).toEqual(
+        v1Known('moderator'),
+      );
+    });
+
+    it('is left as it was when the move fails part way', async () => {
+      const path = copyV1SqliteFile(dir);
+      const db = new Database(path);
+      // In the way of the second rename: by then the move has dropped the old indexes and
+      // renamed known_permissions, all of which must be undone.
+      db.exec('CREATE TABLE audit_records_v1 (x)');
+      db.close();
+      const before = layout(path);
+      expect(() => createSqliteStore(path)).toThrow(/audit_records_v1/);
+      expect(layout(path)).toEqual(before);
+      expect(before.version).toBe(1);
+    });
+
+    it('is moved when version 1 created its tables but did not get to record its version', async () => {
+      const path = copyV1SqliteFile(dir);
+      const db = new Database(path);
+      db.pragma('user_version = 0');
+      db.close();
+      const store = openStore(path);
+      expect(await store.getKnownPermissions(DEFAULT_APP, 'moderator')).toEqual(
+        v1Known('moderator'),
+      );
+      expect((await store.listAudit({ app: DEFAULT_APP, offset: 0, limit: 10 })).total).toBe(
+        v1Audit().length,
+      );
+    });
+
+    it('is moved while several processes open it at once, none of them refused', async () => {
+      const path = copyV1SqliteFile(dir);
+      // Each process loads first, then waits for the same moment to open the file, so that the
+      // opens race rather than follow one another (a DEFERRED transaction fails this: two
+      // readers cannot both become the writer, and one is refused at once).
+      const opener = `
+        import { setTimeout as sleep } from 'node:timers/promises';
+        import { createSqliteStore } from './src/store/sqlite-store.ts';
+        await sleep(Number(process.argv[2]) - Date.now());
+        const store = createSqliteStore(process.argv[1]);
+        const page = await store.listAudit({ app: 'default', offset: 0, limit: 100 });
+        await store.close();
+        console.log(page.total);
+      `;
+      const open = () =>
+        new Promise<string>((resolve, reject) => {
+          const child = spawn(
+            process.execPath,
+            ['--import', 'tsx', '--input-type=module', '-e', opener, path, String(at)],
+            {
+              cwd: fileURLToPath(new URL('../../', import.meta.url)),
+              stdio: ['ignore', 'pipe', 'pipe'],
+            },
+          );
+          let out = '';
+          child.stdout.on('data', (chunk: Buffer) => {
+            out += chunk.toString();
+          });
+          child.stderr.on('data', (chunk: Buffer) => {
+            out += chunk.toString();
+          });
+          child.once('error', reject);
+          child.once('exit', (code) =>
+            code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${out}`)),
+          );
+        });
+      // Long enough for every process to have loaded, even on a busy machine.
+      const at = Date.now() + 3_000;
+      const totals = await Promise.all([open(), open(), open()]);
+      expect(totals).toEqual(Array(3).fill(String(v1Audit().length)));
+      expect(layout(path).version).toBe(2);
+    });
   });
 });

@@ -5,8 +5,22 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createRedisStore } from '../../src/store/redis-store.ts';
 import { createSqliteStore } from '../../src/store/sqlite-store.ts';
-import { type AuditRecord, createMemoryStore, type Store } from '../../src/store/store.ts';
+import {
+  type AuditRecord,
+  createMemoryStore,
+  DEFAULT_APP,
+  type Store,
+} from '../../src/store/store.ts';
 import { skipRedisSuites, useRedisServer } from './redis-server.ts';
+import {
+  copyV1SqliteFile,
+  loadV1Redis,
+  V1_CLAIMS,
+  V1_KNOWN_ROLES,
+  V1_WRITTEN_AT,
+  v1Audit,
+  v1Known,
+} from './version-1-state.ts';
 
 /** A fresh, empty store for one test, and how to move its clock on. */
 interface StoreUnderTest {
@@ -18,8 +32,15 @@ interface StoreUnderTest {
   advance?: (ms: number) => void;
 }
 
-/** The behaviour every backend shares, with `createMemoryStore` as the reference. */
-function describeStoreContract(name: string, make: () => Promise<StoreUnderTest>): void {
+/**
+ * The behaviour every backend shares, with `createMemoryStore` as the reference. `openV1` opens
+ * the backend on a copy of the state version 1 wrote (a backend that keeps nothing has none).
+ */
+function describeStoreContract(
+  name: string,
+  make: () => Promise<StoreUnderTest>,
+  openV1?: () => Promise<Store>,
+): void {
   describe(`${name} store contract`, () => {
     let subject: StoreUnderTest;
     let store: Store;
@@ -33,42 +54,60 @@ function describeStoreContract(name: string, make: () => Promise<StoreUnderTest>
 
     describe('known permissions', () => {
       it('returns undefined for a role never seen', async () => {
-        expect(await store.getKnownPermissions('nobody')).toBeUndefined();
+        expect(await store.getKnownPermissions(DEFAULT_APP, 'nobody')).toBeUndefined();
       });
 
       it('round-trips every kind of permission value', async () => {
         const known = {
+          app: 'staging',
           role: 'moderator',
           permissions: { sendMessage: 'allow', deleteMessage: ['own', 'group'], pin: null },
           seenAt: 1_700_000_000_123,
         };
         await store.setKnownPermissions(known);
-        expect(await store.getKnownPermissions('moderator')).toEqual(known);
+        expect(await store.getKnownPermissions('staging', 'moderator')).toEqual(known);
       });
 
       it('keeps the last map per role, and roles apart', async () => {
-        await store.setKnownPermissions({ role: 'a', permissions: { x: 'allow' }, seenAt: 1 });
-        await store.setKnownPermissions({ role: 'b', permissions: { x: 'deny' }, seenAt: 2 });
-        await store.setKnownPermissions({ role: 'a', permissions: { y: 'deny' }, seenAt: 3 });
-        expect(await store.getKnownPermissions('a')).toEqual({
+        const app = 'prod';
+        await store.setKnownPermissions({ app, role: 'a', permissions: { x: 'allow' }, seenAt: 1 });
+        await store.setKnownPermissions({ app, role: 'b', permissions: { x: 'deny' }, seenAt: 2 });
+        await store.setKnownPermissions({ app, role: 'a', permissions: { y: 'deny' }, seenAt: 3 });
+        expect(await store.getKnownPermissions(app, 'a')).toEqual({
+          app,
           role: 'a',
           permissions: { y: 'deny' },
           seenAt: 3,
         });
-        expect(await store.getKnownPermissions('b')).toEqual({
+        expect(await store.getKnownPermissions(app, 'b')).toEqual({
+          app,
           role: 'b',
           permissions: { x: 'deny' },
           seenAt: 2,
         });
       });
 
+      it('keeps apps apart: one role, one map per app', async () => {
+        const prod = { app: 'prod', role: 'mod', permissions: { x: 'deny' }, seenAt: 1 };
+        const staging = { app: 'staging', role: 'mod', permissions: { x: 'allow' }, seenAt: 2 };
+        await store.setKnownPermissions(prod);
+        await store.setKnownPermissions(staging);
+        expect(await store.getKnownPermissions('prod', 'mod')).toEqual(prod);
+        expect(await store.getKnownPermissions('staging', 'mod')).toEqual(staging);
+        expect(await store.getKnownPermissions(DEFAULT_APP, 'mod')).toBeUndefined();
+        await store.setKnownPermissions({ ...staging, permissions: {}, seenAt: 3 });
+        expect(await store.getKnownPermissions('prod', 'mod')).toEqual(prod);
+      });
+
       it('is not changed by mutating what was passed in or read out', async () => {
-        const known = { role: 'a', permissions: { x: 'allow' }, seenAt: 1 };
+        const known = { app: DEFAULT_APP, role: 'a', permissions: { x: 'allow' }, seenAt: 1 };
         await store.setKnownPermissions(known);
         known.permissions.x = 'deny';
-        const read = await store.getKnownPermissions('a');
+        const read = await store.getKnownPermissions(DEFAULT_APP, 'a');
         if (read) read.permissions.x = 'changed';
-        expect((await store.getKnownPermissions('a'))?.permissions).toEqual({ x: 'allow' });
+        expect((await store.getKnownPermissions(DEFAULT_APP, 'a'))?.permissions).toEqual({
+          x: 'allow',
+        });
       });
     });
 
@@ -120,6 +159,8 @@ function describeStoreContract(name: string, make: () => Promise<StoreUnderTest>
       it('lists a record as it was appended, optional fields included', async () => {
         const full = record({
           ref: 'r-full',
+          app: 'prod',
+          promotedFrom: 'r-staging',
           outcome: 'failed',
           serviceMessage: 'Service said no',
           errorKind: 'unavailable',
@@ -140,13 +181,18 @@ function describeStoreContract(name: string, make: () => Promise<StoreUnderTest>
       it('ignores a second record with the same ref, in every listing', async () => {
         await store.appendAudit(record({ ref: 'dup', role: 'a', at: 10, userId: 'U1' }));
         await store.appendAudit(record({ ref: 'dup', role: 'b', at: 20, userId: 'U2' }));
+        await store.appendAudit(record({ ref: 'dup', app: 'prod', role: 'a', at: 30 }));
         const all = await store.listAudit({ offset: 0, limit: 10 });
         expect(all.total).toBe(1);
-        expect(all.records.map((r) => [r.role, r.at, r.userId])).toEqual([['a', 10, 'U1']]);
-        expect(await store.listAudit({ role: 'b', offset: 0, limit: 10 })).toEqual({
-          records: [],
-          total: 0,
-        });
+        expect(all.records.map((r) => [r.app, r.role, r.at, r.userId])).toEqual([
+          [DEFAULT_APP, 'a', 10, 'U1'],
+        ]);
+        const none = { records: [], total: 0 };
+        expect(await store.listAudit({ role: 'b', offset: 0, limit: 10 })).toEqual(none);
+        expect(await store.listAudit({ app: 'prod', offset: 0, limit: 10 })).toEqual(none);
+        expect(await store.listAudit({ app: 'prod', role: 'a', offset: 0, limit: 10 })).toEqual(
+          none,
+        );
       });
 
       it('keeps one record when the same ref is appended concurrently', async () => {
@@ -192,6 +238,125 @@ function describeStoreContract(name: string, make: () => Promise<StoreUnderTest>
         });
         expect((await store.listAudit({ offset: 0, limit: 5 })).total).toBe(4);
       });
+
+      describe('with several apps', () => {
+        beforeEach(async () => {
+          await store.appendAudit(record({ ref: 'p1', app: 'prod', role: 'admin', at: 1 }));
+          await store.appendAudit(record({ ref: 's1', app: 'staging', role: 'admin', at: 2 }));
+          await store.appendAudit(record({ ref: 'p2', app: 'prod', role: 'mod', at: 3 }));
+          await store.appendAudit(record({ ref: 'p3', app: 'prod', role: 'admin', at: 4 }));
+          await store.appendAudit(record({ ref: 's2', app: 'staging', role: 'mod', at: 5 }));
+        });
+        const refs = async (query: { app?: string; role?: string; offset?: number }) => {
+          const page = await store.listAudit({ offset: 0, limit: 2, ...query });
+          return { refs: page.records.map((r) => r.ref), total: page.total };
+        };
+
+        it('narrows to one app, paging and counting within it', async () => {
+          expect(await refs({ app: 'prod' })).toEqual({ refs: ['p3', 'p2'], total: 3 });
+          expect(await refs({ app: 'prod', offset: 2 })).toEqual({ refs: ['p1'], total: 3 });
+          expect(await refs({ app: 'staging' })).toEqual({ refs: ['s2', 's1'], total: 2 });
+          expect(await refs({ app: 'nowhere' })).toEqual({ refs: [], total: 0 });
+        });
+
+        it('narrows to one role of one app', async () => {
+          expect(await refs({ app: 'prod', role: 'admin' })).toEqual({
+            refs: ['p3', 'p1'],
+            total: 2,
+          });
+          expect(await refs({ app: 'staging', role: 'admin' })).toEqual({ refs: ['s1'], total: 1 });
+          expect(await refs({ app: 'staging', role: 'nobody' })).toEqual({ refs: [], total: 0 });
+        });
+
+        it('lists one role across apps, and every app without a filter', async () => {
+          expect(await refs({ role: 'admin', offset: 1 })).toEqual({
+            refs: ['s1', 'p1'],
+            total: 3,
+          });
+          expect(await refs({})).toEqual({ refs: ['s2', 'p3'], total: 5 });
+        });
+
+        it('reads each record with its app', async () => {
+          const page = await store.listAudit({ offset: 0, limit: 10 });
+          expect(page.records.map((r) => [r.ref, r.app])).toEqual([
+            ['s2', 'staging'],
+            ['p3', 'prod'],
+            ['p2', 'prod'],
+            ['s1', 'staging'],
+            ['p1', 'prod'],
+          ]);
+        });
+      });
+    });
+  });
+
+  if (!openV1) return;
+  describe(`${name} store on state written by version 1`, () => {
+    let v1: Store;
+    beforeEach(async () => {
+      v1 = await openV1();
+    });
+    afterEach(async () => {
+      await v1.close();
+    });
+
+    it('reads its known permissions as the default app, and of no other', async () => {
+      for (const role of V1_KNOWN_ROLES) {
+        expect(await v1.getKnownPermissions(DEFAULT_APP, role)).toEqual(v1Known(role));
+        expect(await v1.getKnownPermissions('staging', role)).toBeUndefined();
+      }
+    });
+
+    it('lists its audit records, which have no app, as the default app', async () => {
+      const all = v1Audit();
+      const page = (records: AuditRecord[]) => ({ records, total: records.length });
+      expect(await v1.listAudit({ offset: 0, limit: 10 })).toEqual(page(all));
+      expect(await v1.listAudit({ app: DEFAULT_APP, offset: 0, limit: 10 })).toEqual(page(all));
+      expect(await v1.listAudit({ app: 'staging', offset: 0, limit: 10 })).toEqual(page([]));
+      for (const role of V1_KNOWN_ROLES) {
+        expect(await v1.listAudit({ app: DEFAULT_APP, role, offset: 0, limit: 10 })).toEqual(
+          page(v1Audit(role)),
+        );
+        expect(await v1.listAudit({ role, offset: 0, limit: 10 })).toEqual(page(v1Audit(role)));
+      }
+      expect(await v1.listAudit({ app: DEFAULT_APP, offset: 1, limit: 2 })).toEqual({
+        records: all.slice(1, 3),
+        total: all.length,
+      });
+    });
+
+    it('still holds the claims it took', async () => {
+      for (const { id } of V1_CLAIMS) expect(await v1.claim(id, 60)).toBe(false);
+      expect(await v1.claim('taken-after-the-upgrade', 60)).toBe(true);
+    });
+
+    it('keeps what another app writes apart from it', async () => {
+      const role = 'moderator';
+      const staging = { app: 'staging', role, permissions: { x: 'deny' }, seenAt: 9 };
+      await v1.setKnownPermissions(staging);
+      await v1.appendAudit(record({ ref: 'staging-1', app: 'staging', role, at: 9e12 }));
+      expect(await v1.getKnownPermissions(DEFAULT_APP, role)).toEqual(v1Known(role));
+      expect(await v1.getKnownPermissions('staging', role)).toEqual(staging);
+      const listed = async (query: { app?: string; role?: string }) =>
+        (await v1.listAudit({ offset: 0, limit: 10, ...query })).records.map((r) => r.ref);
+      const v1Refs = (forRole?: string) => v1Audit(forRole).map((r) => r.ref);
+      expect(await listed({ app: DEFAULT_APP })).toEqual(v1Refs());
+      expect(await listed({ app: DEFAULT_APP, role })).toEqual(v1Refs(role));
+      expect(await listed({ app: 'staging' })).toEqual(['staging-1']);
+      expect(await listed({})).toEqual(['staging-1', ...v1Refs()]);
+      expect(await listed({ role })).toEqual(['staging-1', ...v1Refs(role)]);
+    });
+
+    it('lists a new record of the default app among its own', async () => {
+      const role = 'moderator';
+      await v1.appendAudit(record({ ref: 'after-upgrade', role, at: 9e12 }));
+      await v1.setKnownPermissions({ app: DEFAULT_APP, role, permissions: {}, seenAt: 9e12 });
+      expect(await v1.getKnownPermissions(DEFAULT_APP, role)).toMatchObject({ seenAt: 9e12 });
+      const page = await v1.listAudit({ app: DEFAULT_APP, role, offset: 0, limit: 10 });
+      expect(page.records.map((r) => r.ref)).toEqual([
+        'after-upgrade',
+        ...v1Audit(role).map((r) => r.ref),
+      ]);
     });
   });
 }
@@ -199,6 +364,7 @@ function describeStoreContract(name: string, make: () => Promise<StoreUnderTest>
 function record(overrides: Partial<AuditRecord> & { ref: string }): AuditRecord {
   return {
     at: 1_700_000_000_000,
+    app: DEFAULT_APP,
     teamId: 'T1',
     userId: 'U1',
     role: 'moderator',
@@ -232,19 +398,35 @@ describe('sqlite', () => {
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
-  describeStoreContract('sqlite', async () => {
-    const clock = fakeClock();
-    return {
-      store: createSqliteStore(join(dir, `${randomUUID()}.sqlite`), clock.now),
-      advance: clock.advance,
-    };
-  });
+  describeStoreContract(
+    'sqlite',
+    async () => {
+      const clock = fakeClock();
+      return {
+        store: createSqliteStore(join(dir, `${randomUUID()}.sqlite`), clock.now),
+        advance: clock.advance,
+      };
+    },
+    async () => {
+      const copy = await mkdtemp(join(dir, 'v1-'));
+      // A minute after version 1 wrote the file: its day-long claims are still held.
+      return createSqliteStore(copyV1SqliteFile(copy), () => V1_WRITTEN_AT + 60_000);
+    },
+  );
 });
 
 describe.skipIf(skipRedisSuites)('redis', { tags: ['redis'] }, () => {
   const server = useRedisServer();
-  describeStoreContract('redis', async () => ({
-    // A prefix per test gives each one an empty store on the shared server.
-    store: await createRedisStore(server().url, { keyPrefix: `test:${randomUUID()}:` }),
-  }));
+  describeStoreContract(
+    'redis',
+    async () => ({
+      // A prefix per test gives each one an empty store on the shared server.
+      store: await createRedisStore(server().url, { keyPrefix: `test:${randomUUID()}:` }),
+    }),
+    async () => {
+      const keyPrefix = `v1:${randomUUID()}:`;
+      await loadV1Redis(server().url, keyPrefix);
+      return createRedisStore(server().url, { keyPrefix });
+    },
+  );
 });

@@ -13,7 +13,7 @@ import { destinationOf, slackErrorCode } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema, parseValue } from '../../slack/values.ts';
-import type { AuditRecord, Store } from '../../store/store.ts';
+import { type AuditRecord, DEFAULT_APP, type Store } from '../../store/store.ts';
 import type { AuditTrail, FeatureDeps } from '../deps.ts';
 import { AUDIT_PER_PAGE, type AuditQuery, auditMessage, auditPost } from './audit-view.ts';
 
@@ -83,6 +83,7 @@ const QueryValue = z.object({
 export function createAuditList(deps: { store: Store }) {
   return async (query: AuditQuery) => {
     const page = await deps.store.listAudit({
+      app: DEFAULT_APP,
       role: query.role,
       offset: (query.page - 1) * AUDIT_PER_PAGE,
       limit: AUDIT_PER_PAGE,

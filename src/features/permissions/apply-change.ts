@@ -3,7 +3,7 @@ import { isCometChatError } from '../../cometchat/errors.ts';
 import type { PermissionUpdate } from '../../cometchat/model.ts';
 import type { Access } from '../../slack/access.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
-import type { AuditRecord, Store } from '../../store/store.ts';
+import { type AuditRecord, DEFAULT_APP, type Store } from '../../store/store.ts';
 import type { AuditTrail } from '../deps.ts';
 import { editRefusal } from './editor-access.ts';
 import { type ConfirmMetadata, changePayload } from './editor-state.ts';
@@ -76,7 +76,12 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
     .join('; ');
   const [, audited] = await Promise.all([
     deps.store
-      .setKnownPermissions({ role: meta.role, permissions: update.permissions, seenAt: deps.now() })
+      .setKnownPermissions({
+        app: DEFAULT_APP,
+        role: meta.role,
+        permissions: update.permissions,
+        seenAt: deps.now(),
+      })
       .catch((storeError: unknown) => {
         scope.log.error({ err: storeError, role: meta.role }, 'last known permissions not stored');
       }),
@@ -102,6 +107,7 @@ export function auditRecord(
   return {
     ref: scope.ref,
     at,
+    app: DEFAULT_APP,
     teamId,
     userId,
     role: meta.role,

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Access } from '../../slack/access.ts';
+import type { Access, CheckLimit } from '../../slack/access.ts';
 
 /**
  * The sentence for someone who may not edit (logged with the step they tried), or undefined
@@ -11,8 +11,9 @@ export async function editRefusal(
   userId: string,
   log: Logger,
   attempt: 'open' | 'switch category' | 'review' | 'confirm',
+  limit: CheckLimit = {},
 ): Promise<string | undefined> {
-  const refusal = await access.editRefusal(userId, log);
+  const refusal = await access.editRefusal(userId, log, limit);
   if (refusal) log.warn({ user: userId, attempt }, 'permission edit refused: not an editor');
   return refusal;
 }

@@ -326,6 +326,10 @@ export function messageView(
   return messageModal(title, content, { callbackId: CALLBACKS.permissionsConfirm, clearOnClose });
 }
 
+/** Said with an applied change whose audit record the store did not keep. */
+export const AUDIT_NOT_STORED =
+  ":warning: The change was applied, but its audit record could not be stored; it is in the app's log. Tell whoever runs the app.";
+
 /** The outcome: the service's per-key messages and the role's resulting permissions. */
 export function resultView(
   role: string,
@@ -351,11 +355,7 @@ export function resultView(
   ];
   if (messages.length > 0) blocks.push(...chunkedSections(messages));
   if (!audited) {
-    blocks.push(
-      section(
-        ":warning: The change was applied, but its audit record could not be stored; it is in the app's log. Tell whoever runs the app.",
-      ),
-    );
+    blocks.push(section(AUDIT_NOT_STORED));
   }
   blocks.push(divider(), section('*Resulting permissions* (as CometChat answered)'));
   for (const [category, lines] of byCategory)

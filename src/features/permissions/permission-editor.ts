@@ -13,12 +13,12 @@ import type { WebClient } from '@slack/web-api';
 import type { Access } from '../../slack/access.ts';
 import { failureMessage } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
-import { failureSentence, RefusedError } from '../../slack/failure.ts';
+import { alreadyShown, failureSentence, RefusedError } from '../../slack/failure.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { failInModal, showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
-import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import type { Store } from '../../store/store.ts';
+import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import { DEFAULT_APP, type Store } from '../../store/store.ts';
 import type { AuditTrail, FeatureDeps } from '../deps.ts';
 import { applyChange } from './apply-change.ts';
 import { editRefusal } from './editor-access.ts';
@@ -40,7 +40,14 @@ import {
   rebase,
   STALE_NOTICE,
 } from './editor-state.ts';
-import { confirmView, editorView, loadingView, messageView, resultView } from './editor-view.ts';
+import {
+  AUDIT_NOT_STORED,
+  confirmView,
+  editorView,
+  loadingView,
+  messageView,
+  resultView,
+} from './editor-view.ts';
 
 export interface EditorDeps extends FeatureDeps {
   store: Store;
@@ -56,6 +63,9 @@ export interface EditorDeps extends FeatureDeps {
 
 type Args<T> = T & AllMiddlewareArgs;
 
+/** The editor check before `views.open` ends this long after the request arrived at most. */
+export const OPEN_CHECK_DEADLINE_MS = 2_000;
+
 /**
  * The editor for a role, ready to show: the role list and the last known values, fetched
  * together. A role CometChat does not have gets a sentence instead.
@@ -67,7 +77,7 @@ export async function loadEditorView(
 ): Promise<View> {
   const [roles, known] = await Promise.all([
     deps.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
-    deps.store.getKnownPermissions(role),
+    deps.store.getKnownPermissions(DEFAULT_APP, role),
   ]);
   if (!roles.some((r) => r.role === role)) {
     scope.log.info({ role }, 'editor: unknown role');
@@ -101,7 +111,11 @@ export function createEditorOpener(deps: EditorDeps) {
     userId: string,
     scope: RequestScope,
   ) => {
-    const refusal = await editRefusal(deps.access, userId, scope.log, 'open');
+    // views.open needs the trigger within Slack's three seconds of the click: the check gets
+    // what is left of OPEN_CHECK_DEADLINE_MS after the viewer check took its share.
+    const refusal = await editRefusal(deps.access, userId, scope.log, 'open', {
+      withinMs: msLeft(scope, OPEN_CHECK_DEADLINE_MS, deps.now),
+    });
     if (refusal) throw new RefusedError(refusal);
     const opened = await client.views.open({ trigger_id: triggerId, view: loadingView(role) });
     const viewId = opened.view?.id ?? '';
@@ -148,7 +162,7 @@ export function createCategorySwitch(deps: EditorDeps) {
     if (await editRefusal(deps.access, body.user.id, scope.log, 'switch category')) return;
     const [roles, known] = await Promise.all([
       deps.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
-      deps.store.getKnownPermissions(state.role),
+      deps.store.getKnownPermissions(DEFAULT_APP, state.role),
     ]);
     const next = categorySwitchView({
       state,
@@ -175,14 +189,16 @@ export type ReviewAnswer =
   | { kind: 'refused'; sentence: string }
   | { kind: 'outdated' }
   /** The checks did not finish before the deadline: nothing decided, nothing sent. */
-  | { kind: 'late'; state: EditorState };
+  | { kind: 'late'; state: EditorState }
+  /** The store failed: nothing decided, nothing sent; the person is told, with the reference. */
+  | { kind: 'failed'; error: unknown };
 
 /**
  * "Review changes", decided within a deadline: whatever the access check and the store do,
  * Slack gets its answer in time (a late answer would leave the person an error from Slack).
  */
 export async function reviewSubmission(
-  deps: Pick<EditorDeps, 'access' | 'store' | 'reviewDeadlineMs'>,
+  deps: Pick<EditorDeps, 'access' | 'store' | 'reviewDeadlineMs' | 'now'>,
   submission: {
     userId: string;
     viewId: string;
@@ -193,20 +209,32 @@ export async function reviewSubmission(
 ): Promise<ReviewAnswer> {
   const state = decodeState(submission.privateMetadata);
   if (!state) return { kind: 'outdated' };
+  // The deadline counts from the request's arrival: the viewer check already took its share.
+  const left = Math.max(0, msLeft(submission.scope, deps.reviewDeadlineMs, deps.now));
   const decide = async (): Promise<ReviewAnswer> => {
     const refusal = await editRefusal(
       deps.access,
       submission.userId,
       submission.scope.log,
       'review',
+      { withinMs: left },
     );
     if (refusal) return { kind: 'refused', sentence: refusal };
-    const known = await deps.store.getKnownPermissions(state.role);
-    return reviewDecision({ state, known, values: submission.values, viewId: submission.viewId });
+    try {
+      const known = await deps.store.getKnownPermissions(DEFAULT_APP, state.role);
+      return reviewDecision({
+        state,
+        known,
+        values: submission.values,
+        viewId: submission.viewId,
+      });
+    } catch (error) {
+      return { kind: 'failed', error };
+    }
   };
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<ReviewAnswer>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'late', state }), deps.reviewDeadlineMs);
+    timer = setTimeout(() => resolve({ kind: 'late', state }), left);
   });
   try {
     return await Promise.race([decide(), late]);
@@ -216,8 +244,10 @@ export async function reviewSubmission(
 }
 
 /** The acknowledgement of "Review changes" for each answer. */
-export function reviewResponse(answer: ReviewAnswer) {
+export function reviewResponse(answer: ReviewAnswer, failure: (error: unknown) => View) {
   switch (answer.kind) {
+    case 'failed':
+      return { response_action: 'update' as const, view: failure(answer.error) };
     case 'refused':
       return {
         response_action: 'update' as const,
@@ -269,7 +299,9 @@ export function createReviewSubmission(deps: EditorDeps) {
       values: view.state.values,
       scope,
     });
-    await ack(reviewResponse(answer));
+    await ack(reviewResponse(answer, (error) => failureView(error, scope, deps)));
+    // The person has the failure sentence and its reference; the handler logs the cause.
+    if (answer.kind === 'failed') throw alreadyShown(answer.error);
     if (answer.kind === 'late') scope.log.warn('editor: review not checked in time; asked again');
     if (answer.kind === 'nothing')
       scope.log.info({ role: answer.role }, 'editor: nothing to change');
@@ -374,7 +406,8 @@ export function createApplySubmission(deps: EditorDeps) {
           target,
           result,
           {
-            text: `Applied ${count} change${count === 1 ? '' : 's'} to ${code(meta.role)}: ${meta.changes.map((c) => code(c.key)).join(', ')}.`,
+            // The same facts as the modal, the missing audit record included.
+            text: `Applied ${count} change${count === 1 ? '' : 's'} to ${code(meta.role)}: ${meta.changes.map((c) => code(c.key)).join(', ')}.${outcome.audited ? '' : ` ${AUDIT_NOT_STORED}`}`,
           },
           scope.log,
         );

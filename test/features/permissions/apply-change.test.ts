@@ -6,7 +6,12 @@ import type { PermissionMap } from '../../../src/cometchat/schemas.ts';
 import type { AuditTrail } from '../../../src/features/deps.ts';
 import { type ApplyDeps, applyChange } from '../../../src/features/permissions/apply-change.ts';
 import type { ConfirmMetadata } from '../../../src/features/permissions/editor-state.ts';
-import { type AuditRecord, createMemoryStore, type Store } from '../../../src/store/store.ts';
+import {
+  type AuditRecord,
+  createMemoryStore,
+  DEFAULT_APP,
+  type Store,
+} from '../../../src/store/store.ts';
 import { LogCapture } from '../../log-capture.ts';
 
 // The apply step alone: every dependency is a fake a test controls, and the clock is fixed.
@@ -53,7 +58,7 @@ function setup(
     audit,
     now: () => NOW,
   };
-  const scope = { ref: 'ref0000001', log: pino({ level: 'debug' }, logs) };
+  const scope = { ref: 'ref0000001', log: pino({ level: 'debug' }, logs), receivedAt: NOW };
   const request = { meta, userId: 'U0EDITOR', teamId: 'T0TEAM', scope };
   return { deps, request, sent, audited, store, logs };
 }
@@ -64,7 +69,8 @@ describe('applyChange', () => {
     const outcome = await applyChange(deps, request);
     expect(outcome.kind).toBe('applied');
     expect(sent).toEqual([{ role: 'default', payload: { sendMessage: 'deny' } }]);
-    expect(await store.getKnownPermissions('default')).toEqual({
+    expect(await store.getKnownPermissions(DEFAULT_APP, 'default')).toEqual({
+      app: DEFAULT_APP,
       role: 'default',
       permissions: { sendMessage: 'deny', joinGroup: 'allow' },
       seenAt: NOW,
@@ -73,6 +79,7 @@ describe('applyChange', () => {
       {
         ref: 'ref0000001',
         at: NOW,
+        app: DEFAULT_APP,
         teamId: 'T0TEAM',
         userId: 'U0EDITOR',
         role: 'default',

@@ -91,7 +91,12 @@ describe('reviewDecision', () => {
 
   it('redraws instead of diffing against values someone else changed meanwhile', () => {
     const state = messages(1_000);
-    const known = { role: 'default', permissions: { sendMessage: 'deny' }, seenAt: 2_000 };
+    const known = {
+      app: 'default',
+      role: 'default',
+      permissions: { sendMessage: 'deny' },
+      seenAt: 2_000,
+    };
     const outcome = reviewDecision({ state, known, values: onScreen(state), viewId: 'V1' });
     expect(outcome.kind).toBe('stale');
   });
@@ -127,7 +132,7 @@ describe('categorySwitchView', () => {
 
   it('stays on the category with a notice when the values on screen are out of date', () => {
     const state = messages(1_000);
-    const known = { role: 'default', permissions: {}, seenAt: 2_000 };
+    const known = { app: 'default', role: 'default', permissions: {}, seenAt: 2_000 };
     const view = categorySwitchView({
       state,
       target: 'Groups',

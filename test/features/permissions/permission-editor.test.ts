@@ -8,7 +8,7 @@ import {
   encodeState,
   newEditorState,
 } from '../../../src/features/permissions/editor-state.ts';
-import { blockIds } from '../../../src/features/permissions/editor-view.ts';
+import { blockIds, messageView } from '../../../src/features/permissions/editor-view.ts';
 import {
   createApplySubmission,
   type EditorDeps,
@@ -22,7 +22,11 @@ import { wasShown } from '../../../src/slack/failure.ts';
 import { createMemoryStore, type Store } from '../../../src/store/store.ts';
 import { LogCapture } from '../../log-capture.ts';
 
-const scope = () => ({ ref: 'ref0000002', log: pino({ level: 'silent' }) });
+const scope = (receivedAt = Date.now()) => ({
+  ref: 'ref0000002',
+  log: pino({ level: 'silent' }),
+  receivedAt,
+});
 const never = <T>() => new Promise<T>(() => {});
 const allowAll: Access = {
   canEdit: async () => true,
@@ -39,13 +43,14 @@ describe('reviewSubmission', () => {
     vi.useRealTimers();
   });
 
-  const submission = (privateMetadata: string) => ({
+  const submission = (privateMetadata: string, receivedAt = Date.now()) => ({
     userId: 'U0EDITOR',
     viewId: 'V1',
     privateMetadata,
     values: {},
-    scope: scope(),
+    scope: scope(receivedAt),
   });
+  const failureModal = (error: unknown) => messageView('Failed', String(error));
   const state = { ...newEditorState('default'), category: 'Messages' };
 
   it('answers at the deadline when the access check does not, and keeps the form', async () => {
@@ -53,6 +58,7 @@ describe('reviewSubmission', () => {
       access: { ...allowAll, editRefusal: () => never<string | undefined>() },
       store: createMemoryStore(),
       reviewDeadlineMs: 2_000,
+      now: Date.now,
     };
     const answer = reviewSubmission(deps, submission(encodeState(state)));
     await vi.advanceTimersByTimeAsync(1_999);
@@ -64,7 +70,7 @@ describe('reviewSubmission', () => {
     expect(settled).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     expect(await answer).toEqual({ kind: 'late', state });
-    expect(reviewResponse(await answer)).toEqual({
+    expect(reviewResponse(await answer, failureModal)).toEqual({
       response_action: 'errors',
       errors: { [blockIds.apply(state.render)]: expect.stringContaining('Nothing was sent') },
     });
@@ -72,10 +78,46 @@ describe('reviewSubmission', () => {
 
   it('answers at the deadline when the store does not', async () => {
     const store: Store = { ...createMemoryStore(), getKnownPermissions: () => never() };
-    const deps = { access: allowAll, store, reviewDeadlineMs: 2_000 };
+    const deps = { access: allowAll, store, reviewDeadlineMs: 2_000, now: Date.now };
     const answer = reviewSubmission(deps, submission(encodeState(state)));
     await vi.advanceTimersByTimeAsync(2_000);
     expect((await answer).kind).toBe('late');
+  });
+
+  it("counts the deadline from the request's arrival, not from the listener", async () => {
+    const limits: unknown[] = [];
+    const deps = {
+      access: {
+        ...allowAll,
+        editRefusal: (_user: string, _log: unknown, limit?: unknown) => {
+          limits.push(limit);
+          return never<string | undefined>();
+        },
+      },
+      store: createMemoryStore(),
+      reviewDeadlineMs: 2_000,
+      now: Date.now,
+    };
+    // The viewer check took 1.5 s before the listener ran.
+    const answer = reviewSubmission(deps, submission(encodeState(state), Date.now() - 1_500));
+    expect(limits).toEqual([{ withinMs: 500 }]);
+    await vi.advanceTimersByTimeAsync(500);
+    expect((await answer).kind).toBe('late');
+  });
+
+  it('answers with the failure and its reference when the store fails', async () => {
+    const failure = new Error('store unreachable');
+    const store: Store = {
+      ...createMemoryStore(),
+      getKnownPermissions: () => Promise.reject(failure),
+    };
+    const deps = { access: allowAll, store, reviewDeadlineMs: 2_000, now: Date.now };
+    const answer = await reviewSubmission(deps, submission(encodeState(state)));
+    expect(answer).toEqual({ kind: 'failed', error: failure });
+    expect(reviewResponse(answer, failureModal)).toMatchObject({
+      response_action: 'update',
+      view: { title: { text: 'Failed' } },
+    });
   });
 
   it("calls metadata that is not the editor's out of date, without asking anyone", async () => {
@@ -84,6 +126,7 @@ describe('reviewSubmission', () => {
       access: { ...allowAll, editRefusal },
       store: createMemoryStore(),
       reviewDeadlineMs: 2_000,
+      now: Date.now,
     };
     expect(await reviewSubmission(deps, submission('{"r":"default"}'))).toEqual({
       kind: 'outdated',
@@ -96,6 +139,7 @@ describe('reviewSubmission', () => {
       access: { ...allowAll, editRefusal: async () => 'Only editors may.' },
       store: createMemoryStore(),
       reviewDeadlineMs: 2_000,
+      now: Date.now,
     };
     expect(await reviewSubmission(deps, submission(encodeState(state)))).toEqual({
       kind: 'refused',
@@ -111,7 +155,11 @@ describe('the Apply listener', () => {
     changes: [{ key: 'sendMessage', before: 'allow', after: 'deny', explicit: false }],
   };
 
-  function setup(options: { updateFails: boolean; cometchatFails: boolean }) {
+  function setup(options: {
+    updateFails: boolean;
+    cometchatFails: boolean;
+    auditStored?: boolean;
+  }) {
     const updates: unknown[] = [];
     const delivered: unknown[] = [];
     const client = {
@@ -150,7 +198,7 @@ describe('the Apply listener', () => {
       budgetSeconds: 8,
       store: createMemoryStore(),
       access: allowAll,
-      audit: { record: async () => ({ stored: true }) },
+      audit: { record: async () => ({ stored: options.auditStored ?? true }) },
       now: () => 1_000,
       reviewDeadlineMs: 2_000,
     };
@@ -187,5 +235,16 @@ describe('the Apply listener', () => {
     const { run, delivered } = setup({ updateFails: true, cometchatFails: false });
     await run();
     expect(JSON.stringify(delivered)).toContain('Applied 1 change to');
+    expect(JSON.stringify(delivered)).not.toContain('audit record');
+  });
+
+  it('says in that message too when the audit record was not stored', async () => {
+    const { run, delivered } = setup({
+      updateFails: true,
+      cometchatFails: false,
+      auditStored: false,
+    });
+    await run();
+    expect(JSON.stringify(delivered)).toContain('its audit record could not be stored');
   });
 });
