@@ -212,7 +212,8 @@ export function createSlackApp(options: SlackAppOptions) {
       apps: (_sub, { body, scope }) => listApps(body, scope),
       perms: (sub, { body, scope }) =>
         openEditor(app.client, body.trigger_id, sub.role, body.user_id, scope),
-      audit: (sub, { body, scope }) => audit({ role: sub.role, page: sub.page }, body, scope),
+      audit: (sub, { body, scope, app }) =>
+        audit(app, { role: sub.role, page: sub.page }, body, scope),
     },
     { deliver, apps },
   );

@@ -9,11 +9,12 @@ import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { RoleIdSchema } from '../../cometchat/schemas.ts';
+import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../slack/apps.ts';
 import { destinationOf, slackErrorCode } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import { PageSchema, parseValue } from '../../slack/values.ts';
-import { type AuditRecord, DEFAULT_APP, type Store } from '../../store/store.ts';
+import { PageSchema } from '../../slack/values.ts';
+import type { AuditRecord, Store } from '../../store/store.ts';
 import type { AuditTrail, FeatureDeps } from '../deps.ts';
 import { AUDIT_PER_PAGE, type AuditQuery, auditMessage, auditPost } from './audit-view.ts';
 
@@ -80,23 +81,27 @@ const QueryValue = z.object({
   page: PageSchema,
 });
 
-export function createAuditList(deps: { store: Store }) {
-  return async (query: AuditQuery) => {
+/** One page of an app's audit records, narrowed to a role when asked. */
+export function createAuditList(deps: { store: Store } & Pick<FeatureDeps, 'apps'>) {
+  return async (app: CometChatApp, query: AuditQuery) => {
     const page = await deps.store.listAudit({
-      app: DEFAULT_APP,
+      app: app.name,
       role: query.role,
       offset: (query.page - 1) * AUDIT_PER_PAGE,
       limit: AUDIT_PER_PAGE,
     });
-    return auditMessage(page, query);
+    return auditMessage(page, query, {
+      value: valueWriter(deps.apps, app),
+      appName: appNameIfSeveral(deps.apps, app),
+    });
   };
 }
 
-/** `/cometchat audit [role] [page]` and its page buttons. */
+/** `/cometchat [app] audit [role] [page]` and its page buttons. */
 export function createAuditCommand(deps: FeatureDeps & { store: Store }) {
   const list = createAuditList(deps);
-  return async (query: AuditQuery, body: unknown, scope: RequestScope) => {
-    await deps.deliver(destinationOf(body), await list(query), scope.log);
+  return async (app: CometChatApp, query: AuditQuery, body: unknown, scope: RequestScope) => {
+    await deps.deliver(destinationOf(body), await list(app, query), scope.log);
   };
 }
 
@@ -111,10 +116,10 @@ export function createAuditPage(deps: FeatureDeps & { store: Store }) {
   }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const query = parseValue(QueryValue, action.value);
+    const { app, value: query } = openSealed(deps.apps, QueryValue, action.value);
     await deps.deliver(
       destinationOf(body),
-      { ...(await list(query)), replace_original: true },
+      { ...(await list(app, query)), replace_original: true },
       scope.log,
     );
   };

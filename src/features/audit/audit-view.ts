@@ -1,4 +1,5 @@
 import type { Button, KnownBlock } from '@slack/types';
+import type { ValueWriter } from '../../slack/apps.ts';
 import { actions, button, context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
@@ -11,6 +12,14 @@ const CHANGES_SHOWN = 6;
 export interface AuditQuery {
   role?: string | undefined;
   page: number;
+  [key: string]: unknown;
+}
+
+export interface AuditListOptions {
+  /** Writes the page buttons' values (sealed for the app). */
+  value?: ValueWriter;
+  /** The app's name, shown when several apps are configured. */
+  appName?: string | undefined;
 }
 
 function showValue(value: AuditChange['before']): string {
@@ -43,11 +52,16 @@ export function auditRecordText(record: AuditRecord): string {
 }
 
 /** `/cometchat audit [role]`: newest first, with page buttons. Pure. */
-export function auditMessage(page: AuditPage, query: AuditQuery): SlackMessage {
+export function auditMessage(
+  page: AuditPage,
+  query: AuditQuery,
+  options: AuditListOptions = {},
+): SlackMessage {
   const pages = Math.max(1, Math.ceil(page.total / AUDIT_PER_PAGE));
   const scope = query.role ? ` for ${code(query.role)}` : '';
+  const write = options.value ?? JSON.stringify;
   const blocks: KnownBlock[] = [
-    header('Permission changes'),
+    header(options.appName ? `Permission changes · ${options.appName}` : 'Permission changes'),
     context([
       `${page.total} record${page.total === 1 ? '' : 's'}${scope} · page ${query.page} of ${pages} · newest first`,
     ]),
@@ -62,7 +76,7 @@ export function auditMessage(page: AuditPage, query: AuditQuery): SlackMessage {
     );
   for (const record of page.records) blocks.push(section(auditRecordText(record)));
   const nav: Button[] = [];
-  const value = (p: number) => JSON.stringify({ role: query.role, page: p } satisfies AuditQuery);
+  const value = (p: number) => write({ role: query.role, page: p } satisfies AuditQuery);
   if (query.page > 1)
     nav.push({
       ...button('◀ Newer', ACTIONS.auditPage, value(Math.min(query.page - 1, pages))),
