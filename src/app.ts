@@ -162,11 +162,8 @@ export function createSlackApp(options: SlackAppOptions) {
     })),
     config.cometchat.channelApps,
   );
-  const defaultApp = apps.all[0];
-  if (!defaultApp) throw new Error('no CometChat app is configured');
   const deps: FeatureDeps = {
     apps,
-    cometchat: defaultApp.cometchat,
     deliver,
     budgetSeconds: Math.round(config.cometchat.budgetMs / 1000),
   };
@@ -183,7 +180,6 @@ export function createSlackApp(options: SlackAppOptions) {
   const editorDeps: EditorDeps = {
     ...deps,
     store,
-    access,
     audit: createAuditTrail({
       store,
       // Its own client, which does not wait out a 429 (see createAuditTrail).
@@ -210,8 +206,8 @@ export function createSlackApp(options: SlackAppOptions) {
       roles: (sub, { body, scope, app }) => roles(app, sub.page, body, scope),
       call: (sub, { body, scope, app }) => call(app, sub.sessionId, sub.onBehalfOf, body, scope),
       apps: (_sub, { body, scope }) => listApps(body, scope),
-      perms: (sub, { body, scope }) =>
-        openEditor(app.client, body.trigger_id, sub.role, body.user_id, scope),
+      perms: (sub, { body, scope, app: chosen }) =>
+        openEditor(app.client, body.trigger_id, chosen, sub.role, body.user_id, scope),
       audit: (sub, { body, scope, app }) =>
         audit(app, { role: sub.role, page: sub.page }, body, scope),
     },

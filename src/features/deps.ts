@@ -1,14 +1,12 @@
 import type { Logger } from 'pino';
-import type { CometChatClient } from '../cometchat/client.ts';
 import type { Apps } from '../slack/apps.ts';
 import type { Deliverer } from '../slack/deliver.ts';
 import type { AuditRecord } from '../store/store.ts';
 
 /** What every feature is built from; the composition root (app.ts) supplies it. */
 export interface FeatureDeps {
+  /** The CometChat apps; each feature acts on the one a command or a sealed value names. */
   apps: Apps;
-  /** The default app's client (features not yet choosing an app use it). */
-  cometchat: CometChatClient;
   deliver: Deliverer;
   /** The CometChat time budget in seconds, for messages that mention it. */
   budgetSeconds: number;

@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { CometChatClient } from '../cometchat/client.ts';
+import { RoleIdSchema } from '../cometchat/schemas.ts';
 import type { Access } from './access.ts';
 import { InputError } from './failure.ts';
 
@@ -103,6 +104,41 @@ export function openSealed<S extends z.ZodType>(
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new InputError(DAMAGED);
   return { app, value: parsed.data };
+}
+
+/** openSealed for a value that may simply not be ours: undefined instead of an error. */
+export function tryOpenSealed<S extends z.ZodType>(
+  apps: Apps,
+  schema: S,
+  raw: string | undefined,
+): { app: CometChatApp; value: z.infer<S> } | undefined {
+  try {
+    return openSealed(apps, schema, raw);
+  } catch (error) {
+    if (error instanceof InputError) return undefined;
+    throw error;
+  }
+}
+
+const RoleValue = z.object({ role: RoleIdSchema });
+
+/**
+ * An "Edit permissions" button's value: the bare role id with one app (what earlier versions
+ * wrote, so their messages keep working), sealed with the app when several are configured.
+ */
+export function roleButtonValue(apps: Pick<Apps, 'several'>, app: CometChatApp, role: string) {
+  return apps.several ? sealFor(app, { role }) : role;
+}
+
+/** Reads an "Edit permissions" button's value back: the app it was for, and the role. */
+export function openRoleButton(
+  apps: Apps,
+  raw: string | undefined,
+): { app: CometChatApp; role: string } {
+  const only = apps.all[0];
+  if (!apps.several && only) return { app: only, role: raw ?? '' };
+  const { app, value } = openSealed(apps, RoleValue, raw);
+  return { app, role: value.role };
 }
 
 /**

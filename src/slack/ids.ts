@@ -14,6 +14,8 @@ export const ACTIONS = {
   permissionsField: 'perms_field',
   permissionsApplyGroup: 'perms_apply_group',
   auditPage: 'audit_page',
+  /** Followed by `:<app>`: one per other app, in the same actions block. */
+  promoteChange: 'promote_change',
 } as const;
 
 export const CALLBACKS = {

@@ -4,7 +4,12 @@ import { actions, button, context, header, section } from '../../slack/blocks.ts
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
-import type { AuditChange, AuditPage, AuditRecord } from '../../store/store.ts';
+import {
+  type AuditChange,
+  type AuditPage,
+  type AuditRecord,
+  DEFAULT_APP,
+} from '../../store/store.ts';
 
 export const AUDIT_PER_PAGE = 10;
 const CHANGES_SHOWN = 6;
@@ -35,11 +40,19 @@ export function auditChangeLine(change: AuditChange): string {
     : `${code(change.key)}: ${before} → ${after}`;
 }
 
+/** The app, named unless it is the single app of an install with one (`default`). */
+function appPart(record: AuditRecord): string {
+  return record.app === DEFAULT_APP ? '' : `app *${escapeMrkdwn(record.app)}* · `;
+}
+
 /** One record as text: who, when, which role, what, and how it ended. */
 export function auditRecordText(record: AuditRecord): string {
   const outcome = record.outcome === 'applied' ? ':white_check_mark: applied' : ':x: failed';
   const lines = [
-    `${outcome} · ${slackDate(Math.floor(record.at / 1000))} · <@${record.userId}> · role ${code(record.role)} · ref \`${record.ref}\``,
+    `${outcome} · ${slackDate(Math.floor(record.at / 1000))} · <@${record.userId}> · ${appPart(record)}role ${code(record.role)} · ref \`${record.ref}\``,
+    ...(record.promotedFrom
+      ? [`_Promoted from the change with ref \`${escapeMrkdwn(record.promotedFrom)}\`._`]
+      : []),
     ...record.changes.slice(0, CHANGES_SHOWN).map(auditChangeLine),
   ];
   if (record.changes.length > CHANGES_SHOWN)
@@ -97,7 +110,7 @@ export function auditMessage(
 /** The post for AUDIT_CHANNEL. Pure. */
 export function auditPost(record: AuditRecord): SlackMessage {
   return {
-    text: `Permissions of ${record.role} ${record.outcome === 'applied' ? 'changed' : 'change failed'} by user ${record.userId} (ref ${record.ref})`,
+    text: `Permissions of ${record.role}${record.app === DEFAULT_APP ? '' : ` in ${record.app}`} ${record.outcome === 'applied' ? 'changed' : 'change failed'} by user ${record.userId} (ref ${record.ref})`,
     blocks: [section(auditRecordText(record))],
   };
 }

@@ -1,9 +1,9 @@
 import type { CometChatClient } from '../../cometchat/client.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
 import type { PermissionUpdate } from '../../cometchat/model.ts';
-import type { Access } from '../../slack/access.ts';
+import type { CometChatApp } from '../../slack/apps.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
-import { type AuditRecord, DEFAULT_APP, type Store } from '../../store/store.ts';
+import type { AuditRecord, Store } from '../../store/store.ts';
 import type { AuditTrail } from '../deps.ts';
 import { editRefusal } from './editor-access.ts';
 import { type ConfirmMetadata, changePayload } from './editor-state.ts';
@@ -12,14 +12,16 @@ import { type ConfirmMetadata, changePayload } from './editor-state.ts';
 export const CLAIM_TTL_SECONDS = 24 * 60 * 60;
 
 export interface ApplyDeps {
-  access: Pick<Access, 'editRefusal'>;
   store: Pick<Store, 'claim' | 'release' | 'setKnownPermissions'>;
-  cometchat: Pick<CometChatClient, 'setRolePermissions'>;
   audit: AuditTrail;
   now: () => number;
 }
 
 export interface ApplyRequest {
+  /** The app the confirmation was sealed for: its editors decide, its client sends. */
+  app: Pick<CometChatApp, 'name' | 'access'> & {
+    cometchat: Pick<CometChatClient, 'setRolePermissions'>;
+  };
   meta: ConfirmMetadata;
   userId: string;
   teamId: string;
@@ -42,17 +44,20 @@ export type ApplyOutcome =
  * was sent); once the change is applied, no store failure hides the result.
  */
 export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promise<ApplyOutcome> {
-  const { meta, scope } = request;
-  const refusal = await editRefusal(deps.access, request.userId, scope.log, 'confirm');
+  const { app, meta, scope } = request;
+  const refusal = await editRefusal(app.access, request.userId, scope.log, 'confirm');
   if (refusal) return { kind: 'refused', sentence: refusal };
   if (!(await deps.store.claim(meta.id, CLAIM_TTL_SECONDS))) {
-    scope.log.warn({ role: meta.role, change: meta.id }, 'editor: repeated confirmation ignored');
+    scope.log.warn(
+      { app: app.name, role: meta.role, change: meta.id },
+      'editor: repeated confirmation ignored',
+    );
     return { kind: 'repeated' };
   }
   const payload = changePayload(meta.changes);
   let update: PermissionUpdate;
   try {
-    update = await deps.cometchat.setRolePermissions(meta.role, payload, {
+    update = await app.cometchat.setRolePermissions(meta.role, payload, {
       ref: scope.ref,
       logger: scope.log,
     });
@@ -77,7 +82,7 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
   const [, audited] = await Promise.all([
     deps.store
       .setKnownPermissions({
-        app: DEFAULT_APP,
+        app: app.name,
         role: meta.role,
         permissions: update.permissions,
         seenAt: deps.now(),
@@ -91,7 +96,13 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
     ),
   ]);
   scope.log.info(
-    { role: meta.role, keys: Object.keys(payload), change: meta.id },
+    {
+      app: app.name,
+      role: meta.role,
+      keys: Object.keys(payload),
+      change: meta.id,
+      promotedFrom: meta.promotedFrom?.ref,
+    },
     'permissions updated',
   );
   return { kind: 'applied', update, audited: audited.stored };
@@ -99,7 +110,7 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
 
 /** The audit record of one attempt: who, which role, each key before and after, the outcome. */
 export function auditRecord(
-  { meta, userId, teamId, scope }: ApplyRequest,
+  { app, meta, userId, teamId, scope }: ApplyRequest,
   at: number,
   outcome: AuditRecord['outcome'],
   extra: Pick<AuditRecord, 'serviceMessage' | 'errorKind'>,
@@ -107,7 +118,7 @@ export function auditRecord(
   return {
     ref: scope.ref,
     at,
-    app: DEFAULT_APP,
+    app: app.name,
     teamId,
     userId,
     role: meta.role,
@@ -119,6 +130,7 @@ export function auditRecord(
     })),
     beforeSource: meta.seenAt !== undefined ? 'last-update' : 'defaults',
     outcome,
+    ...(meta.promotedFrom ? { promotedFrom: meta.promotedFrom.ref } : {}),
     ...extra,
   };
 }

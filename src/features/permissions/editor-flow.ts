@@ -8,14 +8,14 @@ import {
   changeId,
   changePayload,
   computeChanges,
+  confirmRecord,
   type EditorState,
-  encodeConfirm,
   METADATA_LIMIT,
   mergeEdits,
   rebase,
   STALE_NOTICE,
 } from './editor-state.ts';
-import { blockIds, editorView } from './editor-view.ts';
+import { type AppLabel, blockIds, editorView } from './editor-view.ts';
 import { readCategory, type StateValues } from './read-fields.ts';
 
 // The editor's decisions, as plain functions of what Slack sent and what the store knows: what
@@ -40,6 +40,8 @@ export interface CategorySwitch {
   known: KnownPermissions | undefined;
   values: StateValues;
   roles: RoleContext;
+  /** Which app the editor is for, and how its metadata is written (sealed for that app). */
+  label?: AppLabel;
 }
 
 /** Whether a category-switch request names a category at all (anything else is ignored). */
@@ -51,7 +53,14 @@ export function isCategory(value: string | undefined): value is string {
  * The editor after a category switch: the new category with what was edited kept; or, when the
  * values on screen are out of date, the new values; or the same category with why not.
  */
-export function categorySwitchView({ state, target, known, values, roles }: CategorySwitch): View {
+export function categorySwitchView({
+  state,
+  target,
+  known,
+  values,
+  roles,
+  label = {},
+}: CategorySwitch): View {
   const baseline = baselineFrom(known);
   const read = readCategory(state, baseline, values, roles.roleIds);
   let next: EditorState;
@@ -67,9 +76,9 @@ export function categorySwitchView({ state, target, known, values, roles }: Cate
     const merged = mergeEdits(state, baseline, read.values, read.applyCategory);
     next = { ...merged, category: target, render: state.render + 1 };
   }
-  const rendered = editorView({ state: next, baseline, ...roles, notice });
+  const rendered = editorView({ state: next, baseline, ...roles, ...label, notice });
   if ((rendered.private_metadata ?? '').length <= METADATA_LIMIT) return rendered;
-  return editorView({ state, baseline, ...roles, notice: TOO_MANY_EDITS });
+  return editorView({ state, baseline, ...roles, ...label, notice: TOO_MANY_EDITS });
 }
 
 const TOO_MANY_EDITS =
@@ -87,12 +96,23 @@ export interface ReviewInput {
   state: EditorState;
   known: KnownPermissions | undefined;
   values: StateValues;
-  /** The editor modal's id: with the change, it names the confirmation's claim. */
+  /** The editor modal's id: with the app and the change, it names the confirmation's claim. */
   viewId: string;
+  /** The app's configured name. */
+  app: string;
+  /** How the confirmation's metadata is written (sealed for the app); plain JSON by default. */
+  write?: (payload: Record<string, unknown>) => string;
 }
 
 /** What "Review changes" leads to. Nothing is sent to CometChat at this step. */
-export function reviewDecision({ state, known, values, viewId }: ReviewInput): ReviewOutcome {
+export function reviewDecision({
+  state,
+  known,
+  values,
+  viewId,
+  app,
+  write = JSON.stringify,
+}: ReviewInput): ReviewOutcome {
   // The values on screen are not the ones the diff would be taken against: comparing them
   // would turn someone else's change into "edits" of this user.
   if (known?.seenAt !== state.seenAt) return { kind: 'stale', state, known };
@@ -106,11 +126,11 @@ export function reviewDecision({ state, known, values, viewId }: ReviewInput): R
   if (changes.length === 0) return { kind: 'nothing', role: state.role };
   const meta: ConfirmMetadata = {
     role: state.role,
-    id: changeId(viewId, state.role, changePayload(changes)),
+    id: changeId(viewId, app, state.role, changePayload(changes)),
     changes,
     seenAt: baseline.seenAt,
   };
-  if (encodeConfirm(meta).length > METADATA_LIMIT) {
+  if (write(confirmRecord(meta)).length > METADATA_LIMIT) {
     return {
       kind: 'errors',
       errors: {

@@ -42,37 +42,63 @@ const SubmittedValueSchema = z.union([
   z.null(),
 ]);
 
-const MetadataSchema = z.object({
-  r: RoleIdSchema,
-  c: z.string().refine((c) => CATEGORIES.includes(c)),
-  e: z.record(z.string().max(100), SubmittedValueSchema),
-  g: z.array(z.string().refine((c) => CATEGORIES.includes(c))).max(CATEGORIES.length),
-  n: z.number().int().min(0),
-  s: z.number().optional(),
-});
+/** The editor's state as it comes back in a modal's metadata (short keys: it must fit 3000). */
+export const EditorStateSchema = z
+  .object({
+    r: RoleIdSchema,
+    c: z.string().refine((c) => CATEGORIES.includes(c)),
+    e: z.record(z.string().max(100), SubmittedValueSchema),
+    g: z.array(z.string().refine((c) => CATEGORIES.includes(c))).max(CATEGORIES.length),
+    n: z.number().int().min(0),
+    s: z.number().optional(),
+  })
+  .transform(
+    (m): EditorState => ({
+      role: m.r,
+      category: m.c,
+      edits: m.e,
+      apply: m.g,
+      render: m.n,
+      seenAt: m.s,
+    }),
+  );
 
 export function newEditorState(role: string, seenAt?: number): EditorState {
   return { role, category: CATEGORIES[0] ?? '', edits: {}, apply: [], render: 1, seenAt };
 }
 
-export function encodeState(state: EditorState): string {
-  return JSON.stringify({
+/** The state as the modal carries it (see EditorStateSchema), before it is written out. */
+export function stateRecord(state: EditorState): Record<string, unknown> {
+  return {
     r: state.role,
     c: state.category,
     e: state.edits,
     g: state.apply,
     n: state.render,
     s: state.seenAt,
-  });
+  };
 }
 
-/** Parses the metadata that came back from Slack; undefined when it is not ours. */
-export function decodeState(raw: string | undefined): EditorState | undefined {
-  const parsed = MetadataSchema.safeParse(safeJson(raw));
-  if (!parsed.success) return undefined;
-  const m = parsed.data;
-  return { role: m.r, category: m.c, edits: m.e, apply: m.g, render: m.n, seenAt: m.s };
+export function encodeState(state: EditorState): string {
+  return JSON.stringify(stateRecord(state));
 }
+
+/** Parses plain (unsealed) metadata that came back from Slack; undefined when it is not ours. */
+export function decodeState(raw: string | undefined): EditorState | undefined {
+  const parsed = EditorStateSchema.safeParse(safeJson(raw));
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Where a promoted change came from: the app it was applied to, and that attempt's ref. */
+export interface PromotedFrom {
+  app: string;
+  ref: string;
+}
+
+const PromotedFromSchema = z.object({
+  app: z.string().max(32),
+  ref: z.string().min(1).max(64),
+});
 
 /** What the confirmation modal carries: the exact change, and when its "before" was seen. */
 export interface ConfirmMetadata {
@@ -81,43 +107,97 @@ export interface ConfirmMetadata {
   id: string;
   changes: Change[];
   seenAt?: number | undefined;
+  /** Set when this is another app's applied change, offered again for this app. */
+  promotedFrom?: PromotedFrom | undefined;
 }
 
-const ConfirmSchema = z.object({
-  role: RoleIdSchema,
-  id: z.string().regex(/^[0-9a-f]{24}$/),
-  changes: z
-    .array(
-      z.object({
-        key: z.string().min(1).max(100),
-        before: SubmittedValueSchema.optional(),
-        after: SubmittedValueSchema,
-        explicit: z.boolean(),
-      }),
-    )
-    .min(1),
-  seenAt: z.number().optional(),
+const ChangeSchema = z.object({
+  key: z.string().min(1).max(100),
+  before: SubmittedValueSchema.optional(),
+  after: SubmittedValueSchema,
+  explicit: z.boolean(),
 });
 
-export function encodeConfirm(meta: ConfirmMetadata): string {
-  return JSON.stringify(meta);
+/** A confirmation's metadata as it comes back from Slack. */
+export const ConfirmSchema = z
+  .object({
+    role: RoleIdSchema,
+    id: z.string().regex(/^[0-9a-f]{24}$/),
+    changes: z.array(ChangeSchema).min(1),
+    seenAt: z.number().optional(),
+    promotedFrom: PromotedFromSchema.optional(),
+  })
+  .transform(
+    ({ role, id, changes, seenAt, promotedFrom }): ConfirmMetadata => ({
+      role,
+      id,
+      changes: changes.map((c) => ({
+        key: c.key,
+        before: c.before,
+        after: c.after,
+        explicit: c.explicit,
+      })),
+      seenAt,
+      ...(promotedFrom ? { promotedFrom } : {}),
+    }),
+  );
+
+/** The confirmation as the modal carries it, before it is written out. */
+export function confirmRecord(meta: ConfirmMetadata): Record<string, unknown> {
+  return { ...meta };
 }
 
-/** Parses a confirmation's metadata that came back from Slack; undefined when it is not ours. */
+export function encodeConfirm(meta: ConfirmMetadata): string {
+  return JSON.stringify(confirmRecord(meta));
+}
+
+/** Parses plain (unsealed) confirmation metadata; undefined when it is not ours. */
 export function decodeConfirm(raw: string | undefined): ConfirmMetadata | undefined {
   const parsed = ConfirmSchema.safeParse(safeJson(raw));
-  if (!parsed.success) return undefined;
-  const { role, id, changes, seenAt } = parsed.data;
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * What an applied change's result carries so that it can be offered to another app: the role,
+ * the keys and the values sent (no "before": each app's own is read when it is reviewed), and
+ * the ref of the attempt, which the promoted change's audit record names.
+ */
+export interface AppliedChange {
+  role: string;
+  ref: string;
+  changes: { key: string; after: PermissionValue }[];
+}
+
+export const AppliedChangeSchema = z.object({
+  role: RoleIdSchema,
+  ref: z.string().min(1).max(64),
+  changes: z
+    .array(z.object({ key: z.string().min(1).max(100), after: SubmittedValueSchema }))
+    .min(1),
+});
+
+/**
+ * A change applied to one app, made into a confirmation for another: the same keys and values,
+ * each "before" taken from that app's own baseline. A key already at the value there is still
+ * sent (marked as stated explicitly): a promotion sends exactly the promoted keys.
+ */
+export function promotedChange(input: {
+  applied: AppliedChange;
+  from: string;
+  to: string;
+  baseline: Baseline;
+}): ConfirmMetadata {
+  const { applied, baseline } = input;
+  const changes = applied.changes.map(({ key, after }) => {
+    const before = baseline.values[key];
+    return { key, before, after, explicit: sameValue(before, after) };
+  });
   return {
-    role,
-    id,
-    changes: changes.map((c) => ({
-      key: c.key,
-      before: c.before,
-      after: c.after,
-      explicit: c.explicit,
-    })),
-    seenAt,
+    role: applied.role,
+    id: changeId(`promoted ${applied.ref}`, input.to, applied.role, changePayload(changes)),
+    changes,
+    seenAt: baseline.seenAt,
+    promotedFrom: { app: input.from, ref: applied.ref },
   };
 }
 
@@ -214,11 +294,19 @@ export function changePayload(changes: readonly Change[]): PermissionMap {
   return Object.fromEntries(changes.map((c) => [c.key, c.after]));
 }
 
-/** The same confirmation, however often it is submitted, gets the same id. */
-export function changeId(editorViewId: string, role: string, payload: PermissionMap): string {
+/**
+ * The same confirmation, however often it is submitted, gets the same id; the same change for
+ * another app gets another (the claims of every app share one store).
+ */
+export function changeId(
+  origin: string,
+  app: string,
+  role: string,
+  payload: PermissionMap,
+): string {
   const canonical = JSON.stringify(Object.entries(payload).sort(([a], [b]) => a.localeCompare(b)));
   return createHash('sha256')
-    .update(`${editorViewId}\n${role}\n${canonical}`)
+    .update(`${app}\n${origin}\n${role}\n${canonical}`)
     .digest('hex')
     .slice(0, 24);
 }

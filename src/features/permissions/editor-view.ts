@@ -9,7 +9,17 @@ import type {
 import type { PermissionSpec } from '../../cometchat/catalogue.ts';
 import type { PermissionUpdate } from '../../cometchat/model.ts';
 import type { PermissionValue } from '../../cometchat/schemas.ts';
-import { context, divider, md, messageModal, plain, section } from '../../slack/blocks.ts';
+import type { ValueWriter } from '../../slack/apps.ts';
+import {
+  actions,
+  button,
+  context,
+  divider,
+  md,
+  messageModal,
+  plain,
+  section,
+} from '../../slack/blocks.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate } from '../../slack/mrkdwn.ts';
 import {
@@ -19,10 +29,11 @@ import {
   type ConfirmMetadata,
   displayedValue,
   type EditorState,
-  encodeState,
   listDelta,
+  type PromotedFrom,
   permissionSpec,
   specsOf,
+  stateRecord,
 } from './editor-state.ts';
 import { roleOptionValue } from './role-options.ts';
 
@@ -39,7 +50,20 @@ export const blockIds = {
   apply: (render: number) => `g:${render}`,
 };
 
-export interface EditorViewInput {
+/** Which CometChat app a view is about, and how its metadata is written for Slack. */
+export interface AppLabel {
+  /** Shown when several apps are configured; undefined with one. */
+  appName?: string | undefined;
+  /** Writes the metadata Slack carries back (sealed for the app); plain JSON by default. */
+  write?: ValueWriter | undefined;
+}
+
+/** "in *staging*" after a role, when several apps are configured. */
+function inApp(appName: string | undefined): string {
+  return appName ? ` in *${escapeMrkdwn(appName)}*` : '';
+}
+
+export interface EditorViewInput extends AppLabel {
   state: EditorState;
   baseline: Baseline;
   roleName: string;
@@ -52,7 +76,9 @@ export interface EditorViewInput {
 export function editorView(input: EditorViewInput): View {
   const { state, baseline } = input;
   const blocks: KnownBlock[] = [
-    section(`*Role:* ${escapeMrkdwn(input.roleName)} ${code(state.role)}`),
+    section(
+      `${input.appName ? `*App:* ${escapeMrkdwn(input.appName)} · ` : ''}*Role:* ${escapeMrkdwn(input.roleName)} ${code(state.role)}`,
+    ),
     context([knownNote(baseline)]),
     {
       type: 'actions',
@@ -93,7 +119,7 @@ export function editorView(input: EditorViewInput): View {
     title: plain('Edit permissions', 24),
     submit: plain('Review changes', 24),
     close: plain('Cancel', 24),
-    private_metadata: encodeState(state),
+    private_metadata: (input.write ?? JSON.stringify)(stateRecord(state)),
     blocks,
   };
 }
@@ -284,7 +310,9 @@ export function confirmView(
   meta: ConfirmMetadata,
   roleName: string,
   privateMetadata: string,
+  appName?: string,
 ): View {
+  const promoted = meta.promotedFrom ? [promotedNote(meta.promotedFrom, appName)] : [];
   return {
     type: 'modal',
     callback_id: CALLBACKS.permissionsConfirm,
@@ -294,10 +322,11 @@ export function confirmView(
     private_metadata: privateMetadata,
     blocks: [
       section(
-        `Apply ${meta.changes.length} change${meta.changes.length === 1 ? '' : 's'} to ${escapeMrkdwn(roleName)} ${code(meta.role)}? Exactly these keys are sent; nothing else changes.`,
+        `Apply ${meta.changes.length} change${meta.changes.length === 1 ? '' : 's'} to ${escapeMrkdwn(roleName)} ${code(meta.role)}${inApp(appName)}? Exactly these keys are sent; nothing else changes.`,
       ),
       ...chunkedSections(meta.changes.map(changeLine)),
       context([
+        ...promoted,
         meta.seenAt !== undefined
           ? `“Before” values are from the last update this app saw (${slackDate(Math.floor(meta.seenAt / 1000))}).`
           : '“Before” values are the documented defaults: the live values could not be read.',
@@ -306,12 +335,16 @@ export function confirmView(
   };
 }
 
+function promotedNote(from: PromotedFrom, appName: string | undefined): string {
+  return `Promoted from *${escapeMrkdwn(from.app)}* (its change ${code(from.ref)}): the same keys and values, compared with what ${appName ? `*${escapeMrkdwn(appName)}*` : 'this app'} last returned.`;
+}
+
 /** Shown the moment the editor opens, while the role list and the last known values load. */
-export function loadingView(role: string): View {
+export function loadingView(role: string, appName?: string): View {
   return {
     ...messageView(
       'Edit permissions',
-      `:hourglass_flowing_sand: Loading the editor for ${code(role)}…`,
+      `:hourglass_flowing_sand: Loading the editor for ${code(role)}${inApp(appName)}…`,
       false,
     ),
     callback_id: CALLBACKS.permissionsEditor,
@@ -330,12 +363,22 @@ export function messageView(
 export const AUDIT_NOT_STORED =
   ":warning: The change was applied, but its audit record could not be stored; it is in the app's log. Tell whoever runs the app.";
 
+/** What a result offers besides the outcome: the same change for each other app. */
+export interface ResultOptions {
+  appName?: string | undefined;
+  /** Other apps that have the role, each offered "Apply the same change to <app>". */
+  promoteTo?: readonly string[];
+  /** The applied change as the result's metadata carries it (sealed for the app). */
+  metadata?: string | undefined;
+}
+
 /** The outcome: the service's per-key messages and the role's resulting permissions. */
 export function resultView(
   role: string,
   update: PermissionUpdate,
   changes: readonly Change[],
   audited = true,
+  options: ResultOptions = {},
 ): View {
   const changed = new Set(changes.map((c) => c.key));
   const messages = Object.entries(update.results).map(
@@ -350,12 +393,25 @@ export function resultView(
   }
   const blocks: KnownBlock[] = [
     section(
-      `:white_check_mark: Applied ${changes.length} change${changes.length === 1 ? '' : 's'} to ${code(role)}.`,
+      `:white_check_mark: Applied ${changes.length} change${changes.length === 1 ? '' : 's'} to ${code(role)}${inApp(options.appName)}.`,
     ),
   ];
   if (messages.length > 0) blocks.push(...chunkedSections(messages));
   if (!audited) {
     blocks.push(section(AUDIT_NOT_STORED));
+  }
+  const promoteTo = options.metadata ? (options.promoteTo ?? []) : [];
+  if (promoteTo.length > 0) {
+    // Each opens that app's own review; nothing is sent from here.
+    blocks.push(
+      actions(
+        promoteTo
+          .slice(0, 25)
+          .map((app) =>
+            button(`Apply the same change to ${app}`, `${ACTIONS.promoteChange}:${app}`, app),
+          ),
+      ),
+    );
   }
   blocks.push(divider(), section('*Resulting permissions* (as CometChat answered)'));
   for (const [category, lines] of byCategory)
@@ -366,6 +422,7 @@ export function resultView(
     title: plain('Permissions updated', 24),
     close: plain('Done', 24),
     clear_on_close: true,
+    ...(promoteTo.length > 0 && options.metadata ? { private_metadata: options.metadata } : {}),
     blocks: blocks.slice(0, 100),
   };
 }

@@ -10,7 +10,14 @@ import type {
 } from '@slack/bolt';
 import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import type { Access } from '../../slack/access.ts';
+import type { Role } from '../../cometchat/schemas.ts';
+import {
+  appNameIfSeveral,
+  type CometChatApp,
+  openRoleButton,
+  tryOpenSealed,
+  valueWriter,
+} from '../../slack/apps.ts';
 import { failureMessage } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { alreadyShown, failureSentence, RefusedError } from '../../slack/failure.ts';
@@ -18,7 +25,7 @@ import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { failInModal, showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import { DEFAULT_APP, type Store } from '../../store/store.ts';
+import type { KnownPermissions, Store } from '../../store/store.ts';
 import type { AuditTrail, FeatureDeps } from '../deps.ts';
 import { applyChange } from './apply-change.ts';
 import { editRefusal } from './editor-access.ts';
@@ -31,16 +38,21 @@ import {
   roleContext,
 } from './editor-flow.ts';
 import {
+  type AppliedChange,
+  AppliedChangeSchema,
   baselineFrom,
-  decodeConfirm,
-  decodeState,
+  ConfirmSchema,
+  confirmRecord,
   type EditorState,
-  encodeConfirm,
+  EditorStateSchema,
+  METADATA_LIMIT,
   newEditorState,
+  promotedChange,
   rebase,
   STALE_NOTICE,
 } from './editor-state.ts';
 import {
+  type AppLabel,
   AUDIT_NOT_STORED,
   confirmView,
   editorView,
@@ -51,7 +63,6 @@ import {
 
 export interface EditorDeps extends FeatureDeps {
   store: Store;
-  access: Access;
   audit: AuditTrail;
   now: () => number;
   /**
@@ -67,30 +78,49 @@ type Args<T> = T & AllMiddlewareArgs;
 export const OPEN_CHECK_DEADLINE_MS = 2_000;
 
 /**
+ * How long an applied change's result waits for the other apps' role lists (to offer the change
+ * to those that have the role); an app that has not answered by then is not offered.
+ */
+export const PROMOTION_CHECK_MS = 1_500;
+
+/** The app a view is about, as its views name it and seal what Slack carries back. */
+export function appLabel(deps: Pick<FeatureDeps, 'apps'>, app: CometChatApp): AppLabel {
+  return { appName: appNameIfSeveral(deps.apps, app), write: valueWriter(deps.apps, app) };
+}
+
+/** "`role`" with one app, "`role` in *staging*" with several. */
+function roleIn(role: string, label: AppLabel): string {
+  return `${code(role)}${label.appName ? ` in *${label.appName}*` : ''}`;
+}
+
+/**
  * The editor for a role, ready to show: the role list and the last known values, fetched
  * together. A role CometChat does not have gets a sentence instead.
  */
 export async function loadEditorView(
-  deps: Pick<EditorDeps, 'cometchat' | 'store'>,
+  deps: Pick<EditorDeps, 'apps' | 'store'>,
+  app: CometChatApp,
   role: string,
   scope: RequestScope,
 ): Promise<View> {
+  const label = appLabel(deps, app);
   const [roles, known] = await Promise.all([
-    deps.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
-    deps.store.getKnownPermissions(DEFAULT_APP, role),
+    app.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
+    deps.store.getKnownPermissions(app.name, role),
   ]);
   if (!roles.some((r) => r.role === role)) {
-    scope.log.info({ role }, 'editor: unknown role');
+    scope.log.info({ app: app.name, role }, 'editor: unknown role');
     return messageView(
       'Edit permissions',
-      `CometChat has no role ${code(role)}. Check the id with \`/cometchat roles\`.`,
+      `CometChat has no role ${roleIn(role, label)}. Check the id with \`/cometchat ${label.appName ? `${label.appName} ` : ''}roles\`.`,
     );
   }
-  scope.log.info({ role, known: known !== undefined }, 'editor opened');
+  scope.log.info({ app: app.name, role, known: known !== undefined }, 'editor opened');
   return editorView({
     state: newEditorState(role, known?.seenAt),
     baseline: baselineFrom(known),
     ...roleContext(roles, role),
+    ...label,
   });
 }
 
@@ -107,20 +137,23 @@ export function createEditorOpener(deps: EditorDeps) {
   return async (
     client: WebClient,
     triggerId: string,
+    app: CometChatApp,
     role: string,
     userId: string,
     scope: RequestScope,
   ) => {
     // views.open needs the trigger within Slack's three seconds of the click: the check gets
     // what is left of OPEN_CHECK_DEADLINE_MS after the viewer check took its share.
-    const refusal = await editRefusal(deps.access, userId, scope.log, 'open', {
+    const refusal = await editRefusal(app.access, userId, scope.log, 'open', {
       withinMs: msLeft(scope, OPEN_CHECK_DEADLINE_MS, deps.now),
     });
     if (refusal) throw new RefusedError(refusal);
-    const opened = await client.views.open({ trigger_id: triggerId, view: loadingView(role) });
+    const loading = loadingView(role, appLabel(deps, app).appName);
+    const opened = await client.views.open({ trigger_id: triggerId, view: loading });
     const viewId = opened.view?.id ?? '';
     try {
-      await client.views.update({ view_id: viewId, view: await loadEditorView(deps, role, scope) });
+      const view = await loadEditorView(deps, app, role, scope);
+      await client.views.update({ view_id: viewId, view });
     } catch (error) {
       await failInModal(client, viewId, failureView(error, scope, deps), error, scope.log);
     }
@@ -138,7 +171,9 @@ export function createEditButton(deps: EditorDeps) {
     context,
   }: Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>) => {
     await ack();
-    await open(client, body.trigger_id, action.value ?? '', body.user.id, scopeOf(context));
+    // The button names its app (sealed when several): a value edited to name another is refused.
+    const { app, role } = openRoleButton(deps.apps, action.value);
+    await open(client, body.trigger_id, app, role, body.user.id, scopeOf(context));
   };
 }
 
@@ -154,15 +189,16 @@ export function createCategorySwitch(deps: EditorDeps) {
     await ack();
     const scope = scopeOf(context);
     const view = body.view;
-    const state = decodeState(view?.private_metadata);
+    const opened = tryOpenSealed(deps.apps, EditorStateSchema, view?.private_metadata);
     const target = action.selected_option?.value;
-    if (!view || !state || !isCategory(target)) return;
+    if (!view || !opened || !isCategory(target)) return;
+    const { app, value: state } = opened;
     // Refused silently (and logged): the view id in a refused request may be someone else's
     // modal, which must not be touched.
-    if (await editRefusal(deps.access, body.user.id, scope.log, 'switch category')) return;
+    if (await editRefusal(app.access, body.user.id, scope.log, 'switch category')) return;
     const [roles, known] = await Promise.all([
-      deps.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
-      deps.store.getKnownPermissions(DEFAULT_APP, state.role),
+      app.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
+      deps.store.getKnownPermissions(app.name, state.role),
     ]);
     const next = categorySwitchView({
       state,
@@ -170,6 +206,7 @@ export function createCategorySwitch(deps: EditorDeps) {
       known,
       values: view.state.values,
       roles: roleContext(roles, state.role),
+      label: appLabel(deps, app),
     });
     try {
       await client.views.update({ view_id: view.id, hash: view.hash, view: next });
@@ -185,7 +222,8 @@ export function createCategorySwitch(deps: EditorDeps) {
 }
 
 export type ReviewAnswer =
-  | ReviewOutcome
+  /** Decided for the app the editor was sealed for. */
+  | (ReviewOutcome & { app: CometChatApp; label: AppLabel })
   | { kind: 'refused'; sentence: string }
   | { kind: 'outdated' }
   /** The checks did not finish before the deadline: nothing decided, nothing sent. */
@@ -198,7 +236,7 @@ export type ReviewAnswer =
  * Slack gets its answer in time (a late answer would leave the person an error from Slack).
  */
 export async function reviewSubmission(
-  deps: Pick<EditorDeps, 'access' | 'store' | 'reviewDeadlineMs' | 'now'>,
+  deps: Pick<EditorDeps, 'apps' | 'store' | 'reviewDeadlineMs' | 'now'>,
   submission: {
     userId: string;
     viewId: string;
@@ -207,13 +245,15 @@ export async function reviewSubmission(
     scope: RequestScope;
   },
 ): Promise<ReviewAnswer> {
-  const state = decodeState(submission.privateMetadata);
-  if (!state) return { kind: 'outdated' };
+  const opened = tryOpenSealed(deps.apps, EditorStateSchema, submission.privateMetadata);
+  if (!opened) return { kind: 'outdated' };
+  const { app, value: state } = opened;
+  const label = appLabel(deps, app);
   // The deadline counts from the request's arrival: the viewer check already took its share.
   const left = Math.max(0, msLeft(submission.scope, deps.reviewDeadlineMs, deps.now));
   const decide = async (): Promise<ReviewAnswer> => {
     const refusal = await editRefusal(
-      deps.access,
+      app.access,
       submission.userId,
       submission.scope.log,
       'review',
@@ -221,13 +261,16 @@ export async function reviewSubmission(
     );
     if (refusal) return { kind: 'refused', sentence: refusal };
     try {
-      const known = await deps.store.getKnownPermissions(DEFAULT_APP, state.role);
-      return reviewDecision({
+      const known = await deps.store.getKnownPermissions(app.name, state.role);
+      const outcome = reviewDecision({
         state,
         known,
         values: submission.values,
         viewId: submission.viewId,
+        app: app.name,
+        ...(label.write ? { write: label.write } : {}),
       });
+      return { ...outcome, app, label };
     } catch (error) {
       return { kind: 'failed', error };
     }
@@ -264,7 +307,10 @@ export function reviewResponse(answer: ReviewAnswer, failure: (error: unknown) =
     case 'late':
       return { response_action: 'errors' as const, errors: lateReviewErrors(answer.state) };
     case 'stale':
-      return { response_action: 'update' as const, view: loadingView(answer.state.role) };
+      return {
+        response_action: 'update' as const,
+        view: loadingView(answer.state.role, answer.label.appName),
+      };
     case 'errors':
       return { response_action: 'errors' as const, errors: answer.errors };
     case 'nothing':
@@ -272,14 +318,17 @@ export function reviewResponse(answer: ReviewAnswer, failure: (error: unknown) =
         response_action: 'update' as const,
         view: messageView(
           'Nothing to change',
-          `Every field still has the value it showed, so nothing was sent for ${code(answer.role)}.`,
+          `Every field still has the value it showed, so nothing was sent for ${roleIn(answer.role, answer.label)}.`,
         ),
       };
-    case 'confirm':
+    case 'confirm': {
+      const { meta, label } = answer;
+      const metadata = (label.write ?? JSON.stringify)(confirmRecord(meta));
       return {
         response_action: 'push' as const,
-        view: confirmView(answer.meta, answer.meta.role, encodeConfirm(answer.meta)),
+        view: confirmView(meta, meta.role, metadata, label.appName),
       };
+    }
   }
 }
 
@@ -304,10 +353,11 @@ export function createReviewSubmission(deps: EditorDeps) {
     if (answer.kind === 'failed') throw alreadyShown(answer.error);
     if (answer.kind === 'late') scope.log.warn('editor: review not checked in time; asked again');
     if (answer.kind === 'nothing')
-      scope.log.info({ role: answer.role }, 'editor: nothing to change');
+      scope.log.info({ app: answer.app.name, role: answer.role }, 'editor: nothing to change');
     if (answer.kind === 'confirm') {
       scope.log.info(
         {
+          app: answer.app.name,
           role: answer.meta.role,
           keys: answer.meta.changes.map((c) => c.key),
           change: answer.meta.id,
@@ -316,14 +366,19 @@ export function createReviewSubmission(deps: EditorDeps) {
       );
     }
     if (answer.kind !== 'stale') return;
-    scope.log.info({ role: answer.state.role }, 'editor: values changed meanwhile; redrawn');
-    const roles = await deps.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log });
+    const { app, label } = answer;
+    scope.log.info(
+      { app: app.name, role: answer.state.role },
+      'editor: values changed meanwhile; redrawn',
+    );
+    const roles = await app.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log });
     await client.views.update({
       view_id: view.id,
       view: editorView({
         state: rebase(answer.state, baselineFrom(answer.known)),
         baseline: baselineFrom(answer.known),
         ...roleContext(roles, answer.state.role),
+        ...label,
         notice: STALE_NOTICE,
       }),
     });
@@ -343,8 +398,9 @@ export function createApplySubmission(deps: EditorDeps) {
     context,
   }: Args<SlackViewMiddlewareArgs<ViewSubmitAction>>) => {
     const scope = scopeOf(context);
-    const meta = decodeConfirm(view.private_metadata);
-    if (!meta) {
+    // Sealed for its app: a confirmation edited to name another app is refused as out of date.
+    const opened = tryOpenSealed(deps.apps, ConfirmSchema, view.private_metadata);
+    if (!opened) {
       await ack({
         response_action: 'update',
         view: messageView(
@@ -354,12 +410,14 @@ export function createApplySubmission(deps: EditorDeps) {
       });
       return;
     }
+    const { app, value: meta } = opened;
+    const label = appLabel(deps, app);
     const count = meta.changes.length;
     await ack({
       response_action: 'update',
       view: messageView(
         'Applying',
-        `:hourglass_flowing_sand: Applying ${count} change${count === 1 ? '' : 's'} to ${code(meta.role)}…`,
+        `:hourglass_flowing_sand: Applying ${count} change${count === 1 ? '' : 's'} to ${roleIn(meta.role, label)}…`,
         false,
       ),
     });
@@ -375,6 +433,7 @@ export function createApplySubmission(deps: EditorDeps) {
     let outcome: Awaited<ReturnType<typeof applyChange>>;
     try {
       outcome = await applyChange(deps, {
+        app,
         meta,
         userId: body.user.id,
         teamId: body.team?.id ?? body.user.team_id ?? '',
@@ -389,7 +448,7 @@ export function createApplySubmission(deps: EditorDeps) {
       case 'repeated':
         return show(
           'Already applied',
-          `This change to ${code(meta.role)} was already submitted once; it was not sent again.`,
+          `This change to ${roleIn(meta.role, label)} was already submitted once; it was not sent again.`,
         );
       case 'failed':
         return failInModal(
@@ -400,14 +459,25 @@ export function createApplySubmission(deps: EditorDeps) {
           scope.log,
         );
       case 'applied': {
-        const result = resultView(meta.role, outcome.update, meta.changes, outcome.audited);
+        const applied: AppliedChange = {
+          role: meta.role,
+          ref: scope.ref,
+          changes: meta.changes.map(({ key, after }) => ({ key, after })),
+        };
+        const metadata = (label.write ?? JSON.stringify)(applied);
+        const result = resultView(meta.role, outcome.update, meta.changes, outcome.audited, {
+          appName: label.appName,
+          // Too large to carry back means no promotion: it is never offered half.
+          metadata: metadata.length <= METADATA_LIMIT ? metadata : undefined,
+          promoteTo: await appsWithRole(deps, app, meta.role, scope),
+        });
         return showInModal(
           { client, deliver: deps.deliver },
           target,
           result,
           {
             // The same facts as the modal, the missing audit record included.
-            text: `Applied ${count} change${count === 1 ? '' : 's'} to ${code(meta.role)}: ${meta.changes.map((c) => code(c.key)).join(', ')}.${outcome.audited ? '' : ` ${AUDIT_NOT_STORED}`}`,
+            text: `Applied ${count} change${count === 1 ? '' : 's'} to ${roleIn(meta.role, label)}: ${meta.changes.map((c) => code(c.key)).join(', ')}.${outcome.audited ? '' : ` ${AUDIT_NOT_STORED}`}`,
           },
           scope.log,
         );
@@ -416,7 +486,145 @@ export function createApplySubmission(deps: EditorDeps) {
   };
 }
 
+/**
+ * The other apps an applied change can be offered to: those whose role list has the role. The
+ * lists are asked together and waited for a short while; an app that fails or is slow is left
+ * out (its role is checked again when the change is offered to it anyway).
+ */
+export async function appsWithRole(
+  deps: Pick<EditorDeps, 'apps'>,
+  applied: CometChatApp,
+  role: string,
+  scope: RequestScope,
+): Promise<string[]> {
+  const others = deps.apps.all.filter((other) => other.name !== applied.name);
+  const found = await Promise.all(
+    others.map(async (other) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), PROMOTION_CHECK_MS);
+      });
+      try {
+        const roles = await Promise.race([
+          other.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
+          late,
+        ]);
+        if (!roles) scope.log.info({ app: other.name }, 'promotion: role list not in time');
+        return roles?.some((r) => r.role === role) ? other.name : undefined;
+      } catch (error) {
+        scope.log.warn({ err: error, app: other.name }, 'promotion: role list failed');
+        return undefined;
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  return found.filter((name): name is string => name !== undefined);
+}
+
+const PROMOTION_DAMAGED =
+  'That button is out of date or damaged: nothing was sent. Apply the change again from the editor.';
+
+/**
+ * "Apply the same change to <app>" on a result: the same keys and values as a confirmation for
+ * that app, compared with its own last known permissions, after its own editor check. Nothing is
+ * sent from here; that app's confirmation is.
+ */
+export function createPromoteButton(deps: EditorDeps) {
+  return async ({
+    ack,
+    body,
+    action,
+    client,
+    context,
+  }: Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>) => {
+    await ack();
+    const scope = scopeOf(context);
+    const push = (view: View) => client.views.push({ trigger_id: body.trigger_id, view });
+    // The change comes from the result's metadata, sealed by the app it was applied to; the
+    // button only names where it goes.
+    const from = tryOpenSealed(deps.apps, AppliedChangeSchema, body.view?.private_metadata);
+    const to = deps.apps.byName(action.value ?? '');
+    if (!from || !to || to.name === from.app.name) {
+      scope.log.warn({ to: action.value }, 'promotion: damaged or forged button refused');
+      await push(messageView('Apply to another app', PROMOTION_DAMAGED));
+      return;
+    }
+    const applied = from.value;
+    const refusal = await editRefusal(to.access, body.user.id, scope.log, 'open', {
+      withinMs: msLeft(scope, OPEN_CHECK_DEADLINE_MS, deps.now),
+    });
+    if (refusal) {
+      await push(messageView('Not allowed', refusal));
+      return;
+    }
+    const label = appLabel(deps, to);
+    const opened = await push(
+      messageView(
+        'Apply to another app',
+        `:hourglass_flowing_sand: Preparing the review for ${roleIn(applied.role, label)}…`,
+        false,
+      ),
+    );
+    const viewId = opened.view?.id ?? '';
+    try {
+      const [roles, known] = await Promise.all([
+        to.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
+        deps.store.getKnownPermissions(to.name, applied.role),
+      ]);
+      await client.views.update({
+        view_id: viewId,
+        view: promotionView({ applied, from: from.app.name, to: to.name, label, roles, known }),
+      });
+      scope.log.info(
+        { from: from.app.name, to: to.name, role: applied.role, promotedFrom: applied.ref },
+        'promotion: review shown',
+      );
+    } catch (error) {
+      await failInModal(client, viewId, failureView(error, scope, deps), error, scope.log);
+    }
+  };
+}
+
+/** What a promotion shows: that app's confirmation, or why there is none. Pure. */
+export function promotionView(input: {
+  applied: AppliedChange;
+  from: string;
+  to: string;
+  label: AppLabel;
+  roles: readonly Role[];
+  known: KnownPermissions | undefined;
+}): View {
+  const { applied, label } = input;
+  const target = roleIn(applied.role, label);
+  if (!input.roles.some((r) => r.role === applied.role)) {
+    return messageView(
+      'Apply to another app',
+      `CometChat has no role ${target}, so the change cannot be applied there. Nothing was sent.`,
+    );
+  }
+  const meta = promotedChange({
+    applied,
+    from: input.from,
+    to: input.to,
+    baseline: baselineFrom(input.known),
+  });
+  const metadata = (label.write ?? JSON.stringify)(confirmRecord(meta));
+  if (metadata.length > METADATA_LIMIT) {
+    return messageView(
+      'Apply to another app',
+      `This change is too large to carry to ${target} in one confirmation. Nothing was sent; apply it there from the editor.`,
+    );
+  }
+  const roleName = input.roles.find((r) => r.role === applied.role)?.name || applied.role;
+  return confirmView(meta, roleName, metadata, label.appName);
+}
+
 export function registerPermissionEditor(app: App, deps: EditorDeps): void {
+  app.action<BlockAction<ButtonAction>>(
+    new RegExp(`^${ACTIONS.promoteChange}:`),
+    createPromoteButton(deps),
+  );
   app.action<BlockAction<ButtonAction>>(ACTIONS.editPermissions, createEditButton(deps));
   app.action<BlockAction<StaticSelectAction>>(
     ACTIONS.permissionsCategory,

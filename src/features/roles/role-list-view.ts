@@ -20,6 +20,8 @@ export interface RoleListValue {
 export interface RoleListOptions {
   /** Writes the page and share buttons' values (sealed for the app). */
   value?: ValueWriter;
+  /** Writes an "Edit permissions" button's value (the role id; sealed for the app). */
+  roleValue?: (role: string) => string;
   /** The app's name, shown when several apps are configured. */
   appName?: string | undefined;
 }
@@ -45,7 +47,7 @@ export function roleListMessage(result: RolePage, options: RoleListOptions = {})
       ),
     );
   }
-  for (const role of roles) blocks.push(roleSection(role));
+  for (const role of roles) blocks.push(roleSection(role, options.roleValue ?? ((r) => r)));
   blocks.push(divider(), actions(navigation(page, pages, options.value ?? JSON.stringify)));
   return {
     // `text` is mrkdwn too: role ids come from the service and are escaped like the blocks.
@@ -54,7 +56,7 @@ export function roleListMessage(result: RolePage, options: RoleListOptions = {})
   };
 }
 
-function roleSection(role: Role): KnownBlock {
+function roleSection(role: Role, roleValue: (role: string) => string): KnownBlock {
   const lines = [
     `*${escapeMrkdwn(truncate(role.name || role.role, 100))}*  ${code(role.role)}`,
     role.description ? escapeMrkdwn(truncate(role.description, 300)) : '_No description_',
@@ -70,7 +72,7 @@ function roleSection(role: Role): KnownBlock {
   // The editor takes documented role ids only; an id the service let through otherwise gets no
   // button (it could not be edited, and one of 2000+ characters would make Slack refuse the list).
   const edit = ROLE_ID.test(role.role)
-    ? button('Edit permissions', ACTIONS.editPermissions, role.role)
+    ? button('Edit permissions', ACTIONS.editPermissions, roleValue(role.role))
     : undefined;
   return section(lines.join('\n'), edit);
 }

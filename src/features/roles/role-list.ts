@@ -6,7 +6,13 @@ import type {
   SlackActionMiddlewareArgs,
 } from '@slack/bolt';
 import { z } from 'zod';
-import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../slack/apps.ts';
+import {
+  appNameIfSeveral,
+  type CometChatApp,
+  openSealed,
+  roleButtonValue,
+  valueWriter,
+} from '../../slack/apps.ts';
 import { withoutActions } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
@@ -25,7 +31,11 @@ export function createRoleList({ apps }: Pick<FeatureDeps, 'apps'>) {
         { page, perPage: ROLES_PER_PAGE },
         { ref: scope.ref, logger: scope.log },
       ),
-      { value: valueWriter(apps, app), appName: appNameIfSeveral(apps, app) },
+      {
+        value: valueWriter(apps, app),
+        roleValue: (role) => roleButtonValue(apps, app, role),
+        appName: appNameIfSeveral(apps, app),
+      },
     );
 }
 

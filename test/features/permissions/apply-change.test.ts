@@ -4,8 +4,13 @@ import { CometChatError } from '../../../src/cometchat/errors.ts';
 import type { PermissionUpdate } from '../../../src/cometchat/model.ts';
 import type { PermissionMap } from '../../../src/cometchat/schemas.ts';
 import type { AuditTrail } from '../../../src/features/deps.ts';
-import { type ApplyDeps, applyChange } from '../../../src/features/permissions/apply-change.ts';
+import {
+  type ApplyDeps,
+  type ApplyRequest,
+  applyChange,
+} from '../../../src/features/permissions/apply-change.ts';
 import type { ConfirmMetadata } from '../../../src/features/permissions/editor-state.ts';
+import type { Access } from '../../../src/slack/access.ts';
 import {
   type AuditRecord,
   createMemoryStore,
@@ -42,11 +47,12 @@ function setup(
       return { stored: true };
     },
   };
-  const deps: ApplyDeps = {
-    access: { editRefusal: async () => options.refusal },
-    store,
+  const deps: ApplyDeps = { store, audit, now: () => NOW };
+  const app: ApplyRequest['app'] = {
+    name: DEFAULT_APP,
+    access: { editRefusal: async () => options.refusal } as unknown as Access,
     cometchat: {
-      async setRolePermissions(role, payload) {
+      async setRolePermissions(role: string, payload: PermissionMap) {
         sent.push({ role, payload });
         if (options.update) return options.update(role, payload);
         return {
@@ -55,11 +61,9 @@ function setup(
         };
       },
     },
-    audit,
-    now: () => NOW,
   };
   const scope = { ref: 'ref0000001', log: pino({ level: 'debug' }, logs), receivedAt: NOW };
-  const request = { meta, userId: 'U0EDITOR', teamId: 'T0TEAM', scope };
+  const request: ApplyRequest = { app, meta, userId: 'U0EDITOR', teamId: 'T0TEAM', scope };
   return { deps, request, sent, audited, store, logs };
 }
 

@@ -62,6 +62,7 @@ describe('reviewDecision', () => {
       known: undefined,
       values: untick(onScreen(state), 'sendMessage'),
       viewId: 'V1',
+      app: 'default',
     });
     if (outcome.kind !== 'confirm') throw new Error(`expected confirm, got ${outcome.kind}`);
     expect(outcome.meta.changes).toEqual([
@@ -74,18 +75,26 @@ describe('reviewDecision', () => {
   it('gives the same confirmation the same id, and another modal another id', () => {
     const state = messages();
     const values = untick(onScreen(state), 'sendMessage');
-    const id = (viewId: string) => {
-      const outcome = reviewDecision({ state, known: undefined, values, viewId });
+    const id = (viewId: string, app = 'default') => {
+      const outcome = reviewDecision({ state, known: undefined, values, viewId, app });
       return outcome.kind === 'confirm' ? outcome.meta.id : undefined;
     };
     expect(id('V1')).toBe(id('V1'));
     expect(id('V1')).not.toBe(id('V2'));
+    // The claims of every app share one store: the same change for another app is another claim.
+    expect(id('V1', 'staging')).not.toBe(id('V1', 'prod'));
   });
 
   it('sends nothing when every field still shows its value', () => {
     const state = messages();
     expect(
-      reviewDecision({ state, known: undefined, values: onScreen(state), viewId: 'V1' }),
+      reviewDecision({
+        state,
+        known: undefined,
+        values: onScreen(state),
+        viewId: 'V1',
+        app: 'default',
+      }),
     ).toEqual({ kind: 'nothing', role: 'default' });
   });
 
@@ -97,7 +106,13 @@ describe('reviewDecision', () => {
       permissions: { sendMessage: 'deny' },
       seenAt: 2_000,
     };
-    const outcome = reviewDecision({ state, known, values: onScreen(state), viewId: 'V1' });
+    const outcome = reviewDecision({
+      state,
+      known,
+      values: onScreen(state),
+      viewId: 'V1',
+      app: 'default',
+    });
     expect(outcome.kind).toBe('stale');
   });
 
@@ -108,7 +123,13 @@ describe('reviewDecision', () => {
     const field = values[blockId]?.perms_field;
     if (!field) throw new Error('no MIME type field in the Messages category');
     field.value = 'not a mime type';
-    const outcome = reviewDecision({ state, known: undefined, values, viewId: 'V1' });
+    const outcome = reviewDecision({
+      state,
+      known: undefined,
+      values,
+      viewId: 'V1',
+      app: 'default',
+    });
     expect(outcome.kind).toBe('errors');
     expect(outcome.kind === 'errors' && Object.keys(outcome.errors)).toEqual([blockId]);
   });

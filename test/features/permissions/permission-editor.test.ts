@@ -35,6 +35,17 @@ const allowAll: Access = {
   viewRefusal: async () => undefined,
 };
 
+/** One app whose editors are decided by `access`. */
+const appsWith = (access: Access, cometchat = {} as CometChatClient) =>
+  createApps([{ name: 'default', appId: 'a', region: 'us', apiKey: 'k', cometchat, access }]);
+
+const reviewDeps = (access: Access, store: Store = createMemoryStore()) => ({
+  apps: appsWith(access),
+  store,
+  reviewDeadlineMs: 2_000,
+  now: Date.now,
+});
+
 describe('reviewSubmission', () => {
   beforeEach(() => {
     vi.useFakeTimers();
@@ -54,12 +65,7 @@ describe('reviewSubmission', () => {
   const state = { ...newEditorState('default'), category: 'Messages' };
 
   it('answers at the deadline when the access check does not, and keeps the form', async () => {
-    const deps = {
-      access: { ...allowAll, editRefusal: () => never<string | undefined>() },
-      store: createMemoryStore(),
-      reviewDeadlineMs: 2_000,
-      now: Date.now,
-    };
+    const deps = reviewDeps({ ...allowAll, editRefusal: () => never<string | undefined>() });
     const answer = reviewSubmission(deps, submission(encodeState(state)));
     await vi.advanceTimersByTimeAsync(1_999);
     let settled = false;
@@ -78,7 +84,7 @@ describe('reviewSubmission', () => {
 
   it('answers at the deadline when the store does not', async () => {
     const store: Store = { ...createMemoryStore(), getKnownPermissions: () => never() };
-    const deps = { access: allowAll, store, reviewDeadlineMs: 2_000, now: Date.now };
+    const deps = reviewDeps(allowAll, store);
     const answer = reviewSubmission(deps, submission(encodeState(state)));
     await vi.advanceTimersByTimeAsync(2_000);
     expect((await answer).kind).toBe('late');
@@ -86,18 +92,13 @@ describe('reviewSubmission', () => {
 
   it("counts the deadline from the request's arrival, not from the listener", async () => {
     const limits: unknown[] = [];
-    const deps = {
-      access: {
-        ...allowAll,
-        editRefusal: (_user: string, _log: unknown, limit?: unknown) => {
-          limits.push(limit);
-          return never<string | undefined>();
-        },
+    const deps = reviewDeps({
+      ...allowAll,
+      editRefusal: (_user: string, _log: unknown, limit?: unknown) => {
+        limits.push(limit);
+        return never<string | undefined>();
       },
-      store: createMemoryStore(),
-      reviewDeadlineMs: 2_000,
-      now: Date.now,
-    };
+    });
     // The viewer check took 1.5 s before the listener ran.
     const answer = reviewSubmission(deps, submission(encodeState(state), Date.now() - 1_500));
     expect(limits).toEqual([{ withinMs: 500 }]);
@@ -111,7 +112,7 @@ describe('reviewSubmission', () => {
       ...createMemoryStore(),
       getKnownPermissions: () => Promise.reject(failure),
     };
-    const deps = { access: allowAll, store, reviewDeadlineMs: 2_000, now: Date.now };
+    const deps = reviewDeps(allowAll, store);
     const answer = await reviewSubmission(deps, submission(encodeState(state)));
     expect(answer).toEqual({ kind: 'failed', error: failure });
     expect(reviewResponse(answer, failureModal)).toMatchObject({
@@ -122,12 +123,7 @@ describe('reviewSubmission', () => {
 
   it("calls metadata that is not the editor's out of date, without asking anyone", async () => {
     const editRefusal = vi.fn(allowAll.editRefusal);
-    const deps = {
-      access: { ...allowAll, editRefusal },
-      store: createMemoryStore(),
-      reviewDeadlineMs: 2_000,
-      now: Date.now,
-    };
+    const deps = reviewDeps({ ...allowAll, editRefusal });
     expect(await reviewSubmission(deps, submission('{"r":"default"}'))).toEqual({
       kind: 'outdated',
     });
@@ -135,12 +131,7 @@ describe('reviewSubmission', () => {
   });
 
   it('refuses someone who may not edit', async () => {
-    const deps = {
-      access: { ...allowAll, editRefusal: async () => 'Only editors may.' },
-      store: createMemoryStore(),
-      reviewDeadlineMs: 2_000,
-      now: Date.now,
-    };
+    const deps = reviewDeps({ ...allowAll, editRefusal: async () => 'Only editors may.' });
     expect(await reviewSubmission(deps, submission(encodeState(state)))).toEqual({
       kind: 'refused',
       sentence: 'Only editors may.',
@@ -190,14 +181,10 @@ describe('the Apply listener', () => {
     };
     const logs = new LogCapture();
     const deps: EditorDeps = {
-      apps: createApps([
-        { name: 'default', appId: 'a', region: 'us', apiKey: 'k', cometchat, access: allowAll },
-      ]),
-      cometchat,
+      apps: appsWith(allowAll, cometchat),
       deliver,
       budgetSeconds: 8,
       store: createMemoryStore(),
-      access: allowAll,
       audit: { record: async () => ({ stored: options.auditStored ?? true }) },
       now: () => 1_000,
       reviewDeadlineMs: 2_000,

@@ -35,7 +35,7 @@ function setup() {
       access: {} as Access,
     },
   ]);
-  const share = createShareRoles({ apps, cometchat, deliver, budgetSeconds: 8 });
+  const share = createShareRoles({ apps, deliver, budgetSeconds: 8 });
   let acked = 0;
   const call = (value: string) =>
     share({
