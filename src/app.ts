@@ -141,11 +141,12 @@ export function createSlackApp(options: SlackAppOptions) {
   // Each access check waits for Slack within a budget of its own (createAccess); its requests
   // may run longer, so that an answer that comes too late for one check serves the next.
   const accessClient = quickClient(5_000);
-  const access = createAccess({
-    client: accessClient,
-    editors: config.access.editors,
-    viewers: config.access.viewers,
-  });
+  // Using the app is for VIEWERS, and for anyone who may edit one of the apps.
+  const viewers = config.access.viewers && [
+    ...config.access.viewers,
+    ...config.cometchat.apps.flatMap((settings) => settings.editors ?? []),
+  ];
+  const access = createAccess({ client: accessClient, editors: config.access.editors, viewers });
   const apps = createApps(
     config.cometchat.apps.map((settings) => ({
       name: settings.name,
@@ -157,7 +158,8 @@ export function createSlackApp(options: SlackAppOptions) {
       access: createAccess({
         client: accessClient,
         editors: settings.editors,
-        viewers: config.access.viewers,
+        editorsSetting: settings.editorsSetting,
+        viewers,
       }),
     })),
     config.cometchat.channelApps,

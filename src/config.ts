@@ -214,6 +214,7 @@ function readApp(env: Env, source: AppSource): AppRead {
       apiUrl: a.API_URL ?? host('api'),
       callApiUrl: a.CALL_API_URL ?? host('call'),
       editors: a.EDITORS,
+      editorsSetting: a.EDITORS ? variable('EDITORS') : 'EDITORS',
     },
   };
 }
@@ -348,6 +349,8 @@ export interface CometChatAppConfig {
    * undefined means workspace admins and owners.
    */
   editors: readonly string[] | undefined;
+  /** The setting `editors` came from, for the sentence that refuses someone not in it. */
+  editorsSetting: string;
 }
 
 export interface Config {

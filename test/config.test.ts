@@ -64,6 +64,7 @@ describe('loadConfig', () => {
             apiUrl: 'https://abc123.api-eu.cometchat.io',
             callApiUrl: 'https://abc123.call-eu.cometchat.io',
             editors: undefined,
+            editorsSetting: 'EDITORS',
           },
         ],
         channelApps: {},
@@ -276,6 +277,7 @@ describe('loadConfig with several apps', () => {
         callApiUrl: 'https://prod111.call-us.cometchat.io',
         // No editors of its own: the workspace's.
         editors: ['U0ADMIN1'],
+        editorsSetting: 'EDITORS',
       },
       {
         name: 'eu-staging',
@@ -285,6 +287,7 @@ describe('loadConfig with several apps', () => {
         apiUrl: 'https://stage222.api-eu.cometchat.io',
         callApiUrl: 'https://stage222.call-eu.cometchat.io',
         editors: ['U0STAGE1', 'S0TESTERS'],
+        editorsSetting: 'COMETCHAT_EU_STAGING_EDITORS',
       },
     ]);
     expect(config.cometchat.channelApps).toEqual({ C0123ABC: 'eu-staging', G0456DEF: 'prod' });
@@ -310,6 +313,7 @@ describe('loadConfig with several apps', () => {
         apiUrl: 'http://127.0.0.1:4010',
         callApiUrl: 'http://127.0.0.1:4011',
         editors: undefined,
+        editorsSetting: 'EDITORS',
       },
     ]);
     expect(config.cometchat.channelApps).toEqual({});
@@ -479,6 +483,7 @@ describe('loadConfig with a single app (no COMETCHAT_APPS)', () => {
           apiUrl: 'https://abc123.api-eu.cometchat.io',
           callApiUrl: 'https://abc123.call-eu.cometchat.io',
           editors: ['U0ADMIN1'],
+          editorsSetting: 'EDITORS',
         },
       ]);
     }

@@ -58,6 +58,11 @@ export interface AccessOptions {
    * half left for the network, Bolt and `views.open`).
    */
   budgetMs?: number;
+  /**
+   * The setting `editors` comes from, named to someone it refuses (default `EDITORS`; an app
+   * with editors of its own names `COMETCHAT_<NAME>_EDITORS`).
+   */
+  editorsSetting?: string;
   /** How long an answer from Slack is reused (default one minute). */
   cacheMs?: number;
   /** How many users' admin flags, and how many groups' members, are kept (default 1000 each). */
@@ -147,6 +152,7 @@ function anyOf(probes: readonly Probe[], budgetMs: number, timers: AccessTimers)
 
 export function createAccess(options: AccessOptions): Access {
   const budgetMs = options.budgetMs ?? DEFAULT_ACCESS_BUDGET_MS;
+  const editorsSetting = options.editorsSetting ?? 'EDITORS';
   const timers = options.timers ?? globalTimers;
   const cacheSettings = {
     max: options.cacheSize ?? 1_000,
@@ -212,8 +218,10 @@ export function createAccess(options: AccessOptions): Access {
     const verdict = await decide('edit', editProbes(userId), log, limit);
     if (verdict.allowed) return undefined;
     if (verdict.reason === 'timeout') return REFUSALS.editTimeout;
-    if (options.editors)
-      return verdict.reason === 'slack-error' ? REFUSALS.editError : REFUSALS.edit;
+    if (options.editors) {
+      const sentence = verdict.reason === 'slack-error' ? REFUSALS.editError : REFUSALS.edit;
+      return sentence.replace("app's EDITORS setting", `app's ${editorsSetting} setting`);
+    }
     return verdict.reason === 'slack-error' ? REFUSALS.editAdminsError : REFUSALS.editAdmins;
   }
 
