@@ -15,10 +15,17 @@ export function currentView(stack: OfflineStack, id: string): StoredView {
   return view;
 }
 
-/** `/cometchat perms <role>`: resolves with the editor once it is filled in. */
-export async function openEditor(stack: OfflineStack, role: string): Promise<StoredView> {
+/**
+ * `/cometchat [app] perms <role>`: resolves with the editor once it is filled in. Without an app
+ * the command names none, and the app chooses (the channel's default, then the first).
+ */
+export async function openEditor(
+  stack: OfflineStack,
+  role: string,
+  app?: string,
+): Promise<StoredView> {
   const mark = stack.slack.calls.length;
-  await stack.driver.command(`perms ${role}`);
+  await stack.driver.command(`${app ? `${app} ` : ''}perms ${role}`);
   await stack.slack.nextCall('views.open', mark);
   const update = await stack.slack.nextCall('views.update', mark);
   return currentView(stack, String(update.args.view_id));
@@ -125,4 +132,56 @@ export async function confirm(
   const pending = await submitView(stack, confirmation, {});
   const update = await stack.slack.nextCall('views.update', mark, 15_000);
   return { pending, outcome: currentView(stack, String(update.args.view_id)) };
+}
+
+/** The "Apply the same change to <app>" buttons of a result, by app name. */
+export function promotionsOf(result: StoredView): Map<string, Json> {
+  const found = new Map<string, Json>();
+  for (const block of blocksOf(result)) {
+    for (const element of (block.elements ?? []) as Json[]) {
+      const id = String(element.action_id ?? '');
+      if (id.startsWith(`${ACTIONS.promoteChange}:`)) found.set(String(element.value), element);
+    }
+  }
+  return found;
+}
+
+/**
+ * "Apply the same change to <app>" on a result: resolves with the view pushed on top of it once
+ * it is filled in (that app's confirmation, or why there is none).
+ */
+export async function promote(
+  stack: OfflineStack,
+  result: StoredView,
+  app: string,
+  button: Json | undefined = promotionsOf(result).get(app),
+): Promise<StoredView> {
+  if (!button) throw new Error(`the result offers no promotion to ${app}`);
+  const mark = stack.slack.calls.length;
+  const before = new Set(stack.slack.views.keys());
+  await stack.driver.interaction(
+    stack.driver.blockAction({
+      actionId: String(button.action_id),
+      value: String(button.value),
+      view: result,
+    }),
+  );
+  await stack.slack.nextCall('views.push', mark);
+  // The stand-in keeps no stack for views.push: the pushed view is the one that is new.
+  const view = [...stack.slack.views.values()].find((v) => !before.has(v.id));
+  if (!view) throw new Error('nothing was pushed for the promotion');
+  // A refusal is pushed as it is; a review is pushed as "Preparing…", then filled in.
+  if (JSON.stringify(view.blocks).includes('Preparing the review')) {
+    const filled = await stack.slack
+      .waitFor(
+        () =>
+          stack.slack.calls
+            .slice(mark)
+            .find((c) => c.method === 'views.update' && c.args.view_id === view.id),
+        5_000,
+      )
+      .catch(() => undefined);
+    if (filled) return currentView(stack, view.id);
+  }
+  return view;
 }

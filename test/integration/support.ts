@@ -217,6 +217,8 @@ export function allowedActions(view: StoredView): string[] {
 }
 
 export interface Change {
+  /** The app named in the command; none unless said (the app chooses). */
+  app?: string;
   /** The role whose editor is opened; `default` unless said. */
   role?: string;
   /** The category the field is in; `Messages` unless said. */
@@ -241,7 +243,7 @@ export interface ReviewedChange {
  */
 export async function reviewChange(h: Harness, change: Change): Promise<ReviewedChange> {
   const { role = 'default', category = 'Messages', key } = change;
-  const editor = await openEditor(h, role);
+  const editor = await openEditor(h, role, change.app);
   const view =
     decodeState(String(editor.private_metadata))?.category === category
       ? editor
