@@ -1,10 +1,13 @@
 import { permissionSpec } from '../src/cometchat/catalogue.ts';
-import { SANDBOX_SESSION_IDS } from './cometchat-standin/server.ts';
+import { SANDBOX_SESSION_IDS, SECOND_SANDBOX_SESSION_IDS } from './cometchat-standin/server.ts';
+import type { StoredView } from './slack-standin/web-api.ts';
 import {
   categoryOnScreen,
   confirm,
   confirmationOf,
   openEditor,
+  promote,
+  promotionsOf,
   submitView,
   switchCategory,
   withFieldSet,
@@ -16,14 +19,26 @@ import { renderMessage, renderView } from './stack/terminal-render.ts';
 // stand-in. Each step sends what Slack would send (signed requests to /slack/events) and
 // prints what the app sent back to "Slack".
 
-const USAGE = `Usage: npm run try -- <command>
+const USAGE = `Usage: npm run try -- [staging|prod] <command>
   roles [page]                      the role list
   call <sessionId> [as <uid>]       a call (see "calls" for the sandbox's ids)
-  calls                             the sandbox's session ids
+  calls                             the sandboxes' session ids
   perms <role> [allow|deny <key>]   open the editor; with a change, make it and confirm it
   shortcut "<message text>"         the "Look up call" message shortcut on a message
   help                              the app's help
-  demo                              roles, a call and a permission change (the default)`;
+  demo                              roles, a call and a permission change (the default)
+
+  With "staging" or "prod" first, the app serves two CometChat apps of those names, each on
+  a sandbox of its own (staging is the default), and the command is for the one named.
+  apps                              the two apps and whether their keys work
+  promote [<role>] [allow|deny <key>]
+                                    a change applied to staging, then applied to prod with
+                                    "Apply the same change to prod" after prod's own review`;
+
+/** The names the two-app try serves; the first is the default. */
+const TRY_APPS = ['staging', 'prod'] as const;
+type TryApp = (typeof TRY_APPS)[number];
+const isTryApp = (word: string | undefined): word is TryApp => TRY_APPS.includes(word as TryApp);
 
 const print = (text: string) => process.stdout.write(`${text}\n`);
 
@@ -49,22 +64,33 @@ async function shortcut(stack: OfflineStack, text: string): Promise<void> {
   print(renderMessage(reply.body));
 }
 
+/** PUTs the app's sandbox received, as one line. */
+function updatesOf(stack: OfflineStack, app: string | undefined): string {
+  const sandbox = app ? (stack.sandboxes[app] ?? stack.sandbox) : stack.sandbox;
+  const puts = sandbox.requests.filter((r) => r.method === 'PUT');
+  const who = `CometChat (${app ? `${app}'s sandbox` : 'sandbox'})`;
+  if (puts.length === 0) return `${who} received no update`;
+  return `${who} received ${puts.length} update${puts.length === 1 ? '' : 's'}: ${puts.map((r) => `PUT ${r.path} ${JSON.stringify(r.body)}`).join('; ')}`;
+}
+
+/** Opens the editor; with a change, makes it and applies it. Resolves with the result view. */
 async function perms(
   stack: OfflineStack,
   role: string,
   verb?: string,
   key?: string,
-): Promise<void> {
-  print(`\n> /cometchat perms ${role}`);
-  let editor = await openEditor(stack, role);
+  app?: string,
+): Promise<StoredView | undefined> {
+  print(`\n> /cometchat ${app ? `${app} ` : ''}perms ${role}`);
+  let editor = await openEditor(stack, role, app);
   print(renderView(editor));
-  if (!verb || !key) return;
+  if (!verb || !key) return undefined;
   const spec = permissionSpec(key);
   if (spec?.kind !== 'action' || (verb !== 'allow' && verb !== 'deny')) {
     print(
       `\n"${verb} ${key}": the try command changes allow/deny permissions only, e.g. "deny sendMessage".`,
     );
-    return;
+    return undefined;
   }
   if (categoryOnScreen(editor) !== spec.category) {
     print(`\n> choose the category "${spec.category}"`);
@@ -75,24 +101,48 @@ async function perms(
   const review = await submitView(stack, editor, withFieldSet(editor, key, verb));
   if (review.view) print(renderView(review.view));
   const confirmation = confirmationOf(stack, editor);
-  if (!confirmation) return;
+  if (!confirmation) return undefined;
   print('\n> "Apply"');
   const { outcome } = await confirm(stack, confirmation);
   print(renderView(outcome));
-  const puts = stack.sandbox.requests.filter((r) => r.method === 'PUT');
-  print(
-    `\nCometChat (sandbox) received ${puts.length} update: ${puts.map((r) => `PUT ${r.path} ${JSON.stringify(r.body)}`).join('; ')}`,
-  );
+  print(`\n${updatesOf(stack, app)}`);
+  return outcome;
+}
+
+/** A change applied to staging, then promoted to prod through prod's own review. */
+async function promotion(stack: OfflineStack, role: string, verb: string, key: string) {
+  const applied = await perms(stack, role, verb, key, 'staging');
+  if (!applied) return;
+  if (!promotionsOf(applied).has('prod')) {
+    print(`\nprod has no role "${role}", so the result offers no promotion to it.`);
+    return;
+  }
+  print('\n> "Apply the same change to prod"');
+  const review = await promote(stack, applied, 'prod');
+  print(renderView(review));
+  print(`\n${updatesOf(stack, 'prod')} (nothing is sent before prod's own "Apply")`);
+  print('\n> "Apply"');
+  const { outcome } = await confirm(stack, review);
+  print(renderView(outcome));
+  print(`\n${updatesOf(stack, 'prod')}`);
 }
 
 async function run(args: string[]): Promise<void> {
-  const [what = 'demo', ...rest] = args;
+  // "staging roles" and "promote" run two apps; anything else, the single app as always.
+  const app = isTryApp(args[0]) ? args[0] : undefined;
+  const [what = app ? 'roles' : 'demo', ...rest] = app ? args.slice(1) : args;
   if (what === 'calls') {
-    for (const [name, id] of Object.entries(SANDBOX_SESSION_IDS)) print(`${name.padEnd(16)} ${id}`);
+    print('staging (and the single app):');
+    for (const [name, id] of Object.entries(SANDBOX_SESSION_IDS))
+      print(`  ${name.padEnd(16)} ${id}`);
+    print('prod:');
+    for (const [name, id] of Object.entries(SECOND_SANDBOX_SESSION_IDS))
+      print(`  ${name.padEnd(16)} ${id}`);
     return;
   }
   const known = ['roles', 'call', 'perms', 'permissions', 'shortcut', 'help', 'demo'];
-  if (!known.includes(what)) {
+  const twoApps = app !== undefined || what === 'promote' || what === 'apps';
+  if (!known.includes(what) && !(twoApps && ['promote', 'apps', 'audit'].includes(what))) {
     print(USAGE);
     process.exitCode = 2;
     return;
@@ -100,12 +150,20 @@ async function run(args: string[]): Promise<void> {
   const stack = await startOfflineStack({
     env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
     logDestination: process.stderr,
+    ...(twoApps ? { apps: TRY_APPS } : {}),
   });
+  const named = (text: string) => (app ? `${app} ${text}` : text);
   try {
     switch (what) {
       case 'perms':
       case 'permissions':
-        await perms(stack, rest[0] ?? 'default', rest[1], rest[2]);
+        await perms(stack, rest[0] ?? 'default', rest[1], rest[2], app);
+        break;
+      case 'promote':
+        await promotion(stack, rest[0] ?? 'default', rest[1] ?? 'deny', rest[2] ?? 'sendMessage');
+        break;
+      case 'apps':
+        await command(stack, 'apps');
         break;
       case 'shortcut':
         await shortcut(
@@ -119,7 +177,7 @@ async function run(args: string[]): Promise<void> {
         await perms(stack, 'default', 'deny', 'sendMessage');
         break;
       default:
-        await command(stack, [what, ...rest].join(' '));
+        await command(stack, named([what, ...rest].join(' ')));
     }
   } finally {
     await stack.stop();
