@@ -12,7 +12,7 @@ import {
 } from '../../offline/cometchat-standin/server.ts';
 import { createSlackDriver } from '../../offline/slack-standin/driver.ts';
 import { startSlackStandIn } from '../../offline/slack-standin/server.ts';
-import { confirm } from '../../offline/stack/editor-steps.ts';
+import { confirm, promote } from '../../offline/stack/editor-steps.ts';
 import { OFFLINE_OPERATOR } from '../../offline/stack/offline-stack.ts';
 import { startSlackApp } from '../../src/app.ts';
 import { createCometChatClient } from '../../src/cometchat/client.ts';
@@ -30,7 +30,12 @@ const FAKE = {
   appToken: 'xapp-FAKE-APP-TOKEN-9d1f3b5c7e',
   signingSecret: 'FAKE-SIGNING-SECRET-4e6a8c0b2d',
 } as const;
-const FAKE_VALUES = Object.values(FAKE);
+/** The keys of two apps served together (`staging`, `prod`). */
+const FAKE_APP_KEYS = {
+  staging: 'FAKE-STAGING-KEY-cc-1a2b3c4d5e',
+  prod: 'FAKE-PROD-KEY-cc-6f7a8b9c0d',
+} as const;
+const FAKE_VALUES = [...Object.values(FAKE), ...Object.values(FAKE_APP_KEYS)];
 const FAST = { COMETCHAT_TIMEOUT_MS: '300', COMETCHAT_BUDGET_MS: '1200' };
 
 /** Where a secret could surface, as text: each a label and what to search. */
@@ -47,10 +52,12 @@ function exposure(h: Harness): [string, string][] {
     [
       'CometChat requests',
       JSON.stringify(
-        h.sandbox.requests.map(({ headers: { apikey: _key, ...headers }, ...rest }) => ({
-          ...rest,
-          headers,
-        })),
+        Object.values(h.sandboxes).flatMap((sandbox) =>
+          sandbox.requests.map(({ headers: { apikey: _key, ...headers }, ...rest }) => ({
+            ...rest,
+            headers,
+          })),
+        ),
       ),
     ],
   ];
@@ -237,6 +244,55 @@ describe('secrets over HTTP: every flow and fault', () => {
       expect(textOf(reply)).toMatch(/Reference: `[0-9a-f]{10}`/);
     }
     h.sandbox.clearFaults();
+    expectNoSecretIn(exposure(h));
+  });
+});
+
+describe('secrets with several apps: every app key', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      apps: ['staging', 'prod'],
+      env: {
+        SLACK_BOT_TOKEN: FAKE.botToken,
+        SLACK_SIGNING_SECRET: FAKE.signingSecret,
+        COMETCHAT_STAGING_API_KEY: FAKE_APP_KEYS.staging,
+        COMETCHAT_PROD_API_KEY: FAKE_APP_KEYS.prod,
+        AUDIT_CHANNEL: 'C0AUDIT',
+        ...FAST,
+      },
+    });
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  it('the fake keys are the ones in use, each by its own app', () => {
+    expect(h.config.secrets).toEqual(expect.arrayContaining(Object.values(FAKE_APP_KEYS)));
+    expect(h.config.cometchat.apps.map((a) => [a.name, a.apiKey])).toEqual(
+      Object.entries(FAKE_APP_KEYS),
+    );
+  });
+
+  it('commands for each app, the apps list with a refused key, a change and its promotion', async () => {
+    await commandReply(h, 'staging roles');
+    await commandReply(h, 'prod roles');
+    // prod refuses its key and echoes it back.
+    h.sandboxes.prod?.inject({
+      kind: 'status',
+      status: 401,
+      body: { error: { message: `The apikey ${FAKE_APP_KEYS.prod} is not valid.` } },
+    });
+    expect(textOf(await commandReply(h, 'apps'))).toContain('CometChat refused the key');
+    const { confirmation } = await reviewFlip(h, 'sendMessage', 'default', 'staging');
+    const { outcome } = await confirm(h, confirmation);
+    const review = await promote(h, outcome, 'prod');
+    expect(textOf((await confirm(h, review)).outcome)).toContain('Resulting permissions');
+    await commandReply(h, 'prod audit');
+    // Every app's key reached its sandbox in the header, as it must.
+    expect(h.sandboxes.prod?.requests.some((r) => r.headers.apikey === FAKE_APP_KEYS.prod)).toBe(
+      true,
+    );
     expectNoSecretIn(exposure(h));
   });
 });

@@ -260,8 +260,9 @@ export async function reviewChange(h: Harness, change: Change): Promise<Reviewed
  * A reviewed change of an allowed action of the Messages category that flips what the editor
  * shows (deny where it is allowed, allow where it is not): a change whatever came before.
  */
-export function reviewFlip(h: Harness, key = 'sendMessage', role = 'default') {
+export function reviewFlip(h: Harness, key = 'sendMessage', role = 'default', app?: string) {
   return reviewChange(h, {
+    ...(app ? { app } : {}),
     role,
     key,
     value: (shown) => (allowedActions(shown).includes(key) ? 'deny' : 'allow'),
