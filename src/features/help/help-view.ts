@@ -23,7 +23,7 @@ export function helpMessage(
   const choosing = several
     ? [
         section(
-          `Put an app's name first to choose it: \`/cometchat ${apps[1]} roles\`. Without one, the channel's default app is used, else \`${apps[0]}\`. Apps: ${apps.map((a) => `\`${a}\``).join(', ')}.`,
+          `Put an app's name first to choose it: \`/cometchat ${apps[1]} roles\`. Without one, the channel's default app is used, else \`${apps[0]}\`. Apps: ${apps.map((a) => `\`${a}\``).join(', ')}. After a change is applied to one app, its result offers *Apply the same change to* each other app that has the role: that app's own review, confirmed before anything is sent.`,
         ),
       ]
     : [];
