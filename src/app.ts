@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import { withAppFailures } from './cometchat/app-failures.ts';
 import { type CometChatClient, createCometChatClient } from './cometchat/client.ts';
 import { withRoleCache } from './cometchat/role-cache.ts';
-import type { CometChatAppConfig, Config } from './config.ts';
+import { appEnvPrefix, type CometChatAppConfig, type Config } from './config.ts';
 import { createAppsCommand } from './features/apps/apps-command.ts';
 import {
   createAuditCommand,
@@ -119,9 +120,17 @@ export function createSlackApp(options: SlackAppOptions) {
         budgetMs: config.cometchat.budgetMs,
         logger: logger.child({ component: 'cometchat', app: settings.name }),
       });
-    return config.cometchat.roleCacheSeconds > 0
-      ? withRoleCache(client, { ttlMs: config.cometchat.roleCacheSeconds * 1000 })
-      : client;
+    const cached =
+      config.cometchat.roleCacheSeconds > 0
+        ? withRoleCache(client, { ttlMs: config.cometchat.roleCacheSeconds * 1000 })
+        : client;
+    // With several apps, a failure says which app it is about (and which key setting).
+    return config.cometchat.apps.length > 1
+      ? withAppFailures(cached, {
+          name: settings.name,
+          keySetting: `${appEnvPrefix(settings.name)}API_KEY`,
+        })
+      : cached;
   };
   const deliver = options.deliver ?? createDeliverer(app.client);
 

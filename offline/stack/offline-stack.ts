@@ -1,6 +1,6 @@
 import type { DestinationStream } from 'pino';
 import { type RunningApp, startSlackApp } from '../../src/app.ts';
-import { type Config, loadConfig } from '../../src/config.ts';
+import { appEnvPrefix, type Config, loadConfig } from '../../src/config.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
 import type { Store } from '../../src/store/store.ts';
 import {
@@ -119,10 +119,8 @@ export interface OfflineApp<A extends string = string> {
   region: string;
 }
 
-/** `COMETCHAT_<NAME>_`: the app name upper-cased, `-` as `_`, as the app's configuration reads it. */
-export function appEnvPrefix(name: string): string {
-  return `COMETCHAT_${name.toUpperCase().replaceAll('-', '_')}_`;
-}
+/** `COMETCHAT_<NAME>_`: the prefix of an app's variables, as the app's configuration reads it. */
+export { appEnvPrefix };
 
 /**
  * Which seed and key each app gets, by position. A key set for an app in `env`

@@ -25,6 +25,14 @@ export interface CometChatErrorInit {
   retryAfterSeconds?: number | undefined;
   /** A short description of the underlying cause (e.g. `ECONNRESET`, a zod issue summary). */
   detail?: string | undefined;
+  /** The configured app the request was for, when several are configured. */
+  app?: FailedApp | undefined;
+}
+
+/** Which of several configured apps a failure belongs to, and the setting that holds its key. */
+export interface FailedApp {
+  name: string;
+  keySetting: string;
 }
 
 export class CometChatError extends Error {
@@ -39,6 +47,7 @@ export class CometChatError extends Error {
   readonly details: Record<string, unknown> | undefined;
   readonly retryAfterSeconds: number | undefined;
   readonly detail: string | undefined;
+  readonly app: FailedApp | undefined;
 
   constructor(init: CometChatErrorInit) {
     super(describe(init));
@@ -51,6 +60,12 @@ export class CometChatError extends Error {
     this.details = init.details;
     this.retryAfterSeconds = init.retryAfterSeconds;
     this.detail = init.detail;
+    this.app = init.app;
+  }
+
+  /** The same failure, said to belong to `app`. */
+  forApp(app: FailedApp): CometChatError {
+    return new CometChatError({ ...this, app });
   }
 }
 

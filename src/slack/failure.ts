@@ -28,7 +28,14 @@ export function failureSentence(error: unknown, budgetSeconds: number): string {
     if (slack) return slack;
     return 'Something went wrong inside the app. It is logged; try again, and report the reference if it keeps happening.';
   }
+  const sentence = cometchatSentence(error, budgetSeconds);
+  // With several apps, every failure says which app it is about.
+  return error.app ? `${escapeMrkdwn(error.app.name)}: ${sentence}` : sentence;
+}
+
+function cometchatSentence(error: CometChatError, budgetSeconds: number): string {
   const what = WHAT[error.operation] ?? 'the request';
+  const roles = error.app ? `/cometchat ${error.app.name} roles` : '/cometchat roles';
   // The code and message come from the service: escaped like any other external text. The code
   // is something people search for, so it goes in a code span, which keeps it copyable (plain
   // escaping would put invisible separators around its underscores).
@@ -37,9 +44,9 @@ export function failureSentence(error: unknown, budgetSeconds: number): string {
     case 'not_found':
       return error.operation === 'getCall'
         ? `CometChat has no call with that session id${code}. Check the id: it is case-sensitive and must be complete.`
-        : `CometChat has no such role${code}. Check the id with \`/cometchat roles\`.`;
+        : `CometChat has no such role${code}. Check the id with \`${roles}\`.`;
     case 'unauthorized':
-      return `CometChat refused the app's API key${code}. An admin should check that COMETCHAT_API_KEY is a REST API key with full access for this app.`;
+      return `CometChat refused the app's API key${code}. An admin should check that ${error.app?.keySetting ?? 'COMETCHAT_API_KEY'} is a REST API key with full access for this app.`;
     case 'rate_limited':
       return `CometChat is rate limiting this app${code}; try again in ${seconds(error.retryAfterSeconds ?? 60)}.`;
     case 'bad_request': {

@@ -119,6 +119,10 @@ describe('several CometChat apps from one install', () => {
     expect(prod).toContain('<#C0OPS>');
     expect(prod).toMatch(/CometChat refused the key \(ref `[^`]+`\)/);
     for (const key of OFFLINE_APP_API_KEYS) expect(JSON.stringify(reply)).not.toContain(key);
+    // A command for prod says which app refused, and which setting to check.
+    const failed = await commandText(h, 'prod roles');
+    expect(failed).toContain('prod: CometChat refused');
+    expect(failed).toContain('COMETCHAT_PROD_API_KEY');
   });
 
   it('refuses buttons of one app edited to name the other', async () => {

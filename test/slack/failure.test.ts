@@ -47,6 +47,19 @@ describe('failureSentence', () => {
     ).toMatch(/within 8 seconds/);
   });
 
+  it('names the app of one of several, and the setting of its refused key', () => {
+    const prod = { name: 'prod', keySetting: 'COMETCHAT_PROD_API_KEY' };
+    const refused = new CometChatError({ kind: 'unauthorized', ref: 'r3', operation: 'listRoles' });
+    expect(failureSentence(refused, 8)).toContain('COMETCHAT_API_KEY is');
+    const sentence = failureSentence(refused.forApp(prod), 8);
+    expect(sentence).toMatch(/^prod: CometChat refused/);
+    expect(sentence).toContain('COMETCHAT_PROD_API_KEY is');
+    const missing = new CometChatError({ kind: 'not_found', ref: 'r4', operation: 'listRoles' });
+    expect(failureSentence(missing.forApp(prod), 8)).toContain('`/cometchat prod roles`');
+    // The copy is the same failure otherwise.
+    expect(refused.forApp(prod)).toMatchObject({ kind: 'unauthorized', ref: 'r3', app: prod });
+  });
+
   it("counts unknown ids and refusals as the user's, outages as the system's", () => {
     expect(
       isUserFailure(new CometChatError({ kind: 'not_found', ref: 'r', operation: 'getCall' })),

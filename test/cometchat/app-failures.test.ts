@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { withAppFailures } from '../../src/cometchat/app-failures.ts';
+import type { CometChatClient } from '../../src/cometchat/client.ts';
+import { CometChatError } from '../../src/cometchat/errors.ts';
+
+const prod = { name: 'prod', keySetting: 'COMETCHAT_PROD_API_KEY' };
+
+function failingWith(error: unknown): CometChatClient {
+  const fail = () => Promise.reject(error);
+  return { listRoles: fail, listAllRoles: fail, setRolePermissions: fail, getCall: fail };
+}
+
+describe('withAppFailures', () => {
+  it("says which app each method's CometChat failure belongs to", async () => {
+    const error = new CometChatError({ kind: 'unavailable', ref: 'r1', operation: 'getCall' });
+    const client = withAppFailures(failingWith(error), prod);
+    for (const call of [
+      () => client.listRoles(),
+      () => client.listAllRoles(),
+      () => client.setRolePermissions('default', { sendMessage: 'deny' }),
+      () => client.getCall('v1.us.app.1'),
+    ]) {
+      await expect(call()).rejects.toMatchObject({ kind: 'unavailable', ref: 'r1', app: prod });
+    }
+  });
+
+  it('passes other failures and answers through as they are', async () => {
+    const bug = new TypeError('a bug');
+    await expect(withAppFailures(failingWith(bug), prod).listRoles()).rejects.toBe(bug);
+    const page = {
+      roles: [],
+      pagination: { total: 0, count: 0, per_page: 10, current_page: 1, total_pages: 1 },
+    };
+    const ok = { ...failingWith(bug), listRoles: async () => page } as CometChatClient;
+    expect(await withAppFailures(ok, prod).listRoles()).toBe(page);
+  });
+});
