@@ -16,9 +16,9 @@ import {
 import { createCallCommand, registerCallLookup } from './features/calls/call-lookup.ts';
 import type { FeatureDeps } from './features/deps.ts';
 import { helpMessage } from './features/help/help-view.ts';
+import type { EditorDeps } from './features/permissions/editor-context.ts';
 import {
   createEditorOpener,
-  type EditorDeps,
   registerPermissionEditor,
 } from './features/permissions/permission-editor.ts';
 import { createRolesCommand, registerRoleList } from './features/roles/role-list.ts';

@@ -1,5 +1,4 @@
 import type {
-  AllMiddlewareArgs,
   App,
   BlockAction,
   ButtonAction,
@@ -10,25 +9,23 @@ import type {
 } from '@slack/bolt';
 import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import type { Role } from '../../cometchat/schemas.ts';
-import {
-  appNameIfSeveral,
-  type CometChatApp,
-  openRoleButton,
-  tryOpenSealed,
-  valueWriter,
-} from '../../slack/apps.ts';
-import { failureMessage } from '../../slack/blocks.ts';
+import { type CometChatApp, openRoleButton, tryOpenSealed } from '../../slack/apps.ts';
 import { destinationOf } from '../../slack/deliver.ts';
-import { alreadyShown, failureSentence, RefusedError } from '../../slack/failure.ts';
+import { alreadyShown, RefusedError } from '../../slack/failure.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { failInModal, showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import type { KnownPermissions, Store } from '../../store/store.ts';
-import type { AuditTrail, FeatureDeps } from '../deps.ts';
 import { applyChange } from './apply-change.ts';
 import { editRefusal } from './editor-access.ts';
+import {
+  type Args,
+  appLabel,
+  type EditorDeps,
+  failureView,
+  OPEN_CHECK_DEADLINE_MS,
+  roleIn,
+} from './editor-context.ts';
 import {
   categorySwitchView,
   isCategory,
@@ -39,7 +36,6 @@ import {
 } from './editor-flow.ts';
 import {
   type AppliedChange,
-  AppliedChangeSchema,
   baselineFrom,
   ConfirmSchema,
   confirmRecord,
@@ -47,7 +43,6 @@ import {
   EditorStateSchema,
   METADATA_LIMIT,
   newEditorState,
-  promotedChange,
   rebase,
   STALE_NOTICE,
 } from './editor-state.ts';
@@ -60,38 +55,10 @@ import {
   messageView,
   resultView,
 } from './editor-view.ts';
+import { appsWithRole, createPromoteButton } from './promotion.ts';
 
-export interface EditorDeps extends FeatureDeps {
-  store: Store;
-  audit: AuditTrail;
-  now: () => number;
-  /**
-   * How long "Review changes" may take before it answers Slack anyway (Slack allows three
-   * seconds for a view submission, from the click, and the network takes its share).
-   */
-  reviewDeadlineMs: number;
-}
-
-type Args<T> = T & AllMiddlewareArgs;
-
-/** The editor check before `views.open` ends this long after the request arrived at most. */
-export const OPEN_CHECK_DEADLINE_MS = 2_000;
-
-/**
- * How long an applied change's result waits for the other apps' role lists (to offer the change
- * to those that have the role); an app that has not answered by then is not offered.
- */
-export const PROMOTION_CHECK_MS = 1_500;
-
-/** The app a view is about, as its views name it and seal what Slack carries back. */
-export function appLabel(deps: Pick<FeatureDeps, 'apps'>, app: CometChatApp): AppLabel {
-  return { appName: appNameIfSeveral(deps.apps, app), write: valueWriter(deps.apps, app) };
-}
-
-/** "`role`" with one app, "`role` in *staging*" with several. */
-function roleIn(role: string, label: AppLabel): string {
-  return `${code(role)}${label.appName ? ` in *${label.appName}*` : ''}`;
-}
+// The editor's listeners: open, switch category, review, apply. Each decides with the plain
+// functions of editor-flow.ts and apply-change.ts; promotion to another app is promotion.ts.
 
 /**
  * The editor for a role, ready to show: the role list and the last known values, fetched
@@ -122,11 +89,6 @@ export async function loadEditorView(
     ...roleContext(roles, role),
     ...label,
   });
-}
-
-function failureView(error: unknown, scope: RequestScope, deps: FeatureDeps): View {
-  const message = failureMessage(failureSentence(error, deps.budgetSeconds), scope.ref);
-  return messageView('Edit permissions', message.blocks ?? []);
 }
 
 /**
@@ -484,140 +446,6 @@ export function createApplySubmission(deps: EditorDeps) {
       }
     }
   };
-}
-
-/**
- * The other apps an applied change can be offered to: those whose role list has the role. The
- * lists are asked together and waited for a short while; an app that fails or is slow is left
- * out (its role is checked again when the change is offered to it anyway).
- */
-export async function appsWithRole(
-  deps: Pick<EditorDeps, 'apps'>,
-  applied: CometChatApp,
-  role: string,
-  scope: RequestScope,
-): Promise<string[]> {
-  const others = deps.apps.all.filter((other) => other.name !== applied.name);
-  const found = await Promise.all(
-    others.map(async (other) => {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), PROMOTION_CHECK_MS);
-      });
-      try {
-        const roles = await Promise.race([
-          other.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
-          late,
-        ]);
-        if (!roles) scope.log.info({ app: other.name }, 'promotion: role list not in time');
-        return roles?.some((r) => r.role === role) ? other.name : undefined;
-      } catch (error) {
-        scope.log.warn({ err: error, app: other.name }, 'promotion: role list failed');
-        return undefined;
-      } finally {
-        clearTimeout(timer);
-      }
-    }),
-  );
-  return found.filter((name): name is string => name !== undefined);
-}
-
-const PROMOTION_DAMAGED =
-  'That button is out of date or damaged: nothing was sent. Apply the change again from the editor.';
-
-/**
- * "Apply the same change to <app>" on a result: the same keys and values as a confirmation for
- * that app, compared with its own last known permissions, after its own editor check. Nothing is
- * sent from here; that app's confirmation is.
- */
-export function createPromoteButton(deps: EditorDeps) {
-  return async ({
-    ack,
-    body,
-    action,
-    client,
-    context,
-  }: Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>) => {
-    await ack();
-    const scope = scopeOf(context);
-    const push = (view: View) => client.views.push({ trigger_id: body.trigger_id, view });
-    // The change comes from the result's metadata, sealed by the app it was applied to; the
-    // button only names where it goes.
-    const from = tryOpenSealed(deps.apps, AppliedChangeSchema, body.view?.private_metadata);
-    const to = deps.apps.byName(action.value ?? '');
-    if (!from || !to || to.name === from.app.name) {
-      scope.log.warn({ to: action.value }, 'promotion: damaged or forged button refused');
-      await push(messageView('Apply to another app', PROMOTION_DAMAGED));
-      return;
-    }
-    const applied = from.value;
-    const refusal = await editRefusal(to.access, body.user.id, scope.log, 'open', {
-      withinMs: msLeft(scope, OPEN_CHECK_DEADLINE_MS, deps.now),
-    });
-    if (refusal) {
-      await push(messageView('Not allowed', refusal));
-      return;
-    }
-    const label = appLabel(deps, to);
-    const opened = await push(
-      messageView(
-        'Apply to another app',
-        `:hourglass_flowing_sand: Preparing the review for ${roleIn(applied.role, label)}…`,
-        false,
-      ),
-    );
-    const viewId = opened.view?.id ?? '';
-    try {
-      const [roles, known] = await Promise.all([
-        to.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
-        deps.store.getKnownPermissions(to.name, applied.role),
-      ]);
-      await client.views.update({
-        view_id: viewId,
-        view: promotionView({ applied, from: from.app.name, to: to.name, label, roles, known }),
-      });
-      scope.log.info(
-        { from: from.app.name, to: to.name, role: applied.role, promotedFrom: applied.ref },
-        'promotion: review shown',
-      );
-    } catch (error) {
-      await failInModal(client, viewId, failureView(error, scope, deps), error, scope.log);
-    }
-  };
-}
-
-/** What a promotion shows: that app's confirmation, or why there is none. Pure. */
-export function promotionView(input: {
-  applied: AppliedChange;
-  from: string;
-  to: string;
-  label: AppLabel;
-  roles: readonly Role[];
-  known: KnownPermissions | undefined;
-}): View {
-  const { applied, label } = input;
-  const target = roleIn(applied.role, label);
-  if (!input.roles.some((r) => r.role === applied.role)) {
-    return messageView(
-      'Apply to another app',
-      `CometChat has no role ${target}, so the change cannot be applied there. Nothing was sent.`,
-    );
-  }
-  const meta = promotedChange({
-    applied,
-    from: input.from,
-    to: input.to,
-    baseline: baselineFrom(input.known),
-  });
-  const metadata = (label.write ?? JSON.stringify)(confirmRecord(meta));
-  if (metadata.length > METADATA_LIMIT) {
-    return messageView(
-      'Apply to another app',
-      `This change is too large to carry to ${target} in one confirmation. Nothing was sent; apply it there from the editor.`,
-    );
-  }
-  const roleName = input.roles.find((r) => r.role === applied.role)?.name || applied.role;
-  return confirmView(meta, roleName, metadata, label.appName);
 }
 
 export function registerPermissionEditor(app: App, deps: EditorDeps): void {

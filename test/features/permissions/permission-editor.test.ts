@@ -3,6 +3,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import { CometChatError } from '../../../src/cometchat/errors.ts';
+import type { EditorDeps } from '../../../src/features/permissions/editor-context.ts';
 import {
   encodeConfirm,
   encodeState,
@@ -11,7 +12,6 @@ import {
 import { blockIds, messageView } from '../../../src/features/permissions/editor-view.ts';
 import {
   createApplySubmission,
-  type EditorDeps,
   reviewResponse,
   reviewSubmission,
 } from '../../../src/features/permissions/permission-editor.ts';

@@ -1,0 +1,44 @@
+import type { AllMiddlewareArgs } from '@slack/bolt';
+import type { View } from '@slack/types';
+import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../slack/apps.ts';
+import { failureMessage } from '../../slack/blocks.ts';
+import { failureSentence } from '../../slack/failure.ts';
+import { code } from '../../slack/mrkdwn.ts';
+import type { RequestScope } from '../../slack/request-context.ts';
+import type { Store } from '../../store/store.ts';
+import type { AuditTrail, FeatureDeps } from '../deps.ts';
+import { type AppLabel, messageView } from './editor-view.ts';
+
+// What the editor's listeners share: their dependencies, the app a view is about, and how a
+// failure is shown in the modal.
+
+export interface EditorDeps extends FeatureDeps {
+  store: Store;
+  audit: AuditTrail;
+  now: () => number;
+  /**
+   * How long "Review changes" may take before it answers Slack anyway (Slack allows three
+   * seconds for a view submission, from the click, and the network takes its share).
+   */
+  reviewDeadlineMs: number;
+}
+
+export type Args<T> = T & AllMiddlewareArgs;
+
+/** The editor check before `views.open` ends this long after the request arrived at most. */
+export const OPEN_CHECK_DEADLINE_MS = 2_000;
+
+/** The app a view is about, as its views name it and seal what Slack carries back. */
+export function appLabel(deps: Pick<FeatureDeps, 'apps'>, app: CometChatApp): AppLabel {
+  return { appName: appNameIfSeveral(deps.apps, app), write: valueWriter(deps.apps, app) };
+}
+
+/** "`role`" with one app, "`role` in *staging*" with several. */
+export function roleIn(role: string, label: AppLabel): string {
+  return `${code(role)}${label.appName ? ` in *${label.appName}*` : ''}`;
+}
+
+export function failureView(error: unknown, scope: RequestScope, deps: FeatureDeps): View {
+  const message = failureMessage(failureSentence(error, deps.budgetSeconds), scope.ref);
+  return messageView('Edit permissions', message.blocks ?? []);
+}

@@ -1,0 +1,168 @@
+import type { BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { View } from '@slack/types';
+import type { Role } from '../../cometchat/schemas.ts';
+import { type CometChatApp, tryOpenSealed } from '../../slack/apps.ts';
+import { failInModal } from '../../slack/modal-outcome.ts';
+import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import type { KnownPermissions } from '../../store/store.ts';
+import { editRefusal } from './editor-access.ts';
+import {
+  type Args,
+  appLabel,
+  type EditorDeps,
+  failureView,
+  OPEN_CHECK_DEADLINE_MS,
+  roleIn,
+} from './editor-context.ts';
+import {
+  type AppliedChange,
+  AppliedChangeSchema,
+  baselineFrom,
+  confirmRecord,
+  METADATA_LIMIT,
+  promotedChange,
+} from './editor-state.ts';
+import { type AppLabel, confirmView, messageView } from './editor-view.ts';
+
+// Promotion: a change applied to one app, offered to each other app that has the role, through
+// that app's own review and confirmation.
+
+/**
+ * How long an applied change's result waits for the other apps' role lists (to offer the change
+ * to those that have the role); an app that has not answered by then is not offered.
+ */
+export const PROMOTION_CHECK_MS = 1_500;
+
+/**
+ * The other apps an applied change can be offered to: those whose role list has the role. The
+ * lists are asked together and waited for a short while; an app that fails or is slow is left
+ * out (its role is checked again when the change is offered to it anyway).
+ */
+export async function appsWithRole(
+  deps: Pick<EditorDeps, 'apps'>,
+  applied: CometChatApp,
+  role: string,
+  scope: RequestScope,
+): Promise<string[]> {
+  const others = deps.apps.all.filter((other) => other.name !== applied.name);
+  const found = await Promise.all(
+    others.map(async (other) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), PROMOTION_CHECK_MS);
+      });
+      try {
+        const roles = await Promise.race([
+          other.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
+          late,
+        ]);
+        if (!roles) scope.log.info({ app: other.name }, 'promotion: role list not in time');
+        return roles?.some((r) => r.role === role) ? other.name : undefined;
+      } catch (error) {
+        scope.log.warn({ err: error, app: other.name }, 'promotion: role list failed');
+        return undefined;
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  return found.filter((name): name is string => name !== undefined);
+}
+
+const PROMOTION_DAMAGED =
+  'That button is out of date or damaged: nothing was sent. Apply the change again from the editor.';
+
+/**
+ * "Apply the same change to <app>" on a result: the same keys and values as a confirmation for
+ * that app, compared with its own last known permissions, after its own editor check. Nothing is
+ * sent from here; that app's confirmation is.
+ */
+export function createPromoteButton(deps: EditorDeps) {
+  return async ({
+    ack,
+    body,
+    action,
+    client,
+    context,
+  }: Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>) => {
+    await ack();
+    const scope = scopeOf(context);
+    const push = (view: View) => client.views.push({ trigger_id: body.trigger_id, view });
+    // The change comes from the result's metadata, sealed by the app it was applied to; the
+    // button only names where it goes.
+    const from = tryOpenSealed(deps.apps, AppliedChangeSchema, body.view?.private_metadata);
+    const to = deps.apps.byName(action.value ?? '');
+    if (!from || !to || to.name === from.app.name) {
+      scope.log.warn({ to: action.value }, 'promotion: damaged or forged button refused');
+      await push(messageView('Apply to another app', PROMOTION_DAMAGED));
+      return;
+    }
+    const applied = from.value;
+    const refusal = await editRefusal(to.access, body.user.id, scope.log, 'open', {
+      withinMs: msLeft(scope, OPEN_CHECK_DEADLINE_MS, deps.now),
+    });
+    if (refusal) {
+      await push(messageView('Not allowed', refusal));
+      return;
+    }
+    const label = appLabel(deps, to);
+    const opened = await push(
+      messageView(
+        'Apply to another app',
+        `:hourglass_flowing_sand: Preparing the review for ${roleIn(applied.role, label)}…`,
+        false,
+      ),
+    );
+    const viewId = opened.view?.id ?? '';
+    try {
+      const [roles, known] = await Promise.all([
+        to.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
+        deps.store.getKnownPermissions(to.name, applied.role),
+      ]);
+      await client.views.update({
+        view_id: viewId,
+        view: promotionView({ applied, from: from.app.name, to: to.name, label, roles, known }),
+      });
+      scope.log.info(
+        { from: from.app.name, to: to.name, role: applied.role, promotedFrom: applied.ref },
+        'promotion: review shown',
+      );
+    } catch (error) {
+      await failInModal(client, viewId, failureView(error, scope, deps), error, scope.log);
+    }
+  };
+}
+
+/** What a promotion shows: that app's confirmation, or why there is none. Pure. */
+export function promotionView(input: {
+  applied: AppliedChange;
+  from: string;
+  to: string;
+  label: AppLabel;
+  roles: readonly Pick<Role, 'role' | 'name'>[];
+  known: KnownPermissions | undefined;
+}): View {
+  const { applied, label } = input;
+  const target = roleIn(applied.role, label);
+  if (!input.roles.some((r) => r.role === applied.role)) {
+    return messageView(
+      'Apply to another app',
+      `CometChat has no role ${target}, so the change cannot be applied there. Nothing was sent.`,
+    );
+  }
+  const meta = promotedChange({
+    applied,
+    from: input.from,
+    to: input.to,
+    baseline: baselineFrom(input.known),
+  });
+  const metadata = (label.write ?? JSON.stringify)(confirmRecord(meta));
+  if (metadata.length > METADATA_LIMIT) {
+    return messageView(
+      'Apply to another app',
+      `This change is too large to carry to ${target} in one confirmation. Nothing was sent; apply it there from the editor.`,
+    );
+  }
+  const roleName = input.roles.find((r) => r.role === applied.role)?.name || applied.role;
+  return confirmView(meta, roleName, metadata, label.appName);
+}
