@@ -30,4 +30,5 @@ export const CALLBACKS = {
 export const BLOCKS = {
   lookupSession: 'lookup_session',
   lookupOnBehalfOf: 'lookup_on_behalf_of',
+  lookupApp: 'lookup_app',
 } as const;

@@ -250,4 +250,36 @@ describe('several CometChat apps from one install', () => {
     await lead.command('prod perms default');
     await h.slack.nextCall('views.open', mark);
   });
+
+  it('"Look up a call" asks which app, and looks the call up there only', async () => {
+    const h = await twoApps();
+    const mark = h.slack.calls.length;
+    await h.driver.interaction(h.driver.globalShortcut({ callbackId: 'lookup_call_global' }));
+    await h.slack.nextCall('views.open', mark);
+    const form = [...h.slack.views.values()].at(-1);
+    if (!form) throw new Error('no form was opened');
+    expect(JSON.stringify(form.blocks)).toContain('CometChat app');
+    const values = (app: string) => ({
+      lookup_app: { app: { type: 'static_select', selected_option: { value: app } } },
+      lookup_session: {
+        session_id: { type: 'plain_text_input', value: SECOND_SANDBOX_SESSION_IDS.videoEnded },
+      },
+      lookup_on_behalf_of: { on_behalf_of: { type: 'plain_text_input', value: null } },
+    });
+
+    forget(h);
+    // A choice that is not a configured app (a forged submission): a sentence, nothing sent.
+    const forged = await submitView(h, form, values('qa'));
+    expect(forged.response_action).toBe('errors');
+    expect(forged.errors?.lookup_app).toContain('`staging`, `prod`');
+    expect(sandboxOf(h, 'staging').requests).toEqual([]);
+    expect(sandboxOf(h, 'prod').requests).toEqual([]);
+
+    const before = h.slack.calls.length;
+    const pending = await submitView(h, form, values('prod'));
+    expect(pending.response_action).toBe('update');
+    const result = await h.slack.nextCall('views.update', before);
+    expect(textOf(result.args.view)).toContain('prod');
+    expectOnlyReached(h, 'prod');
+  });
 });

@@ -12,7 +12,13 @@ import type {
 } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import { z } from 'zod';
-import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../slack/apps.ts';
+import {
+  type Apps,
+  appNameIfSeveral,
+  type CometChatApp,
+  openSealed,
+  valueWriter,
+} from '../../slack/apps.ts';
 import { failureMessage, withoutActions } from '../../slack/blocks.ts';
 import { idProblem, MAX_SESSION_ID, MAX_UID, uidProblem } from '../../slack/command.ts';
 import { destinationOf } from '../../slack/deliver.ts';
@@ -24,6 +30,7 @@ import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { callMessage, participantsView } from './call-view.ts';
 import {
+  APP_INPUT,
   lookupFormView,
   lookupPendingView,
   ON_BEHALF_INPUT,
@@ -190,14 +197,34 @@ export function createMessageShortcut(deps: FeatureDeps) {
   };
 }
 
-/** "Look up a call" from anywhere: the form. */
-export async function openLookupForm({
-  ack,
-  shortcut,
-  client,
-}: Args<SlackShortcutMiddlewareArgs<GlobalShortcut>>): Promise<void> {
-  await ack();
-  await client.views.open({ trigger_id: shortcut.trigger_id, view: lookupFormView() });
+/** "Look up a call" from anywhere: the form (with an app selector when there are several). */
+export function createLookupForm(deps: Pick<FeatureDeps, 'apps'>) {
+  const names = deps.apps.all.map((app) => app.name);
+  return async ({
+    ack,
+    shortcut,
+    client,
+  }: Args<SlackShortcutMiddlewareArgs<GlobalShortcut>>): Promise<void> => {
+    await ack();
+    await client.views.open({ trigger_id: shortcut.trigger_id, view: lookupFormView(names) });
+  };
+}
+
+/**
+ * The app the form chose: the only one, or the selected one, which must be configured (a
+ * forged or outdated choice gets a sentence on the selector, and nothing is sent).
+ */
+export function readLookupApp(
+  values: ViewSubmitAction['view']['state']['values'],
+  apps: Apps,
+): { app: CometChatApp } | { errors: Record<string, string> } {
+  const only = apps.all[0];
+  if (!apps.several && only) return { app: only };
+  const chosen = values[BLOCKS.lookupApp]?.[APP_INPUT]?.selected_option?.value ?? '';
+  const app = apps.byName(chosen);
+  if (app) return { app };
+  const names = apps.all.map((a) => `\`${a.name}\``).join(', ');
+  return { errors: { [BLOCKS.lookupApp]: `Choose one of the configured apps: ${names}.` } };
 }
 
 export type LookupForm =
@@ -227,17 +254,20 @@ export function createLookupSubmission(deps: FeatureDeps) {
   }: Args<SlackViewMiddlewareArgs<ViewSubmitAction>>) => {
     const scope = scopeOf(context);
     const form = readLookupForm(view.state.values);
-    if ('errors' in form) {
-      await ack({ response_action: 'errors', errors: form.errors });
+    const chosen = readLookupApp(view.state.values, deps.apps);
+    if ('errors' in form || 'errors' in chosen) {
+      const errors = {
+        ...('errors' in form ? form.errors : {}),
+        ...('errors' in chosen ? chosen.errors : {}),
+      };
+      await ack({ response_action: 'errors', errors });
       return;
     }
     await ack({ response_action: 'update', view: lookupPendingView(form.sessionId) });
     let blocks: KnownBlock[];
     try {
-      // The form's app selector arrives with issue 11's shortcut work; until then, the default.
-      const app = deps.apps.forChannel(undefined);
       blocks = withoutShareButtons(
-        (await render(app, form.sessionId, form.onBehalfOf, scope)).blocks ?? [],
+        (await render(chosen.app, form.sessionId, form.onBehalfOf, scope)).blocks ?? [],
       );
     } catch (error) {
       const failed = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
@@ -255,7 +285,7 @@ export function registerCallLookup(app: App, deps: FeatureDeps): void {
     createParticipantsPage(deps),
   );
   app.shortcut<MessageShortcut>(CALLBACKS.lookupCallMessage, createMessageShortcut(deps));
-  app.shortcut<GlobalShortcut>(CALLBACKS.lookupCallGlobal, openLookupForm);
+  app.shortcut<GlobalShortcut>(CALLBACKS.lookupCallGlobal, createLookupForm(deps));
   app.view<ViewSubmitAction>(CALLBACKS.lookupCallModal, createLookupSubmission(deps));
 }
 

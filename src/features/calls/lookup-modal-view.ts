@@ -6,9 +6,31 @@ import { code } from '../../slack/mrkdwn.ts';
 
 export const SESSION_INPUT = 'session_id';
 export const ON_BEHALF_INPUT = 'on_behalf_of';
+export const APP_INPUT = 'app';
 
-/** The global shortcut's form: a session id, and optionally the uid to act for. Pure. */
-export function lookupFormView(): View {
+/**
+ * The global shortcut's form: a session id, and optionally the uid to act for; with several
+ * apps, which one (the first chosen to begin with). Pure.
+ */
+export function lookupFormView(appNames: readonly string[] = []): View {
+  const options = appNames.map((name) => ({ text: plain(name), value: name }));
+  const [first] = options;
+  const appBlock: KnownBlock[] =
+    options.length > 1 && first
+      ? [
+          {
+            type: 'input',
+            block_id: BLOCKS.lookupApp,
+            label: plain('CometChat app'),
+            element: {
+              type: 'static_select',
+              action_id: APP_INPUT,
+              options: options.slice(0, 100),
+              initial_option: first,
+            },
+          },
+        ]
+      : [];
   return {
     type: 'modal',
     callback_id: CALLBACKS.lookupCallModal,
@@ -16,6 +38,7 @@ export function lookupFormView(): View {
     submit: plain('Look up', 24),
     close: plain('Cancel', 24),
     blocks: [
+      ...appBlock,
       {
         type: 'input',
         block_id: BLOCKS.lookupSession,

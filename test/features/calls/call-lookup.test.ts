@@ -1,7 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { findSessionIds, readLookupForm } from '../../../src/features/calls/call-lookup.ts';
-import { ON_BEHALF_INPUT, SESSION_INPUT } from '../../../src/features/calls/lookup-modal-view.ts';
+import type { CometChatClient } from '../../../src/cometchat/client.ts';
+import {
+  findSessionIds,
+  readLookupApp,
+  readLookupForm,
+} from '../../../src/features/calls/call-lookup.ts';
+import {
+  lookupFormView,
+  ON_BEHALF_INPUT,
+  SESSION_INPUT,
+} from '../../../src/features/calls/lookup-modal-view.ts';
+import type { Access } from '../../../src/slack/access.ts';
+import { createApps } from '../../../src/slack/apps.ts';
+import { plain } from '../../../src/slack/blocks.ts';
 import { BLOCKS } from '../../../src/slack/ids.ts';
+
+const appsNamed = (...names: string[]) =>
+  createApps(
+    names.map((name) => ({
+      name,
+      appId: `${name}-id`,
+      region: 'us',
+      apiKey: `${name}-key`,
+      cometchat: {} as CometChatClient,
+      access: {} as Access,
+    })),
+  );
 
 // The call lookup's decisions without Slack: which ids a message holds, and what a form says.
 
@@ -51,5 +75,45 @@ describe('readLookupForm', () => {
     expect(readLookupForm(form('x'.repeat(256)))).toEqual({
       errors: { [BLOCKS.lookupSession]: 'A session id is at most 255 characters.' },
     });
+  });
+});
+
+describe('the app of the lookup form', () => {
+  const chose = (value: string | undefined): Parameters<typeof readLookupApp>[0] => ({
+    [BLOCKS.lookupApp]: {
+      app: {
+        type: 'static_select',
+        ...(value === undefined ? {} : { selected_option: { text: plain(value), value } }),
+      },
+    },
+  });
+
+  it('asks which app only when there are several, the first chosen to begin with', () => {
+    expect(JSON.stringify(lookupFormView(['default']))).not.toContain(BLOCKS.lookupApp);
+    expect(lookupFormView()).toEqual(lookupFormView(['default']));
+    const blocks = lookupFormView(['staging', 'prod']).blocks;
+    expect(blocks[0]).toMatchObject({
+      block_id: BLOCKS.lookupApp,
+      element: {
+        options: [{ value: 'staging' }, { value: 'prod' }],
+        initial_option: { value: 'staging' },
+      },
+    });
+  });
+
+  it('takes the chosen app, and refuses one that is not configured', () => {
+    const apps = appsNamed('staging', 'prod');
+    const chosen = readLookupApp(chose('prod'), apps);
+    expect('app' in chosen && chosen.app.name).toBe('prod');
+    for (const forged of ['qa', '', undefined]) {
+      expect(readLookupApp(chose(forged), apps)).toEqual({
+        errors: { [BLOCKS.lookupApp]: 'Choose one of the configured apps: `staging`, `prod`.' },
+      });
+    }
+  });
+
+  it('with one app, takes it whatever the form says', () => {
+    const chosen = readLookupApp({}, appsNamed('default'));
+    expect('app' in chosen && chosen.app.name).toBe('default');
   });
 });
