@@ -16,5 +16,6 @@ export function withAppFailures<C extends CometChatClient>(client: C, app: Faile
     setRolePermissions: (role, permissions, request) =>
       client.setRolePermissions(role, permissions, request).catch(label),
     getCall: (sessionId, request) => client.getCall(sessionId, request).catch(label),
+    listCalls: (query, request) => client.listCalls(query, request).catch(label),
   };
 }

@@ -6,13 +6,17 @@ import { CometChatError, type CometChatErrorKind, kindForStatus } from './errors
 import { fitsHeader } from './header-value.ts';
 import {
   type Call,
+  type CallPage,
+  type CallQuery,
   type PermissionUpdate,
   type Role,
   type RolePage,
   toCall,
+  toCallPage,
   toPermissionUpdate,
 } from './model.ts';
 import {
+  CallListResponseSchema,
   CallResponseSchema,
   ErrorBodySchema,
   type PermissionMap,
@@ -63,6 +67,11 @@ export interface CometChatClient {
     sessionId: string,
     options?: RequestOptions & { onBehalfOf?: string | undefined },
   ): Promise<Call>;
+  /** One page of the calls that match, newest first. */
+  listCalls(
+    query: CallQuery,
+    options?: RequestOptions & { onBehalfOf?: string | undefined },
+  ): Promise<CallPage>;
 }
 
 /** Statuses worth another attempt: the request may well succeed a moment later. */
@@ -228,20 +237,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
 
     async getCall(sessionId, request = {}) {
       const path = `calls/${segment(sessionId, 'session id', 'getCall', request, newRef)}`;
-      const headers: Record<string, string> = {};
-      if (request.onBehalfOf) {
-        // fetch throws a TypeError for a header it cannot send, which would read as a network
-        // failure (and be retried): refuse it before any request instead.
-        if (!fitsHeader(request.onBehalfOf)) {
-          throw new CometChatError({
-            kind: 'bad_request',
-            ref: request.ref ?? newRef(),
-            operation: 'getCall',
-            detail: 'the uid cannot be sent in a header (Latin-1 characters only)',
-          });
-        }
-        headers.onBehalfOf = request.onBehalfOf;
-      }
+      const headers = onBehalfHeaders(request, 'getCall', newRef);
       const body = await send(
         callApi,
         'getCall',
@@ -262,8 +258,60 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
       }
       return toCall(record);
     },
+
+    async listCalls(query, request = {}) {
+      const headers = onBehalfHeaders(request, 'listCalls', newRef);
+      const body = await send(
+        callApi,
+        'listCalls',
+        'calls',
+        { method: 'get', headers, searchParams: callSearchParams(query) },
+        CallListResponseSchema,
+        request,
+      );
+      return toCallPage(body, query);
+    },
   };
   return client;
+}
+
+/**
+ * The `onBehalfOf` header, when asked for. fetch throws a TypeError for a header it cannot send,
+ * which would read as a network failure (and be retried): it is refused before any request.
+ */
+function onBehalfHeaders(
+  request: RequestOptions & { onBehalfOf?: string | undefined },
+  operation: string,
+  newRef: () => string,
+): Record<string, string> {
+  if (!request.onBehalfOf) return {};
+  if (!fitsHeader(request.onBehalfOf)) {
+    throw new CometChatError({
+      kind: 'bad_request',
+      ref: request.ref ?? newRef(),
+      operation,
+      detail: 'the uid cannot be sent in a header (Latin-1 characters only)',
+    });
+  }
+  return { onBehalfOf: request.onBehalfOf };
+}
+
+/** The list's filters as query parameters: only those asked for, booleans as `true`/`false`. */
+export function callSearchParams(query: CallQuery): Record<string, string | number> {
+  const params: Record<string, string | number> = {};
+  for (const key of ['uid', 'status', 'type', 'mode', 'receiverType'] as const) {
+    const value = query[key];
+    if (value !== undefined) params[key] = value;
+  }
+  for (const key of ['hasRecording', 'hasTranscription'] as const) {
+    const value = query[key];
+    if (value !== undefined) params[key] = String(value);
+  }
+  if (query.startedAt !== undefined) params.startedAt = query.startedAt;
+  if (query.endedAt !== undefined) params.endedAt = query.endedAt;
+  params.page = query.page;
+  params.perPage = query.perPage;
+  return params;
 }
 
 /** With the `u` flag a surrogate pair is one code point, so only unpaired halves match. */

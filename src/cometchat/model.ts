@@ -6,13 +6,14 @@ import type {
   PermissionMap,
   Recording,
   Role,
+  Transcription,
 } from './schemas.ts';
 
 // The shapes the rest of the app works with: the service's variations (call `data` as an
 // object or an array, participant minutes under two names, missing entities) are resolved
 // here once, so Block Kit builders never have to know about them.
 
-export type { Pagination, PermissionMap, Recording, Role } from './schemas.ts';
+export type { Pagination, PermissionMap, Recording, Role, Transcription } from './schemas.ts';
 
 export interface RolePage {
   roles: Role[];
@@ -62,6 +63,34 @@ export interface Call {
   participants: Participant[];
   hasRecording: boolean;
   recordings: Recording[];
+  hasTranscription: boolean;
+  transcriptions: Transcription[];
+}
+
+/** Filters of the call list, as the service takes them (see `listCalls`). */
+export interface CallQuery {
+  /** Calls this user took part in. */
+  uid?: string | undefined;
+  status?: string | undefined;
+  type?: string | undefined;
+  mode?: string | undefined;
+  receiverType?: string | undefined;
+  hasRecording?: boolean | undefined;
+  hasTranscription?: boolean | undefined;
+  /** Unix seconds. */
+  startedAt?: number | undefined;
+  /** Unix seconds. */
+  endedAt?: number | undefined;
+  page: number;
+  perPage: number;
+}
+
+/** One page of the call list, newest first. */
+export interface CallPage {
+  calls: Call[];
+  page: number;
+  totalPages: number;
+  total: number;
 }
 
 export function toCall(record: CallRecord): Call {
@@ -97,7 +126,46 @@ export function toCall(record: CallRecord): Call {
     })),
     hasRecording: record.hasRecording ?? record.recordings.length > 0,
     recordings: record.recordings,
+    hasTranscription: record.hasTranscription ?? record.transcriptions.length > 0,
+    transcriptions: record.transcriptions,
   };
+}
+
+/**
+ * A page of the call list as the app shows it. The page parameters are not documented for this
+ * endpoint: a service that ignores `perPage` and answers with more than a page is paged here, and
+ * one that sends no `meta` is taken at its word that this is all there is.
+ */
+export function toCallPage(
+  body: { data: CallRecord[]; meta?: { pagination: ListPagination } | undefined },
+  query: Pick<CallQuery, 'page' | 'perPage'>,
+): CallPage {
+  const records = body.data;
+  const pagination = body.meta?.pagination;
+  if (records.length > query.perPage) {
+    const total = records.length;
+    const totalPages = Math.ceil(total / query.perPage);
+    const page = Math.min(query.page, totalPages);
+    const start = (page - 1) * query.perPage;
+    return {
+      calls: records.slice(start, start + query.perPage).map(toCall),
+      page,
+      totalPages,
+      total,
+    };
+  }
+  return {
+    calls: records.map(toCall),
+    page: pagination?.current_page ?? query.page,
+    totalPages: pagination?.total_pages ?? (records.length > 0 ? query.page : 0),
+    total: pagination?.total ?? records.length,
+  };
+}
+
+interface ListPagination {
+  total: number;
+  current_page: number;
+  total_pages: number;
 }
 
 function person(uid: string | undefined, entity: Entity | undefined): Person | undefined {

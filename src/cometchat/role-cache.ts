@@ -47,6 +47,7 @@ export function withRoleCache(
       }
     },
     getCall: (sessionId, request) => client.getCall(sessionId, request),
+    listCalls: (query, request) => client.listCalls(query, request),
     invalidateRoles: clear,
   };
 }

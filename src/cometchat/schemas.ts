@@ -89,6 +89,16 @@ export const RecordingSchema = z.looseObject({
 });
 export type Recording = z.infer<typeof RecordingSchema>;
 
+// `transcriptDate` is ISO text in current documentation; accept Unix seconds too.
+export const TranscriptionSchema = z.looseObject({
+  tid: z.string(),
+  transcriptDate: z.union([z.string(), unixSeconds]).optional(),
+  transcriptUrl: z.string().optional(),
+  startTime: unixSeconds.optional(),
+  endTime: unixSeconds.optional(),
+});
+export type Transcription = z.infer<typeof TranscriptionSchema>;
+
 export const CallRecordSchema = z.looseObject({
   sessionId: z.string(),
   type: z.string().optional(),
@@ -106,8 +116,10 @@ export const CallRecordSchema = z.looseObject({
   totalDurationInMinutes: z.number().optional(),
   totalParticipants: z.number().optional(),
   hasRecording: z.boolean().optional(),
+  hasTranscription: z.boolean().optional(),
   participants: z.array(ParticipantSchema).default([]),
   recordings: z.array(RecordingSchema).default([]),
+  transcriptions: z.array(TranscriptionSchema).default([]),
   data: z
     .looseObject({
       entities: z
@@ -124,6 +136,22 @@ export type CallRecord = z.infer<typeof CallRecordSchema>;
 // The reference documents `data` as a one-element array; current documentation as an object.
 export const CallResponseSchema = z.looseObject({
   data: z.union([CallRecordSchema, z.array(CallRecordSchema)]),
+});
+
+// The call list: `per_page` is missing in some versions of the service, and so may `meta` be.
+export const CallListResponseSchema = z.looseObject({
+  data: z.array(CallRecordSchema),
+  meta: z
+    .looseObject({
+      pagination: z.looseObject({
+        total: z.number().int().nonnegative(),
+        count: z.number().int().nonnegative().optional(),
+        per_page: z.number().int().positive().optional(),
+        current_page: z.number().int().positive(),
+        total_pages: z.number().int().nonnegative(),
+      }),
+    })
+    .optional(),
 });
 
 export const ErrorBodySchema = z.looseObject({

@@ -15,6 +15,7 @@ const WHAT: Record<string, string> = {
   listRoles: 'the role list',
   setRolePermissions: 'the permission update',
   getCall: 'the call lookup',
+  listCalls: 'the call search',
 };
 
 /**

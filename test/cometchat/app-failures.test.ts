@@ -7,7 +7,13 @@ const prod = { name: 'prod', keySetting: 'COMETCHAT_PROD_API_KEY' };
 
 function failingWith(error: unknown): CometChatClient {
   const fail = () => Promise.reject(error);
-  return { listRoles: fail, listAllRoles: fail, setRolePermissions: fail, getCall: fail };
+  return {
+    listRoles: fail,
+    listAllRoles: fail,
+    setRolePermissions: fail,
+    getCall: fail,
+    listCalls: fail,
+  };
 }
 
 describe('withAppFailures', () => {
@@ -19,6 +25,7 @@ describe('withAppFailures', () => {
       () => client.listAllRoles(),
       () => client.setRolePermissions('default', { sendMessage: 'deny' }),
       () => client.getCall('v1.us.app.1'),
+      () => client.listCalls({ page: 1, perPage: 10 }),
     ]) {
       await expect(call()).rejects.toMatchObject({ kind: 'unavailable', ref: 'r1', app: prod });
     }

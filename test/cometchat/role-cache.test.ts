@@ -100,6 +100,7 @@ describe('role list cache, in front of a client the test answers by hand', () =>
       },
       setRolePermissions: async () => ({ permissions: {}, results: {} }),
       getCall: () => Promise.reject(new Error('not asked in these tests')),
+      listCalls: () => Promise.reject(new Error('not asked in these tests')),
     };
     return { client, lists, pages };
   }
