@@ -14,6 +14,7 @@ import {
   registerAuditList,
 } from './features/audit/audit-trail.ts';
 import { createCallCommand, registerCallLookup } from './features/calls/call-lookup.ts';
+import { createCallsCommand, registerCallSearch } from './features/calls/call-search.ts';
 import type { FeatureDeps } from './features/deps.ts';
 import { helpMessage } from './features/help/help-view.ts';
 import type { EditorDeps } from './features/permissions/editor-context.ts';
@@ -26,6 +27,7 @@ import { boltLogger } from './log.ts';
 import { createAccess, requireViewer } from './slack/access.ts';
 import { createApps } from './slack/apps.ts';
 import { noticeMessage } from './slack/blocks.ts';
+import { resolveSearch } from './slack/call-filters.ts';
 import { registerCommand } from './slack/command-router.ts';
 import { createDeliverer, type Deliverer, destinationOf } from './slack/deliver.ts';
 import { createErrorHandler } from './slack/error-handler.ts';
@@ -204,6 +206,7 @@ export function createSlackApp(options: SlackAppOptions) {
   const openEditor = createEditorOpener(editorDeps);
   const roles = createRolesCommand(deps);
   const call = createCallCommand(deps);
+  const calls = createCallsCommand(deps);
   const listApps = createAppsCommand(deps);
   registerCommand(
     app,
@@ -216,6 +219,9 @@ export function createSlackApp(options: SlackAppOptions) {
         ),
       roles: (sub, { body, scope, app }) => roles(app, sub.page, body, scope),
       call: (sub, { body, scope, app }) => call(app, sub.sessionId, sub.onBehalfOf, body, scope),
+      // `since:2h` is counted back from when the command arrived.
+      calls: (sub, { body, scope, app }) =>
+        calls(app, resolveSearch(sub.search, Math.floor(scope.receivedAt / 1000)), body, scope),
       apps: (_sub, { body, scope }) => listApps(body, scope),
       perms: (sub, { body, scope, app: chosen }) =>
         openEditor(app.client, body.trigger_id, chosen, sub.role, body.user_id, scope),
@@ -226,6 +232,7 @@ export function createSlackApp(options: SlackAppOptions) {
   );
   registerRoleList(app, deps);
   registerCallLookup(app, deps);
+  registerCallSearch(app, deps);
   registerPermissionEditor(app, editorDeps);
   registerAuditList(app, { ...deps, store });
 

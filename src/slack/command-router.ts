@@ -20,6 +20,7 @@ export interface SubcommandHandlers {
   roles(sub: Of<'roles'>, ctx: CommandContext): Promise<void>;
   perms(sub: Of<'perms'>, ctx: CommandContext): Promise<void>;
   call(sub: Of<'call'>, ctx: CommandContext): Promise<void>;
+  calls(sub: Of<'calls'>, ctx: CommandContext): Promise<void>;
   audit(sub: Of<'audit'>, ctx: CommandContext): Promise<void>;
   apps(sub: Of<'apps'>, ctx: CommandContext): Promise<void>;
   /** Usage; with a problem, it leads with the problem and its reference (`ref`). */
@@ -60,6 +61,8 @@ export function registerCommand(
         return handlers.perms(sub, ctx);
       case 'call':
         return handlers.call(sub, ctx);
+      case 'calls':
+        return handlers.calls(sub, ctx);
       case 'audit':
         return handlers.audit(sub, ctx);
       case 'apps':

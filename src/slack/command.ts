@@ -1,5 +1,6 @@
-import { fitsHeader } from '../cometchat/header-value.ts';
 import { ROLE_ID } from '../cometchat/schemas.ts';
+import { type CallSearch, parseCallSearch } from './call-filters.ts';
+import { idProblem, MAX_SESSION_ID, uidProblem } from './id-rules.ts';
 import { code, truncate } from './mrkdwn.ts';
 import { MAX_PAGE } from './values.ts';
 
@@ -10,18 +11,15 @@ export type Subcommand =
   | { name: 'roles'; page: number }
   | { name: 'perms'; role: string }
   | { name: 'call'; sessionId: string; onBehalfOf?: string | undefined }
+  | { name: 'calls'; search: CallSearch }
   | { name: 'audit'; role?: string | undefined; page: number }
   | { name: 'apps' }
   | { name: 'invalid'; problem: string };
 
+export { idProblem, MAX_SESSION_ID, MAX_UID, uidProblem } from './id-rules.ts';
+
 /** A subcommand, and the CometChat app it names (`/cometchat staging roles`), if any. */
 export type Command = Subcommand & { app?: string | undefined };
-
-export const MAX_SESSION_ID = 255;
-export const MAX_UID = 100;
-// Controls and separators have no place in an id; rejecting them early gives a clear message
-// instead of a confusing 404.
-const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
 /**
  * Slack sends `&`, `<` and `>` in command text as HTML entities. (The other way round, the
@@ -56,6 +54,10 @@ function parseSubcommand(words: string[], apps: readonly string[]): Subcommand {
       return parsePerms(rest);
     case 'call':
       return parseCall(rest);
+    case 'calls': {
+      const search = parseCallSearch(rest);
+      return 'problem' in search ? invalid(search.problem) : { name: 'calls', search };
+    }
     case 'audit':
       return parseAudit(rest);
     case 'apps':
@@ -127,39 +129,6 @@ export function checkRoleId(input: string): string | Subcommand {
     : invalid(
         'A role id is 1 to 100 characters of a-z, 0-9, `-` and `_` (see `/cometchat roles`).',
       );
-}
-
-/**
- * Why an id typed by a person cannot be used, or undefined when it can. `spaces` allows inner
- * spaces, for a field that holds one id (a client SDK may start a call with any session id,
- * spaces included); words typed after a command are split on spaces and cannot hold one.
- */
-export function idProblem(
-  id: string,
-  what: string,
-  max: number,
-  options: { spaces?: boolean } = {},
-): string | undefined {
-  if (id.length === 0) return `${what} cannot be empty.`;
-  if (id.length > max) return `${what} is at most ${max} characters.`;
-  if (CONTROL.test(id)) return `${what} cannot contain control characters.`;
-  if (!options.spaces && /\s/.test(id)) return `${what} cannot contain spaces.`;
-  if (id === '.' || id === '..') return `${what} cannot be \`.\` or \`..\`.`;
-  return undefined;
-}
-
-/**
- * Why a uid cannot be used as `onBehalfOf`, or undefined when it can. idProblem has refused
- * control characters and spaces already, so what the header rule still refuses is text beyond
- * Latin-1.
- */
-export function uidProblem(uid: string): string | undefined {
-  return (
-    idProblem(uid, 'A uid', MAX_UID) ??
-    (fitsHeader(uid)
-      ? undefined
-      : 'A uid is sent in an HTTP header, which carries Latin-1 characters only.')
-  );
 }
 
 function parsePage(text: string): number | undefined {

@@ -14,6 +14,9 @@ export const ACTIONS = {
   permissionsField: 'perms_field',
   permissionsApplyGroup: 'perms_apply_group',
   auditPage: 'audit_page',
+  callsPage: 'calls_page',
+  shareCalls: 'share_calls',
+  callDetails: 'call_details',
   /** Followed by `:<app>`: one per other app, in the same actions block. */
   promoteChange: 'promote_change',
 } as const;

@@ -116,6 +116,40 @@ export function createShareCall(deps: FeatureDeps) {
 }
 
 /**
+ * "Details" on a call of a search: the call view, as a message of its own under the list (the
+ * list stays), or pushed over the modal the list is in.
+ */
+export function createCallDetails(deps: FeatureDeps) {
+  const render = createCallRender(deps);
+  return async ({ ack, body, action, context, client }: ButtonArgs) => {
+    await ack();
+    const scope = scopeOf(context);
+    const { app, value: ref } = openSealed(deps.apps, RefValue, action.value);
+    if (!body.view) {
+      const message = await render(app, ref.sessionId, ref.onBehalfOf, scope);
+      await deps.deliver(destinationOf(body), { ...message, replace_original: false }, scope.log);
+      return;
+    }
+    // The trigger expires in three seconds: the modal goes up first, then is filled.
+    const opened = await client.views.push({
+      trigger_id: body.trigger_id,
+      view: lookupPendingView(ref.sessionId),
+    });
+    const viewId = opened.view?.id ?? '';
+    try {
+      const message = await render(app, ref.sessionId, ref.onBehalfOf, scope);
+      await client.views.update({
+        view_id: viewId,
+        view: resultView(withoutShareButtons(message.blocks ?? [])),
+      });
+    } catch (error) {
+      const failed = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
+      await failInModal(client, viewId, failed, error, scope.log);
+    }
+  };
+}
+
+/**
  * "Show all participants": a paged modal, opened before CometChat is asked because the trigger
  * id expires in three seconds; pushed onto the stack when the button is in a modal already.
  */
@@ -279,6 +313,7 @@ export function createLookupSubmission(deps: FeatureDeps) {
 
 export function registerCallLookup(app: App, deps: FeatureDeps): void {
   app.action<BlockAction<ButtonAction>>(ACTIONS.shareCall, createShareCall(deps));
+  app.action<BlockAction<ButtonAction>>(ACTIONS.callDetails, createCallDetails(deps));
   app.action<BlockAction<ButtonAction>>(ACTIONS.callParticipants, createParticipantsButton(deps));
   app.action<BlockAction<ButtonAction>>(
     new RegExp(`^${ACTIONS.participantsPage}`),

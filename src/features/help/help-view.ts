@@ -16,6 +16,7 @@ export function helpMessage(
     "`/cometchat roles [page]` - list the app's roles, with buttons to page and edit",
     "`/cometchat perms &lt;role&gt;` - edit a role's permissions (alias `permissions`)",
     '`/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]` - look up a call; `as` acts on behalf of a user',
+    '`/cometchat calls [&lt;uid&gt;] [filters] [as &lt;uid&gt;]` - find calls, newest first; filters in any order: `status:ongoing|ended|unanswered|rejected|initiated|canceled`, `type:audio|video`, `mode:call|meet|presenter`, `to:user|group`, `recorded`, `transcribed`, `since:30m|2h|3d|2026-11-20`, `until:` (same forms; days are UTC)',
     '`/cometchat audit [role] [page]` - recent permission changes, newest first',
     '`/cometchat apps` - the CometChat apps this install serves, and whether their keys work',
     '`/cometchat help` - this message',
@@ -30,7 +31,7 @@ export function helpMessage(
   return {
     text: problem
       ? `${problem} Try /cometchat help.${ref ? ` (ref ${ref})` : ''}`
-      : 'CometChat ops: roles, perms, call, audit, apps, help.',
+      : 'CometChat ops: roles, perms, call, calls, audit, apps, help.',
     blocks: [
       ...(problem ? [section(`:warning: ${problem}`)] : []),
       ...(problem && ref ? [context([`Reference: \`${ref}\``])] : []),

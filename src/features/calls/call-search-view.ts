@@ -1,0 +1,159 @@
+import type { Button, KnownBlock } from '@slack/types';
+import type { Call, CallPage, Participant } from '../../cometchat/model.ts';
+import type { ValueWriter } from '../../slack/apps.ts';
+import { actions, button, context, header, section } from '../../slack/blocks.ts';
+import type { ResolvedSearch } from '../../slack/call-filters.ts';
+import type { SlackMessage } from '../../slack/deliver.ts';
+import { ACTIONS } from '../../slack/ids.ts';
+import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import { personText } from './call-view.ts';
+
+// The call search's result as a message: one compact line per call, newest first, each with a
+// Details button, then page buttons that carry the search itself. Pure.
+
+/** Calls per page: a line and a button each, well inside a message's 50 blocks. */
+export const CALLS_PER_PAGE = 10;
+/** A page never shows more (a service that ignored the page size is paged by the client). */
+const MAX_SHOWN = 20;
+
+/** What a page button carries: the search, its times fixed, and the page. */
+export interface SearchPageValue {
+  s: ResolvedSearch;
+  page: number;
+  [key: string]: unknown;
+}
+
+export interface CallListOptions {
+  /** Writes button values (sealed for the app). */
+  value?: ValueWriter;
+  appName?: string | undefined;
+}
+
+const STATUS_MARK: Record<string, string> = {
+  ongoing: ':large_green_circle:',
+  ended: ':white_circle:',
+  unanswered: ':large_orange_circle:',
+  rejected: ':red_circle:',
+  canceled: ':black_circle:',
+  initiated: ':large_blue_circle:',
+};
+
+/** The filters of a search as a person would say them, each in a code span. */
+export function describeSearch(search: ResolvedSearch): string {
+  const parts = [
+    search.uid !== undefined ? `calls of ${code(truncate(search.uid, 100))}` : undefined,
+    search.status !== undefined ? `status ${code(search.status)}` : undefined,
+    search.type !== undefined ? `type ${code(search.type)}` : undefined,
+    search.mode !== undefined ? `mode ${code(search.mode)}` : undefined,
+    search.to !== undefined ? `to a ${code(search.to)}` : undefined,
+    search.recorded ? 'recorded' : undefined,
+    search.transcribed ? 'transcribed' : undefined,
+    search.since !== undefined ? `since ${slackDate(search.since)}` : undefined,
+    search.until !== undefined ? `until ${slackDate(search.until)}` : undefined,
+    search.onBehalfOf !== undefined ? `as ${code(truncate(search.onBehalfOf, 100))}` : undefined,
+  ].filter((part): part is string => part !== undefined);
+  return parts.length > 0 ? parts.join(' · ') : 'no filters (the newest calls)';
+}
+
+/** One call as a line: marker, type and mode, who called whom, when, how long, who answered. */
+export function callLine(call: Call): string {
+  const kind = [call.type, call.mode].filter(Boolean).map((s) => escapeMrkdwn(s ?? ''));
+  const from = personText(call.initiator);
+  const to = personText(call.receiver);
+  const when = call.startedAt ?? call.initiatedAt;
+  const unanswered = call.participants.filter(neverAnswered).length;
+  const facts = [
+    when !== undefined ? slackDate(when) : undefined,
+    duration(call),
+    `${call.totalParticipants} participant${call.totalParticipants === 1 ? '' : 's'}${unanswered > 0 ? `, ${unanswered} never answered` : ''}`,
+    call.hasRecording ? ':movie_camera: recorded' : undefined,
+  ].filter((fact): fact is string => fact !== undefined);
+  return [
+    `${STATUS_MARK[call.status ?? ''] ?? ':grey_question:'} *${kind.join(' · ') || 'call'}* · ${escapeMrkdwn(call.status ?? 'unknown status')}`,
+    `${from} → ${to}`,
+    facts.join(' · '),
+  ].join('\n');
+}
+
+function neverAnswered(participant: Participant): boolean {
+  return !participant.isJoined;
+}
+
+function duration(call: Call): string | undefined {
+  if (call.totalDurationInMinutes !== undefined) {
+    return `${Math.round(call.totalDurationInMinutes * 10) / 10} min`;
+  }
+  if (call.startedAt !== undefined && call.endedAt !== undefined) {
+    return `${Math.round((call.endedAt - call.startedAt) / 6) / 10} min`;
+  }
+  return undefined;
+}
+
+/** The page of calls as a message, or "No calls match" with the filters that were applied. */
+export function callListMessage(
+  result: CallPage,
+  search: ResolvedSearch,
+  options: CallListOptions = {},
+): SlackMessage {
+  const write = options.value ?? JSON.stringify;
+  const title = options.appName ? `Calls · ${options.appName}` : 'Calls';
+  const pages = Math.max(1, result.totalPages);
+  const filters = describeSearch(search);
+  const blocks: KnownBlock[] = [header(title), context([truncate(filters, 2900)])];
+  const shown = result.calls.slice(0, MAX_SHOWN);
+  if (shown.length === 0) {
+    blocks.push(
+      section(
+        result.page > 1 && result.total > 0
+          ? `There is no page ${result.page}; the last page is ${pages}.`
+          : `No calls match: ${truncate(filters, 2900)}.`,
+      ),
+    );
+  } else {
+    blocks.push(
+      context([
+        `Page ${result.page} of ${pages} · ${result.total} call${result.total === 1 ? '' : 's'} · newest first`,
+      ]),
+    );
+  }
+  for (const call of shown) {
+    const details = write({ sessionId: call.sessionId, onBehalfOf: search.onBehalfOf, page: 1 });
+    blocks.push(
+      section(
+        truncate(callLine(call), 2900),
+        // A session id too long for a button value is still listed, without the button.
+        details.length <= 2000 ? button('Details', ACTIONS.callDetails, details) : undefined,
+      ),
+    );
+  }
+  const nav = navigation(search, result.page, pages, write);
+  if (nav.length > 0) blocks.push(actions(nav));
+  return {
+    text: `${escapeMrkdwn(title)}: ${result.total} match${result.total === 1 ? '' : 'es'}, page ${result.page} of ${pages}`,
+    blocks,
+  };
+}
+
+function navigation(
+  search: ResolvedSearch,
+  page: number,
+  pages: number,
+  write: ValueWriter,
+): Button[] {
+  const value = (p: number) => write({ s: search, page: p } satisfies SearchPageValue);
+  const buttons: Button[] = [];
+  if (page > 1) {
+    buttons.push({
+      ...button('◀ Newer', ACTIONS.callsPage, value(Math.min(page - 1, pages))),
+      action_id: `${ACTIONS.callsPage}_prev`,
+    });
+  }
+  if (page < pages) {
+    buttons.push({
+      ...button('Older ▶', ACTIONS.callsPage, value(page + 1)),
+      action_id: `${ACTIONS.callsPage}_next`,
+    });
+  }
+  buttons.push(button('Share in channel', ACTIONS.shareCalls, value(page)));
+  return buttons;
+}

@@ -1,0 +1,200 @@
+import type { CallQuery } from '../cometchat/model.ts';
+import { idProblem, MAX_UID, uidProblem } from './id-rules.ts';
+import { code, truncate } from './mrkdwn.ts';
+
+// The call search's words, the way chat-ops search reads: an optional uid, `key:value` filters
+// and flags in any order, and `as <uid>`. Parsing is pure; relative times (`since:2h`) stay
+// relative until `resolveSearch` fixes them against a clock, so that the page buttons carry
+// the same absolute times however late they are clicked.
+
+export const STATUSES = ['ongoing', 'ended', 'unanswered', 'rejected', 'initiated', 'canceled'];
+export const TYPES = ['audio', 'video'];
+export const MODES = ['call', 'meet', 'presenter'];
+export const RECEIVER_TYPES = ['user', 'group'];
+
+/** `30m`, `2h`, `3d` back from now, or a calendar day (UTC). */
+export type TimeBound = { ago: number } | { day: string };
+
+export interface CallSearch {
+  uid?: string | undefined;
+  status?: string | undefined;
+  type?: string | undefined;
+  mode?: string | undefined;
+  /** `user` or `group`: who was called. */
+  to?: string | undefined;
+  recorded?: boolean | undefined;
+  transcribed?: boolean | undefined;
+  since?: TimeBound | undefined;
+  until?: TimeBound | undefined;
+  onBehalfOf?: string | undefined;
+}
+
+/** A search with its times fixed (Unix seconds): what the API is asked, page after page. */
+export interface ResolvedSearch {
+  uid?: string | undefined;
+  status?: string | undefined;
+  type?: string | undefined;
+  mode?: string | undefined;
+  to?: string | undefined;
+  recorded?: boolean | undefined;
+  transcribed?: boolean | undefined;
+  since?: number | undefined;
+  until?: number | undefined;
+  onBehalfOf?: string | undefined;
+}
+
+/** What a person may type, said whenever they typed something else. */
+export const ACCEPTED_FILTERS = `Accepted: a uid, ${[
+  `status:${STATUSES.join('|')}`,
+  `type:${TYPES.join('|')}`,
+  `mode:${MODES.join('|')}`,
+  `to:${RECEIVER_TYPES.join('|')}`,
+  'recorded',
+  'transcribed',
+  'since:30m|2h|3d|2026-11-20',
+  'until:(same forms)',
+]
+  .map((filter) => code(filter))
+  .join(', ')} and ${code('as &lt;uid&gt;')}.`;
+
+const MAX_DAYS_BACK = 366;
+const UNITS: Record<string, number> = { m: 60, h: 3_600, d: 86_400 };
+
+/** The words after `/cometchat calls`: the search, or the one sentence that says what is wrong. */
+export function parseCallSearch(words: readonly string[]): CallSearch | { problem: string } {
+  const search: CallSearch = {};
+  const refuse = (what: string) => ({ problem: `${what} ${ACCEPTED_FILTERS}` });
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] ?? '';
+    const lower = word.toLowerCase();
+    if (lower === 'as') {
+      const uid = words[i + 1];
+      if (uid === undefined) return refuse('`as` needs the uid to act for.');
+      if (search.onBehalfOf !== undefined) return refuse('`as` is given twice.');
+      const problem = uidProblem(uid);
+      if (problem) return { problem };
+      search.onBehalfOf = uid;
+      i += 1;
+      continue;
+    }
+    if (lower === 'recorded' || lower === 'transcribed') {
+      if (search[lower]) return refuse(`${code(lower)} is given twice.`);
+      search[lower] = true;
+      continue;
+    }
+    const colon = word.indexOf(':');
+    if (colon === -1) {
+      if (search.uid !== undefined) {
+        return refuse(
+          `Only one uid can be searched for (${code(truncate(word, 40))} is a second).`,
+        );
+      }
+      const problem = idProblem(word, 'A uid', MAX_UID);
+      if (problem) return { problem };
+      search.uid = word;
+      continue;
+    }
+    const key = lower.slice(0, colon);
+    const value = word.slice(colon + 1);
+    const problem = applyFilter(search, key, value);
+    if (problem) return refuse(problem);
+  }
+  const { since, until } = search;
+  // Two bounds of the same kind can be compared now; a mixed pair simply matches nothing.
+  const conflict =
+    since && until && 'ago' in since && 'ago' in until
+      ? since.ago < until.ago
+      : since && until && 'day' in since && 'day' in until
+        ? since.day > until.day
+        : false;
+  if (conflict) return { problem: '`since` is later than `until`, so no call could match.' };
+  return search;
+}
+
+function applyFilter(search: CallSearch, key: string, value: string): string | undefined {
+  const once = (name: keyof CallSearch) =>
+    search[name] === undefined ? undefined : `${code(key)} is given twice.`;
+  const oneOf = (name: 'status' | 'type' | 'mode' | 'to', allowed: readonly string[]) => {
+    const lower = value.toLowerCase();
+    if (!allowed.includes(lower)) {
+      return `${code(`${key}:${truncate(value, 30)}`)} is not a value this filter takes.`;
+    }
+    search[name] = lower;
+    return undefined;
+  };
+  switch (key) {
+    case 'status':
+      return once('status') ?? oneOf('status', STATUSES);
+    case 'type':
+      return once('type') ?? oneOf('type', TYPES);
+    case 'mode':
+      return once('mode') ?? oneOf('mode', MODES);
+    case 'to':
+      return once('to') ?? oneOf('to', RECEIVER_TYPES);
+    case 'since':
+    case 'until': {
+      const twice = once(key);
+      if (twice) return twice;
+      const bound = parseTimeBound(value);
+      if (!bound)
+        return `${code(`${key}:${truncate(value, 30)}`)} is not a time this filter takes.`;
+      search[key] = bound;
+      return undefined;
+    }
+    default:
+      return `There is no filter ${code(truncate(key || ':', 30))}.`;
+  }
+}
+
+/** `30m`, `2h`, `3d` (at most a year back), or a calendar day `2026-11-20`. */
+export function parseTimeBound(text: string): TimeBound | undefined {
+  const relative = /^(\d{1,6})([mhd])$/i.exec(text);
+  if (relative) {
+    const seconds = Number(relative[1]) * (UNITS[(relative[2] ?? '').toLowerCase()] ?? 0);
+    return seconds > 0 && seconds <= MAX_DAYS_BACK * 86_400 ? { ago: seconds } : undefined;
+  }
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!day) return undefined;
+  const at = Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]));
+  // Date.UTC rolls 2026-02-31 over into March: a day that does not exist is refused.
+  return new Date(at).toISOString().slice(0, 10) === text ? { day: text } : undefined;
+}
+
+/** The first second a bound allows: `ago` back from now, or the day's start (UTC). */
+function lowerBound(bound: TimeBound, nowSeconds: number): number {
+  return 'ago' in bound ? nowSeconds - bound.ago : Date.parse(`${bound.day}T00:00:00Z`) / 1000;
+}
+
+/** The last second a bound allows: `ago` back from now, or the day's end (UTC). */
+function upperBound(bound: TimeBound, nowSeconds: number): number {
+  return 'ago' in bound
+    ? nowSeconds - bound.ago
+    : Date.parse(`${bound.day}T00:00:00Z`) / 1000 + 86_399;
+}
+
+/** The search with its times fixed against `nowSeconds` (Unix seconds). */
+export function resolveSearch(search: CallSearch, nowSeconds: number): ResolvedSearch {
+  const { since, until, ...rest } = search;
+  return {
+    ...rest,
+    ...(since ? { since: lowerBound(since, nowSeconds) } : {}),
+    ...(until ? { until: upperBound(until, nowSeconds) } : {}),
+  };
+}
+
+/** What the API is asked for one page of a search. */
+export function callQuery(search: ResolvedSearch, page: number, perPage: number): CallQuery {
+  return {
+    uid: search.uid,
+    status: search.status,
+    type: search.type,
+    mode: search.mode,
+    receiverType: search.to,
+    hasRecording: search.recorded,
+    hasTranscription: search.transcribed,
+    startedAt: search.since,
+    endedAt: search.until,
+    page,
+    perPage,
+  };
+}

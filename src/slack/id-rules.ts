@@ -1,0 +1,43 @@
+import { fitsHeader } from '../cometchat/header-value.ts';
+
+// What an id typed by a person must look like before it is sent anywhere: one definition, used
+// by the command parser, the call search and the lookup form.
+
+export const MAX_SESSION_ID = 255;
+export const MAX_UID = 100;
+// Controls and separators have no place in an id; rejecting them early gives a clear message
+// instead of a confusing 404.
+const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/**
+ * Why an id typed by a person cannot be used, or undefined when it can. `spaces` allows inner
+ * spaces, for a field that holds one id (a client SDK may start a call with any session id,
+ * spaces included); words typed after a command are split on spaces and cannot hold one.
+ */
+export function idProblem(
+  id: string,
+  what: string,
+  max: number,
+  options: { spaces?: boolean } = {},
+): string | undefined {
+  if (id.length === 0) return `${what} cannot be empty.`;
+  if (id.length > max) return `${what} is at most ${max} characters.`;
+  if (CONTROL.test(id)) return `${what} cannot contain control characters.`;
+  if (!options.spaces && /\s/.test(id)) return `${what} cannot contain spaces.`;
+  if (id === '.' || id === '..') return `${what} cannot be \`.\` or \`..\`.`;
+  return undefined;
+}
+
+/**
+ * Why a uid cannot be used as `onBehalfOf`, or undefined when it can. idProblem has refused
+ * control characters and spaces already, so what the header rule still refuses is text beyond
+ * Latin-1.
+ */
+export function uidProblem(uid: string): string | undefined {
+  return (
+    idProblem(uid, 'A uid', MAX_UID) ??
+    (fitsHeader(uid)
+      ? undefined
+      : 'A uid is sent in an HTTP header, which carries Latin-1 characters only.')
+  );
+}
