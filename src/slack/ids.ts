@@ -34,4 +34,6 @@ export const BLOCKS = {
   lookupSession: 'lookup_session',
   lookupOnBehalfOf: 'lookup_on_behalf_of',
   lookupApp: 'lookup_app',
+  lookupUser: 'lookup_user',
+  lookupFilters: 'lookup_filters',
 } as const;

@@ -89,15 +89,30 @@ describe('shortcuts through the real app', () => {
     expect(callRequests(h)).toHaveLength(2);
   });
 
-  it('a message without a session id gets a hint, and CometChat is not asked', async () => {
-    await h.driver.interaction(
-      h.driver.messageShortcut({
-        callbackId: 'lookup_call_message',
-        message: { ts: '1700000100.000400', text: 'lunch at noon? <!here>' },
-      }),
-    );
-    const reply = (await h.slack.nextResponse(0)).body;
-    expect(String(reply.text)).toContain('No call session id');
+  it('a message without a session id opens the search form with a uid from it, asking CometChat nothing', async () => {
+    for (const [text, uid] of [
+      ['customer cometchat-uid-2 says it dropped (ticket T-1234) <!here>', 'cometchat-uid-2'],
+      ['lunch at noon? <!here>', undefined],
+    ] as const) {
+      const before = h.slack.calls.length;
+      await h.driver.interaction(
+        h.driver.messageShortcut({
+          callbackId: 'lookup_call_message',
+          message: { ts: '1700000100.000400', text },
+        }),
+      );
+      const opened = await h.slack.nextCall('views.open', before);
+      const view = opened.args.view as View;
+      expect(view).toMatchObject({ callback_id: 'lookup_call_modal' });
+      const json = JSON.stringify(view.blocks);
+      if (uid) {
+        expect(json).toContain(`"initial_value":"${uid}"`);
+        expect(json).toContain('others there: T-1234');
+      } else {
+        expect(json).not.toContain('initial_value');
+      }
+      expect(h.messages()).toEqual([]);
+    }
     expect(callRequests(h)).toHaveLength(0);
   });
 

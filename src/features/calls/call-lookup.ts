@@ -19,23 +19,27 @@ import {
   openSealed,
   valueWriter,
 } from '../../slack/apps.ts';
-import { failureMessage, withoutActions } from '../../slack/blocks.ts';
-import { idProblem, MAX_SESSION_ID, MAX_UID, uidProblem } from '../../slack/command.ts';
-import { destinationOf } from '../../slack/deliver.ts';
+import { context, failureMessage, withoutActions } from '../../slack/blocks.ts';
+import { type CallSearch, parseCallSearch, resolveSearch } from '../../slack/call-filters.ts';
+import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { failureSentence } from '../../slack/failure.ts';
+import { idProblem, MAX_SESSION_ID, MAX_UID, uidProblem } from '../../slack/id-rules.ts';
 import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
+import { createCallListRender } from './call-search.ts';
 import { callMessage, participantsView } from './call-view.ts';
 import {
   APP_INPUT,
+  FILTERS_INPUT,
   lookupFormView,
   lookupPendingView,
   ON_BEHALF_INPUT,
   resultView,
   SESSION_INPUT,
+  USER_INPUT,
 } from './lookup-modal-view.ts';
 
 const MAX_IDS_PER_MESSAGE = 3;
@@ -199,25 +203,54 @@ export function createParticipantsPage(deps: FeatureDeps) {
   };
 }
 
-const NO_SESSION_ID =
-  'No call session id (like `v1.us.&lt;appId&gt;.&lt;id&gt;`) was found in that message. Use `/cometchat call &lt;sessionId&gt;` to look one up by hand.';
+/**
+ * Words of a message that could be a uid: an id-like word (letters, digits, `-`, `_`, `.`, `@`)
+ * with a digit or a separator in it, so that ordinary words are left out. First ones first.
+ */
+export function findUidCandidates(text: string): string[] {
+  const words = text.split(/[\s,;:()[\]{}<>"'`!?]+/);
+  const candidates = words
+    .map((word) => word.replace(/[.]+$/, ''))
+    .filter(
+      (word) =>
+        /^[A-Za-z0-9][A-Za-z0-9_.@-]{1,99}$/.test(word) &&
+        /[0-9_-]/.test(word) &&
+        !SESSION_ID_SHAPE.test(word) &&
+        uidProblem(word) === undefined,
+    );
+  return [...new Set(candidates)].slice(0, 6);
+}
 
-/** "Look up call" on a message: every session id found in it, each answered on its own. */
+const SESSION_ID_SHAPE = /^v1\.[a-z]{2,}\./;
+
+/**
+ * "Look up call" on a message: every session id found in it, each answered on its own. A
+ * message without one opens the lookup form, its user id filled in with a word of the message
+ * that could be one, for the person to confirm.
+ */
 export function createMessageShortcut(deps: FeatureDeps) {
   const render = createCallRender(deps);
+  const names = deps.apps.all.map((app) => app.name);
   return async ({
     ack,
     shortcut,
     body,
+    client,
     context,
   }: Args<SlackShortcutMiddlewareArgs<MessageShortcut>>) => {
     await ack();
     const scope = scopeOf(context);
-    const ids = findSessionIds(shortcut.message.text ?? '');
+    const text = shortcut.message.text ?? '';
+    const ids = findSessionIds(text);
     const destination = destinationOf(body);
     const app = deps.apps.forChannel(destination.channelId);
     if (ids.length === 0) {
-      await deps.deliver(destination, { text: NO_SESSION_ID }, scope.log);
+      const [uid, ...others] = findUidCandidates(text);
+      scope.log.info({ candidates: others.length + (uid ? 1 : 0) }, 'no session id: search form');
+      await client.views.open({
+        trigger_id: shortcut.trigger_id,
+        view: lookupFormView(names, uid ? { uid, others } : undefined, app.name),
+      });
       return;
     }
     for (const id of ids) {
@@ -262,24 +295,62 @@ export function readLookupApp(
 }
 
 export type LookupForm =
+  /** One call, by its session id. */
   | { sessionId: string; onBehalfOf: string | undefined }
+  /** A user's recent calls, with the filters the form gave. */
+  | { search: CallSearch }
   | { errors: Record<string, string> };
 
-/** The lookup form as submitted: the ids it holds, or a problem per field. */
+/** The lookup form as submitted: a session id or a search, or a problem per field. */
 export function readLookupForm(values: ViewSubmitAction['view']['state']['values']): LookupForm {
-  const sessionId = values[BLOCKS.lookupSession]?.[SESSION_INPUT]?.value?.trim() ?? '';
-  const onBehalfOf = values[BLOCKS.lookupOnBehalfOf]?.[ON_BEHALF_INPUT]?.value?.trim() || undefined;
+  const text = (block: string, action: string) => values[block]?.[action]?.value?.trim() ?? '';
+  const sessionId = text(BLOCKS.lookupSession, SESSION_INPUT);
+  const uid = text(BLOCKS.lookupUser, USER_INPUT);
+  const filters = text(BLOCKS.lookupFilters, FILTERS_INPUT);
+  const onBehalfOf = text(BLOCKS.lookupOnBehalfOf, ON_BEHALF_INPUT) || undefined;
   const errors: Record<string, string> = {};
-  const sessionProblem = idProblem(sessionId, 'A session id', MAX_SESSION_ID, { spaces: true });
-  if (sessionProblem) errors[BLOCKS.lookupSession] = sessionProblem;
   const onBehalfProblem = onBehalfOf === undefined ? undefined : uidProblem(onBehalfOf);
   if (onBehalfProblem) errors[BLOCKS.lookupOnBehalfOf] = onBehalfProblem;
-  return Object.keys(errors).length > 0 ? { errors } : { sessionId, onBehalfOf };
+  if (sessionId !== '' && uid !== '') {
+    errors[BLOCKS.lookupUser] = 'Give a session id or a user id, not both.';
+  } else if (uid === '' && filters === '') {
+    const sessionProblem = idProblem(sessionId, 'A session id', MAX_SESSION_ID, { spaces: true });
+    if (sessionProblem) errors[BLOCKS.lookupSession] = sessionProblem;
+    if (Object.keys(errors).length > 0) return { errors };
+    return { sessionId, onBehalfOf };
+  }
+  if (sessionId !== '' && filters !== '') {
+    errors[BLOCKS.lookupFilters] = 'Filters are for a user id; a session id names one call.';
+  }
+  if (Object.keys(errors).length > 0) return { errors };
+  // The user id goes first: a filter word cannot be taken for it.
+  const search = parseCallSearch([...(uid ? [uid] : []), ...filters.split(/\s+/).filter(Boolean)]);
+  if ('problem' in search) {
+    return {
+      errors: { [uid && !filters ? BLOCKS.lookupUser : BLOCKS.lookupFilters]: search.problem },
+    };
+  }
+  if (search.onBehalfOf !== undefined && onBehalfOf !== undefined) {
+    return { errors: { [BLOCKS.lookupFilters]: '`as` is given here and in the field below.' } };
+  }
+  return { search: { ...search, onBehalfOf: search.onBehalfOf ?? onBehalfOf } };
+}
+
+/**
+ * A search's first page in a modal: the calls and their Details buttons; paging and sharing
+ * belong to messages, so the modal says where to find them.
+ */
+function searchInModal(message: SlackMessage): KnownBlock[] {
+  return [
+    ...(withoutActions(message).blocks ?? []),
+    context(['More pages and *Share in channel*: `/cometchat calls` with the same words.']),
+  ];
 }
 
 /** The form submitted: answered at once with a pending view, then filled with the call. */
 export function createLookupSubmission(deps: FeatureDeps) {
   const render = createCallRender(deps);
+  const list = createCallListRender(deps);
   return async ({
     ack,
     view,
@@ -297,12 +368,26 @@ export function createLookupSubmission(deps: FeatureDeps) {
       await ack({ response_action: 'errors', errors });
       return;
     }
-    await ack({ response_action: 'update', view: lookupPendingView(form.sessionId) });
+    const pending =
+      'search' in form
+        ? lookupPendingView(form.search.uid ?? 'calls')
+        : lookupPendingView(form.sessionId);
+    await ack({ response_action: 'update', view: pending });
     let blocks: KnownBlock[];
     try {
-      blocks = withoutShareButtons(
-        (await render(chosen.app, form.sessionId, form.onBehalfOf, scope)).blocks ?? [],
-      );
+      blocks =
+        'search' in form
+          ? searchInModal(
+              await list(
+                chosen.app,
+                resolveSearch(form.search, Math.floor(scope.receivedAt / 1000)),
+                1,
+                scope,
+              ),
+            )
+          : withoutShareButtons(
+              (await render(chosen.app, form.sessionId, form.onBehalfOf, scope)).blocks ?? [],
+            );
     } catch (error) {
       const failed = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
       return failInModal(client, view.id, failed, error, scope.log);

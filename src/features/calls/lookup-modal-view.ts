@@ -7,14 +7,28 @@ import { code } from '../../slack/mrkdwn.ts';
 export const SESSION_INPUT = 'session_id';
 export const ON_BEHALF_INPUT = 'on_behalf_of';
 export const APP_INPUT = 'app';
+export const USER_INPUT = 'user_id';
+export const FILTERS_INPUT = 'filters';
+
+/** What the form starts with: a user id found in a message, and the other candidates. */
+export interface LookupPrefill {
+  uid: string;
+  others: readonly string[];
+}
 
 /**
- * The global shortcut's form: a session id, and optionally the uid to act for; with several
- * apps, which one (the first chosen to begin with). Pure.
+ * The lookup form: a session id, or a user id (with optional search filters) for that user's
+ * recent calls; optionally the uid to act for; with several apps, which one (the first chosen
+ * to begin with). Pure.
  */
-export function lookupFormView(appNames: readonly string[] = []): View {
+export function lookupFormView(
+  appNames: readonly string[] = [],
+  prefill?: LookupPrefill | undefined,
+  /** The app chosen to begin with (a channel's default); the first when not given. */
+  initialApp?: string | undefined,
+): View {
   const options = appNames.map((name) => ({ text: plain(name), value: name }));
-  const [first] = options;
+  const first = options.find((o) => o.value === initialApp) ?? options[0];
   const appBlock: KnownBlock[] =
     options.length > 1 && first
       ? [
@@ -42,6 +56,7 @@ export function lookupFormView(appNames: readonly string[] = []): View {
       {
         type: 'input',
         block_id: BLOCKS.lookupSession,
+        optional: true,
         label: plain('Session id'),
         element: {
           type: 'plain_text_input',
@@ -49,6 +64,36 @@ export function lookupFormView(appNames: readonly string[] = []): View {
           max_length: MAX_SESSION_ID,
           placeholder: plain('v1.us.12345abcd.1700000000abcdef'),
         },
+      },
+      {
+        type: 'input',
+        block_id: BLOCKS.lookupUser,
+        optional: true,
+        label: plain('Or a user id: their recent calls'),
+        hint: plain(
+          prefill && prefill.others.length > 0
+            ? `Found in the message; others there: ${prefill.others.slice(0, 5).join(', ')}`
+            : 'Give a session id or a user id, not both.',
+          150,
+        ),
+        element: {
+          type: 'plain_text_input',
+          action_id: USER_INPUT,
+          max_length: MAX_UID,
+          placeholder: plain('cometchat-uid-2'),
+          ...(prefill ? { initial_value: prefill.uid } : {}),
+        },
+      },
+      {
+        type: 'input',
+        block_id: BLOCKS.lookupFilters,
+        optional: true,
+        label: plain('Filters for the user id'),
+        hint: plain(
+          'Like /cometchat calls: status:ended type:video mode:meet to:group recorded since:2h until:2026-11-20',
+          150,
+        ),
+        element: { type: 'plain_text_input', action_id: FILTERS_INPUT, max_length: 500 },
       },
       {
         type: 'input',

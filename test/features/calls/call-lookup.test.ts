@@ -2,13 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import {
   findSessionIds,
+  findUidCandidates,
   readLookupApp,
   readLookupForm,
 } from '../../../src/features/calls/call-lookup.ts';
 import {
+  FILTERS_INPUT,
   lookupFormView,
   ON_BEHALF_INPUT,
   SESSION_INPUT,
+  USER_INPUT,
 } from '../../../src/features/calls/lookup-modal-view.ts';
 import type { Access } from '../../../src/slack/access.ts';
 import { createApps } from '../../../src/slack/apps.ts';
@@ -115,5 +118,68 @@ describe('the app of the lookup form', () => {
   it('with one app, takes it whatever the form says', () => {
     const chosen = readLookupApp({}, appsNamed('default'));
     expect('app' in chosen && chosen.app.name).toBe('default');
+  });
+});
+
+describe('the lookup form with a user id', () => {
+  function search(fields: { session?: string; uid?: string; filters?: string; as?: string }) {
+    const input = (value: string | undefined) => ({
+      type: 'plain_text_input',
+      value: value ?? null,
+    });
+    return {
+      [BLOCKS.lookupSession]: { [SESSION_INPUT]: input(fields.session) },
+      [BLOCKS.lookupUser]: { [USER_INPUT]: input(fields.uid) },
+      [BLOCKS.lookupFilters]: { [FILTERS_INPUT]: input(fields.filters) },
+      [BLOCKS.lookupOnBehalfOf]: { [ON_BEHALF_INPUT]: input(fields.as) },
+    };
+  }
+
+  it("reads a user id and filters as that user's search", () => {
+    expect(
+      readLookupForm(search({ uid: ' cometchat-uid-2 ', filters: 'status:ended since:2d' })),
+    ).toEqual({
+      search: {
+        uid: 'cometchat-uid-2',
+        status: 'ended',
+        since: { ago: 172_800 },
+        onBehalfOf: undefined,
+      },
+    });
+    expect(readLookupForm(search({ uid: 'u-1', as: 'ops-1' }))).toEqual({
+      search: { uid: 'u-1', onBehalfOf: 'ops-1' },
+    });
+  });
+
+  it('puts a problem on the field it comes from, and sends nothing', () => {
+    expect(readLookupForm(search({ session: 'v1.us.a.b', uid: 'u-1' }))).toEqual({
+      errors: { [BLOCKS.lookupUser]: 'Give a session id or a user id, not both.' },
+    });
+    expect(readLookupForm(search({ uid: 'u-1', filters: 'colour:red' }))).toEqual({
+      errors: { [BLOCKS.lookupFilters]: expect.stringContaining('There is no filter `colour`.') },
+    });
+    expect(readLookupForm(search({ session: 'v1.us.a.b', filters: 'recorded' }))).toEqual({
+      errors: { [BLOCKS.lookupFilters]: expect.stringContaining('Filters are for a user id') },
+    });
+    expect(readLookupForm(search({ uid: 'u-1', filters: 'as ops-2', as: 'ops-1' }))).toHaveProperty(
+      'errors',
+    );
+  });
+});
+
+describe('findUidCandidates', () => {
+  it('picks id-like words, not ordinary words, session ids or mentions', () => {
+    expect(
+      findUidCandidates(
+        'customer cometchat-uid-2 says v1.us.app.17000 dropped; see T-1234, user_7. <!here> Thanks',
+      ),
+    ).toEqual(['cometchat-uid-2', 'T-1234', 'user_7']);
+    expect(findUidCandidates('lunch at noon?')).toEqual([]);
+  });
+
+  it('prefills the form with the first and names the others', () => {
+    const view = lookupFormView(['default'], { uid: 'u-1', others: ['u-2'] });
+    expect(JSON.stringify(view.blocks)).toContain('"initial_value":"u-1"');
+    expect(JSON.stringify(view.blocks)).toContain('others there: u-2');
   });
 });
