@@ -1,6 +1,11 @@
 import { generatePresenterCall } from '../offline/cometchat-standin/presenter-call.ts';
-import { toCall } from '../src/cometchat/model.ts';
-import { CallResponseSchema, RoleListResponseSchema } from '../src/cometchat/schemas.ts';
+import { toCall, toCallPage } from '../src/cometchat/model.ts';
+import {
+  CallListResponseSchema,
+  CallResponseSchema,
+  RoleListResponseSchema,
+} from '../src/cometchat/schemas.ts';
+import { callListMessage } from '../src/features/calls/call-search-view.ts';
 import { callMessage } from '../src/features/calls/call-view.ts';
 import { roleListMessage } from '../src/features/roles/role-list-view.ts';
 import { percentile } from './stats.ts';
@@ -18,6 +23,7 @@ export interface RenderRound {
 export interface RenderFigures {
   call1000: RenderRound[];
   roles25: RenderRound[];
+  calls100: RenderRound[];
 }
 
 const WARM_UP = 500;
@@ -68,12 +74,31 @@ export function rolePage(count: number) {
   return { roles: body.data, pagination: body.meta.pagination };
 }
 
+/**
+ * A search result of `count` calls of `participants` participants each, parsed like a list
+ * answer that ignored the page size (so the whole list reaches the view function).
+ */
+export function callListPage(count: number, participants: number) {
+  const records = Array.from({ length: count }, (_, i) =>
+    generatePresenterCall(`v1.us.sandbox-app.bench-list-${i}`, participants),
+  );
+  const body = CallListResponseSchema.parse({
+    data: records,
+    meta: { pagination: { total: count, count, current_page: 1, total_pages: 1 } },
+  });
+  return toCallPage(body, { page: 1, perPage: count });
+}
+
 export function measureRendering(rounds: number, iterations: number): RenderFigures {
   const call = bigCall(1000);
   if (call.participants.length !== 1000) throw new Error('bench: expected 1,000 participants');
   const page = rolePage(25);
+  const list = callListPage(100, 300);
+  if (list.calls.length !== 100) throw new Error('bench: expected a list of 100 calls');
+  const search = { uid: 'cometchat-uid-2', status: 'ended', since: 1_763_000_000 };
   return {
     call1000: timeRounds(() => callMessage(call), rounds, iterations),
     roles25: timeRounds(() => roleListMessage(page), rounds, iterations),
+    calls100: timeRounds(() => callListMessage(list, search), rounds, iterations),
   };
 }

@@ -542,6 +542,7 @@ async function main(): Promise<void> {
     const renderRows = [
       ['call with 1,000 participants (callMessage)', rendering.call1000],
       ['page of 25 roles (roleListMessage)', rendering.roles25],
+      ['100 calls of 300 participants (callListMessage)', rendering.calls100],
     ] as const;
     log(
       table(
