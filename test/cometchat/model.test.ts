@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadSeed } from '../../offline/cometchat-standin/server.ts';
-import { toCall, toPermissionUpdate } from '../../src/cometchat/model.ts';
+import { toCall, toCallPage, toPermissionUpdate } from '../../src/cometchat/model.ts';
 import {
   CallRecordSchema,
   CallResponseSchema,
@@ -293,5 +293,67 @@ describe('error bodies', () => {
     expect(body.error.details).toHaveProperty('perPage');
     expect(ErrorBodySchema.safeParse({ error: { code: 'X' } }).success).toBe(true);
     expect(ErrorBodySchema.safeParse({ message: 'no error member' }).success).toBe(false);
+  });
+});
+
+describe('toCallPage', () => {
+  const record = (i: number) => ({
+    sessionId: `s-${i}`,
+    participants: [],
+    recordings: [],
+    transcriptions: [],
+  });
+  const records = (n: number) => Array.from({ length: n }, (_, i) => record(i + 1));
+  const ids = (page: { calls: { sessionId: string }[] }) => page.calls.map((c) => c.sessionId);
+
+  it('takes the page as the service paged it, with or without per_page', () => {
+    const page = toCallPage(
+      {
+        data: records(2),
+        meta: { pagination: { total: 12, current_page: 2, total_pages: 6 } },
+      },
+      { page: 2, perPage: 2 },
+    );
+    expect(page).toMatchObject({ page: 2, totalPages: 6, total: 12 });
+    expect(ids(page)).toEqual(['s-1', 's-2']);
+  });
+
+  it('pages a list itself when the service ignored the page size', () => {
+    const body = {
+      data: records(25),
+      meta: { pagination: { total: 25, current_page: 1, total_pages: 1 } },
+    };
+    const second = toCallPage(body, { page: 2, perPage: 10 });
+    expect(second).toMatchObject({ page: 2, totalPages: 3, total: 25 });
+    expect(ids(second)).toEqual(
+      records(25)
+        .slice(10, 20)
+        .map((r) => r.sessionId),
+    );
+    // Past the end: the last page, not an empty one that looks like "no calls".
+    expect(toCallPage(body, { page: 9, perPage: 10 })).toMatchObject({ page: 3 });
+  });
+
+  it('takes a list without meta as all there is', () => {
+    expect(toCallPage({ data: records(3) }, { page: 1, perPage: 10 })).toMatchObject({
+      page: 1,
+      totalPages: 1,
+      total: 3,
+    });
+    expect(toCallPage({ data: [] }, { page: 1, perPage: 10 })).toMatchObject({
+      totalPages: 0,
+      total: 0,
+    });
+  });
+
+  it('carries transcriptions, and says there are some when the flag is missing', () => {
+    const call = toCall(
+      CallRecordSchema.parse({
+        sessionId: 's',
+        transcriptions: [{ tid: 't1', transcriptDate: '2026-11-20T10:00:00Z' }],
+      }),
+    );
+    expect(call.hasTranscription).toBe(true);
+    expect(call.transcriptions).toEqual([{ tid: 't1', transcriptDate: '2026-11-20T10:00:00Z' }]);
   });
 });
