@@ -21,12 +21,14 @@ import { renderMessage, renderView } from './stack/terminal-render.ts';
 
 const USAGE = `Usage: npm run try -- [staging|prod] <command>
   roles [page]                      the role list
-  call <sessionId> [as <uid>]       a call (see "calls" for the sandbox's ids)
-  calls                             the sandboxes' session ids
+  call <sessionId> [as <uid>]       a call (see "sessions" for the sandbox's ids)
+  calls [<uid>] [filters]           find calls, e.g. calls cometchat-uid-2 since:2d status:ended
+  sessions                          the sandboxes' session ids
   perms <role> [allow|deny <key>]   open the editor; with a change, make it and confirm it
   shortcut "<message text>"         the "Look up call" message shortcut on a message
   help                              the app's help
-  demo                              roles, a call and a permission change (the default)
+  demo                              roles, a call, a call search and a permission change
+                                    (the default)
 
   With "staging" or "prod" first, the app serves two CometChat apps of those names, each on
   a sandbox of its own (staging is the default), and the command is for the one named.
@@ -131,7 +133,7 @@ async function run(args: string[]): Promise<void> {
   // "staging roles" and "promote" run two apps; anything else, the single app as always.
   const app = isTryApp(args[0]) ? args[0] : undefined;
   const [what = app ? 'roles' : 'demo', ...rest] = app ? args.slice(1) : args;
-  if (what === 'calls') {
+  if (what === 'sessions') {
     print('staging (and the single app):');
     for (const [name, id] of Object.entries(SANDBOX_SESSION_IDS))
       print(`  ${name.padEnd(16)} ${id}`);
@@ -140,7 +142,7 @@ async function run(args: string[]): Promise<void> {
       print(`  ${name.padEnd(16)} ${id}`);
     return;
   }
-  const known = ['roles', 'call', 'perms', 'permissions', 'shortcut', 'help', 'demo'];
+  const known = ['roles', 'call', 'calls', 'perms', 'permissions', 'shortcut', 'help', 'demo'];
   const twoApps = app !== undefined || what === 'promote' || what === 'apps';
   if (!known.includes(what) && !(twoApps && ['promote', 'apps', 'audit'].includes(what))) {
     print(USAGE);
@@ -174,6 +176,7 @@ async function run(args: string[]): Promise<void> {
       case 'demo':
         await command(stack, 'roles');
         await command(stack, `call ${SANDBOX_SESSION_IDS.groupOngoing}`);
+        await command(stack, 'calls cometchat-uid-2 since:2d');
         await perms(stack, 'default', 'deny', 'sendMessage');
         break;
       default:
