@@ -1,3 +1,4 @@
+import { listCalls } from './call-list.ts';
 import { getCall } from './calls.ts';
 import { errorResponse } from './errors.ts';
 import { decodeIdSegment } from './path-segment.ts';
@@ -53,6 +54,10 @@ function routesFor(host: SandboxHost, path: string): Methods | undefined {
           }),
       };
     }
+  }
+  if (host === 'call' && collection === 'calls' && segments.length === 3) {
+    // `onBehalfOf` is only recorded here too: the list does not depend on who asks.
+    return { GET: (r, c) => listCalls(c.state, r.query) };
   }
   if (host === 'call' && collection === 'calls' && segments.length === 4 && id !== undefined) {
     const sessionId = decodeIdSegment(id);

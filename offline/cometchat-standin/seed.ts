@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { checkPermissionUpdate, defaultPermissionMap } from './permission-catalogue.ts';
 import { generatePresenterCall } from './presenter-call.ts';
+import {
+  RECENT_CALLS_UID,
+  RECENT_USERS,
+  recentCalls,
+  SECOND_RECENT_USERS,
+} from './recent-calls.ts';
 import callsJson from './seed/calls.json' with { type: 'json' };
 import rolePermissionsJson from './seed/role-permissions.json' with { type: 'json' };
 import rolesJson from './seed/roles.json' with { type: 'json' };
@@ -80,8 +86,11 @@ interface SeedData {
   roles: unknown;
   rolePermissions: unknown;
   calls: unknown;
-  /** Calls too large to write out by hand, made afresh on every load. */
-  generated: () => SeededCall[];
+  /**
+   * Calls too large or too time-bound to write out by hand, made afresh on every load; recent
+   * ones are dated back from `startedAt` (Unix seconds).
+   */
+  generated: (startedAt: number) => SeededCall[];
 }
 
 const SEED_DATA: Record<SandboxSeedName, SeedData> = {
@@ -89,15 +98,33 @@ const SEED_DATA: Record<SandboxSeedName, SeedData> = {
     roles: rolesJson,
     rolePermissions: rolePermissionsJson,
     calls: callsJson,
-    generated: () => [
+    generated: (startedAt) => [
       { shape: 'object', record: generatePresenterCall(SANDBOX_SESSION_IDS.presenter300) },
+      ...recentCalls({
+        appId: 'sandbox-app',
+        region: 'us',
+        users: RECENT_USERS,
+        busyUid: RECENT_CALLS_UID,
+        count: 64,
+        startedAt,
+        seedNumber: 1,
+      }),
     ],
   },
   second: {
     roles: secondRolesJson,
     rolePermissions: secondRolePermissionsJson,
     calls: secondCallsJson,
-    generated: () => [],
+    generated: (startedAt) =>
+      recentCalls({
+        appId: 'sandbox-app-2',
+        region: 'us',
+        users: SECOND_RECENT_USERS,
+        busyUid: 'prod-customer-1',
+        count: 20,
+        startedAt,
+        seedNumber: 2,
+      }),
   },
 };
 
@@ -110,7 +137,10 @@ const CallsSeedSchema = z.array(SeededCallSchema);
  * so a typo in them fails loudly here rather than as a puzzling response) plus any generated
  * calls. Every call returns new objects, so sandboxes never share state.
  */
-export function loadSeed(seed: SandboxSeedName = 'default'): SandboxState {
+export function loadSeed(
+  seed: SandboxSeedName = 'default',
+  startedAt: number = Math.floor(Date.now() / 1000),
+): SandboxState {
   const data = SEED_DATA[seed];
   // An unknown name from untyped code would otherwise fail below as a puzzling TypeError.
   if (data === undefined) throw new TypeError(`seed: no seed named "${String(seed)}"`);
@@ -136,12 +166,12 @@ export function loadSeed(seed: SandboxSeedName = 'default'): SandboxState {
 
   const seeded: SeededCall[] = [
     ...CallsSeedSchema.parse(structuredClone(data.calls)),
-    ...data.generated(),
+    ...data.generated(startedAt),
   ];
   const calls = new Map(seeded.map((call) => [call.record.sessionId, call]));
   if (calls.size !== seeded.length) throw new Error(`${where}: a session id is listed twice`);
   for (const [name, id] of Object.entries(SANDBOX_SEEDS[seed].sessionIds)) {
     if (!calls.has(id)) throw new Error(`${where}: no call for its session id "${name}"`);
   }
-  return { roles, permissions, calls };
+  return { roles, permissions, calls, callList: { perPage: true, paging: true } };
 }

@@ -13,6 +13,7 @@ import { replaceState, type SandboxState } from './state.ts';
 // respond.ts; this file only moves bytes.
 
 export type { FaultSpec } from './faults.ts';
+export { RECENT_CALLS_UID } from './recent-calls.ts';
 export type { SandboxHost } from './respond.ts';
 export {
   loadSeed,
@@ -102,8 +103,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   if (options.apiKey === '') throw new TypeError('startSandbox: apiKey must not be empty');
   const host = options.host ?? '127.0.0.1';
   const seed = options.seed ?? 'default';
+  // Recent calls are dated back from here, and come back the same after a reset.
+  const startedAt = Math.floor(Date.now() / 1000);
   // First: it is what refuses a seed name that does not exist.
-  const state = loadSeed(seed);
+  const state = loadSeed(seed, startedAt);
   const appId = options.appId ?? SANDBOX_SEEDS[seed].appId;
   const initialLatency = assertLatency(options.latencyMs ?? 0);
   const requests: RecordedRequest[] = [];
@@ -196,7 +199,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       latencyMs = assertLatency(ms);
     },
     reset: () => {
-      replaceState(state, loadSeed(seed));
+      replaceState(state, loadSeed(seed, startedAt));
       faults.clear();
       requests.length = 0;
       latencyMs = initialLatency;

@@ -50,6 +50,11 @@ export interface SandboxState {
   permissions: Map<string, PermissionMap>;
   /** Calls by session id, exactly as received in the path after one decoding. */
   calls: Map<string, SeededCall>;
+  /**
+   * How GET /v3/calls answers, both seen live: `perPage` false leaves `per_page` out of the
+   * pagination; `paging` false ignores `page` and `perPage` and answers every match at once.
+   */
+  callList: { perPage: boolean; paging: boolean };
 }
 
 /**
@@ -62,4 +67,5 @@ export function replaceState(target: SandboxState, source: SandboxState): void {
   for (const [role, map] of source.permissions) target.permissions.set(role, map);
   target.calls.clear();
   for (const [id, call] of source.calls) target.calls.set(id, call);
+  Object.assign(target.callList, source.callList);
 }

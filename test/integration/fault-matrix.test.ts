@@ -51,7 +51,7 @@ interface Operation {
   name: string;
   /** How failure sentences name it. */
   what: string;
-  operation: 'listRoles' | 'getCall' | 'setRolePermissions';
+  operation: 'listRoles' | 'getCall' | 'setRolePermissions' | 'listCalls';
   scope: Scope;
   /** Runs it once, with `fault` injected at the moment the user acts. */
   run(h: Harness, fault?: FaultSpec): Promise<Seen>;
@@ -89,6 +89,16 @@ const CALL_LOOKUP: Operation = {
   success: 'Audio call',
 };
 
+const CALL_SEARCH: Operation = {
+  name: 'call search',
+  what: 'the call search',
+  operation: 'listCalls',
+  // The list's path is `/v3/calls` itself; a single call's is longer.
+  scope: { method: 'GET', pathIncludes: '/v3/calls' },
+  run: (h, fault) => commandOutcome(h, 'calls cometchat-uid-2 status:ended', fault),
+  success: 'calls of `cometchat-uid-2`',
+};
+
 const EDITOR_CONFIRM: Operation = {
   name: 'editor confirm',
   what: 'the permission update',
@@ -110,7 +120,7 @@ const EDITOR_CONFIRM: Operation = {
   success: 'Resulting permissions',
 };
 
-const OPERATIONS = [ROLE_LIST, CALL_LOOKUP, EDITOR_CONFIRM];
+const OPERATIONS = [ROLE_LIST, CALL_LOOKUP, CALL_SEARCH, EDITOR_CONFIRM];
 
 interface Expected {
   sentence: string;

@@ -105,9 +105,26 @@ export function createShareCalls(deps: FeatureDeps) {
     const message = await render(app, value.s, value.page, scope);
     await deps.deliver(
       destinationOf(body),
-      { ...withoutActions(message), response_type: 'in_channel', replace_original: false },
+      { ...withoutButtons(message), response_type: 'in_channel', replace_original: false },
       scope.log,
     );
+  };
+}
+
+/** A copy for everyone: no page buttons and no Details buttons, which act for one person. */
+function withoutButtons(message: SlackMessage): SlackMessage {
+  const { blocks } = withoutActions(message);
+  return {
+    ...message,
+    ...(blocks
+      ? {
+          blocks: blocks.map((block) => {
+            if (block.type !== 'section' || !block.accessory) return block;
+            const { accessory: _button, ...rest } = block;
+            return rest;
+          }),
+        }
+      : {}),
   };
 }
 
