@@ -424,6 +424,55 @@ describe('getCall', () => {
   });
 });
 
+describe('listCalls', () => {
+  it('sends only the filters asked for, booleans as true/false, with page and perPage', async () => {
+    const page = await client().listCalls(
+      {
+        uid: 'cometchat-uid-2',
+        status: 'ended',
+        hasRecording: true,
+        hasTranscription: false,
+        startedAt: 1_700_000_000,
+        page: 1,
+        perPage: 5,
+      },
+      { onBehalfOf: 'ops-1' },
+    );
+    const [request] = sandbox.requests;
+    expect(request?.path).toBe('/v3/calls');
+    expect(request?.query).toEqual({
+      uid: 'cometchat-uid-2',
+      status: 'ended',
+      hasRecording: 'true',
+      hasTranscription: 'false',
+      startedAt: '1700000000',
+      page: '1',
+      perPage: '5',
+    });
+    expect(request?.headers.onbehalfof).toBe('ops-1');
+    expect(page.calls.length).toBeLessThanOrEqual(5);
+    for (const call of page.calls) expect(call.status).toBe('ended');
+  });
+
+  it('reads the pagination with or without per_page, and pages a list that ignored perPage', async () => {
+    const query = { uid: 'cometchat-uid-2', page: 2, perPage: 5 };
+    const paged = await client().listCalls(query);
+    sandbox.state.callList.perPage = false;
+    expect(await client().listCalls(query)).toEqual(paged);
+    sandbox.state.callList.paging = false;
+    const ignored = await client().listCalls(query);
+    expect(ignored.calls.map((c) => c.sessionId)).toEqual(paged.calls.map((c) => c.sessionId));
+    expect(ignored).toMatchObject({ page: 2, total: paged.total, totalPages: paged.totalPages });
+  });
+
+  it('refuses an onBehalfOf it could not send, before any request', async () => {
+    await expect(
+      client().listCalls({ page: 1, perPage: 5 }, { onBehalfOf: 'ŭid' }),
+    ).rejects.toMatchObject({ kind: 'bad_request', operation: 'listCalls' });
+    expect(sandbox.requests).toEqual([]);
+  });
+});
+
 describe('hostile ids', () => {
   const hostile = [
     '../',
