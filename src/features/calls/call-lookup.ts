@@ -175,7 +175,11 @@ export function createParticipantsButton(deps: FeatureDeps) {
       });
       await client.views.update({
         view_id: viewId,
-        view: participantsView(call, ref, viewOptions(deps, app)),
+        view: participantsView(call, ref, {
+          ...viewOptions(deps, app),
+          // A call still going on is drawn up to when the request came.
+          now: Math.floor(scope.receivedAt / 1000),
+        }),
       });
     } catch (error) {
       const view = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
@@ -198,7 +202,11 @@ export function createParticipantsPage(deps: FeatureDeps) {
     });
     await client.views.update({
       view_id: body.view.id,
-      view: participantsView(call, ref, viewOptions(deps, app)),
+      view: participantsView(call, ref, {
+        ...viewOptions(deps, app),
+        // A call still going on is drawn up to when the request came.
+        now: Math.floor(scope.receivedAt / 1000),
+      }),
     });
   };
 }

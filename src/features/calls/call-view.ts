@@ -11,10 +11,11 @@ import {
   plain,
   section,
 } from '../../slack/blocks.ts';
-import { MAX_SESSION_ID } from '../../slack/command.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
+import { MAX_SESSION_ID } from '../../slack/id-rules.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, hms, link, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import { callShape, timelineSections, transcriptsText } from './call-timeline.ts';
 
 /** Participants shown in the message itself; the rest are a button away, in a paged modal. */
 export const PARTICIPANTS_IN_MESSAGE = 10;
@@ -42,6 +43,8 @@ export interface CallViewOptions {
   value?: ValueWriter;
   /** The app's name, shown when several apps are configured. */
   appName?: string | undefined;
+  /** Unix seconds: where the timeline of a call still going on ends. */
+  now?: number | undefined;
 }
 
 /** The call as a message: the summary up front, then participants and recordings. Pure. */
@@ -57,6 +60,7 @@ export function callMessage(
     section(
       `Session ${code(call.sessionId)}${onBehalfOf ? ` · looked up as ${code(onBehalfOf)}` : ''}`,
     ),
+    ...shapeContext(call),
     fields([
       `*Type*\n${escapeMrkdwn(call.type ?? '—')}`,
       `*Mode*\n${escapeMrkdwn(call.mode ?? '—')}`,
@@ -97,6 +101,8 @@ export function callMessage(
       ),
     );
   }
+  const transcripts = transcriptsText(call.transcriptions, call.hasTranscription);
+  if (transcripts) blocks.push(divider(), section(transcripts));
 
   // A button carries the session id back (at most MAX_SESSION_ID characters, see
   // call-lookup.ts); an id the service sent longer than that gets no buttons, rather than a
@@ -161,8 +167,15 @@ export function participantsView(
     context([
       `${options.appName ? `${escapeMrkdwn(options.appName)} · ` : ''}Page ${page} of ${pages} · ${call.participants.length} participants`,
     ]),
-    ...participantSections(slice),
+    ...shapeContext(call),
   ];
+  const timeline = timelineSections(call, slice, options.now);
+  if (timeline.length > 0) {
+    blocks.push(section('*Who was there when* (from the start of the call)'));
+    blocks.push(...timeline.map((text) => section(text)));
+    blocks.push(divider());
+  }
+  blocks.push(...participantSections(slice));
   const nav = [];
   const value = (p: number) => write({ ...ref, page: p } satisfies ParticipantsRef);
   if (page > 1)
@@ -184,6 +197,12 @@ export function participantsView(
     private_metadata: write({ ...ref, page }),
     blocks,
   };
+}
+
+/** The call's shape in one line ("9 joined, 2 unanswered; first to leave after 4 min"). */
+function shapeContext(call: Call): KnownBlock[] {
+  const shape = callShape(call);
+  return shape ? [context([shape])] : [];
 }
 
 function participantSections(participants: readonly Participant[]): KnownBlock[] {
