@@ -80,6 +80,11 @@ describe('several CometChat apps from one install', () => {
     expectOnlyReached(h, 'prod');
     expect(sandboxOf(h, 'prod').requests.every((r) => r.host === 'call')).toBe(true);
 
+    forget(h);
+    const found = await commandText(h, 'prod calls prod-customer-1');
+    expect(found).toContain('Calls · prod');
+    expectOnlyReached(h, 'prod');
+
     // No app named: the first configured app.
     forget(h);
     await commandText(h, `call ${SANDBOX_SESSION_IDS.audioEnded}`);
