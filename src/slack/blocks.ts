@@ -97,9 +97,31 @@ export function messageModal(
   };
 }
 
-/** A shared copy has no buttons: they would act for whoever clicks them, not the sharer. */
+/** The message without its rows of buttons (page buttons, share), keeping a section's own. */
 export function withoutActions<M extends { blocks?: { type: string }[] }>(message: M): M {
   return message.blocks
     ? { ...message, blocks: message.blocks.filter((b) => b.type !== 'actions') }
     : message;
+}
+
+/**
+ * The copy that "Share in channel" posts: no buttons at all (not even a section's own, like
+ * Edit or Details), since they would act for whoever clicks them, not the sharer.
+ */
+export function sharedCopy(message: SlackMessage): SlackMessage {
+  const { blocks } = withoutActions(message);
+  return {
+    ...message,
+    ...(blocks
+      ? {
+          blocks: blocks.map((block) => {
+            if (block.type !== 'section' || block.accessory?.type !== 'button') return block;
+            const { accessory: _button, ...rest } = block;
+            return rest;
+          }),
+        }
+      : {}),
+    response_type: 'in_channel',
+    replace_original: false,
+  };
 }

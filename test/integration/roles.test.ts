@@ -179,7 +179,12 @@ describe('/cometchat roles through the real app', () => {
     expect(shared.response_type).toBe('in_channel');
     expect(shared.replace_original).toBe(false);
     expect(blocksOf(shared).some((b) => b.type === 'actions')).toBe(false);
-    expect(roleSections(shared)).toHaveLength(10);
+    // Not even a role's own Edit button: it would act for whoever clicks it.
+    expect(JSON.stringify(shared)).not.toContain('"type":"button"');
+    const roleIds = (m: Record<string, unknown>) =>
+      blocksOf(m).flatMap((b) => (b.type === 'section' ? [textOf(b).match(/`[^`]+`/)?.[0]] : []));
+    expect(roleIds(shared)).toEqual(roleIds(list));
+    expect(roleSections(list)).toHaveLength(10);
     expectNoInjectedMarkup(shared);
   });
 

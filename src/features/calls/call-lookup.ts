@@ -19,7 +19,7 @@ import {
   openSealed,
   valueWriter,
 } from '../../slack/apps.ts';
-import { context, failureMessage, withoutActions } from '../../slack/blocks.ts';
+import { context, failureMessage, sharedCopy, withoutActions } from '../../slack/blocks.ts';
 import { type CallSearch, parseCallSearch, resolveSearch } from '../../slack/call-filters.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { failureSentence } from '../../slack/failure.ts';
@@ -111,11 +111,7 @@ export function createShareCall(deps: FeatureDeps) {
     const scope = scopeOf(context);
     const { app, value: ref } = openSealed(deps.apps, RefValue, action.value);
     const message = await render(app, ref.sessionId, ref.onBehalfOf, scope);
-    await deps.deliver(
-      destinationOf(body),
-      { ...withoutActions(message), response_type: 'in_channel', replace_original: false },
-      scope.log,
-    );
+    await deps.deliver(destinationOf(body), sharedCopy(message), scope.log);
   };
 }
 

@@ -7,7 +7,7 @@ import type {
 } from '@slack/bolt';
 import { z } from 'zod';
 import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../slack/apps.ts';
-import { withoutActions } from '../../slack/blocks.ts';
+import { sharedCopy } from '../../slack/blocks.ts';
 import {
   callQuery,
   MODES,
@@ -103,28 +103,7 @@ export function createShareCalls(deps: FeatureDeps) {
     const scope = scopeOf(context);
     const { app, value } = openSealed(deps.apps, SearchPage, action.value);
     const message = await render(app, value.s, value.page, scope);
-    await deps.deliver(
-      destinationOf(body),
-      { ...withoutButtons(message), response_type: 'in_channel', replace_original: false },
-      scope.log,
-    );
-  };
-}
-
-/** A copy for everyone: no page buttons and no Details buttons, which act for one person. */
-function withoutButtons(message: SlackMessage): SlackMessage {
-  const { blocks } = withoutActions(message);
-  return {
-    ...message,
-    ...(blocks
-      ? {
-          blocks: blocks.map((block) => {
-            if (block.type !== 'section' || !block.accessory) return block;
-            const { accessory: _button, ...rest } = block;
-            return rest;
-          }),
-        }
-      : {}),
+    await deps.deliver(destinationOf(body), sharedCopy(message), scope.log);
   };
 }
 

@@ -13,7 +13,7 @@ import {
   roleButtonValue,
   valueWriter,
 } from '../../slack/apps.ts';
-import { withoutActions } from '../../slack/blocks.ts';
+import { sharedCopy } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
@@ -69,11 +69,7 @@ export function createShareRoles(deps: FeatureDeps) {
     const scope = scopeOf(context);
     const { app, value } = openSealed(deps.apps, PageValue, action.value);
     const message = await render(app, value.page, scope);
-    await deps.deliver(
-      destinationOf(body),
-      { ...withoutActions(message), response_type: 'in_channel', replace_original: false },
-      scope.log,
-    );
+    await deps.deliver(destinationOf(body), sharedCopy(message), scope.log);
   };
 }
 
