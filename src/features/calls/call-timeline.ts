@@ -11,20 +11,41 @@ const NAME_WIDTH = 18;
 /** A preformatted section holds at most this much text (Slack allows 3000 per section). */
 const SECTION_TEXT = 2_900;
 
+/** The first join, the last join or leave, the first leave, and whether anyone is still in. */
+function times(participants: readonly Participant[]) {
+  let firstJoin = Number.POSITIVE_INFINITY;
+  let latest = Number.NEGATIVE_INFINITY;
+  let firstLeave = Number.POSITIVE_INFINITY;
+  let stillIn = false;
+  // One pass, no intermediate arrays: a call may have thousands of participants.
+  for (const p of participants) {
+    if (p.joinedAt !== undefined) {
+      firstJoin = Math.min(firstJoin, p.joinedAt);
+      latest = Math.max(latest, p.joinedAt);
+      if (p.leftAt === undefined) stillIn = true;
+    }
+    if (p.leftAt !== undefined) {
+      latest = Math.max(latest, p.leftAt);
+      firstLeave = Math.min(firstLeave, p.leftAt);
+    }
+  }
+  return { firstJoin, latest, firstLeave, stillIn };
+}
+
 /** The call's span in Unix seconds, or undefined when nothing in the record dates it. */
 export function callSpan(
   call: Pick<Call, 'startedAt' | 'initiatedAt' | 'endedAt' | 'participants'>,
   now?: number,
 ): { start: number; end: number } | undefined {
-  const joins = call.participants.flatMap((p) => (p.joinedAt === undefined ? [] : [p.joinedAt]));
-  const lefts = call.participants.flatMap((p) => (p.leftAt === undefined ? [] : [p.leftAt]));
+  const seen = times(call.participants);
   const start =
-    call.startedAt ?? call.initiatedAt ?? (joins.length > 0 ? Math.min(...joins) : undefined);
+    call.startedAt ??
+    call.initiatedAt ??
+    (Number.isFinite(seen.firstJoin) ? seen.firstJoin : undefined);
   if (start === undefined) return undefined;
-  const stillIn = call.participants.some((p) => p.joinedAt !== undefined && p.leftAt === undefined);
-  const latest = Math.max(start, ...joins, ...lefts);
+  const latest = Math.max(start, seen.latest);
   // A call that has not ended runs until now, when now is known.
-  const end = call.endedAt ?? (stillIn && now !== undefined ? Math.max(now, latest) : latest);
+  const end = call.endedAt ?? (seen.stillIn && now !== undefined ? Math.max(now, latest) : latest);
   return { start, end: Math.max(start, end) };
 }
 
@@ -145,9 +166,9 @@ export function callShape(call: Call): string | undefined {
     ...[...notJoined].map(([state, n]) => `${n} ${escapeMrkdwn(truncate(state, 30))}`),
   ].join(', ');
   const span = callSpan(call);
-  const lefts = call.participants.flatMap((p) => (p.leftAt === undefined ? [] : [p.leftAt]));
-  if (!span || lefts.length === 0) return counts;
-  const first = Math.max(0, Math.min(...lefts) - span.start);
+  const { firstLeave } = times(call.participants);
+  if (!span || !Number.isFinite(firstLeave)) return counts;
+  const first = Math.max(0, firstLeave - span.start);
   return `${counts}; first to leave after ${first < 60 ? `${first} s` : `${Math.round(first / 60)} min`}`;
 }
 
