@@ -13,6 +13,7 @@ import {
   createAuditTrail,
   registerAuditList,
 } from './features/audit/audit-trail.ts';
+import { startIntentSweep } from './features/audit/intent-sweep.ts';
 import { createCallCommand, registerCallLookup } from './features/calls/call-lookup.ts';
 import { createCallsCommand, registerCallSearch } from './features/calls/call-search.ts';
 import type { FeatureDeps } from './features/deps.ts';
@@ -236,7 +237,7 @@ export function createSlackApp(options: SlackAppOptions) {
   registerPermissionEditor(app, editorDeps);
   registerAuditList(app, { ...deps, store });
 
-  return { app, receiver, deps };
+  return { app, receiver, deps, audit: editorDeps.audit };
 }
 
 /** Starts the app; resolves once it accepts requests. */
@@ -245,13 +246,23 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
   // A store passed in belongs to the caller; one opened here is closed on stop.
   const store = options.store ?? (await openStore(config.storeUrl));
   const closeStore = options.store ? async () => {} : () => store.close();
-  const { app } = createSlackApp({ ...options, store });
+  const { app, audit } = createSlackApp({ ...options, store });
   try {
     await app.init();
   } catch (error) {
     await closeStore();
     throw error;
   }
+  // Updates that were in flight when an earlier run stopped get their records now, and then
+  // every minute (another replica's may outlive it).
+  const sweep = startIntentSweep({
+    store,
+    audit,
+    now: Date.now,
+    afterMs: 2 * config.cometchat.budgetMs,
+    log: logger.child({ component: 'intent-sweep' }),
+  });
+  const stopSweep = () => sweep.stop();
   if (config.slack.socketMode) {
     // Socket Mode has no public listener; /healthz gets a small server of its own.
     const server = createServer((req, res) => {
@@ -270,6 +281,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
         await app.stop();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
+        await stopSweep();
         await closeStore();
       },
     };
@@ -283,6 +295,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
     stop: async () => {
       server.closeAllConnections();
       await app.stop();
+      await stopSweep();
       await closeStore();
     },
   };

@@ -34,16 +34,22 @@ const CONNECT_TIMEOUT_MS = 5_000;
  *   audit-by-role:<role>             sorted set of refs scored by `at` (one role, every app)
  *   app:<app>:audit-by-time          sorted set of refs scored by `at` (one app's records)
  *   app:<app>:audit-by-role:<role>   sorted set of refs scored by `at` (one app, one role)
+ *   intent:<ref>                     string, JSON of the AuditRecord an update in flight becomes
+ *                                    if the app stops before its answer (outcome `unknown`)
+ *   intents-by-time                  sorted set of intent refs scored by `at`
  * App names and role ids hold no `:` (see the config and ROLE_ID), so `app:<app>:` ends at its
  * first colon, and no key of one app is a key of another, or one of version 1's `known:<role>`.
  */
 const SCHEMA_VERSION = 2;
 
 // A record and its four index entries appear together or not at all, and a duplicate `ref`
-// touches nothing (a MULTI could not skip the ZADDs when the SET NX fails).
+// touches nothing (a MULTI could not skip the ZADDs when the SET NX fails). The intent of the
+// ref goes in the same step, whichever record stays.
 const APPEND_AUDIT_SCRIPT = `
+redis.call('DEL', KEYS[2])
+redis.call('ZREM', KEYS[3], ARGV[3])
 if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
-  for i = 2, #KEYS do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[3]) end
+  for i = 4, #KEYS do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[3]) end
   return 1
 end
 return 0
@@ -157,6 +163,8 @@ export async function createRedisStore(
   const knownKey = (app: string, role: string) => `${appKey(app)}known:${role}`;
   const claimKey = (id: string) => `${prefix}claim:${id}`;
   const auditKey = (ref: string) => `${prefix}audit:${ref}`;
+  const intentKey = (ref: string) => `${prefix}intent:${ref}`;
+  const intentsByTimeKey = `${prefix}intents-by-time`;
   const byTimeKey = `${prefix}audit-by-time`;
   const byRoleKey = (role: string) => `${prefix}audit-by-role:${role}`;
   const appByTimeKey = (app: string) => `${appKey(app)}audit-by-time`;
@@ -248,6 +256,8 @@ export async function createRedisStore(
         client.eval(APPEND_AUDIT_SCRIPT, {
           keys: [
             auditKey(record.ref),
+            intentKey(record.ref),
+            intentsByTimeKey,
             byTimeKey,
             byRoleKey(record.role),
             appByTimeKey(record.app),
@@ -256,6 +266,30 @@ export async function createRedisStore(
           arguments: [text, String(record.at), record.ref],
         }),
       );
+    },
+    async putIntent(record) {
+      const text = JSON.stringify(record satisfies AuditRecord);
+      await run('store audit intent', () =>
+        client
+          .multi()
+          .set(intentKey(record.ref), text)
+          .zAdd(intentsByTimeKey, { score: record.at, value: record.ref })
+          .exec(),
+      );
+    },
+    async listIntents(before) {
+      const refs = await run('list audit intents', () =>
+        client.zRangeByScore(intentsByTimeKey, '-inf', `(${before}`),
+      );
+      const refList = decodeStored(RefListSchema, refs, 'the intent index');
+      if (refList.length === 0) return [];
+      const texts = await run('list audit intents', () => client.mGet(refList.map(intentKey)));
+      return texts.flatMap((text, i) => {
+        const what = `audit intent ${refList[i]}`;
+        return text === null
+          ? []
+          : [decodeStored(AuditRecordSchema, parseStoredJson(text, what), what)];
+      });
     },
     async listAudit({ app, role, offset, limit }) {
       const index = auditIndex(app, role);

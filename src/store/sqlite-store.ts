@@ -4,17 +4,22 @@ import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { PermissionMapSchema } from '../cometchat/schemas.ts';
 import { type AuditRecord, DEFAULT_APP, type Store } from './store.ts';
-import { AuditChangesSchema, decodeStored, parseStoredJson } from './stored-records.ts';
+import {
+  AuditChangesSchema,
+  AuditRecordSchema,
+  decodeStored,
+  parseStoredJson,
+} from './stored-records.ts';
 
 /*
- * Version 2 of the file's layout; `user_version` records it so that a later version can migrate.
+ * Version 3 of the file's layout (version 2 plus `audit_intents`); `user_version` records it so that a later version can migrate.
  * Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
  * list of changes); everything a query filters or sorts on is a column of its own.
  *
  * Version 1 (before the app knew of several CometChat apps) had no `app` column; opening its file
  * moves every row into app `default` (see `migrateFromVersion1`).
  */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS known_permissions (
     app TEXT NOT NULL,
@@ -45,6 +50,12 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS audit_by_app_role_time ON audit_records (app, role, at);
   CREATE INDEX IF NOT EXISTS audit_by_app_time ON audit_records (app, at);
   CREATE INDEX IF NOT EXISTS audit_by_time ON audit_records (at);
+  CREATE TABLE IF NOT EXISTS audit_intents (
+    ref TEXT PRIMARY KEY,
+    at INTEGER NOT NULL,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS intents_by_time ON audit_intents (at);
 `;
 
 /** How long a write waits for another connection (another process on the same file) to finish. */
@@ -76,6 +87,8 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
       }
       if (version === SCHEMA_VERSION) return;
       if (version === 1) migrateFromVersion1(db);
+      // A new file, or version 2: every statement is IF NOT EXISTS, so version 2 gains the
+      // intents table and keeps the rest.
       else db.exec(SCHEMA);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
@@ -110,6 +123,20 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
         @service_message, @error_kind, @promoted_from)
      ON CONFLICT (ref) DO NOTHING`,
   );
+  const deleteIntent = db.prepare<[string]>('DELETE FROM audit_intents WHERE ref = ?');
+  const upsertIntent = db.prepare<[string, number, string]>(
+    `INSERT INTO audit_intents (ref, at, record) VALUES (?, ?, ?)
+     ON CONFLICT (ref) DO UPDATE SET at = excluded.at, record = excluded.record`,
+  );
+  const selectIntents = db.prepare<[number]>(
+    'SELECT record FROM audit_intents WHERE at < ? ORDER BY at, ref',
+  );
+  // The record and the end of its intent in one transaction: a crash between them cannot leave
+  // an intent that the sweep would turn into a second record.
+  const appendAuditNow = db.transaction((record: AuditRecord) => {
+    insertAudit.run(toRow(record));
+    deleteIntent.run(record.ref);
+  });
   /** A page and a count of the records that `where` keeps (by `@app` and `@role`). */
   const auditQuery = (where: string) => ({
     page: db.prepare<AuditFilter & { limit: number; offset: number }>(
@@ -169,7 +196,17 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
       deleteClaim.run(id);
     },
     async appendAudit(record) {
-      insertAudit.run(toRow(record));
+      appendAuditNow.immediate(record);
+    },
+    async putIntent(record) {
+      upsertIntent.run(record.ref, record.at, JSON.stringify(record));
+    },
+    async listIntents(before) {
+      return selectIntents.all(before).map((raw) => {
+        const { record } = decodeStored(IntentRowSchema, raw, 'an audit intent');
+        const what = 'an audit intent';
+        return decodeStored(AuditRecordSchema, parseStoredJson(record, what), what);
+      });
     },
     async listAudit({ app, role, offset, limit }) {
       const filter = {
@@ -248,6 +285,7 @@ const KnownRowSchema = z.object({
 });
 
 const CountRowSchema = z.object({ total: z.number() });
+const IntentRowSchema = z.object({ record: z.string() });
 
 const AuditRowSchema = z.object({
   ref: z.string(),
@@ -258,7 +296,7 @@ const AuditRowSchema = z.object({
   role: z.string(),
   changes: z.string(),
   before_source: z.enum(['last-update', 'defaults']),
-  outcome: z.enum(['applied', 'failed']),
+  outcome: z.enum(['applied', 'failed', 'unknown']),
   service_message: z.string().nullable(),
   error_kind: z.string().nullable(),
   promoted_from: z.string().nullable(),

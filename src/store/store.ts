@@ -39,7 +39,8 @@ export interface AuditRecord {
   changes: AuditChange[];
   /** Where the "before" values came from: the last update response seen, or the defaults. */
   beforeSource: 'last-update' | 'defaults';
-  outcome: 'applied' | 'failed';
+  /** `unknown`: the app stopped while the update was in flight (from an intent; see putIntent). */
+  outcome: 'applied' | 'failed' | 'unknown';
   /** The service's per-key messages (applied) or its error message (failed). */
   serviceMessage?: string | undefined;
   /** The failure kind (`unavailable`, `timeout`, ...) when the outcome is `failed`. */
@@ -70,8 +71,19 @@ export interface Store {
    */
   claim(id: string, ttlSeconds: number): Promise<boolean>;
   release(id: string): Promise<void>;
-  /** Adds a record; a record with a `ref` already stored replaces nothing and is ignored. */
+  /**
+   * Adds a record; a record with a `ref` already stored replaces nothing and is ignored. Either
+   * way the intent of that `ref` is gone with it, in the same step.
+   */
   appendAudit(record: AuditRecord): Promise<void>;
+  /**
+   * Keeps, before an update is sent, the record it becomes if the app stops before the answer
+   * (outcome `unknown`), under the attempt's `ref`. The answer's record replaces it (appendAudit);
+   * one left behind is turned into its record by the intent sweep.
+   */
+  putIntent(record: AuditRecord): Promise<void>;
+  /** Intents whose `at` (Unix ms) is before `before`, oldest first. */
+  listIntents(before: number): Promise<AuditRecord[]>;
   /** Newest first; `app` narrows to one app, `role` to one role (of every app, or of `app`). */
   listAudit(query: {
     app?: string | undefined;
@@ -89,6 +101,7 @@ export function createMemoryStore(now: () => number = Date.now): Store {
   const knownKey = (app: string, role: string) => JSON.stringify([app, role]);
   const claims = new Map<string, number>();
   const audit: AuditRecord[] = [];
+  const intents = new Map<string, AuditRecord>();
   return {
     async getKnownPermissions(app, role) {
       const entry = known.get(knownKey(app, role));
@@ -107,8 +120,17 @@ export function createMemoryStore(now: () => number = Date.now): Store {
       claims.delete(id);
     },
     async appendAudit(record) {
+      intents.delete(record.ref);
       if (audit.some((r) => r.ref === record.ref)) return;
       audit.push(structuredClone(record));
+    },
+    async putIntent(record) {
+      intents.set(record.ref, structuredClone(record));
+    },
+    async listIntents(before) {
+      return structuredClone(
+        [...intents.values()].filter((r) => r.at < before).sort((a, b) => a.at - b.at),
+      );
     },
     async listAudit({ app, role, offset, limit }) {
       const matching = audit

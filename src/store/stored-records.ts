@@ -28,7 +28,7 @@ export const AuditRecordSchema = z.object({
   role: z.string(),
   changes: AuditChangesSchema,
   beforeSource: z.enum(['last-update', 'defaults']),
-  outcome: z.enum(['applied', 'failed']),
+  outcome: z.enum(['applied', 'failed', 'unknown']),
   serviceMessage: z.string().optional(),
   errorKind: z.string().optional(),
   promotedFrom: z.string().optional(),

@@ -88,10 +88,31 @@ describe('sqlite store', () => {
     const db = new Database(path, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(2);
+      expect(db.pragma('user_version', { simple: true })).toBe(3);
     } finally {
       db.close();
     }
+  });
+
+  it('adds the intents table to a file version 2 wrote, keeping its rows', async () => {
+    const path = join(dir, 'v2.sqlite');
+    const before = openStore(path);
+    await before.setKnownPermissions({ app: 'prod', role: 'mod', permissions: {}, seenAt: 1 });
+    await before.close();
+    // Version 2's file: the same tables without audit_intents.
+    const db = new Database(path);
+    db.exec('DROP TABLE audit_intents');
+    db.pragma('user_version = 2');
+    db.close();
+    const after = openStore(path);
+    expect(await after.getKnownPermissions('prod', 'mod')).toMatchObject({ seenAt: 1 });
+    await after.putIntent({ ...record, ref: 'intent-1', outcome: 'unknown' });
+    expect((await after.listIntents(Number.MAX_SAFE_INTEGER)).map((r) => r.ref)).toEqual([
+      'intent-1',
+    ]);
+    const check = new Database(path, { readonly: true });
+    expect(check.pragma('user_version', { simple: true })).toBe(3);
+    check.close();
   });
 
   it('refuses a file written by a newer version', async () => {
@@ -130,13 +151,13 @@ describe('sqlite store', () => {
       }
     };
 
-    it('is moved to version 2, with the layout of a new file', async () => {
+    it('is moved to the current version, with the layout of a new file', async () => {
       const migrated = copyV1SqliteFile(dir);
       await openStore(migrated).close();
       const fresh = join(dir, 'fresh.sqlite');
       await openStore(fresh).close();
       expect(layout(migrated)).toEqual(layout(fresh));
-      expect(layout(migrated).version).toBe(2);
+      expect(layout(migrated).version).toBe(3);
     });
 
     it('keeps every row, each in the default app', async () => {
@@ -241,7 +262,7 @@ describe('sqlite store', () => {
       const at = Date.now() + 3_000;
       const totals = await Promise.all([open(), open(), open()]);
       expect(totals).toEqual(Array(3).fill(String(v1Audit().length)));
-      expect(layout(path).version).toBe(2);
+      expect(layout(path).version).toBe(3);
     });
   });
 });

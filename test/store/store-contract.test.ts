@@ -239,6 +239,46 @@ function describeStoreContract(
         expect((await store.listAudit({ offset: 0, limit: 5 })).total).toBe(4);
       });
 
+      describe('intents', () => {
+        const unknown = (ref: string, at: number) =>
+          record({ ref, at, outcome: 'unknown', serviceMessage: 'the app stopped' });
+
+        it('lists intents older than a time, oldest first, as they were kept', async () => {
+          await store.putIntent(unknown('i3', 30));
+          await store.putIntent(unknown('i1', 10));
+          await store.putIntent(unknown('i2', 20));
+          expect((await store.listIntents(25)).map((r) => r.ref)).toEqual(['i1', 'i2']);
+          expect(await store.listIntents(11)).toEqual([unknown('i1', 10)]);
+          expect(await store.listIntents(10)).toEqual([]);
+        });
+
+        it('ends an intent with the record of its ref, whichever record stays', async () => {
+          await store.putIntent(unknown('a', 1));
+          await store.putIntent(unknown('b', 2));
+          await store.appendAudit(record({ ref: 'a', at: 5, outcome: 'applied' }));
+          expect((await store.listIntents(100)).map((r) => r.ref)).toEqual(['b']);
+          // The sweep's record for an intent whose answer came after all: the first one stays.
+          await store.appendAudit(record({ ref: 'b', at: 6, outcome: 'failed' }));
+          await store.appendAudit(unknown('b', 2));
+          expect(await store.listIntents(100)).toEqual([]);
+          const outcomes = (await store.listAudit({ offset: 0, limit: 10 })).records.map((r) => [
+            r.ref,
+            r.outcome,
+          ]);
+          expect(outcomes).toEqual([
+            ['b', 'failed'],
+            ['a', 'applied'],
+          ]);
+        });
+
+        it('reads back an unknown outcome as a record', async () => {
+          await store.appendAudit(unknown('u', 3));
+          expect((await store.listAudit({ offset: 0, limit: 1 })).records).toEqual([
+            unknown('u', 3),
+          ]);
+        });
+      });
+
       describe('with several apps', () => {
         beforeEach(async () => {
           await store.appendAudit(record({ ref: 'p1', app: 'prod', role: 'admin', at: 1 }));

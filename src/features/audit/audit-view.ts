@@ -45,9 +45,15 @@ function appPart(record: AuditRecord): string {
   return record.app === DEFAULT_APP ? '' : `app *${escapeMrkdwn(record.app)}* · `;
 }
 
+const OUTCOME_MARK: Record<AuditRecord['outcome'], string> = {
+  applied: ':white_check_mark: applied',
+  failed: ':x: failed',
+  unknown: ':grey_question: outcome unknown',
+};
+
 /** One record as text: who, when, which role, what, and how it ended. */
 export function auditRecordText(record: AuditRecord): string {
-  const outcome = record.outcome === 'applied' ? ':white_check_mark: applied' : ':x: failed';
+  const outcome = OUTCOME_MARK[record.outcome];
   const lines = [
     `${outcome} · ${slackDate(Math.floor(record.at / 1000))} · <@${record.userId}> · ${appPart(record)}role ${code(record.role)} · ref \`${record.ref}\``,
     ...(record.promotedFrom
@@ -110,7 +116,7 @@ export function auditMessage(
 /** The post for AUDIT_CHANNEL. Pure. */
 export function auditPost(record: AuditRecord): SlackMessage {
   return {
-    text: `Permissions of ${record.role}${record.app === DEFAULT_APP ? '' : ` in ${record.app}`} ${record.outcome === 'applied' ? 'changed' : 'change failed'} by user ${record.userId} (ref ${record.ref})`,
+    text: `Permissions of ${record.role}${record.app === DEFAULT_APP ? '' : ` in ${record.app}`} ${{ applied: 'changed', failed: 'change failed', unknown: 'change of unknown outcome' }[record.outcome]} by user ${record.userId} (ref ${record.ref})`,
     blocks: [section(auditRecordText(record))],
   };
 }

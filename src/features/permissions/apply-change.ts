@@ -11,8 +11,16 @@ import { type ConfirmMetadata, changePayload } from './editor-state.ts';
 /** How long a confirmation's claim is held: long past any retry of the same submission. */
 export const CLAIM_TTL_SECONDS = 24 * 60 * 60;
 
+/** What an update's record says when the app stopped before its answer (see the intent sweep). */
+export const UNKNOWN_OUTCOME =
+  'unknown: the app stopped while the update was in flight; check the role';
+
+/** Said when the intent could not be stored: the update was never sent. */
+export const NOT_SENT =
+  "Nothing was sent: the app could not store this change's audit record before sending it (its store did not answer). Try again in a moment; tell whoever runs the app if it keeps happening.";
+
 export interface ApplyDeps {
-  store: Pick<Store, 'claim' | 'release' | 'setKnownPermissions'>;
+  store: Pick<Store, 'claim' | 'release' | 'setKnownPermissions' | 'putIntent'>;
   audit: AuditTrail;
   now: () => number;
 }
@@ -33,6 +41,8 @@ export type ApplyOutcome =
   | { kind: 'refused'; sentence: string }
   /** The same confirmation was already submitted (a double click, a replay): not sent again. */
   | { kind: 'repeated' }
+  /** Its intent could not be stored, so nothing was sent (the claim is let go for a retry). */
+  | { kind: 'not-sent'; error: unknown }
   /** CometChat did not apply it, or may not have: recorded, and a new attempt is let through. */
   | { kind: 'failed'; error: unknown; audited: boolean }
   | { kind: 'applied'; update: PermissionUpdate; audited: boolean };
@@ -53,6 +63,19 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
       'editor: repeated confirmation ignored',
     );
     return { kind: 'repeated' };
+  }
+  // No update leaves without its record-to-be: if the app stops before the answer, the sweep
+  // turns this intent into a record with an unknown outcome.
+  try {
+    await deps.store.putIntent(
+      auditRecord(request, deps.now(), 'unknown', { serviceMessage: UNKNOWN_OUTCOME }),
+    );
+  } catch (error) {
+    scope.log.error({ err: error, change: meta.id }, 'audit intent not stored; nothing sent');
+    await deps.store.release(meta.id).catch((releaseError: unknown) => {
+      scope.log.error({ err: releaseError, change: meta.id }, 'claim could not be released');
+    });
+    return { kind: 'not-sent', error };
   }
   const payload = changePayload(meta.changes);
   let update: PermissionUpdate;

@@ -16,7 +16,7 @@ import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { failInModal, showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import { applyChange } from './apply-change.ts';
+import { applyChange, NOT_SENT } from './apply-change.ts';
 import { editRefusal } from './editor-access.ts';
 import {
   type Args,
@@ -407,6 +407,8 @@ export function createApplySubmission(deps: EditorDeps) {
     switch (outcome.kind) {
       case 'refused':
         return show('Not allowed', outcome.sentence);
+      case 'not-sent':
+        return show('Not sent', `${NOT_SENT} (ref ${scope.ref})`);
       case 'repeated':
         return show(
           'Already applied',

@@ -8,6 +8,7 @@ import {
   type ApplyDeps,
   type ApplyRequest,
   applyChange,
+  UNKNOWN_OUTCOME,
 } from '../../../src/features/permissions/apply-change.ts';
 import type { ConfirmMetadata } from '../../../src/features/permissions/editor-state.ts';
 import type { Access } from '../../../src/slack/access.ts';
@@ -166,5 +167,42 @@ describe('applyChange', () => {
     const { deps, request, audited } = setup();
     await applyChange(deps, { ...request, meta: { ...meta, seenAt: undefined } });
     expect(audited[0]?.beforeSource).toBe('defaults');
+  });
+
+  it('stores the intent before anything is sent: the record an unanswered update becomes', async () => {
+    const store = createMemoryStore(() => NOW);
+    let atSend: unknown[] = [];
+    const { deps, request } = setup({
+      store,
+      update: async (_role, payload) => {
+        atSend = await store.listIntents(Number.POSITIVE_INFINITY);
+        return { permissions: payload, results: {} };
+      },
+    });
+    await applyChange(deps, request);
+    expect(atSend).toEqual([
+      expect.objectContaining({
+        ref: 'ref0000001',
+        outcome: 'unknown',
+        serviceMessage: UNKNOWN_OUTCOME,
+        changes: [{ key: 'sendMessage', before: 'allow', after: 'deny', explicit: false }],
+      }),
+    ]);
+  });
+
+  it('sends nothing when the intent cannot be stored, and lets a retry through', async () => {
+    const store = createMemoryStore(() => NOW);
+    const putIntent = store.putIntent;
+    store.putIntent = async () => {
+      throw new Error('store unreachable');
+    };
+    const { deps, request, sent, audited } = setup({ store });
+    const outcome = await applyChange(deps, request);
+    expect(outcome.kind).toBe('not-sent');
+    expect(sent).toHaveLength(0);
+    expect(audited).toHaveLength(0);
+    store.putIntent = putIntent;
+    expect((await applyChange(deps, request)).kind).toBe('applied');
+    expect(sent).toHaveLength(1);
   });
 });
