@@ -70,6 +70,16 @@ const slackIdList = () =>
       .optional(),
   );
 
+const channel = () =>
+  z.preprocess(
+    blankIsMissing,
+    z
+      .string()
+      .trim()
+      .regex(CHANNEL_ID, { error: 'must be a channel id like C0123ABCD' })
+      .optional(),
+  );
+
 const region = () =>
   z.preprocess(
     (value) =>
@@ -95,14 +105,12 @@ const EnvSchema = z.object({
   // and user group ids (S...), comma-separated.
   EDITORS: slackIdList(),
   VIEWERS: slackIdList(),
-  AUDIT_CHANNEL: z.preprocess(
-    blankIsMissing,
-    z
-      .string()
-      .trim()
-      .regex(CHANNEL_ID, { error: 'must be a channel id like C0123ABCD' })
-      .optional(),
-  ),
+  AUDIT_CHANNEL: channel(),
+  // Approval by a second person (per app too, see AppSchema): where requests are posted, who
+  // may approve besides the app's editors, and how long a request stays open.
+  APPROVAL_CHANNEL: channel(),
+  APPROVERS: slackIdList(),
+  APPROVAL_TTL_HOURS: integer(24, 1, 720),
   STORE_URL: optionalText(),
   LOG_LEVEL: z.preprocess(
     (value) => blankIsMissing(value)?.toString().toLowerCase(),
@@ -146,10 +154,14 @@ const AppSchema = z.object({
   API_URL: url(),
   CALL_API_URL: url(),
   EDITORS: slackIdList(),
+  APPROVAL_CHANNEL: channel(),
+  APPROVERS: slackIdList(),
 });
 type AppVariable = keyof typeof AppSchema.shape;
 const APP_VARIABLES = AppSchema.keyof().options;
-const SINGLE_APP_VARIABLES = APP_VARIABLES.filter((key) => key !== 'EDITORS').map(
+/** Who may do what with an app: of one of several apps only (the single app has the global ones). */
+const OWN_ACCESS_VARIABLES: readonly AppVariable[] = ['EDITORS', 'APPROVAL_CHANNEL', 'APPROVERS'];
+const SINGLE_APP_VARIABLES = APP_VARIABLES.filter((key) => !OWN_ACCESS_VARIABLES.includes(key)).map(
   (key) => `COMETCHAT_${key}`,
 );
 
@@ -164,8 +176,11 @@ interface AppSource {
   prefix: string;
   /** Put before each of its problems: empty for the single app, whose messages stay as they were. */
   label: string;
-  /** Whether `<prefix>EDITORS` is read (the single app has EDITORS alone). */
-  ownEditors: boolean;
+  /**
+   * Whether `<prefix>EDITORS`, `<prefix>APPROVAL_CHANNEL` and `<prefix>APPROVERS` are read (the
+   * single app has the global EDITORS, APPROVAL_CHANNEL and APPROVERS alone).
+   */
+  ownAccess: boolean;
 }
 
 interface AppRead {
@@ -181,7 +196,7 @@ function readApp(env: Env, source: AppSource): AppRead {
     Object.fromEntries(
       APP_VARIABLES.map((key) => [
         key,
-        key === 'EDITORS' && !source.ownEditors ? undefined : env[variable(key)],
+        OWN_ACCESS_VARIABLES.includes(key) && !source.ownAccess ? undefined : env[variable(key)],
       ]),
     ),
   );
@@ -215,6 +230,9 @@ function readApp(env: Env, source: AppSource): AppRead {
       callApiUrl: a.CALL_API_URL ?? host('call'),
       editors: a.EDITORS,
       editorsSetting: a.EDITORS ? variable('EDITORS') : 'EDITORS',
+      approvalChannel: a.APPROVAL_CHANNEL,
+      approvers: a.APPROVERS,
+      approversSetting: a.APPROVERS ? variable('APPROVERS') : 'APPROVERS',
     },
   };
 }
@@ -351,6 +369,17 @@ export interface CometChatAppConfig {
   editors: readonly string[] | undefined;
   /** The setting `editors` came from, for the sentence that refuses someone not in it. */
   editorsSetting: string;
+  /**
+   * Where this app's changes wait for a second person: its COMETCHAT_<NAME>_APPROVAL_CHANNEL,
+   * else APPROVAL_CHANNEL; undefined means an editor applies a change alone.
+   */
+  approvalChannel: string | undefined;
+  /**
+   * Who may approve: its COMETCHAT_<NAME>_APPROVERS, else APPROVERS; undefined means any of the
+   * app's editors. Never the person who asked.
+   */
+  approvers: readonly string[] | undefined;
+  approversSetting: string;
 }
 
 export interface Config {
@@ -384,6 +413,8 @@ export interface Config {
   };
   /** Channel that receives a post for every attempted permission change. */
   auditChannel: string | undefined;
+  /** How long an approval request stays open (APPROVAL_TTL_HOURS). */
+  approvalTtlHours: number;
   /** Where state is kept: a SQLite path, `redis://...`, or `memory:`; default ./data/. */
   storeUrl: string | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
@@ -408,10 +439,10 @@ export function loadConfig(env: Env): Config {
           name,
           prefix: appEnvPrefix(name),
           label: `App ${name}: `,
-          ownEditors: true,
+          ownAccess: true,
         }),
       )
-    : [readApp(env, { name: SINGLE_APP_NAME, prefix: 'COMETCHAT_', label: '', ownEditors: false })];
+    : [readApp(env, { name: SINGLE_APP_NAME, prefix: 'COMETCHAT_', label: '', ownAccess: false })];
   const channels = readChannelApps(
     env.COMETCHAT_CHANNEL_APPS,
     several ?? { listed: [SINGLE_APP_NAME], names: [SINGLE_APP_NAME] },
@@ -426,7 +457,16 @@ export function loadConfig(env: Env): Config {
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
   const apps = reads.flatMap(({ app }) =>
-    app ? [{ ...app, editors: app.editors ?? e.EDITORS }] : [],
+    app
+      ? [
+          {
+            ...app,
+            editors: app.editors ?? e.EDITORS,
+            approvalChannel: app.approvalChannel ?? e.APPROVAL_CHANNEL,
+            approvers: app.approvers ?? e.APPROVERS,
+          },
+        ]
+      : [],
   );
   const config: Config = {
     slack: {
@@ -446,6 +486,7 @@ export function loadConfig(env: Env): Config {
     },
     access: { editors: e.EDITORS, viewers: e.VIEWERS },
     auditChannel: e.AUDIT_CHANNEL,
+    approvalTtlHours: e.APPROVAL_TTL_HOURS,
     storeUrl: e.STORE_URL,
     logLevel: e.LOG_LEVEL,
     secrets: [

@@ -65,6 +65,9 @@ describe('loadConfig', () => {
             callApiUrl: 'https://abc123.call-eu.cometchat.io',
             editors: undefined,
             editorsSetting: 'EDITORS',
+            approvalChannel: undefined,
+            approvers: undefined,
+            approversSetting: 'APPROVERS',
           },
         ],
         channelApps: {},
@@ -265,6 +268,41 @@ const TWO_APPS = {
 };
 
 describe('loadConfig with several apps', () => {
+  it('reads approval settings per app, the global ones where an app has none of its own', () => {
+    const config = loadConfig({
+      ...TWO_APPS,
+      APPROVAL_CHANNEL: 'C0APPROVE',
+      APPROVERS: 'U0LEAD1',
+      APPROVAL_TTL_HOURS: '6',
+      COMETCHAT_EU_STAGING_APPROVAL_CHANNEL: 'C0STAGEOK',
+      COMETCHAT_PROD_APPROVERS: 'U0CTO,S0SRE',
+    });
+    expect(config.approvalTtlHours).toBe(6);
+    const [prod, staging] = config.cometchat.apps;
+    expect(prod).toMatchObject({
+      approvalChannel: 'C0APPROVE',
+      approvers: ['U0CTO', 'S0SRE'],
+      approversSetting: 'COMETCHAT_PROD_APPROVERS',
+    });
+    expect(staging).toMatchObject({
+      approvalChannel: 'C0STAGEOK',
+      approvers: ['U0LEAD1'],
+      approversSetting: 'APPROVERS',
+    });
+  });
+
+  it('reports bad approval settings, naming the variable', () => {
+    expect(() =>
+      loadConfig({
+        ...TWO_APPS,
+        COMETCHAT_PROD_APPROVAL_CHANNEL: 'general',
+        APPROVAL_TTL_HOURS: '0',
+      }),
+    ).toThrow(
+      /COMETCHAT_PROD_APPROVAL_CHANNEL must be a channel id[\s\S]*APPROVAL_TTL_HOURS must be at least 1/,
+    );
+  });
+
   it('reads each app in the order of COMETCHAT_APPS, the first being the default', () => {
     const config = loadConfig(TWO_APPS);
     expect(config.cometchat.apps).toEqual([
@@ -278,6 +316,9 @@ describe('loadConfig with several apps', () => {
         // No editors of its own: the workspace's.
         editors: ['U0ADMIN1'],
         editorsSetting: 'EDITORS',
+        approvalChannel: undefined,
+        approvers: undefined,
+        approversSetting: 'APPROVERS',
       },
       {
         name: 'eu-staging',
@@ -288,6 +329,9 @@ describe('loadConfig with several apps', () => {
         callApiUrl: 'https://stage222.call-eu.cometchat.io',
         editors: ['U0STAGE1', 'S0TESTERS'],
         editorsSetting: 'COMETCHAT_EU_STAGING_EDITORS',
+        approvalChannel: undefined,
+        approvers: undefined,
+        approversSetting: 'APPROVERS',
       },
     ]);
     expect(config.cometchat.channelApps).toEqual({ C0123ABC: 'eu-staging', G0456DEF: 'prod' });
@@ -314,6 +358,9 @@ describe('loadConfig with several apps', () => {
         callApiUrl: 'http://127.0.0.1:4011',
         editors: undefined,
         editorsSetting: 'EDITORS',
+        approvalChannel: undefined,
+        approvers: undefined,
+        approversSetting: 'APPROVERS',
       },
     ]);
     expect(config.cometchat.channelApps).toEqual({});
@@ -484,6 +531,9 @@ describe('loadConfig with a single app (no COMETCHAT_APPS)', () => {
           callApiUrl: 'https://abc123.call-eu.cometchat.io',
           editors: ['U0ADMIN1'],
           editorsSetting: 'EDITORS',
+          approvalChannel: undefined,
+          approvers: undefined,
+          approversSetting: 'APPROVERS',
         },
       ]);
     }
