@@ -299,7 +299,7 @@ describe('loadConfig with several apps', () => {
         APPROVAL_TTL_HOURS: '0',
       }),
     ).toThrow(
-      /COMETCHAT_PROD_APPROVAL_CHANNEL must be a channel id[\s\S]*APPROVAL_TTL_HOURS must be at least 1/,
+      /APPROVAL_TTL_HOURS must be at least 1[\s\S]*App prod: COMETCHAT_PROD_APPROVAL_CHANNEL must be a channel id/,
     );
   });
 
