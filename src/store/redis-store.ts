@@ -1,9 +1,10 @@
 import { createClient, ErrorReply } from 'redis';
 import { z } from 'zod';
 import { redactUrl } from './redact-url.ts';
-import { type AuditRecord, DEFAULT_APP, type Store } from './store.ts';
+import { type ApprovalRequest, type AuditRecord, DEFAULT_APP, type Store } from './store.ts';
 import { StoreDataError, StoreUnavailableError } from './store-errors.ts';
 import {
+  ApprovalRequestSchema,
   AuditRecordSchema,
   decodeStored,
   KnownPermissionsSchema,
@@ -37,6 +38,8 @@ const CONNECT_TIMEOUT_MS = 5_000;
  *   intent:<ref>                     string, JSON of the AuditRecord an update in flight becomes
  *                                    if the app stops before its answer (outcome `unknown`)
  *   intents-by-time                  sorted set of intent refs scored by `at`
+ *   approval:<id>                    string, JSON of an ApprovalRequest
+ *   approvals-open                   sorted set of the ids of open requests, scored by requestedAt
  * App names and role ids hold no `:` (see the config and ROLE_ID), so `app:<app>:` ends at its
  * first colon, and no key of one app is a key of another, or one of version 1's `known:<role>`.
  */
@@ -165,6 +168,8 @@ export async function createRedisStore(
   const auditKey = (ref: string) => `${prefix}audit:${ref}`;
   const intentKey = (ref: string) => `${prefix}intent:${ref}`;
   const intentsByTimeKey = `${prefix}intents-by-time`;
+  const approvalKey = (id: string) => `${prefix}approval:${id}`;
+  const openApprovalsKey = `${prefix}approvals-open`;
   const byTimeKey = `${prefix}audit-by-time`;
   const byRoleKey = (role: string) => `${prefix}audit-by-role:${role}`;
   const appByTimeKey = (app: string) => `${appKey(app)}audit-by-time`;
@@ -289,6 +294,39 @@ export async function createRedisStore(
         return text === null
           ? []
           : [decodeStored(AuditRecordSchema, parseStoredJson(text, what), what)];
+      });
+    },
+    async putApproval(request) {
+      const text = JSON.stringify(request satisfies ApprovalRequest);
+      // The request and its place in the open list change together.
+      await run('store approval request', () => {
+        const multi = client.multi().set(approvalKey(request.id), text);
+        return (
+          request.status === 'open'
+            ? multi.zAdd(openApprovalsKey, { score: request.requestedAt, value: request.id })
+            : multi.zRem(openApprovalsKey, request.id)
+        ).exec();
+      });
+    },
+    async getApproval(id) {
+      const text = await run('get approval request', () => client.get(approvalKey(id)));
+      if (text === null) return undefined;
+      const what = `approval request ${id}`;
+      return decodeStored(ApprovalRequestSchema, parseStoredJson(text, what), what);
+    },
+    async listOpenApprovals() {
+      const ids = decodeStored(
+        RefListSchema,
+        await run('list approval requests', () => client.zRange(openApprovalsKey, 0, -1)),
+        'the open approvals',
+      );
+      if (ids.length === 0) return [];
+      const texts = await run('list approval requests', () => client.mGet(ids.map(approvalKey)));
+      return texts.flatMap((text, i) => {
+        const what = `approval request ${ids[i]}`;
+        return text === null
+          ? []
+          : [decodeStored(ApprovalRequestSchema, parseStoredJson(text, what), what)];
       });
     },
     async listAudit({ app, role, offset, limit }) {

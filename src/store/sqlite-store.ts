@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { PermissionMapSchema } from '../cometchat/schemas.ts';
 import { type AuditRecord, DEFAULT_APP, type Store } from './store.ts';
 import {
+  ApprovalRequestSchema,
   AuditChangesSchema,
   AuditRecordSchema,
   decodeStored,
@@ -12,14 +13,14 @@ import {
 } from './stored-records.ts';
 
 /*
- * Version 3 of the file's layout (version 2 plus `audit_intents`); `user_version` records it so that a later version can migrate.
+ * Version 4 of the file's layout (version 2 plus `audit_intents`, then `approvals`); `user_version` records it so that a later version can migrate.
  * Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
  * list of changes); everything a query filters or sorts on is a column of its own.
  *
  * Version 1 (before the app knew of several CometChat apps) had no `app` column; opening its file
  * moves every row into app `default` (see `migrateFromVersion1`).
  */
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS known_permissions (
     app TEXT NOT NULL,
@@ -56,6 +57,13 @@ const SCHEMA = `
     record TEXT NOT NULL
   );
   CREATE INDEX IF NOT EXISTS intents_by_time ON audit_intents (at);
+  CREATE TABLE IF NOT EXISTS approvals (
+    id TEXT PRIMARY KEY,
+    status TEXT NOT NULL,
+    requested_at INTEGER NOT NULL,
+    request TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS approvals_by_status ON approvals (status, requested_at);
 `;
 
 /** How long a write waits for another connection (another process on the same file) to finish. */
@@ -87,8 +95,8 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
       }
       if (version === SCHEMA_VERSION) return;
       if (version === 1) migrateFromVersion1(db);
-      // A new file, or version 2: every statement is IF NOT EXISTS, so version 2 gains the
-      // intents table and keeps the rest.
+      // A new file, or version 2 or 3: every statement is IF NOT EXISTS, so an earlier file
+      // gains the tables it lacks and keeps the rest.
       else db.exec(SCHEMA);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
@@ -131,6 +139,19 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
   const selectIntents = db.prepare<[number]>(
     'SELECT record FROM audit_intents WHERE at < ? ORDER BY at, ref',
   );
+  const upsertApproval = db.prepare<[string, string, number, string]>(
+    `INSERT INTO approvals (id, status, requested_at, request) VALUES (?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET status = excluded.status, request = excluded.request`,
+  );
+  const selectApproval = db.prepare<[string]>('SELECT request FROM approvals WHERE id = ?');
+  const selectOpenApprovals = db.prepare(
+    "SELECT request FROM approvals WHERE status = 'open' ORDER BY requested_at, id",
+  );
+  const decodeApproval = (raw: unknown) => {
+    const what = 'an approval request';
+    const { request } = decodeStored(ApprovalRowSchema, raw, what);
+    return decodeStored(ApprovalRequestSchema, parseStoredJson(request, what), what);
+  };
   // The record and the end of its intent in one transaction: a crash between them cannot leave
   // an intent that the sweep would turn into a second record.
   const appendAuditNow = db.transaction((record: AuditRecord) => {
@@ -207,6 +228,16 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
         const what = 'an audit intent';
         return decodeStored(AuditRecordSchema, parseStoredJson(record, what), what);
       });
+    },
+    async putApproval(request) {
+      upsertApproval.run(request.id, request.status, request.requestedAt, JSON.stringify(request));
+    },
+    async getApproval(id) {
+      const raw = selectApproval.get(id);
+      return raw === undefined ? undefined : decodeApproval(raw);
+    },
+    async listOpenApprovals() {
+      return selectOpenApprovals.all().map(decodeApproval);
     },
     async listAudit({ app, role, offset, limit }) {
       const filter = {
@@ -286,6 +317,7 @@ const KnownRowSchema = z.object({
 
 const CountRowSchema = z.object({ total: z.number() });
 const IntentRowSchema = z.object({ record: z.string() });
+const ApprovalRowSchema = z.object({ request: z.string() });
 
 const AuditRowSchema = z.object({
   ref: z.string(),

@@ -49,6 +49,41 @@ export interface AuditRecord {
   promotedFrom?: string | undefined;
 }
 
+/** Where an approval request stands; only `open` can still be approved or rejected. */
+export type ApprovalStatus = 'open' | 'applied' | 'failed' | 'rejected' | 'expired' | 'stale';
+
+/**
+ * A change waiting for a second person (APPROVAL_CHANNEL): exactly what will be sent, against
+ * which last known permissions it was reviewed, who asked and why, and what became of it.
+ */
+export interface ApprovalRequest {
+  /** The change's id (as a confirmation's): its claim makes the approval apply at most once. */
+  id: string;
+  app: string;
+  role: string;
+  changes: AuditChange[];
+  /** When the "before" values were seen; a newer update of the role makes the request stale. */
+  seenAt?: number | undefined;
+  /** The ref of the change this one was promoted from, if any. */
+  promotedFrom?: string | undefined;
+  teamId: string;
+  requester: string;
+  reason?: string | undefined;
+  /** Unix milliseconds. */
+  requestedAt: number;
+  expiresAt: number;
+  /** Where the request was posted, and its message (`ts`) once posted. */
+  channel: string;
+  ts?: string | undefined;
+  status: ApprovalStatus;
+  /** Who approved (applied, failed) or rejected it, when, and why (a rejection). */
+  decidedBy?: string | undefined;
+  decidedAt?: number | undefined;
+  rejectReason?: string | undefined;
+  /** The ref of the attempt that applied it (its audit record's). */
+  ref?: string | undefined;
+}
+
 export interface AuditPage {
   records: AuditRecord[];
   total: number;
@@ -84,6 +119,11 @@ export interface Store {
   putIntent(record: AuditRecord): Promise<void>;
   /** Intents whose `at` (Unix ms) is before `before`, oldest first. */
   listIntents(before: number): Promise<AuditRecord[]>;
+  /** Creates or replaces an approval request (by `id`). */
+  putApproval(request: ApprovalRequest): Promise<void>;
+  getApproval(id: string): Promise<ApprovalRequest | undefined>;
+  /** Requests still `open` (expired ones included until marked), oldest first. */
+  listOpenApprovals(): Promise<ApprovalRequest[]>;
   /** Newest first; `app` narrows to one app, `role` to one role (of every app, or of `app`). */
   listAudit(query: {
     app?: string | undefined;
@@ -102,6 +142,7 @@ export function createMemoryStore(now: () => number = Date.now): Store {
   const claims = new Map<string, number>();
   const audit: AuditRecord[] = [];
   const intents = new Map<string, AuditRecord>();
+  const approvals = new Map<string, ApprovalRequest>();
   return {
     async getKnownPermissions(app, role) {
       const entry = known.get(knownKey(app, role));
@@ -130,6 +171,20 @@ export function createMemoryStore(now: () => number = Date.now): Store {
     async listIntents(before) {
       return structuredClone(
         [...intents.values()].filter((r) => r.at < before).sort((a, b) => a.at - b.at),
+      );
+    },
+    async putApproval(request) {
+      approvals.set(request.id, structuredClone(request));
+    },
+    async getApproval(id) {
+      const request = approvals.get(id);
+      return request ? structuredClone(request) : undefined;
+    },
+    async listOpenApprovals() {
+      return structuredClone(
+        [...approvals.values()]
+          .filter((r) => r.status === 'open')
+          .sort((a, b) => a.requestedAt - b.requestedAt),
       );
     },
     async listAudit({ app, role, offset, limit }) {

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { PermissionMapSchema, PermissionValueSchema } from '../cometchat/schemas.ts';
-import { type AuditRecord, DEFAULT_APP, type KnownPermissions } from './store.ts';
+import {
+  type ApprovalRequest,
+  type AuditRecord,
+  DEFAULT_APP,
+  type KnownPermissions,
+} from './store.ts';
 import { StoreDataError } from './store-errors.ts';
 
 /*
@@ -33,6 +38,27 @@ export const AuditRecordSchema = z.object({
   errorKind: z.string().optional(),
   promotedFrom: z.string().optional(),
 }) satisfies z.ZodType<AuditRecord>;
+
+export const ApprovalRequestSchema = z.object({
+  id: z.string(),
+  app: z.string(),
+  role: z.string(),
+  changes: AuditChangesSchema,
+  seenAt: z.number().optional(),
+  promotedFrom: z.string().optional(),
+  teamId: z.string(),
+  requester: z.string(),
+  reason: z.string().optional(),
+  requestedAt: z.number(),
+  expiresAt: z.number(),
+  channel: z.string(),
+  ts: z.string().optional(),
+  status: z.enum(['open', 'applied', 'failed', 'rejected', 'expired', 'stale']),
+  decidedBy: z.string().optional(),
+  decidedAt: z.number().optional(),
+  rejectReason: z.string().optional(),
+  ref: z.string().optional(),
+}) satisfies z.ZodType<ApprovalRequest>;
 
 export const KnownPermissionsSchema = z.object({
   app: z.string().default(DEFAULT_APP),

@@ -88,7 +88,7 @@ describe('sqlite store', () => {
     const db = new Database(path, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(3);
+      expect(db.pragma('user_version', { simple: true })).toBe(4);
     } finally {
       db.close();
     }
@@ -111,7 +111,7 @@ describe('sqlite store', () => {
       'intent-1',
     ]);
     const check = new Database(path, { readonly: true });
-    expect(check.pragma('user_version', { simple: true })).toBe(3);
+    expect(check.pragma('user_version', { simple: true })).toBe(4);
     check.close();
   });
 
@@ -157,7 +157,7 @@ describe('sqlite store', () => {
       const fresh = join(dir, 'fresh.sqlite');
       await openStore(fresh).close();
       expect(layout(migrated)).toEqual(layout(fresh));
-      expect(layout(migrated).version).toBe(3);
+      expect(layout(migrated).version).toBe(4);
     });
 
     it('keeps every row, each in the default app', async () => {
@@ -262,7 +262,7 @@ describe('sqlite store', () => {
       const at = Date.now() + 3_000;
       const totals = await Promise.all([open(), open(), open()]);
       expect(totals).toEqual(Array(3).fill(String(v1Audit().length)));
-      expect(layout(path).version).toBe(3);
+      expect(layout(path).version).toBe(4);
     });
   });
 });

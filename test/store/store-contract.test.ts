@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { createRedisStore } from '../../src/store/redis-store.ts';
 import { createSqliteStore } from '../../src/store/sqlite-store.ts';
 import {
+  type ApprovalRequest,
   type AuditRecord,
   createMemoryStore,
   DEFAULT_APP,
@@ -276,6 +277,51 @@ function describeStoreContract(
           expect((await store.listAudit({ offset: 0, limit: 1 })).records).toEqual([
             unknown('u', 3),
           ]);
+        });
+      });
+
+      describe('approval requests', () => {
+        const request = (
+          id: string,
+          overrides: Partial<ApprovalRequest> = {},
+        ): ApprovalRequest => ({
+          id,
+          app: 'prod',
+          role: 'default',
+          changes: [{ key: 'sendMessage', before: 'allow', after: 'deny', explicit: false }],
+          seenAt: 5,
+          teamId: 'T1',
+          requester: 'U0ASKER',
+          reason: 'ticket 42',
+          requestedAt: 100,
+          expiresAt: 200,
+          channel: 'C0APPROVE',
+          status: 'open',
+          ...overrides,
+        });
+
+        it('keeps a request as it was put, and replaces it by id', async () => {
+          expect(await store.getApproval('none')).toBeUndefined();
+          await store.putApproval(request('a'));
+          expect(await store.getApproval('a')).toEqual(request('a'));
+          const decided = request('a', {
+            ts: '1.2',
+            status: 'rejected',
+            decidedBy: 'U0LEAD',
+            decidedAt: 150,
+            rejectReason: 'not now',
+          });
+          await store.putApproval(decided);
+          expect(await store.getApproval('a')).toEqual(decided);
+        });
+
+        it('lists the open ones, oldest first, and drops one once decided', async () => {
+          await store.putApproval(request('late', { requestedAt: 300 }));
+          await store.putApproval(request('early', { requestedAt: 100 }));
+          await store.putApproval(request('done', { requestedAt: 50, status: 'applied' }));
+          expect((await store.listOpenApprovals()).map((r) => r.id)).toEqual(['early', 'late']);
+          await store.putApproval(request('early', { status: 'stale' }));
+          expect((await store.listOpenApprovals()).map((r) => r.id)).toEqual(['late']);
         });
       });
 
