@@ -6,6 +6,7 @@ import { PermissionMapSchema } from '../cometchat/schemas.ts';
 import { type AuditRecord, DEFAULT_APP, type Store } from './store.ts';
 import {
   ApprovalRequestSchema,
+  AuditApprovalSchema,
   AuditChangesSchema,
   AuditRecordSchema,
   decodeStored,
@@ -46,7 +47,8 @@ const SCHEMA = `
     outcome TEXT NOT NULL,
     service_message TEXT,
     error_kind TEXT,
-    promoted_from TEXT
+    promoted_from TEXT,
+    approval TEXT
   );
   CREATE INDEX IF NOT EXISTS audit_by_app_role_time ON audit_records (app, role, at);
   CREATE INDEX IF NOT EXISTS audit_by_app_time ON audit_records (app, at);
@@ -96,8 +98,11 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
       if (version === SCHEMA_VERSION) return;
       if (version === 1) migrateFromVersion1(db);
       // A new file, or version 2 or 3: every statement is IF NOT EXISTS, so an earlier file
-      // gains the tables it lacks and keeps the rest.
-      else db.exec(SCHEMA);
+      // gains the tables it lacks and keeps the rest; its audit table gains `approval`.
+      else {
+        db.exec(SCHEMA);
+        addApprovalColumn(db);
+      }
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
   } catch (error) {
@@ -125,10 +130,10 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
   const insertAudit = db.prepare<AuditRow>(
     `INSERT INTO audit_records
        (ref, at, app, team_id, user_id, role, changes, before_source, outcome, service_message,
-        error_kind, promoted_from)
+        error_kind, promoted_from, approval)
      VALUES
        (@ref, @at, @app, @team_id, @user_id, @role, @changes, @before_source, @outcome,
-        @service_message, @error_kind, @promoted_from)
+        @service_message, @error_kind, @promoted_from, @approval)
      ON CONFLICT (ref) DO NOTHING`,
   );
   const deleteIntent = db.prepare<[string]>('DELETE FROM audit_intents WHERE ref = ?');
@@ -290,6 +295,14 @@ function migrateFromVersion1(db: Database.Database): void {
  * The layout version the file records. Version 1 created its tables before recording its
  * version, so a file that has its tables but records 0 was left by version 1 between the two.
  */
+/** Version 2 and 3's audit table has no `approval` column; added empty (no record had one). */
+function addApprovalColumn(db: Database.Database): void {
+  const columns = db.prepare("SELECT name FROM pragma_table_info('audit_records')").all();
+  if (!columns.some((c) => (c as { name?: unknown }).name === 'approval')) {
+    db.exec('ALTER TABLE audit_records ADD COLUMN approval TEXT');
+  }
+}
+
 function schemaVersion(db: Database.Database): number {
   const version = decodeStored(
     z.number().int().nonnegative(),
@@ -332,6 +345,7 @@ const AuditRowSchema = z.object({
   service_message: z.string().nullable(),
   error_kind: z.string().nullable(),
   promoted_from: z.string().nullable(),
+  approval: z.string().nullable(),
 });
 type AuditRow = z.infer<typeof AuditRowSchema>;
 
@@ -349,6 +363,7 @@ function toRow(record: AuditRecord): AuditRow {
     service_message: record.serviceMessage ?? null,
     error_kind: record.errorKind ?? null,
     promoted_from: record.promotedFrom ?? null,
+    approval: record.approval ? JSON.stringify(record.approval) : null,
   };
 }
 
@@ -368,5 +383,10 @@ function fromRow(raw: unknown): AuditRecord {
     ...(row.service_message === null ? {} : { serviceMessage: row.service_message }),
     ...(row.error_kind === null ? {} : { errorKind: row.error_kind }),
     ...(row.promoted_from === null ? {} : { promotedFrom: row.promoted_from }),
+    ...(row.approval === null
+      ? {}
+      : {
+          approval: decodeStored(AuditApprovalSchema, parseStoredJson(row.approval, what), what),
+        }),
   };
 }

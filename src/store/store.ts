@@ -47,6 +47,17 @@ export interface AuditRecord {
   errorKind?: string | undefined;
   /** For a change promoted from another app: the `ref` of that app's record of the change. */
   promotedFrom?: string | undefined;
+  /** For a change approved by a second person: who, when, and the request's reason and time. */
+  approval?: AuditApproval | undefined;
+}
+
+/** The approval behind a change (`userId` of its record is the person who asked). */
+export interface AuditApproval {
+  approvedBy: string;
+  /** Unix milliseconds. */
+  approvedAt: number;
+  requestedAt: number;
+  reason?: string | undefined;
 }
 
 /** Where an approval request stands; only `open` can still be approved or rejected. */

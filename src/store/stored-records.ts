@@ -24,6 +24,13 @@ const AuditChangeSchema = z.object({
 
 export const AuditChangesSchema = z.array(AuditChangeSchema);
 
+export const AuditApprovalSchema = z.object({
+  approvedBy: z.string(),
+  approvedAt: z.number(),
+  requestedAt: z.number(),
+  reason: z.string().optional(),
+});
+
 export const AuditRecordSchema = z.object({
   ref: z.string(),
   at: z.number(),
@@ -37,6 +44,7 @@ export const AuditRecordSchema = z.object({
   serviceMessage: z.string().optional(),
   errorKind: z.string().optional(),
   promotedFrom: z.string().optional(),
+  approval: AuditApprovalSchema.optional(),
 }) satisfies z.ZodType<AuditRecord>;
 
 export const ApprovalRequestSchema = z.object({

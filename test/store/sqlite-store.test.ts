@@ -94,7 +94,7 @@ describe('sqlite store', () => {
     }
   });
 
-  it('adds the intents table to a file version 2 wrote, keeping its rows', async () => {
+  it('adds what version 2 lacks (intents, approvals, the approval column), keeping its rows', async () => {
     const path = join(dir, 'v2.sqlite');
     const before = openStore(path);
     await before.setKnownPermissions({ app: 'prod', role: 'mod', permissions: {}, seenAt: 1 });
@@ -102,6 +102,8 @@ describe('sqlite store', () => {
     // Version 2's file: the same tables without audit_intents.
     const db = new Database(path);
     db.exec('DROP TABLE audit_intents');
+    db.exec('DROP TABLE approvals');
+    db.exec('ALTER TABLE audit_records DROP COLUMN approval');
     db.pragma('user_version = 2');
     db.close();
     const after = openStore(path);
@@ -110,6 +112,16 @@ describe('sqlite store', () => {
     expect((await after.listIntents(Number.MAX_SAFE_INTEGER)).map((r) => r.ref)).toEqual([
       'intent-1',
     ]);
+    await after.appendAudit({
+      ...record,
+      ref: 'approved-1',
+      approval: { approvedBy: 'U0LEAD', approvedAt: 2, requestedAt: 1 },
+    });
+    expect((await after.listAudit({ offset: 0, limit: 1 })).records[0]?.approval).toEqual({
+      approvedBy: 'U0LEAD',
+      approvedAt: 2,
+      requestedAt: 1,
+    });
     const check = new Database(path, { readonly: true });
     expect(check.pragma('user_version', { simple: true })).toBe(4);
     check.close();

@@ -272,6 +272,16 @@ function describeStoreContract(
           ]);
         });
 
+        it('keeps the approval behind a change', async () => {
+          const approved = record({
+            ref: 'ap',
+            at: 4,
+            approval: { approvedBy: 'U0LEAD', approvedAt: 4, requestedAt: 2, reason: 'ticket 42' },
+          });
+          await store.appendAudit(approved);
+          expect((await store.listAudit({ offset: 0, limit: 1 })).records).toEqual([approved]);
+        });
+
         it('reads back an unknown outcome as a record', async () => {
           await store.appendAudit(unknown('u', 3));
           expect((await store.listAudit({ offset: 0, limit: 1 })).records).toEqual([
