@@ -18,6 +18,7 @@ import { createCallCommand, registerCallLookup } from './features/calls/call-loo
 import { createCallsCommand, registerCallSearch } from './features/calls/call-search.ts';
 import type { FeatureDeps } from './features/deps.ts';
 import { helpMessage } from './features/help/help-view.ts';
+import { registerApprovals } from './features/permissions/approvals.ts';
 import type { EditorDeps } from './features/permissions/editor-context.ts';
 import {
   createEditorOpener,
@@ -173,6 +174,20 @@ export function createSlackApp(options: SlackAppOptions) {
         editorsSetting: settings.editorsSetting,
         viewers,
       }),
+      approval: settings.approvalChannel
+        ? {
+            channel: settings.approvalChannel,
+            // APPROVERS narrows who may approve; without it, the app's editors may.
+            approvers: createAccess({
+              client: accessClient,
+              editors: settings.approvers ?? settings.editors,
+              editorsSetting: settings.approvers
+                ? settings.approversSetting
+                : settings.editorsSetting,
+              viewers,
+            }),
+          }
+        : undefined,
     })),
     config.cometchat.channelApps,
   );
@@ -202,6 +217,7 @@ export function createSlackApp(options: SlackAppOptions) {
     }),
     now: Date.now,
     reviewDeadlineMs: REVIEW_DEADLINE_MS,
+    approvalTtlMs: config.approvalTtlHours * 60 * 60 * 1000,
   };
   const audit = createAuditCommand({ ...deps, store });
   const openEditor = createEditorOpener(editorDeps);
@@ -235,6 +251,7 @@ export function createSlackApp(options: SlackAppOptions) {
   registerCallLookup(app, deps);
   registerCallSearch(app, deps);
   registerPermissionEditor(app, editorDeps);
+  registerApprovals(app, editorDeps);
   registerAuditList(app, { ...deps, store });
 
   return { app, receiver, deps, audit: editorDeps.audit };

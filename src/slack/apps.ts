@@ -18,6 +18,11 @@ export interface CometChatApp {
   /** Who may edit this app's permissions (its own editors, else the workspace's). */
   access: Access;
   /**
+   * Set when this app's changes need a second person: where requests are posted, and who may
+   * approve them (APPROVERS, else the app's editors; never the person who asked).
+   */
+  approval?: { channel: string; approvers: Access } | undefined;
+  /**
    * Seals a value that goes to Slack and comes back (a button, a modal's metadata) so that it
    * cannot be made to name another app: keyed by this app's own API key, never shown.
    */
@@ -43,6 +48,7 @@ export interface AppSettings {
   apiKey: string;
   cometchat: CometChatClient;
   access: Access;
+  approval?: { channel: string; approvers: Access } | undefined;
 }
 
 export function createApps(

@@ -17,6 +17,8 @@ export const ACTIONS = {
   callsPage: 'calls_page',
   shareCalls: 'share_calls',
   callDetails: 'call_details',
+  approveChange: 'approve_change',
+  rejectChange: 'reject_change',
   /** Followed by `:<app>`: one per other app, in the same actions block. */
   promoteChange: 'promote_change',
 } as const;
@@ -28,6 +30,7 @@ export const CALLBACKS = {
   participantsModal: 'call_participants_modal',
   permissionsEditor: 'perms_editor',
   permissionsConfirm: 'perms_confirm',
+  rejectReason: 'reject_reason',
 } as const;
 
 export const BLOCKS = {

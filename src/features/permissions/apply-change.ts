@@ -31,9 +31,12 @@ export interface ApplyRequest {
     cometchat: Pick<CometChatClient, 'setRolePermissions'>;
   };
   meta: ConfirmMetadata;
+  /** Who sends it: the editor, or for an approved request the approver. */
   userId: string;
   teamId: string;
   scope: RequestScope;
+  /** For an approved request: who asked, when and why (the record names them both). */
+  approval?: { requester: string; requestedAt: number; reason?: string | undefined } | undefined;
 }
 
 export type ApplyOutcome =
@@ -133,7 +136,7 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
 
 /** The audit record of one attempt: who, which role, each key before and after, the outcome. */
 export function auditRecord(
-  { app, meta, userId, teamId, scope }: ApplyRequest,
+  { app, meta, userId, teamId, scope, approval }: ApplyRequest,
   at: number,
   outcome: AuditRecord['outcome'],
   extra: Pick<AuditRecord, 'serviceMessage' | 'errorKind'>,
@@ -143,7 +146,8 @@ export function auditRecord(
     at,
     app: app.name,
     teamId,
-    userId,
+    // The person who asked for the change; an approver is named beside them.
+    userId: approval?.requester ?? userId,
     role: meta.role,
     changes: meta.changes.map((c) => ({
       key: c.key,
@@ -154,6 +158,16 @@ export function auditRecord(
     beforeSource: meta.seenAt !== undefined ? 'last-update' : 'defaults',
     outcome,
     ...(meta.promotedFrom ? { promotedFrom: meta.promotedFrom.ref } : {}),
+    ...(approval
+      ? {
+          approval: {
+            approvedBy: userId,
+            approvedAt: at,
+            requestedAt: approval.requestedAt,
+            ...(approval.reason ? { reason: approval.reason } : {}),
+          },
+        }
+      : {}),
     ...extra,
   };
 }

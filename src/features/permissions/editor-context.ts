@@ -21,6 +21,8 @@ export interface EditorDeps extends FeatureDeps {
    * seconds for a view submission, from the click, and the network takes its share).
    */
   reviewDeadlineMs: number;
+  /** How long an approval request stays open (APPROVAL_TTL_HOURS). */
+  approvalTtlMs: number;
 }
 
 export type Args<T> = T & AllMiddlewareArgs;

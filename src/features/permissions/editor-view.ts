@@ -306,23 +306,34 @@ export function changeLine(change: Change): string {
   return `${key}: ${escapeMrkdwn(show(change.before))} → *${escapeMrkdwn(show(change.after))}*`;
 }
 
+/** The block and field of the reason an approval request may give. */
+export const REASON_BLOCK = 'approval_reason';
+export const REASON_INPUT = 'reason';
+export const MAX_REASON = 300;
+
 export function confirmView(
   meta: ConfirmMetadata,
   roleName: string,
   privateMetadata: string,
   appName?: string,
+  /** Set when the app's changes need a second person: where the request goes. */
+  approvalChannel?: string,
 ): View {
   const promoted = meta.promotedFrom ? [promotedNote(meta.promotedFrom, appName)] : [];
+  const n = meta.changes.length;
+  const what = `${n} change${n === 1 ? '' : 's'} to ${escapeMrkdwn(roleName)} ${code(meta.role)}${inApp(appName)}`;
   return {
     type: 'modal',
     callback_id: CALLBACKS.permissionsConfirm,
-    title: plain('Confirm change', 24),
-    submit: plain('Apply', 24),
+    title: plain(approvalChannel ? 'Request approval' : 'Confirm change', 24),
+    submit: plain(approvalChannel ? 'Request approval' : 'Apply', 24),
     close: plain('Back', 24),
     private_metadata: privateMetadata,
     blocks: [
       section(
-        `Apply ${meta.changes.length} change${meta.changes.length === 1 ? '' : 's'} to ${escapeMrkdwn(roleName)} ${code(meta.role)}${inApp(appName)}? Exactly these keys are sent; nothing else changes.`,
+        approvalChannel
+          ? `Ask for approval of ${what} in <#${approvalChannel}>? Nothing is sent until another person approves; then exactly these keys are sent.`
+          : `Apply ${what}? Exactly these keys are sent; nothing else changes.`,
       ),
       ...chunkedSections(meta.changes.map(changeLine)),
       context([
@@ -331,6 +342,22 @@ export function confirmView(
           ? `“Before” values are from the last update this app saw (${slackDate(Math.floor(meta.seenAt / 1000))}).`
           : '“Before” values are the documented defaults: the live values could not be read.',
       ]),
+      ...(approvalChannel
+        ? [
+            {
+              type: 'input' as const,
+              block_id: REASON_BLOCK,
+              optional: true,
+              label: plain('Reason (shown to the approvers)'),
+              element: {
+                type: 'plain_text_input' as const,
+                action_id: REASON_INPUT,
+                multiline: true,
+                max_length: MAX_REASON,
+              },
+            },
+          ]
+        : []),
     ],
   };
 }

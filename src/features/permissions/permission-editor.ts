@@ -17,6 +17,7 @@ import { failInModal, showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { applyChange, NOT_SENT } from './apply-change.ts';
+import { requestApproval } from './approvals.ts';
 import { editRefusal } from './editor-access.ts';
 import {
   type Args,
@@ -53,6 +54,8 @@ import {
   editorView,
   loadingView,
   messageView,
+  REASON_BLOCK,
+  REASON_INPUT,
   resultView,
 } from './editor-view.ts';
 import { appsWithRole, createPromoteButton } from './promotion.ts';
@@ -288,7 +291,7 @@ export function reviewResponse(answer: ReviewAnswer, failure: (error: unknown) =
       const metadata = (label.write ?? JSON.stringify)(confirmRecord(meta));
       return {
         response_action: 'push' as const,
-        view: confirmView(meta, meta.role, metadata, label.appName),
+        view: confirmView(meta, meta.role, metadata, label.appName, answer.app.approval?.channel),
       };
     }
   }
@@ -375,6 +378,51 @@ export function createApplySubmission(deps: EditorDeps) {
     const { app, value: meta } = opened;
     const label = appLabel(deps, app);
     const count = meta.changes.length;
+    if (app.approval) {
+      const reason = view.state.values[REASON_BLOCK]?.[REASON_INPUT]?.value?.trim() || undefined;
+      await ack({
+        response_action: 'update',
+        view: messageView(
+          'Request approval',
+          ':hourglass_flowing_sand: Posting the request…',
+          false,
+        ),
+      });
+      const said = (title: string, sentence: string) =>
+        showInModal(
+          { client, deliver: deps.deliver },
+          { viewId: view.id, destination: destinationOf(body) },
+          messageView(title, sentence),
+          { text: sentence },
+          scope.log,
+        );
+      let requested: Awaited<ReturnType<typeof requestApproval>>;
+      try {
+        requested = await requestApproval(deps, client, {
+          app: { ...app, approval: app.approval },
+          meta,
+          userId: body.user.id,
+          teamId: body.team?.id ?? body.user.team_id ?? '',
+          reason,
+          scope,
+        });
+      } catch (error) {
+        return failInModal(client, view.id, failureView(error, scope, deps), error, scope.log);
+      }
+      switch (requested.kind) {
+        case 'requested':
+          return said(
+            'Approval requested',
+            `Your request for ${count} change${count === 1 ? '' : 's'} to ${roleIn(meta.role, label)} is in <#${requested.channel}>. Nothing is sent until another person approves it; you will get a direct message when it is approved, rejected or expires.`,
+          );
+        case 'repeated':
+          return said('Already requested', 'This change was already requested once.');
+        case 'refused':
+          return said('Not allowed', requested.sentence);
+        case 'not-posted':
+          return said('Not requested', requested.sentence);
+      }
+    }
     await ack({
       response_action: 'update',
       view: messageView(

@@ -121,7 +121,15 @@ export function createPromoteButton(deps: EditorDeps) {
       ]);
       await client.views.update({
         view_id: viewId,
-        view: promotionView({ applied, from: from.app.name, to: to.name, label, roles, known }),
+        view: promotionView({
+          applied,
+          from: from.app.name,
+          to: to.name,
+          label,
+          roles,
+          known,
+          approvalChannel: to.approval?.channel,
+        }),
       });
       scope.log.info(
         { from: from.app.name, to: to.name, role: applied.role, promotedFrom: applied.ref },
@@ -141,6 +149,8 @@ export function promotionView(input: {
   label: AppLabel;
   roles: readonly Pick<Role, 'role' | 'name'>[];
   known: KnownPermissions | undefined;
+  /** Set when that app's changes need approval: the confirmation asks for it instead. */
+  approvalChannel?: string | undefined;
 }): View {
   const { applied, label } = input;
   const target = roleIn(applied.role, label);
@@ -164,5 +174,5 @@ export function promotionView(input: {
     );
   }
   const roleName = input.roles.find((r) => r.role === applied.role)?.name || applied.role;
-  return confirmView(meta, roleName, metadata, label.appName);
+  return confirmView(meta, roleName, metadata, label.appName, input.approvalChannel);
 }

@@ -1,0 +1,87 @@
+import type { KnownBlock } from '@slack/types';
+import type { ValueWriter } from '../../slack/apps.ts';
+import { actions, button, context, header, section } from '../../slack/blocks.ts';
+import type { SlackMessage } from '../../slack/deliver.ts';
+import { ACTIONS } from '../../slack/ids.ts';
+import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import type { ApprovalRequest } from '../../store/store.ts';
+import { changeLine, chunkedSections } from './editor-view.ts';
+
+// An approval request as Slack shows it: the message in the approval channel (updated in place
+// as the request ends), and the line the requester gets by direct message. Pure.
+
+export interface ApprovalViewOptions {
+  appName?: string | undefined;
+  /** Writes the buttons' values (sealed for the app). */
+  value?: ValueWriter;
+  /** What the outcome adds: CometChat's per-key messages, or the failure and its reference. */
+  detail?: string | undefined;
+}
+
+const seconds = (ms: number | undefined) => (ms === undefined ? undefined : Math.floor(ms / 1000));
+
+/** The outcome in one line: what became of the request, by whom. */
+export function outcomeLine(request: ApprovalRequest): string {
+  const by = request.decidedBy ? ` by <@${request.decidedBy}>` : '';
+  const when = request.decidedAt ? ` ${slackDate(seconds(request.decidedAt))}` : '';
+  switch (request.status) {
+    case 'open':
+      return `:hourglass_flowing_sand: Waiting for approval until ${slackDate(seconds(request.expiresAt))}.`;
+    case 'applied':
+      return `:white_check_mark: Approved${by} and applied${when}.`;
+    case 'failed':
+      return `:x: Approved${by}, but CometChat did not apply it${when}. An approver may retry.`;
+    case 'rejected':
+      return `:no_entry: Rejected${by}${when}${request.rejectReason ? `: ${escapeMrkdwn(truncate(request.rejectReason, 300))}` : '.'}`;
+    case 'expired':
+      return ':hourglass: Expired before anyone approved it; nothing was sent. Ask again from the editor.';
+    case 'stale':
+      return ":warning: The role changed since this request was made (someone applied another change), so nothing was sent. Ask again from the editor, on the role's new values.";
+  }
+}
+
+/** The request in the approval channel: the exact change, who asked and why, and its state. */
+export function approvalMessage(
+  request: ApprovalRequest,
+  options: ApprovalViewOptions = {},
+): SlackMessage {
+  const write = options.value ?? JSON.stringify;
+  const app = options.appName ? ` in *${escapeMrkdwn(options.appName)}*` : '';
+  const n = request.changes.length;
+  const blocks: KnownBlock[] = [
+    header(`Approval request${options.appName ? ` · ${options.appName}` : ''}`),
+    section(
+      `<@${request.requester}> asks to apply ${n} change${n === 1 ? '' : 's'} to ${code(request.role)}${app}.${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
+    ),
+    ...chunkedSections(
+      request.changes.map((c) => changeLine({ ...c, before: c.before ?? undefined })),
+    ),
+    context([
+      `Requested ${slackDate(seconds(request.requestedAt))} · expires ${slackDate(seconds(request.expiresAt))}${request.promotedFrom ? ` · promoted from ${code(request.promotedFrom)}` : ''}`,
+    ]),
+    section(outcomeLine(request)),
+  ];
+  if (options.detail) blocks.push(...chunkedSections([options.detail]));
+  const value = write({ id: request.id });
+  if (request.status === 'open') {
+    blocks.push(
+      actions([
+        button('Approve', ACTIONS.approveChange, value, 'primary'),
+        button('Reject', ACTIONS.rejectChange, value, 'danger'),
+      ]),
+    );
+  } else if (request.status === 'failed') {
+    blocks.push(actions([button('Retry', ACTIONS.approveChange, value)]));
+  }
+  return {
+    text: `Approval request: ${n} change${n === 1 ? '' : 's'} to ${request.role} by <@${request.requester}> (${request.status})`,
+    blocks: blocks.slice(0, 50),
+  };
+}
+
+/** What the requester is told by direct message once the request has ended. */
+export function outcomeNotice(request: ApprovalRequest, appName?: string): SlackMessage {
+  const app = appName ? ` in *${escapeMrkdwn(appName)}*` : '';
+  const text = `Your request to change ${code(request.role)}${app}: ${outcomeLine(request)}`;
+  return { text, blocks: [section(text)] };
+}

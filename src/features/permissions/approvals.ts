@@ -1,0 +1,400 @@
+import type {
+  App,
+  BlockAction,
+  ButtonAction,
+  SlackActionMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import {
+  appNameIfSeveral,
+  type CometChatApp,
+  openSealed,
+  sealFor,
+  valueWriter,
+} from '../../slack/apps.ts';
+import { messageModal, plain, section } from '../../slack/blocks.ts';
+import { destinationOf, type SlackMessage, slackErrorCode } from '../../slack/deliver.ts';
+import { failureSentence } from '../../slack/failure.ts';
+import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
+import { code } from '../../slack/mrkdwn.ts';
+import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import type { ApprovalRequest } from '../../store/store.ts';
+import { applyChange, NOT_SENT } from './apply-change.ts';
+import { approvalMessage, outcomeNotice } from './approval-view.ts';
+import { editRefusal } from './editor-access.ts';
+import { type Args, type EditorDeps, OPEN_CHECK_DEADLINE_MS } from './editor-context.ts';
+import type { ConfirmMetadata } from './editor-state.ts';
+import { MAX_REASON } from './editor-view.ts';
+
+// Two pairs of eyes: when an app has an approval channel, the editor's last step posts a request
+// there instead of applying; another person approves (the change is then applied exactly once,
+// as by the editor) or rejects it. Every click is checked on the server when it comes.
+
+type ApprovalDeps = EditorDeps;
+
+/** How long the claim that one approver is acting on a request is held. */
+const ACTING_CLAIM_SECONDS = 120;
+
+const IdValue = z.object({ id: z.string().regex(/^[0-9a-f]{24}$/) });
+
+type Outcome =
+  | { kind: 'requested'; channel: string }
+  | { kind: 'refused'; sentence: string }
+  | { kind: 'repeated' }
+  | { kind: 'not-posted'; sentence: string };
+
+/** The editor's last step for an app that needs approval: the request, posted. */
+export async function requestApproval(
+  deps: ApprovalDeps,
+  client: WebClient,
+  input: {
+    app: CometChatApp & { approval: NonNullable<CometChatApp['approval']> };
+    meta: ConfirmMetadata;
+    userId: string;
+    teamId: string;
+    reason: string | undefined;
+    scope: RequestScope;
+  },
+): Promise<Outcome> {
+  const { app, meta, scope } = input;
+  const refusal = await editRefusal(app.access, input.userId, scope.log, 'confirm');
+  if (refusal) return { kind: 'refused', sentence: refusal };
+  // A double click on "Request approval" posts one request.
+  if (!(await deps.store.claim(`request:${app.name}:${meta.id}`, deps.approvalTtlMs / 1000))) {
+    return { kind: 'repeated' };
+  }
+  const now = deps.now();
+  const request: ApprovalRequest = {
+    id: meta.id,
+    app: app.name,
+    role: meta.role,
+    changes: meta.changes.map((c) => ({ ...c, before: c.before ?? null })),
+    seenAt: meta.seenAt,
+    promotedFrom: meta.promotedFrom?.ref,
+    teamId: input.teamId,
+    requester: input.userId,
+    reason: input.reason,
+    requestedAt: now,
+    expiresAt: now + deps.approvalTtlMs,
+    channel: app.approval.channel,
+    status: 'open',
+  };
+  let ts: string | undefined;
+  try {
+    const posted = await client.chat.postMessage({
+      channel: request.channel,
+      ...approvalMessage(request, viewOptions(deps, app)),
+    });
+    ts = posted.ts;
+  } catch (error) {
+    await deps.store.release(`request:${app.name}:${meta.id}`);
+    const cause = slackErrorCode(error);
+    scope.log.warn({ cause, channel: request.channel }, 'approval request not posted');
+    return {
+      kind: 'not-posted',
+      sentence: `The request could not be posted in <#${request.channel}> (Slack said ${code(cause)}; is the app in that channel?). Nothing was requested or sent.`,
+    };
+  }
+  await deps.store.putApproval({ ...request, ts });
+  scope.log.info(
+    { app: app.name, role: meta.role, change: meta.id, channel: request.channel },
+    'approval requested',
+  );
+  return { kind: 'requested', channel: request.channel };
+}
+
+function viewOptions(deps: Pick<EditorDeps, 'apps'>, app: CometChatApp) {
+  return { appName: appNameIfSeveral(deps.apps, app), value: valueWriter(deps.apps, app) };
+}
+
+/** Shows the request's new state in the channel and tells the requester; neither may fail it. */
+async function announce(
+  deps: ApprovalDeps,
+  client: WebClient,
+  app: CometChatApp,
+  request: ApprovalRequest,
+  scope: RequestScope,
+  detail?: string,
+): Promise<void> {
+  await deps.store.putApproval(request);
+  if (request.ts) {
+    await client.chat
+      .update({
+        channel: request.channel,
+        ts: request.ts,
+        ...approvalMessage(request, { ...viewOptions(deps, app), detail }),
+      })
+      .catch((error: unknown) => {
+        scope.log.warn({ cause: slackErrorCode(error) }, 'approval message not updated');
+      });
+  }
+  if (request.status !== 'open') {
+    await deps.deliver(
+      { userId: request.requester },
+      outcomeNotice(request, appNameIfSeveral(deps.apps, app)),
+      scope.log,
+    );
+  }
+}
+
+/** Who may act on a request now: an approver who did not ask for it; why not, otherwise. */
+async function approverRefusal(
+  app: CometChatApp,
+  request: ApprovalRequest,
+  userId: string,
+  scope: RequestScope,
+  limit: { withinMs?: number } = {},
+): Promise<string | undefined> {
+  if (!app.approval)
+    return 'This app no longer asks for approvals; apply the change from the editor.';
+  if (userId === request.requester) {
+    return 'You asked for this change: another person must approve or reject it.';
+  }
+  const refusal = await app.approval.approvers.editRefusal(userId, scope.log, limit);
+  return refusal?.replace('may change permissions', 'may approve permission changes');
+}
+
+/**
+ * The request a button names, if it can still be acted on: not found, closed, expired (then
+ * marked so) each get the sentence to say instead.
+ */
+async function openRequest(
+  deps: ApprovalDeps,
+  client: WebClient,
+  app: CometChatApp,
+  id: string,
+  scope: RequestScope,
+  allowFailed: boolean,
+): Promise<{ request: ApprovalRequest } | { sentence: string }> {
+  const request = await deps.store.getApproval(id);
+  if (!request || request.app !== app.name) {
+    return { sentence: 'That request is out of date or unknown; nothing was sent.' };
+  }
+  if (request.status === 'failed' && allowFailed) return { request };
+  if (request.status !== 'open') {
+    return { sentence: `This request is already closed (${request.status}); nothing was sent.` };
+  }
+  if (deps.now() > request.expiresAt) {
+    await announce(deps, client, app, { ...request, status: 'expired' }, scope);
+    return { sentence: 'This request has expired; nothing was sent. Ask again from the editor.' };
+  }
+  return { request };
+}
+
+type ButtonArgs = Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>;
+
+/** Says something to the person who clicked, only to them. */
+function tell(deps: ApprovalDeps, body: unknown, text: string, scope: RequestScope) {
+  const message: SlackMessage = {
+    text,
+    blocks: [section(text)],
+    response_type: 'ephemeral',
+    replace_original: false,
+  };
+  return deps.deliver(destinationOf(body), message, scope.log);
+}
+
+/** "Approve" (and "Retry" after a failure): the change applied once, by whoever wins. */
+export function createApproveButton(deps: ApprovalDeps) {
+  return async ({ ack, body, action, client, context }: ButtonArgs) => {
+    await ack();
+    const scope = scopeOf(context);
+    const { app, value } = openSealed(deps.apps, IdValue, action.value);
+    const found = await openRequest(deps, client, app, value.id, scope, true);
+    if ('sentence' in found) return void (await tell(deps, body, found.sentence, scope));
+    const { request } = found;
+    const refusal = await approverRefusal(app, request, body.user.id, scope);
+    if (refusal) {
+      scope.log.warn({ user: body.user.id, request: request.id }, 'approval refused');
+      return void (await tell(deps, body, refusal, scope));
+    }
+    const known = await deps.store.getKnownPermissions(app.name, request.role);
+    if (known?.seenAt !== request.seenAt) {
+      await announce(deps, client, app, { ...request, status: 'stale' }, scope);
+      return void (await tell(
+        deps,
+        body,
+        'The role changed since this request was made; it is now stale and nothing was sent.',
+        scope,
+      ));
+    }
+    // Two approvers at the same moment, on any replica: one acts.
+    const acting = `approve:${request.id}`;
+    if (!(await deps.store.claim(acting, ACTING_CLAIM_SECONDS))) {
+      return void (await tell(
+        deps,
+        body,
+        'Someone else is approving this request right now.',
+        scope,
+      ));
+    }
+    const approvers = app.approval?.approvers ?? app.access;
+    const outcome = await applyChange(deps, {
+      app: { ...app, access: approvers },
+      meta: {
+        role: request.role,
+        id: request.id,
+        changes: request.changes.map((c) => ({ ...c, before: c.before ?? undefined })),
+        seenAt: request.seenAt,
+        ...(request.promotedFrom
+          ? { promotedFrom: { app: app.name, ref: request.promotedFrom } }
+          : {}),
+      },
+      userId: body.user.id,
+      teamId: request.teamId,
+      scope,
+      approval: {
+        requester: request.requester,
+        requestedAt: request.requestedAt,
+        reason: request.reason,
+      },
+    }).catch((error: unknown) => ({ kind: 'not-sent' as const, error }));
+    const decided = { decidedBy: body.user.id, decidedAt: deps.now() };
+    switch (outcome.kind) {
+      case 'applied': {
+        const messages = Object.entries(outcome.update.results)
+          .map(
+            ([key, r]) => `${r.success ? ':white_check_mark:' : ':x:'} ${code(key)}: ${r.message}`,
+          )
+          .join('\n');
+        await announce(
+          deps,
+          client,
+          app,
+          { ...request, ...decided, status: 'applied', ref: scope.ref },
+          scope,
+          messages || undefined,
+        );
+        return;
+      }
+      case 'failed':
+        await deps.store.release(acting);
+        await announce(
+          deps,
+          client,
+          app,
+          { ...request, ...decided, status: 'failed', ref: scope.ref },
+          scope,
+          `${failureSentence(outcome.error, deps.budgetSeconds)} (ref ${code(scope.ref)})`,
+        );
+        return;
+      case 'repeated':
+        return void (await tell(
+          deps,
+          body,
+          'This change was already applied once; it was not sent again.',
+          scope,
+        ));
+      case 'refused':
+        await deps.store.release(acting);
+        return void (await tell(deps, body, outcome.sentence, scope));
+      case 'not-sent':
+        await deps.store.release(acting);
+        return void (await tell(deps, body, `${NOT_SENT} (ref ${scope.ref})`, scope));
+    }
+  };
+}
+
+const REJECT_BLOCK = 'reject_reason';
+const REJECT_INPUT = 'reason';
+
+/** "Reject": asks for the reason in a modal (after the same checks as Approve). */
+export function createRejectButton(deps: ApprovalDeps) {
+  return async ({ ack, body, action, client, context }: ButtonArgs) => {
+    await ack();
+    const scope = scopeOf(context);
+    const { app, value } = openSealed(deps.apps, IdValue, action.value);
+    const found = await openRequest(deps, client, app, value.id, scope, false);
+    if ('sentence' in found) return void (await tell(deps, body, found.sentence, scope));
+    // The modal needs the trigger within three seconds of the click.
+    const refusal = await approverRefusal(app, found.request, body.user.id, scope, {
+      withinMs: msLeft(scope, OPEN_CHECK_DEADLINE_MS, deps.now),
+    });
+    if (refusal) return void (await tell(deps, body, refusal, scope));
+    await client.views.open({
+      trigger_id: body.trigger_id,
+      view: {
+        type: 'modal',
+        callback_id: CALLBACKS.rejectReason,
+        title: plain('Reject the change', 24),
+        submit: plain('Reject', 24),
+        close: plain('Cancel', 24),
+        private_metadata: sealFor(app, { id: found.request.id }),
+        blocks: [
+          section(
+            `Reject the change to ${code(found.request.role)} asked by <@${found.request.requester}>?`,
+          ),
+          {
+            type: 'input',
+            block_id: REJECT_BLOCK,
+            label: plain('Why (the requester is told)'),
+            element: {
+              type: 'plain_text_input',
+              action_id: REJECT_INPUT,
+              multiline: true,
+              max_length: MAX_REASON,
+            },
+          },
+        ],
+      },
+    });
+  };
+}
+
+/** The reason submitted: checked again, then the request is closed as rejected. */
+export function createRejectSubmission(deps: ApprovalDeps) {
+  return async ({
+    ack,
+    view,
+    body,
+    client,
+    context,
+  }: Args<SlackViewMiddlewareArgs<ViewSubmitAction>>) => {
+    const scope = scopeOf(context);
+    const { app, value } = openSealed(deps.apps, IdValue, view.private_metadata);
+    const reason = view.state.values[REJECT_BLOCK]?.[REJECT_INPUT]?.value?.trim() ?? '';
+    if (reason === '') {
+      await ack({
+        response_action: 'errors',
+        errors: { [REJECT_BLOCK]: 'Say why, for the requester.' },
+      });
+      return;
+    }
+    const found = await openRequest(deps, client, app, value.id, scope, false);
+    const refusal =
+      'sentence' in found
+        ? found.sentence
+        : await approverRefusal(app, found.request, body.user.id, scope);
+    if (refusal || 'sentence' in found) {
+      await ack({
+        response_action: 'update',
+        view: messageModal('Reject the change', refusal ?? 'Nothing to reject.'),
+      });
+      return;
+    }
+    await ack();
+    await announce(
+      deps,
+      client,
+      app,
+      {
+        ...found.request,
+        status: 'rejected',
+        decidedBy: body.user.id,
+        decidedAt: deps.now(),
+        rejectReason: reason,
+      },
+      scope,
+    );
+    scope.log.info({ request: found.request.id, app: app.name }, 'approval request rejected');
+  };
+}
+
+export function registerApprovals(app: App, deps: ApprovalDeps): void {
+  app.action<BlockAction<ButtonAction>>(ACTIONS.approveChange, createApproveButton(deps));
+  app.action<BlockAction<ButtonAction>>(ACTIONS.rejectChange, createRejectButton(deps));
+  app.view<ViewSubmitAction>(CALLBACKS.rejectReason, createRejectSubmission(deps));
+}
