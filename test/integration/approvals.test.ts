@@ -1,0 +1,235 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SlackDriver } from '../../offline/slack-standin/driver.ts';
+import { submitView } from '../../offline/stack/editor-steps.ts';
+import { startOfflineStack } from '../../offline/stack/offline-stack.ts';
+import { ACTIONS } from '../../src/slack/ids.ts';
+import { createMemoryStore, type Store } from '../../src/store/store.ts';
+import { skipRedisSuites, useRedisServer } from '../store/redis-server.ts';
+import { actionButtons, type Harness, startHarness, textOf } from './harness.ts';
+import { driverAs, puts, reviewFlip, useHarnessStarter } from './support.ts';
+
+// Two pairs of eyes through the real app: with an approval channel, the editor asks, another
+// editor approves (one update, one audit record naming both) or rejects; every click is checked
+// when it comes.
+
+const CHANNEL = 'C0APPROVE';
+const ENV = { APPROVAL_CHANNEL: CHANNEL, EDITORS: 'U0OPERATOR,U0LEAD,U0LEAD2' };
+
+interface Posted {
+  ts: string;
+  blocks: unknown[];
+  text: string;
+}
+
+/** Reviews a change and asks for its approval: resolves with the request as posted. */
+async function request(h: Harness, reason = 'ticket 42'): Promise<Posted> {
+  const { confirmation } = await reviewFlip(h);
+  expect(textOf(confirmation)).toContain('Request approval');
+  const mark = h.slack.calls.length;
+  const answer = await submitView(h, confirmation, {
+    approval_reason: { reason: { type: 'plain_text_input', value: reason } },
+  });
+  expect(answer.response_action).toBe('update');
+  const post = await h.slack.nextCall('chat.postMessage', mark);
+  expect(post.args.channel).toBe(CHANNEL);
+  // The editor says so once the request is stored.
+  const done = await h.slack.nextCall('views.update', mark);
+  expect(textOf(done.args.view)).toContain('Approval requested');
+  // The app updates the message by the ts it stored; a click carries whatever ts Slack has.
+  return {
+    ts: '1700000000.000300',
+    blocks: post.args.blocks as unknown[],
+    text: textOf(post.args),
+  };
+}
+
+/** Clicks a button of the posted request as `driver`'s user; resolves with the ephemeral reply. */
+async function click(h: Harness, driver: SlackDriver, posted: Posted, actionId: string) {
+  const button = actionButtons({ blocks: posted.blocks }).find((b) => b.action_id === actionId);
+  if (!button?.value) throw new Error(`no ${actionId} button`);
+  return driver.interaction(
+    driver.blockAction({
+      actionId,
+      value: button.value,
+      responseUrl: h.slack.responseUrl(),
+      message: { ts: posted.ts, blocks: posted.blocks },
+    }),
+  );
+}
+
+/** The newest update of the request's message. */
+async function updated(h: Harness, mark: number) {
+  const call = await h.slack.nextCall('chat.update', mark);
+  return textOf(call.args);
+}
+
+/** The newest direct message to `user`. */
+function dmTo(h: Harness, user: string) {
+  return h.slack
+    .waitFor(() =>
+      h.slack.calls
+        .filter((c) => c.method === 'chat.postMessage' && String(c.args.channel).startsWith('D'))
+        .map((c) => textOf(c.args))
+        .find((text) => text.includes('Your request')),
+    )
+    .then((text) => ({ user, text }));
+}
+
+describe('approvals', () => {
+  const start = useHarnessStarter();
+  let store: Store;
+  const withApprovals = async (env: Record<string, string> = {}) => {
+    store = createMemoryStore();
+    return start({ store, env: { ...ENV, ...env } });
+  };
+
+  it('applies a change once another editor approves it, recording both', async () => {
+    const h = await withApprovals();
+    const posted = await request(h);
+    expect(posted.text).toContain('<@U0OPERATOR> asks');
+    expect(posted.text).toContain('ticket 42');
+    expect(puts(h)).toEqual([]);
+    const mark = h.slack.calls.length;
+    await click(h, driverAs(h, 'U0LEAD'), posted, ACTIONS.approveChange);
+    expect(await updated(h, mark)).toContain('Approved by <@U0LEAD> and applied');
+    expect(puts(h)).toHaveLength(1);
+    const { records } = await store.listAudit({ offset: 0, limit: 10 });
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
+      outcome: 'applied',
+      userId: 'U0OPERATOR',
+      approval: { approvedBy: 'U0LEAD', reason: 'ticket 42' },
+    });
+    expect((await dmTo(h, 'U0OPERATOR')).text).toContain('Approved by <@U0LEAD>');
+    // A second click changes nothing.
+    const again = h.slack.responses.length;
+    await click(h, driverAs(h, 'U0LEAD2'), posted, ACTIONS.approveChange);
+    expect(textOf((await h.slack.nextResponse(again)).body)).toContain('already closed');
+    expect(puts(h)).toHaveLength(1);
+  });
+
+  it('refuses the requester, a non-editor and a request it does not know, sending nothing', async () => {
+    const h = await withApprovals();
+    const posted = await request(h);
+    for (const [user, said] of [
+      ['U0OPERATOR', 'You asked for this change'],
+      ['U0STRANGER', 'may approve permission changes'],
+    ] as const) {
+      const mark = h.slack.responses.length;
+      await click(h, driverAs(h, user), posted, ACTIONS.approveChange);
+      expect(textOf((await h.slack.nextResponse(mark)).body)).toContain(said);
+    }
+    const forged = h.slack.responses.length;
+    await driverAs(h, 'U0LEAD').interaction(
+      driverAs(h, 'U0LEAD').blockAction({
+        actionId: ACTIONS.approveChange,
+        value: JSON.stringify({ id: 'f'.repeat(24) }),
+        responseUrl: h.slack.responseUrl(),
+        message: { ts: posted.ts, blocks: posted.blocks },
+      }),
+    );
+    expect(textOf((await h.slack.nextResponse(forged)).body)).toContain('out of date or unknown');
+    expect(puts(h)).toEqual([]);
+    expect((await store.listAudit({ offset: 0, limit: 10 })).total).toBe(0);
+  });
+
+  it('sends nothing for a stale request or an expired one, and says so in the channel', async () => {
+    const h = await withApprovals();
+    const stale = await request(h);
+    // Someone else applied a change to the role meanwhile.
+    await store.setKnownPermissions({
+      app: 'default',
+      role: 'default',
+      permissions: {},
+      seenAt: Date.now(),
+    });
+    let mark = h.slack.calls.length;
+    await click(h, driverAs(h, 'U0LEAD'), stale, ACTIONS.approveChange);
+    expect(await updated(h, mark)).toContain('The role changed since this request was made');
+
+    expect(await store.listOpenApprovals()).toEqual([]);
+    await request(h, 'second try');
+    const [second] = await store.listOpenApprovals();
+    if (!second) throw new Error('no second request');
+    await store.putApproval({ ...second, expiresAt: Date.now() - 1 });
+    mark = h.slack.calls.length;
+    const replies = h.slack.responses.length;
+    const lead = driverAs(h, 'U0LEAD');
+    await lead.interaction(
+      lead.blockAction({
+        actionId: ACTIONS.approveChange,
+        value: JSON.stringify({ id: second.id }),
+        responseUrl: h.slack.responseUrl(),
+        message: { ts: '1700000000.000400', blocks: stale.blocks },
+      }),
+    );
+    expect(textOf((await h.slack.nextResponse(replies)).body)).toContain('expired');
+    expect(await updated(h, mark)).toContain('Expired');
+    expect(puts(h)).toEqual([]);
+  });
+
+  it('rejects with a reason, and tells the requester', async () => {
+    const h = await withApprovals();
+    const posted = await request(h);
+    const lead = driverAs(h, 'U0LEAD');
+    const mark = h.slack.calls.length;
+    await click(h, lead, posted, ACTIONS.rejectChange);
+    await h.slack.nextCall('views.open', mark);
+    const modal = [...h.slack.views.values()].at(-1);
+    if (!modal) throw new Error('no reason modal');
+    const empty = await lead.interaction(lead.viewSubmission({ view: modal, values: {} }));
+    expect(JSON.parse(empty.body || '{}')).toMatchObject({ response_action: 'errors' });
+    await lead.interaction(
+      lead.viewSubmission({
+        view: modal,
+        values: {
+          reject_reason: { reason: { type: 'plain_text_input', value: 'not before Monday' } },
+        },
+      }),
+    );
+    expect(await updated(h, mark)).toContain('Rejected by <@U0LEAD>');
+    expect((await dmTo(h, 'U0OPERATOR')).text).toContain('not before Monday');
+    expect(puts(h)).toEqual([]);
+  });
+
+  it('applies directly, as always, when no approval channel is set', async () => {
+    const h = await start({ env: { EDITORS: 'U0OPERATOR' } });
+    const { confirmation } = await reviewFlip(h);
+    expect(textOf(confirmation)).toContain('Apply');
+    expect(textOf(confirmation)).not.toContain('Request approval');
+  });
+});
+
+describe.skipIf(skipRedisSuites)(
+  'approvals on two replicas sharing Redis',
+  { tags: ['redis'] },
+  () => {
+    const redis = useRedisServer();
+    const running: Harness[] = [];
+    afterEach(async () => {
+      for (const h of running.splice(0).reverse()) await h.stop();
+    });
+
+    it('applies once when two approvers click at the same moment on two replicas', async () => {
+      const env = { ...ENV, STORE_URL: redis().url };
+      const a = await startHarness({ env });
+      running.push(a);
+      const bStack = await startOfflineStack({
+        env: { ...env, LOG_LEVEL: 'debug' },
+        logDestination: a.logs,
+        shared: { sandbox: a.sandbox, slack: a.slack },
+      });
+      const b: Harness = { ...a, ...bStack, logs: a.logs, stop: bStack.stop };
+      running.push(b);
+      const posted = await request(a);
+      a.sandbox.setLatency(300);
+      await Promise.all([
+        click(a, driverAs(a, 'U0LEAD'), posted, ACTIONS.approveChange),
+        click(b, driverAs(b, 'U0LEAD2'), posted, ACTIONS.approveChange),
+      ]);
+      await a.slack.waitFor(() => a.slack.calls.find((c) => c.method === 'chat.update'), 8_000);
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      expect(puts(a)).toHaveLength(1);
+    });
+  },
+);
