@@ -18,7 +18,7 @@ import { createCallCommand, registerCallLookup } from './features/calls/call-loo
 import { createCallsCommand, registerCallSearch } from './features/calls/call-search.ts';
 import type { FeatureDeps } from './features/deps.ts';
 import { helpMessage } from './features/help/help-view.ts';
-import { registerApprovals } from './features/permissions/approvals.ts';
+import { createApprovalsCommand, registerApprovals } from './features/permissions/approvals.ts';
 import type { EditorDeps } from './features/permissions/editor-context.ts';
 import {
   createEditorOpener,
@@ -225,6 +225,7 @@ export function createSlackApp(options: SlackAppOptions) {
   const call = createCallCommand(deps);
   const calls = createCallsCommand(deps);
   const listApps = createAppsCommand(deps);
+  const listApprovals = createApprovalsCommand(editorDeps);
   registerCommand(
     app,
     {
@@ -240,6 +241,7 @@ export function createSlackApp(options: SlackAppOptions) {
       calls: (sub, { body, scope, app }) =>
         calls(app, resolveSearch(sub.search, Math.floor(scope.receivedAt / 1000)), body, scope),
       apps: (_sub, { body, scope }) => listApps(body, scope),
+      approvals: (_sub, { body, scope }) => listApprovals(body, body.user_id, scope),
       perms: (sub, { body, scope, app: chosen }) =>
         openEditor(app.client, body.trigger_id, chosen, sub.role, body.user_id, scope),
       audit: (sub, { body, scope, app }) =>

@@ -23,6 +23,7 @@ export interface SubcommandHandlers {
   calls(sub: Of<'calls'>, ctx: CommandContext): Promise<void>;
   audit(sub: Of<'audit'>, ctx: CommandContext): Promise<void>;
   apps(sub: Of<'apps'>, ctx: CommandContext): Promise<void>;
+  approvals(sub: Of<'approvals'>, ctx: CommandContext): Promise<void>;
   /** Usage; with a problem, it leads with the problem and its reference (`ref`). */
   help(problem?: string, ref?: string): SlackMessage;
 }
@@ -67,6 +68,8 @@ export function registerCommand(
         return handlers.audit(sub, ctx);
       case 'apps':
         return handlers.apps(sub, ctx);
+      case 'approvals':
+        return handlers.approvals(sub, ctx);
     }
   });
 }

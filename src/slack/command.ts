@@ -14,6 +14,7 @@ export type Subcommand =
   | { name: 'calls'; search: CallSearch }
   | { name: 'audit'; role?: string | undefined; page: number }
   | { name: 'apps' }
+  | { name: 'approvals' }
   | { name: 'invalid'; problem: string };
 
 export { idProblem, MAX_SESSION_ID, MAX_UID, uidProblem } from './id-rules.ts';
@@ -62,6 +63,8 @@ function parseSubcommand(words: string[], apps: readonly string[]): Subcommand {
       return parseAudit(rest);
     case 'apps':
       return rest.length > 0 ? invalid('Usage: `/cometchat apps`.') : { name: 'apps' };
+    case 'approvals':
+      return rest.length > 0 ? invalid('Usage: `/cometchat approvals`.') : { name: 'approvals' };
     default:
       // Said, not just answered with help: a typo should not look like the command was ignored.
       return invalid(

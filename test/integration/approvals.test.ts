@@ -5,7 +5,7 @@ import { startOfflineStack } from '../../offline/stack/offline-stack.ts';
 import { ACTIONS } from '../../src/slack/ids.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
 import { skipRedisSuites, useRedisServer } from '../store/redis-server.ts';
-import { actionButtons, type Harness, startHarness, textOf } from './harness.ts';
+import { actionButtons, commandReply, type Harness, startHarness, textOf } from './harness.ts';
 import { driverAs, puts, reviewFlip, useHarnessStarter } from './support.ts';
 
 // Two pairs of eyes through the real app: with an approval channel, the editor asks, another
@@ -190,6 +190,27 @@ describe('approvals', () => {
     expect(await updated(h, mark)).toContain('Rejected by <@U0LEAD>');
     expect((await dmTo(h, 'U0OPERATOR')).text).toContain('not before Monday');
     expect(puts(h)).toEqual([]);
+  });
+
+  it('lists the open requests a person may act on, with buttons that work from the list', async () => {
+    const h = await withApprovals();
+    await request(h, 'for the list');
+    const list = async (user: string) => commandReply(h, 'approvals', driverAs(h, user));
+    const forLead = await list('U0LEAD');
+    expect(textOf(forLead)).toContain('<@U0OPERATOR>: 1 change to `default`');
+    expect(textOf(forLead)).toContain('for the list');
+    // The requester may not act on their own request; a non-editor on none.
+    expect(textOf(await list('U0OPERATOR'))).toContain('No open request is waiting for you.');
+    expect(textOf(await list('U0STRANGER'))).toContain('No open request is waiting for you.');
+    const mark = h.slack.calls.length;
+    await click(
+      h,
+      driverAs(h, 'U0LEAD'),
+      { ts: '1.1', blocks: forLead.blocks as unknown[], text: '' },
+      ACTIONS.approveChange,
+    );
+    expect(await updated(h, mark)).toContain('Approved by <@U0LEAD> and applied');
+    expect(puts(h)).toHaveLength(1);
   });
 
   it('applies directly, as always, when no approval channel is set', async () => {

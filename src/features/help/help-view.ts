@@ -19,6 +19,7 @@ export function helpMessage(
     '`/cometchat calls [&lt;uid&gt;] [filters] [as &lt;uid&gt;]` - find calls, newest first; filters in any order: `status:ongoing|ended|unanswered|rejected|initiated|canceled`, `type:audio|video`, `mode:call|meet|presenter`, `to:user|group`, `recorded`, `transcribed`, `since:30m|2h|3d|2026-11-20`, `until:` (same forms; days are UTC)',
     '`/cometchat audit [role] [page]` - recent permission changes, newest first',
     '`/cometchat apps` - the CometChat apps this install serves, and whether their keys work',
+    '`/cometchat approvals` - the permission changes waiting for your approval (when an app asks for approvals)',
     '`/cometchat help` - this message',
   ];
   const choosing = several
@@ -31,7 +32,7 @@ export function helpMessage(
   return {
     text: problem
       ? `${problem} Try /cometchat help.${ref ? ` (ref ${ref})` : ''}`
-      : 'CometChat ops: roles, perms, call, calls, audit, apps, help.',
+      : 'CometChat ops: roles, perms, call, calls, audit, apps, approvals, help.',
     blocks: [
       ...(problem ? [section(`:warning: ${problem}`)] : []),
       ...(problem && ref ? [context([`Reference: \`${ref}\``])] : []),

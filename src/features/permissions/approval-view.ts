@@ -85,3 +85,41 @@ export function outcomeNotice(request: ApprovalRequest, appName?: string): Slack
   const text = `Your request to change ${code(request.role)}${app}: ${outcomeLine(request)}`;
   return { text, blocks: [section(text)] };
 }
+
+/** Requests a list shows at most; the rest are counted. */
+const LISTED = 20;
+
+/** `/cometchat approvals`: the open requests this person may act on, each with its buttons. */
+export function approvalsList(
+  entries: readonly { request: ApprovalRequest; appName?: string | undefined; value: string }[],
+): SlackMessage {
+  const blocks: KnownBlock[] = [header('Approvals waiting for you')];
+  if (entries.length === 0) {
+    blocks.push(section('No open request is waiting for you.'));
+  }
+  for (const { request, appName, value } of entries.slice(0, LISTED)) {
+    const app = appName ? ` in *${escapeMrkdwn(appName)}*` : '';
+    const n = request.changes.length;
+    blocks.push(
+      section(
+        `<@${request.requester}>: ${n} change${n === 1 ? '' : 's'} to ${code(request.role)}${app} (${request.changes
+          .slice(0, 5)
+          .map((c) => code(c.key))
+          .join(
+            ', ',
+          )}${n > 5 ? ', …' : ''}) · expires ${slackDate(seconds(request.expiresAt))}${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 200))}` : ''}`,
+      ),
+      actions([
+        button('Approve', ACTIONS.approveChange, value, 'primary'),
+        button('Reject', ACTIONS.rejectChange, value, 'danger'),
+      ]),
+    );
+  }
+  if (entries.length > LISTED) {
+    blocks.push(context([`${entries.length - LISTED} more not shown; the oldest come first.`]));
+  }
+  return {
+    text: `${entries.length} approval request${entries.length === 1 ? '' : 's'} waiting for you`,
+    blocks,
+  };
+}

@@ -23,7 +23,7 @@ import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
 import { applyChange, NOT_SENT } from './apply-change.ts';
-import { approvalMessage, outcomeNotice } from './approval-view.ts';
+import { approvalMessage, approvalsList, outcomeNotice } from './approval-view.ts';
 import { editRefusal } from './editor-access.ts';
 import { type Args, type EditorDeps, OPEN_CHECK_DEADLINE_MS } from './editor-context.ts';
 import type { ConfirmMetadata } from './editor-state.ts';
@@ -390,6 +390,35 @@ export function createRejectSubmission(deps: ApprovalDeps) {
       scope,
     );
     scope.log.info({ request: found.request.id, app: app.name }, 'approval request rejected');
+  };
+}
+
+/**
+ * `/cometchat approvals`: the open requests the caller may act on (an approver of the app who
+ * did not ask), oldest first. Each app's approver check is asked once.
+ */
+export function createApprovalsCommand(deps: ApprovalDeps) {
+  return async (body: unknown, userId: string, scope: RequestScope) => {
+    const open = await deps.store.listOpenApprovals();
+    const now = deps.now();
+    const mayApprove = new Map<string, Promise<boolean>>();
+    const entries = [];
+    for (const request of open) {
+      const app = deps.apps.byName(request.app);
+      if (!app?.approval || request.requester === userId || now > request.expiresAt) continue;
+      const approvers = app.approval.approvers;
+      const allowed =
+        mayApprove.get(app.name) ??
+        approvers.editRefusal(userId, scope.log).then((refusal) => refusal === undefined);
+      mayApprove.set(app.name, allowed);
+      if (!(await allowed)) continue;
+      entries.push({
+        request,
+        appName: appNameIfSeveral(deps.apps, app),
+        value: valueWriter(deps.apps, app)({ id: request.id }),
+      });
+    }
+    await deps.deliver(destinationOf(body), approvalsList(entries), scope.log);
   };
 }
 
