@@ -177,15 +177,15 @@ export function createSlackApp(options: SlackAppOptions) {
       approval: settings.approvalChannel
         ? {
             channel: settings.approvalChannel,
-            // APPROVERS narrows who may approve; without it, the app's editors may.
-            approvers: createAccess({
-              client: accessClient,
-              editors: settings.approvers ?? settings.editors,
-              editorsSetting: settings.approvers
-                ? settings.approversSetting
-                : settings.editorsSetting,
-              viewers,
-            }),
+            // APPROVERS narrows who of the app's editors may approve.
+            approvers: settings.approvers
+              ? createAccess({
+                  client: accessClient,
+                  editors: settings.approvers,
+                  editorsSetting: settings.approversSetting,
+                  viewers,
+                })
+              : undefined,
           }
         : undefined,
     })),

@@ -19,9 +19,10 @@ export interface CometChatApp {
   access: Access;
   /**
    * Set when this app's changes need a second person: where requests are posted, and who may
-   * approve them (APPROVERS, else the app's editors; never the person who asked).
+   * approve them: an editor of the app who did not ask, and when APPROVERS is set, one of those
+   * too (`approvers` is then its check).
    */
-  approval?: { channel: string; approvers: Access } | undefined;
+  approval?: { channel: string; approvers?: Access | undefined } | undefined;
   /**
    * Seals a value that goes to Slack and comes back (a button, a modal's metadata) so that it
    * cannot be made to name another app: keyed by this app's own API key, never shown.
@@ -48,7 +49,7 @@ export interface AppSettings {
   apiKey: string;
   cometchat: CometChatClient;
   access: Access;
-  approval?: { channel: string; approvers: Access } | undefined;
+  approval?: CometChatApp['approval'];
 }
 
 export function createApps(

@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../offline/slack-standin/driver.ts';
+import { dmChannelIdFor } from '../../offline/slack-standin/ids.ts';
 import { submitView } from '../../offline/stack/editor-steps.ts';
 import { startOfflineStack } from '../../offline/stack/offline-stack.ts';
 import { ACTIONS } from '../../src/slack/ids.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
 import { skipRedisSuites, useRedisServer } from '../store/redis-server.ts';
 import { actionButtons, commandReply, type Harness, startHarness, textOf } from './harness.ts';
@@ -63,16 +65,15 @@ async function updated(h: Harness, mark: number) {
   return textOf(call.args);
 }
 
-/** The newest direct message to `user`. */
-function dmTo(h: Harness, user: string) {
-  return h.slack
-    .waitFor(() =>
-      h.slack.calls
-        .filter((c) => c.method === 'chat.postMessage' && String(c.args.channel).startsWith('D'))
-        .map((c) => textOf(c.args))
-        .find((text) => text.includes('Your request')),
-    )
-    .then((text) => ({ user, text }));
+/** Waits for a direct message to `user` about their request that says `said`. */
+async function dmTo(h: Harness, user: string, said: string): Promise<string> {
+  const dm = dmChannelIdFor(user);
+  return h.slack.waitFor(() =>
+    h.slack.calls
+      .filter((c) => c.method === 'chat.postMessage' && c.args.channel === dm)
+      .map((c) => textOf(c.args))
+      .find((text) => text.includes('Your request') && text.includes(said)),
+  );
 }
 
 describe('approvals', () => {
@@ -100,7 +101,10 @@ describe('approvals', () => {
       userId: 'U0OPERATOR',
       approval: { approvedBy: 'U0LEAD', reason: 'ticket 42' },
     });
-    expect((await dmTo(h, 'U0OPERATOR')).text).toContain('Approved by <@U0LEAD>');
+    expect(records[0]?.approval?.requestedAt).toBeLessThanOrEqual(
+      records[0]?.approval?.approvedAt ?? 0,
+    );
+    expect(await dmTo(h, 'U0OPERATOR', 'Approved by <@U0LEAD>')).toContain('applied');
     // A second click changes nothing.
     const again = h.slack.responses.length;
     await click(h, driverAs(h, 'U0LEAD2'), posted, ACTIONS.approveChange);
@@ -133,6 +137,24 @@ describe('approvals', () => {
     expect((await store.listAudit({ offset: 0, limit: 10 })).total).toBe(0);
   });
 
+  it('lets APPROVERS narrow who of the editors may approve', async () => {
+    const h = await withApprovals({ APPROVERS: 'U0LEAD2,U0OUTSIDER' });
+    const posted = await request(h);
+    for (const [user, said] of [
+      ['U0LEAD', 'APPROVERS setting may approve permission changes'],
+      ['U0OUTSIDER', 'EDITORS setting may approve permission changes'],
+    ] as const) {
+      const mark = h.slack.responses.length;
+      await click(h, driverAs(h, user), posted, ACTIONS.approveChange);
+      expect(textOf((await h.slack.nextResponse(mark)).body)).toContain(said);
+    }
+    expect(puts(h)).toEqual([]);
+    const mark = h.slack.calls.length;
+    await click(h, driverAs(h, 'U0LEAD2'), posted, ACTIONS.approveChange);
+    expect(await updated(h, mark)).toContain('Approved by <@U0LEAD2> and applied');
+    expect(puts(h)).toHaveLength(1);
+  });
+
   it('sends nothing for a stale request or an expired one, and says so in the channel', async () => {
     const h = await withApprovals();
     const stale = await request(h);
@@ -146,6 +168,7 @@ describe('approvals', () => {
     let mark = h.slack.calls.length;
     await click(h, driverAs(h, 'U0LEAD'), stale, ACTIONS.approveChange);
     expect(await updated(h, mark)).toContain('The role changed since this request was made');
+    expect(await dmTo(h, 'U0OPERATOR', 'The role changed')).toContain('Ask again');
 
     expect(await store.listOpenApprovals()).toEqual([]);
     await request(h, 'second try');
@@ -165,7 +188,37 @@ describe('approvals', () => {
     );
     expect(textOf((await h.slack.nextResponse(replies)).body)).toContain('expired');
     expect(await updated(h, mark)).toContain('Expired');
+    expect(await dmTo(h, 'U0OPERATOR', 'Expired')).toContain('nothing was sent');
     expect(puts(h)).toEqual([]);
+    expect((await store.listAudit({ offset: 0, limit: 10 })).total).toBe(0);
+  });
+
+  it('shows a failure with its reference, and an approver retries it once', async () => {
+    const h = await withApprovals();
+    const posted = await request(h);
+    h.sandbox.inject({ kind: 'status', status: 403, method: 'PUT', times: 1 });
+    let mark = h.slack.calls.length;
+    await click(h, driverAs(h, 'U0LEAD'), posted, ACTIONS.approveChange);
+    const failed = await h.slack.nextCall('chat.update', mark);
+    expect(textOf(failed.args)).toContain('CometChat did not apply it');
+    expect(textOf(failed.args)).toMatch(/ref `[^`]+`/);
+    expect(await dmTo(h, 'U0OPERATOR', 'did not apply')).toContain('An approver may retry');
+    const retry = actionButtons(failed.args).find((b) => b.text.text === 'Retry');
+    expect(retry?.action_id).toBe(ACTIONS.approveChange);
+    // The requester still may not push it through.
+    const own = h.slack.responses.length;
+    const failedPost = { ts: posted.ts, blocks: failed.args.blocks as unknown[], text: '' };
+    await click(h, driverAs(h, 'U0OPERATOR'), failedPost, ACTIONS.approveChange);
+    expect(textOf((await h.slack.nextResponse(own)).body)).toContain('You asked for this change');
+    mark = h.slack.calls.length;
+    await click(h, driverAs(h, 'U0LEAD2'), failedPost, ACTIONS.approveChange);
+    expect(await updated(h, mark)).toContain('Approved by <@U0LEAD2> and applied');
+    const { records } = await store.listAudit({ offset: 0, limit: 10 });
+    expect(records.map((r) => [r.outcome, r.approval?.approvedBy])).toEqual([
+      ['applied', 'U0LEAD2'],
+      ['failed', 'U0LEAD'],
+    ]);
+    expect(puts(h)).toHaveLength(2);
   });
 
   it('rejects with a reason, and tells the requester', async () => {
@@ -188,7 +241,7 @@ describe('approvals', () => {
       }),
     );
     expect(await updated(h, mark)).toContain('Rejected by <@U0LEAD>');
-    expect((await dmTo(h, 'U0OPERATOR')).text).toContain('not before Monday');
+    expect(await dmTo(h, 'U0OPERATOR', 'Rejected by <@U0LEAD>')).toContain('not before Monday');
     expect(puts(h)).toEqual([]);
   });
 
@@ -251,6 +304,13 @@ describe.skipIf(skipRedisSuites)(
       await a.slack.waitFor(() => a.slack.calls.find((c) => c.method === 'chat.update'), 8_000);
       await new Promise((resolve) => setTimeout(resolve, 800));
       expect(puts(a)).toHaveLength(1);
+      const shared = await openStore(redis().url);
+      try {
+        const audit = await shared.listAudit({ offset: 0, limit: 10 });
+        expect(audit.records.map((r) => r.outcome)).toEqual(['applied']);
+      } finally {
+        await shared.close();
+      }
     });
   },
 );

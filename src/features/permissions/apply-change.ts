@@ -36,7 +36,9 @@ export interface ApplyRequest {
   teamId: string;
   scope: RequestScope;
   /** For an approved request: who asked, when and why (the record names them both). */
-  approval?: { requester: string; requestedAt: number; reason?: string | undefined } | undefined;
+  approval?:
+    | { requester: string; requestedAt: number; approvedAt: number; reason?: string | undefined }
+    | undefined;
 }
 
 export type ApplyOutcome =
@@ -162,7 +164,7 @@ export function auditRecord(
       ? {
           approval: {
             approvedBy: userId,
-            approvedAt: at,
+            approvedAt: approval.approvedAt,
             requestedAt: approval.requestedAt,
             ...(approval.reason ? { reason: approval.reason } : {}),
           },

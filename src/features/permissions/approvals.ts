@@ -140,21 +140,30 @@ async function announce(
   }
 }
 
-/** Who may act on a request now: an approver who did not ask for it; why not, otherwise. */
+/**
+ * Who may act on a request now: an editor of the app who did not ask for it and, when APPROVERS
+ * is set, is one of them too; why not, otherwise. Both checks are asked at once.
+ */
 async function approverRefusal(
   app: CometChatApp,
-  request: ApprovalRequest,
+  request: ApprovalRequest | undefined,
   userId: string,
   scope: RequestScope,
   limit: { withinMs?: number } = {},
 ): Promise<string | undefined> {
   if (!app.approval)
     return 'This app no longer asks for approvals; apply the change from the editor.';
-  if (userId === request.requester) {
+  if (userId === request?.requester) {
     return 'You asked for this change: another person must approve or reject it.';
   }
-  const refusal = await app.approval.approvers.editRefusal(userId, scope.log, limit);
-  return refusal?.replace('may change permissions', 'may approve permission changes');
+  const refusals = await Promise.all(
+    [app.access, app.approval.approvers].map((access) =>
+      access?.editRefusal(userId, scope.log, limit),
+    ),
+  );
+  return refusals
+    .find((refusal) => refusal !== undefined)
+    ?.replace('may change permissions', 'may approve permission changes');
 }
 
 /**
@@ -173,8 +182,8 @@ async function openRequest(
   if (!request || request.app !== app.name) {
     return { sentence: 'That request is out of date or unknown; nothing was sent.' };
   }
-  if (request.status === 'failed' && allowFailed) return { request };
-  if (request.status !== 'open') {
+  // A failed request stays retryable (by an approver) until it expires.
+  if (request.status !== 'open' && !(request.status === 'failed' && allowFailed)) {
     return { sentence: `This request is already closed (${request.status}); nothing was sent.` };
   }
   if (deps.now() > request.expiresAt) {
@@ -231,9 +240,9 @@ export function createApproveButton(deps: ApprovalDeps) {
         scope,
       ));
     }
-    const approvers = app.approval?.approvers ?? app.access;
+    // Sent with the app's editors checked again, at the moment it goes.
     const outcome = await applyChange(deps, {
-      app: { ...app, access: approvers },
+      app,
       meta: {
         role: request.role,
         id: request.id,
@@ -249,6 +258,7 @@ export function createApproveButton(deps: ApprovalDeps) {
       approval: {
         requester: request.requester,
         requestedAt: request.requestedAt,
+        approvedAt: deps.now(),
         reason: request.reason,
       },
     }).catch((error: unknown) => ({ kind: 'not-sent' as const, error }));
@@ -406,10 +416,9 @@ export function createApprovalsCommand(deps: ApprovalDeps) {
     for (const request of open) {
       const app = deps.apps.byName(request.app);
       if (!app?.approval || request.requester === userId || now > request.expiresAt) continue;
-      const approvers = app.approval.approvers;
       const allowed =
         mayApprove.get(app.name) ??
-        approvers.editRefusal(userId, scope.log).then((refusal) => refusal === undefined);
+        approverRefusal(app, undefined, userId, scope).then((refusal) => refusal === undefined);
       mayApprove.set(app.name, allowed);
       if (!(await allowed)) continue;
       entries.push({

@@ -1,0 +1,124 @@
+import type { KnownBlock } from '@slack/types';
+import { describe, expect, it } from 'vitest';
+import {
+  approvalMessage,
+  approvalsList,
+  outcomeLine,
+  outcomeNotice,
+} from '../../../src/features/permissions/approval-view.ts';
+import { ACTIONS } from '../../../src/slack/ids.ts';
+import type { ApprovalRequest } from '../../../src/store/store.ts';
+
+// An approval request as Slack shows it, in each state: pure, no Slack, no service.
+
+const request: ApprovalRequest = {
+  id: 'a'.repeat(24),
+  app: 'prod',
+  role: 'default',
+  changes: [
+    { key: 'sendMessage', before: 'allow', after: 'deny', explicit: false },
+    { key: 'joinGroup', before: null, after: 'deny', explicit: false },
+  ],
+  seenAt: 1_000,
+  teamId: 'T0TEAM',
+  requester: 'U0OPERATOR',
+  reason: 'ticket <42> & *now*',
+  requestedAt: 1_700_000_000_000,
+  expiresAt: 1_700_086_400_000,
+  channel: 'C0APPROVE',
+  status: 'open',
+};
+
+const textOf = (blocks: readonly KnownBlock[]) => JSON.stringify(blocks);
+const buttonsOf = (blocks: readonly KnownBlock[]) =>
+  blocks.flatMap((b) =>
+    b.type === 'actions'
+      ? b.elements.flatMap((e) =>
+          e.type === 'button' ? [{ text: e.text.text, action: e.action_id }] : [],
+        )
+      : [],
+  );
+
+describe('approvalMessage', () => {
+  it('shows who asks, why (escaped), each key before and after, the expiry and both buttons', () => {
+    const { blocks, text } = approvalMessage(request, { appName: 'prod' });
+    const shown = textOf(blocks ?? []);
+    expect(shown).toContain('<@U0OPERATOR> asks to apply 2 changes to `default` in *prod*');
+    expect(shown).toContain('ticket &lt;42&gt; &amp;');
+    expect(shown).not.toContain('<42>');
+    expect(shown).toContain('sendMessage');
+    expect(shown).toContain('joinGroup');
+    expect(shown).toContain('<!date^1700086400^');
+    expect(buttonsOf(blocks ?? [])).toEqual([
+      { text: 'Approve', action: ACTIONS.approveChange },
+      { text: 'Reject', action: ACTIONS.rejectChange },
+    ]);
+    expect(text).toContain('(open)');
+  });
+
+  it('offers Retry after a failure, and no button once the request has ended', () => {
+    const failed = approvalMessage({ ...request, status: 'failed', decidedBy: 'U0LEAD' });
+    expect(buttonsOf(failed.blocks ?? [])).toEqual([
+      { text: 'Retry', action: ACTIONS.approveChange },
+    ]);
+    for (const status of ['applied', 'rejected', 'expired', 'stale'] as const) {
+      expect(buttonsOf(approvalMessage({ ...request, status }).blocks ?? [])).toEqual([]);
+    }
+  });
+
+  it('adds the outcome detail, and stays within 50 blocks for a change of every key', () => {
+    const changes = Array.from({ length: 400 }, (_, i) => ({
+      key: `key${i}`,
+      before: 'allow',
+      after: 'deny',
+      explicit: false,
+    }));
+    const { blocks } = approvalMessage(
+      { ...request, changes, status: 'failed' },
+      { detail: 'CometChat refused it (ref `abc`)' },
+    );
+    expect(blocks?.length).toBeLessThanOrEqual(50);
+    expect(textOf(blocks ?? [])).toContain('key399');
+    expect(buttonsOf(blocks ?? [])).toEqual([{ text: 'Retry', action: ACTIONS.approveChange }]);
+    const small = approvalMessage(request, { detail: 'sendMessage: updated' });
+    expect(textOf(small.blocks ?? [])).toContain('sendMessage: updated');
+  });
+});
+
+describe('outcomeLine', () => {
+  it('names who decided and what became of the request', () => {
+    const decided = { decidedBy: 'U0LEAD', decidedAt: 1_700_000_100_000 };
+    expect(outcomeLine({ ...request, ...decided, status: 'applied' })).toContain(
+      'Approved by <@U0LEAD> and applied',
+    );
+    expect(
+      outcomeLine({ ...request, ...decided, status: 'rejected', rejectReason: 'not <now>' }),
+    ).toContain('Rejected by <@U0LEAD> <!date^1700000100^{date_short_pretty} {time}|');
+    expect(
+      outcomeLine({ ...request, ...decided, status: 'rejected', rejectReason: 'not <now>' }),
+    ).toContain('not &lt;now&gt;');
+    expect(outcomeLine({ ...request, status: 'stale' })).toContain('The role changed');
+    expect(outcomeLine({ ...request, status: 'expired' })).toContain('nothing was sent');
+  });
+
+  it('tells the requester by the same line, naming the app when there are several', () => {
+    const notice = outcomeNotice({ ...request, status: 'expired' }, 'prod');
+    expect(notice.text).toContain('Your request to change `default` in *prod*');
+    expect(notice.text).toContain('Expired');
+  });
+});
+
+describe('approvalsList', () => {
+  it('says when nothing waits, and counts what it does not show', () => {
+    expect(textOf(approvalsList([]).blocks ?? [])).toContain('No open request is waiting for you.');
+    const entries = Array.from({ length: 23 }, (_, i) => ({
+      request: { ...request, id: String(i).padStart(24, '0') },
+      value: `{"id":"${i}"}`,
+    }));
+    const list = approvalsList(entries);
+    expect(list.text).toBe('23 approval requests waiting for you');
+    expect(buttonsOf(list.blocks ?? [])).toHaveLength(40);
+    expect(textOf(list.blocks ?? [])).toContain('3 more not shown');
+    expect(list.blocks?.length).toBeLessThanOrEqual(50);
+  });
+});
