@@ -1,14 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../offline/slack-standin/driver.ts';
 import { dmChannelIdFor } from '../../offline/slack-standin/ids.ts';
 import { submitView } from '../../offline/stack/editor-steps.ts';
-import { startOfflineStack } from '../../offline/stack/offline-stack.ts';
 import { ACTIONS } from '../../src/slack/ids.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
 import { skipRedisSuites, useRedisServer } from '../store/redis-server.ts';
-import { actionButtons, commandReply, type Harness, startHarness, textOf } from './harness.ts';
-import { driverAs, puts, reviewFlip, useHarnessStarter } from './support.ts';
+import { actionButtons, commandReply, type Harness, textOf } from './harness.ts';
+import { driverAs, puts, reviewFlip, useHarnessStarter, useReplicas } from './support.ts';
 
 // Two pairs of eyes through the real app: with an approval channel, the editor asks, another
 // editor approves (one update, one audit record naming both) or rejects; every click is checked
@@ -279,22 +278,10 @@ describe.skipIf(skipRedisSuites)(
   { tags: ['redis'] },
   () => {
     const redis = useRedisServer();
-    const running: Harness[] = [];
-    afterEach(async () => {
-      for (const h of running.splice(0).reverse()) await h.stop();
-    });
+    const replicas = useReplicas();
 
     it('applies once when two approvers click at the same moment on two replicas', async () => {
-      const env = { ...ENV, STORE_URL: redis().url };
-      const a = await startHarness({ env });
-      running.push(a);
-      const bStack = await startOfflineStack({
-        env: { ...env, LOG_LEVEL: 'debug' },
-        logDestination: a.logs,
-        shared: { sandbox: a.sandbox, slack: a.slack },
-      });
-      const b: Harness = { ...a, ...bStack, logs: a.logs, stop: bStack.stop };
-      running.push(b);
+      const [a, b] = await replicas({ ...ENV, STORE_URL: redis().url });
       const posted = await request(a);
       a.sandbox.setLatency(300);
       await Promise.all([

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openEditor, switchCategory } from '../../offline/stack/editor-steps.ts';
-import { startOfflineStack } from '../../offline/stack/offline-stack.ts';
 import { skipRedisSuites, useRedisServer } from '../store/redis-server.ts';
 import { commandText, type Harness, startHarness } from './harness.ts';
 import {
@@ -12,6 +11,7 @@ import {
   confirmationsAnswered,
   puts,
   reviewChange,
+  useReplicas,
 } from './support.ts';
 
 /** Allowed actions shown in the Messages category of a freshly opened editor. */
@@ -52,26 +52,8 @@ describe('SQLite state survives a restart', () => {
 
 describe.skipIf(skipRedisSuites)('two replicas sharing Redis', { tags: ['redis'] }, () => {
   const redis = useRedisServer();
-  const running: Harness[] = [];
-  afterEach(async () => {
-    for (const h of running.splice(0).reverse()) await h.stop();
-  });
-
-  async function twoReplicas(): Promise<[Harness, Harness]> {
-    const env = { STORE_URL: redis().url };
-    const a = await startHarness({ env });
-    running.push(a);
-    // The second replica talks to the same CometChat and the same Slack as the first.
-    const bStack = await startOfflineStack({
-      env: { ...env, LOG_LEVEL: 'debug' },
-      // Into the first replica's capture, which `b` reads as its own logs.
-      logDestination: a.logs,
-      shared: { sandbox: a.sandbox, slack: a.slack },
-    });
-    const b: Harness = { ...a, ...bStack, logs: a.logs, stop: bStack.stop };
-    running.push(b);
-    return [a, b];
-  }
+  const replicas = useReplicas();
+  const twoReplicas = () => replicas({ STORE_URL: redis().url });
 
   it("shows a change made through one replica in the other one's pre-fill and audit", async () => {
     const [a, b] = await twoReplicas();

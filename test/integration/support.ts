@@ -15,6 +15,7 @@ import {
   OFFLINE_OPERATOR,
   OFFLINE_SECRETS,
   type OfflineStackOptions,
+  startOfflineStack,
 } from '../../offline/stack/offline-stack.ts';
 import { decodeState } from '../../src/features/permissions/editor-state.ts';
 import { blocksOf, type Harness, markupOf, startHarness, textOf } from './harness.ts';
@@ -82,6 +83,31 @@ export function useHarness(options: OfflineStackOptions = {}, checks: HarnessChe
     current = await start(options);
   });
   return runningHarness(() => current);
+}
+
+/**
+ * For a describe block whose tests run two replicas of the app: returns the function that
+ * starts them with `env` (a shared store, say), both talking to the same CometChat and the same
+ * Slack; they stop after each test.
+ */
+export function useReplicas(): (env: Record<string, string>) => Promise<[Harness, Harness]> {
+  const running: Harness[] = [];
+  afterEach(async () => {
+    for (const h of running.splice(0).reverse()) await h.stop();
+  });
+  return async (env) => {
+    const a = await startHarness({ env });
+    running.push(a);
+    const bStack = await startOfflineStack({
+      env: { ...env, LOG_LEVEL: 'debug' },
+      // Into the first replica's capture, which `b` reads as its own logs.
+      logDestination: a.logs,
+      shared: { sandbox: a.sandbox, slack: a.slack },
+    });
+    const b: Harness = { ...a, ...bStack, logs: a.logs, stop: bStack.stop };
+    running.push(b);
+    return [a, b];
+  };
 }
 
 /** Records unhandled rejections while the app runs in this process. */
