@@ -1,5 +1,7 @@
 import { permissionSpec } from '../src/cometchat/catalogue.ts';
 import { SANDBOX_SESSION_IDS, SECOND_SANDBOX_SESSION_IDS } from './cometchat-standin/server.ts';
+import { createSlackDriver } from './slack-standin/driver.ts';
+import { dmChannelIdFor } from './slack-standin/ids.ts';
 import type { StoredView } from './slack-standin/web-api.ts';
 import {
   categoryOnScreen,
@@ -12,8 +14,12 @@ import {
   switchCategory,
   withFieldSet,
 } from './stack/editor-steps.ts';
-import { type OfflineStack, startOfflineStack } from './stack/offline-stack.ts';
-import { renderMessage, renderView } from './stack/terminal-render.ts';
+import {
+  type OfflineStack,
+  OFFLINE_OPERATOR as OPERATOR,
+  startOfflineStack,
+} from './stack/offline-stack.ts';
+import { renderMessage, renderView, textOf } from './stack/terminal-render.ts';
 
 // `npm run try -- <what>`: the real app, offline, on the CometChat sandbox and a local Slack
 // stand-in. Each step sends what Slack would send (signed requests to /slack/events) and
@@ -26,6 +32,9 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
   sessions                          the sandboxes' session ids
   perms <role> [allow|deny <key>]   open the editor; with a change, make it and confirm it
   shortcut "<message text>"         the "Look up call" message shortcut on a message
+  approve [<role>] [allow|deny <key>]
+                                    with an approval channel: a change requested by one
+                                    editor, then approved by another, and applied once
   help                              the app's help
   demo                              roles, a call, a call search and a permission change
                                     (the default)
@@ -104,11 +113,54 @@ async function perms(
   if (review.view) print(renderView(review.view));
   const confirmation = confirmationOf(stack, editor);
   if (!confirmation) return undefined;
-  print('\n> "Apply"');
+  print(`\n> "${textOf(confirmation.submit) || 'Apply'}"`);
   const { outcome } = await confirm(stack, confirmation);
   print(renderView(outcome));
   print(`\n${updatesOf(stack, app)}`);
   return outcome;
+}
+
+/** Where the approval try posts its requests, and the second editor who approves them. */
+const TRY_APPROVAL = { channel: 'C0TRYAPPROVAL', approver: 'U0TRYLEAD' } as const;
+
+/** A change requested through the editor, posted for approval, then approved by another editor. */
+async function approval(stack: OfflineStack, role: string, verb: string, key: string) {
+  const mark = stack.slack.calls.length;
+  // The editor's last step is "Request approval" here: its outcome says the request is posted.
+  if (!(await perms(stack, role, verb, key))) return;
+  const posted = stack.slack.calls
+    .slice(mark)
+    .find((c) => c.method === 'chat.postMessage' && c.args.channel === TRY_APPROVAL.channel);
+  if (!posted) return;
+  print(`\n${renderMessage(posted.args, `posted in ${TRY_APPROVAL.channel}`)}`);
+  const approve = JSON.stringify(posted.args.blocks).match(
+    /"text":\{"type":"plain_text","text":"Approve"[^}]*\},"action_id":"([^"]+)","value":"((?:[^"\\]|\\.)*)"/,
+  );
+  if (!approve?.[1] || approve[2] === undefined) return;
+  print(`\n> <@${TRY_APPROVAL.approver}> clicks "Approve"`);
+  const lead = createSlackDriver({
+    appUrl: stack.appUrl,
+    signingSecret: stack.config.slack.signingSecret ?? '',
+    standIn: stack.slack,
+    userId: TRY_APPROVAL.approver,
+  });
+  const clicked = stack.slack.calls.length;
+  await lead.interaction(
+    lead.blockAction({
+      actionId: approve[1],
+      value: JSON.parse(`"${approve[2]}"`) as string,
+      message: { ts: '1700000000.000200', blocks: posted.args.blocks as unknown[] },
+    }),
+  );
+  const updated = await stack.slack.nextCall('chat.update', clicked, 15_000);
+  print(`\n${renderMessage(updated.args, `updated in ${TRY_APPROVAL.channel}`)}`);
+  const dm = await stack.slack.waitFor(() =>
+    stack.slack.calls
+      .slice(clicked)
+      .find((c) => c.method === 'chat.postMessage' && c.args.channel === dmChannelIdFor(OPERATOR)),
+  );
+  print(`\n${renderMessage(dm.args, `direct message to ${OPERATOR}`)}`);
+  print(`\n${updatesOf(stack, undefined)}`);
 }
 
 /** A change applied to staging, then promoted to prod through prod's own review. */
@@ -142,7 +194,17 @@ async function run(args: string[]): Promise<void> {
       print(`  ${name.padEnd(16)} ${id}`);
     return;
   }
-  const known = ['roles', 'call', 'calls', 'perms', 'permissions', 'shortcut', 'help', 'demo'];
+  const known = [
+    'roles',
+    'call',
+    'calls',
+    'perms',
+    'permissions',
+    'shortcut',
+    'help',
+    'demo',
+    'approve',
+  ];
   const twoApps = app !== undefined || what === 'promote' || what === 'apps';
   if (!known.includes(what) && !(twoApps && ['promote', 'apps', 'audit'].includes(what))) {
     print(USAGE);
@@ -150,7 +212,15 @@ async function run(args: string[]): Promise<void> {
     return;
   }
   const stack = await startOfflineStack({
-    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+    env: {
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      ...(what === 'approve'
+        ? {
+            APPROVAL_CHANNEL: TRY_APPROVAL.channel,
+            EDITORS: `${OPERATOR},${TRY_APPROVAL.approver}`,
+          }
+        : {}),
+    },
     logDestination: process.stderr,
     ...(twoApps ? { apps: TRY_APPS } : {}),
   });
@@ -160,6 +230,9 @@ async function run(args: string[]): Promise<void> {
       case 'perms':
       case 'permissions':
         await perms(stack, rest[0] ?? 'default', rest[1], rest[2], app);
+        break;
+      case 'approve':
+        await approval(stack, rest[0] ?? 'default', rest[1] ?? 'deny', rest[2] ?? 'sendMessage');
         break;
       case 'promote':
         await promotion(stack, rest[0] ?? 'default', rest[1] ?? 'deny', rest[2] ?? 'sendMessage');

@@ -28,7 +28,7 @@ export function mrkdwnToText(text: string): string {
     .replace(/&amp;/g, '&');
 }
 
-function textOf(value: unknown): string {
+export function textOf(value: unknown): string {
   const t = value as { text?: unknown } | undefined;
   return typeof t?.text === 'string' ? mrkdwnToText(t.text) : '';
 }
@@ -129,9 +129,13 @@ export function renderBlocks(blocks: readonly Json[]): string {
   return out.join('\n');
 }
 
-export function renderMessage(message: Json): string {
+/**
+ * A message: a reply to a command or click (seen by its author alone unless `in_channel`), or,
+ * given `where`, one posted through the Web API (to a channel, a direct message).
+ */
+export function renderMessage(message: Json, where?: string): string {
   const blocks = message.blocks as Json[] | undefined;
-  const visibility = message.response_type === 'in_channel' ? 'in channel' : 'only you';
+  const visibility = where ?? (message.response_type === 'in_channel' ? 'in channel' : 'only you');
   const body = blocks ? renderBlocks(blocks) : mrkdwnToText(String(message.text ?? ''));
   return `┌ message (${visibility})\n${indent(body, '│ ')}\n└`;
 }
