@@ -13,12 +13,16 @@ import {
   createAuditTrail,
   registerAuditList,
 } from './features/audit/audit-trail.ts';
-import { startIntentSweep } from './features/audit/intent-sweep.ts';
+import { startPeriodic, sweepIntents } from './features/audit/intent-sweep.ts';
 import { createCallCommand, registerCallLookup } from './features/calls/call-lookup.ts';
 import { createCallsCommand, registerCallSearch } from './features/calls/call-search.ts';
 import type { FeatureDeps } from './features/deps.ts';
 import { helpMessage } from './features/help/help-view.ts';
-import { createApprovalsCommand, registerApprovals } from './features/permissions/approvals.ts';
+import {
+  createApprovalsCommand,
+  expireApprovals,
+  registerApprovals,
+} from './features/permissions/approvals.ts';
 import type { EditorDeps } from './features/permissions/editor-context.ts';
 import {
   createEditorOpener,
@@ -256,7 +260,13 @@ export function createSlackApp(options: SlackAppOptions) {
   registerApprovals(app, editorDeps);
   registerAuditList(app, { ...deps, store });
 
-  return { app, receiver, deps, audit: editorDeps.audit };
+  return {
+    app,
+    receiver,
+    deps,
+    audit: editorDeps.audit,
+    expireApprovals: (log: Logger) => expireApprovals(editorDeps, app.client, log),
+  };
 }
 
 /** Starts the app; resolves once it accepts requests. */
@@ -265,7 +275,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
   // A store passed in belongs to the caller; one opened here is closed on stop.
   const store = options.store ?? (await openStore(config.storeUrl));
   const closeStore = options.store ? async () => {} : () => store.close();
-  const { app, audit } = createSlackApp({ ...options, store });
+  const { app, audit, expireApprovals: expireRequests } = createSlackApp({ ...options, store });
   try {
     await app.init();
   } catch (error) {
@@ -273,14 +283,14 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
     throw error;
   }
   // Updates that were in flight when an earlier run stopped get their records now, and then
-  // every minute (another replica's may outlive it).
-  const sweep = startIntentSweep({
-    store,
-    audit,
-    now: Date.now,
-    afterMs: 2 * config.cometchat.budgetMs,
-    log: logger.child({ component: 'intent-sweep' }),
-  });
+  // every minute (another replica's may outlive it); approval requests past their expiry are
+  // closed on the same beat.
+  const sweepLog = logger.child({ component: 'sweep' });
+  const intentDeps = { store, audit, now: Date.now, afterMs: 2 * config.cometchat.budgetMs };
+  const sweep = startPeriodic(
+    () => Promise.all([sweepIntents({ ...intentDeps, log: sweepLog }), expireRequests(sweepLog)]),
+    sweepLog,
+  );
   const stopSweep = () => sweep.stop();
   if (config.slack.socketMode) {
     // Socket Mode has no public listener; /healthz gets a small server of its own.

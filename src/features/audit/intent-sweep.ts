@@ -41,16 +41,23 @@ export async function sweepIntents(deps: SweepDeps): Promise<number> {
   return recorded;
 }
 
-/** Sweeps now and then every `everyMs`, until stopped; a failed sweep is logged and retried. */
-export function startIntentSweep(deps: SweepDeps, everyMs = 60_000): { stop(): Promise<void> } {
+/**
+ * Runs `task` now and then every `everyMs`, until stopped; a failed run is logged and the next
+ * one tries again. For the sweeps every replica runs (their claims pick who acts).
+ */
+export function startPeriodic(
+  task: () => Promise<unknown>,
+  log: Logger,
+  everyMs = 60_000,
+): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
-  const sweep = () => {
-    running = sweepIntents(deps).catch((error: unknown) => {
-      deps.log.error({ err: error }, 'intent sweep failed; it runs again later');
+  const run = () => {
+    running = task().catch((error: unknown) => {
+      log.error({ err: error }, 'sweep failed; it runs again later');
     });
   };
-  sweep();
-  const timer = setInterval(sweep, everyMs);
+  run();
+  const timer = setInterval(run, everyMs);
   // A sweep must not keep the process alive on its own.
   timer.unref();
   return {

@@ -7,6 +7,7 @@ import type {
   ViewSubmitAction,
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import {
   appNameIfSeveral,
@@ -37,6 +38,9 @@ type ApprovalDeps = EditorDeps;
 
 /** How long the claim that one approver is acting on a request is held. */
 const ACTING_CLAIM_SECONDS = 120;
+
+/** The claim that one approver (or the expiry sweep) is acting on a request. */
+const actingClaim = (id: string) => `approve:${id}`;
 
 const IdValue = z.object({ id: z.string().regex(/^[0-9a-f]{24}$/) });
 
@@ -106,17 +110,20 @@ export async function requestApproval(
   return { kind: 'requested', channel: request.channel };
 }
 
-function viewOptions(deps: Pick<EditorDeps, 'apps'>, app: CometChatApp) {
+function viewOptions(deps: Pick<ApprovalDeps, 'apps'>, app: CometChatApp) {
   return { appName: appNameIfSeveral(deps.apps, app), value: valueWriter(deps.apps, app) };
 }
 
+/** What announcing and expiring a request need. */
+type AnnounceDeps = Pick<ApprovalDeps, 'store' | 'apps' | 'deliver' | 'now'>;
+
 /** Shows the request's new state in the channel and tells the requester; neither may fail it. */
 async function announce(
-  deps: ApprovalDeps,
+  deps: AnnounceDeps,
   client: WebClient,
   app: CometChatApp,
   request: ApprovalRequest,
-  scope: RequestScope,
+  scope: Pick<RequestScope, 'log'>,
   detail?: string,
 ): Promise<void> {
   await deps.store.putApproval(request);
@@ -230,13 +237,24 @@ export function createApproveButton(deps: ApprovalDeps) {
         scope,
       ));
     }
-    // Two approvers at the same moment, on any replica: one acts.
-    const acting = `approve:${request.id}`;
+    // Two approvers at the same moment, on any replica, or the expiry sweep: one acts.
+    const acting = actingClaim(request.id);
     if (!(await deps.store.claim(acting, ACTING_CLAIM_SECONDS))) {
       return void (await tell(
         deps,
         body,
-        'Someone else is approving this request right now.',
+        'Someone else is acting on this request right now; nothing was sent.',
+        scope,
+      ));
+    }
+    // Whoever held the claim before may have closed it meanwhile.
+    const current = await deps.store.getApproval(request.id);
+    if (current?.status !== request.status) {
+      await deps.store.release(acting);
+      return void (await tell(
+        deps,
+        body,
+        `This request is already closed (${current?.status ?? 'unknown'}); nothing was sent.`,
         scope,
       ));
     }
@@ -429,6 +447,29 @@ export function createApprovalsCommand(deps: ApprovalDeps) {
     }
     await deps.deliver(destinationOf(body), approvalsList(entries), scope.log);
   };
+}
+
+/**
+ * Closes the open requests past their expiry, so the channel shows it on time and the requester
+ * is told: once across replicas, and never under an approver acting on it. Returns how many.
+ */
+export async function expireApprovals(
+  deps: AnnounceDeps,
+  client: WebClient,
+  log: Logger,
+): Promise<number> {
+  let expired = 0;
+  for (const request of await deps.store.listOpenApprovals()) {
+    if (deps.now() <= request.expiresAt) continue;
+    const app = deps.apps.byName(request.app);
+    if (!app || !(await deps.store.claim(actingClaim(request.id), ACTING_CLAIM_SECONDS))) continue;
+    const current = await deps.store.getApproval(request.id);
+    if (current?.status !== 'open') continue;
+    await announce(deps, client, app, { ...current, status: 'expired' }, { log });
+    log.info({ request: request.id, app: app.name }, 'approval request expired');
+    expired += 1;
+  }
+  return expired;
 }
 
 export function registerApprovals(app: App, deps: ApprovalDeps): void {
