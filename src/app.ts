@@ -30,6 +30,11 @@ import {
 } from './features/permissions/permission-editor.ts';
 import { createRolesCommand, registerRoleList } from './features/roles/role-list.ts';
 import { boltLogger } from './log.ts';
+import { countHandled } from './observe/handled.ts';
+import { createMetrics, type Metrics } from './observe/metrics.ts';
+import { observedStore } from './observe/observed-store.ts';
+import { opsHandler, opsRoutes } from './observe/readiness.ts';
+import { observedFetch } from './observe/slack-fetch.ts';
 import { createAccess, requireViewer } from './slack/access.ts';
 import { createApps } from './slack/apps.ts';
 import { noticeMessage } from './slack/blocks.ts';
@@ -38,13 +43,17 @@ import { registerCommand } from './slack/command-router.ts';
 import { createDeliverer, type Deliverer, destinationOf } from './slack/deliver.ts';
 import { createErrorHandler } from './slack/error-handler.ts';
 import { refuseFutureDated } from './slack/future-dated.ts';
+import { createInflight } from './slack/inflight.ts';
 import { requestScope } from './slack/request-context.ts';
+import { guardSocket } from './slack/socket-guard.ts';
 import { openStore } from './store/open-store.ts';
 import { createMemoryStore, type Store } from './store/store.ts';
 
 export interface SlackAppOptions {
   config: Config;
   logger: Logger;
+  /** Injected in tests that read them; one registry per app otherwise. */
+  metrics?: Metrics;
   /** Injected in tests; built from the config otherwise. */
   cometchat?: CometChatClient;
   deliver?: Deliverer;
@@ -53,12 +62,17 @@ export interface SlackAppOptions {
 
 export interface RunningApp {
   app: App;
-  /** Port of the HTTP listener (Slack requests over HTTP, or /healthz only in Socket Mode). */
+  /** Port of the HTTP listener (Slack requests over HTTP, or the health routes in Socket Mode). */
   port: number;
+  /** Port of /healthz, /readyz and /metrics: METRICS_PORT's listener, else `port`. */
+  opsPort: number;
+  metrics: Metrics;
+  /**
+   * Stops taking requests, lets those in flight finish within SHUTDOWN_GRACE_MS, then closes the
+   * connection to Slack and the store.
+   */
   stop(): Promise<void>;
 }
-
-const HEALTH_PATH = '/healthz';
 
 /**
  * "Review changes" answers Slack within this many milliseconds of reaching the app, whatever the
@@ -76,12 +90,27 @@ export function createSlackApp(options: SlackAppOptions) {
   // Replies are interactive: a few quick retries, not the Web API client's default of ten
   // spread over half an hour. A fresh object per client, because the Socket Mode client
   // fills in defaults on the one it is given.
+  const metrics = options.metrics ?? createMetrics();
+  const slackFetch = observedFetch(metrics);
   const slackClientOptions = () => ({
     ...(config.slack.apiUrl ? { slackApiUrl: `${config.slack.apiUrl}/` } : {}),
     retryConfig: { retries: 2, minTimeout: 200, maxTimeout: 1_000 },
     timeout: 10_000,
+    fetch: slackFetch,
   });
-  const health = { path: HEALTH_PATH, method: ['GET'], handler: healthHandler };
+  const store = observedStore(options.store ?? createMemoryStore(), metrics);
+  // Filled in once the receiver exists: Socket Mode is ready while its connection is open.
+  let slackReady: () => boolean = () => true;
+  const routes = opsRoutes({
+    metrics,
+    checks: {
+      slack: async () => (slackReady() ? undefined : 'not connected'),
+      store: async () => {
+        await store.ping();
+        return undefined;
+      },
+    },
+  });
 
   const receiver = config.slack.socketMode
     ? new SocketModeReceiver({
@@ -94,13 +123,22 @@ export function createSlackApp(options: SlackAppOptions) {
     : new HTTPReceiver({
         signingSecret: config.slack.signingSecret ?? '',
         endpoints: '/slack/events',
-        customRoutes: [health],
+        // With METRICS_PORT they move to a listener of their own (startSlackApp).
+        customRoutes: config.slack.metricsPort === undefined ? routes : [],
         logger: bolt,
         port: config.slack.port,
       });
 
   if (receiver instanceof HTTPReceiver)
     refuseFutureDated(receiver, logger.child({ component: 'http' }));
+  const socket =
+    receiver instanceof SocketModeReceiver
+      ? guardSocket(receiver.client, {
+          log: logger.child({ component: 'socket-mode' }),
+          onReconnect: () => metrics.socketReconnect(),
+        })
+      : undefined;
+  if (socket) slackReady = socket.connected;
 
   const app = new App({
     token: config.slack.botToken,
@@ -127,6 +165,7 @@ export function createSlackApp(options: SlackAppOptions) {
         timeoutMs: config.cometchat.timeoutMs,
         budgetMs: config.cometchat.budgetMs,
         logger: logger.child({ component: 'cometchat', app: settings.name }),
+        observe: metrics,
       });
     const cached =
       config.cometchat.roleCacheSeconds > 0
@@ -142,7 +181,6 @@ export function createSlackApp(options: SlackAppOptions) {
   };
   const deliver = options.deliver ?? createDeliverer(app.client);
 
-  const store = options.store ?? createMemoryStore();
   // Access checks and audit posts get clients of their own that neither wait out a 429 nor
   // retry: an access check runs before some acknowledgements (Slack allows three seconds),
   // and a client waiting on Retry-After pauses every call it makes meanwhile.
@@ -202,6 +240,14 @@ export function createSlackApp(options: SlackAppOptions) {
   };
   app.use(requestScope(logger));
   app.use(
+    countHandled(
+      metrics,
+      config.cometchat.apps.map((a) => a.name),
+    ),
+  );
+  const inflight = createInflight();
+  app.use(inflight.middleware);
+  app.use(
     requireViewer(access, (body, sentence, log) =>
       deliver(destinationOf(body), noticeMessage(sentence), log).then(() => undefined),
     ),
@@ -218,6 +264,7 @@ export function createSlackApp(options: SlackAppOptions) {
       // Its own client, which does not wait out a 429 (see createAuditTrail).
       client: quickClient(3_000),
       channel: config.auditChannel,
+      metrics,
     }),
     now: Date.now,
     reviewDeadlineMs: REVIEW_DEADLINE_MS,
@@ -264,6 +311,11 @@ export function createSlackApp(options: SlackAppOptions) {
     app,
     receiver,
     deps,
+    store,
+    metrics,
+    routes,
+    socket,
+    inflight,
     audit: editorDeps.audit,
     expireApprovals: (log: Logger) => expireApprovals(editorDeps, app.client, log),
   };
@@ -273,9 +325,10 @@ export function createSlackApp(options: SlackAppOptions) {
 export async function startSlackApp(options: SlackAppOptions): Promise<RunningApp> {
   const { config, logger } = options;
   // A store passed in belongs to the caller; one opened here is closed on stop.
-  const store = options.store ?? (await openStore(config.storeUrl));
-  const closeStore = options.store ? async () => {} : () => store.close();
-  const { app, audit, expireApprovals: expireRequests } = createSlackApp({ ...options, store });
+  const opened = options.store ?? (await openStore(config.storeUrl));
+  const closeStore = options.store ? async () => {} : () => opened.close();
+  const built = createSlackApp({ ...options, store: opened });
+  const { app, audit, store, metrics, routes, socket, inflight } = built;
   try {
     await app.init();
   } catch (error) {
@@ -288,50 +341,67 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
   const sweepLog = logger.child({ component: 'sweep' });
   const intentDeps = { store, audit, now: Date.now, afterMs: 2 * config.cometchat.budgetMs };
   const sweep = startPeriodic(
-    () => Promise.all([sweepIntents({ ...intentDeps, log: sweepLog }), expireRequests(sweepLog)]),
+    () =>
+      Promise.all([
+        sweepIntents({ ...intentDeps, log: sweepLog }),
+        built.expireApprovals(sweepLog),
+      ]),
     sweepLog,
   );
-  const stopSweep = () => sweep.stop();
-  if (config.slack.socketMode) {
-    // Socket Mode has no public listener; /healthz gets a small server of its own.
-    const server = createServer((req, res) => {
-      if (req.method === 'GET' && req.url?.split('?')[0] === HEALTH_PATH) healthHandler(req, res);
-      else {
-        res.writeHead(404).end();
-      }
-    });
-    const port = await listen(server, config.slack.port);
-    await app.start();
-    logger.info({ port, mode: 'socket' }, 'app started in Socket Mode');
-    return {
-      app,
-      port,
-      stop: async () => {
-        await app.stop();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeAllConnections();
-        await stopSweep();
-        await closeStore();
-      },
-    };
-  }
-  const server = (await app.start(config.slack.port)) as Server;
-  const port = (server.address() as AddressInfo).port;
-  logger.info({ port, mode: 'http' }, 'app started over HTTP at /slack/events');
-  return {
-    app,
-    port,
-    stop: async () => {
-      server.closeAllConnections();
-      await app.stop();
-      await stopSweep();
-      await closeStore();
-    },
-  };
-}
+  // Socket Mode has no public listener and METRICS_PORT asks for another one: the health,
+  // readiness and metrics routes get a small server of their own.
+  const opsPortWanted = config.slack.socketMode
+    ? (config.slack.metricsPort ?? config.slack.port)
+    : config.slack.metricsPort;
+  const opsServer = opsPortWanted === undefined ? undefined : createServer(opsHandler(routes));
+  const opsPort =
+    opsServer && opsPortWanted !== undefined ? await listen(opsServer, opsPortWanted) : undefined;
 
-function healthHandler(_req: unknown, res: import('node:http').ServerResponse): void {
-  res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  let slackServer: Server | undefined;
+  if (config.slack.socketMode) {
+    await app.start();
+    socket?.arm();
+  } else {
+    slackServer = (await app.start(config.slack.port)) as Server;
+  }
+  const port = slackServer ? (slackServer.address() as AddressInfo).port : (opsPort as number);
+  logger.info(
+    { port, opsPort: opsPort ?? port, mode: config.slack.socketMode ? 'socket' : 'http' },
+    config.slack.socketMode
+      ? 'app started in Socket Mode'
+      : 'app started over HTTP at /slack/events',
+  );
+
+  const stop = async () => {
+    // No new requests: over HTTP the listener stops accepting connections (the load balancer
+    // sends them to another replica); in Socket Mode the connection closes, and Slack sends new
+    // payloads over the app's other connections. Work already here goes on meanwhile.
+    socket?.stop();
+    if (slackServer) {
+      slackServer.close();
+      slackServer.closeIdleConnections();
+    } else {
+      await app.stop();
+    }
+    const drained = await inflight.idle(config.shutdownGraceMs);
+    if (!drained) {
+      logger.warn(
+        { inflight: inflight.count(), graceMs: config.shutdownGraceMs },
+        'stopping with requests still in flight',
+      );
+    }
+    if (slackServer) {
+      slackServer.closeAllConnections();
+      await app.stop().catch(() => {});
+    }
+    if (opsServer) {
+      opsServer.close();
+      opsServer.closeAllConnections();
+    }
+    await sweep.stop();
+    await closeStore();
+  };
+  return { app, port, opsPort: opsPort ?? port, metrics, stop };
 }
 
 function listen(server: Server, port: number): Promise<number> {

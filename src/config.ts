@@ -93,6 +93,18 @@ const EnvSchema = z.object({
   SLACK_APP_TOKEN: z.preprocess(blankIsMissing, prefixed('xapp-').optional()),
   SLACK_API_URL: url(),
   PORT: integer(3000, 0, 65_535),
+  // Health, readiness and metrics on a port of their own (off the public one over HTTP).
+  METRICS_PORT: z.preprocess(
+    blankIsMissing,
+    z.coerce
+      .number({ error: 'must be a whole number' })
+      .int({ error: 'must be a whole number' })
+      .min(0, { error: 'must be at least 0' })
+      .max(65_535, { error: 'must be at most 65535' })
+      .optional(),
+  ),
+  // How long a stop waits for work in flight (an apply above all) before closing.
+  SHUTDOWN_GRACE_MS: integer(10_000, 0, 120_000),
   // The CometChat apps (COMETCHAT_APPS, COMETCHAT_CHANNEL_APPS and each app's own variables)
   // are read by appNames, readApp and readChannelApps below: their names depend on values.
   // A chat reply should not keep someone waiting: each attempt gets COMETCHAT_TIMEOUT_MS,
@@ -391,7 +403,11 @@ export interface Config {
     /** Socket Mode when an app-level token is configured, otherwise HTTP on `port`. */
     socketMode: boolean;
     port: number;
+    /** Health, readiness and metrics routes here instead of on `port` (METRICS_PORT). */
+    metricsPort: number | undefined;
   };
+  /** How long a stop waits for work in flight before closing (SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs: number;
   cometchat: {
     /** Every app in the order of COMETCHAT_APPS (or `default` alone); the first is the default. */
     apps: readonly CometChatAppConfig[];
@@ -476,7 +492,9 @@ export function loadConfig(env: Env): Config {
       apiUrl: e.SLACK_API_URL,
       socketMode: e.SLACK_APP_TOKEN !== undefined,
       port: e.PORT,
+      metricsPort: e.METRICS_PORT,
     },
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     cometchat: {
       apps,
       channelApps: channels.channelApps,

@@ -6,6 +6,7 @@ import { createIdSource } from './ids.ts';
 import { type IssuedResponseUrl, judgeResponsePost } from './response-url.ts';
 import {
   createSocketModeHub,
+  type DisconnectReason,
   type EnvelopeAck,
   type EnvelopeType,
   type RecordedAck,
@@ -97,6 +98,8 @@ export interface SlackStandIn {
   /** A fresh trigger_id that `views.open` / `views.push` accept once within 3 seconds. */
   triggerId(): string;
   fail(method: string, failure?: InjectedFailure): void;
+  /** Ends the failures queued for `method`: it works again from the next call. */
+  heal(method: string): void;
   failResponseUrls(status: number, times?: number): void;
   setUsers(users: readonly StandInUser[]): void;
   /** usergroup id -> member user ids, for `usergroups.users.list`. */
@@ -131,7 +134,9 @@ export interface SlackStandIn {
    */
   applyViewResponse(submittedViewId: string, response: unknown): StoredView | undefined;
   /** Asks connected clients to reconnect, as Slack does before recycling a connection. */
-  requestReconnect(reason?: 'warning' | 'refresh_requested' | 'link_disabled'): void;
+  requestReconnect(reason?: DisconnectReason): void;
+  /** Closes every Socket Mode connection without a word, as a network failure does. */
+  dropConnections(): void;
   socketConnectionCount(): number;
   /**
    * Forgets records, views, users, groups, failures, per-method latencies and issued urls;
@@ -368,6 +373,9 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       queue.push({ failure, remaining: failure.times ?? 1 });
       failures.set(method, queue);
     },
+    heal(method) {
+      failures.delete(method);
+    },
     failResponseUrls(status, times = 1) {
       responseUrlFailures.push({ failure: { status }, remaining: times });
     },
@@ -408,6 +416,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       hub.sendEnvelope(type, payload, sendOptions.timeoutMs),
     socketConnected: (timeoutMs) => hub.connected(timeoutMs),
     requestReconnect: (reason) => hub.requestReconnect(reason),
+    dropConnections: () => hub.dropConnections(),
     socketConnectionCount: () => hub.connectionCount(),
     reset() {
       calls.length = 0;

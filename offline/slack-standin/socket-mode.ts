@@ -23,6 +23,17 @@ export interface RecordedAck extends EnvelopeAck {
   at: number;
 }
 
+/**
+ * Why Slack sends `disconnect`: a connection about to be recycled (`warning`, then
+ * `refresh_requested`), Socket Mode turned off (`link_disabled`), or more than the app's ten
+ * connections (`too_many_websockets`).
+ */
+export type DisconnectReason =
+  | 'warning'
+  | 'refresh_requested'
+  | 'link_disabled'
+  | 'too_many_websockets';
+
 export interface SocketModeHub {
   /** A Socket Mode address with a fresh single-use ticket, as `apps.connections.open` returns. */
   issueUrl(): string;
@@ -31,7 +42,9 @@ export interface SocketModeHub {
   sendEnvelope(type: EnvelopeType, payload: object, timeoutMs?: number): Promise<EnvelopeAck>;
   connected(timeoutMs?: number): Promise<void>;
   /** Sends Slack's `disconnect` message, which tells the client to reconnect. */
-  requestReconnect(reason?: 'warning' | 'refresh_requested' | 'link_disabled'): void;
+  requestReconnect(reason?: DisconnectReason): void;
+  /** Terminates every connection without a closing handshake, as a network failure does. */
+  dropConnections(): void;
   connectionCount(): number;
   readonly acks: RecordedAck[];
   reset(): void;
@@ -171,6 +184,9 @@ export function createSocketModeHub(options: {
         debug_info: { host: 'applink-standin' },
       });
       for (const socket of greeted) socket.send(message);
+    },
+    dropConnections() {
+      for (const socket of greeted) socket.terminate();
     },
     connectionCount: () => openConnections().length,
     reset() {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import ky, { HTTPError, type KyInstance, type Options, TimeoutError } from 'ky';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import { type Metrics, statusClassOf } from '../observe/metrics.ts';
 import { CometChatError, type CometChatErrorKind, kindForStatus } from './errors.ts';
 import { fitsHeader } from './header-value.ts';
 import {
@@ -43,6 +44,8 @@ export interface CometChatClientOptions {
   now?: () => number;
   /** A number in [0, 1) for the back-off jitter (default `Math.random`). */
   random?: () => number;
+  /** Told of every request's duration and status, each retry and each 429 (metrics). */
+  observe?: Pick<Metrics, 'cometchatRequest' | 'cometchatRetry' | 'cometchatRateLimited'>;
 }
 
 export interface RequestOptions {
@@ -149,6 +152,8 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
         hooks: {
           beforeRetry: [
             ({ error, retryCount }) => {
+              options.observe?.cometchatRetry(operation);
+              if (statusOf(error) === 429) options.observe?.cometchatRateLimited(operation);
               log.warn(
                 { retryCount, cause: causeOf(error), waitedMs: Math.round(wait) },
                 'retrying CometChat request',
@@ -159,6 +164,12 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
       });
     } catch (error) {
       const failure = await translate(error, fail, withoutKey, now);
+      options.observe?.cometchatRequest(
+        operation,
+        statusClassOf(failure.status, failure.kind),
+        elapsed(started) / 1000,
+      );
+      if (failure.status === 429) options.observe?.cometchatRateLimited(operation);
       log.warn(
         {
           kind: failure.kind,
@@ -172,6 +183,11 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
       throw failure;
     }
 
+    options.observe?.cometchatRequest(
+      operation,
+      statusClassOf(response.status),
+      elapsed(started) / 1000,
+    );
     const text = await response.text();
     let json: unknown;
     try {
@@ -457,6 +473,11 @@ function logged(log: Logger, error: CometChatError): CometChatError {
     'CometChat response rejected',
   );
   return error;
+}
+
+/** The HTTP status of a failed attempt, when there was an answer. */
+function statusOf(error: unknown): number | undefined {
+  return error instanceof HTTPError ? error.response.status : undefined;
 }
 
 function elapsed(started: number): number {

@@ -358,6 +358,9 @@ export async function createRedisStore(
       });
       return { records, total: decodeStored(CountSchema, total, 'an audit count') };
     },
+    async ping() {
+      await run('answer a ping', () => client.ping());
+    },
     async close() {
       if (!client.isOpen) return;
       // Waits for commands in flight when connected; while reconnecting there is nothing to wait for.

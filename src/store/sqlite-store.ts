@@ -110,6 +110,11 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
     throw error;
   }
 
+  // Readiness writes an expired claim no caller can name (claim ids are hex).
+  const probe = db.prepare<[number]>(
+    `INSERT INTO claims (id, expires_at) VALUES ('~readiness', ?1 - 1)
+     ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at`,
+  );
   const selectKnown = db.prepare<[string, string]>(
     'SELECT app, role, permissions, seen_at FROM known_permissions WHERE app = ? AND role = ?',
   );
@@ -255,6 +260,10 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
         records: rows.map(fromRow),
         total: decodeStored(CountRowSchema, count, 'an audit count').total,
       };
+    },
+    async ping() {
+      // A write, so that a file that can no longer be written (a read-only mount) is not ready.
+      probe.run(now());
     },
     async close() {
       if (db.open) db.close();

@@ -142,6 +142,11 @@ export interface Store {
     offset: number;
     limit: number;
   }): Promise<AuditPage>;
+  /**
+   * Rejects unless the store can be written now (readiness): a small write on SQLite, a PING on
+   * Redis. Cheap enough for every /readyz.
+   */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -209,6 +214,7 @@ export function createMemoryStore(now: () => number = Date.now): Store {
         total: matching.length,
       };
     },
+    async ping() {},
     async close() {},
   };
 }

@@ -111,7 +111,7 @@ export function useReplicas(): (env: Record<string, string>) => Promise<[Harness
 }
 
 /** Records unhandled rejections while the app runs in this process. */
-function watchRejections() {
+export function watchRejections() {
   const seen: unknown[] = [];
   const listener = (reason: unknown) => seen.push(reason);
   return {

@@ -9,6 +9,7 @@ import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { RoleIdSchema } from '../../cometchat/schemas.ts';
+import type { Metrics } from '../../observe/metrics.ts';
 import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../slack/apps.ts';
 import { destinationOf, slackErrorCode } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
@@ -27,6 +28,7 @@ export function createAuditTrail(deps: {
    */
   client: WebClient;
   channel: string | undefined;
+  metrics?: Pick<Metrics, 'permissionUpdate' | 'auditWrite' | 'auditPostFailure'> | undefined;
 }): AuditTrail {
   /**
    * Posts the record to the channel. A rate-limited first attempt is tried once more after
@@ -50,6 +52,7 @@ export function createAuditTrail(deps: {
         setTimeout(() => void post(channel, record, log, false), retryAfter * 1000).unref();
         return;
       }
+      deps.metrics?.auditPostFailure();
       log.warn(
         { cause: slackErrorCode(error), channel, ref: record.ref },
         'audit post failed; the record is kept in the store and the log',
@@ -66,6 +69,8 @@ export function createAuditTrail(deps: {
         stored = false;
         log.error({ err: error, audit: record }, 'audit record could not be stored');
       }
+      deps.metrics?.auditWrite(stored ? 'stored' : 'failed');
+      deps.metrics?.permissionUpdate(record.outcome);
       log.info(
         { event: 'permission_change', audit: record },
         `permission change ${record.outcome}`,

@@ -1,0 +1,42 @@
+# syntax=docker/dockerfile:1
+# CometChat Ops for Slack: a production image. Build with `docker build -t cometchat-ops .`.
+# test/recipe/recipe-steps.ts runs this file's COPY and npm steps in clean directories and starts
+# the result with node (CI runs it); the image build itself needs a container engine.
+
+# 1. Compile the TypeScript with every locked dependency.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# 2. The production dependencies alone, better-sqlite3 compiled for this base image.
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+RUN npm rebuild better-sqlite3
+
+# 3. What runs: node, the compiled app and its production dependencies, as a non-root user.
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production
+ENV PORT=3000
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+# The SQLite file lives here (STORE_URL defaults to ./data/cometchat-ops.sqlite): mount a volume.
+RUN mkdir -p /app/data && chown node:node /app/data
+VOLUME ["/app/data"]
+USER node
+EXPOSE 3000
+# Ready, not merely alive: the Socket Mode connection is open and the store answers. It asks
+# METRICS_PORT when set (health routes move there), else PORT.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 CMD ["node", "dist/healthcheck.js"]
+# node is PID 1 and handles SIGTERM itself: it stops taking requests, finishes in-flight work
+# within SHUTDOWN_GRACE_MS, closes the socket and the store, and exits 0.
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/main.js"]

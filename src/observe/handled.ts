@@ -1,0 +1,71 @@
+import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
+import { RESERVED_APP_NAMES } from '../config.ts';
+import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
+import { bounded, type Metrics } from './metrics.ts';
+
+// Every command, action, view submission and shortcut counted by name and outcome. The name is
+// the subcommand, action_id or callback_id when it is one of the app's own; anything else is
+// `other`, so a forged payload adds no series.
+
+const SUBCOMMANDS: ReadonlySet<string> = new Set(RESERVED_APP_NAMES);
+const ACTION_IDS: ReadonlySet<string> = new Set(Object.values(ACTIONS));
+const CALLBACK_IDS: ReadonlySet<string> = new Set(Object.values(CALLBACKS));
+
+interface Body {
+  command?: string;
+  text?: string;
+  type?: string;
+  actions?: { action_id?: string }[];
+  callback_id?: string;
+  view?: { callback_id?: string };
+  event?: { type?: string };
+}
+
+/** What a request is, as a metric labels it: its kind and a name from a fixed set. */
+export function handledName(
+  body: unknown,
+  appNames: ReadonlySet<string>,
+): { kind: string; name: string } {
+  const b = body as Body;
+  if (b.command) {
+    const words = (b.text ?? '').trim().toLowerCase().split(/\s+/);
+    // `/cometchat prod roles`: the subcommand follows the app's name.
+    const word = appNames.has(words[0] ?? '') ? words[1] : words[0];
+    return { kind: 'command', name: word ? bounded(SUBCOMMANDS, word) : 'help' };
+  }
+  switch (b.type) {
+    case 'block_actions': {
+      // `promote_change:<app>`: the app's name is not a label.
+      const id = b.actions?.[0]?.action_id?.split(':')[0];
+      return { kind: 'action', name: bounded(ACTION_IDS, id) };
+    }
+    case 'view_submission':
+    case 'view_closed':
+      return { kind: 'view', name: bounded(CALLBACK_IDS, b.view?.callback_id) };
+    case 'shortcut':
+    case 'message_action':
+      return { kind: 'shortcut', name: bounded(CALLBACK_IDS, b.callback_id) };
+    case 'event_callback':
+      return { kind: 'event', name: b.event?.type === 'app_home_opened' ? b.event.type : 'other' };
+    default:
+      return { kind: 'other', name: 'other' };
+  }
+}
+
+/** Counts each request once its listeners are done: `error` when one of them threw. */
+export function countHandled(
+  metrics: Pick<Metrics, 'handled'>,
+  appNames: readonly string[],
+): Middleware<AnyMiddlewareArgs> {
+  const names = new Set(appNames);
+  return async ({ body, next }) => {
+    const { kind, name } = handledName(body, names);
+    try {
+      await next();
+    } catch (error) {
+      metrics.handled(kind, name, 'error');
+      throw error;
+    }
+    metrics.handled(kind, name, 'ok');
+  };
+}

@@ -1,0 +1,91 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Metrics } from './metrics.ts';
+
+// Liveness, readiness and metrics over HTTP, for the platform the app runs on. /healthz: the
+// process serves HTTP. /readyz: the app can do its work now (Slack's socket is open in Socket
+// Mode, the store takes a write). /metrics: Prometheus's text format. No body names a secret, an
+// id or an address.
+
+/** One part of readiness: resolves with what is wrong, or undefined when that part is ready. */
+export type ReadinessCheck = () => Promise<string | undefined>;
+
+/** A part that does not answer within this is not ready: a probe must not hang. */
+const CHECK_TIMEOUT_MS = 1_000;
+
+export interface Readiness {
+  ready: boolean;
+  /** Each part: `ok`, or a few words on what is wrong. */
+  parts: Record<string, string>;
+}
+
+export async function checkReadiness(
+  checks: Readonly<Record<string, ReadinessCheck>>,
+  timeoutMs = CHECK_TIMEOUT_MS,
+): Promise<Readiness> {
+  const names = Object.keys(checks);
+  const answers = await Promise.all(
+    names.map((name) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve('not answering'), timeoutMs);
+      });
+      const answer = (checks[name] as ReadinessCheck)().then(
+        (problem) => problem ?? 'ok',
+        () => 'not answering',
+      );
+      return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+    }),
+  );
+  const parts = Object.fromEntries(names.map((name, i) => [name, answers[i] as string]));
+  return { ready: answers.every((a) => a === 'ok'), parts };
+}
+
+export const OPS_PATHS = { health: '/healthz', ready: '/readyz', metrics: '/metrics' } as const;
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The three routes, as Bolt's HTTP receiver takes them (`customRoutes`). */
+export function opsRoutes(deps: {
+  checks: Readonly<Record<string, ReadinessCheck>>;
+  metrics: Pick<Metrics, 'registry'>;
+}): { path: string; method: string[]; handler: Handler }[] {
+  const json = (res: ServerResponse, status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  return [
+    {
+      path: OPS_PATHS.health,
+      method: ['GET'],
+      handler: (_req, res) => json(res, 200, { ok: true }),
+    },
+    {
+      path: OPS_PATHS.ready,
+      method: ['GET'],
+      handler: (_req, res) => {
+        void checkReadiness(deps.checks).then(({ ready, parts }) =>
+          json(res, ready ? 200 : 503, { ready, ...parts }),
+        );
+      },
+    },
+    {
+      path: OPS_PATHS.metrics,
+      method: ['GET'],
+      handler: (_req, res) => {
+        void deps.metrics.registry.metrics().then(
+          (text) =>
+            res.writeHead(200, { 'content-type': deps.metrics.registry.contentType }).end(text),
+          () => res.writeHead(500).end(),
+        );
+      },
+    },
+  ];
+}
+
+/** A server of its own for the routes (Socket Mode, or METRICS_PORT): anything else is 404. */
+export function opsHandler(routes: ReturnType<typeof opsRoutes>): Handler {
+  return (req, res) => {
+    const path = req.url?.split('?')[0];
+    const route = routes.find((r) => r.path === path && r.method.includes(req.method ?? ''));
+    if (route) route.handler(req, res);
+    else res.writeHead(404).end();
+  };
+}

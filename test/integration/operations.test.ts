@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
+import { OFFLINE_OPERATOR } from '../../offline/stack/offline-stack.ts';
+import { createMemoryStore } from '../../src/store/store.ts';
+import { commandText, type Harness } from './harness.ts';
+import { useHarnessStarter } from './support.ts';
+
+// What a platform team runs the app by: liveness, readiness and metrics, through the real app.
+
+const get = async (h: Harness, path: string, port = h.app.opsPort) => {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`);
+  return { status: response.status, text: await response.text() };
+};
+
+/** One sample of a metric, by its exact label set as Prometheus prints it. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('health, readiness and metrics', () => {
+  const start = useHarnessStarter();
+
+  it('counts a command and times its CometChat request', async () => {
+    const h = await start();
+    expect(await commandText(h, 'roles')).toContain('CometChat roles');
+    const metrics = await get(h, '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(
+      sample(
+        metrics.text,
+        'cometchat_ops_slack_requests_total{kind="command",name="roles",outcome="ok"}',
+      ),
+    ).toBe(1);
+    expect(
+      sample(
+        metrics.text,
+        'cometchat_ops_cometchat_request_duration_seconds_count{operation="listRoles",status="2xx"}',
+      ),
+    ).toBe(1);
+    // The default process metrics come along.
+    expect(metrics.text).toContain('process_cpu_user_seconds_total');
+  });
+
+  it('counts rate limits, retries, failures and Slack API errors without any id in a label', async () => {
+    const h = await start({ env: { AUDIT_CHANNEL: 'C0AUDIT' } });
+    h.sandbox.inject({ kind: 'status', status: 429, headers: { 'retry-after': '0' }, times: 1 });
+    await commandText(h, `call ${SANDBOX_SESSION_IDS.audioEnded}`);
+    h.slack.fail('chat.postMessage', { error: 'channel_not_found', times: 1 });
+    await commandText(h, 'calls cometchat-uid-2 since:2d');
+    // A forged action id and an unknown subcommand are counted, as "other".
+    await h.driver.interaction(h.driver.blockAction({ actionId: `forged_${'x'.repeat(40)}` }));
+    await commandText(h, 'nosuchthing U0SECRETUSER');
+    const { text } = await get(h, '/metrics');
+    expect(sample(text, 'cometchat_ops_cometchat_rate_limited_total{operation="getCall"}')).toBe(1);
+    expect(sample(text, 'cometchat_ops_cometchat_retries_total{operation="getCall"}')).toBe(1);
+    expect(
+      sample(text, 'cometchat_ops_slack_requests_total{kind="action",name="other",outcome="ok"}'),
+    ).toBe(1);
+    expect(text).toContain('cometchat_ops_slack_requests_total{kind="command",name="other"');
+    for (const id of [
+      OFFLINE_OPERATOR,
+      'U0SECRETUSER',
+      SANDBOX_SESSION_IDS.audioEnded,
+      'cometchat-uid-2',
+      'forged_',
+      h.slack.botToken,
+    ]) {
+      expect(text).not.toContain(id);
+    }
+  });
+
+  it('is ready when the store answers, and says which part is not', async () => {
+    const store = createMemoryStore();
+    let storeUp = true;
+    const h = await start({
+      store: {
+        ...store,
+        ping: async () => {
+          if (!storeUp) throw new Error('redis://:hunter2@10.0.0.9:6379 is unreachable');
+        },
+      },
+    });
+    expect(await get(h, '/healthz')).toEqual({ status: 200, text: '{"ok":true}' });
+    const ready = await get(h, '/readyz');
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.text)).toEqual({ ready: true, slack: 'ok', store: 'ok' });
+    storeUp = false;
+    const down = await get(h, '/readyz');
+    expect(down.status).toBe(503);
+    expect(JSON.parse(down.text)).toEqual({ ready: false, slack: 'ok', store: 'not answering' });
+    // Liveness is not readiness.
+    expect((await get(h, '/healthz')).status).toBe(200);
+    expect(down.text).not.toMatch(/hunter2|10\.0\.0\.9|redis/);
+    const metrics = await get(h, '/metrics');
+    expect(sample(metrics.text, 'cometchat_ops_store_errors_total{operation="ping"}')).toBe(1);
+  });
+
+  it('moves the routes to METRICS_PORT, off the public port', async () => {
+    const h = await start({ env: { METRICS_PORT: '0' } });
+    expect(h.app.opsPort).not.toBe(h.app.port);
+    expect((await get(h, '/metrics', h.app.opsPort)).status).toBe(200);
+    expect((await get(h, '/readyz', h.app.opsPort)).status).toBe(200);
+    expect((await get(h, '/metrics', h.app.port)).status).toBe(404);
+    expect((await get(h, '/healthz', h.app.port)).status).toBe(404);
+    expect(await commandText(h, 'help')).toContain('/cometchat');
+  });
+});
