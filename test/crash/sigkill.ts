@@ -1,20 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { type Sandbox, startSandbox } from '../../offline/cometchat-standin/server.ts';
 import { createSlackDriver } from '../../offline/slack-standin/driver.ts';
 import { type SlackStandIn, startSlackStandIn } from '../../offline/slack-standin/server.ts';
-import {
-  confirmationOf,
-  openEditor,
-  submitView,
-  switchCategory,
-  withFieldSet,
-} from '../../offline/stack/editor-steps.ts';
 import {
   OFFLINE_OPERATOR,
   OFFLINE_SECRETS,
@@ -23,6 +14,7 @@ import {
 } from '../../offline/stack/offline-stack.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { AuditRecord, Store } from '../../src/store/store.ts';
+import { applyOne, freePort, KEY, kill, startApp, waitFor } from './child-app.ts';
 
 // `npm run test:crash`: the real app in a child process applies permission changes against the
 // sandbox, whose updates are slowed, and is killed with SIGKILL at a random moment of each
@@ -35,12 +27,9 @@ import type { AuditRecord, Store } from '../../src/store/store.ts';
 // PATH: without it that half is reported as not run, and fails the run under CI.
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 50);
-const KEY = 'sendMessage.allowedMimeTypes';
 const BUDGET_MS = 1_000;
 /** How long the sandbox holds every update before answering: the window a kill can hit. */
 const UPDATE_DELAY_MS = 250;
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = import.meta.resolve('tsx');
 
 interface Counts {
   backend: string;
@@ -51,60 +40,6 @@ interface Counts {
   unknown: number;
   unsent: number;
   problems: string[];
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no free port');
-  return address.port;
-}
-
-async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | undefined>) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    await sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-/** Starts `src/main.ts` the way production does, and resolves once /healthz answers. */
-async function startApp(env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', TSX, 'src/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
-    // Logs (JSON on stdout) only when asked for, with CRASH_LOG_LEVEL.
-    stdio: ['ignore', process.env.CRASH_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
-  });
-  await waitFor('the app to answer /healthz', 20_000, async () => {
-    if (child.exitCode !== null) throw new Error(`the app exited with ${child.exitCode}`);
-    const response = await fetch(`http://127.0.0.1:${port}/healthz`);
-    return response.ok ? true : undefined;
-  });
-  return child;
-}
-
-function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill(signal);
-  return exited;
-}
-
-/** One change through the editor, up to the moment "Apply" is acknowledged. */
-async function applyOne(stack: OfflineStack, marker: string): Promise<void> {
-  const editor = await openEditor(stack, 'default');
-  const messages = await switchCategory(stack, editor, 'Messages');
-  const review = await submitView(stack, messages, withFieldSet(messages, KEY, marker));
-  if (review.response_action !== 'push')
-    throw new Error(`review answered ${JSON.stringify(review)}`);
-  const confirmation = confirmationOf(stack, editor);
-  if (!confirmation) throw new Error('no confirmation view');
-  await submitView(stack, confirmation, {});
 }
 
 const markerOf = (value: unknown): string | undefined =>
@@ -129,7 +64,7 @@ async function run(backend: 'sqlite' | 'redis', storeUrl: string): Promise<Count
     ...offlineEnv(sandbox, slack, 'http'),
     STORE_URL: storeUrl,
     EDITORS: OFFLINE_OPERATOR,
-    LOG_LEVEL: process.env.CRASH_LOG_LEVEL ?? 'error',
+    LOG_LEVEL: process.env.CHILD_LOG_LEVEL ?? 'error',
     COMETCHAT_TIMEOUT_MS: '800',
     COMETCHAT_BUDGET_MS: String(BUDGET_MS),
     COMETCHAT_ROLE_CACHE_SECONDS: '0',
