@@ -112,7 +112,7 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
 
   // Readiness writes an expired claim no caller can name (claim ids are hex).
   const probe = db.prepare<[number]>(
-    `INSERT INTO claims (id, expires_at) VALUES ('~readiness', ?1 - 1)
+    `INSERT INTO claims (id, expires_at) VALUES ('~readiness', ?)
      ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at`,
   );
   const selectKnown = db.prepare<[string, string]>(
@@ -263,7 +263,7 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
     },
     async ping() {
       // A write, so that a file that can no longer be written (a read-only mount) is not ready.
-      probe.run(now());
+      probe.run(now() - 1);
     },
     async close() {
       if (db.open) db.close();

@@ -53,6 +53,15 @@ function describeStoreContract(
       await store.close();
     });
 
+    describe('readiness', () => {
+      it('answers a ping, again and again, without a claim anyone can take', async () => {
+        await store.ping();
+        await store.ping();
+        expect(await store.claim('a'.repeat(32), 60)).toBe(true);
+        expect((await store.listAudit({ offset: 0, limit: 10 })).total).toBe(0);
+      });
+    });
+
     describe('known permissions', () => {
       it('returns undefined for a role never seen', async () => {
         expect(await store.getKnownPermissions(DEFAULT_APP, 'nobody')).toBeUndefined();

@@ -1,0 +1,192 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { startSandbox } from '../../offline/cometchat-standin/server.ts';
+import { createSlackDriver } from '../../offline/slack-standin/driver.ts';
+import { startSlackStandIn } from '../../offline/slack-standin/server.ts';
+import { OFFLINE_SECRETS, offlineEnv } from '../../offline/stack/offline-stack.ts';
+import { freePort } from '../crash/child-app.ts';
+
+// `npm run test:recipe`: the Dockerfile's steps without a container engine. Each stage gets a
+// clean directory; its COPY and `npm` RUN lines are carried out as written (other RUN lines,
+// such as apt-get, are reported and left to the image build); then the final stage's CMD is
+// started with plain node against the offline stand-ins. It must answer /healthz and /readyz,
+// pass the image's HEALTHCHECK command, answer a signed /cometchat help, and exit 0 on SIGTERM;
+// the final stage must hold no development dependency. CI runs it; the image build itself is
+// not exercised here.
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Stage {
+  name: string;
+  dir: string;
+  env: Record<string, string>;
+  cmd?: string[];
+  healthcheck?: string[];
+}
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+function jsonArray(text: string): string[] {
+  const parsed: unknown = JSON.parse(text);
+  if (!Array.isArray(parsed) || !parsed.every((p) => typeof p === 'string')) {
+    throw new Error(`expected an exec-form JSON array: ${text}`);
+  }
+  return parsed;
+}
+
+/** Carries out the Dockerfile in `work`; resolves with the final stage. */
+function followDockerfile(work: string): Stage {
+  const stages: Stage[] = [];
+  const lines = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+  for (const line of lines) {
+    const [instruction = '', ...rest] = line.split(/\s+/);
+    const args = rest.join(' ');
+    const stage = stages.at(-1);
+    switch (instruction.toUpperCase()) {
+      case 'FROM': {
+        const name = /\bAS\s+(\S+)/i.exec(args)?.[1] ?? `stage${stages.length}`;
+        const dir = join(work, name);
+        mkdirSync(dir, { recursive: true });
+        stages.push({ name, dir, env: {} });
+        say(`FROM ${args}  -> ${dir}`);
+        break;
+      }
+      case 'COPY': {
+        if (!stage) throw new Error('COPY before FROM');
+        const from = /^--from=(\S+)\s+/.exec(args);
+        const parts = (from ? args.slice(from[0].length) : args).split(/\s+/);
+        const dest = parts.pop() ?? '.';
+        const source = from ? stages.find((s) => s.name === from[1])?.dir : ROOT;
+        if (!source) throw new Error(`COPY --from an unknown stage: ${line}`);
+        // WORKDIR is /app in every stage: paths under it are the stage's directory.
+        const inStage = (path: string) => path.replace(/^\/app\/?/, '') || '.';
+        const intoDir = parts.length > 1 || dest.endsWith('/');
+        for (const part of parts) {
+          const target = intoDir
+            ? join(stage.dir, inStage(dest), basename(part))
+            : join(stage.dir, inStage(dest));
+          cpSync(join(source, inStage(part)), target, { recursive: true });
+        }
+        say(`COPY ${args}`);
+        break;
+      }
+      case 'RUN': {
+        if (!stage) throw new Error('RUN before FROM');
+        for (const command of args.split('&&').map((c) => c.trim())) {
+          if (!command.startsWith('npm ')) {
+            say(`RUN ${command}  (left to the image build)`);
+            continue;
+          }
+          say(`RUN ${command}`);
+          execFileSync('sh', ['-c', command], {
+            cwd: stage.dir,
+            stdio: 'inherit',
+            env: { ...process.env, ...stage.env },
+          });
+        }
+        break;
+      }
+      case 'ENV': {
+        if (!stage) throw new Error('ENV before FROM');
+        const [key, ...value] = args.split('=');
+        if (key) stage.env[key] = value.join('=');
+        break;
+      }
+      case 'CMD':
+        if (stage) stage.cmd = jsonArray(args);
+        break;
+      case 'HEALTHCHECK':
+        if (stage) stage.healthcheck = jsonArray(args.slice(args.indexOf('CMD') + 3).trim());
+        break;
+      default:
+        say(`${instruction} ${args}  (image metadata)`);
+    }
+  }
+  const last = stages.at(-1);
+  if (!last?.cmd) throw new Error('the Dockerfile has no final stage with a CMD');
+  return last;
+}
+
+async function until(what: string, ms: number, probe: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await probe().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+async function run(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'recipe-'));
+  const sandbox = await startSandbox({ apiKey: OFFLINE_SECRETS.apiKey });
+  const slack = await startSlackStandIn();
+  let child: ChildProcess | undefined;
+  try {
+    const final = followDockerfile(work);
+    for (const dev of ['typescript', 'tsx', 'vitest', '@biomejs/biome']) {
+      if (existsSync(join(final.dir, 'node_modules', dev))) {
+        throw new Error(`the final stage holds the development dependency ${dev}`);
+      }
+    }
+    const port = await freePort();
+    const env = {
+      PATH: process.env.PATH ?? '',
+      ...final.env,
+      ...offlineEnv(sandbox, slack, 'http'),
+      PORT: String(port),
+      STORE_URL: join(final.dir, 'data', 'state.sqlite'),
+      LOG_LEVEL: 'warn',
+    };
+    const [command = 'node', ...args] = final.cmd ?? [];
+    say(`\nstarting the final stage: ${[command, ...args].join(' ')}`);
+    const started = Date.now();
+    child = spawn(command === 'node' ? process.execPath : command, args, {
+      cwd: final.dir,
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const exited = new Promise<number | null>((resolve) => child?.once('exit', resolve));
+    const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`);
+    await until('/healthz', 30_000, async () => (await get('/healthz')).ok);
+    say(`/healthz 200 after ${Date.now() - started} ms`);
+    await until('/readyz', 10_000, async () => (await get('/readyz')).ok);
+    say('/readyz 200');
+    if (final.healthcheck) {
+      const [hc = 'node', ...hcArgs] = final.healthcheck;
+      execFileSync(hc === 'node' ? process.execPath : hc, hcArgs, { cwd: final.dir, env });
+      say(`HEALTHCHECK ${final.healthcheck.join(' ')}: exit 0`);
+    }
+    const driver = createSlackDriver({
+      appUrl: `http://127.0.0.1:${port}/slack/events`,
+      signingSecret: OFFLINE_SECRETS.signingSecret,
+      standIn: slack,
+    });
+    const mark = slack.responses.length;
+    await driver.command('help');
+    const reply = await slack.nextResponse(mark, 10_000);
+    if (!JSON.stringify(reply.body).includes('/cometchat')) throw new Error('no help reply');
+    say('/cometchat help answered');
+    child.kill('SIGTERM');
+    const code = await exited;
+    if (code !== 0) throw new Error(`the app exited with ${code} on SIGTERM`);
+    say('SIGTERM: exit 0');
+    say('\nrecipe steps: PASS');
+  } finally {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+    await sandbox.close();
+    await slack.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+run().catch((error: unknown) => {
+  process.stderr.write(`recipe steps: FAIL: ${(error as Error)?.message ?? String(error)}\n`);
+  process.exit(1);
+});
