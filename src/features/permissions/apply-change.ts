@@ -15,6 +15,10 @@ export const CLAIM_TTL_SECONDS = 24 * 60 * 60;
 export const UNKNOWN_OUTCOME =
   'unknown: the app stopped while the update was in flight; check the role';
 
+/** Said when the apply-once claim could not be taken: the store is down, nothing was sent. */
+export const STORE_DOWN =
+  "Nothing was sent: the app's store is not answering, and the store is what makes a change apply exactly once. Try again in a moment; tell whoever runs the app if it keeps happening.";
+
 /** Said when the intent could not be stored: the update was never sent. */
 export const NOT_SENT =
   "Nothing was sent: the app could not store this change's audit record before sending it (its store did not answer). Try again in a moment; tell whoever runs the app if it keeps happening.";
@@ -46,8 +50,11 @@ export type ApplyOutcome =
   | { kind: 'refused'; sentence: string }
   /** The same confirmation was already submitted (a double click, a replay): not sent again. */
   | { kind: 'repeated' }
-  /** Its intent could not be stored, so nothing was sent (the claim is let go for a retry). */
-  | { kind: 'not-sent'; error: unknown }
+  /**
+   * The store did not answer (the claim could not be taken, or the intent stored), so nothing
+   * was sent; `sentence` says which, and a retry is let through.
+   */
+  | { kind: 'not-sent'; error: unknown; sentence: string }
   /** CometChat did not apply it, or may not have: recorded, and a new attempt is let through. */
   | { kind: 'failed'; error: unknown; audited: boolean }
   | { kind: 'applied'; update: PermissionUpdate; audited: boolean };
@@ -55,14 +62,21 @@ export type ApplyOutcome =
 /**
  * The apply step of the editor, whole: authorise, claim, send, remember, audit. The claim makes
  * the same confirmation apply at most once across replicas; every attempt that reached CometChat
- * is recorded, applied or failed. A store that fails before the claim is taken throws (nothing
- * was sent); once the change is applied, no store failure hides the result.
+ * is recorded, applied or failed. A store that fails before the update is sent means nothing is
+ * sent (`not-sent`, with the sentence to say); once it is applied, no store failure hides it.
  */
 export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promise<ApplyOutcome> {
   const { app, meta, scope } = request;
   const refusal = await editRefusal(app.access, request.userId, scope.log, 'confirm');
   if (refusal) return { kind: 'refused', sentence: refusal };
-  if (!(await deps.store.claim(meta.id, CLAIM_TTL_SECONDS))) {
+  let claimed: boolean;
+  try {
+    claimed = await deps.store.claim(meta.id, CLAIM_TTL_SECONDS);
+  } catch (error) {
+    scope.log.error({ err: error, change: meta.id }, 'apply-once claim not taken; nothing sent');
+    return { kind: 'not-sent', error, sentence: STORE_DOWN };
+  }
+  if (!claimed) {
     scope.log.warn(
       { app: app.name, role: meta.role, change: meta.id },
       'editor: repeated confirmation ignored',
@@ -80,7 +94,7 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
     await deps.store.release(meta.id).catch((releaseError: unknown) => {
       scope.log.error({ err: releaseError, change: meta.id }, 'claim could not be released');
     });
-    return { kind: 'not-sent', error };
+    return { kind: 'not-sent', error, sentence: NOT_SENT };
   }
   const payload = changePayload(meta.changes);
   let update: PermissionUpdate;

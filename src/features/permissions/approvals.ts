@@ -279,7 +279,7 @@ export function createApproveButton(deps: ApprovalDeps) {
         approvedAt: deps.now(),
         reason: request.reason,
       },
-    }).catch((error: unknown) => ({ kind: 'not-sent' as const, error }));
+    }).catch((error: unknown) => ({ kind: 'not-sent' as const, error, sentence: NOT_SENT }));
     const decided = { decidedBy: body.user.id, decidedAt: deps.now() };
     switch (outcome.kind) {
       case 'applied': {
@@ -321,7 +321,7 @@ export function createApproveButton(deps: ApprovalDeps) {
         return void (await tell(deps, body, outcome.sentence, scope));
       case 'not-sent':
         await deps.store.release(acting);
-        return void (await tell(deps, body, `${NOT_SENT} (ref ${scope.ref})`, scope));
+        return void (await tell(deps, body, `${outcome.sentence} (ref ${scope.ref})`, scope));
     }
   };
 }

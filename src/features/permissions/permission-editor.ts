@@ -16,7 +16,7 @@ import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { failInModal, showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import { applyChange, NOT_SENT } from './apply-change.ts';
+import { applyChange } from './apply-change.ts';
 import { requestApproval } from './approvals.ts';
 import { editRefusal } from './editor-access.ts';
 import {
@@ -74,9 +74,19 @@ export async function loadEditorView(
   scope: RequestScope,
 ): Promise<View> {
   const label = appLabel(deps, app);
-  const [roles, known] = await Promise.all([
+  const [roles, { known, unavailable }] = await Promise.all([
     app.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
-    deps.store.getKnownPermissions(app.name, role),
+    // Without the store the editor still opens, on the documented defaults, and says why.
+    deps.store.getKnownPermissions(app.name, role).then(
+      (found) => ({ known: found, unavailable: false }),
+      (error: unknown) => {
+        scope.log.warn(
+          { err: error, app: app.name, role },
+          'editor: store unavailable for pre-fill',
+        );
+        return { known: undefined, unavailable: true };
+      },
+    ),
   ]);
   if (!roles.some((r) => r.role === role)) {
     scope.log.info({ app: app.name, role }, 'editor: unknown role');
@@ -91,8 +101,13 @@ export async function loadEditorView(
     baseline: baselineFrom(known),
     ...roleContext(roles, role),
     ...label,
+    notice: unavailable ? PREFILL_UNAVAILABLE : undefined,
   });
 }
+
+/** Shown in an editor opened while the store does not answer. */
+export const PREFILL_UNAVAILABLE =
+  ":warning: Pre-fill is unavailable: the app's store is not answering, so the values this app last applied cannot be read and the boxes show the documented defaults. Applying a change needs the store too; try again in a moment.";
 
 /**
  * Opens the editor for a role: the modal opens at once with the trigger (it expires in three
@@ -456,7 +471,7 @@ export function createApplySubmission(deps: EditorDeps) {
       case 'refused':
         return show('Not allowed', outcome.sentence);
       case 'not-sent':
-        return show('Not sent', `${NOT_SENT} (ref ${scope.ref})`);
+        return show('Not sent', `${outcome.sentence} (ref ${scope.ref})`);
       case 'repeated':
         return show(
           'Already applied',

@@ -8,6 +8,7 @@ import {
   type ApplyDeps,
   type ApplyRequest,
   applyChange,
+  STORE_DOWN,
   UNKNOWN_OUTCOME,
 } from '../../../src/features/permissions/apply-change.ts';
 import type { ConfirmMetadata } from '../../../src/features/permissions/editor-state.ts';
@@ -159,7 +160,8 @@ describe('applyChange', () => {
       throw new Error('store unreachable');
     };
     const { deps, request, sent } = setup({ store });
-    await expect(applyChange(deps, request)).rejects.toThrow('store unreachable');
+    const outcome = await applyChange(deps, request);
+    expect(outcome).toMatchObject({ kind: 'not-sent', sentence: STORE_DOWN });
     expect(sent).toHaveLength(0);
   });
 
