@@ -270,10 +270,13 @@ async function main(): Promise<void> {
 
     // A Prometheus scrape of /metrics while the app serves `roles` commands at each rate.
     const scrapeP99 = new Map<number, number[]>();
+    /** The app's own time to produce each scrape, from its Server-Timing header. */
+    const renderP99 = new Map<number, number[]>();
     for (let round = 1; round <= PLAN.rounds; round += 1) {
       for (const rate of PLAN.rates) {
         progress(`metrics scrape round ${round}/${PLAN.rounds} at ${rate} req/s`);
         const times: number[] = [];
+        const rendered: number[] = [];
         let loading = true;
         const scraping = (async () => {
           while (loading) {
@@ -282,6 +285,9 @@ async function main(): Promise<void> {
             await response.text();
             if (!response.ok) throw new Error(`bench: /metrics answered ${response.status}`);
             times.push(performance.now() - started);
+            const timing = /dur=([\d.]+)/.exec(response.headers.get('server-timing') ?? '');
+            if (!timing) throw new Error('bench: /metrics sent no Server-Timing');
+            rendered.push(Number(timing[1]));
             await sleep(25);
           }
         })();
@@ -299,6 +305,7 @@ async function main(): Promise<void> {
         await drainReplies(stand, okCount(samples));
         resetRecords();
         scrapeP99.set(rate, [...(scrapeP99.get(rate) ?? []), percentile(times, 99)]);
+        renderP99.set(rate, [...(renderP99.get(rate) ?? []), percentile(rendered, 99)]);
       }
     }
 
@@ -628,22 +635,28 @@ async function main(): Promise<void> {
     });
 
     log('\n## A /metrics scrape under load');
+    log(
+      table(
+        ['load (roles/s)', 'scrape p99, as the scraper saw it', 'p99 of the app producing it'],
+        PLAN.rates.map((rate) => [
+          String(rate),
+          `${ms(median(scrapeP99.get(rate) ?? []))} (${(scrapeP99.get(rate) ?? []).map((v) => ms(v)).join(', ')})`,
+          `${ms(median(renderP99.get(rate) ?? []))} (${(renderP99.get(rate) ?? []).map((v) => ms(v)).join(', ')})`,
+        ]),
+      ),
+    );
+    log(
+      "A scrape every 25 ms; medians of per-round p99s. The app's figure (its Server-Timing header) is what a scrape costs it, collectors included; the scraper also waits behind the commands in flight and its own process.",
+    );
     for (const rate of PLAN.rates) {
-      const rounds = scrapeP99.get(rate) ?? [];
-      log(
-        `GET /metrics every 25 ms while the app serves ${rate} roles commands a second: p99 per round ${rounds.map((v) => ms(v)).join(', ')}; median ${ms(median(rounds))}.`,
-      );
+      const cost = median(renderP99.get(rate) ?? []);
+      budgets.push({
+        name: `/metrics scrape p99 at ${rate} req/s (in the app)`,
+        measured: ms(cost),
+        limit: '< 5 ms',
+        pass: cost < 5,
+      });
     }
-    // At the lower rate the app is not queueing, so the figure is the scrape's own cost (its
-    // collectors, the event-loop lag probe among them); at 200/s every request also waits for
-    // the commands ahead of it (see the acknowledgement figures of the same rate).
-    const scrape = median(scrapeP99.get(PLAN.rates[0] as number) ?? []);
-    budgets.push({
-      name: `/metrics scrape p99 at ${PLAN.rates[0]} req/s`,
-      measured: ms(scrape),
-      limit: '< 5 ms',
-      pass: scrape < 5,
-    });
 
     log('\n## Start-up: spawn → first 200 on GET /healthz');
     const appStart = median(startup.app);

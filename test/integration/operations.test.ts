@@ -43,17 +43,25 @@ describe('health, readiness and metrics', () => {
   });
 
   it('counts rate limits, retries, failures and Slack API errors without any id in a label', async () => {
-    const h = await start({ env: { AUDIT_CHANNEL: 'C0AUDIT' } });
+    const h = await start();
     h.sandbox.inject({ kind: 'status', status: 429, headers: { 'retry-after': '0' }, times: 1 });
     await commandText(h, `call ${SANDBOX_SESSION_IDS.audioEnded}`);
-    h.slack.fail('chat.postMessage', { error: 'channel_not_found', times: 1 });
-    await commandText(h, 'calls cometchat-uid-2 since:2d');
+    h.slack.fail('views.open', { error: 'expired_trigger_id', times: 1 });
+    const mark = h.slack.calls.length;
+    await h.driver.command('perms default');
+    await h.slack.nextCall('views.open', mark);
     // A forged action id and an unknown subcommand are counted, as "other".
     await h.driver.interaction(h.driver.blockAction({ actionId: `forged_${'x'.repeat(40)}` }));
     await commandText(h, 'nosuchthing U0SECRETUSER');
     const { text } = await get(h, '/metrics');
     expect(sample(text, 'cometchat_ops_cometchat_rate_limited_total{operation="getCall"}')).toBe(1);
     expect(sample(text, 'cometchat_ops_cometchat_retries_total{operation="getCall"}')).toBe(1);
+    expect(
+      sample(
+        text,
+        'cometchat_ops_slack_api_failures_total{method="views.open",error="expired_trigger_id"}',
+      ),
+    ).toBe(1);
     expect(
       sample(text, 'cometchat_ops_slack_requests_total{kind="action",name="other",outcome="ok"}'),
     ).toBe(1);

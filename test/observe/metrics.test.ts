@@ -1,0 +1,63 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { handledName } from '../../src/observe/handled.ts';
+import { createMetrics, statusClassOf } from '../../src/observe/metrics.ts';
+import { methodOf } from '../../src/observe/slack-fetch.ts';
+
+// The labels metrics are given: names from fixed sets only, whatever a request carries.
+
+describe('handledName', () => {
+  const apps = new Set(['prod', 'staging']);
+  it('names a command by its subcommand, after an app name, and anything else "other"', () => {
+    expect(handledName({ command: '/cometchat', text: 'roles 2' }, apps)).toEqual({
+      kind: 'command',
+      name: 'roles',
+    });
+    expect(handledName({ command: '/cometchat', text: 'prod perms default' }, apps).name).toBe(
+      'perms',
+    );
+    expect(handledName({ command: '/cometchat', text: '' }, apps).name).toBe('help');
+    expect(handledName({ command: '/cometchat', text: 'U0SECRET roles' }, apps).name).toBe('other');
+  });
+
+  it("names interactions by the app's own ids, without the app behind a promotion", () => {
+    const action = (id: string) => ({ type: 'block_actions', actions: [{ action_id: id }] });
+    expect(handledName(action('roles_page_next'), apps)).toEqual({ kind: 'action', name: 'other' });
+    expect(handledName(action('approve_change'), apps).name).toBe('approve_change');
+    expect(handledName(action('promote_change:prod'), apps).name).toBe('promote_change');
+    expect(
+      handledName({ type: 'view_submission', view: { callback_id: 'perms_confirm' } }, apps),
+    ).toEqual({ kind: 'view', name: 'perms_confirm' });
+    expect(handledName({ type: 'shortcut', callback_id: 'x'.repeat(99) }, apps)).toEqual({
+      kind: 'shortcut',
+      name: 'other',
+    });
+  });
+});
+
+describe('status classes and Web API methods', () => {
+  it('reduces a status to its class, and no status to why', () => {
+    expect(statusClassOf(204)).toBe('2xx');
+    expect(statusClassOf(429)).toBe('4xx');
+    expect(statusClassOf(undefined, 'timeout')).toBe('timeout');
+    expect(statusClassOf(undefined, 'network')).toBe('network');
+    expect(statusClassOf(undefined, 'internal')).toBe('other');
+  });
+
+  it('reads the method from a Web API address, and nothing else', () => {
+    expect(methodOf('http://127.0.0.1:1/api/chat.postMessage')).toBe('chat.postMessage');
+    expect(methodOf('https://slack.com/api/views.open?x=1')).toBe('views.open');
+    expect(methodOf('https://hooks.slack.com/commands/T1/123/secret')).toBe('other');
+  });
+});
+
+describe('the registry', () => {
+  it("reports the event loop delay by quantile instead of prom-client's costly collector", async () => {
+    const metrics = createMetrics();
+    await sleep(50);
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/cometchat_ops_eventloop_delay_seconds\{quantile="0.99"\} \d/);
+    expect(text).not.toContain('nodejs_eventloop_lag');
+    expect(text).toContain('process_resident_memory_bytes');
+  });
+});
