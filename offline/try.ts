@@ -35,6 +35,7 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
   approve [<role>] [allow|deny <key>]
                                     with an approval channel: a change requested by one
                                     editor, then approved by another, and applied once
+  home                              the Home tab, as the operator sees it
   help                              the app's help
   demo                              roles, a call, a call search and a permission change
                                     (the default)
@@ -118,6 +119,18 @@ async function perms(
   print(renderView(outcome));
   print(`\n${updatesOf(stack, app)}`);
   return outcome;
+}
+
+/** The operator opens the app's Home tab; it is published once everything has arrived. */
+async function homeTab(stack: OfflineStack): Promise<void> {
+  print("\n> open the app's Home tab");
+  const mark = stack.slack.calls.length;
+  await stack.driver.event(stack.driver.homeOpened());
+  await stack.slack.nextCall('views.publish', mark, 15_000);
+  // A second publish follows when a part was slow; give it a moment to arrive.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const home = stack.slack.homes.get(OPERATOR);
+  if (home) print(renderView(home));
 }
 
 /** Where the approval try posts its requests, and the second editor who approves them. */
@@ -204,6 +217,7 @@ async function run(args: string[]): Promise<void> {
     'help',
     'demo',
     'approve',
+    'home',
   ];
   const twoApps = app !== undefined || what === 'promote' || what === 'apps';
   if (!known.includes(what) && !(twoApps && ['promote', 'apps', 'audit'].includes(what))) {
@@ -230,6 +244,9 @@ async function run(args: string[]): Promise<void> {
       case 'perms':
       case 'permissions':
         await perms(stack, rest[0] ?? 'default', rest[1], rest[2], app);
+        break;
+      case 'home':
+        await homeTab(stack);
         break;
       case 'approve':
         await approval(stack, rest[0] ?? 'default', rest[1] ?? 'deny', rest[2] ?? 'sendMessage');

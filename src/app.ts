@@ -13,15 +13,20 @@ import {
   createAuditTrail,
   registerAuditList,
 } from './features/audit/audit-trail.ts';
+import { auditSummaryLine } from './features/audit/audit-view.ts';
 import { startPeriodic, sweepIntents } from './features/audit/intent-sweep.ts';
 import { createCallCommand, registerCallLookup } from './features/calls/call-lookup.ts';
 import { createCallsCommand, registerCallSearch } from './features/calls/call-search.ts';
+import { lookupFormView } from './features/calls/lookup-modal-view.ts';
 import type { FeatureDeps } from './features/deps.ts';
 import { helpMessage } from './features/help/help-view.ts';
+import { createHome, registerHome } from './features/home/home.ts';
+import { homeApprovalBlocks } from './features/permissions/approval-view.ts';
 import {
   createApprovalsCommand,
   expireApprovals,
   registerApprovals,
+  requestsFor,
 } from './features/permissions/approvals.ts';
 import type { EditorDeps } from './features/permissions/editor-context.ts';
 import {
@@ -305,6 +310,30 @@ export function createSlackApp(options: SlackAppOptions) {
   registerCallSearch(app, deps);
   registerPermissionEditor(app, editorDeps);
   registerApprovals(app, editorDeps);
+  const homeDeps = {
+    ...deps,
+    access,
+    now: Date.now,
+    parts: {
+      approvals: async (userId: string, log: Logger) => {
+        const { waiting, own } = await requestsFor(editorDeps, userId, { log });
+        return homeApprovalBlocks(waiting, own);
+      },
+      recentChanges: async (limit: number) =>
+        (await store.listAudit({ offset: 0, limit })).records.map(auditSummaryLine),
+      openEditor,
+      lookupForm: () => lookupFormView(apps.all.map((a) => a.name)),
+      help: () =>
+        helpMessage(
+          undefined,
+          undefined,
+          apps.all.map((a) => a.name),
+        ),
+    },
+  };
+  const home = createHome(homeDeps);
+  editorDeps.refreshHome = home.publish;
+  registerHome(app, homeDeps, home);
   registerAuditList(app, { ...deps, store });
 
   return {

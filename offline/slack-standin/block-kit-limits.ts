@@ -104,6 +104,13 @@ export function viewProblems(view: unknown): string[] {
   return refusals(out);
 }
 
+/** Slack's refusals for a view sent to `views.publish` (Home tabs only). */
+export function homeViewProblems(view: unknown): string[] {
+  const out: Violation[] = [];
+  viewViolations(view, ['home'], out);
+  return refusals(out);
+}
+
 /** Violations of Slack's limits in a message, each naming its path; empty when fine. */
 export function checkMessage(message: MessagePayload): string[] {
   const out: Violation[] = [];

@@ -84,6 +84,15 @@ export interface SlackDriver {
   viewSubmission(options: ViewSubmissionOptions): Record<string, unknown>;
   messageShortcut(options: MessageShortcutOptions): Record<string, unknown>;
   globalShortcut(options: { callbackId: string }): Record<string, unknown>;
+  /**
+   * The body of an Events API event as Slack posts it over HTTP (and puts in an `events_api`
+   * envelope's payload in Socket Mode).
+   */
+  eventBody(event: Record<string, unknown>): Record<string, unknown>;
+  /** Posts a signed Events API event (JSON) to the app. */
+  event(event: Record<string, unknown>): Promise<HttpExchange>;
+  /** `app_home_opened` for the driver's user, on the Home tab. */
+  homeOpened(): Record<string, unknown>;
   /** Signs `body` (form-encoded) with the driver's secret and posts it. */
   signedPost(body: string, timestampSeconds?: number): Promise<HttpExchange>;
   /** Posts `body` with exactly these headers (plus a form content type unless given). */
@@ -152,8 +161,49 @@ export function createSlackDriver(options: SlackDriverOptions): SlackDriver {
     viewSubmission: (submission) => viewSubmissionPayload(actor, fresh(), submission),
     messageShortcut: (shortcut) => messageShortcutPayload(actor, fresh(), shortcut),
     globalShortcut: (shortcut) => globalShortcutPayload(actor, fresh(), shortcut),
+    eventBody: (event) => eventCallback(actor, event),
+    async event(event) {
+      const body = JSON.stringify(eventCallback(actor, event));
+      return raw(body, {
+        'content-type': 'application/json',
+        ...signSlackRequest(options.signingSecret, body),
+      });
+    },
+    homeOpened: () => ({
+      type: 'app_home_opened',
+      user: actor.userId,
+      channel: `D${actor.userId.replace(/^[UW]/, '')}`,
+      tab: 'home',
+      event_ts: actionTs(),
+    }),
     signedPost,
     raw,
+  };
+}
+
+let eventCount = 0;
+
+/** An Events API `event_callback` around `event`, as Slack sends it. */
+function eventCallback(actor: Actor, event: Record<string, unknown>): Record<string, unknown> {
+  eventCount += 1;
+  return {
+    token: actor.verificationToken,
+    team_id: actor.teamId,
+    api_app_id: actor.apiAppId,
+    event: { event_ts: actionTs(), ...event },
+    type: 'event_callback',
+    event_id: `Ev${String(eventCount).padStart(9, '0')}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [
+      {
+        enterprise_id: null,
+        team_id: actor.teamId,
+        user_id: STAND_IN_WORKSPACE.botUserId,
+        is_bot: true,
+        is_enterprise_install: false,
+      },
+    ],
+    is_ext_shared_channel: false,
   };
 }
 

@@ -93,6 +93,8 @@ export interface SlackStandIn {
   readonly acks: readonly RecordedAck[];
   /** Views opened, pushed or updated, by id, as last sent to the app. */
   readonly views: ReadonlyMap<string, StoredView>;
+  /** Each user's Home tab as last published, by user id. */
+  readonly homes: ReadonlyMap<string, StoredView>;
   /** A fresh `${url}/response/<id>`, as Slack puts in a command or interaction. */
   responseUrl(): string;
   /** A fresh trigger_id that `views.open` / `views.push` accept once within 3 seconds. */
@@ -360,6 +362,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     refusedResponses,
     acks: hub.acks,
     views: state.views,
+    homes: state.homes,
     responseUrl() {
       const id = ids.responseUrlId();
       responseUrls.set(id, { createdAt: now(), posts: 0 });
@@ -429,6 +432,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       state.users.clear();
       state.userGroups.clear();
       state.views.clear();
+      state.homes.clear();
       state.messages.clear();
       state.triggers.clear();
       hub.reset();

@@ -1,4 +1,9 @@
-import { BLOCK_KIT_LIMITS, blockKitProblems, viewProblems } from './block-kit-limits.ts';
+import {
+  BLOCK_KIT_LIMITS,
+  blockKitProblems,
+  homeViewProblems,
+  viewProblems,
+} from './block-kit-limits.ts';
 import { dmChannelIdFor, type IdSource } from './ids.ts';
 import { isRecord } from './is-record.ts';
 import { STAND_IN_WORKSPACE } from './workspace.ts';
@@ -27,6 +32,8 @@ export interface WebApiState {
   /** usergroup id -> ids of its members */
   userGroups: Map<string, readonly string[]>;
   views: Map<string, StoredView>;
+  /** Each user's Home tab, as last published (`views.publish`). */
+  homes: Map<string, StoredView>;
   /** messages the bot posted, by `${channel}/${ts}`, so `chat.update` can find them */
   messages: Map<string, Record<string, unknown>>;
   triggers: Map<string, { issuedAt: number; used: boolean }>;
@@ -37,6 +44,7 @@ export function createWebApiState(): WebApiState {
     users: new Map(),
     userGroups: new Map(),
     views: new Map(),
+    homes: new Map(),
     messages: new Map(),
     triggers: new Map(),
   };
@@ -126,6 +134,26 @@ const openView: Handler = (args, { state, ids, now }) => {
   const spent = spendTrigger(state, text(args, 'trigger_id'), now());
   if (spent) return spent;
   const view = buildView(args.view, ids.viewId(), ids.viewHash(), undefined);
+  state.views.set(view.id, view);
+  return { ok: true, view };
+};
+
+/** `views.publish`: a user's Home tab, replaced whole each time (no trigger needed). */
+const publishView: Handler = (args, { state, ids }) => {
+  const userId = text(args, 'user_id');
+  if (userId === undefined) {
+    return failure('invalid_arguments', ['[ERROR] missing required field: user_id']);
+  }
+  if (!state.users.has(userId) && state.users.size > 0) return failure('user_not_found');
+  const problems = homeViewProblems(args.view);
+  if (problems.length > 0 || !isRecord(args.view)) return failure('invalid_arguments', problems);
+  const current = state.homes.get(userId);
+  const hash = text(args, 'hash');
+  if (hash !== undefined && current !== undefined && hash !== current.hash) {
+    return failure('hash_conflict');
+  }
+  const view = buildView(args.view, current?.id ?? ids.viewId(), ids.viewHash(), current);
+  state.homes.set(userId, view);
   state.views.set(view.id, view);
   return { ok: true, view };
 };
@@ -282,6 +310,7 @@ export const WEB_API_METHODS: ReadonlyMap<string, { token: TokenKind; handle: Ha
     'views.open': { token: 'bot', handle: openView },
     'views.push': { token: 'bot', handle: openView },
     'views.update': { token: 'bot', handle: updateView },
+    'views.publish': { token: 'bot', handle: publishView },
     'users.info': { token: 'bot', handle: userInfo },
     'usergroups.users.list': { token: 'bot', handle: userGroupMembers },
     'conversations.open': { token: 'bot', handle: openConversation },

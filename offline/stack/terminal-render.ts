@@ -46,7 +46,8 @@ function elementText(element: Json): string {
       return `[ ${textOf(element.text)} ]`;
     case 'static_select': {
       const chosen = element.initial_option as Json | undefined;
-      return `‹${chosen ? textOf(chosen.text) : 'choose'} ▾›`;
+      const shown = chosen ? textOf(chosen.text) : textOf(element.placeholder) || 'choose';
+      return `‹${shown} ▾›`;
     }
     case 'image':
       return '';
@@ -141,6 +142,9 @@ export function renderMessage(message: Json, where?: string): string {
 }
 
 export function renderView(view: Json): string {
+  if (view.type === 'home') {
+    return `╔ Home tab\n${indent(renderBlocks((view.blocks ?? []) as Json[]), '║ ')}\n╚`;
+  }
   const title = textOf(view.title);
   const buttons = [view.close, view.submit]
     .filter(Boolean)

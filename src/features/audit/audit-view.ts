@@ -51,6 +51,13 @@ const OUTCOME_MARK: Record<AuditRecord['outcome'], string> = {
   unknown: ':grey_question: outcome unknown',
 };
 
+/** One record in one line (the Home tab's recent changes): how it ended, when, who, what. */
+export function auditSummaryLine(record: AuditRecord): string {
+  const keys = record.changes.slice(0, 3).map((c) => code(c.key));
+  if (record.changes.length > 3) keys.push(`+${record.changes.length - 3}`);
+  return `${OUTCOME_MARK[record.outcome]} · ${slackDate(Math.floor(record.at / 1000))} · <@${record.userId}>${record.approval ? ` (approved by <@${record.approval.approvedBy}>)` : ''} · ${appPart(record)}role ${code(record.role)} · ${keys.join(', ')}`;
+}
+
 /** One record as text: who, when, which role, what, and how it ended. */
 export function auditRecordText(record: AuditRecord): string {
   const outcome = OUTCOME_MARK[record.outcome];

@@ -123,3 +123,54 @@ export function approvalsList(
     blocks,
   };
 }
+
+/**
+ * The Home tab's approvals: the requests waiting for this person, most recent first, each with
+ * Approve and Reject (the same buttons as in the channel), how many more there are, and their
+ * own requests still open. Empty when there is neither.
+ */
+export function homeApprovalBlocks(
+  waiting: readonly { request: ApprovalRequest; appName?: string | undefined; value: string }[],
+  own: readonly { request: ApprovalRequest; appName?: string | undefined }[],
+  shown = 10,
+): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
+  if (waiting.length > 0) {
+    blocks.push(header(`Waiting for your approval (${waiting.length})`));
+    for (const { request, appName, value } of [...waiting].reverse().slice(0, shown)) {
+      const app = appName ? ` in *${escapeMrkdwn(appName)}*` : '';
+      const n = request.changes.length;
+      blocks.push(
+        section(
+          `<@${request.requester}>: ${n} change${n === 1 ? '' : 's'} to ${code(request.role)}${app} (${request.changes
+            .slice(0, 3)
+            .map((c) => code(c.key))
+            .join(', ')}${n > 3 ? ', …' : ''}) · expires ${slackDate(seconds(request.expiresAt))}`,
+        ),
+        actions([
+          button('Approve', ACTIONS.approveChange, value, 'primary'),
+          button('Reject', ACTIONS.rejectChange, value, 'danger'),
+        ]),
+      );
+    }
+    if (waiting.length > shown) {
+      blocks.push(
+        context([
+          `${waiting.length - shown} older not shown: \`/cometchat approvals\` lists them all.`,
+        ]),
+      );
+    }
+  }
+  if (own.length > 0) {
+    const lines = [...own]
+      .reverse()
+      .slice(0, shown)
+      .map(
+        ({ request, appName }) =>
+          `• ${code(request.role)}${appName ? ` in *${escapeMrkdwn(appName)}*` : ''}: ${request.changes.length} change${request.changes.length === 1 ? '' : 's'}, asked ${slackDate(seconds(request.requestedAt))}, expires ${slackDate(seconds(request.expiresAt))}`,
+      );
+    if (own.length > shown) lines.push(`_…and ${own.length - shown} more_`);
+    blocks.push(section(`*Your requests waiting for approval*\n${lines.join('\n')}`));
+  }
+  return blocks;
+}

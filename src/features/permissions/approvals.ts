@@ -155,7 +155,7 @@ async function approverRefusal(
   app: CometChatApp,
   request: ApprovalRequest | undefined,
   userId: string,
-  scope: RequestScope,
+  scope: Pick<RequestScope, 'log'>,
   limit: { withinMs?: number } = {},
 ): Promise<string | undefined> {
   if (!app.approval)
@@ -202,6 +202,13 @@ async function openRequest(
 
 type ButtonArgs = Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>;
 
+/** Publishes the person's Home tab again, when there is one; a failure only logs. */
+async function refreshHome(deps: ApprovalDeps, client: WebClient, userId: string, log: Logger) {
+  await deps.refreshHome?.(client, userId, log).catch((error: unknown) => {
+    log.warn({ err: error }, 'home: not refreshed');
+  });
+}
+
 /** Says something to the person who clicked, only to them. */
 function tell(deps: ApprovalDeps, body: unknown, text: string, scope: RequestScope) {
   const message: SlackMessage = {
@@ -215,7 +222,7 @@ function tell(deps: ApprovalDeps, body: unknown, text: string, scope: RequestSco
 
 /** "Approve" (and "Retry" after a failure): the change applied once, by whoever wins. */
 export function createApproveButton(deps: ApprovalDeps) {
-  return async ({ ack, body, action, client, context }: ButtonArgs) => {
+  const approve = async ({ ack, body, action, client, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
     const { app, value } = openSealed(deps.apps, IdValue, action.value);
@@ -324,6 +331,13 @@ export function createApproveButton(deps: ApprovalDeps) {
         return void (await tell(deps, body, `${outcome.sentence} (ref ${scope.ref})`, scope));
     }
   };
+  // Clicked on the Home tab: the tab shows the request's new state at once.
+  return async (args: ButtonArgs) => {
+    await approve(args);
+    if (args.body.view?.type === 'home') {
+      await refreshHome(deps, args.client, args.body.user.id, scopeOf(args.context).log);
+    }
+  };
 }
 
 const REJECT_BLOCK = 'reject_reason';
@@ -418,34 +432,60 @@ export function createRejectSubmission(deps: ApprovalDeps) {
       scope,
     );
     scope.log.info({ request: found.request.id, app: app.name }, 'approval request rejected');
+    await refreshHome(deps, client, body.user.id, scope.log);
   };
 }
 
+/** An open request as a list shows it: with its app's name (when several) and button value. */
+export interface ListedRequest {
+  request: ApprovalRequest;
+  appName?: string | undefined;
+  value: string;
+}
+
 /**
- * `/cometchat approvals`: the open requests the caller may act on (an approver of the app who
- * did not ask), oldest first. Each app's approver check is asked once.
+ * The open requests `userId` may act on (an approver of the app who did not ask), oldest first,
+ * and their own open requests. Each app's approver check is asked once.
  */
+export async function requestsFor(
+  deps: Pick<ApprovalDeps, 'store' | 'apps' | 'now'>,
+  userId: string,
+  scope: Pick<RequestScope, 'log'>,
+  limit: { withinMs?: number } = {},
+): Promise<{ waiting: ListedRequest[]; own: ListedRequest[] }> {
+  const open = await deps.store.listOpenApprovals();
+  const now = deps.now();
+  const mayApprove = new Map<string, Promise<boolean>>();
+  const waiting: ListedRequest[] = [];
+  const own: ListedRequest[] = [];
+  for (const request of open) {
+    const app = deps.apps.byName(request.app);
+    if (!app?.approval || now > request.expiresAt) continue;
+    const listed = {
+      request,
+      appName: appNameIfSeveral(deps.apps, app),
+      value: valueWriter(deps.apps, app)({ id: request.id }),
+    };
+    if (request.requester === userId) {
+      own.push(listed);
+      continue;
+    }
+    const allowed =
+      mayApprove.get(app.name) ??
+      approverRefusal(app, undefined, userId, scope, limit).then(
+        (refusal) => refusal === undefined,
+      );
+    mayApprove.set(app.name, allowed);
+    if (await allowed) waiting.push(listed);
+  }
+  return { waiting, own };
+}
+
+/** `/cometchat approvals`: the open requests the caller may act on, oldest first. */
 export function createApprovalsCommand(deps: ApprovalDeps) {
   return async (body: unknown, userId: string, scope: RequestScope) => {
-    const open = await deps.store.listOpenApprovals();
-    const now = deps.now();
-    const mayApprove = new Map<string, Promise<boolean>>();
-    const entries = [];
-    for (const request of open) {
-      const app = deps.apps.byName(request.app);
-      if (!app?.approval || request.requester === userId || now > request.expiresAt) continue;
-      const allowed =
-        mayApprove.get(app.name) ??
-        approverRefusal(app, undefined, userId, scope).then((refusal) => refusal === undefined);
-      mayApprove.set(app.name, allowed);
-      if (!(await allowed)) continue;
-      entries.push({
-        request,
-        appName: appNameIfSeveral(deps.apps, app),
-        value: valueWriter(deps.apps, app)({ id: request.id }),
-      });
-    }
-    await deps.deliver(destinationOf(body), approvalsList(entries), scope.log);
+    const { waiting } = await requestsFor(deps, userId, scope);
+    await deps.deliver(destinationOf(body), approvalsList(waiting), scope.log);
   };
 }
 

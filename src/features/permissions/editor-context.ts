@@ -1,5 +1,7 @@
 import type { AllMiddlewareArgs } from '@slack/bolt';
 import type { View } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
 import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../slack/apps.ts';
 import { failureMessage } from '../../slack/blocks.ts';
 import { failureSentence } from '../../slack/failure.ts';
@@ -23,6 +25,8 @@ export interface EditorDeps extends FeatureDeps {
   reviewDeadlineMs: number;
   /** How long an approval request stays open (APPROVAL_TTL_HOURS). */
   approvalTtlMs: number;
+  /** Publishes a person's Home tab again (after an approval or rejection made there). */
+  refreshHome?: ((client: WebClient, userId: string, log: Logger) => Promise<void>) | undefined;
 }
 
 export type Args<T> = T & AllMiddlewareArgs;

@@ -1,0 +1,139 @@
+import type { KnownBlock, StaticSelect, View } from '@slack/types';
+import { actions, button, context, divider, header, plain, section } from '../../slack/blocks.ts';
+import { ACTIONS } from '../../slack/ids.ts';
+import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
+
+// The Home tab as Slack shows it: what needs this person first, then each CometChat app, the
+// last changes, and a button for each thing they do. Pure; within Slack's 100 blocks whatever it
+// is given (the approvals part comes already bounded).
+
+/** What is known of an app's roles (and so of its key) for the tab. */
+export type AppSnapshot =
+  | { state: 'loading' }
+  | { state: 'ok'; roles: readonly { role: string; name: string }[] }
+  | { state: 'refused'; ref: string }
+  | { state: 'failed'; sentence: string; ref: string };
+
+export interface HomeApp {
+  name: string;
+  region: string | undefined;
+  snapshot: AppSnapshot;
+  /** This person may edit the app's permissions (checked again when they do). */
+  editable: boolean;
+}
+
+export interface HomeInput {
+  /** Name each app (an install with one calls it nothing). */
+  several: boolean;
+  /** The approvals part: requests waiting for this person and their own open ones. */
+  approvals: readonly KnownBlock[];
+  apps: readonly HomeApp[];
+  /** The last changes, one line each; undefined when the trail could not be read. */
+  recent: readonly string[] | undefined;
+  /** When the tab was drawn (Unix ms). */
+  at: number;
+}
+
+/** Roles named in an app's line before "and N more". */
+const ROLES_LISTED = 25;
+/** Options a static select takes. */
+const MAX_OPTIONS = 100;
+
+const MARK = {
+  loading: ':hourglass_flowing_sand:',
+  ok: ':large_green_circle:',
+  refused: ':red_circle:',
+  failed: ':warning:',
+};
+
+function keyLine(snapshot: AppSnapshot): string {
+  switch (snapshot.state) {
+    case 'loading':
+      return 'Checking the key…';
+    case 'ok':
+      return `Key works · ${snapshot.roles.length} role${snapshot.roles.length === 1 ? '' : 's'}`;
+    case 'refused':
+      return `CometChat refused the key (ref \`${snapshot.ref}\`)`;
+    case 'failed':
+      return `${escapeMrkdwn(snapshot.sentence)} (ref \`${snapshot.ref}\`)`;
+  }
+}
+
+/** `<app>:<role>`: app names have no colon, so the first one splits it. */
+export function editValue(app: string, role: string): string {
+  return `${app}:${role}`;
+}
+
+export function readEditValue(value: string): { app: string; role: string } | undefined {
+  const at = value.indexOf(':');
+  if (at <= 0 || at === value.length - 1) return undefined;
+  return { app: value.slice(0, at), role: value.slice(at + 1) };
+}
+
+function rolePicker(app: HomeApp, roles: readonly { role: string; name: string }[]): StaticSelect {
+  return {
+    type: 'static_select',
+    action_id: ACTIONS.homeEditRole,
+    placeholder: plain('Edit a role…'),
+    options: roles.slice(0, MAX_OPTIONS).map((r) => ({
+      text: plain(`${r.name} (${r.role})`),
+      value: editValue(app.name, r.role),
+    })),
+  };
+}
+
+function appBlocks(app: HomeApp, several: boolean): KnownBlock[] {
+  const { snapshot } = app;
+  const title = several || app.name !== 'default' ? `*${escapeMrkdwn(app.name)}*` : '*CometChat*';
+  const blocks: KnownBlock[] = [
+    section(
+      `${MARK[snapshot.state]} ${title}${app.region ? ` · ${escapeMrkdwn(app.region)}` : ''} · ${keyLine(snapshot)}`,
+    ),
+  ];
+  if (snapshot.state !== 'ok') return blocks;
+  const listed = snapshot.roles
+    .slice(0, ROLES_LISTED)
+    .map((r) => code(truncate(r.role, 60)))
+    .join(' ');
+  const more =
+    snapshot.roles.length > ROLES_LISTED ? ` and ${snapshot.roles.length - ROLES_LISTED} more` : '';
+  blocks.push(context([listed === '' ? 'No roles.' : `${listed}${more}`]));
+  if (app.editable && snapshot.roles.length > 0) {
+    blocks.push({ type: 'actions', elements: [rolePicker(app, snapshot.roles)] });
+  }
+  return blocks;
+}
+
+export function homeView(input: HomeInput): View {
+  const blocks: KnownBlock[] = [
+    header('CometChat Ops'),
+    actions([
+      button('Find calls', ACTIONS.homeFindCalls, 'find', 'primary'),
+      button('Look up a call', ACTIONS.homeLookupCall, 'lookup'),
+      button('Help', ACTIONS.homeHelp, 'help'),
+    ]),
+    context([
+      `Updated ${slackDate(Math.floor(input.at / 1000))}. It refreshes each time you open it.`,
+    ]),
+  ];
+  if (input.approvals.length > 0) blocks.push(divider(), ...input.approvals);
+  blocks.push(divider(), header(input.several ? 'CometChat apps' : 'CometChat app'));
+  for (const app of input.apps) blocks.push(...appBlocks(app, input.several));
+  blocks.push(divider(), header('Recent permission changes'));
+  if (input.recent === undefined) {
+    blocks.push(section(':warning: The audit trail could not be read just now.'));
+  } else if (input.recent.length === 0) {
+    blocks.push(section('No permission change yet.'));
+  } else {
+    // Five lines a section keeps each well under Slack's 3,000 characters.
+    for (let i = 0; i < input.recent.length; i += 5) {
+      blocks.push(section(input.recent.slice(i, i + 5).join('\n')));
+    }
+  }
+  return { type: 'home', blocks: blocks.slice(0, 100) };
+}
+
+/** The Home tab of someone who may not use the app. */
+export function noAccessHome(sentence: string): View {
+  return { type: 'home', blocks: [header('CometChat Ops'), section(escapeMrkdwn(sentence))] };
+}

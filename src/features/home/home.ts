@@ -1,0 +1,200 @@
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  SlackActionMiddlewareArgs,
+  StaticSelectAction,
+} from '@slack/bolt';
+import type { KnownBlock, View } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
+import { isCometChatError } from '../../cometchat/errors.ts';
+import type { Access } from '../../slack/access.ts';
+import type { CometChatApp } from '../../slack/apps.ts';
+import { noticeMessage, plain } from '../../slack/blocks.ts';
+import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
+import { failureSentence } from '../../slack/failure.ts';
+import { ACTIONS } from '../../slack/ids.ts';
+import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import { createTtlCache } from '../../ttl-cache.ts';
+import type { FeatureDeps } from '../deps.ts';
+import { type AppSnapshot, homeView, noAccessHome, readEditValue } from './home-view.ts';
+
+// The Home tab: published for a person when they open it (and again once slow parts arrive),
+// from data that is cached or fetched at once. Each CometChat app is asked for its roles at most
+// once a minute, whoever opens the tab; one app failing shows in its own section only.
+
+/** What the tab shows of other features, supplied by the composition root (app.ts). */
+export interface HomeParts {
+  /** Requests waiting for this person's approval (with buttons) and their own open ones. */
+  approvals(userId: string, log: Logger): Promise<KnownBlock[]>;
+  /** The last `limit` permission changes, one line each. */
+  recentChanges(limit: number): Promise<string[]>;
+  /** Opens the permission editor (its own checks apply). */
+  openEditor(
+    client: WebClient,
+    triggerId: string,
+    app: CometChatApp,
+    role: string,
+    userId: string,
+    scope: RequestScope,
+  ): Promise<void>;
+  /** The call lookup form: a session id, or a user id and search filters. */
+  lookupForm(): View;
+  help(): SlackMessage;
+}
+
+export interface HomeDeps extends FeatureDeps {
+  access: Pick<Access, 'viewRefusal'>;
+  parts: HomeParts;
+  now: () => number;
+  /** How long a publish waits for CometChat and access checks before drawing them as pending. */
+  waitMs?: number;
+}
+
+/** An app's roles (and so its key's state) are reused this long, whoever opens the tab. */
+export const SNAPSHOT_TTL_MS = 60_000;
+const RECENT_CHANGES = 10;
+
+export interface Home {
+  /** Draws and publishes `userId`'s tab; once more when parts that were slow have arrived. */
+  publish(client: WebClient, userId: string, log: Logger): Promise<void>;
+}
+
+export function createHome(deps: HomeDeps): Home {
+  const waitMs = deps.waitMs ?? 700;
+  const snapshots = createTtlCache<AppSnapshot>({ max: 100, ttlMs: SNAPSHOT_TTL_MS });
+
+  const snapshotOf = (app: CometChatApp, log: Logger): Promise<AppSnapshot> =>
+    snapshots.get(app.name, async () => {
+      try {
+        const roles = await app.cometchat.listAllRoles({ logger: log });
+        return { state: 'ok', roles: roles.map((r) => ({ role: r.role, name: r.name })) };
+      } catch (error) {
+        log.warn({ app: app.name, err: error }, 'home: role list failed');
+        const ref = isCometChatError(error) ? error.ref : 'none';
+        if (isCometChatError(error) && error.kind === 'unauthorized') {
+          return { state: 'refused', ref };
+        }
+        return { state: 'failed', sentence: failureSentence(error, deps.budgetSeconds), ref };
+      }
+    });
+
+  async function publish(client: WebClient, userId: string, log: Logger): Promise<void> {
+    const refusal = await deps.access.viewRefusal(userId, log, { withinMs: waitMs });
+    if (refusal) {
+      await client.views.publish({ user_id: userId, view: noAccessHome(refusal) });
+      return;
+    }
+    const apps = deps.apps.all;
+    const pending = apps.map((app) => snapshotOf(app, log));
+    const editable = apps.map((app) =>
+      app.access.editRefusal(userId, log, { withinMs: waitMs }).then(
+        (no) => no === undefined,
+        () => false,
+      ),
+    );
+    // The store's parts are local and quick: awaited. CometChat's wait a moment at most.
+    const [approvals, recent] = await Promise.all([
+      deps.parts.approvals(userId, log).catch((error: unknown) => {
+        log.warn({ err: error }, 'home: approvals not read');
+        return [];
+      }),
+      deps.parts.recentChanges(RECENT_CHANGES).catch((error: unknown) => {
+        log.warn({ err: error }, 'home: audit trail not read');
+        return undefined;
+      }),
+    ]);
+    const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), waitMs));
+    const draw = async (wait: boolean) => {
+      const shown = await Promise.all(
+        pending.map(async (snapshot) => {
+          const got = wait ? await snapshot : await Promise.race([snapshot, late]);
+          return got === 'late' ? ({ state: 'loading' } as const) : got;
+        }),
+      );
+      const editors = await Promise.all(editable);
+      return {
+        loading: shown.some((s) => s.state === 'loading'),
+        view: homeView({
+          several: deps.apps.several,
+          approvals,
+          apps: apps.map((app, i) => ({
+            name: app.name,
+            region: app.region,
+            snapshot: shown[i] ?? { state: 'loading' },
+            editable: editors[i] ?? false,
+          })),
+          recent,
+          at: deps.now(),
+        }),
+      };
+    };
+    const first = await draw(false);
+    await client.views.publish({ user_id: userId, view: first.view });
+    if (!first.loading) return;
+    // An app that was slow is drawn again once it answers (within its CometChat budget).
+    const final = await draw(true);
+    await client.views.publish({ user_id: userId, view: final.view });
+  }
+
+  return { publish };
+}
+
+type Button = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
+type Select = SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>> & AllMiddlewareArgs;
+
+export function registerHome(app: App, deps: HomeDeps, home: Home): void {
+  app.event('app_home_opened', async ({ event, client, context }) => {
+    if (event.tab !== 'home') return;
+    await home.publish(client, event.user, scopeOf(context).log);
+  });
+
+  // A role picked in an app's section: the editor opens for it, with its own checks.
+  app.action<BlockAction<StaticSelectAction>>(
+    ACTIONS.homeEditRole,
+    async ({ ack, body, action, client, context }: Select) => {
+      await ack();
+      const scope = scopeOf(context);
+      const picked = readEditValue(action.selected_option.value);
+      const target = picked ? deps.apps.byName(picked.app) : undefined;
+      if (!picked || !target) {
+        await deps.deliver(
+          destinationOf(body),
+          noticeMessage('That app is not configured any more; open the Home tab again.'),
+          scope.log,
+        );
+        return;
+      }
+      await deps.parts.openEditor(
+        client,
+        body.trigger_id,
+        target,
+        picked.role,
+        body.user.id,
+        scope,
+      );
+    },
+  );
+
+  const openForm = async ({ ack, body, client }: Button) => {
+    await ack();
+    await client.views.open({ trigger_id: body.trigger_id, view: deps.parts.lookupForm() });
+  };
+  app.action<BlockAction<ButtonAction>>(ACTIONS.homeFindCalls, openForm);
+  app.action<BlockAction<ButtonAction>>(ACTIONS.homeLookupCall, openForm);
+  app.action<BlockAction<ButtonAction>>(ACTIONS.homeHelp, async ({ ack, body, client }: Button) => {
+    await ack();
+    const help = deps.parts.help();
+    await client.views.open({
+      trigger_id: body.trigger_id,
+      view: {
+        type: 'modal',
+        title: plain('Help', 24),
+        close: plain('Close', 24),
+        blocks: (help.blocks ?? []).slice(0, 100),
+      },
+    });
+  });
+}
