@@ -99,6 +99,9 @@ export interface SlackDriver {
   raw(body: string, headers: Record<string, string>): Promise<HttpExchange>;
 }
 
+/** How long the driver waits for the app to answer one request. */
+const EXCHANGE_TIMEOUT_MS = 20_000;
+
 function actionTs(): string {
   return (Date.now() / 1000).toFixed(6);
 }
@@ -124,10 +127,17 @@ export function createSlackDriver(options: SlackDriverOptions): SlackDriver {
 
   const raw = async (body: string, headers: Record<string, string>): Promise<HttpExchange> => {
     const started = performance.now();
+    // Slack gives up after three seconds; a test should hear of an app that never answers
+    // long before its own timeout, with the exchange named.
     const response = await fetch(options.appUrl, {
       method: 'POST',
       headers: { 'content-type': FORM_CONTENT_TYPE, ...headers },
       body,
+      signal: AbortSignal.timeout(EXCHANGE_TIMEOUT_MS),
+    }).catch((error: unknown) => {
+      throw new Error(
+        `the app did not answer ${body.slice(0, 80)}… within ${EXCHANGE_TIMEOUT_MS} ms (${String(error)})`,
+      );
     });
     const text = await response.text();
     return { status: response.status, body: text, elapsedMs: performance.now() - started };
