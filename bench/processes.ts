@@ -37,6 +37,8 @@ export interface SpawnOptions {
   entry: string;
   env: Record<string, string>;
   logFile: string;
+  /** Node options before the entry, e.g. --cpu-prof (not allowed in NODE_OPTIONS). */
+  nodeArgs?: readonly string[];
 }
 
 /** A port that was free a moment ago (the child binds it; a clash fails the start loudly). */
@@ -58,7 +60,7 @@ export async function spawnSubject(options: SpawnOptions): Promise<Subject> {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    ['--expose-gc', '--import', TSX, '--import', PROBE, options.entry],
+    ['--expose-gc', ...(options.nodeArgs ?? []), '--import', TSX, '--import', PROBE, options.entry],
     {
       cwd: ROOT,
       // Only what the subject needs: nothing from the caller's shell steers it.
