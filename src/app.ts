@@ -14,7 +14,7 @@ import {
   registerAuditList,
 } from './features/audit/audit-trail.ts';
 import { auditSummaryLine } from './features/audit/audit-view.ts';
-import { startPeriodic, sweepIntents } from './features/audit/intent-sweep.ts';
+import { sweepIntents } from './features/audit/intent-sweep.ts';
 import { createCallCommand, registerCallLookup } from './features/calls/call-lookup.ts';
 import { createCallsCommand, registerCallSearch } from './features/calls/call-search.ts';
 import { lookupFormView } from './features/calls/lookup-modal-view.ts';
@@ -40,6 +40,7 @@ import { createMetrics, type Metrics } from './observe/metrics.ts';
 import { observedStore } from './observe/observed-store.ts';
 import { opsHandler, opsRoutes } from './observe/readiness.ts';
 import { observedFetch } from './observe/slack-fetch.ts';
+import { startPeriodic } from './periodic.ts';
 import { createAccess, requireViewer } from './slack/access.ts';
 import { createApps } from './slack/apps.ts';
 import { noticeMessage } from './slack/blocks.ts';
@@ -92,11 +93,11 @@ const REVIEW_DEADLINE_MS = 2_000;
 export function createSlackApp(options: SlackAppOptions) {
   const { config, logger } = options;
   const bolt = boltLogger(logger);
+  const metrics = options.metrics ?? createMetrics();
+  const slackFetch = observedFetch(metrics);
   // Replies are interactive: a few quick retries, not the Web API client's default of ten
   // spread over half an hour. A fresh object per client, because the Socket Mode client
   // fills in defaults on the one it is given.
-  const metrics = options.metrics ?? createMetrics();
-  const slackFetch = observedFetch(metrics);
   const slackClientOptions = () => ({
     ...(config.slack.apiUrl ? { slackApiUrl: `${config.slack.apiUrl}/` } : {}),
     retryConfig: { retries: 2, minTimeout: 200, maxTimeout: 1_000 },
@@ -367,15 +368,11 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
   // Updates that were in flight when an earlier run stopped get their records now, and then
   // every minute (another replica's may outlive it); approval requests past their expiry are
   // closed on the same beat.
-  const sweepLog = logger.child({ component: 'sweep' });
-  const intentDeps = { store, audit, now: Date.now, afterMs: 2 * config.cometchat.budgetMs };
+  const log = logger.child({ component: 'sweep' });
+  const intents = { store, audit, now: Date.now, afterMs: 2 * config.cometchat.budgetMs, log };
   const sweep = startPeriodic(
-    () =>
-      Promise.all([
-        sweepIntents({ ...intentDeps, log: sweepLog }),
-        built.expireApprovals(sweepLog),
-      ]),
-    sweepLog,
+    () => Promise.all([sweepIntents(intents), built.expireApprovals(log)]),
+    log,
   );
   // Socket Mode has no public listener and METRICS_PORT asks for another one: the health,
   // readiness and metrics routes get a small server of their own.
@@ -383,8 +380,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
     ? (config.slack.metricsPort ?? config.slack.port)
     : config.slack.metricsPort;
   const opsServer = opsPortWanted === undefined ? undefined : createServer(opsHandler(routes));
-  const opsPort =
-    opsServer && opsPortWanted !== undefined ? await listen(opsServer, opsPortWanted) : undefined;
+  const opsPort = opsServer ? await listen(opsServer, opsPortWanted as number) : undefined;
 
   let slackServer: Server | undefined;
   if (config.slack.socketMode) {

@@ -1,6 +1,8 @@
+import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import type { Apps } from '../slack/apps.ts';
+import type { Apps, CometChatApp } from '../slack/apps.ts';
 import type { Deliverer } from '../slack/deliver.ts';
+import type { RequestScope } from '../slack/request-context.ts';
 import type { AuditRecord } from '../store/store.ts';
 
 /** What every feature is built from; the composition root (app.ts) supplies it. */
@@ -24,3 +26,16 @@ export interface AuditTrail {
    */
   record(record: AuditRecord, log: Logger): Promise<{ stored: boolean }>;
 }
+
+/**
+ * Opens the permission editor for a role with a trigger, after its own checks. Defined here
+ * because the Home tab opens it too (the permissions feature implements it).
+ */
+export type EditorOpener = (
+  client: WebClient,
+  triggerId: string,
+  app: CometChatApp,
+  role: string,
+  userId: string,
+  scope: RequestScope,
+) => Promise<void>;

@@ -2,26 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Harness } from './harness.ts';
 import { textOf } from './harness.ts';
-import { useHarnessStarter, watchRejections } from './support.ts';
+import { readiness, readyzTurns, useHarnessStarter, watchRejections } from './support.ts';
 
 // Slack drops the Socket Mode connection in every way it does in production; each time the app
 // keeps running without an unhandled rejection, /readyz says so while it is down, one connection
 // comes back (never two), and the next command is answered.
-
-const readiness = async (h: Harness) => {
-  const response = await fetch(`http://127.0.0.1:${h.app.opsPort}/readyz`);
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-};
-
-/** Waits until /readyz answers `status`, asking every 50 ms. */
-async function readyzTurns(h: Harness, status: 200 | 503, withinMs: number): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while ((await readiness(h)).status !== status) {
-    if (Date.now() > deadline)
-      throw new Error(`/readyz did not answer ${status} in ${withinMs} ms`);
-    await sleep(50);
-  }
-}
 
 /** A command sent over the socket is answered on its response_url. */
 async function answered(h: Harness): Promise<void> {

@@ -2,31 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import { confirm, openEditor } from '../../offline/stack/editor-steps.ts';
 import { type RedisServer, skipRedisSuites, startRedisServer } from '../store/redis-server.ts';
-import { commandText, type Harness, textOf } from './harness.ts';
-import { puts, reviewFlip, useHarnessStarter } from './support.ts';
+import { commandText, textOf } from './harness.ts';
+import { puts, readiness, readyzTurns, reviewFlip, useHarnessStarter } from './support.ts';
 
 // The store goes away mid-run: what needs no state keeps working, what needs it says so in one
 // sentence and sends nothing, /readyz says which part is down, and everything works again when
 // the store is back, without a restart.
-
-const readyz = async (h: Harness) => {
-  const response = await fetch(`http://127.0.0.1:${h.app.opsPort}/readyz`);
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-};
-
-async function readyzTurns(h: Harness, status: 200 | 503, withinMs: number): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while ((await readyz(h)).status !== status) {
-    if (Date.now() > deadline)
-      throw new Error(`/readyz did not answer ${status} in ${withinMs} ms`);
-    await sleep(50);
-  }
-}
 
 describe.skipIf(skipRedisSuites)('a Redis outage', { tags: ['redis'] }, () => {
   const start = useHarnessStarter();
@@ -39,13 +24,17 @@ describe.skipIf(skipRedisSuites)('a Redis outage', { tags: ['redis'] }, () => {
   it('keeps lookups working, refuses what needs the store, and recovers without a restart', async () => {
     redis = await startRedisServer();
     const h = await start({ env: { STORE_URL: redis.url, EDITORS: 'U0OPERATOR' } });
-    expect((await readyz(h)).status).toBe(200);
+    expect((await readiness(h)).status).toBe(200);
     // A change reviewed while Redis is up, confirmed while it is down.
     const { confirmation } = await reviewFlip(h);
 
     await redis.stop();
     await readyzTurns(h, 503, 5_000);
-    expect((await readyz(h)).body).toEqual({ ready: false, slack: 'ok', store: 'not answering' });
+    expect((await readiness(h)).body).toEqual({
+      ready: false,
+      slack: 'ok',
+      store: 'not answering',
+    });
 
     expect(await commandText(h, 'roles')).toContain('CometChat roles');
     expect(await commandText(h, `call ${SANDBOX_SESSION_IDS.audioEnded}`)).toContain('Audio call');
@@ -114,13 +103,17 @@ describe.skipIf(!immutable && !process.env.CI)('a SQLite file that becomes read-
     const file = join(dir, 'state.sqlite');
     const h = await start({ env: { STORE_URL: file, EDITORS: 'U0OPERATOR' } });
     const { confirmation } = await reviewFlip(h);
-    expect((await readyz(h)).status).toBe(200);
+    expect((await readiness(h)).status).toBe(200);
 
     // The database and its write-ahead log: every write fails, reads still work.
     locked = [file, `${file}-wal`];
     chattr('+i', locked);
     await readyzTurns(h, 503, 5_000);
-    expect((await readyz(h)).body).toEqual({ ready: false, slack: 'ok', store: 'not answering' });
+    expect((await readiness(h)).body).toEqual({
+      ready: false,
+      slack: 'ok',
+      store: 'not answering',
+    });
     expect(await commandText(h, 'roles')).toContain('CometChat roles');
     const { outcome } = await confirm(h, confirmation);
     expect(textOf(outcome)).toContain("Nothing was sent: the app's store is not answering");

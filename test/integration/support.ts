@@ -316,3 +316,22 @@ export async function applyChange(h: Harness, change: Change) {
   const { review, confirmation } = await reviewChange(h, change);
   return { review, ...(await confirm(h, confirmation)) };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Readiness
+
+/** The app's /readyz answer: its status and JSON body. */
+export async function readiness(h: Harness) {
+  const response = await fetch(`http://127.0.0.1:${h.app.opsPort}/readyz`);
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** Waits until /readyz answers `status`, asking every 50 ms. */
+export async function readyzTurns(h: Harness, status: 200 | 503, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while ((await readiness(h)).status !== status) {
+    if (Date.now() > deadline)
+      throw new Error(`/readyz did not answer ${status} in ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -16,9 +16,9 @@ import { noticeMessage, plain } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { failureSentence } from '../../slack/failure.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import { scopeOf } from '../../slack/request-context.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
-import type { FeatureDeps } from '../deps.ts';
+import type { EditorOpener, FeatureDeps } from '../deps.ts';
 import { type AppSnapshot, homeView, noAccessHome, readEditValue } from './home-view.ts';
 
 // The Home tab: published for a person when they open it (and again once slow parts arrive),
@@ -32,14 +32,7 @@ export interface HomeParts {
   /** The last `limit` permission changes, one line each. */
   recentChanges(limit: number): Promise<string[]>;
   /** Opens the permission editor (its own checks apply). */
-  openEditor(
-    client: WebClient,
-    triggerId: string,
-    app: CometChatApp,
-    role: string,
-    userId: string,
-    scope: RequestScope,
-  ): Promise<void>;
+  openEditor: EditorOpener;
   /** The call lookup form: a session id, or a user id and search filters. */
   lookupForm(): View;
   help(): SlackMessage;

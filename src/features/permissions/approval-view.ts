@@ -1,19 +1,16 @@
 import type { KnownBlock } from '@slack/types';
-import type { ValueWriter } from '../../slack/apps.ts';
 import { actions, button, context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
-import { changeLine, chunkedSections } from './editor-view.ts';
+import { type AppLabel, changeLine, chunkedSections } from './editor-view.ts';
 
 // An approval request as Slack shows it: the message in the approval channel (updated in place
 // as the request ends), and the line the requester gets by direct message. Pure.
 
-export interface ApprovalViewOptions {
-  appName?: string | undefined;
-  /** Writes the buttons' values (sealed for the app). */
-  value?: ValueWriter;
+/** The app's name and value writer (as the editor's views take them), and the outcome's detail. */
+export interface ApprovalViewOptions extends AppLabel {
   /** What the outcome adds: CometChat's per-key messages, or the failure and its reference. */
   detail?: string | undefined;
 }
@@ -45,7 +42,7 @@ export function approvalMessage(
   request: ApprovalRequest,
   options: ApprovalViewOptions = {},
 ): SlackMessage {
-  const write = options.value ?? JSON.stringify;
+  const write = options.write ?? JSON.stringify;
   const app = options.appName ? ` in *${escapeMrkdwn(options.appName)}*` : '';
   const n = request.changes.length;
   const blocks: KnownBlock[] = [

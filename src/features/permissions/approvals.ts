@@ -26,7 +26,7 @@ import type { ApprovalRequest } from '../../store/store.ts';
 import { applyChange, NOT_SENT } from './apply-change.ts';
 import { approvalMessage, approvalsList, outcomeNotice } from './approval-view.ts';
 import { editRefusal } from './editor-access.ts';
-import { type Args, type EditorDeps, OPEN_CHECK_DEADLINE_MS } from './editor-context.ts';
+import { type Args, appLabel, type EditorDeps, OPEN_CHECK_DEADLINE_MS } from './editor-context.ts';
 import type { ConfirmMetadata } from './editor-state.ts';
 import { MAX_REASON } from './editor-view.ts';
 
@@ -90,7 +90,7 @@ export async function requestApproval(
   try {
     const posted = await client.chat.postMessage({
       channel: request.channel,
-      ...approvalMessage(request, viewOptions(deps, app)),
+      ...approvalMessage(request, appLabel(deps, app)),
     });
     ts = posted.ts;
   } catch (error) {
@@ -108,10 +108,6 @@ export async function requestApproval(
     'approval requested',
   );
   return { kind: 'requested', channel: request.channel };
-}
-
-function viewOptions(deps: Pick<ApprovalDeps, 'apps'>, app: CometChatApp) {
-  return { appName: appNameIfSeveral(deps.apps, app), value: valueWriter(deps.apps, app) };
 }
 
 /** What announcing and expiring a request need. */
@@ -132,7 +128,7 @@ async function announce(
       .update({
         channel: request.channel,
         ts: request.ts,
-        ...approvalMessage(request, { ...viewOptions(deps, app), detail }),
+        ...approvalMessage(request, { ...appLabel(deps, app), detail }),
       })
       .catch((error: unknown) => {
         scope.log.warn({ cause: slackErrorCode(error) }, 'approval message not updated');

@@ -8,7 +8,6 @@ import type {
   ViewSubmitAction,
 } from '@slack/bolt';
 import type { View } from '@slack/types';
-import type { WebClient } from '@slack/web-api';
 import { type CometChatApp, openRoleButton, tryOpenSealed } from '../../slack/apps.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { alreadyShown, RefusedError } from '../../slack/failure.ts';
@@ -16,6 +15,7 @@ import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { failInModal, showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import type { EditorOpener } from '../deps.ts';
 import { applyChange } from './apply-change.ts';
 import { requestApproval } from './approvals.ts';
 import { editRefusal } from './editor-access.ts';
@@ -113,15 +113,8 @@ export const PREFILL_UNAVAILABLE =
  * Opens the editor for a role: the modal opens at once with the trigger (it expires in three
  * seconds), then is filled once the role list and the last known values are at hand.
  */
-export function createEditorOpener(deps: EditorDeps) {
-  return async (
-    client: WebClient,
-    triggerId: string,
-    app: CometChatApp,
-    role: string,
-    userId: string,
-    scope: RequestScope,
-  ) => {
+export function createEditorOpener(deps: EditorDeps): EditorOpener {
+  return async (client, triggerId, app, role, userId, scope) => {
     // views.open needs the trigger within Slack's three seconds of the click: the check gets
     // what is left of OPEN_CHECK_DEADLINE_MS after the viewer check took its share.
     const refusal = await editRefusal(app.access, userId, scope.log, 'open', {
