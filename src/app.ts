@@ -50,6 +50,7 @@ import { createDeliverer, type Deliverer, destinationOf } from './slack/deliver.
 import { createErrorHandler } from './slack/error-handler.ts';
 import { refuseFutureDated } from './slack/future-dated.ts';
 import { createInflight } from './slack/inflight.ts';
+import { createListeners } from './slack/listeners.ts';
 import { requestScope } from './slack/request-context.ts';
 import { guardSocket } from './slack/socket-guard.ts';
 import { openStore } from './store/open-store.ts';
@@ -154,6 +155,9 @@ export function createSlackApp(options: SlackAppOptions) {
     logLevel: boltLevel(config.logLevel),
     clientOptions: slackClientOptions(),
     extendedErrorHandler: true,
+    // Bolt's conversation store (context.conversation) is not used here; left on, it looked up
+    // every request's channel in memory and built an Error for each miss.
+    convoStore: false,
     // Bolt would otherwise call auth.test from the constructor, where a rejection (a wrong
     // token, Slack unreachable) is unhandled and leaves an app that refuses every request.
     // startSlackApp runs it through `app.init()` instead, so a bad token fails the start.
@@ -306,11 +310,12 @@ export function createSlackApp(options: SlackAppOptions) {
     },
     { deliver, apps },
   );
-  registerRoleList(app, deps);
-  registerCallLookup(app, deps);
-  registerCallSearch(app, deps);
-  registerPermissionEditor(app, editorDeps);
-  registerApprovals(app, editorDeps);
+  const listeners = createListeners(app);
+  registerRoleList(listeners, deps);
+  registerCallLookup(listeners, deps);
+  registerCallSearch(listeners, deps);
+  registerPermissionEditor(listeners, editorDeps);
+  registerApprovals(listeners, editorDeps);
   const homeDeps = {
     ...deps,
     access,
@@ -334,8 +339,8 @@ export function createSlackApp(options: SlackAppOptions) {
   };
   const home = createHome(homeDeps);
   editorDeps.refreshHome = home.publish;
-  registerHome(app, homeDeps, home);
-  registerAuditList(app, { ...deps, store });
+  registerHome(listeners, homeDeps, home);
+  registerAuditList(listeners, { ...deps, store });
 
   return {
     app,

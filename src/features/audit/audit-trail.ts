@@ -1,6 +1,5 @@
 import type {
   AllMiddlewareArgs,
-  App,
   BlockAction,
   ButtonAction,
   SlackActionMiddlewareArgs,
@@ -13,6 +12,7 @@ import type { Metrics } from '../../observe/metrics.ts';
 import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../slack/apps.ts';
 import { destinationOf, slackErrorCode } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
+import type { Listeners } from '../../slack/listeners.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
@@ -130,6 +130,12 @@ export function createAuditPage(deps: FeatureDeps & { store: Store }) {
   };
 }
 
-export function registerAuditList(app: App, deps: FeatureDeps & { store: Store }): void {
-  app.action<BlockAction<ButtonAction>>(new RegExp(`^${ACTIONS.auditPage}`), createAuditPage(deps));
+export function registerAuditList(
+  listeners: Listeners,
+  deps: FeatureDeps & { store: Store },
+): void {
+  listeners.action<BlockAction<ButtonAction>>(
+    new RegExp(`^${ACTIONS.auditPage}`),
+    createAuditPage(deps),
+  );
 }

@@ -1,6 +1,5 @@
 import type {
   AllMiddlewareArgs,
-  App,
   BlockAction,
   ButtonAction,
   GlobalShortcut,
@@ -25,6 +24,7 @@ import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { failureSentence } from '../../slack/failure.ts';
 import { idProblem, MAX_SESSION_ID, MAX_UID, uidProblem } from '../../slack/id-rules.ts';
 import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
+import type { Listeners } from '../../slack/listeners.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
@@ -400,17 +400,20 @@ export function createLookupSubmission(deps: FeatureDeps) {
   };
 }
 
-export function registerCallLookup(app: App, deps: FeatureDeps): void {
-  app.action<BlockAction<ButtonAction>>(ACTIONS.shareCall, createShareCall(deps));
-  app.action<BlockAction<ButtonAction>>(ACTIONS.callDetails, createCallDetails(deps));
-  app.action<BlockAction<ButtonAction>>(ACTIONS.callParticipants, createParticipantsButton(deps));
-  app.action<BlockAction<ButtonAction>>(
+export function registerCallLookup(listeners: Listeners, deps: FeatureDeps): void {
+  listeners.action<BlockAction<ButtonAction>>(ACTIONS.shareCall, createShareCall(deps));
+  listeners.action<BlockAction<ButtonAction>>(ACTIONS.callDetails, createCallDetails(deps));
+  listeners.action<BlockAction<ButtonAction>>(
+    ACTIONS.callParticipants,
+    createParticipantsButton(deps),
+  );
+  listeners.action<BlockAction<ButtonAction>>(
     new RegExp(`^${ACTIONS.participantsPage}`),
     createParticipantsPage(deps),
   );
-  app.shortcut<MessageShortcut>(CALLBACKS.lookupCallMessage, createMessageShortcut(deps));
-  app.shortcut<GlobalShortcut>(CALLBACKS.lookupCallGlobal, createLookupForm(deps));
-  app.view<ViewSubmitAction>(CALLBACKS.lookupCallModal, createLookupSubmission(deps));
+  listeners.shortcut<MessageShortcut>(CALLBACKS.lookupCallMessage, createMessageShortcut(deps));
+  listeners.shortcut<GlobalShortcut>(CALLBACKS.lookupCallGlobal, createLookupForm(deps));
+  listeners.view<ViewSubmitAction>(CALLBACKS.lookupCallModal, createLookupSubmission(deps));
 }
 
 /** In a modal there is no channel to share into: drop the share buttons, keep the rest. */

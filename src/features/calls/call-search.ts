@@ -1,6 +1,5 @@
 import type {
   AllMiddlewareArgs,
-  App,
   BlockAction,
   ButtonAction,
   SlackActionMiddlewareArgs,
@@ -19,6 +18,7 @@ import {
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { idProblem, MAX_UID, uidProblem } from '../../slack/id-rules.ts';
 import { ACTIONS } from '../../slack/ids.ts';
+import type { Listeners } from '../../slack/listeners.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
@@ -107,7 +107,10 @@ export function createShareCalls(deps: FeatureDeps) {
   };
 }
 
-export function registerCallSearch(app: App, deps: FeatureDeps): void {
-  app.action<BlockAction<ButtonAction>>(new RegExp(`^${ACTIONS.callsPage}`), createCallsPage(deps));
-  app.action<BlockAction<ButtonAction>>(ACTIONS.shareCalls, createShareCalls(deps));
+export function registerCallSearch(listeners: Listeners, deps: FeatureDeps): void {
+  listeners.action<BlockAction<ButtonAction>>(
+    new RegExp(`^${ACTIONS.callsPage}`),
+    createCallsPage(deps),
+  );
+  listeners.action<BlockAction<ButtonAction>>(ACTIONS.shareCalls, createShareCalls(deps));
 }

@@ -1,6 +1,5 @@
 import type {
   AllMiddlewareArgs,
-  App,
   BlockAction,
   ButtonAction,
   SlackActionMiddlewareArgs,
@@ -16,6 +15,7 @@ import { noticeMessage, plain } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { failureSentence } from '../../slack/failure.ts';
 import { ACTIONS } from '../../slack/ids.ts';
+import type { Listeners } from '../../slack/listeners.ts';
 import { scopeOf } from '../../slack/request-context.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
 import type { EditorOpener, FeatureDeps } from '../deps.ts';
@@ -138,14 +138,14 @@ export function createHome(deps: HomeDeps): Home {
 type Button = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 type Select = SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>> & AllMiddlewareArgs;
 
-export function registerHome(app: App, deps: HomeDeps, home: Home): void {
-  app.event('app_home_opened', async ({ event, client, context }) => {
+export function registerHome(listeners: Listeners, deps: HomeDeps, home: Home): void {
+  listeners.event('app_home_opened', async ({ event, client, context }) => {
     if (event.tab !== 'home') return;
     await home.publish(client, event.user, scopeOf(context).log);
   });
 
   // A role picked in an app's section: the editor opens for it, with its own checks.
-  app.action<BlockAction<StaticSelectAction>>(
+  listeners.action<BlockAction<StaticSelectAction>>(
     ACTIONS.homeEditRole,
     async ({ ack, body, action, client, context }: Select) => {
       await ack();
@@ -175,19 +175,22 @@ export function registerHome(app: App, deps: HomeDeps, home: Home): void {
     await ack();
     await client.views.open({ trigger_id: body.trigger_id, view: deps.parts.lookupForm() });
   };
-  app.action<BlockAction<ButtonAction>>(ACTIONS.homeFindCalls, openForm);
-  app.action<BlockAction<ButtonAction>>(ACTIONS.homeLookupCall, openForm);
-  app.action<BlockAction<ButtonAction>>(ACTIONS.homeHelp, async ({ ack, body, client }: Button) => {
-    await ack();
-    const help = deps.parts.help();
-    await client.views.open({
-      trigger_id: body.trigger_id,
-      view: {
-        type: 'modal',
-        title: plain('Help', 24),
-        close: plain('Close', 24),
-        blocks: (help.blocks ?? []).slice(0, 100),
-      },
-    });
-  });
+  listeners.action<BlockAction<ButtonAction>>(ACTIONS.homeFindCalls, openForm);
+  listeners.action<BlockAction<ButtonAction>>(ACTIONS.homeLookupCall, openForm);
+  listeners.action<BlockAction<ButtonAction>>(
+    ACTIONS.homeHelp,
+    async ({ ack, body, client }: Button) => {
+      await ack();
+      const help = deps.parts.help();
+      await client.views.open({
+        trigger_id: body.trigger_id,
+        view: {
+          type: 'modal',
+          title: plain('Help', 24),
+          close: plain('Close', 24),
+          blocks: (help.blocks ?? []).slice(0, 100),
+        },
+      });
+    },
+  );
 }

@@ -1,5 +1,4 @@
 import type {
-  App,
   BlockAction,
   ButtonAction,
   SlackActionMiddlewareArgs,
@@ -12,6 +11,7 @@ import { type CometChatApp, openRoleButton, tryOpenSealed } from '../../slack/ap
 import { destinationOf } from '../../slack/deliver.ts';
 import { alreadyShown, RefusedError } from '../../slack/failure.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
+import type { Listeners } from '../../slack/listeners.ts';
 import { failInModal, showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
@@ -506,16 +506,16 @@ export function createApplySubmission(deps: EditorDeps) {
   };
 }
 
-export function registerPermissionEditor(app: App, deps: EditorDeps): void {
-  app.action<BlockAction<ButtonAction>>(
+export function registerPermissionEditor(listeners: Listeners, deps: EditorDeps): void {
+  listeners.action<BlockAction<ButtonAction>>(
     new RegExp(`^${ACTIONS.promoteChange}:`),
     createPromoteButton(deps),
   );
-  app.action<BlockAction<ButtonAction>>(ACTIONS.editPermissions, createEditButton(deps));
-  app.action<BlockAction<StaticSelectAction>>(
+  listeners.action<BlockAction<ButtonAction>>(ACTIONS.editPermissions, createEditButton(deps));
+  listeners.action<BlockAction<StaticSelectAction>>(
     ACTIONS.permissionsCategory,
     createCategorySwitch(deps),
   );
-  app.view<ViewSubmitAction>(CALLBACKS.permissionsEditor, createReviewSubmission(deps));
-  app.view<ViewSubmitAction>(CALLBACKS.permissionsConfirm, createApplySubmission(deps));
+  listeners.view<ViewSubmitAction>(CALLBACKS.permissionsEditor, createReviewSubmission(deps));
+  listeners.view<ViewSubmitAction>(CALLBACKS.permissionsConfirm, createApplySubmission(deps));
 }

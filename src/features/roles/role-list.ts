@@ -1,6 +1,5 @@
 import type {
   AllMiddlewareArgs,
-  App,
   BlockAction,
   ButtonAction,
   SlackActionMiddlewareArgs,
@@ -16,6 +15,7 @@ import {
 import { sharedCopy } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
+import type { Listeners } from '../../slack/listeners.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
@@ -73,7 +73,10 @@ export function createShareRoles(deps: FeatureDeps) {
   };
 }
 
-export function registerRoleList(app: App, deps: FeatureDeps): void {
-  app.action<BlockAction<ButtonAction>>(new RegExp(`^${ACTIONS.rolesPage}`), createRolesPage(deps));
-  app.action<BlockAction<ButtonAction>>(ACTIONS.shareRoles, createShareRoles(deps));
+export function registerRoleList(listeners: Listeners, deps: FeatureDeps): void {
+  listeners.action<BlockAction<ButtonAction>>(
+    new RegExp(`^${ACTIONS.rolesPage}`),
+    createRolesPage(deps),
+  );
+  listeners.action<BlockAction<ButtonAction>>(ACTIONS.shareRoles, createShareRoles(deps));
 }
