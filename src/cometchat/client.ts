@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import ky, { HTTPError, type KyInstance, type Options, TimeoutError } from 'ky';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import { type Answer, type Exchange, ExchangeTimeout, exchange as httpExchange } from '../http.ts';
 import { type Metrics, statusClassOf } from '../observe/metrics.ts';
 import { CometChatError, type CometChatErrorKind, kindForStatus } from './errors.ts';
 import { fitsHeader } from './header-value.ts';
@@ -38,7 +38,8 @@ export interface CometChatClientOptions {
   logger: Logger;
   /** Retries after the first attempt (default 3). */
   retryLimit?: number;
-  fetch?: typeof fetch;
+  /** One HTTP exchange (default: node:http, src/http.ts). */
+  exchange?: (request: Exchange) => Promise<Answer>;
   newRef?: () => string;
   /** The clock the time budget and server-given waits are judged by (default `Date.now`). */
   now?: () => number;
@@ -96,24 +97,21 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
   const newRef = options.newRef ?? newReference;
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
-  const common: Options = {
-    timeout: options.timeoutMs,
-    headers: { apikey: options.apiKey, accept: 'application/json' },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-  };
+  const send1 = options.exchange ?? httpExchange;
+  const headers = { apikey: options.apiKey, accept: 'application/json' };
   // A service may echo what it was sent (`the apikey ... is not valid`): its words are shown to
   // people and logged, so the key's value is taken out of them first.
   const withoutKey = (text: string) =>
     options.apiKey.length > 0 ? text.split(options.apiKey).join('[redacted]') : text;
-  // One instance per host (the live service has two).
-  const roleApi = ky.create({ ...common, prefixUrl: `${options.apiUrl}/v3` });
-  const callApi = ky.create({ ...common, prefixUrl: `${options.callApiUrl}/v3` });
+  // The live service has two hosts.
+  const roleApi = `${options.apiUrl}/v3/`;
+  const callApi = `${options.callApiUrl}/v3/`;
 
   async function send<S extends z.ZodType>(
-    api: KyInstance,
+    api: string,
     operation: string,
     path: string,
-    init: Options,
+    init: Outgoing,
     schema: S,
     request: RequestOptions,
   ): Promise<z.infer<S>> {
@@ -123,47 +121,41 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
     const log = parent.child(parent.bindings().ref === ref ? { operation } : { ref, operation });
     const deadline = now() + options.budgetMs;
     const started = performance.now();
-    // The wait before the next attempt, chosen once (jitter included) when deciding to retry,
-    // so that the budget is judged by the wait ky then really makes.
-    let wait = 0;
     const fail = (
       init: Omit<ConstructorParameters<typeof CometChatError>[0], 'ref' | 'operation'>,
     ) => new CometChatError({ ...init, ref, operation });
 
-    let response: Response;
+    let response: Answer;
     try {
-      response = await api(path, {
-        ...init,
-        signal: AbortSignal.timeout(options.budgetMs),
-        retry: {
-          limit: options.retryLimit ?? 3,
-          methods: ['get', 'put'],
-          statusCodes: RETRY_STATUSES,
-          // Retry-After is read by waitBefore, not by ky: one computation, on the client's clock.
-          afterStatusCodes: [],
-          delay: () => wait,
-          retryOnTimeout: true,
-          shouldRetry: ({ error, retryCount }) => {
-            wait = waitBefore(error, retryCount, random, now);
-            // undefined: ky goes on to its own checks (method, status, timeout).
-            return wait + MIN_ATTEMPT_MS < deadline - now() ? undefined : false;
-          },
+      response = await attempts({
+        exchange: {
+          method: init.method,
+          url: api + path + queryOf(init.query),
+          headers:
+            init.json === undefined
+              ? { ...headers, ...init.headers }
+              : { ...headers, ...init.headers, 'content-type': 'application/json' },
+          body: init.json === undefined ? undefined : JSON.stringify(init.json),
+          readBody: true,
         },
-        hooks: {
-          beforeRetry: [
-            ({ error, retryCount }) => {
-              options.observe?.cometchatRetry(operation);
-              if (statusOf(error) === 429) options.observe?.cometchatRateLimited(operation);
-              log.warn(
-                { retryCount, cause: causeOf(error), waitedMs: Math.round(wait) },
-                'retrying CometChat request',
-              );
-            },
-          ],
+        send: send1,
+        timeoutMs: options.timeoutMs,
+        budgetMs: options.budgetMs,
+        retryLimit: options.retryLimit ?? 3,
+        // Judged on the client's clock: a wait and one more attempt must fit in what is left.
+        worthRetrying: (wait) => wait + MIN_ATTEMPT_MS < deadline - now(),
+        waitBefore: (failure, retryCount) => waitBefore(failure, retryCount, random, now),
+        beforeRetry: (failure, retryCount, wait) => {
+          options.observe?.cometchatRetry(operation);
+          if (statusOf(failure) === 429) options.observe?.cometchatRateLimited(operation);
+          log.warn(
+            { retryCount, cause: causeOf(failure), waitedMs: Math.round(wait) },
+            'retrying CometChat request',
+          );
         },
       });
     } catch (error) {
-      const failure = await translate(error, fail, withoutKey, now);
+      const failure = translate(error, fail, withoutKey, now);
       options.observe?.cometchatRequest(
         operation,
         statusClassOf(failure.status, failure.kind),
@@ -188,10 +180,9 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
       statusClassOf(response.status),
       elapsed(started) / 1000,
     );
-    const text = await response.text();
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(response.text);
     } catch {
       throw logged(
         log,
@@ -219,7 +210,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
         roleApi,
         'listRoles',
         'roles',
-        { method: 'get', searchParams },
+        { method: 'GET', query: searchParams },
         RoleListResponseSchema,
         request,
       );
@@ -244,7 +235,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
         roleApi,
         'setRolePermissions',
         path,
-        { method: 'put', json: { permissions } },
+        { method: 'PUT', json: { permissions } },
         PermissionUpdateResponseSchema,
         request,
       );
@@ -258,7 +249,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
         callApi,
         'getCall',
         path,
-        { method: 'get', headers },
+        { method: 'GET', headers },
         CallResponseSchema,
         request,
       );
@@ -281,7 +272,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
         callApi,
         'listCalls',
         'calls',
-        { method: 'get', headers, searchParams: callSearchParams(query) },
+        { method: 'GET', headers, query: callSearchParams(query) },
         CallListResponseSchema,
         request,
       );
@@ -359,27 +350,112 @@ function segment(
   return encodeURIComponent(id);
 }
 
+/** What `send` asks of the service. */
+interface Outgoing {
+  method: 'GET' | 'PUT';
+  headers?: Record<string, string>;
+  query?: Record<string, string | number>;
+  /** Sent as JSON, with its content type. */
+  json?: unknown;
+}
+
+function queryOf(query: Record<string, string | number> | undefined): string {
+  if (query === undefined) return '';
+  const text = new URLSearchParams(
+    Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]),
+  ).toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** An answer outside 2xx. */
+class StatusFailure extends Error {
+  constructor(readonly answer: Answer) {
+    super(`HTTP ${answer.status}`);
+  }
+}
+
+/** The request's whole time budget ran out (real time, whatever the client's clock says). */
+class BudgetExhausted extends Error {
+  constructor() {
+    super('time budget exhausted');
+  }
+}
+
+interface AttemptPlan {
+  exchange: Omit<Exchange, 'timeoutMs'>;
+  send: (request: Exchange) => Promise<Answer>;
+  /** Per attempt. */
+  timeoutMs: number;
+  /** Every attempt and wait together, in real time. */
+  budgetMs: number;
+  retryLimit: number;
+  /** The wait before retry number `retryCount`. */
+  waitBefore(failure: Error, retryCount: number): number;
+  /** Whether a wait of `wait` and one more attempt still fit in the budget. */
+  worthRetrying(wait: number): boolean;
+  /** Told after the wait, as the retry starts. */
+  beforeRetry(failure: Error, retryCount: number, wait: number): void;
+}
+
+/**
+ * Attempts until the service answers in 2xx, retrying what may succeed a moment later (the
+ * statuses in RETRY_STATUSES, a dropped or refused connection, an attempt that timed out) up to
+ * `retryLimit` times, while a wait and another attempt fit in the budget. Throws what ended the
+ * last attempt: a StatusFailure with the answer, the exchange's error, or BudgetExhausted.
+ */
+async function attempts(plan: AttemptPlan): Promise<Answer> {
+  const began = performance.now();
+  const left = () => plan.budgetMs - (performance.now() - began);
+  for (let retryCount = 0; ; ) {
+    if (left() <= 0) throw new BudgetExhausted();
+    const limit = Math.min(plan.timeoutMs, left());
+    let failure: Error;
+    try {
+      const answer = await plan.send({ ...plan.exchange, timeoutMs: limit });
+      if (answer.status >= 200 && answer.status < 300) return answer;
+      failure = new StatusFailure(answer);
+    } catch (error) {
+      // An attempt cut short by what was left of the budget: the budget is what ran out.
+      if (error instanceof ExchangeTimeout && limit < plan.timeoutMs) throw new BudgetExhausted();
+      failure = error instanceof Error ? error : new Error(String(error));
+    }
+    retryCount += 1;
+    const retriable =
+      !(failure instanceof StatusFailure) || RETRY_STATUSES.includes(failure.answer.status);
+    if (retryCount > plan.retryLimit || !retriable) throw failure;
+    const wait = plan.waitBefore(failure, retryCount);
+    if (!plan.worthRetrying(wait)) throw failure;
+    await sleep(Math.min(wait, Math.max(0, left())));
+    if (left() <= 0) throw new BudgetExhausted();
+    plan.beforeRetry(failure, retryCount, wait);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 /**
  * The wait before retry number `retryCount`: what the service asked for on a 429 or 503, else
  * the back-off with jitter (half to all of it, so that replicas do not retry in step).
  */
 function waitBefore(
-  error: Error,
+  failure: Error,
   retryCount: number,
   random: () => number,
   now: () => number,
 ): number {
-  if (error instanceof HTTPError && RETRY_AFTER_STATUSES.includes(error.response.status)) {
-    const asked = serverWaitMs(error.response, now);
+  if (failure instanceof StatusFailure && RETRY_AFTER_STATUSES.includes(failure.answer.status)) {
+    const asked = serverWaitMs(failure.answer, now);
     if (asked !== undefined) return asked;
   }
   return backoff(retryCount) * (0.5 + random() / 2);
 }
 
 /**
- * Headers read, first present wins, for the wait a 429 or 503 asks for (the ones ky knows):
- * CometChat sends `X-Rate-Limit-Reset` beside `Retry-After`, and a 429 with only the former
- * must not be waited for past the budget either.
+ * Headers read, first present wins, for the wait a 429 or 503 asks for: CometChat sends
+ * `X-Rate-Limit-Reset` beside `Retry-After`, and a 429 with only the former must not be waited
+ * for past the budget either.
  */
 const WAIT_HEADERS = [
   'retry-after',
@@ -388,14 +464,15 @@ const WAIT_HEADERS = [
   'x-ratelimit-reset',
   'x-rate-limit-reset',
 ];
-/** A wait this large (in ms) is a Unix timestamp (ky's reading, kept). */
+/** A wait this large (in ms) is a Unix timestamp. */
 const TIMESTAMP_FROM_MS = Date.parse('2024-01-01');
 
-function serverWaitMs(response: Response, now: () => number): number | undefined {
-  let header: string | null = null;
+function serverWaitMs(answer: Answer, now: () => number): number | undefined {
+  let header: string | undefined;
   for (const name of WAIT_HEADERS) {
-    header = response.headers.get(name);
-    if (header !== null) break;
+    const value = answer.headers[name];
+    header = Array.isArray(value) ? value[0] : value;
+    if (header !== undefined) break;
   }
   if (!header) return undefined;
   let ms = Number(header) * 1000;
@@ -404,64 +481,55 @@ function serverWaitMs(response: Response, now: () => number): number | undefined
   return Number.isNaN(ms) ? undefined : Math.max(0, ms);
 }
 
-function retryAfterSeconds(response: Response, now: () => number): number | undefined {
-  const ms = serverWaitMs(response, now);
+function retryAfterSeconds(answer: Answer, now: () => number): number | undefined {
+  const ms = serverWaitMs(answer, now);
   return ms === undefined ? undefined : ms / 1000;
 }
 
-async function translate(
+function translate(
   error: unknown,
   fail: (
     init: Omit<ConstructorParameters<typeof CometChatError>[0], 'ref' | 'operation'>,
   ) => CometChatError,
   withoutKey: (text: string) => string,
   now: () => number,
-): Promise<CometChatError> {
+): CometChatError {
   if (error instanceof CometChatError) return error;
-  if (error instanceof HTTPError) {
-    const status = error.response.status;
-    const body = await readErrorBody(error.response, withoutKey);
+  if (error instanceof StatusFailure) {
+    const { status } = error.answer;
+    const body = readErrorBody(error.answer.text, withoutKey);
     return fail({
       kind: kindForStatus(status),
       status,
       serviceCode: body?.code,
       serviceMessage: body?.message,
       details: body?.details,
-      retryAfterSeconds: retryAfterSeconds(error.response, now),
+      retryAfterSeconds: retryAfterSeconds(error.answer, now),
       detail: body ? undefined : 'no error body',
     });
   }
-  const kind: CometChatErrorKind = isTimeout(error) ? 'timeout' : 'unavailable';
+  const timedOut = error instanceof ExchangeTimeout || error instanceof BudgetExhausted;
+  const kind: CometChatErrorKind = timedOut ? 'timeout' : 'unavailable';
   return fail({ kind, detail: causeOf(error) });
 }
 
-async function readErrorBody(response: Response, withoutKey: (text: string) => string) {
+function readErrorBody(text: string, withoutKey: (text: string) => string) {
   try {
-    const text = withoutKey((await response.text()).slice(0, MAX_ERROR_BODY));
-    const parsed = ErrorBodySchema.safeParse(JSON.parse(text));
+    const parsed = ErrorBodySchema.safeParse(JSON.parse(withoutKey(text.slice(0, MAX_ERROR_BODY))));
     return parsed.success ? parsed.data.error : undefined;
   } catch {
     return undefined;
   }
 }
 
-function isTimeout(error: unknown): boolean {
-  return (
-    error instanceof TimeoutError ||
-    (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
-  );
-}
-
 /** A short, secret-free description of a low-level failure (never the request or options). */
 function causeOf(error: unknown): string {
-  if (error instanceof HTTPError) return `HTTP ${error.response.status}`;
-  if (error instanceof TimeoutError) return 'attempt timed out';
+  if (error instanceof StatusFailure) return `HTTP ${error.answer.status}`;
+  if (error instanceof ExchangeTimeout) return 'attempt timed out';
+  if (error instanceof BudgetExhausted) return 'time budget exhausted';
   if (error instanceof Error) {
-    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-    if (cause && typeof cause.code === 'string') return cause.code;
-    if (error.name === 'TimeoutError' || error.name === 'AbortError')
-      return 'time budget exhausted';
-    if (cause && typeof cause.message === 'string') return cause.message;
+    const { code } = error as { code?: unknown };
+    if (typeof code === 'string') return code;
     return error.message;
   }
   return 'unknown error';
@@ -477,7 +545,7 @@ function logged(log: Logger, error: CometChatError): CometChatError {
 
 /** The HTTP status of a failed attempt, when there was an answer. */
 function statusOf(error: unknown): number | undefined {
-  return error instanceof HTTPError ? error.response.status : undefined;
+  return error instanceof StatusFailure ? error.answer.status : undefined;
 }
 
 function elapsed(started: number): number {

@@ -1,8 +1,7 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import { exchange } from '../http.ts';
 
 export interface SlackMessage {
   text: string;
@@ -95,49 +94,17 @@ export function createDeliverer(client: WebClient, post: PostJson = postJson): D
 /** POSTs a JSON body and resolves with the answer's status once its headers arrive. */
 export type PostJson = (url: string, json: string, timeoutMs: number) => Promise<number>;
 
-/**
- * node:http(s), not fetch: the reply is the one request every command makes, and fetch's
- * WHATWG Request, Headers, Response and streams made it the largest single cost of a command
- * (about a sixth of `/cometchat help`'s CPU). The body of the answer is read and dropped so the
- * connection goes back to the keep-alive pool; `timeoutMs` bounds the whole exchange.
- */
-export function postJson(url: string, json: string, timeoutMs: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const target = new URL(url);
-    const send =
-      target.protocol === 'https:'
-        ? httpsRequest
-        : target.protocol === 'http:'
-          ? httpRequest
-          : null;
-    if (!send) {
-      reject(new TypeError(`not an http(s) address: ${target.protocol}`));
-      return;
-    }
-    const request = send(
-      target,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) },
-      },
-      (response) => {
-        clearTimeout(timer);
-        response.on('error', () => {});
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      },
-    );
-    const timer = setTimeout(() => {
-      const error = new Error(`no answer within ${timeoutMs} ms`);
-      error.name = 'TimeoutError';
-      request.destroy(error);
-    }, timeoutMs);
-    request.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    request.end(json);
+/** The reply's POST (node:http: see src/http.ts); the answer's body is dropped. */
+export async function postJson(url: string, json: string, timeoutMs: number): Promise<number> {
+  const answer = await exchange({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/json' },
+    body: json,
+    timeoutMs,
+    readBody: false,
   });
+  return answer.status;
 }
 
 /** The Slack error code of a Web API failure (e.g. `not_in_channel`), without the request. */
