@@ -9,7 +9,7 @@ import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { saturate } from './load.ts';
 import { spawnSubject } from './processes.ts';
 
-// `npm run bench:profile [-- help|roles|call ...]`: each command at saturation (10 connections,
+// `npm run bench:profile [-- help|roles|call|calls|perms ...]`: each command at saturation (10 connections,
 // PROFILE_SECONDS) against the app started with --cpu-prof, after a warm-up; then where the
 // app's CPU went, by self time, grouped by where the code lives (the app's own folders, each
 // dependency, Node's internals). Profiles are kept for a flame graph (Chrome DevTools or
@@ -19,7 +19,13 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 8);
 const SECRET = 'profile-signing-secret';
 const SESSION = 'v1.us.sandbox-app.1700000000abcdef0001';
-const TEXTS: Record<string, string> = { help: 'help', roles: 'roles', call: `call ${SESSION}` };
+const TEXTS: Record<string, string> = {
+  help: 'help',
+  roles: 'roles',
+  call: `call ${SESSION}`,
+  calls: 'calls',
+  perms: 'perms default',
+};
 
 interface ProfileNode {
   id: number;
@@ -94,6 +100,7 @@ async function profileCommand(command: string): Promise<void> {
       COMETCHAT_API_URL: sandbox.apiUrl,
       COMETCHAT_CALL_API_URL: sandbox.callUrl,
       LOG_LEVEL: 'info',
+      EDITORS: 'U0OPERATOR',
       STORE_URL: 'memory:',
     },
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${work}`],
