@@ -118,7 +118,11 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
     const ref = request.ref ?? newRef();
     // A request logger from the Slack layer already carries the ref; bind it only once.
     const parent = request.logger ?? options.logger;
-    const log = parent.child(parent.bindings().ref === ref ? { operation } : { ref, operation });
+    // Made when first needed (a retry, a failure, debug level): most requests log nothing, and a
+    // child logger serialises its bindings as it is made.
+    let child: Logger | undefined;
+    const log = () =>
+      (child ??= parent.child(parent.bindings().ref === ref ? { operation } : { ref, operation }));
     const deadline = now() + options.budgetMs;
     const started = performance.now();
     const fail = (
@@ -148,7 +152,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
         beforeRetry: (failure, retryCount, wait) => {
           options.observe?.cometchatRetry(operation);
           if (statusOf(failure) === 429) options.observe?.cometchatRateLimited(operation);
-          log.warn(
+          log().warn(
             { retryCount, cause: causeOf(failure), waitedMs: Math.round(wait) },
             'retrying CometChat request',
           );
@@ -162,7 +166,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
         elapsed(started) / 1000,
       );
       if (failure.status === 429) options.observe?.cometchatRateLimited(operation);
-      log.warn(
+      log().warn(
         {
           kind: failure.kind,
           status: failure.status,
@@ -185,7 +189,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
       json = JSON.parse(response.text);
     } catch {
       throw logged(
-        log,
+        log(),
         fail({ kind: 'invalid_response', status: response.status, detail: 'body is not JSON' }),
       );
     }
@@ -195,9 +199,11 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
         .slice(0, 3)
         .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
         .join('; ');
-      throw logged(log, fail({ kind: 'invalid_response', status: response.status, detail }));
+      throw logged(log(), fail({ kind: 'invalid_response', status: response.status, detail }));
     }
-    log.debug({ status: response.status, ms: elapsed(started) }, 'CometChat request done');
+    if (parent.isLevelEnabled('debug')) {
+      log().debug({ status: response.status, ms: elapsed(started) }, 'CometChat request done');
+    }
     return parsed.data;
   }
 

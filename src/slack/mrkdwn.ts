@@ -12,8 +12,14 @@ const ELLIPSIS = '…';
 const MISSING = '—';
 
 const CONTROL: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+// Most external text needs no escaping at all: one test, then no new string (a role list
+// renders about two hundred of these).
+const NEEDS_CONTROL = /[&<>]/;
+const NEEDS_MRKDWN = /[&<>*_~`]/;
+const NEEDS_CODE = /[&<>`\r\n\u2028\u2029]/;
 
 function escapeControl(text: string): string {
+  if (!NEEDS_CONTROL.test(text)) return text;
   return text.replace(/[&<>]/g, (c) => CONTROL[c] ?? c);
 }
 
@@ -34,6 +40,7 @@ function escapeControl(text: string): string {
  * them as they are.
  */
 export function escapeMrkdwn(text: string): string {
+  if (!NEEDS_MRKDWN.test(text)) return text;
   return escapeControl(text)
     .replace(/[*_~`]/g, `${ZWSP}$&${ZWSP}`)
     .replace(/^&gt;/gm, `${ZWSP}&gt;`);
@@ -47,6 +54,7 @@ export function escapeMrkdwn(text: string): string {
  * Put the result after a space or punctuation: Slack only opens a span at a word boundary.
  */
 export function code(text: string): string {
+  if (!NEEDS_CODE.test(text)) return text === '' ? '' : `\`${text}\``;
   const body = escapeControl(text)
     .replace(/`/g, '\u02CB')
     .replace(/\r\n|[\r\n\u2028\u2029]/g, ' ');
@@ -127,7 +135,8 @@ export function slackDate(
   const seconds = Math.floor(unixSeconds);
   const date = new Date(seconds * 1000);
   if (Number.isNaN(date.getTime())) return MISSING;
-  const iso = date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // Without the milliseconds (always three digits: `.000Z`).
+  const iso = `${date.toISOString().slice(0, -5)}Z`;
   return `<!date^${seconds}^${format}|${iso}>`;
 }
 
