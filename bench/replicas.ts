@@ -1,0 +1,224 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SANDBOX_SESSION_IDS, startSandbox } from '../offline/cometchat-standin/server.ts';
+import { createSlackDriver, signSlackRequest } from '../offline/slack-standin/driver.ts';
+import { startSlackStandIn } from '../offline/slack-standin/server.ts';
+import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
+import { cpuMeter } from './cpu.ts';
+import { pacedLoad, saturate } from './load.ts';
+import { freePort, type Subject, spawnSubject } from './processes.ts';
+import { machine, ms, table } from './report.ts';
+import { median, percentile } from './stats.ts';
+
+// `npm run bench:replicas`: one replica against two, sharing Redis, behind a round-robin on
+// loopback (a TCP proxy in the bench's process that hands each new connection to the next
+// replica). Each serves `/cometchat call` (one CometChat request per command) at saturation and
+// at fixed rates; the figures go to BENCHMARKS.md ("Where one process is not enough").
+// Needs redis-server on PATH.
+
+const ROUNDS = Number(process.env.REPLICA_ROUNDS ?? 3);
+const SECRET = OFFLINE_SECRETS.signingSecret;
+const TEXT = `call ${SANDBOX_SESSION_IDS.groupOngoing}`;
+const RATES = [200, 400];
+
+/** Round-robin by connection over the given ports. */
+async function roundRobin(
+  ports: () => readonly number[],
+): Promise<{ port: number; server: Server }> {
+  let next = 0;
+  const server = createServer((client: Socket) => {
+    const targets = ports();
+    const upstream = connect(targets[next++ % targets.length] as number, '127.0.0.1');
+    client.pipe(upstream).pipe(client);
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', close);
+    upstream.on('error', close);
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { port, server };
+}
+
+async function startRedis(): Promise<{ url: string; stop: () => void }> {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.once('error', () => reject(new Error('bench: redis-server is not on PATH')));
+    const poll = () => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve();
+      });
+      socket.on('error', () => setTimeout(poll, 50));
+    };
+    poll();
+  });
+  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+}
+
+const work = await mkdtemp(join(tmpdir(), 'bench-replicas-'));
+const redis = await startRedis();
+const sandbox = await startSandbox({ apiKey: OFFLINE_SECRETS.apiKey, latencyMs: 20 });
+const slack = await startSlackStandIn();
+const driver = createSlackDriver({ appUrl: 'unused', signingSecret: SECRET, standIn: slack });
+const replicas: Subject[] = [];
+for (const name of ['replica-1', 'replica-2']) {
+  replicas.push(
+    await spawnSubject({
+      name,
+      entry: 'src/main.ts',
+      env: {
+        SLACK_BOT_TOKEN: slack.botToken,
+        SLACK_SIGNING_SECRET: SECRET,
+        SLACK_API_URL: slack.apiUrl,
+        COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
+        COMETCHAT_API_URL: sandbox.apiUrl,
+        COMETCHAT_CALL_API_URL: sandbox.callUrl,
+        LOG_LEVEL: 'info',
+        EDITORS: 'U0OPERATOR',
+        STORE_URL: redis.url,
+      },
+      logFile: join(work, `${name}.log`),
+    }),
+  );
+}
+let active = 1;
+const proxy = await roundRobin(() => replicas.slice(0, active).map((r) => r.port));
+const next = () => {
+  const fields = driver.commandFields(TEXT);
+  const body = new URLSearchParams({ ...fields }).toString();
+  return {
+    body,
+    key: fields.response_url.split('/').pop() ?? '',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...signSlackRequest(SECRET, body),
+    },
+  };
+};
+const reset = () => {
+  slack.reset();
+  sandbox.requests.length = 0;
+};
+const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+
+type Row = {
+  rps: number[];
+  cpuPct: number[];
+  benchPct: number[];
+  ackP99: Map<number, number[]>;
+  replyP99: Map<number, number[]>;
+};
+const rows: Record<1 | 2, Row> = {
+  1: { rps: [], cpuPct: [], benchPct: [], ackP99: new Map(), replyP99: new Map() },
+  2: { rps: [], cpuPct: [], benchPct: [], ackP99: new Map(), replyP99: new Map() },
+};
+try {
+  process.stdout.write(`Machine: ${machine()}\n`);
+  for (const count of [1, 2] as const) {
+    active = count;
+    await saturate({
+      port: proxy.port,
+      path: '/slack/events',
+      connections: 20,
+      durationSeconds: 3,
+      next,
+    });
+    await settle();
+    reset();
+  }
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    for (const count of [1, 2] as const) {
+      active = count;
+      process.stdout.write(`· round ${round}/${ROUNDS}, ${count} replica(s)\n`);
+      const meters = replicas.slice(0, count).map((r) => cpuMeter(r.pid));
+      const result = await saturate({
+        port: proxy.port,
+        path: '/slack/events',
+        connections: 20,
+        durationSeconds: 4,
+        next,
+      });
+      const cpu = meters.map((read) => read());
+      rows[count].rps.push(result.requestsPerSecond);
+      rows[count].cpuPct.push(
+        cpu.reduce((sum, c) => sum + (c.subjectMs / c.elapsedMs) * 100, 0) / cpu.length,
+      );
+      // The load generator, the proxy, the sandbox and the Slack stand-in share this process.
+      rows[count].benchPct.push(((cpu[0]?.benchMs ?? 0) / (cpu[0]?.elapsedMs ?? 1)) * 100);
+      await settle();
+      reset();
+      for (const rate of RATES) {
+        const samples = await pacedLoad({
+          port: proxy.port,
+          path: '/slack/events',
+          rate,
+          durationMs: 2_500,
+          next,
+        });
+        await settle();
+        const postedAt = new Map(slack.responses.map((p) => [p.id, p.at]));
+        const replies = samples
+          .map((s) => (postedAt.get(s.key) ?? Number.NaN) - s.sentAt)
+          .filter((v) => Number.isFinite(v));
+        const acks = samples.filter((s) => s.status === 200).map((s) => s.ackMs);
+        rows[count].ackP99.set(rate, [
+          ...(rows[count].ackP99.get(rate) ?? []),
+          percentile(acks, 99),
+        ]);
+        rows[count].replyP99.set(rate, [
+          ...(rows[count].replyP99.get(rate) ?? []),
+          percentile(replies, 99),
+        ]);
+        if (replies.length < samples.length * 0.99) {
+          process.stdout.write(
+            `  ${samples.length - replies.length} replies missing at ${rate}/s\n`,
+          );
+        }
+        reset();
+      }
+    }
+  }
+  const cells = (count: 1 | 2) => [
+    String(count),
+    median(rows[count].rps).toFixed(0),
+    `${median(rows[count].cpuPct).toFixed(0)} %`,
+    `${median(rows[count].benchPct).toFixed(0)} %`,
+    ...RATES.flatMap((rate) => [
+      ms(median(rows[count].ackP99.get(rate) ?? [])),
+      ms(median(rows[count].replyP99.get(rate) ?? [])),
+    ]),
+  ];
+  process.stdout.write(
+    `${table(
+      [
+        'replicas',
+        'call/s at saturation',
+        'CPU per replica',
+        'bench CPU',
+        ...RATES.flatMap((rate) => [`ack p99 at ${rate}/s`, `reply p99 at ${rate}/s`]),
+      ],
+      [cells(1), cells(2)],
+    )}\n`,
+  );
+  process.stdout.write(
+    `Two replicas ÷ one at saturation: ${(median(rows[2].rps) / median(rows[1].rps)).toFixed(2)}×. CometChat allows 20,000 requests a minute per app (333 a second): one call command is one request.\n`,
+  );
+} finally {
+  await Promise.allSettled(replicas.map((r) => r.stop()));
+  proxy.server.close();
+  await Promise.allSettled([slack.close(), sandbox.close()]);
+  redis.stop();
+}
