@@ -23,7 +23,7 @@ const TEXTS: Record<string, string> = {
   help: 'help',
   roles: 'roles',
   call: `call ${SANDBOX_SESSION_IDS.groupOngoing}`,
-  calls: 'calls since:2h',
+  calls: 'calls',
   perms: 'perms default',
 };
 
