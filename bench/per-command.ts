@@ -1,14 +1,15 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SANDBOX_SESSION_IDS, startSandbox } from '../offline/cometchat-standin/server.ts';
-import { createSlackDriver, signSlackRequest } from '../offline/slack-standin/driver.ts';
+import { startSandbox } from '../offline/cometchat-standin/server.ts';
+import { createSlackDriver } from '../offline/slack-standin/driver.ts';
 import { startSlackStandIn } from '../offline/slack-standin/server.ts';
 import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { cpuMeter } from './cpu.ts';
 import { saturate } from './load.ts';
 import { spawnSubject } from './processes.ts';
 import { machine, ratio, table } from './report.ts';
+import { appEnv, COMMAND_TEXTS, commandText, SIGNING_SECRET, signedCommand } from './stack.ts';
 import { median } from './stats.ts';
 
 // `npm run bench:cpu [-- help roles call calls perms]`: the quick loop for working on CPU per
@@ -18,55 +19,31 @@ import { median } from './stats.ts';
 
 const ROUNDS = Number(process.env.CPU_ROUNDS ?? 5);
 const SECONDS = Number(process.env.CPU_SECONDS ?? 2);
-const SECRET = OFFLINE_SECRETS.signingSecret;
-const TEXTS: Record<string, string> = {
-  help: 'help',
-  roles: 'roles',
-  call: `call ${SANDBOX_SESSION_IDS.groupOngoing}`,
-  calls: 'calls',
-  perms: 'perms default',
-};
 
 const wanted = process.argv.slice(2);
-const commands = wanted.length > 0 ? wanted : Object.keys(TEXTS);
+const commands = wanted.length > 0 ? wanted : Object.keys(COMMAND_TEXTS);
 const work = await mkdtemp(join(tmpdir(), 'bench-cpu-'));
 const sandbox = await startSandbox({ apiKey: OFFLINE_SECRETS.apiKey, latencyMs: 20 });
 const slack = await startSlackStandIn();
-const driver = createSlackDriver({ appUrl: 'unused', signingSecret: SECRET, standIn: slack });
+const driver = createSlackDriver({
+  appUrl: 'unused',
+  signingSecret: SIGNING_SECRET,
+  standIn: slack,
+});
 const app = await spawnSubject({
   name: 'app',
   entry: 'src/main.ts',
-  env: {
-    SLACK_BOT_TOKEN: slack.botToken,
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_API_URL: slack.apiUrl,
-    COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
-    COMETCHAT_API_URL: sandbox.apiUrl,
-    COMETCHAT_CALL_API_URL: sandbox.callUrl,
-    LOG_LEVEL: 'info',
-    EDITORS: 'U0OPERATOR',
-    STORE_URL: join(work, 'store.sqlite'),
-  },
+  env: appEnv(slack, sandbox, join(work, 'store.sqlite')),
   logFile: join(work, 'app.log'),
 });
 const bolt = await spawnSubject({
   name: 'bolt',
   entry: 'bench/baselines/bare-bolt.ts',
-  env: { SLACK_SIGNING_SECRET: SECRET },
+  env: { SLACK_SIGNING_SECRET: SIGNING_SECRET },
   logFile: join(work, 'bolt.log'),
 });
 
-const next = (text: string) => () => {
-  const body = new URLSearchParams({ ...driver.commandFields(text) }).toString();
-  return {
-    body,
-    key: '',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      ...signSlackRequest(SECRET, body),
-    },
-  };
-};
+const next = (text: string) => () => signedCommand(driver, text);
 /** CPU per answered command in µs, and commands a second, for one saturated round. */
 async function round(port: number, pid: number, text: string, seconds: number) {
   const meter = cpuMeter(pid);
@@ -88,14 +65,14 @@ async function round(port: number, pid: number, text: string, seconds: number) {
 
 try {
   process.stdout.write(`Machine: ${machine()}\n`);
-  for (const command of commands) await round(app.port, app.pid, TEXTS[command] ?? command, 4);
+  for (const command of commands) await round(app.port, app.pid, commandText(command), 4);
   await round(bolt.port, bolt.pid, 'help', 4);
   const per = new Map<string, number[]>();
   for (let r = 1; r <= ROUNDS; r += 1) {
     const bare = await round(bolt.port, bolt.pid, 'help', SECONDS);
     per.set('bare Bolt', [...(per.get('bare Bolt') ?? []), bare.us]);
     for (const command of commands) {
-      const measured = await round(app.port, app.pid, TEXTS[command] ?? command, SECONDS);
+      const measured = await round(app.port, app.pid, commandText(command), SECONDS);
       per.set(command, [...(per.get(command) ?? []), measured.us]);
     }
   }

@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandbox } from '../offline/cometchat-standin/server.ts';
-import { createSlackDriver, signSlackRequest } from '../offline/slack-standin/driver.ts';
+import { createSlackDriver } from '../offline/slack-standin/driver.ts';
 import { startSlackStandIn } from '../offline/slack-standin/server.ts';
 import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { saturate } from './load.ts';
 import { spawnSubject } from './processes.ts';
+import { appEnv, commandText, SIGNING_SECRET, signedCommand } from './stack.ts';
 
 // `npm run bench:profile [-- help|roles|call|calls|perms ...]`: each command at saturation (10 connections,
 // PROFILE_SECONDS) against the app started with --cpu-prof, after a warm-up; then where the
@@ -17,15 +18,6 @@ import { spawnSubject } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 8);
-const SECRET = 'profile-signing-secret';
-const SESSION = 'v1.us.sandbox-app.1700000000abcdef0001';
-const TEXTS: Record<string, string> = {
-  help: 'help',
-  roles: 'roles',
-  call: `call ${SESSION}`,
-  calls: 'calls',
-  perms: 'perms default',
-};
 
 interface ProfileNode {
   id: number;
@@ -92,34 +84,16 @@ async function profileCommand(command: string): Promise<void> {
   const subject = await spawnSubject({
     name: command,
     entry: 'src/main.ts',
-    env: {
-      SLACK_BOT_TOKEN: slack.botToken,
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.apiUrl,
-      COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
-      COMETCHAT_API_URL: sandbox.apiUrl,
-      COMETCHAT_CALL_API_URL: sandbox.callUrl,
-      LOG_LEVEL: 'info',
-      EDITORS: 'U0OPERATOR',
-      STORE_URL: 'memory:',
-    },
+    env: appEnv(slack, sandbox, 'memory:'),
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${work}`],
     logFile: join(work, 'app.log'),
   });
-  const driver = createSlackDriver({ appUrl: 'unused', signingSecret: SECRET, standIn: slack });
-  const next = () => {
-    const body = new URLSearchParams({
-      ...driver.commandFields(TEXTS[command] ?? command),
-    }).toString();
-    return {
-      body,
-      key: '',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        ...signSlackRequest(SECRET, body),
-      },
-    };
-  };
+  const driver = createSlackDriver({
+    appUrl: 'unused',
+    signingSecret: SIGNING_SECRET,
+    standIn: slack,
+  });
+  const next = () => signedCommand(driver, commandText(command));
   try {
     await saturate({
       port: subject.port,

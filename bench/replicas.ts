@@ -3,14 +3,15 @@ import { mkdtemp } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SANDBOX_SESSION_IDS, startSandbox } from '../offline/cometchat-standin/server.ts';
-import { createSlackDriver, signSlackRequest } from '../offline/slack-standin/driver.ts';
+import { startSandbox } from '../offline/cometchat-standin/server.ts';
+import { createSlackDriver } from '../offline/slack-standin/driver.ts';
 import { startSlackStandIn } from '../offline/slack-standin/server.ts';
 import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { cpuMeter } from './cpu.ts';
 import { pacedLoad, saturate } from './load.ts';
 import { freePort, type Subject, spawnSubject } from './processes.ts';
 import { machine, ms, table } from './report.ts';
+import { appEnv, COMMAND_TEXTS, SIGNING_SECRET, signedCommand } from './stack.ts';
 import { median, percentile } from './stats.ts';
 
 // `npm run bench:replicas`: one replica against two, sharing Redis, behind a round-robin on
@@ -20,8 +21,7 @@ import { median, percentile } from './stats.ts';
 // Needs redis-server on PATH.
 
 const ROUNDS = Number(process.env.REPLICA_ROUNDS ?? 3);
-const SECRET = OFFLINE_SECRETS.signingSecret;
-const TEXT = `call ${SANDBOX_SESSION_IDS.groupOngoing}`;
+const TEXT = COMMAND_TEXTS.call;
 const RATES = [200, 400];
 
 /** Round-robin by connection over the given ports. */
@@ -72,42 +72,25 @@ const work = await mkdtemp(join(tmpdir(), 'bench-replicas-'));
 const redis = await startRedis();
 const sandbox = await startSandbox({ apiKey: OFFLINE_SECRETS.apiKey, latencyMs: 20 });
 const slack = await startSlackStandIn();
-const driver = createSlackDriver({ appUrl: 'unused', signingSecret: SECRET, standIn: slack });
+const driver = createSlackDriver({
+  appUrl: 'unused',
+  signingSecret: SIGNING_SECRET,
+  standIn: slack,
+});
 const replicas: Subject[] = [];
 for (const name of ['replica-1', 'replica-2']) {
   replicas.push(
     await spawnSubject({
       name,
       entry: 'src/main.ts',
-      env: {
-        SLACK_BOT_TOKEN: slack.botToken,
-        SLACK_SIGNING_SECRET: SECRET,
-        SLACK_API_URL: slack.apiUrl,
-        COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
-        COMETCHAT_API_URL: sandbox.apiUrl,
-        COMETCHAT_CALL_API_URL: sandbox.callUrl,
-        LOG_LEVEL: 'info',
-        EDITORS: 'U0OPERATOR',
-        STORE_URL: redis.url,
-      },
+      env: appEnv(slack, sandbox, redis.url),
       logFile: join(work, `${name}.log`),
     }),
   );
 }
 let active = 1;
 const proxy = await roundRobin(() => replicas.slice(0, active).map((r) => r.port));
-const next = () => {
-  const fields = driver.commandFields(TEXT);
-  const body = new URLSearchParams({ ...fields }).toString();
-  return {
-    body,
-    key: fields.response_url.split('/').pop() ?? '',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      ...signSlackRequest(SECRET, body),
-    },
-  };
-};
+const next = () => signedCommand(driver, TEXT);
 const reset = () => {
   slack.reset();
   sandbox.requests.length = 0;

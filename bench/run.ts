@@ -1,19 +1,16 @@
 import { mkdtemp } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  SANDBOX_SESSION_IDS,
-  type Sandbox,
-  startSandbox,
-} from '../offline/cometchat-standin/server.ts';
-import { createSlackDriver, signSlackRequest } from '../offline/slack-standin/driver.ts';
+import { type Sandbox, startSandbox } from '../offline/cometchat-standin/server.ts';
+import { createSlackDriver } from '../offline/slack-standin/driver.ts';
 import { type SlackStandIn, startSlackStandIn } from '../offline/slack-standin/server.ts';
 import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { backgroundLoad, type CpuReading, cpuMeter } from './cpu.ts';
-import { type Prepared, pacedLoad, type Sample, saturate } from './load.ts';
+import { pacedLoad, type Sample, saturate } from './load.ts';
 import { logProblems, type MemorySnapshot, type Subject, spawnSubject } from './processes.ts';
 import { measureRendering } from './render.ts';
 import { type Budget, budgetLines, machine, mib, ms, ratio, table } from './report.ts';
+import { appEnv, COMMAND_TEXTS, SIGNING_SECRET, signedCommand } from './stack.ts';
 import { median, medianOf, percentile, wallNow } from './stats.ts';
 
 // `npm run bench`: the real app (src/main.ts, in a child process) between the CometChat sandbox
@@ -46,13 +43,9 @@ const PLAN = {
   connections: [1, 10, 50],
   memoryRequests: QUICK ? 2_000 : 20_000,
   renderIterations: QUICK ? 200 : 1_000,
-  /** The call looked up by `/cometchat call`: a group meeting with 12 participants. */
-  sessionId: SANDBOX_SESSION_IDS.groupOngoing,
 } as const;
 
 const PATH = '/slack/events';
-const FORM = 'application/x-www-form-urlencoded';
-const SECRET = OFFLINE_SECRETS.signingSecret;
 
 /** One kind of request sent to one subject. */
 interface Load {
@@ -129,32 +122,14 @@ async function main(): Promise<void> {
     const stand = slack;
     const sand = sandbox;
 
-    const appEnv: Record<string, string> = {
-      SLACK_BOT_TOKEN: stand.botToken,
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: stand.apiUrl,
-      COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
-      COMETCHAT_API_URL: sand.apiUrl,
-      COMETCHAT_CALL_API_URL: sand.callUrl,
-      LOG_LEVEL: 'info',
-      // The bench's user may edit by name, as with EDITORS in production: the editor's access
-      // check then needs no users.info (whose stand-in users are reset between rounds).
-      EDITORS: 'U0OPERATOR',
-      // Set, and blank, so that a developer's .env (which main.ts reads, never overriding what
-      // is set) cannot switch the app to Socket Mode or another CometChat app.
-      SLACK_APP_TOKEN: '',
-      COMETCHAT_APP_ID: '',
-      COMETCHAT_REGION: '',
-      COMETCHAT_TIMEOUT_MS: '',
-      COMETCHAT_BUDGET_MS: '',
-      VIEWERS: '',
-      AUDIT_CHANNEL: '',
-      // The default backend (SQLite), in a file of the bench's own: never the developer's data.
-      STORE_URL: join(work, 'store.sqlite'),
-    };
+    // The default backend (SQLite), in a file of the bench's own: never the developer's data.
+    const appSettings = appEnv(stand, sand, join(work, 'store.sqlite'));
     const entries = {
-      app: { entry: 'src/main.ts', env: appEnv },
-      bolt: { entry: 'bench/baselines/bare-bolt.ts', env: { SLACK_SIGNING_SECRET: SECRET } },
+      app: { entry: 'src/main.ts', env: appSettings },
+      bolt: {
+        entry: 'bench/baselines/bare-bolt.ts',
+        env: { SLACK_SIGNING_SECRET: SIGNING_SECRET },
+      },
       http: { entry: 'bench/baselines/plain-http.ts', env: {} },
     };
     let spawned = 0;
@@ -173,19 +148,13 @@ async function main(): Promise<void> {
       subjects.splice(subjects.indexOf(subject), 1);
     };
 
-    const driver = createSlackDriver({ appUrl: 'unused', signingSecret: SECRET, standIn: stand });
-    /** A signed slash command with a fresh response_url and trigger_id, keyed by one of them. */
-    const command = (text: string, keyBy: 'response_url' | 'trigger_id' = 'response_url') => {
-      const fields = driver.commandFields(text);
-      const body = new URLSearchParams({ ...fields }).toString();
-      const key =
-        keyBy === 'trigger_id' ? fields.trigger_id : (fields.response_url.split('/').pop() ?? '');
-      return {
-        body,
-        key,
-        headers: { 'content-type': FORM, ...signSlackRequest(SECRET, body) },
-      } satisfies Prepared;
-    };
+    const driver = createSlackDriver({
+      appUrl: 'unused',
+      signingSecret: SIGNING_SECRET,
+      standIn: stand,
+    });
+    const command = (text: string, keyBy: 'response_url' | 'trigger_id' = 'response_url') =>
+      signedCommand(driver, text, keyBy);
     const resetRecords = () => {
       stand.reset();
       sand.requests.length = 0;
@@ -205,10 +174,10 @@ async function main(): Promise<void> {
       {
         label: 'app: call',
         subject: app,
-        text: `call ${PLAN.sessionId}`,
+        text: COMMAND_TEXTS.call,
         replies: true,
       },
-      { label: 'app: calls', subject: app, text: 'calls', replies: true },
+      { label: 'app: calls', subject: app, text: COMMAND_TEXTS.calls, replies: true },
       { label: 'bare Bolt', subject: bolt, text: 'help', replies: true },
       { label: 'node:http', subject: http, text: 'help', replies: false },
     ];
@@ -221,7 +190,7 @@ async function main(): Promise<void> {
       path: PATH,
       rate: 50,
       durationMs: PLAN.warmUpMs,
-      next: () => command('perms default', 'trigger_id'),
+      next: () => command(COMMAND_TEXTS.perms, 'trigger_id'),
     });
     checkStatuses('app: perms', editorWarmUp);
     served += okCount(editorWarmUp);
@@ -329,7 +298,7 @@ async function main(): Promise<void> {
           path: PATH,
           rate,
           durationMs: PLAN.latencyRoundMs,
-          next: () => command('perms default', 'trigger_id'),
+          next: () => command(COMMAND_TEXTS.perms, 'trigger_id'),
         });
         checkStatuses('app: perms', samples);
         served += okCount(samples);
@@ -383,7 +352,7 @@ async function main(): Promise<void> {
     progress(`memory: ${PLAN.memoryRequests} more requests after ${served} served`);
     const warm = await settledMemory(app);
     const servedBefore = served;
-    const texts = ['help', 'roles', `call ${PLAN.sessionId}`];
+    const texts = [COMMAND_TEXTS.help, COMMAND_TEXTS.roles, COMMAND_TEXTS.call];
     let turn = 0;
     const loaded = await saturate({
       port: app.port,

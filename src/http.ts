@@ -25,6 +25,11 @@ export interface Answer {
   text: string;
 }
 
+/** A status in 2xx. */
+export function succeeded(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
 /** The exchange did not end within its time. Named like fetch's, for the logs that read it. */
 export class ExchangeTimeout extends Error {
   constructor(timeoutMs: number) {

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { type Answer, type Exchange, ExchangeTimeout, exchange as httpExchange } from '../http.ts';
+import {
+  type Answer,
+  type Exchange,
+  ExchangeTimeout,
+  exchange as httpExchange,
+  succeeded,
+} from '../http.ts';
 import { type Metrics, statusClassOf } from '../observe/metrics.ts';
 import { CometChatError, type CometChatErrorKind, kindForStatus } from './errors.ts';
 import { fitsHeader } from './header-value.ts';
@@ -100,7 +106,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
   const newRef = options.newRef ?? newReference;
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
-  const send1 = options.exchange ?? httpExchange;
+  const transport = options.exchange ?? httpExchange;
   const headers = { apikey: options.apiKey, accept: 'application/json' };
   // A service may echo what it was sent (`the apikey ... is not valid`): its words are shown to
   // people and logged, so the key's value is taken out of them first.
@@ -145,7 +151,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
           body: init.json === undefined ? undefined : JSON.stringify(init.json),
           readBody: true,
         },
-        send: send1,
+        send: transport,
         timeoutMs: options.timeoutMs,
         budgetMs: options.budgetMs,
         retryLimit: options.retryLimit ?? 3,
@@ -416,12 +422,11 @@ async function attempts(plan: AttemptPlan): Promise<Answer> {
   const began = performance.now();
   const left = () => plan.budgetMs - (performance.now() - began);
   for (let retryCount = 0; ; ) {
-    if (left() <= 0) throw new BudgetExhausted();
     const limit = Math.min(plan.timeoutMs, left());
     let failure: Error;
     try {
       const answer = await plan.send({ ...plan.exchange, timeoutMs: limit });
-      if (answer.status >= 200 && answer.status < 300) return answer;
+      if (succeeded(answer.status)) return answer;
       failure = new StatusFailure(answer);
     } catch (error) {
       // An attempt cut short by what was left of the budget: the budget is what ran out.

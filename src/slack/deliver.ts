@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import { exchange } from '../http.ts';
+import { exchange, succeeded } from '../http.ts';
 
 export interface SlackMessage {
   text: string;
@@ -42,7 +42,7 @@ export function createDeliverer(client: WebClient, post: PostJson = postJson): D
           JSON.stringify({ response_type: 'ephemeral', ...message }),
           RESPONSE_URL_TIMEOUT_MS,
         );
-        if (status >= 200 && status < 300) return 'response_url';
+        if (succeeded(status)) return 'response_url';
         logger.warn({ status }, 'response_url refused the reply; falling back');
       } catch (error) {
         const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };

@@ -29,12 +29,7 @@ describe.skipIf(skipRedisSuites)('a Redis outage', { tags: ['redis'] }, () => {
     const { confirmation } = await reviewFlip(h);
 
     await redis.stop();
-    await readyzTurns(h, 503, 5_000);
-    expect((await readiness(h)).body).toEqual({
-      ready: false,
-      slack: 'ok',
-      store: 'not answering',
-    });
+    await storeNotAnswering(h);
 
     expect(await commandText(h, 'roles')).toContain('CometChat roles');
     expect(await commandText(h, `call ${SANDBOX_SESSION_IDS.audioEnded}`)).toContain('Audio call');
@@ -63,6 +58,16 @@ describe.skipIf(skipRedisSuites)('a Redis outage', { tags: ['redis'] }, () => {
  * (chmod does not stop a process that has the file open, and root ignores it anyway). Not every
  * machine allows it; CI does, and there the test must run.
  */
+/** /readyz turns 503 within 5 s and names the store, and only the store. */
+async function storeNotAnswering(h: Parameters<typeof readiness>[0]): Promise<void> {
+  await readyzTurns(h, 503, 5_000);
+  expect((await readiness(h)).body).toEqual({
+    ready: false,
+    slack: 'ok',
+    store: 'not answering',
+  });
+}
+
 function canMakeImmutable(): boolean {
   const dir = mkdtempSync(join(tmpdir(), 'immutable-'));
   const file = join(dir, 'probe');
@@ -108,12 +113,7 @@ describe.skipIf(!immutable && !process.env.CI)('a SQLite file that becomes read-
     // The database and its write-ahead log: every write fails, reads still work.
     locked = [file, `${file}-wal`];
     chattr('+i', locked);
-    await readyzTurns(h, 503, 5_000);
-    expect((await readiness(h)).body).toEqual({
-      ready: false,
-      slack: 'ok',
-      store: 'not answering',
-    });
+    await storeNotAnswering(h);
     expect(await commandText(h, 'roles')).toContain('CometChat roles');
     const { outcome } = await confirm(h, confirmation);
     expect(textOf(outcome)).toContain("Nothing was sent: the app's store is not answering");
