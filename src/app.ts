@@ -28,7 +28,7 @@ import {
   registerApprovals,
   requestsFor,
 } from './features/permissions/approvals.ts';
-import type { EditorDeps } from './features/permissions/editor-context.ts';
+import { type EditorDeps, LOADING_VIEW_AFTER_MS } from './features/permissions/editor-context.ts';
 import {
   createEditorOpener,
   registerPermissionEditor,
@@ -278,6 +278,7 @@ export function createSlackApp(options: SlackAppOptions) {
     }),
     now: Date.now,
     reviewDeadlineMs: REVIEW_DEADLINE_MS,
+    loadingViewAfterMs: LOADING_VIEW_AFTER_MS,
     approvalTtlMs: config.approvalTtlHours * 60 * 60 * 1000,
   };
   const audit = createAuditCommand({ ...deps, store });

@@ -49,6 +49,8 @@ export interface WebApiCall {
   args: Record<string, unknown>;
   token: string | undefined;
   at: number;
+  /** What the stand-in answered, once it has (a method it handled; not a failure it injected). */
+  answer?: Record<string, unknown>;
 }
 
 export interface ResponseUrlPost {
@@ -259,7 +261,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     );
     const token =
       bearerToken(request.headers.authorization) ?? (parsed.ok ? parsed.bodyToken : undefined);
-    calls.push({ method, args: parsed.ok ? parsed.args : {}, token, at: now() });
+    const call: WebApiCall = { method, args: parsed.ok ? parsed.args : {}, token, at: now() };
+    calls.push(call);
     const delay = methodLatencyMs.get(method) ?? latencyMs;
     if (delay > 0) await sleep(delay);
     const entry = WEB_API_METHODS.get(method);
@@ -282,6 +285,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       return;
     }
     const answer: ApiAnswer = entry.handle(parsed.args, context);
+    call.answer = answer;
     sendJson(response, 200, answer);
   };
 

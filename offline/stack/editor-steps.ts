@@ -1,6 +1,7 @@
 import { permissionSpec } from '../../src/cometchat/catalogue.ts';
 import { ACTIONS, CALLBACKS } from '../../src/slack/ids.ts';
 import { initialStateValues, type ViewStateValues } from '../slack-standin/view-state.ts';
+import { waitFor } from '../slack-standin/wait-for.ts';
 import type { StoredView } from '../slack-standin/web-api.ts';
 import type { OfflineStack } from './offline-stack.ts';
 
@@ -26,9 +27,37 @@ export async function openEditor(
 ): Promise<StoredView> {
   const mark = stack.slack.calls.length;
   await stack.driver.command(`${app ? `${app} ` : ''}perms ${role}`);
-  await stack.slack.nextCall('views.open', mark);
-  const update = await stack.slack.nextCall('views.update', mark);
-  return currentView(stack, String(update.args.view_id));
+  return editorShown(stack, mark);
+}
+
+/**
+ * The editor as an opening after call `mark` leaves it: opened filled in, or (when its data
+ * took a while) opened on "Loading…" and then filled in or told what failed.
+ */
+export async function editorShown(stack: OfflineStack, mark: number): Promise<StoredView> {
+  const opened = await stack.slack.nextCall('views.open', mark);
+  const answer = await waitFor(() => opened.answer, 5_000, 'the answer to views.open');
+  const id = String((answer.view as Json | undefined)?.id);
+  if (!isLoadingView(opened.args.view)) return currentView(stack, id);
+  await waitFor(
+    () =>
+      stack.slack.calls
+        .slice(mark)
+        .find((c) => c.method === 'views.update' && c.args.view_id === id && c.answer),
+    5_000,
+    `the update of the loading view ${id}`,
+  );
+  return currentView(stack, id);
+}
+
+/** The editor's placeholder while its data loads: one block that says so. */
+export function isLoadingView(view: unknown): boolean {
+  const blocks = (view as Json | undefined)?.blocks;
+  return (
+    Array.isArray(blocks) &&
+    blocks.length === 1 &&
+    JSON.stringify(blocks[0]).includes('Loading the editor')
+  );
 }
 
 export async function switchCategory(

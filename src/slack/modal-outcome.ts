@@ -7,20 +7,29 @@ import { alreadyShown } from './failure.ts';
 // A modal that says "Loading…" or "Applying…" must end in an outcome the person sees. When
 // Slack refuses to update it (closed meanwhile, Slack failing), the words reach them another way.
 
+/** Where a modal's content goes: a modal already open, or a new one on a trigger. */
+export type ModalTarget = { viewId: string } | { triggerId: string };
+
+/** Puts `view` in the target: updates the open modal, or opens one with the trigger. */
+export async function showModal(client: WebClient, target: ModalTarget, view: View): Promise<void> {
+  if ('viewId' in target) await client.views.update({ view_id: target.viewId, view });
+  else await client.views.open({ trigger_id: target.triggerId, view });
+}
+
 /**
  * Shows a failure in the modal and rethrows the error for the global handler to log. The error
- * is marked as shown only once the modal shows it: when the update fails, the handler reaches
- * the person another way (the response_url, an ephemeral message, or a DM).
+ * is marked as shown only once the modal shows it: when Slack refuses the view, the handler
+ * reaches the person another way (the response_url, an ephemeral message, or a DM).
  */
 export async function failInModal(
   client: WebClient,
-  viewId: string,
+  target: ModalTarget,
   view: View,
   error: unknown,
   log: Logger,
 ): Promise<never> {
   try {
-    await client.views.update({ view_id: viewId, view });
+    await showModal(client, target, view);
   } catch (updateError) {
     log.warn(
       { cause: slackErrorCode(updateError) },

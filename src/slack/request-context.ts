@@ -20,6 +20,22 @@ export function msLeft(scope: RequestScope, deadlineMs: number, now: () => numbe
 }
 
 /**
+ * What `promise` resolves to if it does within `ms`, else undefined (it runs on either way, for
+ * the caller to await later). The promise must not reject: give it its outcome as a value.
+ */
+export async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), Math.max(0, ms));
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Global middleware: gives each incoming request a short reference id (shown to the user with
  * any failure) and a child logger that carries it with team, user and what was invoked.
  */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type FaultSpec, SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
+import { editorShown } from '../../offline/stack/editor-steps.ts';
 import {
   expectNoInjectedMarkup,
   type Harness,
@@ -73,9 +74,10 @@ describe('errors a person can act on, through the real app', () => {
 
   it('unknown role', async () => {
     h.slack.setUsers([{ id: 'U0OPERATOR', is_admin: true }]);
+    const mark = h.slack.calls.length;
     await h.driver.command('perms no-such-role');
-    const filled = await h.slack.nextCall('views.update');
-    expect(markupOf(filled.args.view).join('\n')).toContain(
+    const filled = await editorShown(h, mark);
+    expect(markupOf(filled).join('\n')).toContain(
       'CometChat has no role `no-such-role`. Check the id with `/cometchat roles`.',
     );
     const logged = await h.slack.waitFor(() =>

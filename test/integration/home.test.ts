@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredView } from '../../offline/slack-standin/web-api.ts';
-import { submitView } from '../../offline/stack/editor-steps.ts';
+import { editorShown, submitView } from '../../offline/stack/editor-steps.ts';
 import { ACTIONS } from '../../src/slack/ids.ts';
 import { type Harness, sandboxOf, textOf } from './harness.ts';
 import { driverAs, puts, reviewFlip, useHarnessStarter } from './support.ts';
@@ -148,9 +148,8 @@ describe('the Home tab', () => {
     }
     const mark = h.slack.calls.length;
     await click(h, home, ACTIONS.homeEditRole);
-    await h.slack.nextCall('views.open', mark);
-    const editor = await h.slack.nextCall('views.update', mark);
-    expect(textOf(editor.args.view)).toContain('Allowed actions');
+    const editor = await editorShown(h, mark);
+    expect(textOf(editor)).toContain('Allowed actions');
   });
 
   it("shows one app's failure in its own section only", async () => {

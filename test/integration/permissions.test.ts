@@ -3,6 +3,7 @@ import { initialStateValues } from '../../offline/slack-standin/view-state.ts';
 import {
   confirm,
   confirmationOf,
+  editorShown,
   openEditor,
   submitView,
   switchCategory,
@@ -45,6 +46,29 @@ describe('permission editor through the real app', () => {
     expect(puts(h)[0]?.body).toEqual({ permissions: { sendMessage: 'deny' } });
   });
 
+  it('opens once, filled in, when its data is at hand', async () => {
+    const mark = h.slack.calls.length;
+    const editor = await openEditor(h, 'default');
+    expect(allowedActions(editor)).toContain('listUsers');
+    const modalCalls = h.slack.calls.slice(mark).filter((c) => c.method.startsWith('views.'));
+    expect(modalCalls.map((c) => c.method)).toEqual(['views.open']);
+  });
+
+  it('opens on "Loading…" when its data takes a while, then fills it in', async () => {
+    // A first opening asks CometChat for the role list (later ones find it cached).
+    h.sandbox.setLatency(700);
+    const mark = h.slack.calls.length;
+    const sentAt = Date.now();
+    await h.driver.command('perms default');
+    const opened = await h.slack.nextCall('views.open', mark);
+    expect(textOf(opened.args.view)).toContain('Loading the editor for `default`');
+    expect(opened.at - sentAt).toBeLessThan(700);
+    const editor = await editorShown(h, mark);
+    expect(allowedActions(editor)).toContain('listUsers');
+    const modalCalls = h.slack.calls.slice(mark).filter((c) => c.method.startsWith('views.'));
+    expect(modalCalls.map((c) => c.method)).toEqual(['views.open', 'views.update']);
+  });
+
   it('opens from the role list button', async () => {
     await h.driver.command('roles');
     const list = await h.slack.nextResponse(0);
@@ -56,9 +80,9 @@ describe('permission editor through the real app', () => {
         message: { ts: '1.1', blocks: list.body.blocks as unknown[] },
       }),
     );
-    const update = await h.slack.nextCall('views.update', mark);
-    expect(textOf(update.args.view)).toContain('moderator');
-    expect((update.args.view as { callback_id: string }).callback_id).toBe('perms_editor');
+    const editor = await editorShown(h, mark);
+    expect(textOf(editor)).toContain('moderator');
+    expect(editor.callback_id).toBe('perms_editor');
   });
 
   it('sends a list key as the chosen list and shows it as added items', async () => {
@@ -188,8 +212,8 @@ describe('permission editor through the real app', () => {
   it('says so when the role does not exist, without sending anything', async () => {
     const mark = h.slack.calls.length;
     await h.driver.command('perms nosuchrole');
-    const update = await h.slack.nextCall('views.update', mark);
-    expect(textOf(update.args.view)).toContain('no role');
+    const shown = await editorShown(h, mark);
+    expect(textOf(shown)).toContain('no role');
     expect(puts(h)).toHaveLength(0);
   });
 

@@ -144,7 +144,7 @@ export function createCallDetails(deps: FeatureDeps) {
       });
     } catch (error) {
       const failed = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
-      await failInModal(client, viewId, failed, error, scope.log);
+      await failInModal(client, { viewId }, failed, error, scope.log);
     }
   };
 }
@@ -179,7 +179,7 @@ export function createParticipantsButton(deps: FeatureDeps) {
       });
     } catch (error) {
       const view = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
-      await failInModal(client, viewId, view, error, scope.log);
+      await failInModal(client, { viewId }, view, error, scope.log);
     }
   };
 }
@@ -394,7 +394,7 @@ export function createLookupSubmission(deps: FeatureDeps) {
             );
     } catch (error) {
       const failed = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
-      return failInModal(client, view.id, failed, error, scope.log);
+      return failInModal(client, { viewId: view.id }, failed, error, scope.log);
     }
     await client.views.update({ view_id: view.id, view: resultView(blocks) });
   };

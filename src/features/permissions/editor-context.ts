@@ -23,6 +23,11 @@ export interface EditorDeps extends FeatureDeps {
    * seconds for a view submission, from the click, and the network takes its share).
    */
   reviewDeadlineMs: number;
+  /**
+   * How long an opening waits for the editor's data before it shows "Loading…" and fills the
+   * modal in later (LOADING_VIEW_AFTER_MS).
+   */
+  loadingViewAfterMs: number;
   /** How long an approval request stays open (APPROVAL_TTL_HOURS). */
   approvalTtlMs: number;
   /** Publishes a person's Home tab again (after an approval or rejection made there). */
@@ -33,6 +38,12 @@ export type Args<T> = T & AllMiddlewareArgs;
 
 /** The editor check before `views.open` ends this long after the request arrived at most. */
 export const OPEN_CHECK_DEADLINE_MS = 2_000;
+
+/**
+ * An opening whose data is not at hand this long after the check shows "Loading…" first: long
+ * enough for the cached role list and the store, short enough that the click feels answered.
+ */
+export const LOADING_VIEW_AFTER_MS = 400;
 
 /** The app a view is about, as its views name it and seal what Slack carries back. */
 export function appLabel(deps: Pick<FeatureDeps, 'apps'>, app: CometChatApp): AppLabel {

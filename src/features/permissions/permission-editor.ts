@@ -7,14 +7,20 @@ import type {
   ViewSubmitAction,
 } from '@slack/bolt';
 import type { View } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
 import { type CometChatApp, openRoleButton, tryOpenSealed } from '../../slack/apps.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { alreadyShown, RefusedError } from '../../slack/failure.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { Listeners } from '../../slack/listeners.ts';
-import { failInModal, showInModal } from '../../slack/modal-outcome.ts';
+import {
+  failInModal,
+  type ModalTarget,
+  showInModal,
+  showModal,
+} from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
-import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import { msLeft, type RequestScope, scopeOf, settledWithin } from '../../slack/request-context.ts';
 import type { EditorOpener } from '../deps.ts';
 import { applyChange } from './apply-change.ts';
 import { requestApproval } from './approvals.ts';
@@ -109,9 +115,15 @@ export async function loadEditorView(
 export const PREFILL_UNAVAILABLE =
   ":warning: Pre-fill is unavailable: the app's store is not answering, so the values this app last applied cannot be read and the boxes show the documented defaults. Applying a change needs the store too; try again in a moment.";
 
+/** What loading the editor came to: the view to show, or why it failed. */
+type Loaded = { view: View } | { error: unknown };
+
 /**
- * Opens the editor for a role: the modal opens at once with the trigger (it expires in three
- * seconds), then is filled once the role list and the last known values are at hand.
+ * Opens the editor for a role. Most openings have the role list (cached) and the last known
+ * values within a moment: those open once, filled in, which spares Slack and the app a second
+ * call. One whose data takes longer than `loadingViewAfterMs` opens "Loading…" first, so the
+ * trigger (good for three seconds from the click) is never spent waiting, and is filled in
+ * when the data arrives.
  */
 export function createEditorOpener(deps: EditorDeps): EditorOpener {
   return async (client, triggerId, app, role, userId, scope) => {
@@ -121,16 +133,33 @@ export function createEditorOpener(deps: EditorDeps): EditorOpener {
       withinMs: msLeft(scope, OPEN_CHECK_DEADLINE_MS, deps.now),
     });
     if (refusal) throw new RefusedError(refusal);
-    const loading = loadingView(role, appLabel(deps, app).appName);
-    const opened = await client.views.open({ trigger_id: triggerId, view: loading });
-    const viewId = opened.view?.id ?? '';
-    try {
-      const view = await loadEditorView(deps, app, role, scope);
-      await client.views.update({ view_id: viewId, view });
-    } catch (error) {
-      await failInModal(client, viewId, failureView(error, scope, deps), error, scope.log);
-    }
+    const loading: Promise<Loaded> = loadEditorView(deps, app, role, scope).then(
+      (view) => ({ view }),
+      (error: unknown) => ({ error }),
+    );
+    const waitMs = Math.min(
+      deps.loadingViewAfterMs,
+      msLeft(scope, OPEN_CHECK_DEADLINE_MS, deps.now),
+    );
+    const early = await settledWithin(loading, waitMs);
+    if (early) return show(client, { triggerId }, early, scope, deps);
+    const placeholder = loadingView(role, appLabel(deps, app).appName);
+    const opened = await client.views.open({ trigger_id: triggerId, view: placeholder });
+    return show(client, { viewId: opened.view?.id ?? '' }, await loading, scope, deps);
   };
+}
+
+/** Shows the loaded editor, or the failure, in the modal (see failInModal for a failure). */
+async function show(
+  client: WebClient,
+  target: ModalTarget,
+  loaded: Loaded,
+  scope: RequestScope,
+  deps: EditorDeps,
+): Promise<void> {
+  if ('view' in loaded) return showModal(client, target, loaded.view);
+  const { error } = loaded;
+  await failInModal(client, target, failureView(error, scope, deps), error, scope.log);
 }
 
 /** "Edit permissions" on a role in the role list. */
@@ -415,7 +444,13 @@ export function createApplySubmission(deps: EditorDeps) {
           scope,
         });
       } catch (error) {
-        return failInModal(client, view.id, failureView(error, scope, deps), error, scope.log);
+        return failInModal(
+          client,
+          { viewId: view.id },
+          failureView(error, scope, deps),
+          error,
+          scope.log,
+        );
       }
       switch (requested.kind) {
         case 'requested':
@@ -458,7 +493,13 @@ export function createApplySubmission(deps: EditorDeps) {
         scope,
       });
     } catch (error) {
-      return failInModal(client, view.id, failureView(error, scope, deps), error, scope.log);
+      return failInModal(
+        client,
+        { viewId: view.id },
+        failureView(error, scope, deps),
+        error,
+        scope.log,
+      );
     }
     switch (outcome.kind) {
       case 'refused':
@@ -473,7 +514,7 @@ export function createApplySubmission(deps: EditorDeps) {
       case 'failed':
         return failInModal(
           client,
-          view.id,
+          { viewId: view.id },
           failureView(outcome.error, scope, deps),
           outcome.error,
           scope.log,

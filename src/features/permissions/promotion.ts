@@ -136,7 +136,7 @@ export function createPromoteButton(deps: EditorDeps) {
         'promotion: review shown',
       );
     } catch (error) {
-      await failInModal(client, viewId, failureView(error, scope, deps), error, scope.log);
+      await failInModal(client, { viewId }, failureView(error, scope, deps), error, scope.log);
     }
   };
 }

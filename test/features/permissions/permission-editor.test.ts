@@ -188,6 +188,7 @@ describe('the Apply listener', () => {
       audit: { record: async () => ({ stored: options.auditStored ?? true }) },
       now: () => 1_000,
       reviewDeadlineMs: 2_000,
+      loadingViewAfterMs: 400,
       approvalTtlMs: 3_600_000,
     };
     const acks: unknown[] = [];
