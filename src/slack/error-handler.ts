@@ -6,6 +6,7 @@ import { failureMessage, messageModal } from './blocks.ts';
 import { type Deliverer, destinationOf } from './deliver.ts';
 import { failureSentence, isUserFailure, wasShown } from './failure.ts';
 import type { RequestScope } from './request-context.ts';
+import { updateView } from './views.ts';
 
 export interface ErrorHandlerDeps {
   deliver: Deliverer;
@@ -50,7 +51,7 @@ export function createErrorHandler(deps: ErrorHandlerDeps) {
     const view = (body as { view?: { id?: string; type?: string } }).view;
     if (view?.id && view.type === 'modal' && !(body as { response_url?: string }).response_url) {
       try {
-        await deps.client.views.update({
+        await updateView(deps.client, {
           view_id: view.id,
           view: messageModal('Something went wrong', message.blocks ?? []),
         });

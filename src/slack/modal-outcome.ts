@@ -3,6 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { type Deliverer, type Destination, type SlackMessage, slackErrorCode } from './deliver.ts';
 import { alreadyShown } from './failure.ts';
+import { openView, updateView } from './views.ts';
 
 // A modal that says "Loading…" or "Applying…" must end in an outcome the person sees. When
 // Slack refuses to update it (closed meanwhile, Slack failing), the words reach them another way.
@@ -12,8 +13,8 @@ export type ModalTarget = { viewId: string } | { triggerId: string };
 
 /** Puts `view` in the target: updates the open modal, or opens one with the trigger. */
 export async function showModal(client: WebClient, target: ModalTarget, view: View): Promise<void> {
-  if ('viewId' in target) await client.views.update({ view_id: target.viewId, view });
-  else await client.views.open({ trigger_id: target.triggerId, view });
+  if ('viewId' in target) await updateView(client, { view_id: target.viewId, view });
+  else await openView(client, { trigger_id: target.triggerId, view });
 }
 
 /**
@@ -52,7 +53,7 @@ export async function showInModal(
   log: Logger,
 ): Promise<void> {
   try {
-    await deps.client.views.update({ view_id: target.viewId, view });
+    await updateView(deps.client, { view_id: target.viewId, view });
   } catch (updateError) {
     log.warn(
       { cause: slackErrorCode(updateError) },

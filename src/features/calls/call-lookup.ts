@@ -28,6 +28,7 @@ import type { Listeners } from '../../slack/listeners.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
+import { openView, pushView, updateView } from '../../slack/views.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { createCallListRender } from './call-search.ts';
 import { callMessage, participantsView } from './call-view.ts';
@@ -131,14 +132,14 @@ export function createCallDetails(deps: FeatureDeps) {
       return;
     }
     // The trigger expires in three seconds: the modal goes up first, then is filled.
-    const opened = await client.views.push({
+    const opened = await pushView(client, {
       trigger_id: body.trigger_id,
       view: lookupPendingView(ref.sessionId),
     });
     const viewId = opened.view?.id ?? '';
     try {
       const message = await render(app, ref.sessionId, ref.onBehalfOf, scope);
-      await client.views.update({
+      await updateView(client, {
         view_id: viewId,
         view: resultView(withoutShareButtons(message.blocks ?? [])),
       });
@@ -160,8 +161,8 @@ export function createParticipantsButton(deps: FeatureDeps) {
     const { app, value: ref } = openSealed(deps.apps, RefValue, action.value);
     const loading = lookupPendingView(ref.sessionId);
     const opened = body.view
-      ? await client.views.push({ trigger_id: body.trigger_id, view: loading })
-      : await client.views.open({ trigger_id: body.trigger_id, view: loading });
+      ? await pushView(client, { trigger_id: body.trigger_id, view: loading })
+      : await openView(client, { trigger_id: body.trigger_id, view: loading });
     const viewId = opened.view?.id ?? '';
     try {
       const call = await app.cometchat.getCall(ref.sessionId, {
@@ -169,7 +170,7 @@ export function createParticipantsButton(deps: FeatureDeps) {
         logger: scope.log,
         onBehalfOf: ref.onBehalfOf,
       });
-      await client.views.update({
+      await updateView(client, {
         view_id: viewId,
         view: participantsView(call, ref, {
           ...viewOptions(deps, app),
@@ -196,7 +197,7 @@ export function createParticipantsPage(deps: FeatureDeps) {
       logger: scope.log,
       onBehalfOf: ref.onBehalfOf,
     });
-    await client.views.update({
+    await updateView(client, {
       view_id: body.view.id,
       view: participantsView(call, ref, {
         ...viewOptions(deps, app),
@@ -251,7 +252,7 @@ export function createMessageShortcut(deps: FeatureDeps) {
     if (ids.length === 0) {
       const [uid, ...others] = findUidCandidates(text);
       scope.log.info({ candidates: others.length + (uid ? 1 : 0) }, 'no session id: search form');
-      await client.views.open({
+      await openView(client, {
         trigger_id: shortcut.trigger_id,
         view: lookupFormView(names, uid ? { uid, others } : undefined, app.name),
       });
@@ -277,7 +278,7 @@ export function createLookupForm(deps: Pick<FeatureDeps, 'apps'>) {
     client,
   }: Args<SlackShortcutMiddlewareArgs<GlobalShortcut>>): Promise<void> => {
     await ack();
-    await client.views.open({ trigger_id: shortcut.trigger_id, view: lookupFormView(names) });
+    await openView(client, { trigger_id: shortcut.trigger_id, view: lookupFormView(names) });
   };
 }
 
@@ -396,7 +397,7 @@ export function createLookupSubmission(deps: FeatureDeps) {
       const failed = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
       return failInModal(client, { viewId: view.id }, failed, error, scope.log);
     }
-    await client.views.update({ view_id: view.id, view: resultView(blocks) });
+    await updateView(client, { view_id: view.id, view: resultView(blocks) });
   };
 }
 

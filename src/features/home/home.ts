@@ -17,6 +17,7 @@ import { failureSentence } from '../../slack/failure.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { Listeners } from '../../slack/listeners.ts';
 import { scopeOf } from '../../slack/request-context.ts';
+import { openView, publishView } from '../../slack/views.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
 import type { EditorOpener, FeatureDeps } from '../deps.ts';
 import { type AppSnapshot, homeView, noAccessHome, readEditValue } from './home-view.ts';
@@ -77,7 +78,7 @@ export function createHome(deps: HomeDeps): Home {
   async function publish(client: WebClient, userId: string, log: Logger): Promise<void> {
     const refusal = await deps.access.viewRefusal(userId, log, { withinMs: waitMs });
     if (refusal) {
-      await client.views.publish({ user_id: userId, view: noAccessHome(refusal) });
+      await publishView(client, { user_id: userId, view: noAccessHome(refusal) });
       return;
     }
     const apps = deps.apps.all;
@@ -125,11 +126,11 @@ export function createHome(deps: HomeDeps): Home {
       };
     };
     const first = await draw(false);
-    await client.views.publish({ user_id: userId, view: first.view });
+    await publishView(client, { user_id: userId, view: first.view });
     if (!first.loading) return;
     // An app that was slow is drawn again once it answers (within its CometChat budget).
     const final = await draw(true);
-    await client.views.publish({ user_id: userId, view: final.view });
+    await publishView(client, { user_id: userId, view: final.view });
   }
 
   return { publish };
@@ -173,7 +174,7 @@ export function registerHome(listeners: Listeners, deps: HomeDeps, home: Home): 
 
   const openForm = async ({ ack, body, client }: Button) => {
     await ack();
-    await client.views.open({ trigger_id: body.trigger_id, view: deps.parts.lookupForm() });
+    await openView(client, { trigger_id: body.trigger_id, view: deps.parts.lookupForm() });
   };
   listeners.action<BlockAction<ButtonAction>>(ACTIONS.homeFindCalls, openForm);
   listeners.action<BlockAction<ButtonAction>>(ACTIONS.homeLookupCall, openForm);
@@ -182,7 +183,7 @@ export function registerHome(listeners: Listeners, deps: HomeDeps, home: Home): 
     async ({ ack, body, client }: Button) => {
       await ack();
       const help = deps.parts.help();
-      await client.views.open({
+      await openView(client, {
         trigger_id: body.trigger_id,
         view: {
           type: 'modal',

@@ -22,6 +22,7 @@ import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { Listeners } from '../../slack/listeners.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import { openView } from '../../slack/views.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
 import { applyChange, NOT_SENT } from './apply-change.ts';
 import { approvalMessage, approvalsList, outcomeNotice } from './approval-view.ts';
@@ -352,7 +353,7 @@ export function createRejectButton(deps: ApprovalDeps) {
       withinMs: msLeft(scope, OPEN_CHECK_DEADLINE_MS, deps.now),
     });
     if (refusal) return void (await tell(deps, body, refusal, scope));
-    await client.views.open({
+    await openView(client, {
       trigger_id: body.trigger_id,
       view: {
         type: 'modal',

@@ -21,6 +21,7 @@ import {
 } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf, settledWithin } from '../../slack/request-context.ts';
+import { openView, updateView } from '../../slack/views.ts';
 import type { EditorOpener } from '../deps.ts';
 import { applyChange } from './apply-change.ts';
 import { requestApproval } from './approvals.ts';
@@ -144,7 +145,7 @@ export function createEditorOpener(deps: EditorDeps): EditorOpener {
     const early = await settledWithin(loading, waitMs);
     if (early) return show(client, { triggerId }, early, scope, deps);
     const placeholder = loadingView(role, appLabel(deps, app).appName);
-    const opened = await client.views.open({ trigger_id: triggerId, view: placeholder });
+    const opened = await openView(client, { trigger_id: triggerId, view: placeholder });
     return show(client, { viewId: opened.view?.id ?? '' }, await loading, scope, deps);
   };
 }
@@ -211,7 +212,7 @@ export function createCategorySwitch(deps: EditorDeps) {
       label: appLabel(deps, app),
     });
     try {
-      await client.views.update({ view_id: view.id, hash: view.hash, view: next });
+      await updateView(client, { view_id: view.id, hash: view.hash, view: next });
     } catch (error) {
       // A newer render won the race (the user clicked twice); theirs stands.
       if ((error as { data?: { error?: string } }).data?.error === 'hash_conflict') {
@@ -374,7 +375,7 @@ export function createReviewSubmission(deps: EditorDeps) {
       'editor: values changed meanwhile; redrawn',
     );
     const roles = await app.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log });
-    await client.views.update({
+    await updateView(client, {
       view_id: view.id,
       view: editorView({
         state: rebase(answer.state, baselineFrom(answer.known)),

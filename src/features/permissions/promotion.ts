@@ -4,6 +4,7 @@ import type { Role } from '../../cometchat/schemas.ts';
 import { type CometChatApp, tryOpenSealed } from '../../slack/apps.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import { pushView, updateView } from '../../slack/views.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import { editRefusal } from './editor-access.ts';
 import {
@@ -87,7 +88,7 @@ export function createPromoteButton(deps: EditorDeps) {
   }: Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>) => {
     await ack();
     const scope = scopeOf(context);
-    const push = (view: View) => client.views.push({ trigger_id: body.trigger_id, view });
+    const push = (view: View) => pushView(client, { trigger_id: body.trigger_id, view });
     // The change comes from the result's metadata, sealed by the app it was applied to; the
     // button only names where it goes.
     const from = tryOpenSealed(deps.apps, AppliedChangeSchema, body.view?.private_metadata);
@@ -119,7 +120,7 @@ export function createPromoteButton(deps: EditorDeps) {
         to.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
         deps.store.getKnownPermissions(to.name, applied.role),
       ]);
-      await client.views.update({
+      await updateView(client, {
         view_id: viewId,
         view: promotionView({
           applied,

@@ -154,13 +154,12 @@ describe('the Apply listener', () => {
     const updates: unknown[] = [];
     const delivered: unknown[] = [];
     const client = {
-      views: {
-        async update(args: unknown) {
-          updates.push(args);
-          if (options.updateFails)
-            throw Object.assign(new Error('x'), { data: { error: 'not_found' } });
-          return { ok: true };
-        },
+      async apiCall(method: string, args: unknown) {
+        expect(method).toBe('views.update');
+        updates.push(args);
+        if (options.updateFails)
+          throw Object.assign(new Error('x'), { data: { error: 'not_found' } });
+        return { ok: true };
       },
     } as unknown as WebClient;
     const cometchat = {
