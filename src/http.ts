@@ -1,8 +1,8 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
-// One HTTP exchange over node:http(s), for the app's two outgoing paths that every command takes:
-// CometChat's REST API and Slack's response_url. Not fetch: its WHATWG Request, Headers, Response
+// One HTTP exchange over node:http(s), for the app's outgoing paths: CometChat's REST API, Slack's
+// response_url, and under the Slack Web API client (observe/slack-fetch.ts). Not fetch: its WHATWG Request, Headers, Response
 // and streams cost about three times the CPU of the same exchange over node:http, and with ky on
 // top about four (BENCHMARKS.md, "Cheaper per command"). Node's global agents keep connections
 // alive between exchanges.
@@ -16,6 +16,8 @@ export interface Exchange {
   timeoutMs: number;
   /** Read the answer's body as text; otherwise it is drained and dropped. */
   readBody: boolean;
+  /** Ends the exchange early, failing with the signal's reason. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface Answer {
@@ -53,19 +55,22 @@ export function exchange(request: Exchange): Promise<Answer> {
     }
     const headers: Record<string, string | number> = { ...request.headers };
     if (request.body !== undefined) headers['content-length'] = Buffer.byteLength(request.body);
+    const { signal } = request;
     let settled = false;
-    const fail = (error: Error) => {
-      if (settled) return;
+    const settle = (): boolean => {
+      if (settled) return false;
       settled = true;
       clearTimeout(timer);
-      reject(error);
+      signal?.removeEventListener('abort', abort);
+      return true;
+    };
+    const fail = (error: Error) => {
+      if (settle()) reject(error);
     };
     const outgoing = send(target, { method: request.method, headers }, (response) => {
       const done = (text: string) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, text });
+        if (settle())
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text });
       };
       if (!request.readBody) {
         response.on('error', () => {});
@@ -85,11 +90,16 @@ export function exchange(request: Exchange): Promise<Answer> {
         fail(Object.assign(new Error('answer cut short'), { code: 'ECONNRESET' })),
       );
     });
-    const timer = setTimeout(() => {
-      const error = new ExchangeTimeout(request.timeoutMs);
+    const stop = (error: Error) => {
       fail(error);
       outgoing.destroy(error);
-    }, request.timeoutMs);
+    };
+    const timer = setTimeout(() => stop(new ExchangeTimeout(request.timeoutMs)), request.timeoutMs);
+    function abort() {
+      stop(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    }
+    if (signal?.aborted) abort();
+    else signal?.addEventListener('abort', abort, { once: true });
     outgoing.on('error', fail);
     outgoing.end(request.body);
   });

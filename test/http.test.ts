@@ -34,6 +34,38 @@ const get = (url: string, timeoutMs = 1_000) =>
   });
 
 describe('exchange', () => {
+  it("ends early with the signal's reason when it aborts, as the Web API client's timeout does", async () => {
+    const url = await serve(() => {});
+    const controller = new AbortController();
+    const pending = exchange({
+      method: 'POST',
+      url,
+      headers: {},
+      body: 'token=x',
+      timeoutMs: 5_000,
+      readBody: true,
+      signal: controller.signal,
+    });
+    const reason = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+    setTimeout(() => controller.abort(reason), 30);
+    await expect(pending).rejects.toBe(reason);
+  });
+
+  it('does not start at all with a signal already aborted', async () => {
+    const url = await serve((response) => response.end('{}'));
+    const reason = new Error('gone');
+    await expect(
+      exchange({
+        method: 'GET',
+        url,
+        headers: {},
+        timeoutMs: 1_000,
+        readBody: true,
+        signal: AbortSignal.abort(reason),
+      }),
+    ).rejects.toBe(reason);
+  });
+
   it('reads the status, the headers and the whole body as text', async () => {
     const url = await serve((response) => {
       response.writeHead(429, { 'retry-after': '2', 'content-type': 'application/json' });

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { Answer, Exchange } from '../../src/http.ts';
 import { observedFetch } from '../../src/observe/slack-fetch.ts';
 
-// The Web API client's fetch: failures counted by method and code, every answer handed on
-// whole (the client reads its body and headers after this has read them once).
+// The Web API client's fetch: the client's request sent as it is, failures counted by method and
+// code, every answer handed on whole (the client reads its body and headers after this has read
+// them once).
 
 function recorder() {
   const failures: string[] = [];
@@ -15,12 +17,12 @@ function recorder() {
 }
 
 const answering =
-  (body: string, status = 200): typeof fetch =>
-  async () =>
-    new Response(body, {
-      status,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'x-slack-req-id': 'r1' },
-    });
+  (text: string, status = 200) =>
+  async (_request: Exchange): Promise<Answer> => ({
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'x-slack-req-id': 'r1' },
+    text,
+  });
 
 const URL_OF = (method: string) => `https://slack.test/api/${method}`;
 
@@ -52,16 +54,64 @@ describe('observedFetch', () => {
       metrics,
       answering('{"ok":false,"error":"<script>"}'),
     )(URL_OF('chat.postMessage'));
-    const down: typeof fetch = async () => {
-      throw new TypeError('fetch failed');
+    const down = async (): Promise<Answer> => {
+      throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     };
     await expect(observedFetch(metrics, down)(URL_OF('users.info'))).rejects.toThrow(
-      'fetch failed',
+      'ECONNREFUSED',
     );
     expect(failures).toEqual([
       'chat.postMessage http_503',
       'chat.postMessage other',
       'users.info network',
     ]);
+  });
+});
+
+describe('observedFetch sends', () => {
+  it("the client's request as it is: method, address, headers, form and signal", async () => {
+    const { metrics } = recorder();
+    const sent: Exchange[] = [];
+    const send = async (request: Exchange): Promise<Answer> => {
+      sent.push(request);
+      return { status: 200, headers: { 'content-type': 'application/json' }, text: '{"ok":true}' };
+    };
+    const signal = AbortSignal.timeout(10_000);
+    const response = await observedFetch(metrics, send)(URL_OF('views.open'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: 'Bearer x' },
+      body: 'trigger_id=T1&view=%7B%7D',
+      signal,
+    });
+    expect(sent).toEqual([
+      {
+        method: 'POST',
+        url: URL_OF('views.open'),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: 'Bearer x' },
+        body: 'trigger_id=T1&view=%7B%7D',
+        timeoutMs: 60_000,
+        readBody: true,
+        signal,
+      },
+    ]);
+    expect(response.status).toBe(200);
+    expect(response.statusText).toBe('OK');
+    expect(await response.json()).toEqual({ ok: true });
+  });
+
+  it('a 429 with its Retry-After, for the client to wait out', async () => {
+    const { failures, metrics } = recorder();
+    const send = async (): Promise<Answer> => ({
+      status: 429,
+      headers: { 'retry-after': '3', 'set-cookie': ['a=1', 'b=2'] },
+      text: '',
+    });
+    const response = await observedFetch(metrics, send)(URL_OF('chat.postMessage'), {
+      method: 'POST',
+      body: '',
+    });
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toBe('3');
+    expect(failures).toEqual(['chat.postMessage http_429']);
   });
 });
