@@ -51,13 +51,24 @@ export const CATEGORIES: readonly string[] = Object.freeze([
   ...new Set(PERMISSIONS.map((spec) => spec.category)),
 ]);
 
-export function permissionsInCategory(category: string): PermissionSpec[] {
-  return PERMISSIONS.filter((spec) => spec.category === category);
+// Worked out once: the editor asks for them several times in every render.
+const byCategory = new Map(
+  CATEGORIES.map((category) => [
+    category,
+    Object.freeze(PERMISSIONS.filter((spec) => spec.category === category)),
+  ]),
+);
+const DEFAULTS: Readonly<PermissionMap> = Object.freeze(
+  Object.fromEntries(PERMISSIONS.map((spec) => [spec.key, spec.default])),
+);
+
+export function permissionsInCategory(category: string): readonly PermissionSpec[] {
+  return byCategory.get(category) ?? [];
 }
 
 /** The documented defaults: what a role's permissions are until a key is set explicitly. */
 export function defaultPermissions(): PermissionMap {
-  return Object.fromEntries(PERMISSIONS.map((spec) => [spec.key, spec.default]));
+  return { ...DEFAULTS };
 }
 
 export type PermissionErrors = Record<string, string>;

@@ -335,7 +335,7 @@ export function fieldErrors(values: Record<string, PermissionValue>): Record<str
   return result.ok ? {} : result.errors;
 }
 
-export function specsOf(category: string): PermissionSpec[] {
+export function specsOf(category: string): readonly PermissionSpec[] {
   return permissionsInCategory(category);
 }
 
