@@ -27,7 +27,7 @@ describe('createLogger', () => {
     expect(destination.records().map((r) => r.msg)).toEqual(['loud']);
   });
 
-  it('redacts credentials by field name, at the top and one level down', () => {
+  it('redacts credentials by field name, at the top and in what a request, options or an error carry', () => {
     const { logger, destination } = capture();
     logger.info(
       {
