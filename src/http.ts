@@ -54,7 +54,9 @@ export function exchange(request: Exchange): Promise<Answer> {
       return;
     }
     const headers: Record<string, string | number> = { ...request.headers };
-    if (request.body !== undefined) headers['content-length'] = Buffer.byteLength(request.body);
+    // Encoded once: its length is the header, and the socket writes these bytes as they are.
+    const body = request.body === undefined ? undefined : Buffer.from(request.body);
+    if (body !== undefined) headers['content-length'] = body.length;
     const { signal } = request;
     let settled = false;
     const settle = (): boolean => {
@@ -101,6 +103,6 @@ export function exchange(request: Exchange): Promise<Answer> {
     if (signal?.aborted) abort();
     else signal?.addEventListener('abort', abort, { once: true });
     outgoing.on('error', fail);
-    outgoing.end(request.body);
+    outgoing.end(body);
   });
 }
