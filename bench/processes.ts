@@ -39,6 +39,8 @@ export interface SpawnOptions {
   logFile: string;
   /** Node options before the entry, e.g. --cpu-prof (not allowed in NODE_OPTIONS). */
   nodeArgs?: readonly string[];
+  /** More modules to preload, after tsx (so they may be TypeScript). */
+  preload?: readonly string[];
 }
 
 /** A port that was free a moment ago (the child binds it; a clash fails the start loudly). */
@@ -60,7 +62,16 @@ export async function spawnSubject(options: SpawnOptions): Promise<Subject> {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    ['--expose-gc', ...(options.nodeArgs ?? []), '--import', TSX, '--import', PROBE, options.entry],
+    [
+      '--expose-gc',
+      ...(options.nodeArgs ?? []),
+      '--import',
+      TSX,
+      '--import',
+      PROBE,
+      ...(options.preload ?? []).flatMap((module) => ['--import', module]),
+      options.entry,
+    ],
     {
       cwd: ROOT,
       // Only what the subject needs: nothing from the caller's shell steers it.

@@ -1,0 +1,22 @@
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+
+// Preloaded (`--import`) by `npm run bench:alloc` into the app it measures: V8's sampling heap
+// profiler, counting what scavenges and full collections free too (allocation, not what is
+// retained), from ALLOC_START_MS to ALLOC_STOP_MS after start; then the profile is written to
+// ALLOC_OUT. Nothing else in the app is touched.
+
+const session = new Session();
+session.connect();
+await session.post('HeapProfiler.enable');
+setTimeout(() => {
+  void session.post('HeapProfiler.startSampling', {
+    samplingInterval: 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+}, Number(process.env.ALLOC_START_MS)).unref();
+setTimeout(async () => {
+  const { profile } = await session.post('HeapProfiler.stopSampling');
+  writeFileSync(process.env.ALLOC_OUT ?? 'alloc.heapprofile', JSON.stringify(profile));
+}, Number(process.env.ALLOC_STOP_MS)).unref();

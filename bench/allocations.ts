@@ -1,0 +1,135 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSandbox } from '../offline/cometchat-standin/server.ts';
+import { createSlackDriver } from '../offline/slack-standin/driver.ts';
+import { startSlackStandIn } from '../offline/slack-standin/server.ts';
+import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
+import { pacedLoad } from './load.ts';
+import { spawnSubject } from './processes.ts';
+import { appEnv, commandText, SIGNING_SECRET, signedCommand } from './stack.ts';
+
+// `npm run bench:alloc [-- help|roles|call|calls|perms|bolt ...]`: what each command allocates,
+// in KB per command, by the function that allocated it (self) and by what it was allocated under
+// (inclusive). `bolt` is the bare Bolt app of `npm run bench`. At 200 commands a second the
+// acknowledgement p99 follows the number of scavenges in a round, which follows allocation:
+// this is where to look for it. The app runs at 100/s: warm-up, then ALLOC_SECONDS sampled.
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PROBE = new URL('./alloc-probe.ts', import.meta.url).href;
+const RATE = 100;
+const WARM_UP_MS = 3_000;
+const SECONDS = Number(process.env.ALLOC_SECONDS ?? 5);
+
+interface HeapNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: HeapNode[];
+}
+
+function frameName(frame: HeapNode['callFrame']): string {
+  const path = frame.url.startsWith('file://') ? fileURLToPath(frame.url) : frame.url;
+  // No file: V8's builtins, or code made at run time (zod compiles its object parsers).
+  const where = relative(ROOT, path).replace(/^node_modules\//, '') || '(builtin or generated)';
+  const line = frame.lineNumber > 0 ? `:${frame.lineNumber + 1}` : '';
+  return `${frame.functionName || '(anonymous)'} ${where}${line}`;
+}
+
+/** Bytes by function allocating (self) and by every function on the stack (inclusive). */
+function tally(head: HeapNode): { self: Map<string, number>; inclusive: Map<string, number> } {
+  const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  const walk = (node: HeapNode, stack: readonly string[]) => {
+    const name = frameName(node.callFrame);
+    self.set(name, (self.get(name) ?? 0) + node.selfSize);
+    const on = stack.includes(name) ? stack : [...stack, name];
+    for (const frame of on) inclusive.set(frame, (inclusive.get(frame) ?? 0) + node.selfSize);
+    for (const child of node.children) walk(child, on);
+  };
+  walk(head, []);
+  return { self, inclusive };
+}
+
+function top(bytes: Map<string, number>, commands: number, count: number): string[] {
+  return [...bytes.entries()]
+    .filter(([name]) => !name.startsWith('(root)'))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([name, b]) => `${(b / 1024 / commands).toFixed(1).padStart(8)} KB  ${name}`);
+}
+
+async function measure(command: string): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), `alloc-${command}-`));
+  const out = join(work, 'alloc.heapprofile');
+  const sandbox = await startSandbox({ apiKey: OFFLINE_SECRETS.apiKey, latencyMs: 20 });
+  const slack = await startSlackStandIn();
+  const driver = createSlackDriver({
+    appUrl: 'unused',
+    signingSecret: SIGNING_SECRET,
+    standIn: slack,
+  });
+  const bolt = command === 'bolt';
+  const keyBy = command === 'perms' ? 'trigger_id' : 'response_url';
+  const next = () => signedCommand(driver, commandText(bolt ? 'help' : command), keyBy);
+  const started = Date.now();
+  // The profile's window is set from the start: the app is healthy, then warmed up, first.
+  const startMs = 4_000 + WARM_UP_MS;
+  const subject = await spawnSubject({
+    name: command,
+    entry: bolt ? 'bench/baselines/bare-bolt.ts' : 'src/main.ts',
+    env: {
+      ...(bolt ? { SLACK_SIGNING_SECRET: SIGNING_SECRET } : appEnv(slack, sandbox, 'memory:')),
+      ALLOC_OUT: out,
+      ALLOC_START_MS: String(startMs),
+      ALLOC_STOP_MS: String(startMs + SECONDS * 1000 + 200),
+    },
+    preload: [PROBE],
+    logFile: join(work, 'app.log'),
+  });
+  let sent = 0;
+  try {
+    const sinceStart = () => Date.now() - started;
+    if (sinceStart() > startMs - WARM_UP_MS) {
+      throw new Error(`bench: ${command} took ${sinceStart()} ms to start; the window is missed`);
+    }
+    await pacedLoad({
+      port: subject.port,
+      path: '/slack/events',
+      rate: RATE,
+      durationMs: startMs - sinceStart() - 50,
+      next,
+    });
+    const samples = await pacedLoad({
+      port: subject.port,
+      path: '/slack/events',
+      rate: RATE,
+      durationMs: SECONDS * 1000,
+      next,
+    });
+    sent = samples.filter((s) => s.status === 200).length;
+    while (!existsSync(out) && sinceStart() < startMs + SECONDS * 1000 + 5_000) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await subject.stop();
+    await sandbox.close();
+    await slack.close();
+  }
+  const profile = JSON.parse(await readFile(out, 'utf8')) as { head: HeapNode };
+  const { self, inclusive } = tally(profile.head);
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  process.stdout.write(
+    `\n## ${command}: ${(total / 1024 / sent).toFixed(0)} KB allocated per command (${sent} commands at ${RATE}/s)\n`,
+  );
+  process.stdout.write(`\nBy the function allocating:\n${top(self, sent, 15).join('\n')}\n`);
+  const ours = new Map([...inclusive].filter(([name]) => / src\//.test(name)));
+  process.stdout.write(`\nUnder the app's own functions:\n${top(ours, sent, 12).join('\n')}\n`);
+  process.stdout.write(`profile: ${out}\n`);
+}
+
+const commands = process.argv.slice(2);
+for (const command of commands.length > 0 ? commands : ['bolt', 'help', 'roles', 'call', 'calls']) {
+  await measure(command);
+}
