@@ -2,10 +2,10 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
 // One HTTP exchange over node:http(s), for the app's outgoing paths: CometChat's REST API, Slack's
-// response_url, and under the Slack Web API client (observe/slack-fetch.ts). Not fetch: its WHATWG Request, Headers, Response
-// and streams cost about three times the CPU of the same exchange over node:http, and with ky on
-// top about four (BENCHMARKS.md, "Cheaper per command"). Node's global agents keep connections
-// alive between exchanges.
+// response_url, and the Slack Web API client's requests (observe/slack-fetch.ts). Not fetch: its
+// WHATWG Request, Headers, Response and streams cost about three times the CPU of the same
+// exchange over node:http, and with ky on top about four (BENCHMARKS.md, "Cheaper per
+// command"). Node's global agents keep connections alive between exchanges.
 
 export interface Exchange {
   method: 'GET' | 'POST' | 'PUT';

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { type Answer, type Exchange, exchange } from '../http.ts';
+import { type Answer, type Exchange, exchange, succeeded } from '../http.ts';
 import type { Metrics } from './metrics.ts';
 
 // The Slack Web API client's fetch. It goes over node:http (src/http.ts): undici's fetch, with
@@ -55,7 +55,7 @@ export function observedFetch(
       throw error;
     }
     const { status, text } = answer;
-    if (status < 200 || status > 299) {
+    if (!succeeded(status)) {
       metrics.slackApiFailure(method, `http_${status}`);
     } else if (String(answer.headers['content-type']).includes('json')) {
       if (text.length < SHORT || SAYS_FAILED.test(text)) {

@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { View } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { openView, publishView, pushView, updateView } from '../../src/slack/views.ts';
@@ -39,5 +42,21 @@ describe('the views calls', () => {
     expect(calls[2]?.args).toEqual({ view_id: 'V1', hash: 'h1', view: JSON.stringify(view) });
     expect(calls[3]?.args).toEqual({ user_id: 'U1', view: JSON.stringify(view) });
     for (const call of calls) expect(JSON.parse(String(call.args.view))).toEqual(view);
+  });
+});
+
+describe('views in the app', () => {
+  it('go to Slack through src/slack/views.ts only (a direct client.views call walks the view again)', () => {
+    const src = fileURLToPath(new URL('../../src/', import.meta.url));
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.ts'),
+    );
+    expect(files.length).toBeGreaterThan(20);
+    const direct = files
+      .filter((file) => relative('slack', file) !== 'views.ts')
+      .filter((file) =>
+        /\.views\.(open|update|push|publish)\(/.test(readFileSync(join(src, file), 'utf8')),
+      );
+    expect(direct).toEqual([]);
   });
 });
