@@ -1,13 +1,13 @@
-import { Agent, request } from 'node:http';
+import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import { wallNow } from './stats.ts';
 
 // Two ways of loading a subject.
 //
 // Fixed rate (latency): an open-loop generator written here. autocannon's rate option releases
 // each second's quota as a burst at the start of the second and records whole milliseconds,
 // which at 1-3 ms latencies would measure its own bursts and rounding. This one sends request i
-// at start + i/rate whatever the answers do, and times each with performance.now().
+// at start + i/rate whatever the answers do, and times each with performance.now(), on a worker
+// thread of its own (paced-worker.mjs).
 //
 // Saturation (throughput): autocannon, closed loop, N connections each sending the next request
 // as soon as the previous one is answered.
@@ -39,77 +39,37 @@ export interface PacedOptions {
 }
 
 export async function pacedLoad(options: PacedOptions): Promise<Sample[]> {
-  // A fresh pool per round: a server closes idle keep-alive sockets after 5 s, and reusing one
-  // it is closing would fail a request for reasons that have nothing to do with the subject.
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-  const interval = 1000 / options.rate;
   const total = Math.round((options.rate * options.durationMs) / 1000);
-  const samples: Sample[] = [];
-  const inflight: Promise<void>[] = [];
-  const start = performance.now() + 5;
-
-  const fire = (scheduled: number) => {
-    const prepared = options.next();
-    inflight.push(
-      new Promise<void>((resolve) => {
-        let sent = 0;
-        let sentAt = 0;
-        const req = request(
-          {
-            host: '127.0.0.1',
-            port: options.port,
-            path: options.path,
-            method: 'POST',
-            agent,
-            headers: {
-              ...prepared.headers,
-              'content-length': String(Buffer.byteLength(prepared.body)),
-            },
-          },
-          (res) => {
-            res.on('data', () => undefined);
-            res.on('end', () => {
-              samples.push({
-                key: prepared.key,
-                sentAt,
-                ackMs: performance.now() - sent,
-                status: res.statusCode ?? 0,
-                lagMs: sent - scheduled,
-              });
-              resolve();
-            });
-          },
-        );
-        req.on('error', () => {
-          samples.push({ key: prepared.key, sentAt, ackMs: Number.NaN, status: 0, lagMs: 0 });
-          resolve();
-        });
-        sent = performance.now();
-        sentAt = wallNow();
-        req.end(prepared.body);
-      }),
-    );
+  // Half a second of requests at a time, made here (signing needs the stand-in's driver) and
+  // sent from the generator's own thread (paced-worker.mjs).
+  const batch = Math.max(20, Math.ceil(options.rate / 2));
+  let made = 0;
+  const more = (): Prepared[] => {
+    const count = Math.min(batch, total - made);
+    made += count;
+    return Array.from({ length: count }, () => options.next());
   };
-
-  await new Promise<void>((resolve) => {
-    let i = 0;
-    const tick = () => {
-      const now = performance.now();
-      while (i < total && start + i * interval <= now) {
-        fire(start + i * interval);
-        i += 1;
-      }
-      if (i >= total) {
-        resolve();
-        return;
-      }
-      setTimeout(tick, Math.max(0, start + i * interval - performance.now()));
-    };
-    setTimeout(tick, 5);
+  const worker = new Worker(new URL('./paced-worker.mjs', import.meta.url), {
+    workerData: {
+      port: options.port,
+      path: options.path,
+      rate: options.rate,
+      total,
+    },
   });
-  await Promise.all(inflight);
-  agent.destroy();
-  return samples;
+  try {
+    return await new Promise<Sample[]>((resolve, reject) => {
+      worker.on('message', (message: { kind: 'more' } | { kind: 'done'; samples: Sample[] }) => {
+        if (message.kind === 'done') resolve(message.samples);
+        else if (made < total) worker.postMessage({ items: more() });
+      });
+      worker.on('error', reject);
+      worker.on('exit', (code) => reject(new Error(`bench: the load generator exited (${code})`)));
+      worker.postMessage({ items: more() });
+    });
+  } finally {
+    await worker.terminate();
+  }
 }
 
 export interface SaturationOptions {
