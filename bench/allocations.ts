@@ -3,13 +3,9 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSandbox } from '../offline/cometchat-standin/server.ts';
-import { createSlackDriver } from '../offline/slack-standin/driver.ts';
-import { startSlackStandIn } from '../offline/slack-standin/server.ts';
-import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { pacedLoad } from './load.ts';
 import { spawnSubject } from './processes.ts';
-import { appEnv, commandText, SIGNING_SECRET, signedCommand } from './stack.ts';
+import { appEnv, commandText, SIGNING_SECRET, signedCommand, startStandIns } from './stack.ts';
 
 // `npm run bench:alloc [-- help|roles|call|calls|perms|bolt ...]`: what each command allocates,
 // in KB per command, by the function that allocated it (self) and by what it was allocated under
@@ -63,13 +59,7 @@ function top(bytes: Map<string, number>, commands: number, count: number): strin
 async function measure(command: string): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), `alloc-${command}-`));
   const out = join(work, 'alloc.heapprofile');
-  const sandbox = await startSandbox({ apiKey: OFFLINE_SECRETS.apiKey, latencyMs: 20 });
-  const slack = await startSlackStandIn();
-  const driver = createSlackDriver({
-    appUrl: 'unused',
-    signingSecret: SIGNING_SECRET,
-    standIn: slack,
-  });
+  const { sandbox, slack, driver, close } = await startStandIns();
   const bolt = command === 'bolt';
   const keyBy = command === 'perms' ? 'trigger_id' : 'response_url';
   const next = () => signedCommand(driver, commandText(bolt ? 'help' : command), keyBy);
@@ -114,8 +104,7 @@ async function measure(command: string): Promise<void> {
     }
   } finally {
     await subject.stop();
-    await sandbox.close();
-    await slack.close();
+    await close();
   }
   const profile = JSON.parse(await readFile(out, 'utf8')) as { head: HeapNode };
   const { self, inclusive } = tally(profile.head);

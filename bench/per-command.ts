@@ -1,15 +1,18 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSandbox } from '../offline/cometchat-standin/server.ts';
-import { createSlackDriver } from '../offline/slack-standin/driver.ts';
-import { startSlackStandIn } from '../offline/slack-standin/server.ts';
-import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { cpuMeter } from './cpu.ts';
 import { saturate } from './load.ts';
 import { spawnSubject } from './processes.ts';
 import { machine, ratio, table } from './report.ts';
-import { appEnv, COMMAND_TEXTS, commandText, SIGNING_SECRET, signedCommand } from './stack.ts';
+import {
+  appEnv,
+  COMMAND_TEXTS,
+  commandText,
+  SIGNING_SECRET,
+  signedCommand,
+  startStandIns,
+} from './stack.ts';
 import { median } from './stats.ts';
 
 // `npm run bench:cpu [-- help roles call calls perms]`: the quick loop for working on CPU per
@@ -23,13 +26,7 @@ const SECONDS = Number(process.env.CPU_SECONDS ?? 2);
 const wanted = process.argv.slice(2);
 const commands = wanted.length > 0 ? wanted : Object.keys(COMMAND_TEXTS);
 const work = await mkdtemp(join(tmpdir(), 'bench-cpu-'));
-const sandbox = await startSandbox({ apiKey: OFFLINE_SECRETS.apiKey, latencyMs: 20 });
-const slack = await startSlackStandIn();
-const driver = createSlackDriver({
-  appUrl: 'unused',
-  signingSecret: SIGNING_SECRET,
-  standIn: slack,
-});
+const { sandbox, slack, driver, close } = await startStandIns();
 const app = await spawnSubject({
   name: 'app',
   entry: 'src/main.ts',
@@ -90,5 +87,5 @@ try {
   );
 } finally {
   await Promise.allSettled([app.stop(), bolt.stop()]);
-  await Promise.allSettled([slack.close(), sandbox.close()]);
+  await close();
 }

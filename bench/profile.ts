@@ -2,13 +2,9 @@ import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSandbox } from '../offline/cometchat-standin/server.ts';
-import { createSlackDriver } from '../offline/slack-standin/driver.ts';
-import { startSlackStandIn } from '../offline/slack-standin/server.ts';
-import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { saturate } from './load.ts';
 import { spawnSubject } from './processes.ts';
-import { appEnv, commandText, SIGNING_SECRET, signedCommand } from './stack.ts';
+import { appEnv, commandText, signedCommand, startStandIns } from './stack.ts';
 
 // `npm run bench:profile [-- help|roles|call|calls|perms ...]`: each command at saturation (10 connections,
 // PROFILE_SECONDS) against the app started with --cpu-prof, after a warm-up; then where the
@@ -79,19 +75,13 @@ function summarise(profile: Profile): { place: string; ms: number; share: number
 
 async function profileCommand(command: string): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), `profile-${command}-`));
-  const sandbox = await startSandbox({ apiKey: OFFLINE_SECRETS.apiKey, latencyMs: 20 });
-  const slack = await startSlackStandIn();
+  const { sandbox, slack, driver, close } = await startStandIns();
   const subject = await spawnSubject({
     name: command,
     entry: 'src/main.ts',
     env: appEnv(slack, sandbox, 'memory:'),
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${work}`],
     logFile: join(work, 'app.log'),
-  });
-  const driver = createSlackDriver({
-    appUrl: 'unused',
-    signingSecret: SIGNING_SECRET,
-    standIn: slack,
   });
   const next = () => signedCommand(driver, commandText(command));
   try {
@@ -115,8 +105,7 @@ async function profileCommand(command: string): Promise<void> {
     );
   } finally {
     await subject.stop();
-    await sandbox.close();
-    await slack.close();
+    await close();
   }
   const file = (await readdir(work)).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no profile was written in ${work}`);

@@ -3,15 +3,11 @@ import { mkdtemp } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSandbox } from '../offline/cometchat-standin/server.ts';
-import { createSlackDriver } from '../offline/slack-standin/driver.ts';
-import { startSlackStandIn } from '../offline/slack-standin/server.ts';
-import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { cpuMeter } from './cpu.ts';
 import { pacedLoad, saturate } from './load.ts';
 import { freePort, type Subject, spawnSubject } from './processes.ts';
 import { machine, ms, table } from './report.ts';
-import { appEnv, COMMAND_TEXTS, SIGNING_SECRET, signedCommand } from './stack.ts';
+import { appEnv, COMMAND_TEXTS, signedCommand, startStandIns } from './stack.ts';
 import { median, percentile } from './stats.ts';
 
 // `npm run bench:replicas`: one replica against two, sharing Redis, behind a round-robin on
@@ -70,13 +66,7 @@ async function startRedis(): Promise<{ url: string; stop: () => void }> {
 
 const work = await mkdtemp(join(tmpdir(), 'bench-replicas-'));
 const redis = await startRedis();
-const sandbox = await startSandbox({ apiKey: OFFLINE_SECRETS.apiKey, latencyMs: 20 });
-const slack = await startSlackStandIn();
-const driver = createSlackDriver({
-  appUrl: 'unused',
-  signingSecret: SIGNING_SECRET,
-  standIn: slack,
-});
+const { sandbox, slack, driver, close } = await startStandIns();
 const replicas: Subject[] = [];
 for (const name of ['replica-1', 'replica-2']) {
   replicas.push(
@@ -202,6 +192,6 @@ try {
 } finally {
   await Promise.allSettled(replicas.map((r) => r.stop()));
   proxy.server.close();
-  await Promise.allSettled([slack.close(), sandbox.close()]);
+  await close();
   redis.stop();
 }

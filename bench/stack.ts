@@ -1,13 +1,35 @@
-import { SANDBOX_SESSION_IDS, type Sandbox } from '../offline/cometchat-standin/server.ts';
-import { type createSlackDriver, signSlackRequest } from '../offline/slack-standin/driver.ts';
-import type { SlackStandIn } from '../offline/slack-standin/server.ts';
+import {
+  SANDBOX_SESSION_IDS,
+  type Sandbox,
+  startSandbox,
+} from '../offline/cometchat-standin/server.ts';
+import { createSlackDriver, signSlackRequest } from '../offline/slack-standin/driver.ts';
+import { type SlackStandIn, startSlackStandIn } from '../offline/slack-standin/server.ts';
 import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import type { Prepared } from './load.ts';
 
-// What every bench tool gives the app it measures: its settings against the stand-ins, and the
-// signed slash commands it is sent.
+// What every bench tool gives the app it measures: the stand-ins, its settings against them, and
+// the signed slash commands it is sent.
 
 export const SIGNING_SECRET = OFFLINE_SECRETS.signingSecret;
+
+/**
+ * The sandbox (20 ms an answer, as `npm run bench` injects), the Slack stand-in, and a driver
+ * that signs requests as Slack does; `close` stops both services.
+ */
+export async function startStandIns() {
+  const sandbox = await startSandbox({ apiKey: OFFLINE_SECRETS.apiKey, latencyMs: 20 });
+  const slack = await startSlackStandIn();
+  const driver = createSlackDriver({
+    appUrl: 'unused',
+    signingSecret: SIGNING_SECRET,
+    standIn: slack,
+  });
+  const close = async () => {
+    await Promise.allSettled([slack.close(), sandbox.close()]);
+  };
+  return { sandbox, slack, driver, close };
+}
 
 /** Each command the tools send, as a person would type it. */
 export const COMMAND_TEXTS = {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import {
@@ -443,10 +444,6 @@ async function attempts(plan: AttemptPlan): Promise<Answer> {
     if (left() <= 0) throw new BudgetExhausted();
     plan.beforeRetry(failure, retryCount, wait);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**

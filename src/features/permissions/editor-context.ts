@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../slack/apps.ts';
 import { failureMessage } from '../../slack/blocks.ts';
 import { failureSentence } from '../../slack/failure.ts';
+import { failInModal, type ModalTarget } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import type { Store } from '../../store/store.ts';
@@ -58,4 +59,15 @@ export function roleIn(role: string, label: AppLabel): string {
 export function failureView(error: unknown, scope: RequestScope, deps: FeatureDeps): View {
   const message = failureMessage(failureSentence(error, deps.budgetSeconds), scope.ref);
   return messageView('Edit permissions', message.blocks ?? []);
+}
+
+/** The failure in the editor's modal, then rethrown (see failInModal). */
+export function failInEditor(
+  client: WebClient,
+  target: ModalTarget,
+  error: unknown,
+  scope: RequestScope,
+  deps: FeatureDeps,
+): Promise<never> {
+  return failInModal(client, target, failureView(error, scope, deps), error, scope.log);
 }

@@ -13,12 +13,7 @@ import { destinationOf } from '../../slack/deliver.ts';
 import { alreadyShown, RefusedError } from '../../slack/failure.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { Listeners } from '../../slack/listeners.ts';
-import {
-  failInModal,
-  type ModalTarget,
-  showInModal,
-  showModal,
-} from '../../slack/modal-outcome.ts';
+import { type ModalTarget, showInModal, showModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf, settledWithin } from '../../slack/request-context.ts';
 import { openView, updateView } from '../../slack/views.ts';
@@ -30,6 +25,7 @@ import {
   type Args,
   appLabel,
   type EditorDeps,
+  failInEditor,
   failureView,
   OPEN_CHECK_DEADLINE_MS,
   roleIn,
@@ -150,7 +146,7 @@ export function createEditorOpener(deps: EditorDeps): EditorOpener {
   };
 }
 
-/** Shows the loaded editor, or the failure, in the modal (see failInModal for a failure). */
+/** Shows the loaded editor, or the failure, in the modal (see failInEditor for a failure). */
 async function show(
   client: WebClient,
   target: ModalTarget,
@@ -159,8 +155,7 @@ async function show(
   deps: EditorDeps,
 ): Promise<void> {
   if ('view' in loaded) return showModal(client, target, loaded.view);
-  const { error } = loaded;
-  await failInModal(client, target, failureView(error, scope, deps), error, scope.log);
+  await failInEditor(client, target, loaded.error, scope, deps);
 }
 
 /** "Edit permissions" on a role in the role list. */
@@ -445,13 +440,7 @@ export function createApplySubmission(deps: EditorDeps) {
           scope,
         });
       } catch (error) {
-        return failInModal(
-          client,
-          { viewId: view.id },
-          failureView(error, scope, deps),
-          error,
-          scope.log,
-        );
+        return failInEditor(client, { viewId: view.id }, error, scope, deps);
       }
       switch (requested.kind) {
         case 'requested':
@@ -494,13 +483,7 @@ export function createApplySubmission(deps: EditorDeps) {
         scope,
       });
     } catch (error) {
-      return failInModal(
-        client,
-        { viewId: view.id },
-        failureView(error, scope, deps),
-        error,
-        scope.log,
-      );
+      return failInEditor(client, { viewId: view.id }, error, scope, deps);
     }
     switch (outcome.kind) {
       case 'refused':
@@ -513,13 +496,7 @@ export function createApplySubmission(deps: EditorDeps) {
           `This change to ${roleIn(meta.role, label)} was already submitted once; it was not sent again.`,
         );
       case 'failed':
-        return failInModal(
-          client,
-          { viewId: view.id },
-          failureView(outcome.error, scope, deps),
-          outcome.error,
-          scope.log,
-        );
+        return failInEditor(client, { viewId: view.id }, outcome.error, scope, deps);
       case 'applied': {
         const applied: AppliedChange = {
           role: meta.role,

@@ -2,7 +2,6 @@ import type { BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slac
 import type { View } from '@slack/types';
 import type { Role } from '../../cometchat/schemas.ts';
 import { type CometChatApp, tryOpenSealed } from '../../slack/apps.ts';
-import { failInModal } from '../../slack/modal-outcome.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { pushView, updateView } from '../../slack/views.ts';
 import type { KnownPermissions } from '../../store/store.ts';
@@ -11,7 +10,7 @@ import {
   type Args,
   appLabel,
   type EditorDeps,
-  failureView,
+  failInEditor,
   OPEN_CHECK_DEADLINE_MS,
   roleIn,
 } from './editor-context.ts';
@@ -137,7 +136,7 @@ export function createPromoteButton(deps: EditorDeps) {
         'promotion: review shown',
       );
     } catch (error) {
-      await failInModal(client, { viewId }, failureView(error, scope, deps), error, scope.log);
+      await failInEditor(client, { viewId }, error, scope, deps);
     }
   };
 }
