@@ -39,7 +39,7 @@ import { countHandled } from './observe/handled.ts';
 import { createMetrics, type Metrics } from './observe/metrics.ts';
 import { observedStore } from './observe/observed-store.ts';
 import { opsHandler, opsRoutes } from './observe/readiness.ts';
-import { observedFetch } from './observe/slack-fetch.ts';
+import { observedExchange, observedFetch } from './observe/slack-fetch.ts';
 import { startPeriodic } from './periodic.ts';
 import { createAccess, requireViewer } from './slack/access.ts';
 import { createApps } from './slack/apps.ts';
@@ -53,6 +53,7 @@ import { createInflight } from './slack/inflight.ts';
 import { createListeners } from './slack/listeners.ts';
 import { requestScope } from './slack/request-context.ts';
 import { guardSocket } from './slack/socket-guard.ts';
+import { createViews } from './slack/views.ts';
 import { openStore } from './store/open-store.ts';
 import { createMemoryStore, type Store } from './store/store.ts';
 
@@ -87,6 +88,11 @@ export interface RunningApp {
  */
 const REVIEW_DEADLINE_MS = 2_000;
 
+/** Slack's Web API, unless SLACK_API_URL points elsewhere (the offline stand-in). */
+const SLACK_API_URL = 'https://slack.com/api';
+/** How long one Web API call may take, the views calls included. */
+const SLACK_TIMEOUT_MS = 10_000;
+
 /**
  * Builds the Bolt app with every feature registered. Nothing is started, and nothing is asked of
  * Slack yet: `app.init()` (which checks the bot token) comes before `app.start()`.
@@ -102,7 +108,7 @@ export function createSlackApp(options: SlackAppOptions) {
   const slackClientOptions = () => ({
     ...(config.slack.apiUrl ? { slackApiUrl: `${config.slack.apiUrl}/` } : {}),
     retryConfig: { retries: 2, minTimeout: 200, maxTimeout: 1_000 },
-    timeout: 10_000,
+    timeout: SLACK_TIMEOUT_MS,
     fetch: slackFetch,
   });
   const store = observedStore(options.store ?? createMemoryStore(), metrics);
@@ -190,6 +196,12 @@ export function createSlackApp(options: SlackAppOptions) {
       : cached;
   };
   const deliver = options.deliver ?? createDeliverer(app.client);
+  const views = createViews({
+    apiUrl: config.slack.apiUrl ?? SLACK_API_URL,
+    botToken: config.slack.botToken,
+    send: observedExchange(metrics),
+    timeoutMs: SLACK_TIMEOUT_MS,
+  });
 
   // Access checks and audit posts get clients of their own that neither wait out a 429 nor
   // retry: an access check runs before some acknowledgements (Slack allows three seconds),
@@ -246,6 +258,7 @@ export function createSlackApp(options: SlackAppOptions) {
   const deps: FeatureDeps = {
     apps,
     deliver,
+    views,
     budgetSeconds: Math.round(config.cometchat.budgetMs / 1000),
   };
   app.use(requestScope(logger));
@@ -262,9 +275,7 @@ export function createSlackApp(options: SlackAppOptions) {
       deliver(destinationOf(body), noticeMessage(sentence), log).then(() => undefined),
     ),
   );
-  app.error(
-    createErrorHandler({ deliver, client: app.client, logger, budgetSeconds: deps.budgetSeconds }),
-  );
+  app.error(createErrorHandler({ deliver, views, logger, budgetSeconds: deps.budgetSeconds }));
 
   const editorDeps: EditorDeps = {
     ...deps,
@@ -305,7 +316,7 @@ export function createSlackApp(options: SlackAppOptions) {
       apps: (_sub, { body, scope }) => listApps(body, scope),
       approvals: (_sub, { body, scope }) => listApprovals(body, body.user_id, scope),
       perms: (sub, { body, scope, app: chosen }) =>
-        openEditor(app.client, body.trigger_id, chosen, sub.role, body.user_id, scope),
+        openEditor(body.trigger_id, chosen, sub.role, body.user_id, scope),
       audit: (sub, { body, scope, app }) =>
         audit(app, { role: sub.role, page: sub.page }, body, scope),
     },

@@ -1,8 +1,8 @@
-import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { Apps, CometChatApp } from '../slack/apps.ts';
 import type { Deliverer } from '../slack/deliver.ts';
 import type { RequestScope } from '../slack/request-context.ts';
+import type { Views } from '../slack/views.ts';
 import type { AuditRecord } from '../store/store.ts';
 
 /** What every feature is built from; the composition root (app.ts) supplies it. */
@@ -10,6 +10,8 @@ export interface FeatureDeps {
   /** The CometChat apps; each feature acts on the one a command or a sealed value names. */
   apps: Apps;
   deliver: Deliverer;
+  /** Modals and the Home tab. */
+  views: Views;
   /** The CometChat time budget in seconds, for messages that mention it. */
   budgetSeconds: number;
 }
@@ -32,7 +34,6 @@ export interface AuditTrail {
  * because the Home tab opens it too (the permissions feature implements it).
  */
 export type EditorOpener = (
-  client: WebClient,
   triggerId: string,
   app: CometChatApp,
   role: string,

@@ -26,30 +26,20 @@ export function methodOf(url: string): string {
   return METHOD.exec(path)?.[1] ?? 'other';
 }
 
-export function observedFetch(
+/**
+ * One exchange with the Web API, counted: an HTTP error, a network failure, or an answer of
+ * `ok: false` adds to the failures of its method and code. The views calls (slack/views.ts) go
+ * through this directly; the Web API client, through observedFetch.
+ */
+export function observedExchange(
   metrics: Pick<Metrics, 'slackApiFailure'>,
   send: (request: Exchange) => Promise<Answer> = exchange,
-): typeof fetch {
-  return async (input, init = {}) => {
-    // The client sends its forms as text to a URL given as text. Anything else (a file upload's
-    // FormData; the app sends none) is left to fetch itself, and not counted.
-    const body = init.body ?? undefined;
-    if (typeof input !== 'string' || (body !== undefined && typeof body !== 'string')) {
-      return fetch(input, init);
-    }
-    const url = input;
-    const method = methodOf(url);
+): (request: Exchange) => Promise<Answer> {
+  return async (request) => {
+    const method = methodOf(request.url);
     let answer: Answer;
     try {
-      answer = await send({
-        method: init.method === 'GET' ? 'GET' : 'POST',
-        url,
-        headers: plainHeaders(init.headers),
-        body,
-        timeoutMs: LONGEST_MS,
-        readBody: true,
-        signal: init.signal ?? undefined,
-      });
+      answer = await send(request);
     } catch (error) {
       metrics.slackApiFailure(method, 'network');
       throw error;
@@ -63,6 +53,32 @@ export function observedFetch(
         if (code !== undefined) metrics.slackApiFailure(method, code);
       }
     }
+    return answer;
+  };
+}
+
+export function observedFetch(
+  metrics: Pick<Metrics, 'slackApiFailure'>,
+  send: (request: Exchange) => Promise<Answer> = exchange,
+): typeof fetch {
+  const observed = observedExchange(metrics, send);
+  return async (input, init = {}) => {
+    // The client sends its forms as text to a URL given as text. Anything else (a file upload's
+    // FormData; the app sends none) is left to fetch itself, and not counted.
+    const body = init.body ?? undefined;
+    if (typeof input !== 'string' || (body !== undefined && typeof body !== 'string')) {
+      return fetch(input, init);
+    }
+    const answer = await observed({
+      method: init.method === 'GET' ? 'GET' : 'POST',
+      url: input,
+      headers: plainHeaders(init.headers),
+      body,
+      timeoutMs: LONGEST_MS,
+      readBody: true,
+      signal: init.signal ?? undefined,
+    });
+    const { status, text } = answer;
     return new Response(NO_BODY.has(status) ? null : text, {
       status,
       statusText: STATUS_CODES[status] ?? '',

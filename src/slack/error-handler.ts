@@ -1,16 +1,15 @@
 import type { Context } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { isCometChatError } from '../cometchat/errors.ts';
 import { failureMessage, messageModal } from './blocks.ts';
 import { type Deliverer, destinationOf } from './deliver.ts';
 import { failureSentence, isUserFailure, wasShown } from './failure.ts';
 import type { RequestScope } from './request-context.ts';
-import { updateView } from './views.ts';
+import type { Views } from './views.ts';
 
 export interface ErrorHandlerDeps {
   deliver: Deliverer;
-  client: WebClient;
+  views: Views;
   logger: Logger;
   budgetSeconds: number;
 }
@@ -51,7 +50,7 @@ export function createErrorHandler(deps: ErrorHandlerDeps) {
     const view = (body as { view?: { id?: string; type?: string } }).view;
     if (view?.id && view.type === 'modal' && !(body as { response_url?: string }).response_url) {
       try {
-        await updateView(deps.client, {
+        await deps.views.update({
           view_id: view.id,
           view: messageModal('Something went wrong', message.blocks ?? []),
         });

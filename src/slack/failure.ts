@@ -1,3 +1,4 @@
+import { ErrorCode } from '@slack/web-api';
 import { CometChatError } from '../cometchat/errors.ts';
 import { escapeMrkdwn, code as inlineCode, truncate } from './mrkdwn.ts';
 
@@ -115,17 +116,18 @@ const TRIGGER_ERRORS = new Set([
   'invalid_trigger_id',
 ]);
 
+const RATE_LIMITED = 'Slack is rate limiting this app; try again in a minute.';
+
 function slackRefusal(error: unknown): string | undefined {
+  // A 429 from the views calls (slack/views.ts); the client's own calls wait those out.
+  if ((error as { code?: unknown })?.code === ErrorCode.RateLimitedError) return RATE_LIMITED;
   const code = (error as { code?: unknown; data?: { error?: unknown } } | undefined)?.data?.error;
-  if (
-    (error as { code?: unknown })?.code !== 'slack_webapi_platform_error' ||
-    typeof code !== 'string'
-  ) {
+  if ((error as { code?: unknown })?.code !== ErrorCode.PlatformError || typeof code !== 'string') {
     return undefined;
   }
   if (TRIGGER_ERRORS.has(code)) {
     return 'Slack did not let the app open the window in time (it allows three seconds). Click or run the command again.';
   }
-  if (code === 'ratelimited') return 'Slack is rate limiting this app; try again in a minute.';
+  if (code === 'ratelimited') return RATE_LIMITED;
   return `Slack refused the app's reply (\`${code.replace(/[^a-z0-9_]/g, '')}\`). Try again; report the reference if it keeps happening.`;
 }

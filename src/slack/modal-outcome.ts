@@ -1,9 +1,8 @@
 import type { View } from '@slack/types';
-import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { type Deliverer, type Destination, type SlackMessage, slackErrorCode } from './deliver.ts';
 import { alreadyShown } from './failure.ts';
-import { openView, updateView } from './views.ts';
+import type { Views } from './views.ts';
 
 // A modal that says "Loading…" or "Applying…" must end in an outcome the person sees. When
 // Slack refuses to update it (closed meanwhile, Slack failing), the words reach them another way.
@@ -12,9 +11,9 @@ import { openView, updateView } from './views.ts';
 export type ModalTarget = { viewId: string } | { triggerId: string };
 
 /** Puts `view` in the target: updates the open modal, or opens one with the trigger. */
-export async function showModal(client: WebClient, target: ModalTarget, view: View): Promise<void> {
-  if ('viewId' in target) await updateView(client, { view_id: target.viewId, view });
-  else await openView(client, { trigger_id: target.triggerId, view });
+export async function showModal(views: Views, target: ModalTarget, view: View): Promise<void> {
+  if ('viewId' in target) await views.update({ view_id: target.viewId, view });
+  else await views.open({ trigger_id: target.triggerId, view });
 }
 
 /**
@@ -23,14 +22,14 @@ export async function showModal(client: WebClient, target: ModalTarget, view: Vi
  * reaches the person another way (the response_url, an ephemeral message, or a DM).
  */
 export async function failInModal(
-  client: WebClient,
+  views: Views,
   target: ModalTarget,
   view: View,
   error: unknown,
   log: Logger,
 ): Promise<never> {
   try {
-    await showModal(client, target, view);
+    await showModal(views, target, view);
   } catch (updateError) {
     log.warn(
       { cause: slackErrorCode(updateError) },
@@ -46,14 +45,14 @@ export async function failInModal(
  * are delivered as a message, so an applied change is never left looking unapplied.
  */
 export async function showInModal(
-  deps: { client: WebClient; deliver: Deliverer },
+  deps: { views: Views; deliver: Deliverer },
   target: { viewId: string; destination: Destination },
   view: View,
   message: SlackMessage,
   log: Logger,
 ): Promise<void> {
   try {
-    await updateView(deps.client, { view_id: target.viewId, view });
+    await deps.views.update({ view_id: target.viewId, view });
   } catch (updateError) {
     log.warn(
       { cause: slackErrorCode(updateError) },

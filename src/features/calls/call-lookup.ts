@@ -28,7 +28,6 @@ import type { Listeners } from '../../slack/listeners.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
-import { openView, pushView, updateView } from '../../slack/views.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { createCallListRender } from './call-search.ts';
 import { callMessage, participantsView } from './call-view.ts';
@@ -122,7 +121,7 @@ export function createShareCall(deps: FeatureDeps) {
  */
 export function createCallDetails(deps: FeatureDeps) {
   const render = createCallRender(deps);
-  return async ({ ack, body, action, context, client }: ButtonArgs) => {
+  return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
     const { app, value: ref } = openSealed(deps.apps, RefValue, action.value);
@@ -132,20 +131,19 @@ export function createCallDetails(deps: FeatureDeps) {
       return;
     }
     // The trigger expires in three seconds: the modal goes up first, then is filled.
-    const opened = await pushView(client, {
+    const viewId = await deps.views.push({
       trigger_id: body.trigger_id,
       view: lookupPendingView(ref.sessionId),
     });
-    const viewId = opened.view?.id ?? '';
     try {
       const message = await render(app, ref.sessionId, ref.onBehalfOf, scope);
-      await updateView(client, {
+      await deps.views.update({
         view_id: viewId,
         view: resultView(withoutShareButtons(message.blocks ?? [])),
       });
     } catch (error) {
       const failed = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
-      await failInModal(client, { viewId }, failed, error, scope.log);
+      await failInModal(deps.views, { viewId }, failed, error, scope.log);
     }
   };
 }
@@ -155,22 +153,21 @@ export function createCallDetails(deps: FeatureDeps) {
  * id expires in three seconds; pushed onto the stack when the button is in a modal already.
  */
 export function createParticipantsButton(deps: FeatureDeps) {
-  return async ({ ack, body, action, context, client }: ButtonArgs) => {
+  return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
     const { app, value: ref } = openSealed(deps.apps, RefValue, action.value);
     const loading = lookupPendingView(ref.sessionId);
-    const opened = body.view
-      ? await pushView(client, { trigger_id: body.trigger_id, view: loading })
-      : await openView(client, { trigger_id: body.trigger_id, view: loading });
-    const viewId = opened.view?.id ?? '';
+    const viewId = body.view
+      ? await deps.views.push({ trigger_id: body.trigger_id, view: loading })
+      : await deps.views.open({ trigger_id: body.trigger_id, view: loading });
     try {
       const call = await app.cometchat.getCall(ref.sessionId, {
         ref: scope.ref,
         logger: scope.log,
         onBehalfOf: ref.onBehalfOf,
       });
-      await updateView(client, {
+      await deps.views.update({
         view_id: viewId,
         view: participantsView(call, ref, {
           ...viewOptions(deps, app),
@@ -180,14 +177,14 @@ export function createParticipantsButton(deps: FeatureDeps) {
       });
     } catch (error) {
       const view = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
-      await failInModal(client, { viewId }, view, error, scope.log);
+      await failInModal(deps.views, { viewId }, view, error, scope.log);
     }
   };
 }
 
 /** The participants modal's page buttons. */
 export function createParticipantsPage(deps: FeatureDeps) {
-  return async ({ ack, body, action, context, client }: ButtonArgs) => {
+  return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
     const { app, value: ref } = openSealed(deps.apps, RefValue, action.value);
@@ -197,7 +194,7 @@ export function createParticipantsPage(deps: FeatureDeps) {
       logger: scope.log,
       onBehalfOf: ref.onBehalfOf,
     });
-    await updateView(client, {
+    await deps.views.update({
       view_id: body.view.id,
       view: participantsView(call, ref, {
         ...viewOptions(deps, app),
@@ -240,7 +237,6 @@ export function createMessageShortcut(deps: FeatureDeps) {
     ack,
     shortcut,
     body,
-    client,
     context,
   }: Args<SlackShortcutMiddlewareArgs<MessageShortcut>>) => {
     await ack();
@@ -252,7 +248,7 @@ export function createMessageShortcut(deps: FeatureDeps) {
     if (ids.length === 0) {
       const [uid, ...others] = findUidCandidates(text);
       scope.log.info({ candidates: others.length + (uid ? 1 : 0) }, 'no session id: search form');
-      await openView(client, {
+      await deps.views.open({
         trigger_id: shortcut.trigger_id,
         view: lookupFormView(names, uid ? { uid, others } : undefined, app.name),
       });
@@ -270,15 +266,14 @@ export function createMessageShortcut(deps: FeatureDeps) {
 }
 
 /** "Look up a call" from anywhere: the form (with an app selector when there are several). */
-export function createLookupForm(deps: Pick<FeatureDeps, 'apps'>) {
+export function createLookupForm(deps: Pick<FeatureDeps, 'apps' | 'views'>) {
   const names = deps.apps.all.map((app) => app.name);
   return async ({
     ack,
     shortcut,
-    client,
   }: Args<SlackShortcutMiddlewareArgs<GlobalShortcut>>): Promise<void> => {
     await ack();
-    await openView(client, { trigger_id: shortcut.trigger_id, view: lookupFormView(names) });
+    await deps.views.open({ trigger_id: shortcut.trigger_id, view: lookupFormView(names) });
   };
 }
 
@@ -356,12 +351,7 @@ function searchInModal(message: SlackMessage): KnownBlock[] {
 export function createLookupSubmission(deps: FeatureDeps) {
   const render = createCallRender(deps);
   const list = createCallListRender(deps);
-  return async ({
-    ack,
-    view,
-    client,
-    context,
-  }: Args<SlackViewMiddlewareArgs<ViewSubmitAction>>) => {
+  return async ({ ack, view, context }: Args<SlackViewMiddlewareArgs<ViewSubmitAction>>) => {
     const scope = scopeOf(context);
     const form = readLookupForm(view.state.values);
     const chosen = readLookupApp(view.state.values, deps.apps);
@@ -395,9 +385,9 @@ export function createLookupSubmission(deps: FeatureDeps) {
             );
     } catch (error) {
       const failed = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
-      return failInModal(client, { viewId: view.id }, failed, error, scope.log);
+      return failInModal(deps.views, { viewId: view.id }, failed, error, scope.log);
     }
-    await updateView(client, { view_id: view.id, view: resultView(blocks) });
+    await deps.views.update({ view_id: view.id, view: resultView(blocks) });
   };
 }
 

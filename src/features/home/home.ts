@@ -6,7 +6,6 @@ import type {
   StaticSelectAction,
 } from '@slack/bolt';
 import type { KnownBlock, View } from '@slack/types';
-import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { isCometChatError } from '../../cometchat/errors.ts';
 import type { Access } from '../../slack/access.ts';
@@ -17,7 +16,6 @@ import { failureSentence } from '../../slack/failure.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { Listeners } from '../../slack/listeners.ts';
 import { scopeOf } from '../../slack/request-context.ts';
-import { openView, publishView } from '../../slack/views.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
 import type { EditorOpener, FeatureDeps } from '../deps.ts';
 import { type AppSnapshot, homeView, noAccessHome, readEditValue } from './home-view.ts';
@@ -53,7 +51,7 @@ const RECENT_CHANGES = 10;
 
 export interface Home {
   /** Draws and publishes `userId`'s tab; once more when parts that were slow have arrived. */
-  publish(client: WebClient, userId: string, log: Logger): Promise<void>;
+  publish(userId: string, log: Logger): Promise<void>;
 }
 
 export function createHome(deps: HomeDeps): Home {
@@ -75,10 +73,10 @@ export function createHome(deps: HomeDeps): Home {
       }
     });
 
-  async function publish(client: WebClient, userId: string, log: Logger): Promise<void> {
+  async function publish(userId: string, log: Logger): Promise<void> {
     const refusal = await deps.access.viewRefusal(userId, log, { withinMs: waitMs });
     if (refusal) {
-      await publishView(client, { user_id: userId, view: noAccessHome(refusal) });
+      await deps.views.publish({ user_id: userId, view: noAccessHome(refusal) });
       return;
     }
     const apps = deps.apps.all;
@@ -126,11 +124,11 @@ export function createHome(deps: HomeDeps): Home {
       };
     };
     const first = await draw(false);
-    await publishView(client, { user_id: userId, view: first.view });
+    await deps.views.publish({ user_id: userId, view: first.view });
     if (!first.loading) return;
     // An app that was slow is drawn again once it answers (within its CometChat budget).
     const final = await draw(true);
-    await publishView(client, { user_id: userId, view: final.view });
+    await deps.views.publish({ user_id: userId, view: final.view });
   }
 
   return { publish };
@@ -140,15 +138,15 @@ type Button = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewa
 type Select = SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>> & AllMiddlewareArgs;
 
 export function registerHome(listeners: Listeners, deps: HomeDeps, home: Home): void {
-  listeners.event('app_home_opened', async ({ event, client, context }) => {
+  listeners.event('app_home_opened', async ({ event, context }) => {
     if (event.tab !== 'home') return;
-    await home.publish(client, event.user, scopeOf(context).log);
+    await home.publish(event.user, scopeOf(context).log);
   });
 
   // A role picked in an app's section: the editor opens for it, with its own checks.
   listeners.action<BlockAction<StaticSelectAction>>(
     ACTIONS.homeEditRole,
-    async ({ ack, body, action, client, context }: Select) => {
+    async ({ ack, body, action, context }: Select) => {
       await ack();
       const scope = scopeOf(context);
       const picked = readEditValue(action.selected_option.value);
@@ -161,37 +159,27 @@ export function registerHome(listeners: Listeners, deps: HomeDeps, home: Home): 
         );
         return;
       }
-      await deps.parts.openEditor(
-        client,
-        body.trigger_id,
-        target,
-        picked.role,
-        body.user.id,
-        scope,
-      );
+      await deps.parts.openEditor(body.trigger_id, target, picked.role, body.user.id, scope);
     },
   );
 
-  const openForm = async ({ ack, body, client }: Button) => {
+  const openForm = async ({ ack, body }: Button) => {
     await ack();
-    await openView(client, { trigger_id: body.trigger_id, view: deps.parts.lookupForm() });
+    await deps.views.open({ trigger_id: body.trigger_id, view: deps.parts.lookupForm() });
   };
   listeners.action<BlockAction<ButtonAction>>(ACTIONS.homeFindCalls, openForm);
   listeners.action<BlockAction<ButtonAction>>(ACTIONS.homeLookupCall, openForm);
-  listeners.action<BlockAction<ButtonAction>>(
-    ACTIONS.homeHelp,
-    async ({ ack, body, client }: Button) => {
-      await ack();
-      const help = deps.parts.help();
-      await openView(client, {
-        trigger_id: body.trigger_id,
-        view: {
-          type: 'modal',
-          title: plain('Help', 24),
-          close: plain('Close', 24),
-          blocks: (help.blocks ?? []).slice(0, 100),
-        },
-      });
-    },
-  );
+  listeners.action<BlockAction<ButtonAction>>(ACTIONS.homeHelp, async ({ ack, body }: Button) => {
+    await ack();
+    const help = deps.parts.help();
+    await deps.views.open({
+      trigger_id: body.trigger_id,
+      view: {
+        type: 'modal',
+        title: plain('Help', 24),
+        close: plain('Close', 24),
+        blocks: (help.blocks ?? []).slice(0, 100),
+      },
+    });
+  });
 }

@@ -22,7 +22,6 @@ import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { Listeners } from '../../slack/listeners.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import { openView } from '../../slack/views.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
 import { applyChange, NOT_SENT } from './apply-change.ts';
 import { approvalMessage, approvalsList, outcomeNotice } from './approval-view.ts';
@@ -200,8 +199,8 @@ async function openRequest(
 type ButtonArgs = Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>;
 
 /** Publishes the person's Home tab again, when there is one; a failure only logs. */
-async function refreshHome(deps: ApprovalDeps, client: WebClient, userId: string, log: Logger) {
-  await deps.refreshHome?.(client, userId, log).catch((error: unknown) => {
+async function refreshHome(deps: ApprovalDeps, userId: string, log: Logger) {
+  await deps.refreshHome?.(userId, log).catch((error: unknown) => {
     log.warn({ err: error }, 'home: not refreshed');
   });
 }
@@ -332,7 +331,7 @@ export function createApproveButton(deps: ApprovalDeps) {
   return async (args: ButtonArgs) => {
     await approve(args);
     if (args.body.view?.type === 'home') {
-      await refreshHome(deps, args.client, args.body.user.id, scopeOf(args.context).log);
+      await refreshHome(deps, args.body.user.id, scopeOf(args.context).log);
     }
   };
 }
@@ -353,7 +352,7 @@ export function createRejectButton(deps: ApprovalDeps) {
       withinMs: msLeft(scope, OPEN_CHECK_DEADLINE_MS, deps.now),
     });
     if (refusal) return void (await tell(deps, body, refusal, scope));
-    await openView(client, {
+    await deps.views.open({
       trigger_id: body.trigger_id,
       view: {
         type: 'modal',
@@ -429,7 +428,7 @@ export function createRejectSubmission(deps: ApprovalDeps) {
       scope,
     );
     scope.log.info({ request: found.request.id, app: app.name }, 'approval request rejected');
-    await refreshHome(deps, client, body.user.id, scope.log);
+    await refreshHome(deps, body.user.id, scope.log);
   };
 }
 

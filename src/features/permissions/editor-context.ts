@@ -1,6 +1,5 @@
 import type { AllMiddlewareArgs } from '@slack/bolt';
 import type { View } from '@slack/types';
-import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../slack/apps.ts';
 import { failureMessage } from '../../slack/blocks.ts';
@@ -32,7 +31,7 @@ export interface EditorDeps extends FeatureDeps {
   /** How long an approval request stays open (APPROVAL_TTL_HOURS). */
   approvalTtlMs: number;
   /** Publishes a person's Home tab again (after an approval or rejection made there). */
-  refreshHome?: ((client: WebClient, userId: string, log: Logger) => Promise<void>) | undefined;
+  refreshHome?: ((userId: string, log: Logger) => Promise<void>) | undefined;
 }
 
 export type Args<T> = T & AllMiddlewareArgs;
@@ -63,11 +62,10 @@ export function failureView(error: unknown, scope: RequestScope, deps: FeatureDe
 
 /** The failure in the editor's modal, then rethrown (see failInModal). */
 export function failInEditor(
-  client: WebClient,
   target: ModalTarget,
   error: unknown,
   scope: RequestScope,
   deps: FeatureDeps,
 ): Promise<never> {
-  return failInModal(client, target, failureView(error, scope, deps), error, scope.log);
+  return failInModal(deps.views, target, failureView(error, scope, deps), error, scope.log);
 }

@@ -7,7 +7,6 @@ import type {
   ViewSubmitAction,
 } from '@slack/bolt';
 import type { View } from '@slack/types';
-import type { WebClient } from '@slack/web-api';
 import { type CometChatApp, openRoleButton, tryOpenSealed } from '../../slack/apps.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { alreadyShown, RefusedError } from '../../slack/failure.ts';
@@ -16,7 +15,6 @@ import type { Listeners } from '../../slack/listeners.ts';
 import { type ModalTarget, showInModal, showModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf, settledWithin } from '../../slack/request-context.ts';
-import { openView, updateView } from '../../slack/views.ts';
 import type { EditorOpener } from '../deps.ts';
 import { applyChange } from './apply-change.ts';
 import { requestApproval } from './approvals.ts';
@@ -123,7 +121,7 @@ type Loaded = { view: View } | { error: unknown };
  * when the data arrives.
  */
 export function createEditorOpener(deps: EditorDeps): EditorOpener {
-  return async (client, triggerId, app, role, userId, scope) => {
+  return async (triggerId, app, role, userId, scope) => {
     // views.open needs the trigger within Slack's three seconds of the click: the check gets
     // what is left of OPEN_CHECK_DEADLINE_MS after the viewer check took its share.
     const refusal = await editRefusal(app.access, userId, scope.log, 'open', {
@@ -139,23 +137,22 @@ export function createEditorOpener(deps: EditorDeps): EditorOpener {
       msLeft(scope, OPEN_CHECK_DEADLINE_MS, deps.now),
     );
     const early = await settledWithin(loading, waitMs);
-    if (early) return show(client, { triggerId }, early, scope, deps);
+    if (early) return show({ triggerId }, early, scope, deps);
     const placeholder = loadingView(role, appLabel(deps, app).appName);
-    const opened = await openView(client, { trigger_id: triggerId, view: placeholder });
-    return show(client, { viewId: opened.view?.id ?? '' }, await loading, scope, deps);
+    const viewId = await deps.views.open({ trigger_id: triggerId, view: placeholder });
+    return show({ viewId }, await loading, scope, deps);
   };
 }
 
 /** Shows the loaded editor, or the failure, in the modal (see failInEditor for a failure). */
 async function show(
-  client: WebClient,
   target: ModalTarget,
   loaded: Loaded,
   scope: RequestScope,
   deps: EditorDeps,
 ): Promise<void> {
-  if ('view' in loaded) return showModal(client, target, loaded.view);
-  await failInEditor(client, target, loaded.error, scope, deps);
+  if ('view' in loaded) return showModal(deps.views, target, loaded.view);
+  await failInEditor(target, loaded.error, scope, deps);
 }
 
 /** "Edit permissions" on a role in the role list. */
@@ -165,13 +162,12 @@ export function createEditButton(deps: EditorDeps) {
     ack,
     body,
     action,
-    client,
     context,
   }: Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>) => {
     await ack();
     // The button names its app (sealed when several): a value edited to name another is refused.
     const { app, role } = openRoleButton(deps.apps, action.value);
-    await open(client, body.trigger_id, app, role, body.user.id, scopeOf(context));
+    await open(body.trigger_id, app, role, body.user.id, scopeOf(context));
   };
 }
 
@@ -181,7 +177,6 @@ export function createCategorySwitch(deps: EditorDeps) {
     ack,
     body,
     action,
-    client,
     context,
   }: Args<SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>>>) => {
     await ack();
@@ -207,7 +202,7 @@ export function createCategorySwitch(deps: EditorDeps) {
       label: appLabel(deps, app),
     });
     try {
-      await updateView(client, { view_id: view.id, hash: view.hash, view: next });
+      await deps.views.update({ view_id: view.id, hash: view.hash, view: next });
     } catch (error) {
       // A newer render won the race (the user clicked twice); theirs stands.
       if ((error as { data?: { error?: string } }).data?.error === 'hash_conflict') {
@@ -331,13 +326,7 @@ export function reviewResponse(answer: ReviewAnswer, failure: (error: unknown) =
 }
 
 export function createReviewSubmission(deps: EditorDeps) {
-  return async ({
-    ack,
-    view,
-    body,
-    client,
-    context,
-  }: Args<SlackViewMiddlewareArgs<ViewSubmitAction>>) => {
+  return async ({ ack, view, body, context }: Args<SlackViewMiddlewareArgs<ViewSubmitAction>>) => {
     const scope = scopeOf(context);
     const answer = await reviewSubmission(deps, {
       userId: body.user.id,
@@ -370,7 +359,7 @@ export function createReviewSubmission(deps: EditorDeps) {
       'editor: values changed meanwhile; redrawn',
     );
     const roles = await app.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log });
-    await updateView(client, {
+    await deps.views.update({
       view_id: view.id,
       view: editorView({
         state: rebase(answer.state, baselineFrom(answer.known)),
@@ -423,7 +412,7 @@ export function createApplySubmission(deps: EditorDeps) {
       });
       const said = (title: string, sentence: string) =>
         showInModal(
-          { client, deliver: deps.deliver },
+          deps,
           { viewId: view.id, destination: destinationOf(body) },
           messageView(title, sentence),
           { text: sentence },
@@ -440,7 +429,7 @@ export function createApplySubmission(deps: EditorDeps) {
           scope,
         });
       } catch (error) {
-        return failInEditor(client, { viewId: view.id }, error, scope, deps);
+        return failInEditor({ viewId: view.id }, error, scope, deps);
       }
       switch (requested.kind) {
         case 'requested':
@@ -466,13 +455,7 @@ export function createApplySubmission(deps: EditorDeps) {
     });
     const target = { viewId: view.id, destination: destinationOf(body) };
     const show = (title: string, sentence: string) =>
-      showInModal(
-        { client, deliver: deps.deliver },
-        target,
-        messageView(title, sentence),
-        { text: sentence },
-        scope.log,
-      );
+      showInModal(deps, target, messageView(title, sentence), { text: sentence }, scope.log);
     let outcome: Awaited<ReturnType<typeof applyChange>>;
     try {
       outcome = await applyChange(deps, {
@@ -483,7 +466,7 @@ export function createApplySubmission(deps: EditorDeps) {
         scope,
       });
     } catch (error) {
-      return failInEditor(client, { viewId: view.id }, error, scope, deps);
+      return failInEditor({ viewId: view.id }, error, scope, deps);
     }
     switch (outcome.kind) {
       case 'refused':
@@ -496,7 +479,7 @@ export function createApplySubmission(deps: EditorDeps) {
           `This change to ${roleIn(meta.role, label)} was already submitted once; it was not sent again.`,
         );
       case 'failed':
-        return failInEditor(client, { viewId: view.id }, outcome.error, scope, deps);
+        return failInEditor({ viewId: view.id }, outcome.error, scope, deps);
       case 'applied': {
         const applied: AppliedChange = {
           role: meta.role,
@@ -511,7 +494,7 @@ export function createApplySubmission(deps: EditorDeps) {
           promoteTo: await appsWithRole(deps, app, meta.role, scope),
         });
         return showInModal(
-          { client, deliver: deps.deliver },
+          deps,
           target,
           result,
           {

@@ -3,7 +3,6 @@ import type { View } from '@slack/types';
 import type { Role } from '../../cometchat/schemas.ts';
 import { type CometChatApp, tryOpenSealed } from '../../slack/apps.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import { pushView, updateView } from '../../slack/views.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import { editRefusal } from './editor-access.ts';
 import {
@@ -82,12 +81,11 @@ export function createPromoteButton(deps: EditorDeps) {
     ack,
     body,
     action,
-    client,
     context,
   }: Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>) => {
     await ack();
     const scope = scopeOf(context);
-    const push = (view: View) => pushView(client, { trigger_id: body.trigger_id, view });
+    const push = (view: View) => deps.views.push({ trigger_id: body.trigger_id, view });
     // The change comes from the result's metadata, sealed by the app it was applied to; the
     // button only names where it goes.
     const from = tryOpenSealed(deps.apps, AppliedChangeSchema, body.view?.private_metadata);
@@ -106,20 +104,19 @@ export function createPromoteButton(deps: EditorDeps) {
       return;
     }
     const label = appLabel(deps, to);
-    const opened = await push(
+    const viewId = await push(
       messageView(
         'Apply to another app',
         `:hourglass_flowing_sand: Preparing the review for ${roleIn(applied.role, label)}…`,
         false,
       ),
     );
-    const viewId = opened.view?.id ?? '';
     try {
       const [roles, known] = await Promise.all([
         to.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
         deps.store.getKnownPermissions(to.name, applied.role),
       ]);
-      await updateView(client, {
+      await deps.views.update({
         view_id: viewId,
         view: promotionView({
           applied,
@@ -136,7 +133,7 @@ export function createPromoteButton(deps: EditorDeps) {
         'promotion: review shown',
       );
     } catch (error) {
-      await failInEditor(client, { viewId }, error, scope, deps);
+      await failInEditor({ viewId }, error, scope, deps);
     }
   };
 }

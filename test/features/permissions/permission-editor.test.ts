@@ -1,4 +1,3 @@
-import type { WebClient } from '@slack/web-api';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
@@ -19,6 +18,7 @@ import type { Access } from '../../../src/slack/access.ts';
 import { createApps } from '../../../src/slack/apps.ts';
 import type { Deliverer } from '../../../src/slack/deliver.ts';
 import { wasShown } from '../../../src/slack/failure.ts';
+import type { Views } from '../../../src/slack/views.ts';
 import { createMemoryStore, type Store } from '../../../src/store/store.ts';
 import { LogCapture } from '../../log-capture.ts';
 
@@ -153,15 +153,18 @@ describe('the Apply listener', () => {
   }) {
     const updates: unknown[] = [];
     const delivered: unknown[] = [];
-    const client = {
-      async apiCall(method: string, args: unknown) {
-        expect(method).toBe('views.update');
+    const fail = async () => {
+      throw Object.assign(new Error('x'), { data: { error: 'not_found' } });
+    };
+    const views: Views = {
+      async update(args) {
         updates.push(args);
-        if (options.updateFails)
-          throw Object.assign(new Error('x'), { data: { error: 'not_found' } });
-        return { ok: true };
+        if (options.updateFails) await fail();
       },
-    } as unknown as WebClient;
+      open: fail,
+      push: fail,
+      publish: fail,
+    };
     const cometchat = {
       async setRolePermissions() {
         if (options.cometchatFails) {
@@ -182,6 +185,7 @@ describe('the Apply listener', () => {
     const deps: EditorDeps = {
       apps: appsWith(allowAll, cometchat),
       deliver,
+      views,
       budgetSeconds: 8,
       store: createMemoryStore(),
       audit: { record: async () => ({ stored: options.auditStored ?? true }) },
@@ -197,7 +201,6 @@ describe('the Apply listener', () => {
       },
       view: { id: 'V9', private_metadata: encodeConfirm(meta), state: { values: {} } },
       body: { type: 'view_submission', user: { id: 'U0EDITOR' }, team: { id: 'T1' } },
-      client,
       context: { scope: { ref: 'ref0000003', log: pino({ level: 'debug' }, logs) } },
     } as unknown as Parameters<ReturnType<typeof createApplySubmission>>[0];
     return { run: () => createApplySubmission(deps)(args), updates, delivered, acks };

@@ -6,8 +6,20 @@ import type { Access } from '../../../src/slack/access.ts';
 import { createApps } from '../../../src/slack/apps.ts';
 import type { Deliverer, SlackMessage } from '../../../src/slack/deliver.ts';
 import { InputError } from '../../../src/slack/failure.ts';
+import type { Views } from '../../../src/slack/views.ts';
 
 // A listener called the way Bolt calls it, with a fake ack: what it acknowledges, asks and sends.
+
+/** Sharing a role list opens no modal: any views call fails the test. */
+const unexpected = async (): Promise<never> => {
+  throw new Error('no views call expected');
+};
+const noViews: Views = {
+  open: unexpected,
+  push: unexpected,
+  update: unexpected,
+  publish: unexpected,
+};
 
 function setup() {
   const asked: unknown[] = [];
@@ -35,7 +47,7 @@ function setup() {
       access: {} as Access,
     },
   ]);
-  const share = createShareRoles({ apps, deliver, budgetSeconds: 8 });
+  const share = createShareRoles({ apps, deliver, views: noViews, budgetSeconds: 8 });
   let acked = 0;
   const call = (value: string) =>
     share({
