@@ -1,5 +1,6 @@
 import type {
   CallRecord,
+  CallSummaryRecord,
   Entity,
   KeyResult,
   Pagination,
@@ -67,6 +68,12 @@ export interface Call {
   transcriptions: Transcription[];
 }
 
+/** A call as the call list shows it: counts in place of its participants and recordings. */
+export interface CallSummary extends Omit<Call, 'participants' | 'recordings' | 'transcriptions'> {
+  /** Participants who never joined (the call rang and they did not answer). */
+  neverJoined: number;
+}
+
 /** Filters of the call list, as the service takes them (see `listCalls`). */
 export interface CallQuery {
   /** Calls this user took part in. */
@@ -87,13 +94,47 @@ export interface CallQuery {
 
 /** One page of the call list, newest first. */
 export interface CallPage {
-  calls: Call[];
+  calls: CallSummary[];
   page: number;
   totalPages: number;
   total: number;
 }
 
 export function toCall(record: CallRecord): Call {
+  return {
+    ...callFacts(record),
+    participants: record.participants.map((p) => ({
+      uid: p.uid,
+      name: p.name,
+      avatar: p.avatar,
+      isJoined: joined(p),
+      state: p.state,
+      minutes: p.totalDurationInMinutes ?? minutesFrom(p.totalDuration),
+      audioMinutes: p.totalAudioMinutes,
+      videoMinutes: p.totalVideoMinutes,
+      joinedAt: p.joinedAt,
+      leftAt: p.leftAt,
+      deviceId: p.deviceId,
+    })),
+    recordings: record.recordings,
+    transcriptions: record.transcriptions,
+  };
+}
+
+export function toCallSummary(record: CallSummaryRecord): CallSummary {
+  return {
+    ...callFacts(record),
+    neverJoined: record.participants.filter((p) => !joined(p)).length,
+  };
+}
+
+/** Whether a participant joined: the service's flag, else whether it gave a joining time. */
+function joined(participant: { isJoined?: boolean | undefined; joinedAt?: number | undefined }) {
+  return participant.isJoined ?? participant.joinedAt !== undefined;
+}
+
+/** What a call and its summary share, read from either record. */
+function callFacts(record: CallSummaryRecord | CallRecord) {
   const entities = record.data?.entities;
   return {
     sessionId: record.sessionId,
@@ -111,23 +152,8 @@ export function toCall(record: CallRecord): Call {
     totalAudioMinutes: record.totalAudioMinutes,
     totalVideoMinutes: record.totalVideoMinutes,
     totalParticipants: record.totalParticipants ?? record.participants.length,
-    participants: record.participants.map((p) => ({
-      uid: p.uid,
-      name: p.name,
-      avatar: p.avatar,
-      isJoined: p.isJoined ?? p.joinedAt !== undefined,
-      state: p.state,
-      minutes: p.totalDurationInMinutes ?? minutesFrom(p.totalDuration),
-      audioMinutes: p.totalAudioMinutes,
-      videoMinutes: p.totalVideoMinutes,
-      joinedAt: p.joinedAt,
-      leftAt: p.leftAt,
-      deviceId: p.deviceId,
-    })),
     hasRecording: record.hasRecording ?? record.recordings.length > 0,
-    recordings: record.recordings,
     hasTranscription: record.hasTranscription ?? record.transcriptions.length > 0,
-    transcriptions: record.transcriptions,
   };
 }
 
@@ -137,7 +163,7 @@ export function toCall(record: CallRecord): Call {
  * one that sends no `meta` is taken at its word that this is all there is.
  */
 export function toCallPage(
-  body: { data: CallRecord[]; meta?: { pagination: ListPagination } | undefined },
+  body: { data: CallSummaryRecord[]; meta?: { pagination: ListPagination } | undefined },
   query: Pick<CallQuery, 'page' | 'perPage'>,
 ): CallPage {
   const records = body.data;
@@ -148,14 +174,14 @@ export function toCallPage(
     const page = Math.min(query.page, totalPages);
     const start = (page - 1) * query.perPage;
     return {
-      calls: records.slice(start, start + query.perPage).map(toCall),
+      calls: records.slice(start, start + query.perPage).map(toCallSummary),
       page,
       totalPages,
       total,
     };
   }
   return {
-    calls: records.map(toCall),
+    calls: records.map(toCallSummary),
     page: pagination?.current_page ?? query.page,
     totalPages: pagination?.total_pages ?? (records.length > 0 ? query.page : 0),
     total: pagination?.total ?? records.length,

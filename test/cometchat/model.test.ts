@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { loadSeed } from '../../offline/cometchat-standin/server.ts';
-import { toCall, toCallPage, toPermissionUpdate } from '../../src/cometchat/model.ts';
+import {
+  toCall,
+  toCallPage,
+  toCallSummary,
+  toPermissionUpdate,
+} from '../../src/cometchat/model.ts';
 import {
   CallRecordSchema,
   CallResponseSchema,
+  CallSummaryRecordSchema,
   ErrorBodySchema,
   PermissionUpdateResponseSchema,
   RoleListResponseSchema,
@@ -201,6 +207,29 @@ describe('calls', () => {
     });
     expect(result.participants.map((p) => p.isJoined)).toEqual([true, false, false]);
     expect(result.participants[0]).toMatchObject({ leftAt: 1_700_000_060, deviceId: 'x@host/web' });
+  });
+
+  it('summarises a call for the list with the same facts and joins, participants counted', () => {
+    const record = {
+      ...reference,
+      hasRecording: undefined,
+      recordings: [{ rid: 'r1' }],
+      participants: [
+        ...reference.participants,
+        { uid: 'c', joinedAt: 1_700_000_000 },
+        { uid: 'd', isJoined: false, joinedAt: 1_700_000_000 },
+      ],
+    };
+    const summary = toCallSummary(CallSummaryRecordSchema.parse(record));
+    const full = call(record);
+    const { participants, recordings, transcriptions, ...facts } = full;
+    expect(summary).toEqual({
+      ...facts,
+      neverJoined: participants.filter((p) => !p.isJoined).length,
+    });
+    expect(summary).toMatchObject({ neverJoined: 2, totalParticipants: 2, hasRecording: true });
+    expect(recordings).toHaveLength(1);
+    expect(transcriptions).toEqual([]);
   });
 
   it('falls back to the uids when the entities are missing', () => {

@@ -1,5 +1,5 @@
 import type { Button, KnownBlock } from '@slack/types';
-import type { Call, CallPage, Participant } from '../../cometchat/model.ts';
+import type { CallPage, CallSummary } from '../../cometchat/model.ts';
 import type { ValueWriter } from '../../slack/apps.ts';
 import { actions, button, context, header, section } from '../../slack/blocks.ts';
 import type { ResolvedSearch } from '../../slack/call-filters.ts';
@@ -56,16 +56,15 @@ export function describeSearch(search: ResolvedSearch): string {
 }
 
 /** One call as a line: marker, type and mode, who called whom, when, how long, who answered. */
-export function callLine(call: Call): string {
+export function callLine(call: CallSummary): string {
   const kind = [call.type, call.mode].filter(Boolean).map((s) => escapeMrkdwn(s ?? ''));
   const from = personText(call.initiator);
   const to = personText(call.receiver);
   const when = call.startedAt ?? call.initiatedAt;
-  const unanswered = call.participants.filter(neverAnswered).length;
   const facts = [
     when !== undefined ? slackDate(when) : undefined,
     duration(call),
-    `${call.totalParticipants} participant${call.totalParticipants === 1 ? '' : 's'}${unanswered > 0 ? `, ${unanswered} never answered` : ''}`,
+    `${call.totalParticipants} participant${call.totalParticipants === 1 ? '' : 's'}${call.neverJoined > 0 ? `, ${call.neverJoined} never answered` : ''}`,
     call.hasRecording ? ':movie_camera: recorded' : undefined,
   ].filter((fact): fact is string => fact !== undefined);
   return [
@@ -75,11 +74,7 @@ export function callLine(call: Call): string {
   ].join('\n');
 }
 
-function neverAnswered(participant: Participant): boolean {
-  return !participant.isJoined;
-}
-
-function duration(call: Call): string | undefined {
+function duration(call: CallSummary): string | undefined {
   if (call.totalDurationInMinutes !== undefined) {
     return `${Math.round(call.totalDurationInMinutes * 10) / 10} min`;
   }

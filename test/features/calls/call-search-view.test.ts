@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assertWithinLimits } from '../../../offline/slack-standin/block-kit-limits.ts';
-import type { Call, CallPage } from '../../../src/cometchat/model.ts';
+import type { CallPage, CallSummary } from '../../../src/cometchat/model.ts';
 import {
   CALLS_PER_PAGE,
   callLine,
@@ -18,7 +18,7 @@ const HOSTILE = [
   'שלום 👋',
 ];
 
-function call(i: number, participants = 3): Call {
+function call(i: number, participants = 3): CallSummary {
   return {
     sessionId: `v1.us.app.17000000${String(i).padStart(2, '0')}abcdef`,
     type: i % 2 ? 'video' : 'audio',
@@ -31,19 +31,14 @@ function call(i: number, participants = 3): Call {
     startedAt: 1_763_000_000 - i * 600,
     endedAt: 1_763_000_000 - i * 600 + 300,
     totalParticipants: participants,
-    participants: Array.from({ length: participants }, (_, p) => ({
-      uid: `p-${p}`,
-      name: HOSTILE[p % HOSTILE.length],
-      isJoined: p % 4 !== 0,
-    })),
+    // One in four never joined.
+    neverJoined: Math.ceil(participants / 4),
     hasRecording: i % 3 === 0,
-    recordings: [],
     hasTranscription: false,
-    transcriptions: [],
   };
 }
 
-const page = (calls: Call[], extra: Partial<CallPage> = {}): CallPage => ({
+const page = (calls: CallSummary[], extra: Partial<CallPage> = {}): CallPage => ({
   calls,
   page: 1,
   totalPages: 3,
