@@ -17,6 +17,8 @@ export interface MemorySnapshot {
   heapUsed: number;
   heapTotal: number;
   external: number;
+  /** Resident bytes of V8's young generation (new space), which V8 grows and shrinks. */
+  young: number;
   gc: boolean;
 }
 

@@ -627,10 +627,24 @@ async function main(): Promise<void> {
     }
 
     log(`\n## Memory of the app (after global.gc())`);
-    const growth = (after.rss - warm.rss) / warm.rss;
+    // V8 sizes the young generation by the recent allocation rate: 1 to 16 MiB a semi-space,
+    // two of them, resized as it goes and shrunk when the process idles. Between two readings
+    // it alone can move RSS by 30 MiB with nothing kept, so growth is judged without it (the
+    // raw RSS is printed beside).
+    const kept = (m: MemorySnapshot) => m.rss - m.young;
+    const growth = (kept(after) - kept(warm)) / kept(warm);
+    const rawGrowth = (after.rss - warm.rss) / warm.rss;
     log(
       table(
-        ['when', 'RSS', 'heap total', 'heap used', 'external'],
+        [
+          'when',
+          'RSS',
+          'young generation',
+          'RSS without it',
+          'heap total',
+          'heap used',
+          'external',
+        ],
         [
           ['idle, 1 s after start', ...memoryCells(idle)],
           [`warm, after ${servedBefore} requests`, ...memoryCells(warm)],
@@ -639,11 +653,11 @@ async function main(): Promise<void> {
       ),
     );
     log(
-      `Over the last ${loaded.ok} requests (help, roles and call in turn, 10 connections): RSS ${signed(growth)}, heap used ${signed((after.heapUsed - warm.heapUsed) / warm.heapUsed)}. From idle to warm: RSS ${signed((warm.rss - idle.rss) / idle.rss)}.${idle.gc ? '' : ' WARNING: gc() was not exposed.'}`,
+      `Over the last ${loaded.ok} requests (help, roles and call in turn, 10 connections): RSS without the young generation ${signed(growth)} (RSS ${signed(rawGrowth)}), heap used ${signed((after.heapUsed - warm.heapUsed) / warm.heapUsed)}. From idle to warm: RSS ${signed((warm.rss - idle.rss) / idle.rss)}.${idle.gc ? '' : ' WARNING: gc() was not exposed.'}`,
     );
     budgets.push({
-      name: `RSS growth of the warm app over ${PLAN.memoryRequests} requests`,
-      measured: `${(growth * 100).toFixed(1)} %`,
+      name: `RSS growth of the warm app over ${PLAN.memoryRequests} requests, young generation aside`,
+      measured: `${(growth * 100).toFixed(1)} % (RSS ${signed(rawGrowth)})`,
       limit: '< 10 %',
       pass: growth < 0.1,
     });
@@ -884,19 +898,26 @@ function pct(value: number): string {
   return Number.isFinite(value) ? `${value.toFixed(0)} %` : 'n/a';
 }
 
-/** Memory after a full collection, the middle of three readings 300 ms apart. */
+/** Memory after a full collection, the middle of three readings 300 ms apart (young generation aside). */
 async function settledMemory(subject: Subject): Promise<MemorySnapshot> {
   const readings: MemorySnapshot[] = [];
   for (let i = 0; i < 3; i += 1) {
     await sleep(300);
     readings.push(await subject.memory());
   }
-  readings.sort((a, b) => a.rss - b.rss);
+  readings.sort((a, b) => a.rss - a.young - (b.rss - b.young));
   return readings[1] as MemorySnapshot;
 }
 
 function memoryCells(m: MemorySnapshot): string[] {
-  return [mib(m.rss), mib(m.heapTotal), mib(m.heapUsed), mib(m.external)];
+  return [
+    mib(m.rss),
+    mib(m.young),
+    mib(m.rss - m.young),
+    mib(m.heapTotal),
+    mib(m.heapUsed),
+    mib(m.external),
+  ];
 }
 
 function sleep(msToWait: number): Promise<void> {
