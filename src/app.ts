@@ -53,7 +53,7 @@ import { createInflight } from './slack/inflight.ts';
 import { createListeners } from './slack/listeners.ts';
 import { requestScope } from './slack/request-context.ts';
 import { guardSocket } from './slack/socket-guard.ts';
-import { createViews } from './slack/views.ts';
+import { createViews, type RetryPolicy } from './slack/views.ts';
 import { openStore } from './store/open-store.ts';
 import { createMemoryStore, type Store } from './store/store.ts';
 
@@ -92,6 +92,11 @@ const REVIEW_DEADLINE_MS = 2_000;
 const SLACK_API_URL = 'https://slack.com/api';
 /** How long one Web API call may take, the views calls included. */
 const SLACK_TIMEOUT_MS = 10_000;
+/**
+ * Replies are interactive: a few quick retries, not the Web API client's default of ten spread
+ * over half an hour. The views calls retry the same way.
+ */
+const SLACK_RETRY: RetryPolicy = { retries: 2, minTimeout: 200, maxTimeout: 1_000 };
 
 /**
  * Builds the Bolt app with every feature registered. Nothing is started, and nothing is asked of
@@ -102,12 +107,11 @@ export function createSlackApp(options: SlackAppOptions) {
   const bolt = boltLogger(logger);
   const metrics = options.metrics ?? createMetrics();
   const slackFetch = observedFetch(metrics);
-  // Replies are interactive: a few quick retries, not the Web API client's default of ten
-  // spread over half an hour. A fresh object per client, because the Socket Mode client
-  // fills in defaults on the one it is given.
+  // A fresh object per client, because the Socket Mode client fills in defaults on the one it
+  // is given.
   const slackClientOptions = () => ({
     ...(config.slack.apiUrl ? { slackApiUrl: `${config.slack.apiUrl}/` } : {}),
-    retryConfig: { retries: 2, minTimeout: 200, maxTimeout: 1_000 },
+    retryConfig: { ...SLACK_RETRY },
     timeout: SLACK_TIMEOUT_MS,
     fetch: slackFetch,
   });
@@ -201,6 +205,7 @@ export function createSlackApp(options: SlackAppOptions) {
     botToken: config.slack.botToken,
     send: observedExchange(metrics),
     timeoutMs: SLACK_TIMEOUT_MS,
+    retry: SLACK_RETRY,
   });
 
   // Access checks and audit posts get clients of their own that neither wait out a 429 nor

@@ -35,15 +35,27 @@ export interface ViewsOptions {
   /** One HTTP exchange (src/http.ts), counted by observe/slack-fetch.ts in the app. */
   send: (request: Exchange) => Promise<Answer>;
   timeoutMs: number;
+  retry: RetryPolicy;
   /** Waits before a retry; tests pass one that does not. */
   wait?: (ms: number) => Promise<unknown>;
 }
 
 /**
- * A call that got no answer, or a 5xx, is tried again after these waits: the same as the app's
- * Web API client (a few quick retries; a person is waiting).
+ * How a call that got no answer, or a 5xx, is tried again, in the terms the Web API client takes
+ * (p-retry's): the app gives both the same policy.
  */
-export const RETRY_WAITS_MS = [200, 1_000] as const;
+export interface RetryPolicy {
+  retries: number;
+  minTimeout: number;
+  maxTimeout: number;
+}
+
+/** The wait before each retry, as p-retry waits them: doubling from the first to the longest. */
+export function retryWaits(policy: RetryPolicy): number[] {
+  return Array.from({ length: policy.retries }, (_, i) =>
+    Math.min(policy.minTimeout * 2 ** i, policy.maxTimeout),
+  );
+}
 
 /** What the app reads of an answer; the echoed view's other fields are not looked at. */
 const ViewsAnswer = z.object({
@@ -56,6 +68,7 @@ const ViewsAnswer = z.object({
 export function createViews(options: ViewsOptions): Views {
   const base = options.apiUrl.endsWith('/') ? options.apiUrl : `${options.apiUrl}/`;
   const wait = options.wait ?? sleep;
+  const waits = retryWaits(options.retry);
   const headers = {
     'content-type': 'application/json; charset=utf-8',
     authorization: `Bearer ${options.botToken}`,
@@ -63,7 +76,7 @@ export function createViews(options: ViewsOptions): Views {
 
   const answerOf = async (method: string, body: string): Promise<Answer> => {
     for (let attempt = 0; ; attempt += 1) {
-      const again = RETRY_WAITS_MS[attempt];
+      const again = waits[attempt];
       let answer: Answer;
       try {
         answer = await options.send({

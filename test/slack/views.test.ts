@@ -6,7 +6,7 @@ import { ErrorCode } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
 import type { Answer, Exchange } from '../../src/http.ts';
 import { failureSentence } from '../../src/slack/failure.ts';
-import { createViews, RETRY_WAITS_MS } from '../../src/slack/views.ts';
+import { createViews, retryWaits } from '../../src/slack/views.ts';
 
 const view: View = {
   type: 'modal',
@@ -15,6 +15,8 @@ const view: View = {
 };
 
 type Reply = Answer | Error;
+
+const RETRY = { retries: 2, minTimeout: 200, maxTimeout: 1_000 };
 
 const json = (body: unknown, status = 200, headers: Answer['headers'] = {}): Answer => ({
   status,
@@ -30,6 +32,7 @@ function viewsAnswering(...replies: Reply[]) {
     apiUrl: 'http://slack.test/api',
     botToken: 'xoxb-secret',
     timeoutMs: 10_000,
+    retry: RETRY,
     send: async (request) => {
       sent.push(request);
       const reply = replies.shift() ?? json({ ok: true, view: { id: 'V1' } });
@@ -98,7 +101,7 @@ describe('the views calls', () => {
     expect(sent).toHaveLength(2);
   });
 
-  it('try a call again after no answer or a 5xx, with the waits of RETRY_WAITS_MS, then give up', async () => {
+  it('try a call again after no answer or a 5xx, waiting as p-retry would, then give up', async () => {
     const down = new Error('connect ECONNREFUSED');
     const once = viewsAnswering(
       down,
@@ -106,12 +109,12 @@ describe('the views calls', () => {
       json({ ok: true, view: { id: 'V7' } }),
     );
     expect(await once.views.open({ trigger_id: 'T1', view })).toBe('V7');
-    expect(once.waits).toEqual([...RETRY_WAITS_MS]);
+    expect(once.waits).toEqual([200, 400]);
 
     const always = viewsAnswering(down, down, down, down);
     const error = await always.views.update({ view_id: 'V1', view }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCode.RequestError, original: down });
-    expect(always.sent).toHaveLength(RETRY_WAITS_MS.length + 1);
+    expect(always.sent).toHaveLength(RETRY.retries + 1);
 
     const failing = viewsAnswering(json({}, 502), json({}, 502), {
       status: 502,
@@ -159,6 +162,15 @@ describe('the views calls', () => {
     for (const error of errors) {
       expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain('xoxb');
     }
+  });
+});
+
+describe('retryWaits', () => {
+  it('doubles from the first wait and stops at the longest', () => {
+    expect(retryWaits({ retries: 4, minTimeout: 200, maxTimeout: 1_000 })).toEqual([
+      200, 400, 800, 1_000,
+    ]);
+    expect(retryWaits({ retries: 0, minTimeout: 200, maxTimeout: 1_000 })).toEqual([]);
   });
 });
 
