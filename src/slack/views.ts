@@ -13,9 +13,9 @@ import { z } from 'zod';
 import type { Answer, Exchange } from '../http.ts';
 
 // Modals and the Home tab go to Slack through here: Slack's four views methods, sent as JSON.
-// Not through the Web API client: whatever the log level, it form-encodes the view (a third of
-// what an editor opening allocated) and then walks Slack's answer, which echoes the whole view,
-// to redact tokens for a debug line (another third). BENCHMARKS.md, "Cheaper per command".
+// Not through the Web API client: it form-encodes the view (a quarter of what an editor opening
+// allocated) and, whatever the log level, walks Slack's answer, which echoes the whole view, to
+// redact tokens for a debug line (over a third). BENCHMARKS.md, "Cheaper per command, third pass".
 // Failures are the client's own error classes, so everything that reads a Slack error (failure
 // sentences, logs) reads these the same way.
 
