@@ -88,7 +88,7 @@ export interface RunningApp {
  */
 const REVIEW_DEADLINE_MS = 2_000;
 
-/** Slack's Web API, unless SLACK_API_URL points elsewhere (the offline stand-in). */
+/** Slack's Web API, for the client and the views calls alike, unless SLACK_API_URL is set. */
 const SLACK_API_URL = 'https://slack.com/api';
 /** How long one Web API call may take, the views calls included. */
 const SLACK_TIMEOUT_MS = 10_000;
@@ -109,8 +109,9 @@ export function createSlackApp(options: SlackAppOptions) {
   const slackFetch = observedFetch(metrics);
   // A fresh object per client, because the Socket Mode client fills in defaults on the one it
   // is given.
+  const slackApiUrl = config.slack.apiUrl ?? SLACK_API_URL;
   const slackClientOptions = () => ({
-    ...(config.slack.apiUrl ? { slackApiUrl: `${config.slack.apiUrl}/` } : {}),
+    slackApiUrl: `${slackApiUrl}/`,
     retryConfig: { ...SLACK_RETRY },
     timeout: SLACK_TIMEOUT_MS,
     fetch: slackFetch,
@@ -201,7 +202,7 @@ export function createSlackApp(options: SlackAppOptions) {
   };
   const deliver = options.deliver ?? createDeliverer(app.client);
   const views = createViews({
-    apiUrl: config.slack.apiUrl ?? SLACK_API_URL,
+    apiUrl: slackApiUrl,
     botToken: config.slack.botToken,
     send: observedExchange(metrics),
     timeoutMs: SLACK_TIMEOUT_MS,

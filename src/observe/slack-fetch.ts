@@ -2,10 +2,12 @@ import { STATUS_CODES } from 'node:http';
 import { type Answer, type Exchange, exchange, succeeded } from '../http.ts';
 import type { Metrics } from './metrics.ts';
 
-// The Slack Web API client's fetch. It goes over node:http (src/http.ts): undici's fetch, with
-// its WHATWG Request and streams, cost an editor opening about a tenth of its CPU. And it counts
-// the calls that fail by method and error code: an HTTP error, a network failure, or an answer
-// of `ok: false`. The body is read once, here, and handed to the client as a Response.
+// The app's Web API traffic, counted: every call that fails adds to the failures of its method
+// and error code (an HTTP error, a network failure, or an answer of `ok: false`). The views calls
+// (slack/views.ts) use observedExchange directly; the Web API client gets observedFetch, its
+// fetch over node:http (src/http.ts): undici's fetch, with its WHATWG Request and streams, cost
+// an editor opening about a tenth of its CPU. The body is read once and handed to the client as
+// a Response.
 
 const METHOD = /\/api\/([a-zA-Z]+(?:\.[a-zA-Z]+)+)$/;
 const ERROR_CODE = /^[a-z_]{1,50}$/;

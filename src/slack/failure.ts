@@ -119,7 +119,7 @@ const TRIGGER_ERRORS = new Set([
 const RATE_LIMITED = 'Slack is rate limiting this app; try again in a minute.';
 
 function slackRefusal(error: unknown): string | undefined {
-  // A 429 from the views calls (slack/views.ts); the client's own calls wait those out.
+  // A 429 not waited out: the views calls (slack/views.ts) and the clients that refuse to wait.
   if ((error as { code?: unknown })?.code === ErrorCode.RateLimitedError) return RATE_LIMITED;
   const code = (error as { code?: unknown; data?: { error?: unknown } } | undefined)?.data?.error;
   if ((error as { code?: unknown })?.code !== ErrorCode.PlatformError || typeof code !== 'string') {
