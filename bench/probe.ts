@@ -1,15 +1,38 @@
-// Preloaded (`--import`) into every process the bench measures: answers "memory" over the IPC
-// channel after a full collection, so resident size is read inside the process, after
-// `global.gc()` (which needs `--expose-gc`), without touching the code under test.
+// Preloaded (`--import`) into every process the bench measures. Over the IPC channel it answers
+// "memory" after a full collection, so resident size is read inside the process, after
+// `global.gc()` (which needs `--expose-gc`), and "gc" with the collector's pauses since the last
+// ask, so the bench can tell which slow answers waited on one. Nothing in the code under test is
+// touched.
 
+import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
+import type { GcPause } from './gc-pauses.ts';
 
 const collect = (globalThis as { gc?: () => void }).gc;
 /** V8's young generation: sized by the recent allocation rate, not by what the app keeps. */
 const YOUNG = new Set(['new_space', 'new_large_object_space']);
+/** More pauses than a round makes: older ones are dropped if nobody asks. */
+const KEPT = 20_000;
+
+let pauses: GcPause[] = [];
+// Wall-clock stamps (sub-millisecond), comparable with the load generator's send times.
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const { detail } = entry as { detail?: { kind?: number } };
+    const kind = detail?.kind ?? 0;
+    pauses.push({ at: performance.timeOrigin + entry.startTime, ms: entry.duration, kind });
+  }
+  if (pauses.length > KEPT) pauses = pauses.slice(-KEPT / 2);
+}).observe({ entryTypes: ['gc'] });
 
 process.on('message', (message: unknown) => {
-  if (message !== 'memory' || !process.send) return;
+  if (!process.send) return;
+  if (message === 'gc') {
+    process.send({ kind: 'gc', pauses });
+    pauses = [];
+    return;
+  }
+  if (message !== 'memory') return;
   // Two passes: the first may only queue finalisers that free more on the second.
   collect?.();
   collect?.();

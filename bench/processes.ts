@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { GcPause } from './gc-pauses.ts';
 
 // Everything measured runs in a child process of its own, started the way it is started in
 // production (`node --import tsx <entry>`): resident size is then the subject's alone (not the
@@ -30,6 +31,8 @@ export interface Subject {
   startupMs: number;
   logFile: string;
   memory(): Promise<MemorySnapshot>;
+  /** The collector's pauses since the last call (the first: since start). */
+  gcPauses(): Promise<GcPause[]>;
   stop(): Promise<void>;
 }
 
@@ -96,7 +99,8 @@ export async function spawnSubject(options: SpawnOptions): Promise<Subject> {
     pid: child.pid ?? -1,
     startupMs,
     logFile: options.logFile,
-    memory: () => askMemory(child, options.name),
+    memory: () => ask<MemorySnapshot>(child, options.name, 'memory'),
+    gcPauses: async () => (await ask<{ pauses: GcPause[] }>(child, options.name, 'gc')).pauses,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
@@ -136,21 +140,21 @@ async function waitForHealth(
   throw new Error(`bench: ${options.name} did not answer /healthz within 30 s`);
 }
 
-function askMemory(child: ChildProcess, name: string): Promise<MemorySnapshot> {
+/** Asks the subject's probe (probe.ts) over the IPC channel and waits for its answer. */
+function ask<T>(child: ChildProcess, name: string, what: 'memory' | 'gc'): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.off('message', onMessage);
-      reject(new Error(`bench: ${name} did not report its memory`));
+      reject(new Error(`bench: ${name} did not answer "${what}"`));
     }, 10_000);
     const onMessage = (message: unknown) => {
-      const m = message as Partial<MemorySnapshot> & { kind?: string };
-      if (m?.kind !== 'memory') return;
+      if ((message as { kind?: string })?.kind !== what) return;
       clearTimeout(timer);
       child.off('message', onMessage);
-      resolve(m as MemorySnapshot);
+      resolve(message as T);
     };
     child.on('message', onMessage);
-    child.send('memory');
+    child.send(what);
   });
 }
 

@@ -7,6 +7,7 @@ import { type SlackStandIn, startSlackStandIn } from '../offline/slack-standin/s
 import { isLoadingView } from '../offline/stack/editor-steps.ts';
 import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { backgroundLoad, type CpuReading, cpuMeter } from './cpu.ts';
+import { type GcPause, type GcRound, gcRound } from './gc-pauses.ts';
 import { pacedLoad, type Sample, saturate } from './load.ts';
 import { logProblems, type MemorySnapshot, type Subject, spawnSubject } from './processes.ts';
 import { measureRendering } from './render.ts';
@@ -79,6 +80,7 @@ interface LatencyRound {
   lost: number;
   lagP99: number;
   cpu: CpuReading;
+  gc: GcRound;
 }
 
 interface EditorRound {
@@ -88,6 +90,7 @@ interface EditorRound {
   ackP99: number;
   missing: number;
   cpu: CpuReading;
+  gc: GcRound;
 }
 
 interface ThroughputRound {
@@ -227,6 +230,8 @@ async function main(): Promise<void> {
         for (const load of loads) {
           const meter = cpuMeter(load.subject.pid);
           const apiBefore = load.subject === app ? await cometchatTime(app.port) : undefined;
+          // Only this round's pauses are set against its answers.
+          await load.subject.gcPauses();
           const samples = await pacedLoad({
             port: load.subject.port,
             path: PATH,
@@ -238,6 +243,7 @@ async function main(): Promise<void> {
           if (load.subject === app) served += okCount(samples);
           if (load.replies) await drainReplies(stand, okCount(samples));
           const cpu = meter();
+          const pauses = await load.subject.gcPauses();
           const key = `${rate}|${load.label}`;
           const rounds = latency.get(key) ?? [];
           const apiAfter = apiBefore ? await cometchatTime(app.port) : undefined;
@@ -245,7 +251,7 @@ async function main(): Promise<void> {
             apiBefore && apiAfter && apiAfter.count > apiBefore.count
               ? ((apiAfter.seconds - apiBefore.seconds) * 1000) / (apiAfter.count - apiBefore.count)
               : 0;
-          rounds.push(latencyRound(samples, load, stand, cpu, sand.requests.length, apiMs));
+          rounds.push(latencyRound(samples, load, stand, cpu, sand.requests.length, apiMs, pauses));
           latency.set(key, rounds);
           resetRecords();
         }
@@ -299,6 +305,7 @@ async function main(): Promise<void> {
       for (const rate of PLAN.editorRates) {
         progress(`editor round ${round}/${PLAN.latencyRounds} at ${rate} req/s`);
         const meter = cpuMeter(app.pid);
+        await app.gcPauses();
         const samples = await pacedLoad({
           port: app.port,
           path: PATH,
@@ -310,8 +317,9 @@ async function main(): Promise<void> {
         served += okCount(samples);
         await drain(() => editorsShown(stand), okCount(samples));
         const cpu = meter();
+        const pauses = await app.gcPauses();
         const rounds = editor.get(rate) ?? [];
-        rounds.push(editorRound(samples, stand, cpu));
+        rounds.push(editorRound(samples, stand, cpu, pauses));
         editor.set(rate, rounds);
         resetRecords();
       }
@@ -439,6 +447,45 @@ async function main(): Promise<void> {
     );
     log(
       'CPU as % of one core over the round; "other" is every process outside the bench and the subject. Generator lag: how late the bench sent requests against its schedule (its own event loop was busy); it also delays reading answers, so it bounds what the bench adds to a p99.',
+    );
+
+    log("\n## What the slowest acknowledgements waited on: the subject's garbage collector");
+    const gcRows: string[][] = [];
+    const gcRow = (rate: number, label: string, rounds: readonly { gc: GcRound }[]) => {
+      const tail = rounds.reduce((sum, r) => sum + r.gc.tail, 0);
+      const inPause = rounds.reduce((sum, r) => sum + r.gc.tailInPause, 0);
+      gcRows.push([
+        `${rate}/s`,
+        label,
+        ms(medianOf(rounds, (r) => r.gc.pauseMs)),
+        medianOf(rounds, (r) => r.gc.scavenges).toFixed(0),
+        medianOf(rounds, (r) => r.gc.markCompacts).toFixed(0),
+        ms(medianOf(rounds, (r) => r.gc.longestMs)),
+        `${inPause} of ${tail}`,
+      ]);
+    };
+    for (const rate of PLAN.rates) {
+      for (const load of loads.filter((l) => l.subject !== http)) {
+        gcRow(rate, load.label, lat(rate, load.label));
+      }
+    }
+    for (const rate of PLAN.editorRates) gcRow(rate, 'app: editor open', editor.get(rate) ?? []);
+    log(
+      table(
+        [
+          'rate',
+          'subject',
+          'GC pauses a round',
+          'scavenges',
+          'mark-compacts',
+          'longest pause',
+          'slowest 1% in a pause (all rounds)',
+        ],
+        gcRows,
+      ),
+    );
+    log(
+      "Medians over rounds of the subject's main-thread pauses (perf_hooks 'gc' entries, its follow-up work included). The last column counts the answers at or above their round's p99 that were in flight while a pause began or lasted (two processes' stamps, both taken from the system's wall clock).",
     );
 
     log(
@@ -802,9 +849,11 @@ function latencyRound(
   apiRequests: number,
   /** The mean CometChat request as the app timed it in this round (its metrics). */
   apiMs: number,
+  pauses: readonly GcPause[],
 ): LatencyRound {
   const ok = samples.filter((s) => s.status >= 200 && s.status < 300);
   const acks = ok.map((s) => s.ackMs);
+  const gc = gcRound(pauses, ok, percentile(acks, 99));
   const lagP99 = percentile(
     samples.map((s) => s.lagMs),
     99,
@@ -823,6 +872,7 @@ function latencyRound(
       lost: 0,
       lagP99,
       cpu,
+      gc,
     };
   }
   const postedAt = new Map<string, number>();
@@ -852,6 +902,7 @@ function latencyRound(
     lost,
     lagP99,
     cpu,
+    gc,
   };
 }
 
@@ -859,6 +910,7 @@ function editorRound(
   samples: readonly Sample[],
   slack: SlackStandIn,
   cpu: CpuReading,
+  pauses: readonly GcPause[],
 ): EditorRound {
   const openedAt = new Map<string, number>();
   for (const call of slack.calls) {
@@ -887,6 +939,7 @@ function editorRound(
     ackP99: percentile(acks, 99),
     missing,
     cpu,
+    gc: gcRound(pauses, ok, percentile(acks, 99)),
   };
 }
 
