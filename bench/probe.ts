@@ -15,7 +15,8 @@ const YOUNG = new Set(['new_space', 'new_large_object_space']);
 const KEPT = 20_000;
 
 let pauses: GcPause[] = [];
-// Wall-clock stamps (sub-millisecond), comparable with the load generator's send times.
+// Wall-clock stamps (sub-millisecond), comparable with the load generator's send times. Every
+// subject carries this observer alike (the app and both baselines): a callback per collection.
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
     const { detail } = entry as { detail?: { kind?: number } };
