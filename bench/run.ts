@@ -678,8 +678,7 @@ async function main(): Promise<void> {
     // two of them, resized as it goes and shrunk when the process idles. Between two readings
     // it alone can move RSS by 30 MiB with nothing kept, so growth is judged without it (the
     // raw RSS is printed beside).
-    const kept = (m: MemorySnapshot) => m.rss - m.young;
-    const growth = (kept(after) - kept(warm)) / kept(warm);
+    const growth = (rssWithoutYoung(after) - rssWithoutYoung(warm)) / rssWithoutYoung(warm);
     const rawGrowth = (after.rss - warm.rss) / warm.rss;
     log(
       table(
@@ -951,6 +950,11 @@ function pct(value: number): string {
   return Number.isFinite(value) ? `${value.toFixed(0)} %` : 'n/a';
 }
 
+/** Resident size less V8's young generation, which V8 grows and shrinks with the allocation rate. */
+function rssWithoutYoung(m: MemorySnapshot): number {
+  return m.rss - m.young;
+}
+
 /** Memory after a full collection, the middle of three readings 300 ms apart (young generation aside). */
 async function settledMemory(subject: Subject): Promise<MemorySnapshot> {
   const readings: MemorySnapshot[] = [];
@@ -958,7 +962,7 @@ async function settledMemory(subject: Subject): Promise<MemorySnapshot> {
     await sleep(300);
     readings.push(await subject.memory());
   }
-  readings.sort((a, b) => a.rss - a.young - (b.rss - b.young));
+  readings.sort((a, b) => rssWithoutYoung(a) - rssWithoutYoung(b));
   return readings[1] as MemorySnapshot;
 }
 
@@ -966,7 +970,7 @@ function memoryCells(m: MemorySnapshot): string[] {
   return [
     mib(m.rss),
     mib(m.young),
-    mib(m.rss - m.young),
+    mib(rssWithoutYoung(m)),
     mib(m.heapTotal),
     mib(m.heapUsed),
     mib(m.external),
