@@ -412,6 +412,7 @@ async function main(): Promise<void> {
           ratio(p99, boltP99),
           ratio(p99, httpP99),
           pct(medianOf(rounds, (r) => (r.cpu.subjectMs / r.cpu.elapsedMs) * 100)),
+          pct(medianOf(rounds, (r) => (r.cpu.benchMs / r.cpu.elapsedMs) * 100)),
           pct(medianOf(rounds, (r) => r.cpu.foreignPct)),
           ms(
             medianOf(rounds, (r) => r.lagP99),
@@ -439,6 +440,7 @@ async function main(): Promise<void> {
           'p99 ÷ Bolt',
           'p99 ÷ node:http',
           'subject CPU',
+          'bench CPU',
           'other CPU',
           'generator lag p99',
         ],
@@ -446,7 +448,7 @@ async function main(): Promise<void> {
       ),
     );
     log(
-      'CPU as % of one core over the round; "other" is every process outside the bench and the subject. Generator lag: how late the bench sent requests against its schedule (its own event loop was busy); it also delays reading answers, so it bounds what the bench adds to a p99.',
+      'CPU as % of one core over the round. "bench" is the bench\'s own process: the load generator and the stand-ins, whose work for a command (a CometChat answer, a reply to check) shares the machine\'s cores with the subject; "other" is every process outside the bench and the subject. Generator lag: how late the bench sent requests against its schedule (its own event loop was busy); it also delays reading answers, so it bounds what the bench adds to a p99.',
     );
 
     log("\n## What the slowest acknowledgements waited on: the subject's garbage collector");

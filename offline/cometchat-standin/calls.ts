@@ -10,6 +10,7 @@ import type { SandboxState } from './state.ts';
 export function getCall(state: SandboxState, sessionId: string | undefined): SandboxResponse {
   const call = sessionId === undefined ? undefined : state.calls.get(sessionId);
   if (call === undefined) return errorResponse('ERR_CALL_SESSION_NOT_FOUND');
-  const record = structuredClone(call.record);
+  // Served as it is: the server serialises the answer at once (see call-list.ts).
+  const { record } = call;
   return ok({ data: call.shape === 'array' ? [record] : record });
 }

@@ -8,6 +8,7 @@ import type {
   SectionBlock,
   StaticSelect,
 } from '@slack/types';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   assertWithinLimits,
@@ -153,6 +154,16 @@ describe('counting characters as Slack does: Unicode code points', () => {
     expect(checkMessage({ blocks: [header(composedE.repeat(76))] })).toEqual([
       'blocks[0].text: 152 > 150 characters',
     ]);
+  });
+
+  it('counts code points as for...of does, lone surrogates included', () => {
+    expect(countCharacters('\uD83D')).toBe(1);
+    expect(countCharacters('a\uDE00\uD83Db')).toBe(4);
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        expect(countCharacters(text)).toBe([...text].length);
+      }),
+    );
   });
 
   it('text is measured as sent: an escaped & is five characters', () => {
