@@ -53,7 +53,9 @@ export function createLogger(options: LoggerOptions): Logger {
   return pino(
     {
       level: options.level,
-      base: { app: 'cometchat-slack-ops' },
+      // `service`, not `app`: lines about a CometChat app carry its name as `app`, and a line
+      // with two `app` keys loses one of them in most log tools.
+      base: { service: 'cometchat-slack-ops' },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       hooks: {
         streamWrite: secrets.length > 0 ? (line) => scrub(line, secrets) : (line) => line,

@@ -12,12 +12,25 @@ function capture(secrets?: string[], level = 'debug') {
 }
 
 describe('createLogger', () => {
-  it('writes one JSON object a line, with the app name', () => {
+  it('writes one JSON object a line, with the service name', () => {
     const { logger, destination } = capture();
     logger.info({ answer: 42 }, 'hello');
     expect(destination.records()).toEqual([
-      expect.objectContaining({ app: 'cometchat-slack-ops', answer: 42, msg: 'hello', level: 30 }),
+      expect.objectContaining({
+        service: 'cometchat-slack-ops',
+        answer: 42,
+        msg: 'hello',
+        level: 30,
+      }),
     ]);
+  });
+
+  it('keeps the CometChat app a line names apart from the service name: one key each', () => {
+    const { logger, destination } = capture();
+    logger.info({ app: 'eu' }, 'call search answered');
+    const [line] = destination.lines;
+    expect(line?.match(/"app":/g)).toHaveLength(1);
+    expect(JSON.parse(line ?? '')).toMatchObject({ service: 'cometchat-slack-ops', app: 'eu' });
   });
 
   it('honours the level', () => {
