@@ -101,8 +101,7 @@ export interface CallPage {
 }
 
 export function toCall(record: CallRecord): Call {
-  return {
-    ...callFacts(record),
+  return Object.assign(callFacts(record), {
     participants: record.participants.map((p) => ({
       uid: p.uid,
       name: p.name,
@@ -118,14 +117,13 @@ export function toCall(record: CallRecord): Call {
     })),
     recordings: record.recordings,
     transcriptions: record.transcriptions,
-  };
+  });
 }
 
 export function toCallSummary(record: CallSummaryRecord): CallSummary {
-  return {
-    ...callFacts(record),
-    neverJoined: record.participants.filter((p) => !joined(p)).length,
-  };
+  let neverJoined = 0;
+  for (const participant of record.participants) if (!joined(participant)) neverJoined += 1;
+  return Object.assign(callFacts(record), { neverJoined });
 }
 
 /** Whether a participant joined: the service's flag, else whether it gave a joining time. */
@@ -133,7 +131,11 @@ function joined(participant: { isJoined?: boolean | undefined; joinedAt?: number
   return participant.isJoined ?? participant.joinedAt !== undefined;
 }
 
-/** What a call and its summary share, read from either record. */
+/**
+ * What a call and its summary share, read from either record. Its callers add their fields to
+ * this object rather than spread it into a new one: spreading its seventeen fields took ten
+ * times as long as the rest of a summary (20 against 2 µs a page of ten calls).
+ */
 function callFacts(record: CallSummaryRecord | CallRecord) {
   const entities = record.data?.entities;
   return {
