@@ -1,6 +1,7 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type Sandbox, startSandbox } from '../offline/cometchat-standin/server.ts';
 import { createSlackDriver } from '../offline/slack-standin/driver.ts';
 import { type SlackStandIn, startSlackStandIn } from '../offline/slack-standin/server.ts';
@@ -79,6 +80,11 @@ interface LatencyRound {
   apiMs: number;
   lost: number;
   lagP99: number;
+  /**
+   * The longest the bench's main thread, where the stand-ins answer, was held up in the round:
+   * a CometChat answer due meanwhile reaches the app late, together with the others due then.
+   */
+  standInsStallMs: number;
   cpu: CpuReading;
   gc: GcRound;
 }
@@ -224,6 +230,8 @@ async function main(): Promise<void> {
 
     // Acknowledgement latency and end-to-end reply time, at fixed rates.
     const latency = new Map<string, LatencyRound[]>();
+    /** Every acknowledgement time of every round, kept for a closer look at the tails. */
+    const ackTimes: Record<string, number[][]> = {};
     for (let round = 1; round <= PLAN.latencyRounds; round += 1) {
       for (const rate of PLAN.rates) {
         progress(`latency round ${round}/${PLAN.latencyRounds} at ${rate} req/s`);
@@ -232,6 +240,8 @@ async function main(): Promise<void> {
           const apiBefore = load.subject === app ? await cometchatTime(app.port) : undefined;
           // Only this round's pauses are set against its answers.
           await load.subject.gcPauses();
+          const stalls = monitorEventLoopDelay({ resolution: 1 });
+          stalls.enable();
           const samples = await pacedLoad({
             port: load.subject.port,
             path: PATH,
@@ -242,6 +252,7 @@ async function main(): Promise<void> {
           checkStatuses(load.label, samples);
           if (load.subject === app) served += okCount(samples);
           if (load.replies) await drainReplies(stand, okCount(samples));
+          stalls.disable();
           const cpu = meter();
           const pauses = await load.subject.gcPauses();
           const key = `${rate}|${load.label}`;
@@ -251,7 +262,11 @@ async function main(): Promise<void> {
             apiBefore && apiAfter && apiAfter.count > apiBefore.count
               ? ((apiAfter.seconds - apiBefore.seconds) * 1000) / (apiAfter.count - apiBefore.count)
               : 0;
-          rounds.push(latencyRound(samples, load, stand, cpu, sand.requests.length, apiMs, pauses));
+          rounds.push({
+            ...latencyRound(samples, load, stand, cpu, sand.requests.length, apiMs, pauses),
+            standInsStallMs: stalls.max / 1e6,
+          });
+          ackTimes[key] = [...(ackTimes[key] ?? []), samples.map((s) => s.ackMs)];
           latency.set(key, rounds);
           resetRecords();
         }
@@ -418,6 +433,10 @@ async function main(): Promise<void> {
             medianOf(rounds, (r) => r.lagP99),
             1,
           ),
+          ms(
+            medianOf(rounds, (r) => r.standInsStallMs),
+            1,
+          ),
         ]);
         if (load.subject === app) {
           budgets.push({
@@ -443,6 +462,7 @@ async function main(): Promise<void> {
           'bench CPU',
           'other CPU',
           'generator lag p99',
+          'stand-ins held up (max)',
         ],
         ackRows,
       ),
@@ -769,7 +789,10 @@ async function main(): Promise<void> {
     log(
       `\n${budgets.length - failed} of ${budgets.length} budgets met. Total run time ${((performance.now() - began) / 1000).toFixed(0)} s.`,
     );
-    log(`Subjects' logs: ${work}`);
+    await writeFile(join(work, 'acks.json'), JSON.stringify(ackTimes));
+    log(
+      `Subjects' logs, and every acknowledgement time by rate|subject and round (acks.json): ${work}`,
+    );
   } catch (error) {
     process.stderr.write(`Logs of the subjects are kept in ${work}\n`);
     throw error;
@@ -851,7 +874,7 @@ function latencyRound(
   /** The mean CometChat request as the app timed it in this round (its metrics). */
   apiMs: number,
   pauses: readonly GcPause[],
-): LatencyRound {
+): Omit<LatencyRound, 'standInsStallMs'> {
   const ok = samples.filter((s) => s.status >= 200 && s.status < 300);
   const acks = ok.map((s) => s.ackMs);
   const gc = gcRound(pauses, ok, percentile(acks, 99));
