@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pacedLoad } from './load.ts';
-import { spawnSubject } from './processes.ts';
+import { APP_ENTRY, sourcePath, spawnSubject } from './processes.ts';
 import { appEnv, commandText, SIGNING_SECRET, signedCommand, startStandIns } from './stack.ts';
 
 // `npm run bench:alloc [-- help|roles|call|calls|perms|bolt ...]`: what each command allocates,
@@ -14,7 +14,7 @@ import { appEnv, commandText, SIGNING_SECRET, signedCommand, startStandIns } fro
 // this is where to look for it. The app runs at 100/s: warm-up, then ALLOC_SECONDS sampled.
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const PROBE = new URL('./alloc-probe.ts', import.meta.url).href;
+const PROBE = new URL('./alloc-probe.mjs', import.meta.url).href;
 const RATE = 100;
 const WARM_UP_MS = 3_000;
 const SECONDS = Number(process.env.ALLOC_SECONDS ?? 5);
@@ -28,8 +28,10 @@ interface HeapNode {
 function frameName(frame: HeapNode['callFrame']): string {
   const path = frame.url.startsWith('file://') ? fileURLToPath(frame.url) : frame.url;
   // No file: V8's builtins, or code made at run time (zod compiles its object parsers).
-  const where = relative(ROOT, path).replace(/^node_modules\//, '') || '(builtin or generated)';
-  const line = frame.lineNumber > 0 ? `:${frame.lineNumber + 1}` : '';
+  const inRepo = relative(ROOT, path);
+  const where = sourcePath(inRepo).replace(/^node_modules\//, '') || '(builtin or generated)';
+  // A line of the build is not the same line of the source: the app's files go without one.
+  const line = frame.lineNumber > 0 && where === inRepo ? `:${frame.lineNumber + 1}` : '';
   return `${frame.functionName || '(anonymous)'} ${where}${line}`;
 }
 
@@ -68,7 +70,7 @@ async function measure(command: string): Promise<void> {
   const startMs = 4_000 + WARM_UP_MS;
   const subject = await spawnSubject({
     name: command,
-    entry: bolt ? 'bench/baselines/bare-bolt.ts' : 'src/main.ts',
+    entry: bolt ? 'bench/baselines/bare-bolt.mjs' : APP_ENTRY,
     env: {
       ...(bolt ? { SLACK_SIGNING_SECRET: SIGNING_SECRET } : appEnv(slack, sandbox, 'memory:')),
       ALLOC_OUT: out,

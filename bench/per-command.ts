@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuMeter } from './cpu.ts';
 import { saturate } from './load.ts';
-import { spawnSubject } from './processes.ts';
+import { APP_ENTRY, spawnSubject } from './processes.ts';
 import { machine, ratio, table } from './report.ts';
 import {
   appEnv,
@@ -29,13 +29,13 @@ const work = await mkdtemp(join(tmpdir(), 'bench-cpu-'));
 const { sandbox, slack, driver, close } = await startStandIns();
 const app = await spawnSubject({
   name: 'app',
-  entry: 'src/main.ts',
+  entry: APP_ENTRY,
   env: appEnv(slack, sandbox, join(work, 'store.sqlite')),
   logFile: join(work, 'app.log'),
 });
 const bolt = await spawnSubject({
   name: 'bolt',
-  entry: 'bench/baselines/bare-bolt.ts',
+  entry: 'bench/baselines/bare-bolt.mjs',
   env: { SLACK_SIGNING_SECRET: SIGNING_SECRET },
   logFile: join(work, 'bolt.log'),
 });

@@ -5,13 +5,28 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { GcPause } from './gc-pauses.ts';
 
 // Everything measured runs in a child process of its own, started the way it is started in
-// production (`node --import tsx <entry>`): resident size is then the subject's alone (not the
-// load generator's, the sandbox's or the stand-in's records), start-up is a real cold start,
-// and the load generator never shares an event loop with what it measures.
+// production (`node dist/main.js`, as the Dockerfile does): resident size is then the subject's
+// alone (not the load generator's, the sandbox's or the stand-in's records), start-up is a real
+// cold start, and the load generator never shares an event loop with what it measures. No
+// subject runs through tsx, whose loader the shipped app never carries: it made no difference
+// to CPU per command (interleaved, with and without it), but it held 3 MB of heap and 25 MB of
+// resident memory more and doubled the app's start-up (BENCHMARKS.md, "fifth pass").
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const TSX = import.meta.resolve('tsx');
-const PROBE = pathToFileURL(fileURLToPath(new URL('./probe.ts', import.meta.url))).href;
+/**
+ * The app as it ships: the build of src/ (`npm run build`, which every bench script runs first,
+ * so the figures are always those of the sources as they are).
+ */
+export const APP_ENTRY = 'dist/main.js';
+/**
+ * The source file a path of the build was compiled from (`dist/cometchat/client.js` →
+ * `src/cometchat/client.ts`; the build keeps src/'s layout), so profiles name the app's files
+ * as people edit them. Other paths are returned as they are.
+ */
+export function sourcePath(inRepo: string): string {
+  return inRepo.replace(/^dist\/(.*)\.js$/, 'src/$1.ts');
+}
+const PROBE = pathToFileURL(fileURLToPath(new URL('./probe.mjs', import.meta.url))).href;
 
 export interface MemorySnapshot {
   rss: number;
@@ -38,13 +53,13 @@ export interface Subject {
 
 export interface SpawnOptions {
   name: string;
-  /** Entry file, relative to the repository root. */
+  /** Entry file, relative to the repository root: JavaScript (no loader is preloaded). */
   entry: string;
   env: Record<string, string>;
   logFile: string;
   /** Node options before the entry, e.g. --cpu-prof (not allowed in NODE_OPTIONS). */
   nodeArgs?: readonly string[];
-  /** More modules to preload, after tsx (so they may be TypeScript). */
+  /** More modules to preload, after the probe (JavaScript too). */
   preload?: readonly string[];
 }
 
@@ -70,8 +85,6 @@ export async function spawnSubject(options: SpawnOptions): Promise<Subject> {
     [
       '--expose-gc',
       ...(options.nodeArgs ?? []),
-      '--import',
-      TSX,
       '--import',
       PROBE,
       ...(options.preload ?? []).flatMap((module) => ['--import', module]),
@@ -140,7 +153,7 @@ async function waitForHealth(
   throw new Error(`bench: ${options.name} did not answer /healthz within 30 s`);
 }
 
-/** Asks the subject's probe (probe.ts) over the IPC channel and waits for its answer. */
+/** Asks the subject's probe (probe.mjs) over the IPC channel and waits for its answer. */
 function ask<T>(child: ChildProcess, name: string, what: 'memory' | 'gc'): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { saturate } from './load.ts';
-import { spawnSubject } from './processes.ts';
+import { APP_ENTRY, sourcePath, spawnSubject } from './processes.ts';
 import { appEnv, commandText, signedCommand, startStandIns } from './stack.ts';
 
 // `npm run bench:profile [-- help|roles|call|calls|perms ...]`: each command at saturation (10 connections,
@@ -32,7 +32,7 @@ function placeOf(url: string, name: string): string {
     return name === '(garbage collector)' ? '(gc)' : name.startsWith('(') ? name : '(native)';
   if (url.startsWith('node:')) return 'node:internals';
   const path = url.startsWith('file://') ? fileURLToPath(url) : url;
-  const inRepo = relative(ROOT, path);
+  const inRepo = sourcePath(relative(ROOT, path));
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(inRepo);
   if (pkg) return pkg[1] as string;
   const src = /^src\/([^/]+)\//.exec(inRepo);
@@ -46,8 +46,9 @@ function ownFunctions(profile: Profile): { name: string; ms: number }[] {
   const self = new Map<string, number>();
   profile.samples.forEach((id, i) => {
     const node = byId.get(id);
-    if (!node?.callFrame.url.includes('/src/')) return;
-    const file = relative(ROOT, fileURLToPath(node.callFrame.url));
+    if (!node?.callFrame.url.startsWith('file://')) return;
+    const file = sourcePath(relative(ROOT, fileURLToPath(node.callFrame.url)));
+    if (!file.startsWith('src/')) return;
     const name = `${node.callFrame.functionName || '(anonymous)'} ${file}`;
     self.set(name, (self.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   });
@@ -78,7 +79,7 @@ async function profileCommand(command: string): Promise<void> {
   const { sandbox, slack, driver, close } = await startStandIns();
   const subject = await spawnSubject({
     name: command,
-    entry: 'src/main.ts',
+    entry: APP_ENTRY,
     env: appEnv(slack, sandbox, 'memory:'),
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${work}`],
     logFile: join(work, 'app.log'),

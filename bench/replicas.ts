@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuMeter } from './cpu.ts';
 import { pacedLoad, saturate } from './load.ts';
-import { freePort, type Subject, spawnSubject } from './processes.ts';
+import { APP_ENTRY, freePort, type Subject, spawnSubject } from './processes.ts';
 import { machine, ms, table } from './report.ts';
 import { appEnv, COMMAND_TEXTS, signedCommand, startStandIns } from './stack.ts';
 import { median, percentile } from './stats.ts';
@@ -72,7 +72,7 @@ for (const name of ['replica-1', 'replica-2']) {
   replicas.push(
     await spawnSubject({
       name,
-      entry: 'src/main.ts',
+      entry: APP_ENTRY,
       env: appEnv(slack, sandbox, redis.url),
       logFile: join(work, `${name}.log`),
     }),

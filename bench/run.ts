@@ -10,13 +10,20 @@ import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { backgroundLoad, type CpuReading, cpuMeter } from './cpu.ts';
 import { type GcPause, type GcRound, gcRound } from './gc-pauses.ts';
 import { pacedLoad, type Sample, saturate } from './load.ts';
-import { logProblems, type MemorySnapshot, type Subject, spawnSubject } from './processes.ts';
+import {
+  APP_ENTRY,
+  logProblems,
+  type MemorySnapshot,
+  type Subject,
+  spawnSubject,
+} from './processes.ts';
 import { measureRendering } from './render.ts';
 import { type Budget, budgetLines, machine, mib, ms, ratio, table } from './report.ts';
 import { appEnv, COMMAND_TEXTS, SIGNING_SECRET, signedCommand } from './stack.ts';
 import { median, medianOf, percentile, wallNow } from './stats.ts';
 
-// `npm run bench`: the real app (src/main.ts, in a child process) between the CometChat sandbox
+// `npm run bench`: the real app as it ships (dist/main.js, built from src/ by the npm script just
+// before, in a child process) between the CometChat sandbox
 // (with an injected latency) and the Slack stand-in, driven with signed slash commands; a bare
 // Bolt app and a plain node:http server go through the same rounds as baselines. Prints every
 // figure as a median over rounds, then the budgets as PASS/FAIL. Exits 0 when budgets fail (it
@@ -143,12 +150,12 @@ async function main(): Promise<void> {
     // The default backend (SQLite), in a file of the bench's own: never the developer's data.
     const appSettings = appEnv(stand, sand, join(work, 'store.sqlite'));
     const entries = {
-      app: { entry: 'src/main.ts', env: appSettings },
+      app: { entry: APP_ENTRY, env: appSettings },
       bolt: {
-        entry: 'bench/baselines/bare-bolt.ts',
+        entry: 'bench/baselines/bare-bolt.mjs',
         env: { SLACK_SIGNING_SECRET: SIGNING_SECRET },
       },
-      http: { entry: 'bench/baselines/plain-http.ts', env: {} },
+      http: { entry: 'bench/baselines/plain-http.mjs', env: {} },
     };
     let spawned = 0;
     const start = async (name: keyof typeof entries) => {
@@ -760,7 +767,7 @@ async function main(): Promise<void> {
       table(
         ['subject', 'median', 'rounds', '÷ Bolt', '÷ node:http'],
         (['app', 'bolt', 'http'] as const).map((name) => [
-          name === 'app' ? 'app (src/main.ts)' : name === 'bolt' ? 'bare Bolt' : 'node:http',
+          name === 'app' ? 'app (dist/main.js)' : name === 'bolt' ? 'bare Bolt' : 'node:http',
           ms(median(startup[name]), 0),
           startup[name].map((v) => v.toFixed(0)).join(', '),
           ratio(median(startup[name]), median(startup.bolt)),
@@ -769,8 +776,8 @@ async function main(): Promise<void> {
       ),
     );
     log(`App start-up includes auth.test against the stand-in (${ms(appStart, 0)} in all).`);
-    // The app's start does more than bare Bolt's (auth.test, its store, ~130 more modules
-    // through tsx here); twice bare Bolt's is where a slow start would begin to show.
+    // The app's start does more than bare Bolt's (auth.test, its store, ~130 more modules);
+    // twice bare Bolt's is where a slow start would begin to show.
     budgets.push({
       name: 'start-up (spawn → /healthz) ≤ 2 × bare Bolt',
       measured: `${ms(appStart, 0)} = ${ratio(appStart, median(startup.bolt))} of ${ms(median(startup.bolt), 0)}`,

@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 
 // Baseline: a node:http server that only answers. Every figure of the app is also given as a
-// ratio to this, the floor of what Node does for one request on this machine.
+// ratio to this, the floor of what Node does for one request on this machine. Plain JavaScript,
+// run without a loader like every subject (processes.ts).
 
 const port = Number(process.env.PORT);
 createServer((request, response) => {

@@ -1,9 +1,9 @@
-import type { ServerResponse } from 'node:http';
 import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
 
 // Baseline: a bare Bolt app over HTTP with the same receiver settings as the real one. Its only
 // command acknowledges and posts one fixed line to the response_url with Bolt's respond().
 // Its bot identity is given, so Bolt never calls auth.test: the bare app makes no Web API call.
+// Plain JavaScript, run without a loader like every subject (processes.ts).
 
 const port = Number(process.env.PORT);
 const receiver = new HTTPReceiver({
@@ -13,7 +13,8 @@ const receiver = new HTTPReceiver({
     {
       path: '/healthz',
       method: ['GET'],
-      handler: (_request: unknown, response: ServerResponse) => {
+      /** @param {unknown} _request @param {import('node:http').ServerResponse} response */
+      handler: (_request, response) => {
         response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
       },
     },

@@ -4,7 +4,7 @@ import { Session } from 'node:inspector/promises';
 // Preloaded (`--import`) by `npm run bench:alloc` into the app it measures: V8's sampling heap
 // profiler, counting what scavenges and full collections free too (allocation, not what is
 // retained), from ALLOC_START_MS to ALLOC_STOP_MS after start; then the profile is written to
-// ALLOC_OUT. Nothing else in the app is touched.
+// ALLOC_OUT. Nothing else in the app is touched. Plain JavaScript, like probe.mjs.
 
 const session = new Session();
 session.connect();
