@@ -29,9 +29,10 @@ function frameName(frame: HeapNode['callFrame']): string {
   const path = frame.url.startsWith('file://') ? fileURLToPath(frame.url) : frame.url;
   // No file: V8's builtins, or code made at run time (zod compiles its object parsers).
   const inRepo = relative(ROOT, path);
-  const where = sourcePath(inRepo).replace(/^node_modules\//, '') || '(builtin or generated)';
+  const source = sourcePath(inRepo);
+  const where = source.replace(/^node_modules\//, '') || '(builtin or generated)';
   // A line of the build is not the same line of the source: the app's files go without one.
-  const line = frame.lineNumber > 0 && where === inRepo ? `:${frame.lineNumber + 1}` : '';
+  const line = frame.lineNumber > 0 && source === inRepo ? `:${frame.lineNumber + 1}` : '';
   return `${frame.functionName || '(anonymous)'} ${where}${line}`;
 }
 

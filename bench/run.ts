@@ -22,12 +22,12 @@ import { type Budget, budgetLines, machine, mib, ms, ratio, table } from './repo
 import { appEnv, COMMAND_TEXTS, SIGNING_SECRET, signedCommand } from './stack.ts';
 import { median, medianOf, percentile, wallNow } from './stats.ts';
 
-// `npm run bench`: the real app as it ships (dist/main.js, built from src/ by the npm script just
-// before, in a child process) between the CometChat sandbox
-// (with an injected latency) and the Slack stand-in, driven with signed slash commands; a bare
-// Bolt app and a plain node:http server go through the same rounds as baselines. Prints every
-// figure as a median over rounds, then the budgets as PASS/FAIL. Exits 0 when budgets fail (it
-// reports them) and 1 when the bench itself breaks.
+// `npm run bench`: the real app as it ships (dist/main.js, which the npm script builds from src/
+// just before, in a child process) between the CometChat sandbox (with an injected latency) and
+// the Slack stand-in, driven with signed slash commands; a bare Bolt app and a plain node:http
+// server go through the same rounds as baselines. Prints every figure as a median over rounds,
+// then the budgets as PASS/FAIL. Exits 0 when budgets fail (it reports them) and 1 when the
+// bench itself breaks.
 
 const QUICK = process.env.BENCH_QUICK === '1';
 
@@ -475,7 +475,7 @@ async function main(): Promise<void> {
       ),
     );
     log(
-      'CPU as % of one core over the round. "bench" is the bench\'s own process: the load generator and the stand-ins, whose work for a command (a CometChat answer, a reply to check) shares the machine\'s cores with the subject; "other" is every process outside the bench and the subject. Generator lag: how late the bench sent requests against its schedule (its own event loop was busy); it also delays reading answers, so it bounds what the bench adds to a p99.',
+      'CPU as % of one core over the round. "bench" is the bench\'s own process: the load generator and the stand-ins, whose work for a command (a CometChat answer, a reply to check) shares the machine\'s cores with the subject; "other" is every process outside the bench and the subject. Generator lag: how late the bench sent requests against its schedule (its own event loop was busy); it also delays reading answers, so it bounds what the bench adds to a p99. Stand-ins held up: the longest the bench\'s main thread, where the sandbox and the Slack stand-in answer, was kept from its event loop in the round; a CometChat answer due meanwhile reaches the subject late, with the others due then.',
     );
 
     log("\n## What the slowest acknowledgements waited on: the subject's garbage collector");
