@@ -1,6 +1,6 @@
 import { constants } from 'node:perf_hooks';
 
-// The collector's pauses in a measured process (recorded by probe.ts), set against the answers
+// The collector's pauses in a measured process (recorded by probe.mjs), set against the answers
 // of one round. At 200 requests a second a round's p99 is its fifth-slowest answer, and an
 // answer that arrives while the subject's main thread is stopped for a scavenge (2-4 ms here) or
 // a mark-compact (4-12 ms) waits for it: this tells how much of a round's tail that explains.
