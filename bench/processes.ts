@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { GcPause } from './gc-pauses.ts';
 
 // Everything measured runs in a child process of its own, started the way it is started in
-// production (`node dist/main.js`, as the Dockerfile does): resident size is then the subject's
+// production (the Dockerfile's CMD, read below): resident size is then the subject's
 // alone (not the load generator's, the sandbox's or the stand-in's records), start-up is a real
 // cold start, and the load generator never shares an event loop with what it measures. No
 // subject runs through tsx, whose loader the shipped app never carries: it made no difference
@@ -13,11 +14,53 @@ import type { GcPause } from './gc-pauses.ts';
 // resident memory more and doubled the app's start-up (BENCHMARKS.md, "fifth pass").
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** How the image starts the app: node, its options, then the entry file. */
+export interface ShippedCommand {
+  nodeArgs: string[];
+  entry: string;
+}
+
+/**
+ * The final `CMD` of a Dockerfile (exec form, run by node), split into node's options and the
+ * entry. The Dockerfile is where the command is defined; the bench reads it rather than keeping
+ * a copy that could drift.
+ */
+export function shippedCommand(dockerfile: string): ShippedCommand {
+  const cmd = dockerfile
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => /^CMD\s/i.test(line))
+    .at(-1);
+  if (cmd === undefined) throw new Error('the Dockerfile has no CMD');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(cmd.slice(3));
+  } catch {
+    parsed = undefined;
+  }
+  if (!Array.isArray(parsed) || !parsed.every((part) => typeof part === 'string')) {
+    throw new Error(`the Dockerfile's CMD is not an exec-form JSON array: ${cmd}`);
+  }
+  const [command, ...rest] = parsed as string[];
+  const entry = rest.at(-1);
+  if (command !== 'node' || entry === undefined || !entry.endsWith('.js')) {
+    throw new Error(`the Dockerfile's CMD does not run node on a .js file: ${cmd}`);
+  }
+  return { nodeArgs: rest.slice(0, -1), entry };
+}
+
+const SHIPPED = shippedCommand(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
 /**
  * The app as it ships: the build of src/ (`npm run build`, which every bench script runs first,
  * so the figures are always those of the sources as they are).
  */
-export const APP_ENTRY = 'dist/main.js';
+export const APP_ENTRY = SHIPPED.entry;
+/**
+ * The runtime options the app ships with (`--v8-pool-size=1`). Every subject is started with
+ * them, the baselines too, so that a ratio compares code under the same runtime, not settings.
+ */
+export const SHIPPED_NODE_ARGS: readonly string[] = SHIPPED.nodeArgs;
 /**
  * The source file a path of the build was compiled from (`dist/cometchat/client.js` →
  * `src/cometchat/client.ts`; the build keeps src/'s layout), so profiles name the app's files
@@ -84,6 +127,7 @@ export async function spawnSubject(options: SpawnOptions): Promise<Subject> {
     process.execPath,
     [
       '--expose-gc',
+      ...SHIPPED_NODE_ARGS,
       ...(options.nodeArgs ?? []),
       '--import',
       PROBE,

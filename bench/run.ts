@@ -22,10 +22,11 @@ import { type Budget, budgetLines, machine, mib, ms, ratio, table } from './repo
 import { appEnv, COMMAND_TEXTS, SIGNING_SECRET, signedCommand } from './stack.ts';
 import { median, medianOf, percentile, wallNow } from './stats.ts';
 
-// `npm run bench`: the real app as it ships (dist/main.js, which the npm script builds from src/
-// just before, in a child process) between the CometChat sandbox (with an injected latency) and
-// the Slack stand-in, driven with signed slash commands; a bare Bolt app and a plain node:http
-// server go through the same rounds as baselines. Prints every figure as a median over rounds,
+// `npm run bench`: the real app as it ships (the Dockerfile's CMD: dist/main.js, which the npm
+// script builds from src/ just before, with the image's node options, in a child process) between
+// the CometChat sandbox (with an injected latency) and the Slack stand-in, driven with signed
+// slash commands; a bare Bolt app and a plain node:http server, with the same node options, go
+// through the same rounds as baselines. Prints every figure as a median over rounds,
 // then the budgets as PASS/FAIL. Exits 0 when budgets fail (it reports them) and 1 when the
 // bench itself breaks.
 
@@ -767,7 +768,7 @@ async function main(): Promise<void> {
       table(
         ['subject', 'median', 'rounds', '÷ Bolt', '÷ node:http'],
         (['app', 'bolt', 'http'] as const).map((name) => [
-          name === 'app' ? 'app (dist/main.js)' : name === 'bolt' ? 'bare Bolt' : 'node:http',
+          name === 'app' ? `app (${APP_ENTRY})` : name === 'bolt' ? 'bare Bolt' : 'node:http',
           ms(median(startup[name]), 0),
           startup[name].map((v) => v.toFixed(0)).join(', '),
           ratio(median(startup[name]), median(startup.bolt)),

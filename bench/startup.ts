@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { startSandbox } from '../offline/cometchat-standin/server.ts';
 import { startSlackStandIn } from '../offline/slack-standin/server.ts';
 import { OFFLINE_SECRETS, offlineEnv } from '../offline/stack/offline-stack.ts';
-import { freePort } from './processes.ts';
+import { APP_ENTRY, freePort, SHIPPED_NODE_ARGS } from './processes.ts';
 
 // `npm run bench:startup`: spawn to the first /healthz 200, for the sources through tsx (how
 // `npm start` ran before the build) and for the compiled app with plain node (`npm start` now),
@@ -50,8 +50,8 @@ const env = { ...offlineEnv(sandbox, slack, 'http'), STORE_URL: 'memory:' };
 const runs = { tsx: [] as number[], node: [] as number[] };
 try {
   for (let round = 0; round < ROUNDS; round++) {
-    runs.tsx.push(await once(['--import', TSX, 'src/main.ts'], env));
-    runs.node.push(await once(['dist/main.js'], env));
+    runs.tsx.push(await once([...SHIPPED_NODE_ARGS, '--import', TSX, 'src/main.ts'], env));
+    runs.node.push(await once([...SHIPPED_NODE_ARGS, APP_ENTRY], env));
   }
 } finally {
   await sandbox.close();
