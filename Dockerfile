@@ -42,6 +42,6 @@ STOPSIGNAL SIGTERM
 # --v8-pool-size=1: V8 starts four helper threads whatever the machine has. On the one or two
 # vCPUs this app is sized for, a collection's helpers and the main thread then fight over the
 # cores and the main thread's pauses get longer: in `npm run bench` at 200 commands a second the
-# app's longest pause in a round was 4.4-7.5 ms with four helpers and 2.2-5.0 ms with one
+# app's longest pause in a round was 4.4-7.5 ms with four helpers and 2.2-5.4 ms with one
 # (BENCHMARKS.md, "sixth pass"). On a machine with more cores, give it their number less one.
 CMD ["node", "--v8-pool-size=1", "dist/main.js"]

@@ -57,8 +57,9 @@ const SHIPPED = shippedCommand(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
  */
 export const APP_ENTRY = SHIPPED.entry;
 /**
- * The runtime options the app ships with (`--v8-pool-size=1`). Every subject is started with
- * them, the baselines too, so that a ratio compares code under the same runtime, not settings.
+ * The runtime options the app ships with (the CMD's, between node and the entry). Every subject
+ * is started with them, the baselines too, so that a ratio compares code under the same runtime,
+ * not settings.
  */
 export const SHIPPED_NODE_ARGS: readonly string[] = SHIPPED.nodeArgs;
 /**
