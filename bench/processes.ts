@@ -6,12 +6,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { GcPause } from './gc-pauses.ts';
 
 // Everything measured runs in a child process of its own, started the way it is started in
-// production (the Dockerfile's CMD, read below): resident size is then the subject's
-// alone (not the load generator's, the sandbox's or the stand-in's records), start-up is a real
-// cold start, and the load generator never shares an event loop with what it measures. No
-// subject runs through tsx, whose loader the shipped app never carries: it made no difference
-// to CPU per command (interleaved, with and without it), but it held 3 MB of heap and 25 MB of
-// resident memory more and doubled the app's start-up (BENCHMARKS.md, "fifth pass").
+// production (the Dockerfile's CMD, read below): resident size is then the subject's alone (not
+// the load generator's, the sandbox's or the stand-in's records), start-up is a real cold start,
+// and the load generator never shares an event loop with what it measures. No subject runs through
+// tsx, whose loader the shipped app never carries: it made no difference to CPU per command
+// (interleaved, with and without it), but it held 3 MB of heap and 25 MB of resident memory more
+// and doubled the app's start-up (BENCHMARKS.md, "fifth pass").
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

@@ -26,9 +26,9 @@ import { median, medianOf, percentile, wallNow } from './stats.ts';
 // script builds from src/ just before, with the image's node options, in a child process) between
 // the CometChat sandbox (with an injected latency) and the Slack stand-in, driven with signed
 // slash commands; a bare Bolt app and a plain node:http server, with the same node options, go
-// through the same rounds as baselines. Prints every figure as a median over rounds,
-// then the budgets as PASS/FAIL. Exits 0 when budgets fail (it reports them) and 1 when the
-// bench itself breaks.
+// through the same rounds as baselines. Prints every figure as a median over rounds, then the
+// budgets as PASS/FAIL. Exits 0 when budgets fail (it reports them) and 1 when the bench itself
+// breaks.
 
 const QUICK = process.env.BENCH_QUICK === '1';
 
@@ -274,7 +274,9 @@ async function main(): Promise<void> {
             ...latencyRound(samples, load, stand, cpu, sand.requests.length, apiMs, pauses),
             standInsStallMs: stalls.max / 1e6,
           });
-          ackTimes[key] = [...(ackTimes[key] ?? []), samples.map((s) => s.ackMs)];
+          const times = ackTimes[key] ?? [];
+          times.push(samples.map((s) => s.ackMs));
+          ackTimes[key] = times;
           latency.set(key, rounds);
           resetRecords();
         }
