@@ -12,7 +12,9 @@ import {
 } from './redis-server.ts';
 import { loadV1Redis, V1_CLAIMS, V1_KNOWN_ROLES, v1Audit, v1Known } from './version-1-state.ts';
 
-type RedisClient = ReturnType<typeof createClient>;
+/** A client of the test's own, outside the store (RESP3, redis 6's default). */
+const newClient = (url: string) => createClient({ url });
+type RedisClient = ReturnType<typeof newClient>;
 
 const record: AuditRecord = {
   ref: 'ref-1',
@@ -112,7 +114,7 @@ describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
     });
     /** Runs `read` on a client of the test's own, outside the store. */
     const inspect = async <T>(read: (client: RedisClient) => Promise<T>): Promise<T> => {
-      const client = createClient({ url: server().url });
+      const client = newClient(server().url);
       await client.connect();
       try {
         return await read(client);
