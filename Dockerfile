@@ -4,7 +4,7 @@
 # the result with node (CI runs it); the image build itself needs a container engine.
 
 # 1. Compile the TypeScript with every locked dependency.
-FROM node:20-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -12,16 +12,15 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
-# 2. The production dependencies alone, better-sqlite3 compiled for this base image.
-FROM node:20-bookworm-slim AS deps
+# 2. The production dependencies alone: plain JavaScript (SQLite is Node's own node:sqlite), so
+# nothing is compiled and no install script runs.
+FROM node:24.21.0-bookworm-slim AS deps
 WORKDIR /app
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
-RUN npm rebuild better-sqlite3
 
 # 3. What runs: node, the compiled app and its production dependencies, as a non-root user.
-FROM node:20-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim AS runtime
 ENV NODE_ENV=production
 ENV PORT=3000
 WORKDIR /app

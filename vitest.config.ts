@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { NodeVersionReporter } from './test/reporters/node-version.ts';
 import { REDIS_TAG, RedisNoticeReporter } from './test/reporters/redis-notice.ts';
 
 export default defineConfig({
@@ -15,6 +16,6 @@ export default defineConfig({
       },
     ],
     // The notice comes after the default reporter's summary, so it is the last thing read.
-    reporters: ['default', new RedisNoticeReporter()],
+    reporters: [new NodeVersionReporter(), 'default', new RedisNoticeReporter()],
   },
 });

@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
-import { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { withAppFailures } from './cometchat/app-failures.ts';
 import { type CometChatClient, createCometChatClient } from './cometchat/client.ts';
@@ -39,7 +38,7 @@ import { countHandled } from './observe/handled.ts';
 import { createMetrics, type Metrics } from './observe/metrics.ts';
 import { observedStore } from './observe/observed-store.ts';
 import { opsHandler, opsRoutes } from './observe/readiness.ts';
-import { observedExchange, observedFetch } from './observe/slack-fetch.ts';
+import { CountedWebClient } from './observe/counted-web-client.ts';
 import { startPeriodic } from './periodic.ts';
 import { createAccess, requireViewer } from './slack/access.ts';
 import { createApps } from './slack/apps.ts';
@@ -50,10 +49,9 @@ import { createDeliverer, type Deliverer, destinationOf } from './slack/deliver.
 import { createErrorHandler } from './slack/error-handler.ts';
 import { refuseFutureDated } from './slack/future-dated.ts';
 import { createInflight } from './slack/inflight.ts';
-import { createListeners } from './slack/listeners.ts';
 import { requestScope } from './slack/request-context.ts';
 import { guardSocket } from './slack/socket-guard.ts';
-import { createViews, type RetryPolicy } from './slack/views.ts';
+import { createViews } from './slack/views.ts';
 import { openStore } from './store/open-store.ts';
 import { createMemoryStore, type Store } from './store/store.ts';
 
@@ -90,13 +88,15 @@ const REVIEW_DEADLINE_MS = 2_000;
 
 /** Slack's Web API, for the client and the views calls alike, unless SLACK_API_URL is set. */
 const SLACK_API_URL = 'https://slack.com/api';
+/** A trigger_id is good for this long after the click (views.open and views.push spend one). */
+const TRIGGER_LIFE_MS = 3_000;
 /** How long one Web API call may take, the views calls included. */
 const SLACK_TIMEOUT_MS = 10_000;
 /**
  * Replies are interactive: a few quick retries, not the Web API client's default of ten spread
  * over half an hour. The views calls retry the same way.
  */
-const SLACK_RETRY: RetryPolicy = { retries: 2, minTimeout: 200, maxTimeout: 1_000 };
+const SLACK_RETRY = { retries: 2, minTimeout: 200, maxTimeout: 1_000 };
 
 /**
  * Builds the Bolt app with every feature registered. Nothing is started, and nothing is asked of
@@ -106,7 +106,6 @@ export function createSlackApp(options: SlackAppOptions) {
   const { config, logger } = options;
   const bolt = boltLogger(logger);
   const metrics = options.metrics ?? createMetrics();
-  const slackFetch = observedFetch(metrics);
   // A fresh object per client, because the Socket Mode client fills in defaults on the one it
   // is given.
   const slackApiUrl = config.slack.apiUrl ?? SLACK_API_URL;
@@ -114,7 +113,6 @@ export function createSlackApp(options: SlackAppOptions) {
     slackApiUrl: `${slackApiUrl}/`,
     retryConfig: { ...SLACK_RETRY },
     timeout: SLACK_TIMEOUT_MS,
-    fetch: slackFetch,
   });
   const store = observedStore(options.store ?? createMemoryStore(), metrics);
   // Filled in once the receiver exists: Socket Mode is ready while its connection is open.
@@ -200,27 +198,45 @@ export function createSlackApp(options: SlackAppOptions) {
         })
       : cached;
   };
-  const deliver = options.deliver ?? createDeliverer(app.client);
-  const views = createViews({
-    apiUrl: slackApiUrl,
-    botToken: config.slack.botToken,
-    send: observedExchange(metrics),
-    timeoutMs: SLACK_TIMEOUT_MS,
-    retry: SLACK_RETRY,
-  });
+  // The app's own Web API client, counted (Bolt's, app.client, only checks the token at start).
+  const slack = new CountedWebClient(
+    config.slack.botToken,
+    { ...slackClientOptions(), logger: bolt, logLevel: boltLevel(config.logLevel) },
+    metrics,
+  );
+  const deliver = options.deliver ?? createDeliverer(slack);
 
   // Access checks and audit posts get clients of their own that neither wait out a 429 nor
   // retry: an access check runs before some acknowledgements (Slack allows three seconds),
   // and a client waiting on Retry-After pauses every call it makes meanwhile.
   const quickClient = (timeout: number) =>
-    new WebClient(config.slack.botToken, {
-      ...slackClientOptions(),
-      retryConfig: { retries: 0 },
-      timeout,
-      logger: bolt,
-      logLevel: boltLevel(config.logLevel),
-      rejectRateLimitedCalls: true,
-    });
+    new CountedWebClient(
+      config.slack.botToken,
+      {
+        ...slackClientOptions(),
+        retryConfig: { retries: 0 },
+        timeout,
+        logger: bolt,
+        logLevel: boltLevel(config.logLevel),
+        rejectRateLimitedCalls: true,
+      },
+      metrics,
+    );
+  const views = createViews({
+    triggered: quickClient(TRIGGER_LIFE_MS),
+    // A person waits on a modal: a rate limit fails at once (the sentence says so) instead of
+    // holding the modal for Slack's Retry-After.
+    client: new CountedWebClient(
+      config.slack.botToken,
+      {
+        ...slackClientOptions(),
+        rejectRateLimitedCalls: true,
+        logger: bolt,
+        logLevel: boltLevel(config.logLevel),
+      },
+      metrics,
+    ),
+  });
   // Each access check waits for Slack within a budget of its own (createAccess); its requests
   // may run longer, so that an answer that comes too late for one check serves the next.
   const accessClient = quickClient(5_000);
@@ -328,12 +344,11 @@ export function createSlackApp(options: SlackAppOptions) {
     },
     { deliver, apps },
   );
-  const listeners = createListeners(app);
-  registerRoleList(listeners, deps);
-  registerCallLookup(listeners, deps);
-  registerCallSearch(listeners, deps);
-  registerPermissionEditor(listeners, editorDeps);
-  registerApprovals(listeners, editorDeps);
+  registerRoleList(app, deps);
+  registerCallLookup(app, deps);
+  registerCallSearch(app, deps);
+  registerPermissionEditor(app, editorDeps);
+  registerApprovals(app, editorDeps);
   const homeDeps = {
     ...deps,
     access,
@@ -357,8 +372,8 @@ export function createSlackApp(options: SlackAppOptions) {
   };
   const home = createHome(homeDeps);
   editorDeps.refreshHome = home.publish;
-  registerHome(listeners, homeDeps, home);
-  registerAuditList(listeners, { ...deps, store });
+  registerHome(app, homeDeps, home);
+  registerAuditList(app, { ...deps, store });
 
   return {
     app,
@@ -370,7 +385,7 @@ export function createSlackApp(options: SlackAppOptions) {
     socket,
     inflight,
     audit: editorDeps.audit,
-    expireApprovals: (log: Logger) => expireApprovals(editorDeps, app.client, log),
+    expireApprovals: (log: Logger) => expireApprovals(editorDeps, slack, log),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import ky from 'ky';
 import type { Logger } from 'pino';
-import { exchange, succeeded } from '../http.ts';
 
 export interface SlackMessage {
   text: string;
@@ -42,14 +42,10 @@ export function createDeliverer(client: WebClient, post: PostJson = postJson): D
           JSON.stringify({ response_type: 'ephemeral', ...message }),
           RESPONSE_URL_TIMEOUT_MS,
         );
-        if (succeeded(status)) return 'response_url';
+        if (status >= 200 && status < 300) return 'response_url';
         logger.warn({ status }, 'response_url refused the reply; falling back');
       } catch (error) {
-        const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
-        logger.warn(
-          { cause: String(typeof code === 'string' ? code : (name ?? error)) },
-          'response_url failed; falling back',
-        );
+        logger.warn({ cause: causeOf(error) }, 'response_url failed; falling back');
       }
     }
     const plain = { text: message.text, ...(message.blocks ? { blocks: message.blocks } : {}) };
@@ -94,17 +90,32 @@ export function createDeliverer(client: WebClient, post: PostJson = postJson): D
 /** POSTs a JSON body and resolves with the answer's status once its headers arrive. */
 export type PostJson = (url: string, json: string, timeoutMs: number) => Promise<number>;
 
-/** The reply's POST (node:http: see src/http.ts); the answer's body is dropped. */
+/**
+ * The reply's POST, once: a response_url takes five replies in thirty minutes, and a retry of one
+ * that did arrive would show the person the same reply twice; the fallbacks above cover a
+ * failure. A refusal resolves with its status; the answer's body is not read.
+ */
 export async function postJson(url: string, json: string, timeoutMs: number): Promise<number> {
-  const answer = await exchange({
-    method: 'POST',
-    url,
-    headers: { 'content-type': 'application/json' },
+  const response = await ky.post(url, {
     body: json,
-    timeoutMs,
-    readBody: false,
+    headers: { 'content-type': 'application/json' },
+    timeout: timeoutMs,
+    retry: 0,
+    throwHttpErrors: false,
   });
-  return answer.status;
+  await response.body?.cancel();
+  return response.status;
+}
+
+/**
+ * Why a request got no answer, in a word for the log: the system's code (ky's NetworkError wraps
+ * fetch's TypeError, which wraps the socket's error: `ECONNREFUSED`), else the error's name.
+ */
+export function causeOf(error: unknown): string {
+  for (let link = error; link instanceof Error; link = link.cause) {
+    if ('code' in link && typeof link.code === 'string') return link.code;
+  }
+  return error instanceof Error ? error.name : String(error);
 }
 
 /** The Slack error code of a Web API failure (e.g. `not_in_channel`), without the request. */

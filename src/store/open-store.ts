@@ -48,8 +48,7 @@ export function resolveStoreTarget(storeUrl: string | undefined): StoreTarget {
 /** Opens the store STORE_URL names (see `resolveStoreTarget`). */
 export async function openStore(storeUrl: string | undefined): Promise<Store> {
   const target = resolveStoreTarget(storeUrl);
-  // Imported on demand: a Redis deployment never loads the native SQLite module, and the other
-  // way round.
+  // Imported on demand: a Redis deployment never loads node:sqlite, and the other way round.
   switch (target.kind) {
     case 'sqlite': {
       const { createSqliteStore } = await import('./sqlite-store.ts');

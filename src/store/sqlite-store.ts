@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod';
 import { PermissionMapSchema } from '../cometchat/schemas.ts';
 import { type AuditRecord, DEFAULT_APP, type Store } from './store.ts';
@@ -80,15 +80,15 @@ const BUSY_TIMEOUT_MS = 5_000;
  */
 export function createSqliteStore(path: string, now: () => number = Date.now): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
   try {
-    db.pragma('journal_mode = WAL');
+    db.exec('PRAGMA journal_mode = WAL');
     // In WAL mode NORMAL loses no committed transaction on a crash of the app, only on power loss.
-    db.pragma('synchronous = NORMAL');
+    db.exec('PRAGMA synchronous = NORMAL');
     // One IMMEDIATE transaction: a second process opening the file meanwhile waits for the write
     // lock, then finds the version already recorded, so a file is migrated once; and a migration
     // that fails leaves the file as it was.
-    db.transaction(() => {
+    inTransaction(db, 'IMMEDIATE', () => {
       const version = schemaVersion(db);
       if (version > SCHEMA_VERSION) {
         throw new Error(
@@ -103,36 +103,36 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
         db.exec(SCHEMA);
         addApprovalColumn(db);
       }
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    }).immediate();
+      db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+    });
   } catch (error) {
     db.close();
     throw error;
   }
 
   // Readiness writes an expired claim no caller can name (claim ids are hex).
-  const probe = db.prepare<[number]>(
+  const probe = db.prepare(
     `INSERT INTO claims (id, expires_at) VALUES ('~readiness', ?)
      ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at`,
   );
-  const selectKnown = db.prepare<[string, string]>(
+  const selectKnown = db.prepare(
     'SELECT app, role, permissions, seen_at FROM known_permissions WHERE app = ? AND role = ?',
   );
-  const upsertKnown = db.prepare<[string, string, string, number]>(
+  const upsertKnown = db.prepare(
     `INSERT INTO known_permissions (app, role, permissions, seen_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (app, role) DO UPDATE
        SET permissions = excluded.permissions, seen_at = excluded.seen_at`,
   );
   // One statement, so two connections cannot both take the claim: a row that exists is replaced
   // only when it has expired, and `changes` tells whether this call wrote it.
-  const takeClaim = db.prepare<{ id: string; expiresAt: number; now: number }>(
+  const takeClaim = db.prepare(
     `INSERT INTO claims (id, expires_at) VALUES (@id, @expiresAt)
      ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at
      WHERE claims.expires_at <= @now`,
   );
-  const purgeClaims = db.prepare<[number]>('DELETE FROM claims WHERE expires_at <= ?');
-  const deleteClaim = db.prepare<[string]>('DELETE FROM claims WHERE id = ?');
-  const insertAudit = db.prepare<AuditRow>(
+  const purgeClaims = db.prepare('DELETE FROM claims WHERE expires_at <= ?');
+  const deleteClaim = db.prepare('DELETE FROM claims WHERE id = ?');
+  const insertAudit = db.prepare(
     `INSERT INTO audit_records
        (ref, at, app, team_id, user_id, role, changes, before_source, outcome, service_message,
         error_kind, promoted_from, approval)
@@ -141,19 +141,19 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
         @service_message, @error_kind, @promoted_from, @approval)
      ON CONFLICT (ref) DO NOTHING`,
   );
-  const deleteIntent = db.prepare<[string]>('DELETE FROM audit_intents WHERE ref = ?');
-  const upsertIntent = db.prepare<[string, number, string]>(
+  const deleteIntent = db.prepare('DELETE FROM audit_intents WHERE ref = ?');
+  const upsertIntent = db.prepare(
     `INSERT INTO audit_intents (ref, at, record) VALUES (?, ?, ?)
      ON CONFLICT (ref) DO UPDATE SET at = excluded.at, record = excluded.record`,
   );
-  const selectIntents = db.prepare<[number]>(
+  const selectIntents = db.prepare(
     'SELECT record FROM audit_intents WHERE at < ? ORDER BY at, ref',
   );
-  const upsertApproval = db.prepare<[string, string, number, string]>(
+  const upsertApproval = db.prepare(
     `INSERT INTO approvals (id, status, requested_at, request) VALUES (?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET status = excluded.status, request = excluded.request`,
   );
-  const selectApproval = db.prepare<[string]>('SELECT request FROM approvals WHERE id = ?');
+  const selectApproval = db.prepare('SELECT request FROM approvals WHERE id = ?');
   const selectOpenApprovals = db.prepare(
     "SELECT request FROM approvals WHERE status = 'open' ORDER BY requested_at, id",
   );
@@ -164,16 +164,17 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
   };
   // The record and the end of its intent in one transaction: a crash between them cannot leave
   // an intent that the sweep would turn into a second record.
-  const appendAuditNow = db.transaction((record: AuditRecord) => {
-    insertAudit.run(toRow(record));
-    deleteIntent.run(record.ref);
-  });
+  const appendAuditNow = (record: AuditRecord) =>
+    inTransaction(db, 'IMMEDIATE', () => {
+      insertAudit.run(toRow(record));
+      deleteIntent.run(record.ref);
+    });
   /** A page and a count of the records that `where` keeps (by `@app` and `@role`). */
   const auditQuery = (where: string) => ({
-    page: db.prepare<AuditFilter & { limit: number; offset: number }>(
+    page: db.prepare(
       `SELECT * FROM audit_records ${where} ORDER BY at DESC, ref DESC LIMIT @limit OFFSET @offset`,
     ),
-    count: db.prepare<AuditFilter>(`SELECT count(*) AS total FROM audit_records ${where}`),
+    count: db.prepare(`SELECT count(*) AS total FROM audit_records ${where}`),
   });
   // One query per combination, so that each is planned on its own index.
   const auditQueries = {
@@ -184,21 +185,23 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
   };
 
   // BEGIN IMMEDIATE: the write lock is taken first, so a busy file is waited for, not failed.
-  const claimNow = db.transaction((id: string, ttlSeconds: number): boolean => {
-    const at = now();
-    // Expired claims are of no further use; dropping them here keeps the table small.
-    purgeClaims.run(at);
-    return takeClaim.run({ id, expiresAt: at + ttlSeconds * 1000, now: at }).changes === 1;
-  });
+  const claimNow = (id: string, ttlSeconds: number): boolean =>
+    inTransaction(db, 'IMMEDIATE', () => {
+      const at = now();
+      // Expired claims are of no further use; dropping them here keeps the table small.
+      purgeClaims.run(at);
+      return takeClaim.run({ id, expiresAt: at + ttlSeconds * 1000, now: at }).changes === 1;
+    });
 
   // A read transaction, so that the page and the total come from one snapshot.
-  const listAuditNow = db.transaction((filter: AuditFilter, offset: number, limit: number) => {
-    let query = auditQueries.all;
-    if (filter.app !== undefined)
-      query = filter.role === undefined ? auditQueries.app : auditQueries.appRole;
-    else if (filter.role !== undefined) query = auditQueries.role;
-    return { rows: query.page.all({ ...filter, limit, offset }), count: query.count.get(filter) };
-  });
+  const listAuditNow = (filter: AuditFilter, offset: number, limit: number) =>
+    inTransaction(db, 'DEFERRED', () => {
+      let query = auditQueries.all;
+      if (filter.app !== undefined)
+        query = filter.role === undefined ? auditQueries.app : auditQueries.appRole;
+      else if (filter.role !== undefined) query = auditQueries.role;
+      return { rows: query.page.all({ ...filter, limit, offset }), count: query.count.get(filter) };
+    });
 
   return {
     async getKnownPermissions(app, role) {
@@ -221,13 +224,13 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
       upsertKnown.run(known.app, known.role, JSON.stringify(known.permissions), known.seenAt);
     },
     async claim(id, ttlSeconds) {
-      return claimNow.immediate(id, ttlSeconds);
+      return claimNow(id, ttlSeconds);
     },
     async release(id) {
       deleteClaim.run(id);
     },
     async appendAudit(record) {
-      appendAuditNow.immediate(record);
+      appendAuditNow(record);
     },
     async putIntent(record) {
       upsertIntent.run(record.ref, record.at, JSON.stringify(record));
@@ -266,7 +269,7 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
       probe.run(now() - 1);
     },
     async close() {
-      if (db.open) db.close();
+      if (db.isOpen) db.close();
     },
   };
 }
@@ -277,7 +280,7 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
  * SCHEMA as a new file's, so a migrated file and a new one have one layout; the old indexes are
  * dropped first, as an index keeps its name when its table is renamed.
  */
-function migrateFromVersion1(db: Database.Database): void {
+function migrateFromVersion1(db: DatabaseSync): void {
   db.exec(`
     DROP INDEX IF EXISTS audit_by_role_time;
     DROP INDEX IF EXISTS audit_by_time;
@@ -285,11 +288,11 @@ function migrateFromVersion1(db: Database.Database): void {
     ALTER TABLE audit_records RENAME TO audit_records_v1;
   `);
   db.exec(SCHEMA);
-  db.prepare<[string]>(
+  db.prepare(
     `INSERT INTO known_permissions (app, role, permissions, seen_at)
      SELECT ?, role, permissions, seen_at FROM known_permissions_v1`,
   ).run(DEFAULT_APP);
-  db.prepare<[string]>(
+  db.prepare(
     `INSERT INTO audit_records
        (ref, at, app, team_id, user_id, role, changes, before_source, outcome, service_message,
         error_kind)
@@ -300,22 +303,22 @@ function migrateFromVersion1(db: Database.Database): void {
   db.exec('DROP TABLE known_permissions_v1; DROP TABLE audit_records_v1;');
 }
 
+/** Version 2 and 3's audit table has no `approval` column; added empty (no record had one). */
+function addApprovalColumn(db: DatabaseSync): void {
+  const hasColumn = db
+    .prepare("SELECT 1 FROM pragma_table_info('audit_records') WHERE name = 'approval'")
+    .get();
+  if (hasColumn === undefined) db.exec('ALTER TABLE audit_records ADD COLUMN approval TEXT');
+}
+
 /**
  * The layout version the file records. Version 1 created its tables before recording its
  * version, so a file that has its tables but records 0 was left by version 1 between the two.
  */
-/** Version 2 and 3's audit table has no `approval` column; added empty (no record had one). */
-function addApprovalColumn(db: Database.Database): void {
-  const columns = db.prepare("SELECT name FROM pragma_table_info('audit_records')").all();
-  if (!columns.some((c) => (c as { name?: unknown }).name === 'approval')) {
-    db.exec('ALTER TABLE audit_records ADD COLUMN approval TEXT');
-  }
-}
-
-function schemaVersion(db: Database.Database): number {
-  const version = decodeStored(
-    z.number().int().nonnegative(),
-    db.pragma('user_version', { simple: true }),
+function schemaVersion(db: DatabaseSync): number {
+  const { user_version: version } = decodeStored(
+    UserVersionRowSchema,
+    db.prepare('PRAGMA user_version').get(),
     'the schema version',
   );
   if (version !== 0) return version;
@@ -325,10 +328,32 @@ function schemaVersion(db: Database.Database): number {
   return hasTables === undefined ? 0 : 1;
 }
 
-interface AuditFilter {
-  app?: string;
-  role?: string;
+/**
+ * Runs `work` in one transaction: COMMIT when it returns, ROLLBACK when it throws. node:sqlite has
+ * no `db.transaction()` helper (better-sqlite3, which this store used before, had one); this is the
+ * part of it the store needs, without nesting, which no caller does. `work` is synchronous, so no
+ * other call on this connection runs between BEGIN and COMMIT.
+ *
+ * IMMEDIATE takes the write lock at BEGIN, so a busy file is waited for (the busy timeout); a
+ * DEFERRED transaction that reads and then writes could not wait and would be refused at once.
+ * DEFERRED is for reads only.
+ */
+function inTransaction<T>(db: DatabaseSync, mode: 'IMMEDIATE' | 'DEFERRED', work: () => T): T {
+  db.exec(`BEGIN ${mode}`);
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    // SQLite ends some transactions itself when a statement fails (an I/O error, a full disk); a
+    // ROLLBACK then would fail too, and hide the error that says what went wrong.
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
 }
+
+/** Only the keys a query names: node:sqlite refuses a parameter the statement does not have. */
+type AuditFilter = { app?: string; role?: string };
 
 const KnownRowSchema = z.object({
   app: z.string(),
@@ -337,6 +362,7 @@ const KnownRowSchema = z.object({
   seen_at: z.number(),
 });
 
+const UserVersionRowSchema = z.object({ user_version: z.number().int().nonnegative() });
 const CountRowSchema = z.object({ total: z.number() });
 const IntentRowSchema = z.object({ record: z.string() });
 const ApprovalRowSchema = z.object({ request: z.string() });

@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { handledName } from '../../src/observe/handled.ts';
 import { createMetrics, statusClassOf } from '../../src/observe/metrics.ts';
-import { methodOf } from '../../src/observe/slack-fetch.ts';
 
 // The labels metrics are given: names from fixed sets only, whatever a request carries.
 
@@ -35,19 +34,13 @@ describe('handledName', () => {
   });
 });
 
-describe('status classes and Web API methods', () => {
+describe('status classes', () => {
   it('reduces a status to its class, and no status to why', () => {
     expect(statusClassOf(204)).toBe('2xx');
     expect(statusClassOf(429)).toBe('4xx');
     expect(statusClassOf(undefined, 'timeout')).toBe('timeout');
     expect(statusClassOf(undefined, 'network')).toBe('network');
     expect(statusClassOf(undefined, 'internal')).toBe('other');
-  });
-
-  it('reads the method from a Web API address, and nothing else', () => {
-    expect(methodOf('http://127.0.0.1:1/api/chat.postMessage')).toBe('chat.postMessage');
-    expect(methodOf('https://slack.com/api/views.open?x=1')).toBe('views.open');
-    expect(methodOf('https://hooks.slack.com/commands/T1/123/secret')).toBe('other');
   });
 });
 

@@ -23,6 +23,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 interface Stage {
   name: string;
   dir: string;
+  /** The base image, e.g. `node:24.21.0-bookworm-slim`. */
+  from: string;
   env: Record<string, string>;
   cmd?: string[];
   healthcheck?: string[];
@@ -55,7 +57,7 @@ function followDockerfile(work: string): Stage {
         const name = /\bAS\s+(\S+)/i.exec(args)?.[1] ?? `stage${stages.length}`;
         const dir = join(work, name);
         mkdirSync(dir, { recursive: true });
-        stages.push({ name, dir, env: {} });
+        stages.push({ name, dir, from: args.split(/\s+/)[0] ?? '', env: {} });
         say(`FROM ${args}  -> ${dir}`);
         break;
       }
@@ -158,6 +160,16 @@ async function run(): Promise<void> {
     say(`/healthz 200 after ${Date.now() - started} ms`);
     await until('/readyz', 10_000, async () => (await get('/readyz')).ok);
     say('/readyz 200');
+    // The stage runs on its base image's Node: the app's own metrics say which it runs on.
+    const wanted = /^node:(\d+\.\d+\.\d+)/.exec(final.from)?.[1];
+    if (!wanted) throw new Error(`the final stage's base is not an exact node tag: ${final.from}`);
+    const running = /nodejs_version_info\{version="v([^"]+)"/.exec(
+      await (await get('/metrics')).text(),
+    );
+    if (running?.[1] !== wanted) {
+      throw new Error(`the final stage runs on Node ${running?.[1]}, its image has ${wanted}`);
+    }
+    say(`/metrics: Node ${wanted}, as in ${final.from}`);
     if (final.healthcheck) {
       const [hc = 'node', ...hcArgs] = final.healthcheck;
       execFileSync(hc === 'node' ? process.execPath : hc, hcArgs, { cwd: final.dir, env });

@@ -2,11 +2,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { View } from '@slack/types';
-import { ErrorCode } from '@slack/web-api';
-import { describe, expect, it } from 'vitest';
-import type { Answer, Exchange } from '../../src/http.ts';
+import { ErrorCode, WebClient } from '@slack/web-api';
+import { afterEach, describe, expect, it } from 'vitest';
 import { failureSentence } from '../../src/slack/failure.ts';
-import { createViews, retryWaits } from '../../src/slack/views.ts';
+import { createViews } from '../../src/slack/views.ts';
+import {
+  type ScriptedAnswer,
+  startWebApiServer,
+  type WebApiServer,
+} from '../fakes/web-api-server.ts';
 
 const view: View = {
   type: 'modal',
@@ -14,75 +18,59 @@ const view: View = {
   blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '*Role:* `default`' } }],
 };
 
-type Reply = Answer | Error;
+const TOKEN = 'xoxb-secret';
+/** Short waits, so a test of the retries takes milliseconds. */
+const RETRY = { retries: 2, minTimeout: 5, maxTimeout: 10 };
 
-const RETRY = { retries: 2, minTimeout: 200, maxTimeout: 1_000 };
-
-const json = (body: unknown, status = 200, headers: Answer['headers'] = {}): Answer => ({
-  status,
-  headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
-  text: JSON.stringify(body),
+let server: WebApiServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
 });
 
-/** Views over a transport that records each exchange and answers from `replies` in turn. */
-function viewsAnswering(...replies: Reply[]) {
-  const sent: Exchange[] = [];
-  const waits: number[] = [];
+/** The views over a Web API endpoint that answers each method from `script` in turn. */
+async function viewsAnswering(script: Record<string, ScriptedAnswer[]>, timeout = 2_000) {
+  server = await startWebApiServer(script, () => ({ body: { ok: true, view: { id: 'V1' } } }));
+  const options = { slackApiUrl: server.url, rejectRateLimitedCalls: true, timeout };
   const views = createViews({
-    apiUrl: 'http://slack.test/api',
-    botToken: 'xoxb-secret',
-    timeoutMs: 10_000,
-    retry: RETRY,
-    send: async (request) => {
-      sent.push(request);
-      const reply = replies.shift() ?? json({ ok: true, view: { id: 'V1' } });
-      if (reply instanceof Error) throw reply;
-      return reply;
-    },
-    wait: async (ms) => {
-      waits.push(ms);
-    },
+    triggered: new WebClient(TOKEN, { ...options, retryConfig: { retries: 0 } }),
+    client: new WebClient(TOKEN, { ...options, retryConfig: RETRY }),
   });
-  return { views, sent, waits };
+  return { views, requests: server.requests };
 }
 
 describe('the views calls', () => {
-  it('post the arguments as JSON with the bot token, and resolve with the view id', async () => {
-    const { views, sent } = viewsAnswering(
-      json({ ok: true, view: { id: 'V1', blocks: [] } }),
-      json({ ok: true, view: { id: 'V2' } }),
-    );
+  it('send the arguments with the bot token, and resolve with the view id', async () => {
+    const { views, requests } = await viewsAnswering({
+      'views.open': [{ body: { ok: true, view: { id: 'V1', blocks: [] } } }],
+      'views.push': [{ body: { ok: true, view: { id: 'V2' } } }],
+    });
     expect(await views.open({ trigger_id: 'T1', view })).toBe('V1');
     expect(await views.push({ trigger_id: 'T2', view })).toBe('V2');
     await views.update({ view_id: 'V1', hash: 'h1', view });
     await views.publish({ user_id: 'U1', view });
-    expect(sent.map((s) => s.url)).toEqual([
-      'http://slack.test/api/views.open',
-      'http://slack.test/api/views.push',
-      'http://slack.test/api/views.update',
-      'http://slack.test/api/views.publish',
+    expect(requests.map((r) => r.method)).toEqual([
+      'views.open',
+      'views.push',
+      'views.update',
+      'views.publish',
     ]);
-    expect(sent[0]?.headers).toEqual({
-      'content-type': 'application/json; charset=utf-8',
-      authorization: 'Bearer xoxb-secret',
-    });
-    expect(JSON.parse(sent[0]?.body ?? '')).toEqual({ trigger_id: 'T1', view });
-    expect(JSON.parse(sent[2]?.body ?? '')).toEqual({ view_id: 'V1', hash: 'h1', view });
-    expect(JSON.parse(sent[3]?.body ?? '')).toEqual({ user_id: 'U1', view });
-    expect(sent.every((s) => s.method === 'POST' && s.readBody && s.timeoutMs === 10_000)).toBe(
-      true,
-    );
+    expect(requests.every((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    const form = (i: number) => new URLSearchParams(requests[i]?.body);
+    expect(form(0).get('trigger_id')).toBe('T1');
+    expect(JSON.parse(form(0).get('view') ?? '')).toEqual(view);
+    expect(form(2).get('hash')).toBe('h1');
+    expect(form(3).get('user_id')).toBe('U1');
   });
 
   it("fail with the Web API client's platform error on ok: false, so the same sentence is shown", async () => {
-    const { views, sent } = viewsAnswering(
-      json({ ok: false, error: 'expired_trigger_id' }),
-      json({
-        ok: false,
-        error: 'invalid_arguments',
-        response_metadata: { messages: ['[ERROR] must be less than 3001 characters'] },
-      }),
-    );
+    const messages = ['[ERROR] must be less than 3001 characters'];
+    const { views, requests } = await viewsAnswering({
+      'views.open': [{ body: { ok: false, error: 'expired_trigger_id' } }],
+      'views.update': [
+        { body: { ok: false, error: 'invalid_arguments', response_metadata: { messages } } },
+      ],
+    });
     const expired = await views.open({ trigger_id: 'T1', view }).catch((e: unknown) => e);
     expect(expired).toMatchObject({
       code: ErrorCode.PlatformError,
@@ -92,90 +80,86 @@ describe('the views calls', () => {
     const refused = await views.update({ view_id: 'V1', view }).catch((e: unknown) => e);
     expect(refused).toMatchObject({
       code: ErrorCode.PlatformError,
-      data: {
-        error: 'invalid_arguments',
-        response_metadata: { messages: ['[ERROR] must be less than 3001 characters'] },
-      },
+      data: { error: 'invalid_arguments', response_metadata: { messages } },
     });
     // A refusal is an answer: not tried again.
-    expect(sent).toHaveLength(2);
+    expect(requests).toHaveLength(2);
   });
 
-  it('try a call again after no answer or a 5xx, waiting as p-retry would, then give up', async () => {
-    const down = new Error('connect ECONNREFUSED');
-    const once = viewsAnswering(
-      down,
-      json({ ok: false }, 503),
-      json({ ok: true, view: { id: 'V7' } }),
-    );
-    expect(await once.views.open({ trigger_id: 'T1', view })).toBe('V7');
-    expect(once.waits).toEqual([200, 400]);
-
-    const always = viewsAnswering(down, down, down, down);
-    const error = await always.views.update({ view_id: 'V1', view }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: ErrorCode.RequestError, original: down });
-    expect(always.sent).toHaveLength(RETRY.retries + 1);
-
-    const failing = viewsAnswering(json({}, 502), json({}, 502), {
-      status: 502,
-      headers: {},
-      text: 'bad gateway',
+  it('try an update again after a 5xx, then give up; a call that spends a trigger gets one attempt', async () => {
+    const { views, requests } = await viewsAnswering({
+      'views.update': [{ status: 503, body: {} }, { body: { ok: true, view: { id: 'V7' } } }],
+      'views.publish': [
+        { status: 502, body: {} },
+        { status: 502, body: {} },
+        { status: 502, body: 'bad gateway' },
+      ],
+      'views.open': [{ status: 503, body: {} }],
     });
-    const http = await failing.views.publish({ user_id: 'U1', view }).catch((e: unknown) => e);
+    await views.update({ view_id: 'V7', view });
+    expect(requests.filter((r) => r.method === 'views.update')).toHaveLength(2);
+
+    const http = await views.publish({ user_id: 'U1', view }).catch((e: unknown) => e);
     expect(http).toMatchObject({ code: ErrorCode.HTTPError, statusCode: 502 });
+    expect(requests.filter((r) => r.method === 'views.publish')).toHaveLength(RETRY.retries + 1);
+
+    const opened = await views.open({ trigger_id: 'T1', view }).catch((e: unknown) => e);
+    expect(opened).toMatchObject({ code: ErrorCode.HTTPError, statusCode: 503 });
+    expect(requests.filter((r) => r.method === 'views.open')).toHaveLength(1);
+  });
+
+  it('end a call that spends a trigger within its timeout when Slack does not answer', async () => {
+    const { views } = await viewsAnswering({ 'views.open': [{ hang: true }] }, 100);
+    const error = await views.open({ trigger_id: 'T1', view }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.RequestError });
   });
 
   it('fail at once on a 429 with its Retry-After, in a sentence that says Slack is rate limiting', async () => {
-    const { views, sent } = viewsAnswering(json({ ok: false }, 429, { 'retry-after': '30' }));
+    const { views, requests } = await viewsAnswering({
+      'views.update': [{ status: 429, body: { ok: false }, headers: { 'retry-after': '30' } }],
+    });
     const error = await views.update({ view_id: 'V1', view }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCode.RateLimitedError, retryAfter: 30 });
     expect(failureSentence(error, 8)).toBe(
       'Slack is rate limiting this app; try again in a minute.',
     );
-    expect(sent).toHaveLength(1);
+    expect(requests).toHaveLength(1);
   });
 
-  it('refuse an answer that is not a Web API answer, or an opening that names no view', async () => {
-    const { views } = viewsAnswering(
-      { status: 200, headers: {}, text: '<html>' },
-      json({ ok: true }),
-    );
-    await expect(views.update({ view_id: 'V1', view })).rejects.toMatchObject({
-      code: ErrorCode.RequestError,
-    });
+  it('refuse an opening that names no view', async () => {
+    const { views } = await viewsAnswering({ 'views.open': [{ body: { ok: true } }] });
     await expect(views.open({ trigger_id: 'T1', view })).rejects.toMatchObject({
       code: ErrorCode.RequestError,
     });
   });
 
   it('never put the token in an error', async () => {
-    const { views } = viewsAnswering(
-      new Error('socket hang up'),
-      new Error('socket hang up'),
-      new Error('socket hang up'),
-      json({ ok: false, error: 'not_authed' }),
-    );
+    const { views } = await viewsAnswering({
+      'views.update': [{ body: { ok: false, error: 'not_authed' } }],
+    });
+    const gone = createViews({
+      triggered: new WebClient(TOKEN, {
+        slackApiUrl: 'http://127.0.0.1:1/api/',
+        retryConfig: { retries: 0 },
+      }),
+      client: new WebClient(TOKEN, {
+        slackApiUrl: 'http://127.0.0.1:1/api/',
+        retryConfig: { retries: 0 },
+      }),
+    });
     const errors = [
       await views.update({ view_id: 'V1', view }).catch((e: unknown) => e),
-      await views.update({ view_id: 'V1', view }).catch((e: unknown) => e),
+      await gone.update({ view_id: 'V1', view }).catch((e: unknown) => e),
     ];
     for (const error of errors) {
+      expect(error).toBeInstanceOf(Error);
       expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain('xoxb');
     }
   });
 });
 
-describe('retryWaits', () => {
-  it('doubles from the first wait and stops at the longest', () => {
-    expect(retryWaits({ retries: 4, minTimeout: 200, maxTimeout: 1_000 })).toEqual([
-      200, 400, 800, 1_000,
-    ]);
-    expect(retryWaits({ retries: 0, minTimeout: 200, maxTimeout: 1_000 })).toEqual([]);
-  });
-});
-
 describe('views in the app', () => {
-  it('go to Slack through src/slack/views.ts only (the Web API client walks the view twice)', () => {
+  it('go to Slack through src/slack/views.ts only, where the trigger rules live', () => {
     const src = fileURLToPath(new URL('../../src/', import.meta.url));
     const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) =>
       f.endsWith('.ts'),

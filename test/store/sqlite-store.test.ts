@@ -2,13 +2,23 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/store/sqlite-store.ts';
 import { type AuditRecord, DEFAULT_APP, type Store } from '../../src/store/store.ts';
 import { StoreDataError } from '../../src/store/store-errors.ts';
 import { copyV1SqliteFile, V1_KNOWN_ROLES, v1Audit, v1Known } from './version-1-state.ts';
+
+/** The value of a pragma, as `PRAGMA name` reads it. */
+const pragma = (db: DatabaseSync, name: string) => db.prepare(`PRAGMA ${name}`).get()?.[name];
+
+/** The first column of every row `sql` reads. */
+const column = (db: DatabaseSync, sql: string) =>
+  db
+    .prepare(sql)
+    .all()
+    .map((row) => Object.values(row)[0]);
 
 const record: AuditRecord = {
   ref: 'ref-1',
@@ -85,10 +95,10 @@ describe('sqlite store', () => {
   it('writes in WAL mode with the schema version recorded', async () => {
     const path = join(dir, 'wal.sqlite');
     openStore(path);
-    const db = new Database(path, { readonly: true });
+    const db = new DatabaseSync(path, { readOnly: true });
     try {
-      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(4);
+      expect(pragma(db, 'journal_mode')).toBe('wal');
+      expect(pragma(db, 'user_version')).toBe(4);
     } finally {
       db.close();
     }
@@ -100,11 +110,11 @@ describe('sqlite store', () => {
     await before.setKnownPermissions({ app: 'prod', role: 'mod', permissions: {}, seenAt: 1 });
     await before.close();
     // Version 2's file: the same tables without audit_intents.
-    const db = new Database(path);
+    const db = new DatabaseSync(path);
     db.exec('DROP TABLE audit_intents');
     db.exec('DROP TABLE approvals');
     db.exec('ALTER TABLE audit_records DROP COLUMN approval');
-    db.pragma('user_version = 2');
+    db.exec('PRAGMA user_version = 2');
     db.close();
     const after = openStore(path);
     expect(await after.getKnownPermissions('prod', 'mod')).toMatchObject({ seenAt: 1 });
@@ -122,15 +132,15 @@ describe('sqlite store', () => {
       approvedAt: 2,
       requestedAt: 1,
     });
-    const check = new Database(path, { readonly: true });
-    expect(check.pragma('user_version', { simple: true })).toBe(4);
+    const check = new DatabaseSync(path, { readOnly: true });
+    expect(pragma(check, 'user_version')).toBe(4);
     check.close();
   });
 
   it('refuses a file written by a newer version', async () => {
     const path = join(dir, 'newer.sqlite');
-    const db = new Database(path);
-    db.pragma('user_version = 99');
+    const db = new DatabaseSync(path);
+    db.exec('PRAGMA user_version = 99');
     db.close();
     expect(() => createSqliteStore(path)).toThrow(/newer version/);
   });
@@ -139,7 +149,7 @@ describe('sqlite store', () => {
     const path = join(dir, 'broken.sqlite');
     const store = openStore(path);
     await store.setKnownPermissions({ app: DEFAULT_APP, role: 'mod', permissions: {}, seenAt: 1 });
-    const db = new Database(path);
+    const db = new DatabaseSync(path);
     db.prepare('UPDATE known_permissions SET permissions = \'{"pin": 3}\'').run();
     db.close();
     await expect(store.getKnownPermissions(DEFAULT_APP, 'mod')).rejects.toBeInstanceOf(
@@ -150,10 +160,10 @@ describe('sqlite store', () => {
   describe('a file version 1 wrote', () => {
     /** The file's tables and indexes, as SQLite records them. */
     const layout = (path: string) => {
-      const db = new Database(path, { readonly: true });
+      const db = new DatabaseSync(path, { readOnly: true });
       try {
         return {
-          version: db.pragma('user_version', { simple: true }),
+          version: pragma(db, 'user_version'),
           objects: db
             .prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name')
             .all(),
@@ -175,20 +185,14 @@ describe('sqlite store', () => {
     it('keeps every row, each in the default app', async () => {
       const path = copyV1SqliteFile(dir);
       await openStore(path).close();
-      const db = new Database(path, { readonly: true });
+      const db = new DatabaseSync(path, { readOnly: true });
       try {
-        expect(db.prepare('SELECT DISTINCT app FROM known_permissions').pluck().all()).toEqual([
-          DEFAULT_APP,
-        ]);
-        expect(
-          db.prepare('SELECT role FROM known_permissions ORDER BY role').pluck().all(),
-        ).toEqual([...V1_KNOWN_ROLES].sort());
-        expect(db.prepare('SELECT DISTINCT app FROM audit_records').pluck().all()).toEqual([
-          DEFAULT_APP,
-        ]);
-        expect(db.prepare('SELECT count(*) FROM audit_records').pluck().get()).toBe(
-          v1Audit().length,
+        expect(column(db, 'SELECT DISTINCT app FROM known_permissions')).toEqual([DEFAULT_APP]);
+        expect(column(db, 'SELECT role FROM known_permissions ORDER BY role')).toEqual(
+          [...V1_KNOWN_ROLES].sort(),
         );
+        expect(column(db, 'SELECT DISTINCT app FROM audit_records')).toEqual([DEFAULT_APP]);
+        expect(column(db, 'SELECT count(*) FROM audit_records')).toEqual([v1Audit().length]);
       } finally {
         db.close();
       }
@@ -209,7 +213,7 @@ describe('sqlite store', () => {
 
     it('is left as it was when the move fails part way', async () => {
       const path = copyV1SqliteFile(dir);
-      const db = new Database(path);
+      const db = new DatabaseSync(path);
       // In the way of the second rename: by then the move has dropped the old indexes and
       // renamed known_permissions, all of which must be undone.
       db.exec('CREATE TABLE audit_records_v1 (x)');
@@ -222,8 +226,8 @@ describe('sqlite store', () => {
 
     it('is moved when version 1 created its tables but did not get to record its version', async () => {
       const path = copyV1SqliteFile(dir);
-      const db = new Database(path);
-      db.pragma('user_version = 0');
+      const db = new DatabaseSync(path);
+      db.exec('PRAGMA user_version = 0');
       db.close();
       const store = openStore(path);
       expect(await store.getKnownPermissions(DEFAULT_APP, 'moderator')).toEqual(

@@ -1,5 +1,6 @@
 import type {
   AllMiddlewareArgs,
+  App,
   BlockAction,
   ButtonAction,
   SlackActionMiddlewareArgs,
@@ -12,7 +13,6 @@ import type { Metrics } from '../../observe/metrics.ts';
 import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../slack/apps.ts';
 import { destinationOf, slackErrorCode } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import type { Listeners } from '../../slack/listeners.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
@@ -130,11 +130,8 @@ export function createAuditPage(deps: FeatureDeps & { store: Store }) {
   };
 }
 
-export function registerAuditList(
-  listeners: Listeners,
-  deps: FeatureDeps & { store: Store },
-): void {
-  listeners.action<BlockAction<ButtonAction>>(
+export function registerAuditList(bolt: App, deps: FeatureDeps & { store: Store }): void {
+  bolt.action<BlockAction<ButtonAction>>(
     new RegExp(`^${ACTIONS.auditPage}`),
     createAuditPage(deps),
   );

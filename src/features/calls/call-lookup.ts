@@ -1,5 +1,6 @@
 import type {
   AllMiddlewareArgs,
+  App,
   BlockAction,
   ButtonAction,
   GlobalShortcut,
@@ -24,7 +25,6 @@ import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { failureSentence } from '../../slack/failure.ts';
 import { idProblem, MAX_SESSION_ID, MAX_UID, uidProblem } from '../../slack/id-rules.ts';
 import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
-import type { Listeners } from '../../slack/listeners.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
@@ -391,20 +391,17 @@ export function createLookupSubmission(deps: FeatureDeps) {
   };
 }
 
-export function registerCallLookup(listeners: Listeners, deps: FeatureDeps): void {
-  listeners.action<BlockAction<ButtonAction>>(ACTIONS.shareCall, createShareCall(deps));
-  listeners.action<BlockAction<ButtonAction>>(ACTIONS.callDetails, createCallDetails(deps));
-  listeners.action<BlockAction<ButtonAction>>(
-    ACTIONS.callParticipants,
-    createParticipantsButton(deps),
-  );
-  listeners.action<BlockAction<ButtonAction>>(
+export function registerCallLookup(bolt: App, deps: FeatureDeps): void {
+  bolt.action<BlockAction<ButtonAction>>(ACTIONS.shareCall, createShareCall(deps));
+  bolt.action<BlockAction<ButtonAction>>(ACTIONS.callDetails, createCallDetails(deps));
+  bolt.action<BlockAction<ButtonAction>>(ACTIONS.callParticipants, createParticipantsButton(deps));
+  bolt.action<BlockAction<ButtonAction>>(
     new RegExp(`^${ACTIONS.participantsPage}`),
     createParticipantsPage(deps),
   );
-  listeners.shortcut<MessageShortcut>(CALLBACKS.lookupCallMessage, createMessageShortcut(deps));
-  listeners.shortcut<GlobalShortcut>(CALLBACKS.lookupCallGlobal, createLookupForm(deps));
-  listeners.view<ViewSubmitAction>(CALLBACKS.lookupCallModal, createLookupSubmission(deps));
+  bolt.shortcut<MessageShortcut>(CALLBACKS.lookupCallMessage, createMessageShortcut(deps));
+  bolt.shortcut<GlobalShortcut>(CALLBACKS.lookupCallGlobal, createLookupForm(deps));
+  bolt.view<ViewSubmitAction>(CALLBACKS.lookupCallModal, createLookupSubmission(deps));
 }
 
 /** In a modal there is no channel to share into: drop the share buttons, keep the rest. */

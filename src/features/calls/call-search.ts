@@ -1,5 +1,6 @@
 import type {
   AllMiddlewareArgs,
+  App,
   BlockAction,
   ButtonAction,
   SlackActionMiddlewareArgs,
@@ -18,7 +19,6 @@ import {
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { idProblem, MAX_UID, uidProblem } from '../../slack/id-rules.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import type { Listeners } from '../../slack/listeners.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
@@ -107,10 +107,10 @@ export function createShareCalls(deps: FeatureDeps) {
   };
 }
 
-export function registerCallSearch(listeners: Listeners, deps: FeatureDeps): void {
-  listeners.action<BlockAction<ButtonAction>>(
+export function registerCallSearch(bolt: App, deps: FeatureDeps): void {
+  bolt.action<BlockAction<ButtonAction>>(
     new RegExp(`^${ACTIONS.callsPage}`),
     createCallsPage(deps),
   );
-  listeners.action<BlockAction<ButtonAction>>(ACTIONS.shareCalls, createShareCalls(deps));
+  bolt.action<BlockAction<ButtonAction>>(ACTIONS.shareCalls, createShareCalls(deps));
 }

@@ -1,5 +1,6 @@
 import type {
   AllMiddlewareArgs,
+  App,
   BlockAction,
   ButtonAction,
   SlackActionMiddlewareArgs,
@@ -14,7 +15,6 @@ import { noticeMessage, plain } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { failureSentence } from '../../slack/failure.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import type { Listeners } from '../../slack/listeners.ts';
 import { scopeOf } from '../../slack/request-context.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
 import type { EditorOpener, FeatureDeps } from '../deps.ts';
@@ -137,14 +137,14 @@ export function createHome(deps: HomeDeps): Home {
 type Button = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 type Select = SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>> & AllMiddlewareArgs;
 
-export function registerHome(listeners: Listeners, deps: HomeDeps, home: Home): void {
-  listeners.event('app_home_opened', async ({ event, context }) => {
+export function registerHome(bolt: App, deps: HomeDeps, home: Home): void {
+  bolt.event('app_home_opened', async ({ event, context }) => {
     if (event.tab !== 'home') return;
     await home.publish(event.user, scopeOf(context).log);
   });
 
   // A role picked in an app's section: the editor opens for it, with its own checks.
-  listeners.action<BlockAction<StaticSelectAction>>(
+  bolt.action<BlockAction<StaticSelectAction>>(
     ACTIONS.homeEditRole,
     async ({ ack, body, action, context }: Select) => {
       await ack();
@@ -167,9 +167,9 @@ export function registerHome(listeners: Listeners, deps: HomeDeps, home: Home): 
     await ack();
     await deps.views.open({ trigger_id: body.trigger_id, view: deps.parts.lookupForm() });
   };
-  listeners.action<BlockAction<ButtonAction>>(ACTIONS.homeFindCalls, openForm);
-  listeners.action<BlockAction<ButtonAction>>(ACTIONS.homeLookupCall, openForm);
-  listeners.action<BlockAction<ButtonAction>>(ACTIONS.homeHelp, async ({ ack, body }: Button) => {
+  bolt.action<BlockAction<ButtonAction>>(ACTIONS.homeFindCalls, openForm);
+  bolt.action<BlockAction<ButtonAction>>(ACTIONS.homeLookupCall, openForm);
+  bolt.action<BlockAction<ButtonAction>>(ACTIONS.homeHelp, async ({ ack, body }: Button) => {
     await ack();
     const help = deps.parts.help();
     await deps.views.open({

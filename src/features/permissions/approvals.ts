@@ -1,4 +1,5 @@
 import type {
+  App,
   BlockAction,
   ButtonAction,
   SlackActionMiddlewareArgs,
@@ -19,7 +20,6 @@ import { messageModal, plain, section } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage, slackErrorCode } from '../../slack/deliver.ts';
 import { failureSentence } from '../../slack/failure.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
-import type { Listeners } from '../../slack/listeners.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
@@ -508,8 +508,8 @@ export async function expireApprovals(
   return expired;
 }
 
-export function registerApprovals(listeners: Listeners, deps: ApprovalDeps): void {
-  listeners.action<BlockAction<ButtonAction>>(ACTIONS.approveChange, createApproveButton(deps));
-  listeners.action<BlockAction<ButtonAction>>(ACTIONS.rejectChange, createRejectButton(deps));
-  listeners.view<ViewSubmitAction>(CALLBACKS.rejectReason, createRejectSubmission(deps));
+export function registerApprovals(bolt: App, deps: ApprovalDeps): void {
+  bolt.action<BlockAction<ButtonAction>>(ACTIONS.approveChange, createApproveButton(deps));
+  bolt.action<BlockAction<ButtonAction>>(ACTIONS.rejectChange, createRejectButton(deps));
+  bolt.view<ViewSubmitAction>(CALLBACKS.rejectReason, createRejectSubmission(deps));
 }

@@ -1,4 +1,5 @@
 import type {
+  App,
   BlockAction,
   ButtonAction,
   SlackActionMiddlewareArgs,
@@ -11,7 +12,6 @@ import { type CometChatApp, openRoleButton, tryOpenSealed } from '../../slack/ap
 import { destinationOf } from '../../slack/deliver.ts';
 import { alreadyShown, RefusedError } from '../../slack/failure.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
-import type { Listeners } from '../../slack/listeners.ts';
 import { type ModalTarget, showInModal, showModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf, settledWithin } from '../../slack/request-context.ts';
@@ -508,16 +508,16 @@ export function createApplySubmission(deps: EditorDeps) {
   };
 }
 
-export function registerPermissionEditor(listeners: Listeners, deps: EditorDeps): void {
-  listeners.action<BlockAction<ButtonAction>>(
+export function registerPermissionEditor(bolt: App, deps: EditorDeps): void {
+  bolt.action<BlockAction<ButtonAction>>(
     new RegExp(`^${ACTIONS.promoteChange}:`),
     createPromoteButton(deps),
   );
-  listeners.action<BlockAction<ButtonAction>>(ACTIONS.editPermissions, createEditButton(deps));
-  listeners.action<BlockAction<StaticSelectAction>>(
+  bolt.action<BlockAction<ButtonAction>>(ACTIONS.editPermissions, createEditButton(deps));
+  bolt.action<BlockAction<StaticSelectAction>>(
     ACTIONS.permissionsCategory,
     createCategorySwitch(deps),
   );
-  listeners.view<ViewSubmitAction>(CALLBACKS.permissionsEditor, createReviewSubmission(deps));
-  listeners.view<ViewSubmitAction>(CALLBACKS.permissionsConfirm, createApplySubmission(deps));
+  bolt.view<ViewSubmitAction>(CALLBACKS.permissionsEditor, createReviewSubmission(deps));
+  bolt.view<ViewSubmitAction>(CALLBACKS.permissionsConfirm, createApplySubmission(deps));
 }

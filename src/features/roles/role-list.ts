@@ -1,5 +1,6 @@
 import type {
   AllMiddlewareArgs,
+  App,
   BlockAction,
   ButtonAction,
   SlackActionMiddlewareArgs,
@@ -15,7 +16,6 @@ import {
 import { sharedCopy } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import type { Listeners } from '../../slack/listeners.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
@@ -73,10 +73,10 @@ export function createShareRoles(deps: FeatureDeps) {
   };
 }
 
-export function registerRoleList(listeners: Listeners, deps: FeatureDeps): void {
-  listeners.action<BlockAction<ButtonAction>>(
+export function registerRoleList(bolt: App, deps: FeatureDeps): void {
+  bolt.action<BlockAction<ButtonAction>>(
     new RegExp(`^${ACTIONS.rolesPage}`),
     createRolesPage(deps),
   );
-  listeners.action<BlockAction<ButtonAction>>(ACTIONS.shareRoles, createShareRoles(deps));
+  bolt.action<BlockAction<ButtonAction>>(ACTIONS.shareRoles, createShareRoles(deps));
 }
