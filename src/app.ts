@@ -34,11 +34,11 @@ import {
 } from './features/permissions/permission-editor.ts';
 import { createRolesCommand, registerRoleList } from './features/roles/role-list.ts';
 import { boltLogger } from './log.ts';
+import { CountedWebClient } from './observe/counted-web-client.ts';
 import { countHandled } from './observe/handled.ts';
 import { createMetrics, type Metrics } from './observe/metrics.ts';
 import { observedStore } from './observe/observed-store.ts';
 import { opsHandler, opsRoutes } from './observe/readiness.ts';
-import { CountedWebClient } from './observe/counted-web-client.ts';
 import { startPeriodic } from './periodic.ts';
 import { createAccess, requireViewer } from './slack/access.ts';
 import { createApps } from './slack/apps.ts';

@@ -1,17 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from 'pino';
-import type { z } from 'zod';
 import {
-  type Answer,
-  type Exchange,
-  ExchangeTimeout,
-  exchange as httpExchange,
-  succeeded,
-} from '../http.ts';
-import { type Metrics, statusClassOf } from '../observe/metrics.ts';
-import { CometChatError, type CometChatErrorKind, kindForStatus } from './errors.ts';
+  isHTTPError,
+  isTimeoutError,
+  type KyInstance,
+  SchemaValidationError,
+  type StandardSchemaV1,
+  type StandardSchemaV1InferOutput,
+  type StandardSchemaV1Issue,
+} from 'ky';
+import type { Logger } from 'pino';
+import type { Metrics } from '../observe/metrics.ts';
+import { CometChatError, type CometChatErrorInit, kindForStatus } from './errors.ts';
 import { fitsHeader } from './header-value.ts';
+import { createHostKy } from './ky-instance.ts';
 import {
   type Call,
   type CallPage,
@@ -31,6 +32,12 @@ import {
   PermissionUpdateResponseSchema,
   RoleListResponseSchema,
 } from './schemas.ts';
+import { serverWaitMs } from './server-wait.ts';
+import { causeOf, Trip, type TripSettings } from './trip.ts';
+
+// The CometChat REST API through ky: one ky instance per host (ky-instance.ts), one Trip per
+// request for what ky is told about that request (trip.ts), and here what the app asks of the
+// service and how a failure becomes a CometChatError.
 
 export interface CometChatClientOptions {
   /** Role API address without `/v3`. */
@@ -45,8 +52,8 @@ export interface CometChatClientOptions {
   logger: Logger;
   /** Retries after the first attempt (default 3). */
   retryLimit?: number;
-  /** One HTTP exchange (default: node:http, src/http.ts). */
-  exchange?: (request: Exchange) => Promise<Answer>;
+  /** What ky sends with (default: the global fetch). */
+  fetch?: typeof fetch;
   newRef?: () => string;
   /** The clock the time budget and server-given waits are judged by (default `Date.now`). */
   now?: () => number;
@@ -85,12 +92,6 @@ export interface CometChatClient {
   ): Promise<CallPage>;
 }
 
-/** Statuses worth another attempt: the request may well succeed a moment later. */
-const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
-/** Statuses whose `Retry-After` we honour (when it fits in the budget). */
-const RETRY_AFTER_STATUSES = [429, 503];
-/** Time an attempt needs at the least to be worth starting. */
-const MIN_ATTEMPT_MS = 50;
 const MAX_ERROR_BODY = 64 * 1024;
 
 export function newReference(): string {
@@ -101,120 +102,63 @@ export function newReference(): string {
   return uuid.slice(0, 8) + uuid.slice(9, 11);
 }
 
-const backoff = (attempt: number) => Math.min(250 * 2 ** (attempt - 1), 2_000);
+/** What `send` asks of the service, as ky options. */
+interface Outgoing {
+  method: 'get' | 'put';
+  headers?: Record<string, string>;
+  searchParams?: Record<string, string | number>;
+  /** Sent as JSON, with its content type. */
+  json?: unknown;
+}
 
 export function createCometChatClient(options: CometChatClientOptions): CometChatClient {
   const newRef = options.newRef ?? newReference;
   const now = options.now ?? Date.now;
-  const random = options.random ?? Math.random;
-  const transport = options.exchange ?? httpExchange;
-  const headers = { apikey: options.apiKey, accept: 'application/json' };
+  const settings: TripSettings = {
+    timeoutMs: options.timeoutMs,
+    budgetMs: options.budgetMs,
+    retryLimit: options.retryLimit ?? 3,
+    now,
+    random: options.random ?? Math.random,
+    observe: options.observe,
+  };
   // A service may echo what it was sent (`the apikey ... is not valid`): its words are shown to
   // people and logged, so the key's value is taken out of them first.
   const withoutKey = (text: string) =>
     options.apiKey.length > 0 ? text.split(options.apiKey).join('[redacted]') : text;
-  // The live service has two hosts.
-  const roleApi = `${options.apiUrl}/v3/`;
-  const callApi = `${options.callApiUrl}/v3/`;
+  // The live service has two hosts: one ky instance each.
+  const host = (url: string) =>
+    createHostKy({
+      url,
+      apiKey: options.apiKey,
+      timeoutMs: settings.timeoutMs,
+      budgetMs: settings.budgetMs,
+      retryLimit: settings.retryLimit,
+      fetch: options.fetch,
+    });
+  const roleApi = host(options.apiUrl);
+  const callApi = host(options.callApiUrl);
 
-  async function send<S extends z.ZodType>(
-    api: string,
+  /** One request, its body parsed by `schema`; any failure thrown as a CometChatError. */
+  async function send<S extends StandardSchemaV1>(
+    api: KyInstance,
     operation: string,
     path: string,
-    init: Outgoing,
+    outgoing: Outgoing,
     schema: S,
     request: RequestOptions,
-  ): Promise<z.infer<S>> {
-    const ref = request.ref ?? newRef();
-    // A request logger from the Slack layer already carries the ref; bind it only once.
+  ): Promise<StandardSchemaV1InferOutput<S>> {
     const parent = request.logger ?? options.logger;
-    // Made when first needed (a retry, a failure, debug level): most requests log nothing, and a
-    // child logger serialises its bindings as it is made.
-    let child: Logger | undefined;
-    const log = () =>
-      (child ??= parent.child(parent.bindings().ref === ref ? { operation } : { ref, operation }));
-    const deadline = now() + options.budgetMs;
-    const started = performance.now();
-    const fail = (
-      init: Omit<ConstructorParameters<typeof CometChatError>[0], 'ref' | 'operation'>,
-    ) => new CometChatError({ ...init, ref, operation });
-
-    let response: Answer;
+    const trip = new Trip(request.ref ?? newRef(), operation, parent, settings);
     try {
-      response = await attempts({
-        exchange: {
-          method: init.method,
-          url: api + path + queryOf(init.query),
-          headers:
-            init.json === undefined
-              ? { ...headers, ...init.headers }
-              : { ...headers, ...init.headers, 'content-type': 'application/json' },
-          body: init.json === undefined ? undefined : JSON.stringify(init.json),
-          readBody: true,
-        },
-        send: transport,
-        timeoutMs: options.timeoutMs,
-        budgetMs: options.budgetMs,
-        retryLimit: options.retryLimit ?? 3,
-        // Judged on the client's clock: a wait and one more attempt must fit in what is left.
-        worthRetrying: (wait) => wait + MIN_ATTEMPT_MS < deadline - now(),
-        waitBefore: (failure, retryCount) => waitBefore(failure, retryCount, random, now),
-        beforeRetry: (failure, retryCount, wait) => {
-          options.observe?.cometchatRetry(operation);
-          if (statusOf(failure) === 429) options.observe?.cometchatRateLimited(operation);
-          log().warn(
-            { retryCount, cause: causeOf(failure), waitedMs: Math.round(wait) },
-            'retrying CometChat request',
-          );
-        },
-      });
+      const body = await api(path, { ...outgoing, ...trip.kyOptions() }).json(schema);
+      trip.succeeded();
+      return body;
     } catch (error) {
-      const failure = translate(error, fail, withoutKey, now);
-      options.observe?.cometchatRequest(
-        operation,
-        statusClassOf(failure.status, failure.kind),
-        elapsed(started) / 1000,
-      );
-      if (failure.status === 429) options.observe?.cometchatRateLimited(operation);
-      log().warn(
-        {
-          kind: failure.kind,
-          status: failure.status,
-          code: failure.serviceCode,
-          cause: failure.detail,
-          ms: elapsed(started),
-        },
-        'CometChat request failed',
-      );
+      const failure = toCometChatError(error, trip, withoutKey, now);
+      trip.failed(failure);
       throw failure;
     }
-
-    options.observe?.cometchatRequest(
-      operation,
-      statusClassOf(response.status),
-      elapsed(started) / 1000,
-    );
-    let json: unknown;
-    try {
-      json = JSON.parse(response.text);
-    } catch {
-      throw logged(
-        log(),
-        fail({ kind: 'invalid_response', status: response.status, detail: 'body is not JSON' }),
-      );
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const detail = parsed.error.issues
-        .slice(0, 3)
-        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
-        .join('; ');
-      throw logged(log(), fail({ kind: 'invalid_response', status: response.status, detail }));
-    }
-    if (parent.isLevelEnabled('debug')) {
-      log().debug({ status: response.status, ms: elapsed(started) }, 'CometChat request done');
-    }
-    return parsed.data;
   }
 
   const client: CometChatClient = {
@@ -226,7 +170,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
         roleApi,
         'listRoles',
         'roles',
-        { method: 'GET', query: searchParams },
+        { method: 'get', searchParams },
         RoleListResponseSchema,
         request,
       );
@@ -251,7 +195,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
         roleApi,
         'setRolePermissions',
         path,
-        { method: 'PUT', json: { permissions } },
+        { method: 'put', json: { permissions } },
         PermissionUpdateResponseSchema,
         request,
       );
@@ -265,7 +209,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
         callApi,
         'getCall',
         path,
-        { method: 'GET', headers },
+        { method: 'get', headers },
         CallResponseSchema,
         request,
       );
@@ -288,7 +232,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
         callApi,
         'listCalls',
         'calls',
-        { method: 'GET', headers, query: callSearchParams(query) },
+        { method: 'get', headers, searchParams: callSearchParams(query) },
         CallListResponseSchema,
         request,
       );
@@ -366,165 +310,54 @@ function segment(
   return encodeURIComponent(id);
 }
 
-/** What `send` asks of the service. */
-interface Outgoing {
-  method: 'GET' | 'PUT';
-  headers?: Record<string, string>;
-  query?: Record<string, string | number>;
-  /** Sent as JSON, with its content type. */
-  json?: unknown;
-}
-
-function queryOf(query: Record<string, string | number> | undefined): string {
-  if (query === undefined) return '';
-  const text = new URLSearchParams(
-    Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]),
-  ).toString();
-  return text === '' ? '' : `?${text}`;
-}
-
-/** An answer outside 2xx. */
-class StatusFailure extends Error {
-  constructor(readonly answer: Answer) {
-    super(`HTTP ${answer.status}`);
-  }
-}
-
-/** The request's whole time budget ran out (real time, whatever the client's clock says). */
-class BudgetExhausted extends Error {
-  constructor() {
-    super('time budget exhausted');
-  }
-}
-
-interface AttemptPlan {
-  exchange: Omit<Exchange, 'timeoutMs'>;
-  send: (request: Exchange) => Promise<Answer>;
-  /** Per attempt. */
-  timeoutMs: number;
-  /** Every attempt and wait together, in real time. */
-  budgetMs: number;
-  retryLimit: number;
-  /** The wait before retry number `retryCount`. */
-  waitBefore(failure: Error, retryCount: number): number;
-  /** Whether a wait of `wait` and one more attempt still fit in the budget. */
-  worthRetrying(wait: number): boolean;
-  /** Told after the wait, as the retry starts. */
-  beforeRetry(failure: Error, retryCount: number, wait: number): void;
-}
-
 /**
- * Attempts until the service answers in 2xx, retrying what may succeed a moment later (the
- * statuses in RETRY_STATUSES, a dropped or refused connection, an attempt that timed out) up to
- * `retryLimit` times, while a wait and another attempt fit in the budget. Throws what ended the
- * last attempt: a StatusFailure with the answer, the exchange's error, or BudgetExhausted.
+ * A failure as the app's error: an answer outside 2xx (ky's HTTPError, its body already read), a
+ * timeout (which of ky's two, the trip knows), a body that is not JSON or not of the documented
+ * shape, or a connection that failed.
  */
-async function attempts(plan: AttemptPlan): Promise<Answer> {
-  const began = performance.now();
-  const left = () => plan.budgetMs - (performance.now() - began);
-  for (let retryCount = 0; ; ) {
-    const limit = Math.min(plan.timeoutMs, left());
-    let failure: Error;
-    try {
-      const answer = await plan.send({ ...plan.exchange, timeoutMs: limit });
-      if (succeeded(answer.status)) return answer;
-      failure = new StatusFailure(answer);
-    } catch (error) {
-      // An attempt cut short by what was left of the budget: the budget is what ran out.
-      if (error instanceof ExchangeTimeout && limit < plan.timeoutMs) throw new BudgetExhausted();
-      failure = error instanceof Error ? error : new Error(String(error));
-    }
-    retryCount += 1;
-    const retriable =
-      !(failure instanceof StatusFailure) || RETRY_STATUSES.includes(failure.answer.status);
-    if (retryCount > plan.retryLimit || !retriable) throw failure;
-    const wait = plan.waitBefore(failure, retryCount);
-    if (!plan.worthRetrying(wait)) throw failure;
-    await sleep(Math.min(wait, Math.max(0, left())));
-    if (left() <= 0) throw new BudgetExhausted();
-    plan.beforeRetry(failure, retryCount, wait);
-  }
-}
-
-/**
- * The wait before retry number `retryCount`: what the service asked for on a 429 or 503, else
- * the back-off with jitter (half to all of it, so that replicas do not retry in step).
- */
-function waitBefore(
-  failure: Error,
-  retryCount: number,
-  random: () => number,
-  now: () => number,
-): number {
-  if (failure instanceof StatusFailure && RETRY_AFTER_STATUSES.includes(failure.answer.status)) {
-    const asked = serverWaitMs(failure.answer, now);
-    if (asked !== undefined) return asked;
-  }
-  return backoff(retryCount) * (0.5 + random() / 2);
-}
-
-/**
- * Headers read, first present wins, for the wait a 429 or 503 asks for: CometChat sends
- * `X-Rate-Limit-Reset` beside `Retry-After`, and a 429 with only the former must not be waited
- * for past the budget either.
- */
-const WAIT_HEADERS = [
-  'retry-after',
-  'ratelimit-reset',
-  'x-ratelimit-retry-after',
-  'x-ratelimit-reset',
-  'x-rate-limit-reset',
-];
-/** A wait this large (in ms) is a Unix timestamp. */
-const TIMESTAMP_FROM_MS = Date.parse('2024-01-01');
-
-function serverWaitMs(answer: Answer, now: () => number): number | undefined {
-  let header: string | undefined;
-  for (const name of WAIT_HEADERS) {
-    const value = answer.headers[name];
-    header = Array.isArray(value) ? value[0] : value;
-    if (header !== undefined) break;
-  }
-  if (!header) return undefined;
-  let ms = Number(header) * 1000;
-  if (Number.isNaN(ms)) ms = Date.parse(header) - now();
-  else if (ms >= TIMESTAMP_FROM_MS) ms -= now();
-  return Number.isNaN(ms) ? undefined : Math.max(0, ms);
-}
-
-function retryAfterSeconds(answer: Answer, now: () => number): number | undefined {
-  const ms = serverWaitMs(answer, now);
-  return ms === undefined ? undefined : ms / 1000;
-}
-
-function translate(
+function toCometChatError(
   error: unknown,
-  fail: (
-    init: Omit<ConstructorParameters<typeof CometChatError>[0], 'ref' | 'operation'>,
-  ) => CometChatError,
+  trip: Trip,
   withoutKey: (text: string) => string,
   now: () => number,
 ): CometChatError {
-  if (error instanceof CometChatError) return error;
-  if (error instanceof StatusFailure) {
-    const { status } = error.answer;
-    const body = readErrorBody(error.answer.text, withoutKey);
+  const fail = (init: Omit<CometChatErrorInit, 'ref' | 'operation'>) =>
+    new CometChatError({ ...init, ref: trip.ref, operation: trip.operation });
+  if (isHTTPError(error)) {
+    const { status, headers } = error.response;
+    const body = serviceError(error.data, withoutKey);
+    const waitMs = serverWaitMs(headers, now);
     return fail({
       kind: kindForStatus(status),
       status,
       serviceCode: body?.code,
       serviceMessage: body?.message,
       details: body?.details,
-      retryAfterSeconds: retryAfterSeconds(error.answer, now),
+      retryAfterSeconds: waitMs === undefined ? undefined : waitMs / 1000,
       detail: body ? undefined : 'no error body',
     });
   }
-  const timedOut = error instanceof ExchangeTimeout || error instanceof BudgetExhausted;
-  const kind: CometChatErrorKind = timedOut ? 'timeout' : 'unavailable';
-  return fail({ kind, detail: causeOf(error) });
+  if (isTimeoutError(error)) {
+    const detail = trip.endedByBudget() ? 'time budget exhausted' : 'attempt timed out';
+    return fail({ kind: 'timeout', detail });
+  }
+  if (error instanceof SyntaxError) {
+    return fail({ kind: 'invalid_response', status: trip.status, detail: 'body is not JSON' });
+  }
+  if (error instanceof SchemaValidationError) {
+    const detail = error.issues.slice(0, 3).map(describeIssue).join('; ');
+    return fail({ kind: 'invalid_response', status: trip.status, detail });
+  }
+  return fail({ kind: 'unavailable', detail: withoutKey(causeOf(error)) });
 }
 
-function readErrorBody(text: string, withoutKey: (text: string) => string) {
+/**
+ * The service's error body, its words without the key. ky has read it: parsed when the answer
+ * said JSON, else text (a proxy's page, or JSON sent under another type).
+ */
+function serviceError(data: unknown, withoutKey: (text: string) => string) {
+  if (data === undefined) return undefined;
+  const text = typeof data === 'string' ? data : JSON.stringify(data);
   try {
     const parsed = ErrorBodySchema.safeParse(JSON.parse(withoutKey(text.slice(0, MAX_ERROR_BODY))));
     return parsed.success ? parsed.data.error : undefined;
@@ -533,32 +366,10 @@ function readErrorBody(text: string, withoutKey: (text: string) => string) {
   }
 }
 
-/** A short, secret-free description of a low-level failure (never the request or options). */
-function causeOf(error: unknown): string {
-  if (error instanceof StatusFailure) return `HTTP ${error.answer.status}`;
-  if (error instanceof ExchangeTimeout) return 'attempt timed out';
-  if (error instanceof BudgetExhausted) return 'time budget exhausted';
-  if (error instanceof Error) {
-    const { code } = error as { code?: unknown };
-    if (typeof code === 'string') return code;
-    return error.message;
-  }
-  return 'unknown error';
-}
-
-function logged(log: Logger, error: CometChatError): CometChatError {
-  log.warn(
-    { kind: error.kind, status: error.status, cause: error.detail },
-    'CometChat response rejected',
-  );
-  return error;
-}
-
-/** The HTTP status of a failed attempt, when there was an answer. */
-function statusOf(error: unknown): number | undefined {
-  return error instanceof StatusFailure ? error.answer.status : undefined;
-}
-
-function elapsed(started: number): number {
-  return Math.round(performance.now() - started);
+/** `data.permissions: expected record...`: where in the body, and what zod said of it. */
+function describeIssue(issue: StandardSchemaV1Issue): string {
+  const path = (issue.path ?? [])
+    .map((step) => String(typeof step === 'object' ? step.key : step))
+    .join('.');
+  return `${path || '(root)'}: ${issue.message}`;
 }

@@ -16,11 +16,13 @@ import { CometChatError } from '../../src/cometchat/errors.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
 import { LogCapture } from '../log-capture.ts';
 
-// The client against the sandbox over real HTTP on loopback. Budgets are small (300 ms per
-// attempt, 1.5 s in all) so that the retry and timeout cases stay quick. No test measures how
-// long anything took: the client judges its budget by the clock it is given (`now`) and draws
-// its jitter from `random`, so the tests set both and read the decisions (how many attempts,
-// which waits, logged as `waitedMs`) rather than the machine's speed.
+// The client against the sandbox over real HTTP on loopback (ky over the global fetch); the last
+// tests give it a fetch of their own instead. Budgets are small (300 ms per attempt, 1.5 s in
+// all) so that the retry and timeout cases stay quick. No test measures how long anything took:
+// the client judges its budget by the clock it is given (`now`) and draws its jitter from
+// `random`, so the tests set both and read the decisions (how many attempts, which waits, logged
+// as `waitedMs`) rather than the machine's speed. ky's waits themselves are real time, kept
+// short by these budgets.
 
 const API_KEY = 'cc-rest-key-7Hq2ZETA9xYw';
 const WRONG_KEY = 'cc-wrong-key-Q8vLmN3pR';
@@ -941,5 +943,65 @@ describe('the API key stays secret', () => {
     for (const line of logs.lines) expect(line).not.toContain(API_KEY);
     // Every request did carry the key, in the header.
     expect(sandbox.requests.every((r) => r.headers.apikey !== undefined)).toBe(true);
+  });
+});
+
+describe('a fetch of its own', () => {
+  const emptyPage = {
+    data: [],
+    meta: { pagination: { total: 0, count: 0, per_page: 5, current_page: 2, total_pages: 0 } },
+  };
+
+  /** A fetch that answers from `answers` in turn and keeps what it was sent. */
+  function fakeFetch(answers: Array<() => Response>) {
+    const sent: Request[] = [];
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      sent.push(new Request(input, init));
+      const answer = answers.shift();
+      if (!answer) throw new Error('no answer left');
+      return answer();
+    };
+    return { fetch, sent };
+  }
+
+  it('sends through it, with the key in the apikey header, and reaches no server', async () => {
+    const { fetch, sent } = fakeFetch([() => Response.json(emptyPage)]);
+    const page = await client({ fetch }).listRoles({ page: 2, perPage: 5 });
+    expect(page).toEqual({ roles: [], pagination: emptyPage.meta.pagination });
+    expect(sent.map((r) => [r.method, r.url])).toEqual([
+      ['GET', `${sandbox.apiUrl}/v3/roles?page=2&perPage=5`],
+    ]);
+    expect(sent[0]?.headers.get('apikey')).toBe(API_KEY);
+    expect(sent[0]?.headers.get('accept')).toBe('application/json');
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('retries its answers by the same rules: the back-off, then the wait a 429 asks for', async () => {
+    const { fetch, sent } = fakeFetch([
+      () => Response.json({ error: { code: 'ERR_SERVICE_UNAVAILABLE' } }, { status: 503 }),
+      () => new Response(null, { status: 429, headers: { 'x-rate-limit-reset': '0.2' } }),
+      () => Response.json(emptyPage),
+    ]);
+    await client({ fetch }).listRoles();
+    expect(sent).toHaveLength(3);
+    expect(retries()).toEqual([
+      { retryCount: 1, waitedMs: 125, cause: 'HTTP 503' },
+      { retryCount: 2, waitedMs: 200, cause: 'HTTP 429' },
+    ]);
+  });
+
+  it('fails with the answer when no retry is left', async () => {
+    const { fetch, sent } = fakeFetch([
+      () =>
+        Response.json({ error: { code: 'ERR_BAD', message: `bad ${API_KEY}` } }, { status: 500 }),
+    ]);
+    const error = await failure(client({ fetch, retryLimit: 0 }).listRoles());
+    expect(error).toMatchObject({
+      kind: 'unavailable',
+      status: 500,
+      serviceCode: 'ERR_BAD',
+      serviceMessage: 'bad [redacted]',
+    });
+    expect(sent).toHaveLength(1);
   });
 });
