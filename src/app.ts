@@ -47,9 +47,15 @@ import { resolveSearch } from './slack/call-filters.ts';
 import { registerCommand } from './slack/command-router.ts';
 import { createDeliverer, type Deliverer, destinationOf } from './slack/deliver.ts';
 import { createErrorHandler } from './slack/error-handler.ts';
-import { refuseFutureDated } from './slack/future-dated.ts';
 import { createInflight } from './slack/inflight.ts';
+import { refuseOtherWorkspaces } from './slack/one-workspace.ts';
 import { requestScope } from './slack/request-context.ts';
+import {
+  gateRequests,
+  MAX_BODY_BYTES,
+  MAX_CONNECTIONS,
+  SERVER_OPTIONS,
+} from './slack/request-gate.ts';
 import { guardSocket } from './slack/socket-guard.ts';
 import { createViews } from './slack/views.ts';
 import { openStore } from './store/open-store.ts';
@@ -86,6 +92,8 @@ export interface RunningApp {
  */
 const REVIEW_DEADLINE_MS = 2_000;
 
+/** Where Slack sends commands, interactions and events over HTTP. */
+const SLACK_ENDPOINT = '/slack/events';
 /** Slack's Web API, for the client and the views calls alike, unless SLACK_API_URL is set. */
 const SLACK_API_URL = 'https://slack.com/api';
 /** A trigger_id is good for this long after the click (views.open and views.push spend one). */
@@ -138,15 +146,20 @@ export function createSlackApp(options: SlackAppOptions) {
       })
     : new HTTPReceiver({
         signingSecret: config.slack.signingSecret ?? '',
-        endpoints: '/slack/events',
+        endpoints: SLACK_ENDPOINT,
+        bodyLimit: MAX_BODY_BYTES,
         // With METRICS_PORT they move to a listener of their own (startSlackApp).
         customRoutes: config.slack.metricsPort === undefined ? routes : [],
         logger: bolt,
         port: config.slack.port,
       });
 
-  if (receiver instanceof HTTPReceiver)
-    refuseFutureDated(receiver, logger.child({ component: 'http' }));
+  if (receiver instanceof HTTPReceiver) {
+    gateRequests(receiver, {
+      endpoint: SLACK_ENDPOINT,
+      logger: logger.child({ component: 'http' }),
+    });
+  }
   const socket =
     receiver instanceof SocketModeReceiver
       ? guardSocket(receiver.client, {
@@ -205,6 +218,16 @@ export function createSlackApp(options: SlackAppOptions) {
     metrics,
   );
   const deliver = options.deliver ?? createDeliverer(slack);
+  // The team the bot token belongs to, asked once (the start asks first: startSlackApp).
+  let team: Promise<string | undefined> | undefined;
+  const installedTeam = () => {
+    team ??= slack.auth.test().then((identity) => identity.team_id);
+    // A failed answer is not kept: the next request asks again.
+    team.catch(() => {
+      team = undefined;
+    });
+    return team;
+  };
 
   // Access checks and audit posts get clients of their own that neither wait out a 429 nor
   // retry: an access check runs before some acknowledgements (Slack allows three seconds),
@@ -284,6 +307,7 @@ export function createSlackApp(options: SlackAppOptions) {
     budgetSeconds: Math.round(config.cometchat.budgetMs / 1000),
   };
   app.use(requestScope(logger));
+  app.use(refuseOtherWorkspaces(installedTeam));
   app.use(
     countHandled(
       metrics,
@@ -377,6 +401,7 @@ export function createSlackApp(options: SlackAppOptions) {
 
   return {
     app,
+    installedTeam,
     receiver,
     deps,
     store,
@@ -399,6 +424,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
   const { app, audit, store, metrics, routes, socket, inflight } = built;
   try {
     await app.init();
+    await built.installedTeam();
   } catch (error) {
     await closeStore();
     throw error;
@@ -417,7 +443,8 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
   const opsPortWanted = config.slack.socketMode
     ? (config.slack.metricsPort ?? config.slack.port)
     : config.slack.metricsPort;
-  const opsServer = opsPortWanted === undefined ? undefined : createServer(opsHandler(routes));
+  const opsServer =
+    opsPortWanted === undefined ? undefined : createServer(SERVER_OPTIONS, opsHandler(routes));
   const opsPort = opsServer ? await listen(opsServer, opsPortWanted as number) : undefined;
 
   let slackServer: Server | undefined;
@@ -425,7 +452,8 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
     await app.start();
     socket?.arm();
   } else {
-    slackServer = (await app.start(config.slack.port)) as Server;
+    slackServer = (await app.start(config.slack.port, SERVER_OPTIONS)) as Server;
+    slackServer.maxConnections = MAX_CONNECTIONS;
   }
   const port = slackServer ? (slackServer.address() as AddressInfo).port : (opsPort as number);
   logger.info(

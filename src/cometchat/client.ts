@@ -10,6 +10,7 @@ import {
 } from 'ky';
 import type { Logger } from 'pino';
 import type { Metrics } from '../observe/metrics.ts';
+import { AnswerTooLarge } from './answer-cap.ts';
 import { CometChatError, type CometChatErrorInit, kindForStatus } from './errors.ts';
 import { fitsHeader } from './header-value.ts';
 import { createHostKy } from './ky-instance.ts';
@@ -321,8 +322,18 @@ function toCometChatError(
   withoutKey: (text: string) => string,
   now: () => number,
 ): CometChatError {
+  const tooLarge = answerTooLarge(error);
+  const unreadable =
+    error instanceof SyntaxError ||
+    error instanceof SchemaValidationError ||
+    tooLarge !== undefined;
   const fail = (init: Omit<CometChatErrorInit, 'ref' | 'operation'>) =>
-    new CometChatError({ ...init, ref: trip.ref, operation: trip.operation });
+    new CometChatError({
+      ...init,
+      ref: trip.ref,
+      operation: trip.operation,
+      mayHaveReached: trip.mayHaveReached(error, unreadable),
+    });
   if (isHTTPError(error)) {
     const { status, headers } = error.response;
     const body = serviceError(error.data, withoutKey);
@@ -340,6 +351,9 @@ function toCometChatError(
   if (isTimeoutError(error)) {
     const detail = trip.endedByBudget() ? 'time budget exhausted' : 'attempt timed out';
     return fail({ kind: 'timeout', detail });
+  }
+  if (tooLarge) {
+    return fail({ kind: 'invalid_response', status: tooLarge.status, detail: tooLarge.message });
   }
   if (error instanceof SyntaxError) {
     return fail({ kind: 'invalid_response', status: trip.status, detail: 'body is not JSON' });
@@ -372,4 +386,12 @@ function describeIssue(issue: StandardSchemaV1Issue): string {
     .map((step) => String(typeof step === 'object' ? step.key : step))
     .join('.');
   return `${path || '(root)'}: ${issue.message}`;
+}
+
+/** The cap's error, however the body's reading wrapped it (fetch gives a stream's error as is). */
+function answerTooLarge(error: unknown): AnswerTooLarge | undefined {
+  for (let link = error; link instanceof Error; link = link.cause) {
+    if (link instanceof AnswerTooLarge) return link;
+  }
+  return undefined;
 }

@@ -27,6 +27,11 @@ export interface CometChatErrorInit {
   detail?: string | undefined;
   /** The configured app the request was for, when several are configured. */
   app?: FailedApp | undefined;
+  /**
+   * Whether the service may have carried the request out: an attempt went unanswered after it
+   * may have been sent (a timeout, a broken connection), or a 2xx answer could not be read.
+   */
+  mayHaveReached?: boolean | undefined;
 }
 
 /** Which of several configured apps a failure belongs to, and the setting that holds its key. */
@@ -48,6 +53,7 @@ export class CometChatError extends Error {
   readonly retryAfterSeconds: number | undefined;
   readonly detail: string | undefined;
   readonly app: FailedApp | undefined;
+  readonly mayHaveReached: boolean;
 
   constructor(init: CometChatErrorInit) {
     super(describe(init));
@@ -61,6 +67,7 @@ export class CometChatError extends Error {
     this.retryAfterSeconds = init.retryAfterSeconds;
     this.detail = init.detail;
     this.app = init.app;
+    this.mayHaveReached = init.mayHaveReached ?? false;
   }
 
   /** The same failure, said to belong to `app`. */

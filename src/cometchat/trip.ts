@@ -10,6 +10,7 @@ import ky, {
 } from 'ky';
 import type { Logger } from 'pino';
 import { type Metrics, statusClassOf } from '../observe/metrics.ts';
+import { cappedAnswer } from './answer-cap.ts';
 import type { CometChatError } from './errors.ts';
 import { backoff } from './ky-instance.ts';
 import { serverWaitMs } from './server-wait.ts';
@@ -53,6 +54,8 @@ export class Trip {
   private wait = 0;
   /** The status of the latest answer. */
   status: number | undefined;
+  /** Whether an attempt before the last went unanswered after it may have been sent. */
+  private unanswered = false;
   private child: Logger | undefined;
 
   constructor(
@@ -76,6 +79,15 @@ export class Trip {
         beforeRetry: [(state) => this.beforeRetry(state)],
       },
     };
+  }
+
+  /**
+   * Whether the service may have carried the request out, given what ended its last attempt: an
+   * earlier attempt or this one went unanswered after it may have been sent, or this one is an
+   * answer in 2xx that could not be read (`answeredUnreadably`).
+   */
+  mayHaveReached(lastError: unknown, answeredUnreadably: boolean): boolean {
+    return this.unanswered || answeredUnreadably || leftUnanswered(lastError);
   }
 
   /** Whether ky's `totalTimeout`, not an attempt's own `timeout`, ended the request. */
@@ -110,14 +122,15 @@ export class Trip {
 
   /**
    * A 429 or 503 asking for a wait that fits is retried after exactly that wait: ky's forced
-   * retry, which takes no jitter or back-off. Any other answer is left to ky's own rules.
+   * retry, which takes no jitter or back-off. Any other answer is left to ky's own rules, read
+   * through the cap on an answer's size (one hook for both: ky clones the answer for each).
    */
   private afterResponse({ request, options, response, retryCount }: AfterResponseState) {
     this.status = response.status;
     const asked = this.serverWait(response);
     // At the limit ky would throw the forced retry itself, without the answer and its body.
     if (asked === undefined || retryCount >= this.settings.retryLimit || !this.fits(asked)) {
-      return;
+      return cappedAnswer(response);
     }
     this.waitFor(asked);
     const cause = new HTTPError(response, request, options);
@@ -142,6 +155,7 @@ export class Trip {
 
   /** Told after the wait, as the retry starts. */
   private beforeRetry({ error, retryCount }: BeforeRetryState): void {
+    this.unanswered ||= leftUnanswered(error);
     this.attemptStarts();
     this.settings.observe?.cometchatRetry(this.operation);
     if (statusOf(error) === 429) this.settings.observe?.cometchatRateLimited(this.operation);
@@ -201,6 +215,27 @@ export function causeOf(error: unknown): string {
 function statusOf(error: unknown): number | undefined {
   if (isForceRetryError(error)) return statusOf(error.cause);
   return isHTTPError(error) ? error.response.status : undefined;
+}
+
+/** Connection failures that happen before a byte of the request is sent. */
+const NEVER_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * Whether an attempt ended with no answer after the request may have reached the service: a
+ * timeout, or a connection that failed other than before sending (refused, no such host).
+ */
+export function leftUnanswered(error: unknown): boolean {
+  if (statusOf(error) !== undefined) return false;
+  if (isTimeoutError(error)) return true;
+  const code = codeOf(error);
+  return code === undefined || !NEVER_SENT.has(code);
 }
 
 /** How deep to look into the causes ky and fetch wrap a failure in. */

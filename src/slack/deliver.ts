@@ -1,6 +1,5 @@
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import ky from 'ky';
 import type { Logger } from 'pino';
 
 export interface SlackMessage {
@@ -91,25 +90,25 @@ export function createDeliverer(client: WebClient, post: PostJson = postJson): D
 export type PostJson = (url: string, json: string, timeoutMs: number) => Promise<number>;
 
 /**
- * The reply's POST, once: a response_url takes five replies in thirty minutes, and a retry of one
- * that did arrive would show the person the same reply twice; the fallbacks above cover a
- * failure. A refusal resolves with its status; the answer's body is not read.
+ * The reply's POST, once, with fetch as Bolt's own `respond` sends it: a response_url takes five
+ * replies in thirty minutes, and a retry of one that did arrive would show the person the same
+ * reply twice; the fallbacks above cover a failure. A refusal resolves with its status; the
+ * answer's body is not read.
  */
 export async function postJson(url: string, json: string, timeoutMs: number): Promise<number> {
-  const response = await ky.post(url, {
+  const response = await fetch(url, {
+    method: 'POST',
     body: json,
     headers: { 'content-type': 'application/json' },
-    timeout: timeoutMs,
-    retry: 0,
-    throwHttpErrors: false,
+    signal: AbortSignal.timeout(timeoutMs),
   });
   await response.body?.cancel();
   return response.status;
 }
 
 /**
- * Why a request got no answer, in a word for the log: the system's code (ky's NetworkError wraps
- * fetch's TypeError, which wraps the socket's error: `ECONNREFUSED`), else the error's name.
+ * Why a request got no answer, in a word for the log: the system's code (fetch's TypeError wraps
+ * the socket's error: `ECONNREFUSED`), else the error's name.
  */
 export function causeOf(error: unknown): string {
   for (let link = error; link instanceof Error; link = link.cause) {

@@ -1,6 +1,7 @@
 import { ErrorCode } from '@slack/web-api';
 import { CometChatError } from '../cometchat/errors.ts';
 import { escapeMrkdwn, code as inlineCode, truncate } from './mrkdwn.ts';
+import { FormNotOpened } from './views.ts';
 
 /** A mistake in what the user asked for: shown to them as it is, never logged as a fault. */
 export class InputError extends Error {
@@ -35,8 +36,21 @@ export function failureSentence(error: unknown, budgetSeconds: number): string {
   return error.app ? `${escapeMrkdwn(error.app.name)}: ${sentence}` : sentence;
 }
 
+/** Said of a write CometChat may have carried out though no readable answer confirmed it. */
+const MAY_HAVE_APPLIED =
+  'so it may or may not have been applied. Open the editor again to check before retrying.';
+
 function cometchatSentence(error: CometChatError, budgetSeconds: number): string {
   const what = WHAT[error.operation] ?? 'the request';
+  // An attempt went unanswered, then a later one failed: the failure does not settle it.
+  if (
+    error.operation === 'setRolePermissions' &&
+    error.mayHaveReached &&
+    error.kind !== 'timeout' &&
+    error.kind !== 'invalid_response'
+  ) {
+    return `CometChat did not confirm the permission update (an attempt went unanswered), ${MAY_HAVE_APPLIED}`;
+  }
   const roles = error.app ? `/cometchat ${error.app.name} roles` : '/cometchat roles';
   // The code and message come from the service: escaped like any other external text. The code
   // is something people search for, so it goes in a code span, which keeps it copyable (plain
@@ -59,7 +73,7 @@ function cometchatSentence(error: CometChatError, budgetSeconds: number): string
       return `CometChat is not answering ${what} right now${error.status ? ` (HTTP ${error.status})` : ''}. Try again in a minute; if it lasts, check CometChat's status page.`;
     case 'timeout':
       return error.operation === 'setRolePermissions'
-        ? `CometChat did not answer the permission update within ${seconds(budgetSeconds)}, so it may or may not have been applied. Open the editor again to check before retrying.`
+        ? `CometChat did not answer the permission update within ${seconds(budgetSeconds)}, ${MAY_HAVE_APPLIED}`
         : `CometChat did not answer ${what} within ${seconds(budgetSeconds)}. Try again in a moment.`;
     case 'invalid_response':
       return error.operation === 'setRolePermissions'
@@ -117,17 +131,19 @@ const TRIGGER_ERRORS = new Set([
 ]);
 
 const RATE_LIMITED = 'Slack is rate limiting this app; try again in a minute.';
+/** Said when a form could not be opened within the three seconds a click or command allows. */
+const FORM_NOT_OPENED =
+  'Slack did not let the app open the window in time (it allows three seconds). Click or run the command again.';
 
 function slackRefusal(error: unknown): string | undefined {
+  if (error instanceof FormNotOpened) return FORM_NOT_OPENED;
   // A 429 not waited out: the views calls (slack/views.ts) and the clients that refuse to wait.
   if ((error as { code?: unknown })?.code === ErrorCode.RateLimitedError) return RATE_LIMITED;
   const code = (error as { code?: unknown; data?: { error?: unknown } } | undefined)?.data?.error;
   if ((error as { code?: unknown })?.code !== ErrorCode.PlatformError || typeof code !== 'string') {
     return undefined;
   }
-  if (TRIGGER_ERRORS.has(code)) {
-    return 'Slack did not let the app open the window in time (it allows three seconds). Click or run the command again.';
-  }
+  if (TRIGGER_ERRORS.has(code)) return FORM_NOT_OPENED;
   if (code === 'ratelimited') return RATE_LIMITED;
   return `Slack refused the app's reply (\`${code.replace(/[^a-z0-9_]/g, '')}\`). Try again; report the reference if it keeps happening.`;
 }

@@ -5,7 +5,7 @@ import type {
   ViewsUpdateArguments,
   WebClient,
 } from '@slack/web-api';
-import { WebAPIRequestError } from '@slack/web-api';
+import { ErrorCode, WebAPIRequestError } from '@slack/web-api';
 
 // Modals and the Home tab, through the Web API client (its retries, timeout and rate-limit
 // handling). Opening and pushing resolve with the view's id, which the features need to update
@@ -32,10 +32,34 @@ export interface ViewsClients {
   client: WebClient;
 }
 
+/**
+ * A call that spends a trigger got no answer from Slack within the trigger's life (a timeout, a
+ * failed connection, a 5xx): the form did not open, and trying again cannot open it.
+ */
+export class FormNotOpened extends Error {
+  override readonly name = 'FormNotOpened';
+  constructor(method: string, cause: unknown) {
+    super(`${method} got no answer within the trigger's three seconds`, { cause });
+  }
+}
+
 export function createViews({ triggered, client }: ViewsClients): Views {
+  const spending = async <T>(method: string, call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code === ErrorCode.RequestError || code === ErrorCode.HTTPError) {
+        throw new FormNotOpened(method, error);
+      }
+      throw error;
+    }
+  };
   return {
-    open: async (args) => viewIdOf('views.open', await triggered.views.open(args)),
-    push: async (args) => viewIdOf('views.push', await triggered.views.push(args)),
+    open: async (args) =>
+      viewIdOf('views.open', await spending('views.open', () => triggered.views.open(args))),
+    push: async (args) =>
+      viewIdOf('views.push', await spending('views.push', () => triggered.views.push(args))),
     update: async (args) => {
       await client.views.update(args);
     },

@@ -1,9 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod';
 import { PermissionMapSchema } from '../cometchat/schemas.ts';
 import { type AuditRecord, DEFAULT_APP, type Store } from './store.ts';
+import { StoreUnavailableError } from './store-errors.ts';
 import {
   ApprovalRequestSchema,
   AuditApprovalSchema,
@@ -203,8 +204,21 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
       return { rows: query.page.all({ ...filter, limit, offset }), count: query.count.get(filter) };
     });
 
+  // The file is only the app's while it is the file at `path`: one deleted or replaced under
+  // the open handle still takes writes, which a restart would never see. Every operation checks
+  // first (a stat, microseconds), so readiness fails and no change is sent unrecorded.
+  const opened = path === ':memory:' ? undefined : fileIdentity(path);
+  const sameFile = () => {
+    if (opened !== undefined && fileIdentity(path) !== opened) {
+      throw new StoreUnavailableError(
+        `the SQLite file ${path} was deleted or replaced while the app had it open; restart the app to open the file now at that path`,
+      );
+    }
+  };
+
   return {
     async getKnownPermissions(app, role) {
+      sameFile();
       const raw = selectKnown.get(app, role);
       if (raw === undefined) return undefined;
       const what = `known permissions of ${role} in ${app}`;
@@ -221,21 +235,27 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
       };
     },
     async setKnownPermissions(known) {
+      sameFile();
       upsertKnown.run(known.app, known.role, JSON.stringify(known.permissions), known.seenAt);
     },
     async claim(id, ttlSeconds) {
+      sameFile();
       return claimNow(id, ttlSeconds);
     },
     async release(id) {
+      sameFile();
       deleteClaim.run(id);
     },
     async appendAudit(record) {
+      sameFile();
       appendAuditNow(record);
     },
     async putIntent(record) {
+      sameFile();
       upsertIntent.run(record.ref, record.at, JSON.stringify(record));
     },
     async listIntents(before) {
+      sameFile();
       return selectIntents.all(before).map((raw) => {
         const { record } = decodeStored(IntentRowSchema, raw, 'an audit intent');
         const what = 'an audit intent';
@@ -243,16 +263,20 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
       });
     },
     async putApproval(request) {
+      sameFile();
       upsertApproval.run(request.id, request.status, request.requestedAt, JSON.stringify(request));
     },
     async getApproval(id) {
+      sameFile();
       const raw = selectApproval.get(id);
       return raw === undefined ? undefined : decodeApproval(raw);
     },
     async listOpenApprovals() {
+      sameFile();
       return selectOpenApprovals.all().map(decodeApproval);
     },
     async listAudit({ app, role, offset, limit }) {
+      sameFile();
       const filter = {
         ...(app === undefined ? {} : { app }),
         ...(role === undefined ? {} : { role }),
@@ -265,6 +289,7 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
       };
     },
     async ping() {
+      sameFile();
       // A write, so that a file that can no longer be written (a read-only mount) is not ready.
       probe.run(now() - 1);
     },
@@ -424,4 +449,10 @@ function fromRow(raw: unknown): AuditRecord {
           approval: decodeStored(AuditApprovalSchema, parseStoredJson(row.approval, what), what),
         }),
   };
+}
+
+/** What tells one file from another at the same path: its device and inode, or none at all. */
+function fileIdentity(path: string): string | undefined {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  return stats === undefined ? undefined : `${stats.dev}:${stats.ino}`;
 }

@@ -61,7 +61,14 @@ export interface AuditApproval {
 }
 
 /** Where an approval request stands; only `open` can still be approved or rejected. */
-export type ApprovalStatus = 'open' | 'applied' | 'failed' | 'rejected' | 'expired' | 'stale';
+export type ApprovalStatus =
+  | 'open'
+  | 'applied'
+  | 'failed'
+  | 'unknown'
+  | 'rejected'
+  | 'expired'
+  | 'stale';
 
 /**
  * A change waiting for a second person (APPROVAL_CHANNEL): exactly what will be sent, against

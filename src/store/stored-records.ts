@@ -61,7 +61,7 @@ export const ApprovalRequestSchema = z.object({
   expiresAt: z.number(),
   channel: z.string(),
   ts: z.string().optional(),
-  status: z.enum(['open', 'applied', 'failed', 'rejected', 'expired', 'stale']),
+  status: z.enum(['open', 'applied', 'failed', 'unknown', 'rejected', 'expired', 'stale']),
   decidedBy: z.string().optional(),
   decidedAt: z.number().optional(),
   rejectReason: z.string().optional(),

@@ -1004,4 +1004,53 @@ describe('a fetch of its own', () => {
     });
     expect(sent).toHaveLength(1);
   });
+
+  /** A body of `megabytes` MB made as it is read, counting how much was read. */
+  function endless(megabytes: number) {
+    const chunk = new Uint8Array(64 * 1024).fill(0x20);
+    let produced = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (produced >= megabytes * 1024 * 1024) return controller.close();
+        produced += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    return { body, produced: () => produced };
+  }
+
+  it('stops reading an answer past the cap, says so once, and does not retry it', async () => {
+    const huge = endless(50);
+    const { fetch, sent } = fakeFetch([
+      () => new Response(huge.body, { headers: { 'content-type': 'application/json' } }),
+    ]);
+    const error = await failure(client({ fetch }).listRoles());
+    expect(error).toMatchObject({
+      kind: 'invalid_response',
+      status: 200,
+      detail: 'answer larger than 4 MB',
+    });
+    expect(sent).toHaveLength(1);
+    // Read up to the cap and a little past it (what the stream had buffered), not 50 MB.
+    expect(huge.produced()).toBeLessThan(8 * 1024 * 1024);
+  });
+
+  it('refuses an answer whose length is past the cap before reading it', async () => {
+    const huge = endless(50);
+    const { fetch, sent } = fakeFetch([
+      () =>
+        new Response(huge.body, {
+          headers: {
+            'content-type': 'application/json',
+            'content-length': String(50 * 1024 * 1024),
+          },
+        }),
+    ]);
+    const error = await failure(client({ fetch }).setRolePermissions('default', { a: 'b' }));
+    expect(error).toMatchObject({ kind: 'invalid_response', detail: 'answer larger than 4 MB' });
+    // An update answered with something unreadable may have been applied.
+    expect(error.mayHaveReached).toBe(true);
+    expect(sent).toHaveLength(1);
+    expect(huge.produced()).toBeLessThan(1024 * 1024);
+  });
 });

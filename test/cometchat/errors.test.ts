@@ -69,6 +69,7 @@ describe('CometChatError', () => {
         'detail',
         'details',
         'kind',
+        'mayHaveReached',
         'name',
         'operation',
         'ref',

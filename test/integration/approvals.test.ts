@@ -83,6 +83,31 @@ describe('approvals', () => {
     return start({ store, env: { ...ENV, ...env } });
   };
 
+  it("shows the approver the store's before, whatever a forged confirmation says", async () => {
+    const h = await withApprovals();
+    const { confirmation } = await reviewFlip(h);
+    // With one app the confirmation is plain JSON: claim every key is already at its new value.
+    const meta = JSON.parse(String(confirmation.private_metadata)) as {
+      changes: { before?: unknown; after: unknown; explicit: boolean }[];
+    };
+    for (const change of meta.changes)
+      Object.assign(change, { before: change.after, explicit: true });
+    const mark = h.slack.calls.length;
+    await submitView(
+      h,
+      { ...confirmation, private_metadata: JSON.stringify(meta) },
+      {
+        approval_reason: { reason: { type: 'plain_text_input', value: 'forged' } },
+      },
+    );
+    const post = await h.slack.nextCall('chat.postMessage', mark);
+    expect(textOf(post.args)).toContain('sendMessage');
+    expect(textOf(post.args)).not.toContain('unchanged');
+    const [stored] = await store.listOpenApprovals();
+    expect(stored?.changes.map((c) => c.explicit)).toEqual([false]);
+    expect(stored?.changes[0]?.before).not.toEqual(stored?.changes[0]?.after);
+  });
+
   it('applies a change once another editor approves it, recording both', async () => {
     const h = await withApprovals();
     const posted = await request(h);

@@ -52,6 +52,17 @@ describe('Slack refuses to open a modal', () => {
     expect(callsOf(h, 'views.update')).toHaveLength(0);
   });
 
+  it('`/cometchat perms` while views.open hangs: one attempt, and the same sentence within seconds', async () => {
+    h.slack.setMethodLatency('views.open', 30_000);
+    const started = performance.now();
+    const reply = await commandReply(h, 'perms default');
+    // One attempt within the trigger's three seconds, not retries over half a minute.
+    expect(performance.now() - started).toBeLessThan(6_000);
+    expect(reply.text).toBe(`${EXPIRED_TRIGGER} (ref ${referenceOf(reply) ?? ''})`);
+    expect(callsOf(h, 'views.open')).toHaveLength(1);
+    expect(h.sandbox.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
   it('"Show all participants" with an expired trigger: told in the channel the button was in', async () => {
     const value = JSON.stringify({ sessionId: SANDBOX_SESSION_IDS.groupOngoing, page: 1 });
     h.slack.fail('views.open', { error: 'expired_trigger_id' });

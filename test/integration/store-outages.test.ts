@@ -128,3 +128,28 @@ describe.skipIf(!immutable && !process.env.CI)('a SQLite file that becomes read-
     expect(puts(h)).toHaveLength(1);
   }, 30_000);
 });
+
+describe('a SQLite file deleted under the running app', () => {
+  const start = useHarnessStarter();
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('turns readiness off and refuses changes, so no update leaves without its record', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'deleted-'));
+    const file = join(dir, 'state.sqlite');
+    const h = await start({ env: { STORE_URL: file, EDITORS: 'U0OPERATOR' } });
+    const first = await reviewFlip(h);
+    await confirm(h, first.confirmation);
+    expect(puts(h)).toHaveLength(1);
+
+    const { confirmation } = await reviewFlip(h);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+    await storeNotAnswering(h);
+    const { outcome } = await confirm(h, confirmation);
+    expect(textOf(outcome)).toContain("Nothing was sent: the app's store is not answering");
+    expect(puts(h)).toHaveLength(1);
+  }, 30_000);
+});

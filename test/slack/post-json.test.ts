@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { causeOf, postJson } from '../../src/slack/deliver.ts';
 
-// The response_url post (ky): what it sends, what it resolves with, and how it fails.
+// The response_url post (fetch, as Bolt's respond): what it sends, what it resolves with, and how it fails.
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -73,9 +73,7 @@ describe('postJson', () => {
   });
 
   it('rejects an address that is not http(s), and a server that is not there', async () => {
-    await expect(postJson('ftp://example.test/x', '{}', 1_000)).rejects.toMatchObject({
-      name: 'NetworkError',
-    });
+    await expect(postJson('ftp://example.test/x', '{}', 1_000)).rejects.toBeInstanceOf(TypeError);
     const url = await serve(() => ({ status: 200 }));
     const gone = server as Server;
     server = undefined;

@@ -5,7 +5,7 @@ import type { View } from '@slack/types';
 import { ErrorCode, WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { failureSentence } from '../../src/slack/failure.ts';
-import { createViews } from '../../src/slack/views.ts';
+import { createViews, FormNotOpened } from '../../src/slack/views.ts';
 import {
   type ScriptedAnswer,
   startWebApiServer,
@@ -104,14 +104,22 @@ describe('the views calls', () => {
     expect(requests.filter((r) => r.method === 'views.publish')).toHaveLength(RETRY.retries + 1);
 
     const opened = await views.open({ trigger_id: 'T1', view }).catch((e: unknown) => e);
-    expect(opened).toMatchObject({ code: ErrorCode.HTTPError, statusCode: 503 });
+    expect(opened).toBeInstanceOf(FormNotOpened);
+    expect((opened as FormNotOpened).cause).toMatchObject({
+      code: ErrorCode.HTTPError,
+      statusCode: 503,
+    });
     expect(requests.filter((r) => r.method === 'views.open')).toHaveLength(1);
   });
 
-  it('end a call that spends a trigger within its timeout when Slack does not answer', async () => {
-    const { views } = await viewsAnswering({ 'views.open': [{ hang: true }] }, 100);
+  it('end a call that spends a trigger within its timeout when Slack does not answer, and say so', async () => {
+    const { views, requests } = await viewsAnswering({ 'views.open': [{ hang: true }] }, 100);
     const error = await views.open({ trigger_id: 'T1', view }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: ErrorCode.RequestError });
+    expect(error).toBeInstanceOf(FormNotOpened);
+    expect(failureSentence(error, 8)).toBe(
+      'Slack did not let the app open the window in time (it allows three seconds). Click or run the command again.',
+    );
+    expect(requests).toHaveLength(1);
   });
 
   it('fail at once on a 429 with its Retry-After, in a sentence that says Slack is rate limiting', async () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/store/sqlite-store.ts';
 import { type AuditRecord, DEFAULT_APP, type Store } from '../../src/store/store.ts';
-import { StoreDataError } from '../../src/store/store-errors.ts';
+import { StoreDataError, StoreUnavailableError } from '../../src/store/store-errors.ts';
 import { copyV1SqliteFile, V1_KNOWN_ROLES, v1Audit, v1Known } from './version-1-state.ts';
 
 /** The value of a pragma, as `PRAGMA name` reads it. */
@@ -68,6 +68,26 @@ describe('sqlite store', () => {
     });
     await second.appendAudit({ ...record, outcome: 'failed' });
     expect((await second.listAudit({ offset: 0, limit: 10 })).records).toEqual([record]);
+  });
+
+  it('refuses every operation, readiness first, once its file is deleted or replaced', async () => {
+    for (const replaced of [false, true]) {
+      const path = join(dir, `state-${replaced}.sqlite`);
+      const store = openStore(path);
+      await store.appendAudit(record);
+      await store.ping();
+      for (const suffix of ['', '-wal', '-shm']) await rm(path + suffix, { force: true });
+      // Another file at the same path is not the file the app wrote either.
+      if (replaced) await writeFile(path, '');
+      await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.ping()).rejects.toThrow(`the SQLite file ${path} was deleted or replaced`);
+      await expect(store.claim('c1', 60)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.putIntent(record)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.appendAudit(record)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.listAudit({ offset: 0, limit: 1 })).rejects.toBeInstanceOf(
+        StoreUnavailableError,
+      );
+    }
   });
 
   it('lets a claim that expired while closed be taken again', async () => {

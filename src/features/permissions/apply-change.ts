@@ -55,14 +55,19 @@ export type ApplyOutcome =
    * was sent; `sentence` says which, and a retry is let through.
    */
   | { kind: 'not-sent'; error: unknown; sentence: string }
-  /** CometChat did not apply it, or may not have: recorded, and a new attempt is let through. */
+  /** CometChat said it did not apply it: recorded, and a new attempt is let through. */
   | { kind: 'failed'; error: unknown; audited: boolean }
+  /**
+   * CometChat may or may not have applied it (no answer came after the request may have reached
+   * it, or its answer could not be read): recorded as unknown, and a new attempt is let through.
+   */
+  | { kind: 'unknown'; error: unknown; audited: boolean }
   | { kind: 'applied'; update: PermissionUpdate; audited: boolean };
 
 /**
  * The apply step of the editor, whole: authorise, claim, send, remember, audit. The claim makes
  * the same confirmation apply at most once across replicas; every attempt that reached CometChat
- * is recorded, applied or failed. A store that fails before the update is sent means nothing is
+ * is recorded, applied, failed or unknown. A store that fails before the update is sent means nothing is
  * sent (`not-sent`, with the sentence to say); once it is applied, no store failure hides it.
  */
 export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promise<ApplyOutcome> {
@@ -104,8 +109,9 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
       logger: scope.log,
     });
   } catch (error) {
+    const outcome = mayHaveApplied(error) ? 'unknown' : 'failed';
     const { stored } = await deps.audit.record(
-      auditRecord(request, deps.now(), 'failed', {
+      auditRecord(request, deps.now(), outcome, {
         errorKind: isCometChatError(error) ? error.kind : 'internal',
         serviceMessage: isCometChatError(error)
           ? (error.serviceMessage ?? error.serviceCode)
@@ -116,7 +122,7 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
     await deps.store.release(meta.id).catch((releaseError: unknown) => {
       scope.log.error({ err: releaseError, change: meta.id }, 'claim could not be released');
     });
-    return { kind: 'failed', error, audited: stored };
+    return { kind: outcome, error, audited: stored };
   }
   const messages = Object.entries(update.results)
     .map(([key, r]) => `${key}: ${r.message}`)
@@ -148,6 +154,11 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
     'permissions updated',
   );
   return { kind: 'applied', update, audited: audited.stored };
+}
+
+/** Whether a failed update may still have been applied: then its outcome is not known. */
+export function mayHaveApplied(error: unknown): boolean {
+  return isCometChatError(error) && error.mayHaveReached;
 }
 
 /** The audit record of one attempt: who, which role, each key before and after, the outcome. */

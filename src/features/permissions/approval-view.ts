@@ -28,6 +28,8 @@ export function outcomeLine(request: ApprovalRequest): string {
       return `:white_check_mark: Approved${by} and applied${when}.`;
     case 'failed':
       return `:x: Approved${by}, but CometChat did not apply it${when}. An approver may retry.`;
+    case 'unknown':
+      return `:grey_question: Approved${by}${when}, but CometChat's answer never came or could not be read, so it may or may not have been applied. Check the role before an approver retries.`;
     case 'rejected':
       return `:no_entry: Rejected${by}${when}${request.rejectReason ? `: ${escapeMrkdwn(truncate(request.rejectReason, 300))}` : '.'}`;
     case 'expired':
@@ -67,7 +69,7 @@ export function approvalMessage(
         button('Reject', ACTIONS.rejectChange, value, 'danger'),
       ]),
     );
-  } else if (request.status === 'failed') {
+  } else if (request.status === 'failed' || request.status === 'unknown') {
     blocks.push(actions([button('Retry', ACTIONS.approveChange, value)]));
   }
   return {

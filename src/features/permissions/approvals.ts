@@ -27,7 +27,7 @@ import { applyChange, NOT_SENT } from './apply-change.ts';
 import { approvalMessage, approvalsList, outcomeNotice } from './approval-view.ts';
 import { editRefusal } from './editor-access.ts';
 import { type Args, appLabel, type EditorDeps, OPEN_CHECK_DEADLINE_MS } from './editor-context.ts';
-import type { ConfirmMetadata } from './editor-state.ts';
+import { baselineFrom, type ConfirmMetadata, withBeforeFrom } from './editor-state.ts';
 import { MAX_REASON } from './editor-view.ts';
 
 // Two pairs of eyes: when an app has an approval channel, the editor's last step posts a request
@@ -70,13 +70,17 @@ export async function requestApproval(
   if (!(await deps.store.claim(`request:${app.name}:${meta.id}`, deps.approvalTtlMs / 1000))) {
     return { kind: 'repeated' };
   }
+  // What the approver is shown as "before" is the store's, not what came back from Slack: a
+  // forged confirmation cannot make a key that changes look unchanged.
+  const known = await deps.store.getKnownPermissions(app.name, meta.role);
+  const changes = withBeforeFrom(meta.changes, baselineFrom(known));
   const now = deps.now();
   const request: ApprovalRequest = {
     id: meta.id,
     app: app.name,
     role: meta.role,
-    changes: meta.changes.map((c) => ({ ...c, before: c.before ?? null })),
-    seenAt: meta.seenAt,
+    changes: changes.map((c) => ({ ...c, before: c.before ?? null })),
+    seenAt: known?.seenAt,
     promotedFrom: meta.promotedFrom?.ref,
     teamId: input.teamId,
     requester: input.userId,
@@ -185,8 +189,10 @@ async function openRequest(
   if (!request || request.app !== app.name) {
     return { sentence: 'That request is out of date or unknown; nothing was sent.' };
   }
-  // A failed request stays retryable (by an approver) until it expires.
-  if (request.status !== 'open' && !(request.status === 'failed' && allowFailed)) {
+  // A failed request, or one whose outcome is unknown, stays retryable (by an approver) until it
+  // expires.
+  const retryable = request.status === 'failed' || request.status === 'unknown';
+  if (request.status !== 'open' && !(retryable && allowFailed)) {
     return { sentence: `This request is already closed (${request.status}); nothing was sent.` };
   }
   if (deps.now() > request.expiresAt) {
@@ -302,12 +308,13 @@ export function createApproveButton(deps: ApprovalDeps) {
         return;
       }
       case 'failed':
+      case 'unknown':
         await deps.store.release(acting);
         await announce(
           deps,
           client,
           app,
-          { ...request, ...decided, status: 'failed', ref: scope.ref },
+          { ...request, ...decided, status: outcome.kind, ref: scope.ref },
           scope,
           `${failureSentence(outcome.error, deps.budgetSeconds)} (ref ${code(scope.ref)})`,
         );

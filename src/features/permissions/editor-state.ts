@@ -290,6 +290,17 @@ export function computeChanges(state: EditorState, baseline: Baseline): Change[]
     });
 }
 
+/**
+ * The same changes with each "before" (and so whether it is sent only explicitly) taken from
+ * `baseline`, the server's last known values, whatever the submitted metadata said of them.
+ */
+export function withBeforeFrom(changes: readonly Change[], baseline: Baseline): Change[] {
+  return changes.map(({ key, after }) => {
+    const before = baseline.values[key];
+    return { key, before, after, explicit: sameValue(before, after) };
+  });
+}
+
 export function changePayload(changes: readonly Change[]): PermissionMap {
   return Object.fromEntries(changes.map((c) => [c.key, c.after]));
 }

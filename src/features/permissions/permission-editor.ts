@@ -479,6 +479,7 @@ export function createApplySubmission(deps: EditorDeps) {
           `This change to ${roleIn(meta.role, label)} was already submitted once; it was not sent again.`,
         );
       case 'failed':
+      case 'unknown':
         return failInEditor({ viewId: view.id }, outcome.error, scope, deps);
       case 'applied': {
         const applied: AppliedChange = {

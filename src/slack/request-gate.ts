@@ -1,0 +1,141 @@
+import type { IncomingMessage, ServerOptions, ServerResponse } from 'node:http';
+import type { HTTPReceiver } from '@slack/bolt';
+import type { Logger } from 'pino';
+import { shapeProblem } from './payload-shapes.ts';
+
+// Bolt reads a request's whole body (up to its limit) before it checks the signature, so anyone
+// who can reach the listener could make it hold megabytes per request without the signing
+// secret. What can be judged from the headers alone is judged here, before a byte of the body
+// is read: a request to the Slack endpoint without a signature, with a timestamp missing, not a
+// number or more than five minutes from our clock either way, or announcing a body larger than
+// any Slack sends, is refused at once. Bolt still checks the signature itself.
+
+/** How far the request's timestamp may be from our clock, either way (Slack's guidance). */
+const MAX_SKEW_SECONDS = 5 * 60;
+
+/**
+ * The largest body accepted. Slack's largest payloads are view submissions, which echo the
+ * whole view with its state: the permission editor's, the app's largest, is about 60 KB
+ * (test/integration/request-gate.test.ts measures it). A quarter of a megabyte leaves room for
+ * longer descriptions while bounding what a refused request costs.
+ */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/**
+ * The listener's own limits against slow or idle connections: headers within 5 s, the whole
+ * request within 10 s (Slack sends a few kilobytes at once), checked every second instead of
+ * Node's default 30, and at most this many connections open.
+ */
+export const SERVER_OPTIONS: ServerOptions = {
+  headersTimeout: 5_000,
+  requestTimeout: 10_000,
+  connectionsCheckingInterval: 1_000,
+};
+export const MAX_CONNECTIONS = 1_000;
+
+export type Refusal = { status: 401 | 413; reason: string } | undefined;
+
+/** Whether a request to the Slack endpoint may be read, judged from its headers alone. */
+export function refusalOf(
+  headers: IncomingMessage['headers'],
+  nowSeconds: number,
+  maxBodyBytes = MAX_BODY_BYTES,
+): Refusal {
+  const length = Number(headers['content-length']);
+  if (Number.isFinite(length) && length > maxBodyBytes) {
+    return { status: 413, reason: 'body larger than any Slack sends' };
+  }
+  if (!headers['x-slack-signature']) return { status: 401, reason: 'no signature' };
+  const header = headers['x-slack-request-timestamp'];
+  const sent = Number(Array.isArray(header) ? header[0] : header);
+  if (!header || !Number.isFinite(sent)) return { status: 401, reason: 'no timestamp' };
+  const skew = sent - nowSeconds;
+  if (skew > MAX_SKEW_SECONDS) return { status: 401, reason: 'dated in the future' };
+  if (skew < -MAX_SKEW_SECONDS) return { status: 401, reason: 'stale timestamp' };
+  return undefined;
+}
+
+/**
+ * Whether a body Slack could have sent: a form (a command, or a `payload` that is a JSON
+ * object) or a JSON object, each with the fields of its kind (payload-shapes.ts). Bolt reads
+ * `payload=null` as a body of null and fails on it with no answer, so anything else is refused
+ * here (400) before Bolt parses it.
+ */
+export function bodyProblem(body: string, contentType: string | undefined): string | undefined {
+  if ((contentType ?? '').startsWith('application/json')) {
+    const parsed = jsonObject(body);
+    return parsed ? shapeProblem(parsed) : 'a JSON body that is not an object';
+  }
+  const form = new URLSearchParams(body);
+  const payload = form.get('payload');
+  if (payload === null) return shapeProblem(Object.fromEntries(form));
+  const parsed = jsonObject(payload);
+  return parsed ? shapeProblem(parsed) : 'a payload that is not a JSON object';
+}
+
+function jsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+    return isObject ? Object.fromEntries(Object.entries(value)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Puts refusalOf in front of the receiver's listener, for requests to `endpoint` only; then
+ * reads the body (within MAX_BODY_BYTES) and refuses one no Slack request has. Bolt is handed the
+ * body already read (`rawBody`, which its receiver takes as it is) and checks the signature.
+ */
+export function gateRequests(
+  receiver: HTTPReceiver,
+  options: { endpoint: string; logger: Logger; now?: () => number },
+): void {
+  const now = options.now ?? Date.now;
+  const next = receiver.requestListener;
+  const refuse = (
+    res: ServerResponse,
+    refusal: NonNullable<Refusal> | { status: 400; reason: string },
+  ) => {
+    options.logger.warn({ status: refusal.status }, `request refused: ${refusal.reason}`);
+    // The connection closes after the answer instead of draining a body no one will read.
+    res.writeHead(refusal.status, { connection: 'close' }).end();
+  };
+  receiver.requestListener = (req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== options.endpoint) return next(req, res);
+    const refusal = refusalOf(req.headers, now() / 1000);
+    if (refusal) return refuse(res, refusal);
+    readBody(req, MAX_BODY_BYTES).then(
+      (raw) => {
+        if (raw === undefined)
+          return refuse(res, { status: 413, reason: 'body larger than any Slack sends' });
+        const problem = bodyProblem(raw.toString('utf8'), req.headers['content-type']);
+        if (problem) return refuse(res, { status: 400, reason: problem });
+        Object.assign(req, { rawBody: raw });
+        next(req, res);
+      },
+      () => req.destroy(),
+    );
+  };
+}
+
+/**
+ * The whole body, or undefined as soon as it passes `limit` bytes: the rest is not read (the
+ * refusal closes the connection).
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off('data', onData).off('end', onEnd).pause();
+      resolve(undefined);
+    };
+    const onEnd = () => resolve(Buffer.concat(chunks));
+    req.on('data', onData).on('end', onEnd).once('error', reject);
+  });
+}

@@ -1,0 +1,105 @@
+import { connect, type Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { initialStateValues } from '../../offline/slack-standin/view-state.ts';
+import { openEditor, switchCategory } from '../../offline/stack/editor-steps.ts';
+import { CATEGORIES } from '../../src/cometchat/catalogue.ts';
+import { decodeState } from '../../src/features/permissions/editor-state.ts';
+import { MAX_BODY_BYTES, refusalOf } from '../../src/slack/request-gate.ts';
+import { useHarness } from './support.ts';
+
+// What the listener refuses before reading a body, and how long it keeps a connection that
+// sends nothing: the defences that need no signing secret to be tested.
+
+/** Sends raw bytes and resolves with whatever comes back before the socket closes. */
+function rawExchange(port: number, head: string, body = ''): Promise<{ text: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let text = '';
+    const socket: Socket = connect(port, '127.0.0.1', () => socket.write(head + body));
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    socket.on('close', () => resolve({ text, ms: performance.now() - started }));
+    socket.on('error', reject);
+  });
+}
+
+const headOf = (lines: string[]) =>
+  `${['POST /slack/events HTTP/1.1', 'host: app', ...lines].join('\r\n')}\r\n\r\n`;
+const nowSeconds = () => String(Math.floor(Date.now() / 1000));
+
+describe('refusalOf', () => {
+  const signed = { 'x-slack-signature': 'v0=ab', 'x-slack-request-timestamp': '1000' };
+  it('lets a signed, current, small request through to Bolt', () => {
+    expect(refusalOf({ ...signed, 'content-length': '2000' }, 1000)).toBeUndefined();
+    expect(refusalOf(signed, 1000 + 299)).toBeUndefined();
+  });
+  it('refuses what the headers already condemn', () => {
+    const big = String(MAX_BODY_BYTES + 1);
+    expect(refusalOf({ ...signed, 'content-length': big }, 1000)?.status).toBe(413);
+    expect(refusalOf({ 'x-slack-request-timestamp': '1000' }, 1000)?.reason).toBe('no signature');
+    expect(refusalOf({ 'x-slack-signature': 'v0=ab' }, 1000)?.reason).toBe('no timestamp');
+    expect(refusalOf({ ...signed, 'x-slack-request-timestamp': 'soon' }, 1000)?.status).toBe(401);
+    expect(refusalOf(signed, 1000 + 301)?.reason).toBe('stale timestamp');
+    expect(refusalOf(signed, 1000 - 301)?.reason).toBe('dated in the future');
+  });
+});
+
+describe('the HTTP listener', () => {
+  const h = useHarness();
+
+  it('answers an unsigned post announcing 3.9 MB with 413 before the body is sent', async () => {
+    const { text } = await rawExchange(
+      h.app.port,
+      headOf(['content-type: application/x-www-form-urlencoded', 'content-length: 4089446']),
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(h.sandbox.requests).toEqual([]);
+  });
+
+  it('answers a post without a timestamp with 401 before the body is sent', async () => {
+    const { text } = await rawExchange(
+      h.app.port,
+      headOf(['x-slack-signature: v0=00', 'content-length: 100000']),
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 401 /);
+  });
+
+  it('refuses a chunked body past the limit, signed or not', async () => {
+    const chunk = 'a'.repeat(64 * 1024);
+    const chunks = Array.from({ length: 5 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    const { text } = await rawExchange(
+      h.app.port,
+      headOf([
+        'x-slack-signature: v0=00',
+        `x-slack-request-timestamp: ${nowSeconds()}`,
+        'transfer-encoding: chunked',
+      ]),
+      `${chunks.join('')}0\r\n\r\n`,
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
+  it('closes a connection whose headers never end, within seconds', async () => {
+    const { text, ms } = await rawExchange(h.app.port, 'POST /slack/events HTTP/1.1\r\nhost: a');
+    // headersTimeout (5 s), checked every second; Node answers 408 as it closes.
+    expect(text === '' || text.startsWith('HTTP/1.1 408')).toBe(true);
+    expect(ms).toBeLessThan(8_000);
+  }, 15_000);
+
+  it("fits the permission editor's largest view submission within the limit, four times over", async () => {
+    let view = await openEditor(h, 'default');
+    const categories = new Set(CATEGORIES);
+    const sizes: number[] = [];
+    for (const category of categories) {
+      if (decodeState(String(view.private_metadata))?.category !== category) {
+        view = await switchCategory(h, view, category);
+      }
+      const payload = h.driver.viewSubmission({ view, values: initialStateValues(view) });
+      sizes.push(new URLSearchParams({ payload: JSON.stringify(payload) }).toString().length);
+    }
+    expect(sizes).toHaveLength(categories.size);
+    expect(Math.max(...sizes) * 4).toBeLessThan(MAX_BODY_BYTES);
+  });
+});
