@@ -15,9 +15,9 @@ const MAX_SKEW_SECONDS = 5 * 60;
 
 /**
  * The largest body accepted. Slack's largest payloads are view submissions, which echo the
- * whole view with its state: the permission editor's, the app's largest, is about 60 KB
- * (test/integration/request-gate.test.ts measures it). A quarter of a megabyte leaves room for
- * longer descriptions while bounding what a refused request costs.
+ * whole view with its state; the permission editor's are the app's largest, and every one of
+ * them fits four times over (test/integration/request-gate.test.ts measures them). A quarter of
+ * a megabyte leaves that room while bounding what a refused request costs.
  */
 export const MAX_BODY_BYTES = 256 * 1024;
 

@@ -6,7 +6,7 @@ import { ACTIONS } from '../../src/slack/ids.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
 import { skipRedisSuites, useRedisServer } from '../store/redis-server.ts';
-import { actionButtons, commandReply, type Harness, textOf } from './harness.ts';
+import { actionButtons, commandReply, commandText, type Harness, textOf } from './harness.ts';
 import { driverAs, puts, reviewFlip, useHarnessStarter, useReplicas } from './support.ts';
 
 // Two pairs of eyes through the real app: with an approval channel, the editor asks, another
@@ -129,6 +129,8 @@ describe('approvals', () => {
       records[0]?.approval?.approvedAt ?? 0,
     );
     expect(await dmTo(h, 'U0OPERATOR', 'Approved by <@U0LEAD>')).toContain('applied');
+    // The trail names the second pair of eyes.
+    expect(await commandText(h, 'audit')).toContain('<@U0OPERATOR> (approved by <@U0LEAD>)');
     // A second click changes nothing.
     const again = h.slack.responses.length;
     await click(h, driverAs(h, 'U0LEAD2'), posted, ACTIONS.approveChange);

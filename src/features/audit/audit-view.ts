@@ -51,18 +51,24 @@ const OUTCOME_MARK: Record<AuditRecord['outcome'], string> = {
   unknown: ':grey_question: outcome unknown',
 };
 
+/** Who made the change: the person who asked, and for an approved change who approved it. */
+function whoPart(record: AuditRecord): string {
+  const approved = record.approval ? ` (approved by <@${record.approval.approvedBy}>)` : '';
+  return `<@${record.userId}>${approved}`;
+}
+
 /** One record in one line (the Home tab's recent changes): how it ended, when, who, what. */
 export function auditSummaryLine(record: AuditRecord): string {
   const keys = record.changes.slice(0, 3).map((c) => code(c.key));
   if (record.changes.length > 3) keys.push(`+${record.changes.length - 3}`);
-  return `${OUTCOME_MARK[record.outcome]} · ${slackDate(Math.floor(record.at / 1000))} · <@${record.userId}>${record.approval ? ` (approved by <@${record.approval.approvedBy}>)` : ''} · ${appPart(record)}role ${code(record.role)} · ${keys.join(', ')}`;
+  return `${OUTCOME_MARK[record.outcome]} · ${slackDate(Math.floor(record.at / 1000))} · ${whoPart(record)} · ${appPart(record)}role ${code(record.role)} · ${keys.join(', ')}`;
 }
 
 /** One record as text: who, when, which role, what, and how it ended. */
 export function auditRecordText(record: AuditRecord): string {
   const outcome = OUTCOME_MARK[record.outcome];
   const lines = [
-    `${outcome} · ${slackDate(Math.floor(record.at / 1000))} · <@${record.userId}> · ${appPart(record)}role ${code(record.role)} · ref \`${record.ref}\``,
+    `${outcome} · ${slackDate(Math.floor(record.at / 1000))} · ${whoPart(record)} · ${appPart(record)}role ${code(record.role)} · ref \`${record.ref}\``,
     ...(record.promotedFrom
       ? [`_Promoted from the change with ref \`${escapeMrkdwn(record.promotedFrom)}\`._`]
       : []),
@@ -123,7 +129,7 @@ export function auditMessage(
 /** The post for AUDIT_CHANNEL. Pure. */
 export function auditPost(record: AuditRecord): SlackMessage {
   return {
-    text: `Permissions of ${record.role}${record.app === DEFAULT_APP ? '' : ` in ${record.app}`} ${{ applied: 'changed', failed: 'change failed', unknown: 'change of unknown outcome' }[record.outcome]} by user ${record.userId} (ref ${record.ref})`,
+    text: `Permissions of ${record.role}${record.app === DEFAULT_APP ? '' : ` in ${record.app}`} ${{ applied: 'changed', failed: 'change failed', unknown: 'change of unknown outcome' }[record.outcome]} by user ${record.userId}${record.approval ? `, approved by user ${record.approval.approvedBy}` : ''} (ref ${record.ref})`,
     blocks: [section(auditRecordText(record))],
   };
 }
