@@ -19,9 +19,10 @@ export class AnswerTooLarge extends Error {
 
 /**
  * The answer, read through the cap (for Trip's `afterResponse` hook, so ky clones each answer
- * once): one that says it is too large fails before its body is read; one of an unknown length
- * comes back as a new Response whose body fails as it crosses the cap (an error ky does not
- * retry); one of a known length within the cap is left as it is (undefined).
+ * once): one that says it is too large fails before its body is read; one of an unknown or
+ * compressed length comes back as a new Response whose body fails as it crosses the cap (an
+ * error ky does not retry); one of a known, uncompressed length within the cap is left as it is
+ * (undefined).
  */
 export function cappedAnswer(
   response: Response,
@@ -29,10 +30,10 @@ export function cappedAnswer(
 ): Response | undefined {
   const { status, statusText, headers, body } = response;
   const declared = headers.get('content-length');
-  if (declared !== null) {
-    if (Number(declared) > maxBytes) throw new AnswerTooLarge(maxBytes, status);
-    return undefined;
-  }
+  if (declared !== null && Number(declared) > maxBytes) throw new AnswerTooLarge(maxBytes, status);
+  // A length is the body's as it is read only when the body is not compressed: fetch inflates a
+  // gzip answer as it reads, so its 50 KB can be 50 MB.
+  if (declared !== null && headers.get('content-encoding') === null) return undefined;
   if (body === null) return undefined;
   let read = 0;
   const cap = new TransformStream<Uint8Array, Uint8Array>({

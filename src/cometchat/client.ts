@@ -150,7 +150,8 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
     request: RequestOptions,
   ): Promise<StandardSchemaV1InferOutput<S>> {
     const parent = request.logger ?? options.logger;
-    const trip = new Trip(request.ref ?? newRef(), operation, parent, settings);
+    const changes = outgoing.method === 'put';
+    const trip = new Trip(request.ref ?? newRef(), operation, parent, settings, changes);
     try {
       const body = await api(path, { ...outgoing, ...trip.kyOptions() }).json(schema);
       trip.succeeded();

@@ -63,6 +63,8 @@ export class Trip {
     readonly operation: string,
     private readonly parent: Logger,
     private readonly settings: TripSettings,
+    /** The request changes something (a PUT): a gateway's failure does not say it did not. */
+    private readonly changes = false,
   ) {
     this.deadline = settings.now() + settings.budgetMs;
   }
@@ -87,7 +89,17 @@ export class Trip {
    * answer in 2xx that could not be read (`answeredUnreadably`).
    */
   mayHaveReached(lastError: unknown, answeredUnreadably: boolean): boolean {
-    return this.unanswered || answeredUnreadably || leftUnanswered(lastError);
+    return this.unanswered || answeredUnreadably || this.leftInDoubt(lastError);
+  }
+
+  /**
+   * Whether an attempt's failure leaves open that the service carried it out: no answer after
+   * it may have been sent, or for a change a gateway's 502 or 504 (the service behind it may
+   * have finished after the gateway gave up).
+   */
+  private leftInDoubt(error: unknown): boolean {
+    const status = statusOf(error);
+    return leftUnanswered(error) || (this.changes && (status === 502 || status === 504));
   }
 
   /** Whether ky's `totalTimeout`, not an attempt's own `timeout`, ended the request. */
@@ -155,7 +167,7 @@ export class Trip {
 
   /** Told after the wait, as the retry starts. */
   private beforeRetry({ error, retryCount }: BeforeRetryState): void {
-    this.unanswered ||= leftUnanswered(error);
+    this.unanswered ||= this.leftInDoubt(error);
     this.attemptStarts();
     this.settings.observe?.cometchatRetry(this.operation);
     if (statusOf(error) === 429) this.settings.observe?.cometchatRateLimited(this.operation);

@@ -42,14 +42,16 @@ const MAY_HAVE_APPLIED =
 
 function cometchatSentence(error: CometChatError, budgetSeconds: number): string {
   const what = WHAT[error.operation] ?? 'the request';
-  // An attempt went unanswered, then a later one failed: the failure does not settle it.
+  // No answer, a gateway's failure, or an attempt that went unanswered before a later one failed:
+  // the failure does not settle whether the update was applied.
   if (
     error.operation === 'setRolePermissions' &&
     error.mayHaveReached &&
     error.kind !== 'timeout' &&
     error.kind !== 'invalid_response'
   ) {
-    return `CometChat did not confirm the permission update (an attempt went unanswered), ${MAY_HAVE_APPLIED}`;
+    const status = error.status === undefined ? '' : ` (HTTP ${error.status})`;
+    return `CometChat did not confirm the permission update${status}, ${MAY_HAVE_APPLIED}`;
   }
   const roles = error.app ? `/cometchat ${error.app.name} roles` : '/cometchat roles';
   // The code and message come from the service: escaped like any other external text. The code
@@ -72,7 +74,8 @@ function cometchatSentence(error: CometChatError, budgetSeconds: number): string
     case 'unavailable':
       return `CometChat is not answering ${what} right now${error.status ? ` (HTTP ${error.status})` : ''}. Try again in a minute; if it lasts, check CometChat's status page.`;
     case 'timeout':
-      return error.operation === 'setRolePermissions'
+      // A 408 is the service saying it did not take the request; any other timeout leaves it open.
+      return error.operation === 'setRolePermissions' && error.status !== 408
         ? `CometChat did not answer the permission update within ${seconds(budgetSeconds)}, ${MAY_HAVE_APPLIED}`
         : `CometChat did not answer ${what} within ${seconds(budgetSeconds)}. Try again in a moment.`;
     case 'invalid_response':

@@ -8,9 +8,10 @@ import type { Logger } from 'pino';
 // before any listener runs: its users are not this workspace's editors or viewers.
 
 /**
- * Every team a request names: the command's `team_id`, the payload's `team`, its user's home
- * team, and a view's teams. Bolt takes one of them (a view's installing team first); a request
- * is the workspace's only when all of them are.
+ * The teams a request is for, as Bolt reads them: a command's `team_id`, an interaction's
+ * `team`, a view's installing team, an event's. Not the user's own `team_id`: in an Enterprise
+ * Grid that is the user's home workspace, wherever they clicked, and not a view's `team_id`,
+ * which names the channel's workspace for a modal opened from a Slack Connect channel.
  */
 export function teamsOf(body: unknown): string[] {
   const teams: unknown[] = [];
@@ -18,16 +19,9 @@ export function teamsOf(body: unknown): string[] {
     const b = body as {
       team_id?: unknown;
       team?: { id?: unknown } | null;
-      user?: { team_id?: unknown };
-      view?: { team_id?: unknown; app_installed_team_id?: unknown };
+      view?: { app_installed_team_id?: unknown };
     };
-    teams.push(
-      b.team_id,
-      b.team?.id,
-      b.user?.team_id,
-      b.view?.team_id,
-      b.view?.app_installed_team_id,
-    );
+    teams.push(b.team_id, b.team?.id, b.view?.app_installed_team_id);
   }
   return teams.filter((team): team is string => typeof team === 'string' && team !== '');
 }
@@ -43,6 +37,10 @@ export function isOtherWorkspace(
   return teamsOf(body).some((team) => team !== installed);
 }
 
+/** Said to someone who runs the command from a workspace the app does not serve. */
+export const OTHER_WORKSPACE =
+  'This app serves another workspace; nothing was done. Ask its admins for an install of your own.';
+
 export function refuseOtherWorkspaces(
   installedTeam: () => Promise<string | undefined>,
 ): Middleware<AnyMiddlewareArgs> {
@@ -54,8 +52,8 @@ export function refuseOtherWorkspaces(
     }
     const log = (context.scope as { log?: Logger } | undefined)?.log;
     log?.warn({ teams: teamsOf(body) }, 'request refused: from another workspace');
-    // Acknowledged, so Slack does not show its own timeout error, and nothing else.
+    // Acknowledged, so Slack does not show its own timeout error; a command is told why.
     const ack = (args as { ack?: (response?: unknown) => Promise<void> }).ack;
-    await ack?.();
+    await ack?.('command' in (body as object) ? OTHER_WORKSPACE : undefined);
   };
 }

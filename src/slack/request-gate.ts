@@ -102,23 +102,58 @@ export function gateRequests(
     // The connection closes after the answer instead of draining a body no one will read.
     res.writeHead(refusal.status, { connection: 'close' }).end();
   };
+  const handOn = (req: IncomingMessage, res: ServerResponse, raw: Buffer) => {
+    Object.assign(req, { rawBody: raw });
+    try {
+      next(req, res);
+    } catch (error) {
+      // Bolt throws for what it will not route; out here nothing else would answer.
+      options.logger.error({ err: error }, 'request not routed');
+      res.writeHead(500, { connection: 'close' }).end();
+    }
+  };
   receiver.requestListener = (req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (path !== options.endpoint) return next(req, res);
+    // Only what Bolt serves at the endpoint (a POST, by the path as Bolt reads it) is gated;
+    // anything else goes to Bolt as it came, for its own answer.
+    if (req.method !== 'POST' || pathOf(req.url) !== options.endpoint) return next(req, res);
     const refusal = refusalOf(req.headers, now() / 1000);
-    if (refusal) return refuse(res, refusal);
-    readBody(req, MAX_BODY_BYTES).then(
+    // Slack's certificate check comes unsigned: a short form Bolt answers itself.
+    const mayBeSslCheck =
+      refusal?.reason === 'no signature' && !req.headers['x-slack-request-timestamp'];
+    if (refusal && !mayBeSslCheck) return refuse(res, refusal);
+    readBody(req, mayBeSslCheck ? SSL_CHECK_BYTES : MAX_BODY_BYTES).then(
       (raw) => {
+        if (mayBeSslCheck) {
+          if (raw !== undefined && isSslCheck(raw.toString('utf8'))) return handOn(req, res, raw);
+          return refuse(res, { status: 401, reason: 'no signature' });
+        }
         if (raw === undefined)
           return refuse(res, { status: 413, reason: 'body larger than any Slack sends' });
         const problem = bodyProblem(raw.toString('utf8'), req.headers['content-type']);
         if (problem) return refuse(res, { status: 400, reason: problem });
-        Object.assign(req, { rawBody: raw });
-        next(req, res);
+        handOn(req, res, raw);
       },
       () => req.destroy(),
     );
   };
+}
+
+/** The largest certificate check read: `ssl_check=1&token=...` is a few dozen bytes. */
+const SSL_CHECK_BYTES = 1024;
+
+/** Whether a body is Slack's certificate check, which carries no signature. */
+export function isSslCheck(body: string): boolean {
+  const form = new URLSearchParams(body);
+  return form.get('ssl_check') === '1' && !form.has('payload') && !form.has('command');
+}
+
+/** A request's path as Bolt's receiver reads it: an absolute-form target counts by its path. */
+function pathOf(url: string | undefined): string {
+  try {
+    return new URL(url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return url ?? '';
+  }
 }
 
 /**

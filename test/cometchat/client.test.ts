@@ -1,5 +1,8 @@
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { inspect } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type RecordedRequest,
@@ -1052,5 +1055,27 @@ describe('a fetch of its own', () => {
     expect(error.mayHaveReached).toBe(true);
     expect(sent).toHaveLength(1);
     expect(huge.produced()).toBeLessThan(1024 * 1024);
+  });
+
+  it('caps a compressed answer by what it inflates to, not by its length', async () => {
+    // fetch inflates gzip as it reads: a server, since a Response made here is not inflated.
+    const compressed = gzipSync(Buffer.alloc(50 * 1024 * 1024, 0x20));
+    const server = createHttpServer((_request, response) => {
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'content-length': String(compressed.length),
+      });
+      response.end(compressed);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const error = await failure(client({ apiUrl: url }).listRoles());
+      expect(error).toMatchObject({ kind: 'invalid_response', detail: 'answer larger than 4 MB' });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -108,6 +108,27 @@ describe('approvals', () => {
     expect(stored?.changes[0]?.before).not.toEqual(stored?.changes[0]?.after);
   });
 
+  it('requests nothing when the role changed between review and request', async () => {
+    const h = await withApprovals();
+    const { confirmation } = await reviewFlip(h);
+    // Another change was applied meanwhile (through another app instance, say).
+    await store.setKnownPermissions({
+      app: 'default',
+      role: 'default',
+      permissions: { sendMessage: 'deny' },
+      seenAt: Date.now(),
+    });
+    const mark = h.slack.calls.length;
+    const answer = await submitView(h, confirmation, {
+      approval_reason: { reason: { type: 'plain_text_input', value: 'late' } },
+    });
+    expect(answer.response_action).toBe('update');
+    const done = await h.slack.nextCall('views.update', mark);
+    expect(textOf(done.args.view)).toContain('changed since you reviewed this');
+    expect(h.slack.calls.slice(mark).filter((c) => c.method === 'chat.postMessage')).toEqual([]);
+    expect(await store.listOpenApprovals()).toEqual([]);
+  });
+
   it('applies a change once another editor approves it, recording both', async () => {
     const h = await withApprovals();
     const posted = await request(h);

@@ -141,6 +141,12 @@ interface Expected {
 const unavailable = (op: Operation, status?: number): string =>
   `CometChat is not answering ${op.what} right now${status ? ` (HTTP ${status})` : ''}. Try again in a minute; if it lasts, check CometChat's status page.`;
 
+/** What an update is told when no answer settled whether it was applied; undefined for a read. */
+const unconfirmed = (op: Operation, status?: number): string | undefined =>
+  op.operation === 'setRolePermissions'
+    ? `CometChat did not confirm the permission update${status ? ` (HTTP ${status})` : ''}, so it may or may not have been applied. Open the editor again to check before retrying.`
+    : undefined;
+
 const timedOut = (op: Operation): string =>
   op.operation === 'setRolePermissions'
     ? `CometChat did not answer the permission update within ${BUDGET_WORDS}, so it may or may not have been applied. Open the editor again to check before retrying.`
@@ -178,11 +184,13 @@ const FAULTS: FaultCase[] = [
       times: Number.POSITIVE_INFINITY,
     },
     expected: (op) => ({
-      sentence: unavailable(op, 502),
+      // The service behind the gateway may have finished an update after the gateway gave up.
+      sentence: unconfirmed(op, 502) ?? unavailable(op, 502),
       kind: 'unavailable',
       status: 502,
       cause: /no error body/,
       requests: 'retried',
+      mayHaveApplied: true,
     }),
   },
   {
@@ -253,10 +261,7 @@ const FAULTS: FaultCase[] = [
     fault: { kind: 'reset', times: Number.POSITIVE_INFINITY },
     expected: (op) => ({
       // The connection broke after the request was sent: an update may have been applied.
-      sentence:
-        op.operation === 'setRolePermissions'
-          ? 'CometChat did not confirm the permission update (an attempt went unanswered), so it may or may not have been applied. Open the editor again to check before retrying.'
-          : unavailable(op),
+      sentence: unconfirmed(op) ?? unavailable(op),
       kind: 'unavailable',
       cause: /\S/,
       requests: 'retried',

@@ -21,6 +21,7 @@ describe('a request from another workspace', () => {
   it('is acknowledged and dropped: no CometChat call, no reply', async () => {
     const sent = await elsewhere().command('roles');
     expect(sent.status).toBe(200);
+    expect(sent.body).toContain('This app serves another workspace; nothing was done.');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(h.sandbox.requests).toEqual([]);
     expect(h.slack.responses).toEqual([]);
@@ -39,6 +40,22 @@ describe('a request from another workspace', () => {
     // The workspace's own editor still can.
     await confirm(h, confirmation);
     expect(puts(h)).toHaveLength(1);
+  });
+});
+
+describe('a member of the workspace whose home workspace is another (Enterprise Grid)', () => {
+  const h = useSharedHarness({}, { resetAfterEach: true });
+
+  it("is served: only the team the request is for counts, not the user's own", async () => {
+    const action = h.driver.blockAction({ actionId: 'roles_page_next', value: '{"page":2}' });
+    const user = action.user as Record<string, unknown>;
+    const answer = await h.driver.interaction({
+      ...action,
+      user: { ...user, team_id: OTHER_TEAM },
+    });
+    expect(answer.status).toBe(200);
+    await h.slack.nextResponse(0);
+    expect(h.sandbox.requests.length).toBeGreaterThan(0);
   });
 });
 

@@ -81,6 +81,45 @@ describe('the HTTP listener', () => {
     expect(text).toMatch(/^HTTP\/1\.1 413 /);
   });
 
+  it('answers any other method at the endpoint, signed or not, and keeps no connection', async () => {
+    for (const method of ['PUT', 'GET']) {
+      const { text, ms } = await rawExchange(
+        h.app.port,
+        `${method} /slack/events HTTP/1.1\r\nhost: app\r\nx-slack-signature: v0=00\r\nx-slack-request-timestamp: ${nowSeconds()}\r\ncontent-length: 2\r\nconnection: close\r\n\r\n`,
+        'ab',
+      );
+      expect(text).toMatch(/^HTTP\/1\.1 [45]\d\d /);
+      expect(ms).toBeLessThan(3_000);
+    }
+  });
+
+  it("answers Slack's unsigned certificate check, and refuses any other unsigned form", async () => {
+    const check = 'ssl_check=1&token=abc';
+    const form = `content-type: application/x-www-form-urlencoded`;
+    const ok = await rawExchange(
+      h.app.port,
+      headOf([form, `content-length: ${check.length}`, 'connection: close']),
+      check,
+    );
+    expect(ok.text).toMatch(/^HTTP\/1\.1 200 /);
+    const other = 'command=%2Fcometchat&text=roles';
+    const refused = await rawExchange(
+      h.app.port,
+      headOf([form, `content-length: ${other.length}`, 'connection: close']),
+      other,
+    );
+    expect(refused.text).toMatch(/^HTTP\/1\.1 401 /);
+    expect(h.sandbox.requests).toEqual([]);
+  });
+
+  it('gates a request whose target is an absolute URL, as Bolt routes it', async () => {
+    const { text } = await rawExchange(
+      h.app.port,
+      `POST http://app/slack/events HTTP/1.1\r\nhost: app\r\ncontent-length: 4089446\r\n\r\n`,
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
   it('closes a connection whose headers never end, within seconds', async () => {
     const { text, ms } = await rawExchange(h.app.port, 'POST /slack/events HTTP/1.1\r\nhost: a');
     // headersTimeout (5 s), checked every second; Node answers 408 as it closes.

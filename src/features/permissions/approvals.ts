@@ -48,6 +48,8 @@ type Outcome =
   | { kind: 'requested'; channel: string }
   | { kind: 'refused'; sentence: string }
   | { kind: 'repeated' }
+  /** The role changed since the review: nothing requested. */
+  | { kind: 'stale' }
   | { kind: 'not-posted'; sentence: string };
 
 /** The editor's last step for an app that needs approval: the request, posted. */
@@ -66,13 +68,16 @@ export async function requestApproval(
   const { app, meta, scope } = input;
   const refusal = await editRefusal(app.access, input.userId, scope.log, 'confirm');
   if (refusal) return { kind: 'refused', sentence: refusal };
+  // Read before the claim below, so that a store that fails here leaves nothing claimed.
+  const known = await deps.store.getKnownPermissions(app.name, meta.role);
+  // Someone applied another change since this one was reviewed: its "before" is not the role's.
+  if (known?.seenAt !== meta.seenAt) return { kind: 'stale' };
   // A double click on "Request approval" posts one request.
   if (!(await deps.store.claim(`request:${app.name}:${meta.id}`, deps.approvalTtlMs / 1000))) {
     return { kind: 'repeated' };
   }
   // What the approver is shown as "before" is the store's, not what came back from Slack: a
   // forged confirmation cannot make a key that changes look unchanged.
-  const known = await deps.store.getKnownPermissions(app.name, meta.role);
   const changes = withBeforeFrom(meta.changes, baselineFrom(known));
   const now = deps.now();
   const request: ApprovalRequest = {

@@ -439,6 +439,11 @@ export function createApplySubmission(deps: EditorDeps) {
           );
         case 'repeated':
           return said('Already requested', 'This change was already requested once.');
+        case 'stale':
+          return said(
+            'Not requested',
+            `${roleIn(meta.role, label)} changed since you reviewed this (someone applied another change), so nothing was requested. Open the editor again to review on its new values.`,
+          );
         case 'refused':
           return said('Not allowed', requested.sentence);
         case 'not-posted':
