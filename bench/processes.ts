@@ -11,7 +11,7 @@ import type { GcPause } from './gc-pauses.ts';
 // and the load generator never shares an event loop with what it measures. No subject runs through
 // tsx, whose loader the shipped app never carries: it made no difference to CPU per command
 // (interleaved, with and without it), but it held 3 MB of heap and 25 MB of resident memory more
-// and doubled the app's start-up (BENCHMARKS.md, "fifth pass").
+// and doubled the app's start-up (BENCHMARKS.md in git history, "fifth pass").
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

@@ -13,7 +13,7 @@ import { median, percentile } from './stats.ts';
 // `npm run bench:replicas`: one replica against two, sharing Redis, behind a round-robin on
 // loopback (a TCP proxy in the bench's process that hands each new connection to the next
 // replica). Each serves `/cometchat call` (one CometChat request per command) at saturation and
-// at fixed rates; the figures go to BENCHMARKS.md ("Where one process is not enough").
+// at fixed rates; its figures were in BENCHMARKS.md ("Where one process is not enough", now in git history).
 // Needs redis-server on PATH.
 
 const ROUNDS = Number(process.env.REPLICA_ROUNDS ?? 3);

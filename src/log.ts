@@ -8,7 +8,7 @@ export type { Logger } from 'pino';
 // the top or under one of the fields that carry objects from elsewhere (an error, a request,
 // options): a path that starts with a wildcard sends every field of every line, and every
 // request logger's bindings, through the redactor, which made a log line cost about 14 times
-// as much (BENCHMARKS.md, "Cheaper per command"). A secret in any other field is still caught
+// as much (BENCHMARKS.md in git history, "Cheaper per command"). A secret in any other field is still caught
 // by the scrub below, by its value.
 const SECRET_FIELDS = [
   'apiKey',

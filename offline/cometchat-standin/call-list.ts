@@ -118,7 +118,7 @@ export function listCalls(state: SandboxState, query: Record<string, string>): S
   const current = paged ? page : 1;
   // The records themselves, not copies: the server serialises an answer the moment it is made,
   // so nothing holds them, and cloning ten calls cost the bench's process more CPU per search
-  // than the whole rest of the sandbox's answer (BENCHMARKS.md, "fifth pass").
+  // than the whole rest of the sandbox's answer (BENCHMARKS.md in git history, "fifth pass").
   const data = matching.slice((current - 1) * size, current * size);
   return ok({
     data,

@@ -145,7 +145,7 @@ export const CallResponseSchema = z.object({
  * A call as the call list reads it: of each participant only whether they joined, and of its
  * recordings and transcriptions only how many. zod's objects were a quarter of what a search
  * allocated (74 of 327 KB a page of ten calls); reading only this cut them to 46 KB
- * (BENCHMARKS.md, "Cheaper per command, third pass").
+ * (BENCHMARKS.md in git history, "Cheaper per command, third pass").
  */
 export const CallSummaryRecordSchema = CallRecordSchema.omit({
   participants: true,
