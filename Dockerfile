@@ -42,7 +42,6 @@ STOPSIGNAL SIGTERM
 # vCPUs this app is sized for, a collection's helpers and the main thread then fight over the
 # cores and the main thread's pauses get longer: in `npm run bench` at 200 commands a second the
 # app's longest pause in a round was 4.4-7.5 ms with four helpers and 2.2-5.4 ms with one
-# (Node 20; BENCHMARKS.md in git history, "sixth pass"). On Node 24 one run without it had a
-# shorter tail (BENCHMARKS.md): to settle by more runs. With more cores, give it their number
-# less one.
+# (Node 20; BENCHMARKS.md in git history, "sixth pass"). On Node 24 four runs showed no
+# measurable difference (BENCHMARKS.md). With more cores, give it their number less one.
 CMD ["node", "--v8-pool-size=1", "dist/main.js"]
