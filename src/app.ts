@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import type { WebClientOptions } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { withAppFailures } from './cometchat/app-failures.ts';
 import { type CometChatClient, createCometChatClient } from './cometchat/client.ts';
@@ -211,21 +212,26 @@ export function createSlackApp(options: SlackAppOptions) {
         })
       : cached;
   };
-  // The app's own Web API client, counted (Bolt's, app.client, only checks the token at start).
-  const slack = new CountedWebClient(
-    config.slack.botToken,
-    { ...slackClientOptions(), logger: bolt, logLevel: boltLevel(config.logLevel) },
-    metrics,
-  );
+  // The app's own Web API clients, counted (Bolt's, app.client, only checks the token at start),
+  // each the shared options with its own changes.
+  const countedClient = (changes: WebClientOptions = {}) =>
+    new CountedWebClient(
+      config.slack.botToken,
+      { ...slackClientOptions(), logger: bolt, logLevel: boltLevel(config.logLevel), ...changes },
+      metrics,
+    );
+  const slack = countedClient();
   const deliver = options.deliver ?? createDeliverer(slack);
   // The team the bot token belongs to, asked once (the start asks first: startSlackApp).
   let team: Promise<string | undefined> | undefined;
   const installedTeam = () => {
-    team ??= slack.auth.test().then((identity) => identity.team_id);
-    // A failed answer is not kept: the next request asks again.
-    team.catch(() => {
-      team = undefined;
-    });
+    if (team === undefined) {
+      team = slack.auth.test().then((identity) => identity.team_id);
+      // A failed answer is not kept: the next request asks again.
+      team.catch(() => {
+        team = undefined;
+      });
+    }
     return team;
   };
 
@@ -233,32 +239,12 @@ export function createSlackApp(options: SlackAppOptions) {
   // retry: an access check runs before some acknowledgements (Slack allows three seconds),
   // and a client waiting on Retry-After pauses every call it makes meanwhile.
   const quickClient = (timeout: number) =>
-    new CountedWebClient(
-      config.slack.botToken,
-      {
-        ...slackClientOptions(),
-        retryConfig: { retries: 0 },
-        timeout,
-        logger: bolt,
-        logLevel: boltLevel(config.logLevel),
-        rejectRateLimitedCalls: true,
-      },
-      metrics,
-    );
+    countedClient({ retryConfig: { retries: 0 }, timeout, rejectRateLimitedCalls: true });
   const views = createViews({
     triggered: quickClient(TRIGGER_LIFE_MS),
     // A person waits on a modal: a rate limit fails at once (the sentence says so) instead of
     // holding the modal for Slack's Retry-After.
-    client: new CountedWebClient(
-      config.slack.botToken,
-      {
-        ...slackClientOptions(),
-        rejectRateLimitedCalls: true,
-        logger: bolt,
-        logLevel: boltLevel(config.logLevel),
-      },
-      metrics,
-    ),
+    client: countedClient({ rejectRateLimitedCalls: true }),
   });
   // Each access check waits for Slack within a budget of its own (createAccess); its requests
   // may run longer, so that an answer that comes too late for one check serves the next.

@@ -8,7 +8,8 @@ import { shapeProblem } from './payload-shapes.ts';
 // secret. What can be judged from the headers alone is judged here, before a byte of the body
 // is read: a request to the Slack endpoint without a signature, with a timestamp missing, not a
 // number or more than five minutes from our clock either way, or announcing a body larger than
-// any Slack sends, is refused at once. Bolt still checks the signature itself.
+// any Slack sends, is refused at once. Then the body is read (within MAX_BODY_BYTES), one no
+// Slack request has is refused, and Bolt is handed the rest and checks the signature itself.
 
 /** How far the request's timestamp may be from our clock, either way (Slack's guidance). */
 const MAX_SKEW_SECONDS = 5 * 60;
