@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   isHTTPError,
   isTimeoutError,
@@ -10,6 +9,7 @@ import {
 } from 'ky';
 import type { Logger } from 'pino';
 import type { Metrics } from '../observe/metrics.ts';
+import { newReference } from '../reference.ts';
 import { AnswerTooLarge } from './answer-cap.ts';
 import { CometChatError, type CometChatErrorInit, kindForStatus } from './errors.ts';
 import { fitsHeader } from './header-value.ts';
@@ -94,14 +94,6 @@ export interface CometChatClient {
 }
 
 const MAX_ERROR_BODY = 64 * 1024;
-
-export function newReference(): string {
-  // Short enough to read out on a call, long enough not to collide in a day of logs.
-  // Ten hex digits (40 random bits) of a v4 UUID, which Node draws from a cached pool: every
-  // request gets one, and randomBytes asked the system each time.
-  const uuid = randomUUID();
-  return uuid.slice(0, 8) + uuid.slice(9, 11);
-}
 
 /** What `send` asks of the service, as ky options. */
 interface Outgoing {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Apps, CometChatApp } from '../slack/apps.ts';
+import type { Apps, CometChatApp } from '../apps/apps.ts';
 import type { Deliverer } from '../slack/deliver.ts';
 import type { RequestScope } from '../slack/request-context.ts';
 import type { Views } from '../slack/views.ts';

@@ -1,5 +1,5 @@
+import { idProblem, MAX_UID, uidProblem } from '../cometchat/id-rules.ts';
 import type { CallQuery } from '../cometchat/model.ts';
-import { idProblem, MAX_UID, uidProblem } from './id-rules.ts';
 import { code, truncate } from './mrkdwn.ts';
 
 // The call search's words, the way chat-ops search reads: an optional uid, `key:value` filters

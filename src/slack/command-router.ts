@@ -1,5 +1,5 @@
 import type { App, SlashCommand } from '@slack/bolt';
-import type { Apps, CometChatApp } from './apps.ts';
+import type { Apps, CometChatApp } from '../apps/apps.ts';
 import { parseCommand, type Subcommand } from './command.ts';
 import type { SlackMessage } from './deliver.ts';
 import { type Deliverer, destinationOf } from './deliver.ts';

@@ -1,6 +1,6 @@
+import { idProblem, MAX_SESSION_ID, uidProblem } from '../cometchat/id-rules.ts';
 import { ROLE_ID } from '../cometchat/schemas.ts';
 import { type CallSearch, parseCallSearch } from './call-filters.ts';
-import { idProblem, MAX_SESSION_ID, uidProblem } from './id-rules.ts';
 import { code, truncate } from './mrkdwn.ts';
 import { MAX_PAGE } from './values.ts';
 
@@ -17,7 +17,7 @@ export type Subcommand =
   | { name: 'approvals' }
   | { name: 'invalid'; problem: string };
 
-export { idProblem, MAX_SESSION_ID, MAX_UID, uidProblem } from './id-rules.ts';
+export { idProblem, MAX_SESSION_ID, MAX_UID, uidProblem } from '../cometchat/id-rules.ts';
 
 /** A subcommand, and the CometChat app it names (`/cometchat staging roles`), if any. */
 export type Command = Subcommand & { app?: string | undefined };

@@ -1,7 +1,7 @@
 import type { View } from '@slack/types';
 import type { Logger } from 'pino';
+import { alreadyShown } from '../voice/failure.ts';
 import { type Deliverer, type Destination, type SlackMessage, slackErrorCode } from './deliver.ts';
-import { alreadyShown } from './failure.ts';
 import type { Views } from './views.ts';
 
 // A modal that says "Loading…" or "Applying…" must end in an outcome the person sees. When

@@ -1,6 +1,6 @@
 import type { AnyMiddlewareArgs, Context, Middleware } from '@slack/bolt';
 import type { Logger } from 'pino';
-import { newReference } from '../cometchat/client.ts';
+import { newReference } from '../reference.ts';
 
 /** What every listener finds in Bolt's `context`: a reference id and a logger bound to it. */
 export interface RequestScope {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InputError } from './failure.ts';
+import { InputError } from '../voice/failure.ts';
 
 /** The highest page a command or a page button may ask for. */
 export const MAX_PAGE = 10_000;

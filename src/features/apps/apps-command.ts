@@ -1,8 +1,8 @@
+import type { CometChatApp } from '../../apps/apps.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
-import type { CometChatApp } from '../../slack/apps.ts';
 import { destinationOf } from '../../slack/deliver.ts';
-import { failureSentence } from '../../slack/failure.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
+import { failureSentence } from '../../voice/failure.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { type AppStatus, appsMessage, type KeyCheck } from './apps-view.ts';
 

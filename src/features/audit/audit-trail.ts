@@ -8,9 +8,9 @@ import type {
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../apps/apps.ts';
 import { RoleIdSchema } from '../../cometchat/schemas.ts';
 import type { Metrics } from '../../observe/metrics.ts';
-import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../slack/apps.ts';
 import { destinationOf, slackErrorCode } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';

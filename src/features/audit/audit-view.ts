@@ -1,5 +1,5 @@
 import type { Button, KnownBlock } from '@slack/types';
-import type { ValueWriter } from '../../slack/apps.ts';
+import type { ValueWriter } from '../../apps/apps.ts';
 import { actions, button, context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';

@@ -1,6 +1,6 @@
 import type { Button, KnownBlock } from '@slack/types';
+import type { ValueWriter } from '../../apps/apps.ts';
 import type { CallPage, CallSummary } from '../../cometchat/model.ts';
-import type { ValueWriter } from '../../slack/apps.ts';
 import { actions, button, context, header, section } from '../../slack/blocks.ts';
 import type { ResolvedSearch } from '../../slack/call-filters.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';

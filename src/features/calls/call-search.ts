@@ -6,7 +6,8 @@ import type {
   SlackActionMiddlewareArgs,
 } from '@slack/bolt';
 import { z } from 'zod';
-import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../slack/apps.ts';
+import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../apps/apps.ts';
+import { idProblem, MAX_UID, uidProblem } from '../../cometchat/id-rules.ts';
 import { sharedCopy } from '../../slack/blocks.ts';
 import {
   callQuery,
@@ -17,7 +18,6 @@ import {
   TYPES,
 } from '../../slack/call-filters.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
-import { idProblem, MAX_UID, uidProblem } from '../../slack/id-rules.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';

@@ -1,6 +1,7 @@
 import type { ContextBlock, KnownBlock, View } from '@slack/types';
+import type { ValueWriter } from '../../apps/apps.ts';
+import { MAX_SESSION_ID } from '../../cometchat/id-rules.ts';
 import type { Call, Participant, Person, Recording } from '../../cometchat/model.ts';
-import type { ValueWriter } from '../../slack/apps.ts';
 import {
   actions,
   button,
@@ -12,7 +13,6 @@ import {
   section,
 } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
-import { MAX_SESSION_ID } from '../../slack/id-rules.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, hms, link, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import { callShape, timelineSections, transcriptsText } from './call-timeline.ts';

@@ -8,15 +8,15 @@ import type {
 } from '@slack/bolt';
 import type { KnownBlock, View } from '@slack/types';
 import type { Logger } from 'pino';
+import type { Access } from '../../access/access.ts';
+import type { CometChatApp } from '../../apps/apps.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
-import type { Access } from '../../slack/access.ts';
-import type { CometChatApp } from '../../slack/apps.ts';
 import { noticeMessage, plain } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
-import { failureSentence } from '../../slack/failure.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { scopeOf } from '../../slack/request-context.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
+import { failureSentence } from '../../voice/failure.ts';
 import type { EditorOpener, FeatureDeps } from '../deps.ts';
 import { type AppSnapshot, homeView, noAccessHome, readEditValue } from './home-view.ts';
 

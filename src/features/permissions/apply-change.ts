@@ -1,7 +1,7 @@
+import type { CometChatApp } from '../../apps/apps.ts';
 import type { CometChatClient } from '../../cometchat/client.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
 import type { PermissionUpdate } from '../../cometchat/model.ts';
-import type { CometChatApp } from '../../slack/apps.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
 import type { AuditTrail } from '../deps.ts';

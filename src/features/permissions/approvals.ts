@@ -15,14 +15,14 @@ import {
   openSealed,
   sealFor,
   valueWriter,
-} from '../../slack/apps.ts';
+} from '../../apps/apps.ts';
 import { messageModal, plain, section } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage, slackErrorCode } from '../../slack/deliver.ts';
-import { failureSentence } from '../../slack/failure.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
+import { failureSentence } from '../../voice/failure.ts';
 import { applyChange, NOT_SENT } from './apply-change.ts';
 import { approvalMessage, approvalsList, outcomeNotice } from './approval-view.ts';
 import { editRefusal } from './editor-access.ts';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Access, CheckLimit } from '../../slack/access.ts';
+import type { Access, CheckLimit } from '../../access/access.ts';
 
 /**
  * The sentence for someone who may not edit (logged with the step they tried), or undefined

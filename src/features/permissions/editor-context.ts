@@ -1,13 +1,13 @@
 import type { AllMiddlewareArgs } from '@slack/bolt';
 import type { View } from '@slack/types';
 import type { Logger } from 'pino';
-import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../slack/apps.ts';
+import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
 import { failureMessage } from '../../slack/blocks.ts';
-import { failureSentence } from '../../slack/failure.ts';
 import { failInModal, type ModalTarget } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import type { Store } from '../../store/store.ts';
+import { failureSentence } from '../../voice/failure.ts';
 import type { AuditTrail, FeatureDeps } from '../deps.ts';
 import { type AppLabel, messageView } from './editor-view.ts';
 

@@ -6,10 +6,10 @@ import type {
   PlainTextOption,
   View,
 } from '@slack/types';
+import type { ValueWriter } from '../../apps/apps.ts';
 import type { PermissionSpec } from '../../cometchat/catalogue.ts';
 import type { PermissionUpdate } from '../../cometchat/model.ts';
 import type { PermissionValue } from '../../cometchat/schemas.ts';
-import type { ValueWriter } from '../../slack/apps.ts';
 import {
   actions,
   button,

@@ -8,13 +8,13 @@ import type {
   ViewSubmitAction,
 } from '@slack/bolt';
 import type { View } from '@slack/types';
-import { type CometChatApp, openRoleButton, tryOpenSealed } from '../../slack/apps.ts';
+import { type CometChatApp, openRoleButton, tryOpenSealed } from '../../apps/apps.ts';
 import { destinationOf } from '../../slack/deliver.ts';
-import { alreadyShown, RefusedError } from '../../slack/failure.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { type ModalTarget, showInModal, showModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { msLeft, type RequestScope, scopeOf, settledWithin } from '../../slack/request-context.ts';
+import { alreadyShown, RefusedError } from '../../voice/failure.ts';
 import type { EditorOpener } from '../deps.ts';
 import { applyChange } from './apply-change.ts';
 import { requestApproval } from './approvals.ts';

@@ -1,7 +1,7 @@
 import type { BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { View } from '@slack/types';
+import { type CometChatApp, tryOpenSealed } from '../../apps/apps.ts';
 import type { Role } from '../../cometchat/schemas.ts';
-import { type CometChatApp, tryOpenSealed } from '../../slack/apps.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import { editRefusal } from './editor-access.ts';

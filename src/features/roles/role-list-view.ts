@@ -1,8 +1,8 @@
 import type { Button, KnownBlock } from '@slack/types';
+import type { ValueWriter } from '../../apps/apps.ts';
 import type { RolePage } from '../../cometchat/model.ts';
 import type { Role } from '../../cometchat/schemas.ts';
 import { ROLE_ID } from '../../cometchat/schemas.ts';
-import type { ValueWriter } from '../../slack/apps.ts';
 import { actions, button, context, divider, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';

@@ -12,7 +12,7 @@ import {
   openSealed,
   roleButtonValue,
   valueWriter,
-} from '../../slack/apps.ts';
+} from '../../apps/apps.ts';
 import { sharedCopy } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Access } from '../../../src/access/access.ts';
+import { createApps } from '../../../src/apps/apps.ts';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import {
   findSessionIds,
@@ -13,8 +15,6 @@ import {
   SESSION_INPUT,
   USER_INPUT,
 } from '../../../src/features/calls/lookup-modal-view.ts';
-import type { Access } from '../../../src/slack/access.ts';
-import { createApps } from '../../../src/slack/apps.ts';
 import { plain } from '../../../src/slack/blocks.ts';
 import { BLOCKS } from '../../../src/slack/ids.ts';
 

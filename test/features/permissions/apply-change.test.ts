@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { Access } from '../../../src/access/access.ts';
 import { CometChatError } from '../../../src/cometchat/errors.ts';
 import type { PermissionUpdate } from '../../../src/cometchat/model.ts';
 import type { PermissionMap } from '../../../src/cometchat/schemas.ts';
@@ -12,7 +13,6 @@ import {
   UNKNOWN_OUTCOME,
 } from '../../../src/features/permissions/apply-change.ts';
 import type { ConfirmMetadata } from '../../../src/features/permissions/editor-state.ts';
-import type { Access } from '../../../src/slack/access.ts';
 import {
   type AuditRecord,
   createMemoryStore,

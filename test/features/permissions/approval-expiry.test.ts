@@ -1,10 +1,10 @@
 import type { WebClient } from '@slack/web-api';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { Access } from '../../../src/access/access.ts';
+import { createApps } from '../../../src/apps/apps.ts';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import { expireApprovals } from '../../../src/features/permissions/approvals.ts';
-import type { Access } from '../../../src/slack/access.ts';
-import { createApps } from '../../../src/slack/apps.ts';
 import type { Deliverer } from '../../../src/slack/deliver.ts';
 import { type ApprovalRequest, createMemoryStore } from '../../../src/store/store.ts';
 

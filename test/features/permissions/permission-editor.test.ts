@@ -1,5 +1,7 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Access } from '../../../src/access/access.ts';
+import { createApps } from '../../../src/apps/apps.ts';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import { CometChatError } from '../../../src/cometchat/errors.ts';
 import type { EditorDeps } from '../../../src/features/permissions/editor-context.ts';
@@ -14,12 +16,10 @@ import {
   reviewResponse,
   reviewSubmission,
 } from '../../../src/features/permissions/permission-editor.ts';
-import type { Access } from '../../../src/slack/access.ts';
-import { createApps } from '../../../src/slack/apps.ts';
 import type { Deliverer } from '../../../src/slack/deliver.ts';
-import { wasShown } from '../../../src/slack/failure.ts';
 import type { Views } from '../../../src/slack/views.ts';
 import { createMemoryStore, type Store } from '../../../src/store/store.ts';
+import { wasShown } from '../../../src/voice/failure.ts';
 import { LogCapture } from '../../log-capture.ts';
 
 const scope = (receivedAt = Date.now()) => ({

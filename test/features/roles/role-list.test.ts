@@ -1,12 +1,12 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { Access } from '../../../src/access/access.ts';
+import { createApps } from '../../../src/apps/apps.ts';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import { createShareRoles } from '../../../src/features/roles/role-list.ts';
-import type { Access } from '../../../src/slack/access.ts';
-import { createApps } from '../../../src/slack/apps.ts';
 import type { Deliverer, SlackMessage } from '../../../src/slack/deliver.ts';
-import { InputError } from '../../../src/slack/failure.ts';
 import type { Views } from '../../../src/slack/views.ts';
+import { InputError } from '../../../src/voice/failure.ts';
 
 // A listener called the way Bolt calls it, with a fake ack: what it acknowledges, asks and sends.
 

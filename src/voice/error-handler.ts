@@ -1,11 +1,11 @@
 import type { Context } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { isCometChatError } from '../cometchat/errors.ts';
-import { failureMessage, messageModal } from './blocks.ts';
-import { type Deliverer, destinationOf } from './deliver.ts';
+import { failureMessage, messageModal } from '../slack/blocks.ts';
+import { type Deliverer, destinationOf } from '../slack/deliver.ts';
+import type { RequestScope } from '../slack/request-context.ts';
+import type { Views } from '../slack/views.ts';
 import { failureSentence, isUserFailure, wasShown } from './failure.ts';
-import type { RequestScope } from './request-context.ts';
-import type { Views } from './views.ts';
 
 export interface ErrorHandlerDeps {
   deliver: Deliverer;

@@ -1,7 +1,7 @@
 import { ErrorCode } from '@slack/web-api';
 import { CometChatError } from '../cometchat/errors.ts';
-import { escapeMrkdwn, code as inlineCode, truncate } from './mrkdwn.ts';
-import { FormNotOpened } from './views.ts';
+import { escapeMrkdwn, code as inlineCode, truncate } from '../slack/mrkdwn.ts';
+import { FormNotOpened } from '../slack/views.ts';
 
 /** A mistake in what the user asked for: shown to them as it is, never logged as a fault. */
 export class InputError extends Error {

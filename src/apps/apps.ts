@@ -1,9 +1,9 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import type { Access } from '../access/access.ts';
 import type { CometChatClient } from '../cometchat/client.ts';
 import { RoleIdSchema } from '../cometchat/schemas.ts';
-import type { Access } from './access.ts';
-import { InputError } from './failure.ts';
+import { InputError } from '../voice/failure.ts';
 
 // The CometChat apps one install serves. Every button and modal that comes back from Slack
 // names its app and is sealed by that app's key, so it cannot be turned against another app.

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { Access } from '../../src/access/access.ts';
+import { type AppSettings, createApps, openSealed, sealFor } from '../../src/apps/apps.ts';
 import type { CometChatClient } from '../../src/cometchat/client.ts';
-import type { Access } from '../../src/slack/access.ts';
-import { type AppSettings, createApps, openSealed, sealFor } from '../../src/slack/apps.ts';
-import { InputError } from '../../src/slack/failure.ts';
+import { InputError } from '../../src/voice/failure.ts';
 
 const client = {} as CometChatClient;
 const access = {} as Access;

@@ -1,4 +1,4 @@
-import { fitsHeader } from '../cometchat/header-value.ts';
+import { fitsHeader } from './header-value.ts';
 
 // What an id typed by a person must look like before it is sent anywhere: one definition, used
 // by the command parser, the call search and the lookup form.

@@ -5,7 +5,7 @@ import {
   InputError,
   isUserFailure,
   RefusedError,
-} from '../../src/slack/failure.ts';
+} from '../../src/voice/failure.ts';
 
 const slackError = (code: string) =>
   Object.assign(new Error(`An API error occurred: ${code}`), {

@@ -1,9 +1,9 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import { messageModal } from '../slack/blocks.ts';
+import { slackErrorCode } from '../slack/deliver.ts';
 import { createTtlCache } from '../ttl-cache.ts';
-import { messageModal } from './blocks.ts';
-import { slackErrorCode } from './deliver.ts';
 
 /**
  * Who may do what. Editing permissions is for the people in EDITORS (users, or members of

@@ -7,7 +7,7 @@ import {
   DEFAULT_ACCESS_BUDGET_MS,
   REFUSALS,
   requireViewer,
-} from '../../src/slack/access.ts';
+} from '../../src/access/access.ts';
 import { LogCapture } from '../log-capture.ts';
 
 // Time is faked throughout: Slack's answers arrive on fake timers, and `Date.now` (the cache's
