@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_APP } from './store/store.ts';
 
 // The app's configuration: one schema over an environment object that is passed in, parsed
 // once at start. Empty strings count as missing (a blank line in .env must not become a
@@ -29,8 +30,14 @@ const RESERVED: ReadonlySet<string> = new Set(RESERVED_APP_NAMES);
 
 const APP_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 const CHANNEL_ID = /^[CG][A-Z0-9]{2,}$/;
-/** The app a configuration without COMETCHAT_APPS defines from the unprefixed variables. */
-const SINGLE_APP_NAME = 'default';
+/**
+ * The app a configuration without COMETCHAT_APPS defines from the unprefixed variables: the one
+ * whose state the store kept before it knew of apps, which it reads back as that app's.
+ */
+const SINGLE_APP_NAME = DEFAULT_APP;
+/** Read by the schema, and by `crossProblems` before the schema's result is known. */
+const DEFAULT_COMETCHAT_TIMEOUT_MS = 3_000;
+const DEFAULT_COMETCHAT_BUDGET_MS = 8_000;
 
 const blankIsMissing = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
@@ -45,16 +52,16 @@ const url = () =>
       .transform((value) => value.replace(/\/+$/, ''))
       .optional(),
   );
+const wholeNumber = (min: number, max: number) =>
+  z.coerce
+    .number({ error: 'must be a whole number' })
+    .int({ error: 'must be a whole number' })
+    .min(min, { error: `must be at least ${min}` })
+    .max(max, { error: `must be at most ${max}` });
 const integer = (fallback: number, min: number, max: number) =>
-  z.preprocess(
-    blankIsMissing,
-    z.coerce
-      .number({ error: 'must be a whole number' })
-      .int({ error: 'must be a whole number' })
-      .min(min, { error: `must be at least ${min}` })
-      .max(max, { error: `must be at most ${max}` })
-      .default(fallback),
-  );
+  z.preprocess(blankIsMissing, wholeNumber(min, max).default(fallback));
+const optionalInteger = (min: number, max: number) =>
+  z.preprocess(blankIsMissing, wholeNumber(min, max).optional());
 const prefixed = (prefix: string) =>
   text().refine((value) => value.startsWith(prefix), { error: `must start with ${prefix}` });
 
@@ -94,23 +101,15 @@ const EnvSchema = z.object({
   SLACK_API_URL: url(),
   PORT: integer(3000, 0, 65_535),
   // Health, readiness and metrics on a port of their own (off the public one over HTTP).
-  METRICS_PORT: z.preprocess(
-    blankIsMissing,
-    z.coerce
-      .number({ error: 'must be a whole number' })
-      .int({ error: 'must be a whole number' })
-      .min(0, { error: 'must be at least 0' })
-      .max(65_535, { error: 'must be at most 65535' })
-      .optional(),
-  ),
+  METRICS_PORT: optionalInteger(0, 65_535),
   // How long a stop waits for work in flight (an apply above all) before closing.
   SHUTDOWN_GRACE_MS: integer(10_000, 0, 120_000),
   // The CometChat apps (COMETCHAT_APPS, COMETCHAT_CHANNEL_APPS and each app's own variables)
   // are read by appNames, readApp and readChannelApps below: their names depend on values.
   // A chat reply should not keep someone waiting: each attempt gets COMETCHAT_TIMEOUT_MS,
   // all attempts and back-off together get COMETCHAT_BUDGET_MS.
-  COMETCHAT_TIMEOUT_MS: integer(3_000, 100, 60_000),
-  COMETCHAT_BUDGET_MS: integer(8_000, 100, 120_000),
+  COMETCHAT_TIMEOUT_MS: integer(DEFAULT_COMETCHAT_TIMEOUT_MS, 100, 60_000),
+  COMETCHAT_BUDGET_MS: integer(DEFAULT_COMETCHAT_BUDGET_MS, 100, 120_000),
   // How long a role list is reused (0: not at all); see cometchat/role-cache.ts.
   COMETCHAT_ROLE_CACHE_SECONDS: integer(30, 0, 3_600),
   // Who may edit permissions, and who may use the app at all: Slack user ids (U..., W...)
@@ -145,8 +144,12 @@ function crossProblems(env: Env): string[] {
     );
   }
   // A blank value means the default here too (Number('') would be 0).
-  const timeout = Number(has('COMETCHAT_TIMEOUT_MS') ? env.COMETCHAT_TIMEOUT_MS : 3_000);
-  const budget = Number(has('COMETCHAT_BUDGET_MS') ? env.COMETCHAT_BUDGET_MS : 8_000);
+  const timeout = Number(
+    has('COMETCHAT_TIMEOUT_MS') ? env.COMETCHAT_TIMEOUT_MS : DEFAULT_COMETCHAT_TIMEOUT_MS,
+  );
+  const budget = Number(
+    has('COMETCHAT_BUDGET_MS') ? env.COMETCHAT_BUDGET_MS : DEFAULT_COMETCHAT_BUDGET_MS,
+  );
   if (timeout > budget)
     problems.push('COMETCHAT_TIMEOUT_MS must not be larger than COMETCHAT_BUDGET_MS');
   return problems;
@@ -448,6 +451,25 @@ export class ConfigError extends Error {
 /** Parses the environment once. Throws a ConfigError naming every problem. */
 export function loadConfig(env: Env): Config {
   const parsed = EnvSchema.safeParse(env);
+  const apps = readApps(env);
+  const problems = [
+    ...(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue))),
+    ...apps.problems,
+    ...crossProblems(env),
+  ];
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  return deepFreeze(toConfig(parsed.data, apps));
+}
+
+interface AppsRead {
+  problems: string[];
+  /** The apps read without a problem, each access setting undefined unless it has its own. */
+  apps: CometChatAppConfig[];
+  channelApps: Record<string, string>;
+}
+
+/** The apps of COMETCHAT_APPS (or the single one), and COMETCHAT_CHANNEL_APPS. */
+function readApps(env: Env): AppsRead {
   const several = isSet(env, 'COMETCHAT_APPS') ? appNames(env.COMETCHAT_APPS ?? '') : undefined;
   const reads = several
     ? several.names.map((name) =>
@@ -463,28 +485,29 @@ export function loadConfig(env: Env): Config {
     env.COMETCHAT_CHANNEL_APPS,
     several ?? { listed: [SINGLE_APP_NAME], names: [SINGLE_APP_NAME] },
   );
-  const problems = [
-    ...(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue))),
-    ...(several ? [...several.problems, ...unprefixedProblems(env)] : []),
-    ...reads.flatMap((read) => read.problems),
-    ...channels.problems,
-    ...crossProblems(env),
-  ];
-  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
-  const e = parsed.data;
-  const apps = reads.flatMap(({ app }) =>
-    app
-      ? [
-          {
-            ...app,
-            editors: app.editors ?? e.EDITORS,
-            approvalChannel: app.approvalChannel ?? e.APPROVAL_CHANNEL,
-            approvers: app.approvers ?? e.APPROVERS,
-          },
-        ]
-      : [],
-  );
-  const config: Config = {
+  return {
+    problems: [
+      ...(several ? [...several.problems, ...unprefixedProblems(env)] : []),
+      ...reads.flatMap((read) => read.problems),
+      ...channels.problems,
+    ],
+    apps: reads.flatMap(({ app }) => (app ? [app] : [])),
+    channelApps: channels.channelApps,
+  };
+}
+
+/**
+ * The configuration of an environment without problems. An app without access settings of its
+ * own (the single app always) has the global ones.
+ */
+function toConfig(e: z.output<typeof EnvSchema>, read: AppsRead): Config {
+  const apps = read.apps.map((app) => ({
+    ...app,
+    editors: app.editors ?? e.EDITORS,
+    approvalChannel: app.approvalChannel ?? e.APPROVAL_CHANNEL,
+    approvers: app.approvers ?? e.APPROVERS,
+  }));
+  return {
     slack: {
       botToken: e.SLACK_BOT_TOKEN,
       signingSecret: e.SLACK_SIGNING_SECRET,
@@ -497,7 +520,7 @@ export function loadConfig(env: Env): Config {
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     cometchat: {
       apps,
-      channelApps: channels.channelApps,
+      channelApps: read.channelApps,
       timeoutMs: e.COMETCHAT_TIMEOUT_MS,
       budgetMs: e.COMETCHAT_BUDGET_MS,
       roleCacheSeconds: e.COMETCHAT_ROLE_CACHE_SECONDS,
@@ -515,7 +538,6 @@ export function loadConfig(env: Env): Config {
       storePassword(e.STORE_URL),
     ].filter((value): value is string => value !== undefined),
   };
-  return deepFreeze(config);
 }
 
 /** The password inside a `redis://user:password@host` address, so logs can scrub it. */

@@ -1,14 +1,18 @@
-import { createClient, ErrorReply } from 'redis';
+import { createClient, ErrorReply, type RedisClientType } from 'redis';
 import { z } from 'zod';
 import { redactUrl } from './redact-url.ts';
-import { type ApprovalRequest, type AuditRecord, DEFAULT_APP, type Store } from './store.ts';
+import type { AuditPage, AuditQuery, Store } from './store.ts';
 import { StoreDataError, StoreUnavailableError } from './store-errors.ts';
 import {
+  type ApprovalRequest,
   ApprovalRequestSchema,
+  type AuditRecord,
   AuditRecordSchema,
+  DEFAULT_APP,
   decodeStored,
+  decodeStoredJson,
+  type KnownPermissions,
   KnownPermissionsSchema,
-  parseStoredJson,
 } from './stored-records.ts';
 
 export interface RedisStoreOptions {
@@ -110,12 +114,38 @@ export async function createRedisStore(
   url: string,
   options: RedisStoreOptions = {},
 ): Promise<Store> {
-  const prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+  const keys = redisKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
+  const connection = await connect(url);
+  try {
+    await run(connection, 'open', () => migrate(connection, keys));
+  } catch (error) {
+    if (connection.client.isOpen) connection.client.destroy();
+    throw error;
+  }
+  return new RedisStore(connection, keys);
+}
+
+/** A connected client, and what its messages need to say where it points and why it failed. */
+interface Connection {
+  readonly client: RedisClientType;
+  /** The server's URL with its password replaced. */
+  readonly where: string;
+  /**
+   * The latest connection error the client reported, cleared once it is ready again. It says
+   * why (a refused connection, a failed handshake), where a command rejected meanwhile may not.
+   */
+  lastError(): Error | undefined;
+}
+
+/**
+ * Connects, giving up after INITIAL_CONNECT_ATTEMPTS (a `StoreUnavailableError`). A connection
+ * lost later is retried in the background, for as long as it takes.
+ */
+async function connect(url: string): Promise<Connection> {
   const where = redactUrl(url);
   let lastError: Error | undefined;
   let everReady = false;
-
-  const client = createClient({
+  const client: RedisClientType = createClient({
     url,
     // Queueing commands while disconnected would make a Slack handler wait for an outage to end.
     disableOfflineQueue: true,
@@ -135,7 +165,6 @@ export async function createRedisStore(
     everReady = true;
     lastError = undefined;
   });
-
   try {
     await client.connect();
   } catch (error) {
@@ -145,229 +174,295 @@ export async function createRedisStore(
       { cause: error },
     );
   }
+  return { client, where, lastError: () => lastError };
+}
 
-  /** Runs Redis commands; a failure to reach Redis becomes a `StoreUnavailableError`. */
-  async function run<T>(operation: string, commands: () => Promise<T>): Promise<T> {
-    try {
-      return await commands();
-    } catch (error) {
-      // An error reply is Redis answering (wrong type, script error), and a StoreDataError is
-      // an answer that does not decode: not an outage.
-      if (error instanceof ErrorReply || error instanceof StoreDataError) throw error;
-      throw new StoreUnavailableError(
-        `Redis at ${where} is unreachable (${operation}): ${describe(lastError ?? error)}`,
-        { cause: error },
-      );
-    }
-  }
-
-  const versionKey = `${prefix}schema-version`;
-  const appKey = (app: string) => `${prefix}app:${app}:`;
-  const knownKey = (app: string, role: string) => `${appKey(app)}known:${role}`;
-  const claimKey = (id: string) => `${prefix}claim:${id}`;
-  const auditKey = (ref: string) => `${prefix}audit:${ref}`;
-  const intentKey = (ref: string) => `${prefix}intent:${ref}`;
-  const intentsByTimeKey = `${prefix}intents-by-time`;
-  const approvalKey = (id: string) => `${prefix}approval:${id}`;
-  const openApprovalsKey = `${prefix}approvals-open`;
-  const byTimeKey = `${prefix}audit-by-time`;
-  const byRoleKey = (role: string) => `${prefix}audit-by-role:${role}`;
-  const appByTimeKey = (app: string) => `${appKey(app)}audit-by-time`;
-  const appByRoleKey = (app: string, role: string) => `${appKey(app)}audit-by-role:${role}`;
-
-  /** Brings the server to this layout, or refuses one a newer version of the app wrote. */
-  async function migrate(): Promise<void> {
-    let recorded = await client.get(versionKey);
-    if (recorded === null) {
-      // What follows `start` in each key of version 1 that begins with it: the role ids.
-      const v1Roles = async (start: string) => {
-        const keys: string[] = [];
-        const match = `${globEscape(prefix + start)}*`;
-        for await (const batch of client.scanIterator({ MATCH: match, COUNT: 1_000 })) {
-          keys.push(...batch);
-        }
-        return keys.map((key) => key.slice(prefix.length + start.length));
-      };
-      const roles = await v1Roles('known:');
-      const indexedRoles = await v1Roles('audit-by-role:');
-      const reply = await client.eval(MIGRATE_FROM_VERSION_1_SCRIPT, {
-        keys: [
-          versionKey,
-          byTimeKey,
-          appByTimeKey(DEFAULT_APP),
-          ...roles.flatMap((role) => [`${prefix}known:${role}`, knownKey(DEFAULT_APP, role)]),
-          ...indexedRoles.flatMap((role) => [byRoleKey(role), appByRoleKey(DEFAULT_APP, role)]),
-        ],
-        arguments: [String(SCHEMA_VERSION), String(roles.length)],
-      });
-      recorded = decodeStored(z.string().nullable(), reply, 'the schema version');
-      if (recorded === null) return;
-    }
-    if (recorded !== String(SCHEMA_VERSION)) {
-      throw new StoreDataError(
-        /^\d+$/.test(recorded) && Number(recorded) > SCHEMA_VERSION
-          ? `Redis at ${where} was written by a newer version of the app (schema ${recorded}, this one knows ${SCHEMA_VERSION})`
-          : `Redis at ${where} holds schema version ${JSON.stringify(recorded)}, which no version of the app writes`,
-      );
-    }
-  }
-
+/** Runs Redis commands; a failure to reach Redis becomes a `StoreUnavailableError`. */
+async function run<T>(
+  connection: Connection,
+  operation: string,
+  commands: () => Promise<T>,
+): Promise<T> {
   try {
-    await run('open', migrate);
+    return await commands();
   } catch (error) {
-    if (client.isOpen) client.destroy();
-    throw error;
+    // An error reply is Redis answering (wrong type, script error), and a StoreDataError is
+    // an answer that does not decode: not an outage.
+    if (error instanceof ErrorReply || error instanceof StoreDataError) throw error;
+    throw new StoreUnavailableError(
+      `Redis at ${connection.where} is unreachable (${operation}): ${describe(connection.lastError() ?? error)}`,
+      { cause: error },
+    );
   }
+}
 
-  /** The index that lists the records of `app` and `role`, each when given. */
-  function auditIndex(app: string | undefined, role: string | undefined): string {
-    if (app === undefined) return role === undefined ? byTimeKey : byRoleKey(role);
-    return role === undefined ? appByTimeKey(app) : appByRoleKey(app, role);
-  }
-
+/** The keys of the layout above, under `prefix`. */
+function redisKeys(prefix: string) {
+  const app = (name: string) => `${prefix}app:${name}:`;
+  const byTime = `${prefix}audit-by-time`;
+  const byRole = (role: string) => `${prefix}audit-by-role:${role}`;
+  const appByTime = (name: string) => `${app(name)}audit-by-time`;
+  const appByRole = (name: string, role: string) => `${app(name)}audit-by-role:${role}`;
   return {
-    async getKnownPermissions(app, role) {
-      const text = await run('get known permissions', () => client.get(knownKey(app, role)));
-      if (text === null) return undefined;
-      const what = `known permissions of ${role} in ${app}`;
-      return decodeStored(KnownPermissionsSchema, parseStoredJson(text, what), what);
-    },
-    async setKnownPermissions(known) {
-      const text = JSON.stringify({
-        app: known.app,
-        role: known.role,
-        permissions: known.permissions,
-        seenAt: known.seenAt,
-      });
-      await run('set known permissions', () => client.set(knownKey(known.app, known.role), text));
-    },
-    async claim(id, ttlSeconds) {
-      // PX rather than EX: a fractional TTL is kept, and never rounds down to "no expiry".
-      const ttlMs = Math.max(1, Math.ceil(ttlSeconds * 1000));
-      const reply = await run('claim', () =>
-        client.set(claimKey(id), '1', {
-          condition: 'NX',
-          expiration: { type: 'PX', value: ttlMs },
-        }),
-      );
-      return reply === 'OK';
-    },
-    async release(id) {
-      await run('release', () => client.del(claimKey(id)));
-    },
-    async appendAudit(record) {
-      const text = JSON.stringify(record satisfies AuditRecord);
-      await run('append audit record', () =>
-        client.eval(APPEND_AUDIT_SCRIPT, {
-          keys: [
-            auditKey(record.ref),
-            intentKey(record.ref),
-            intentsByTimeKey,
-            byTimeKey,
-            byRoleKey(record.role),
-            appByTimeKey(record.app),
-            appByRoleKey(record.app, record.role),
-          ],
-          arguments: [text, String(record.at), record.ref],
-        }),
-      );
-    },
-    async putIntent(record) {
-      const text = JSON.stringify(record satisfies AuditRecord);
-      await run('store audit intent', () =>
-        client
-          .multi()
-          .set(intentKey(record.ref), text)
-          .zAdd(intentsByTimeKey, { score: record.at, value: record.ref })
-          .exec(),
-      );
-    },
-    async listIntents(before) {
-      const refs = await run('list audit intents', () =>
-        client.zRangeByScore(intentsByTimeKey, '-inf', `(${before}`),
-      );
-      const refList = decodeStored(RefListSchema, refs, 'the intent index');
-      if (refList.length === 0) return [];
-      const texts = await run('list audit intents', () => client.mGet(refList.map(intentKey)));
-      return texts.flatMap((text, i) => {
-        const what = `audit intent ${refList[i]}`;
-        return text === null
-          ? []
-          : [decodeStored(AuditRecordSchema, parseStoredJson(text, what), what)];
-      });
-    },
-    async putApproval(request) {
-      const text = JSON.stringify(request satisfies ApprovalRequest);
-      // The request and its place in the open list change together.
-      await run('store approval request', () => {
-        const multi = client.multi().set(approvalKey(request.id), text);
-        return (
-          request.status === 'open'
-            ? multi.zAdd(openApprovalsKey, { score: request.requestedAt, value: request.id })
-            : multi.zRem(openApprovalsKey, request.id)
-        ).exec();
-      });
-    },
-    async getApproval(id) {
-      const text = await run('get approval request', () => client.get(approvalKey(id)));
-      if (text === null) return undefined;
-      const what = `approval request ${id}`;
-      return decodeStored(ApprovalRequestSchema, parseStoredJson(text, what), what);
-    },
-    async listOpenApprovals() {
-      const ids = decodeStored(
-        RefListSchema,
-        await run('list approval requests', () => client.zRange(openApprovalsKey, 0, -1)),
-        'the open approvals',
-      );
-      if (ids.length === 0) return [];
-      const texts = await run('list approval requests', () => client.mGet(ids.map(approvalKey)));
-      return texts.flatMap((text, i) => {
-        const what = `approval request ${ids[i]}`;
-        return text === null
-          ? []
-          : [decodeStored(ApprovalRequestSchema, parseStoredJson(text, what), what)];
-      });
-    },
-    async listAudit({ app, role, offset, limit }) {
-      const index = auditIndex(app, role);
-      const start = Math.max(0, offset);
-      const count = Math.max(0, limit);
-      const [refs, total] = await run('list audit records', async () => {
-        if (count === 0) return [[], await client.zCard(index)] as const;
-        // One transaction, so that the page and the total agree. Equal times come in
-        // descending ref order, as in the other stores.
-        const [page, size] = await client
-          .multi()
-          .zRange(index, start, start + count - 1, { REV: true })
-          .zCard(index)
-          .exec();
-        return [page, size] as const;
-      });
-      const refList = decodeStored(RefListSchema, refs, 'an audit index');
-      const texts =
-        refList.length === 0
-          ? []
-          : await run('list audit records', () => client.mGet(refList.map(auditKey)));
-      const records: AuditRecord[] = [];
-      texts.forEach((text, i) => {
-        const what = `audit record ${refList[i]}`;
-        // Records are never deleted, but a key removed by hand leaves only its index entry.
-        if (text !== null)
-          records.push(decodeStored(AuditRecordSchema, parseStoredJson(text, what), what));
-      });
-      return { records, total: decodeStored(CountSchema, total, 'an audit count') };
-    },
-    async ping() {
-      await run('answer a ping', () => client.ping());
-    },
-    async close() {
-      if (!client.isOpen) return;
-      // Waits for commands in flight when connected; while reconnecting there is nothing to wait for.
-      if (client.isReady) await client.close();
-      else client.destroy();
+    prefix,
+    version: `${prefix}schema-version`,
+    known: (name: string, role: string) => `${app(name)}known:${role}`,
+    /** Version 1's known permissions of `role` (of its one app). */
+    knownV1: (role: string) => `${prefix}known:${role}`,
+    claim: (id: string) => `${prefix}claim:${id}`,
+    audit: (ref: string) => `${prefix}audit:${ref}`,
+    intent: (ref: string) => `${prefix}intent:${ref}`,
+    intentsByTime: `${prefix}intents-by-time`,
+    approval: (id: string) => `${prefix}approval:${id}`,
+    openApprovals: `${prefix}approvals-open`,
+    byTime,
+    byRole,
+    appByTime,
+    appByRole,
+    /** The index that lists the records of `app` and `role`, each when given. */
+    auditIndex(name: string | undefined, role: string | undefined): string {
+      if (name === undefined) return role === undefined ? byTime : byRole(role);
+      return role === undefined ? appByTime(name) : appByRole(name, role);
     },
   };
+}
+type RedisKeys = ReturnType<typeof redisKeys>;
+
+/** Brings the server to this layout, or refuses one a newer version of the app wrote. */
+async function migrate(connection: Connection, keys: RedisKeys): Promise<void> {
+  const recorded =
+    (await connection.client.get(keys.version)) ?? (await migrateFromVersion1(connection, keys));
+  if (recorded === null || recorded === String(SCHEMA_VERSION)) return;
+  throw new StoreDataError(
+    /^\d+$/.test(recorded) && Number(recorded) > SCHEMA_VERSION
+      ? `Redis at ${connection.where} was written by a newer version of the app (schema ${recorded}, this one knows ${SCHEMA_VERSION})`
+      : `Redis at ${connection.where} holds schema version ${JSON.stringify(recorded)}, which no version of the app writes`,
+  );
+}
+
+/**
+ * Runs MIGRATE_FROM_VERSION_1_SCRIPT on what version 1 left (none of it, on a new server).
+ * Returns the version another replica recorded meanwhile, or null once migrated.
+ */
+async function migrateFromVersion1(
+  { client }: Connection,
+  keys: RedisKeys,
+): Promise<string | null> {
+  // What follows `start` in each key of version 1 that begins with it: the role ids.
+  const v1Roles = async (start: string) => {
+    const found: string[] = [];
+    const match = `${globEscape(keys.prefix + start)}*`;
+    for await (const batch of client.scanIterator({ MATCH: match, COUNT: 1_000 })) {
+      found.push(...batch);
+    }
+    return found.map((key) => key.slice(keys.prefix.length + start.length));
+  };
+  const roles = await v1Roles('known:');
+  const indexedRoles = await v1Roles('audit-by-role:');
+  const reply = await client.eval(MIGRATE_FROM_VERSION_1_SCRIPT, {
+    keys: [
+      keys.version,
+      keys.byTime,
+      keys.appByTime(DEFAULT_APP),
+      ...roles.flatMap((role) => [keys.knownV1(role), keys.known(DEFAULT_APP, role)]),
+      ...indexedRoles.flatMap((role) => [keys.byRole(role), keys.appByRole(DEFAULT_APP, role)]),
+    ],
+    arguments: [String(SCHEMA_VERSION), String(roles.length)],
+  });
+  return decodeStored(z.string().nullable(), reply, 'the schema version');
+}
+
+/**
+ * The store's operations on a connected server whose keys are in this version's layout. They are
+ * arrow-function fields, and the state `#private`, for the reason given at MemoryStore
+ * (store.ts).
+ */
+class RedisStore implements Store {
+  readonly #connection: Connection;
+  readonly #client: RedisClientType;
+  readonly #keys: RedisKeys;
+
+  constructor(connection: Connection, keys: RedisKeys) {
+    this.#connection = connection;
+    this.#keys = keys;
+    this.#client = connection.client;
+  }
+
+  readonly getKnownPermissions = async (
+    app: string,
+    role: string,
+  ): Promise<KnownPermissions | undefined> => {
+    const text = await this.#run('get known permissions', () =>
+      this.#client.get(this.#keys.known(app, role)),
+    );
+    if (text === null) return undefined;
+    return decodeStoredJson(KnownPermissionsSchema, text, `known permissions of ${role} in ${app}`);
+  };
+
+  readonly setKnownPermissions = async (known: KnownPermissions): Promise<void> => {
+    const text = JSON.stringify({
+      app: known.app,
+      role: known.role,
+      permissions: known.permissions,
+      seenAt: known.seenAt,
+    });
+    await this.#run('set known permissions', () =>
+      this.#client.set(this.#keys.known(known.app, known.role), text),
+    );
+  };
+
+  readonly claim = async (id: string, ttlSeconds: number): Promise<boolean> => {
+    // PX rather than EX: a fractional TTL is kept, and never rounds down to "no expiry".
+    const ttlMs = Math.max(1, Math.ceil(ttlSeconds * 1000));
+    const reply = await this.#run('claim', () =>
+      this.#client.set(this.#keys.claim(id), '1', {
+        condition: 'NX',
+        expiration: { type: 'PX', value: ttlMs },
+      }),
+    );
+    return reply === 'OK';
+  };
+
+  readonly release = async (id: string): Promise<void> => {
+    await this.#run('release', () => this.#client.del(this.#keys.claim(id)));
+  };
+
+  readonly appendAudit = async (record: AuditRecord): Promise<void> => {
+    const keys = this.#keys;
+    const text = JSON.stringify(record);
+    await this.#run('append audit record', () =>
+      this.#client.eval(APPEND_AUDIT_SCRIPT, {
+        keys: [
+          keys.audit(record.ref),
+          keys.intent(record.ref),
+          keys.intentsByTime,
+          keys.byTime,
+          keys.byRole(record.role),
+          keys.appByTime(record.app),
+          keys.appByRole(record.app, record.role),
+        ],
+        arguments: [text, String(record.at), record.ref],
+      }),
+    );
+  };
+
+  readonly putIntent = async (record: AuditRecord): Promise<void> => {
+    const text = JSON.stringify(record);
+    await this.#run('store audit intent', () =>
+      this.#client
+        .multi()
+        .set(this.#keys.intent(record.ref), text)
+        .zAdd(this.#keys.intentsByTime, { score: record.at, value: record.ref })
+        .exec(),
+    );
+  };
+
+  readonly listIntents = async (before: number): Promise<AuditRecord[]> => {
+    const operation = 'list audit intents';
+    const refs = await this.#run(operation, () =>
+      this.#client.zRangeByScore(this.#keys.intentsByTime, '-inf', `(${before}`),
+    );
+    const refList = decodeStored(RefListSchema, refs, 'the intent index');
+    return this.#readAll(operation, refList, this.#keys.intent, AuditRecordSchema, 'audit intent');
+  };
+
+  readonly putApproval = async (request: ApprovalRequest): Promise<void> => {
+    const keys = this.#keys;
+    const text = JSON.stringify(request);
+    // The request and its place in the open list change together.
+    await this.#run('store approval request', () => {
+      const multi = this.#client.multi().set(keys.approval(request.id), text);
+      return (
+        request.status === 'open'
+          ? multi.zAdd(keys.openApprovals, { score: request.requestedAt, value: request.id })
+          : multi.zRem(keys.openApprovals, request.id)
+      ).exec();
+    });
+  };
+
+  readonly getApproval = async (id: string): Promise<ApprovalRequest | undefined> => {
+    const text = await this.#run('get approval request', () =>
+      this.#client.get(this.#keys.approval(id)),
+    );
+    if (text === null) return undefined;
+    return decodeStoredJson(ApprovalRequestSchema, text, `approval request ${id}`);
+  };
+
+  readonly listOpenApprovals = async (): Promise<ApprovalRequest[]> => {
+    const operation = 'list approval requests';
+    const ids = decodeStored(
+      RefListSchema,
+      await this.#run(operation, () => this.#client.zRange(this.#keys.openApprovals, 0, -1)),
+      'the open approvals',
+    );
+    return this.#readAll(
+      operation,
+      ids,
+      this.#keys.approval,
+      ApprovalRequestSchema,
+      'approval request',
+    );
+  };
+
+  readonly listAudit = async ({ app, role, offset, limit }: AuditQuery): Promise<AuditPage> => {
+    const index = this.#keys.auditIndex(app, role);
+    const start = Math.max(0, offset);
+    const count = Math.max(0, limit);
+    const [refs, total] = await this.#run('list audit records', async () => {
+      if (count === 0) return [[], await this.#client.zCard(index)] as const;
+      // One transaction, so that the page and the total agree. Equal times come in
+      // descending ref order, as in the other stores.
+      const [page, size] = await this.#client
+        .multi()
+        .zRange(index, start, start + count - 1, { REV: true })
+        .zCard(index)
+        .exec();
+      return [page, size] as const;
+    });
+    const refList = decodeStored(RefListSchema, refs, 'an audit index');
+    return {
+      records: await this.#readAll(
+        'list audit records',
+        refList,
+        this.#keys.audit,
+        AuditRecordSchema,
+        'audit record',
+      ),
+      total: decodeStored(CountSchema, total, 'an audit count'),
+    };
+  };
+
+  readonly ping = async (): Promise<void> => {
+    await this.#run('answer a ping', () => this.#client.ping());
+  };
+
+  readonly close = async (): Promise<void> => {
+    if (!this.#client.isOpen) return;
+    // Waits for commands in flight when connected; while reconnecting there is nothing to wait for.
+    if (this.#client.isReady) await this.#client.close();
+    else this.#client.destroy();
+  };
+
+  #run<T>(operation: string, commands: () => Promise<T>): Promise<T> {
+    return run(this.#connection, operation, commands);
+  }
+
+  /** The values of the keys of `ids`, each parsed with `schema`, in the order of `ids`. */
+  async #readAll<T>(
+    operation: string,
+    ids: readonly string[],
+    keyOf: (id: string) => string,
+    schema: z.ZodType<T>,
+    what: string,
+  ): Promise<T[]> {
+    if (ids.length === 0) return [];
+    const texts = await this.#run(operation, () => this.#client.mGet(ids.map(keyOf)));
+    // A key gone since its index was read (an intent ended meanwhile), or removed by hand (records
+    // are never deleted), leaves only its index entry: it is skipped.
+    return texts.flatMap((text, i) =>
+      text === null ? [] : [decodeStoredJson(schema, text, `${what} ${ids[i]}`)],
+    );
+  }
 }
 
 const RefListSchema = z.array(z.string());

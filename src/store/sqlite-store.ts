@@ -3,19 +3,24 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod';
 import { PermissionMapSchema } from '../cometchat/schemas.ts';
-import { type AuditRecord, DEFAULT_APP, type Store } from './store.ts';
+import type { AuditPage, AuditQuery, Store } from './store.ts';
 import { StoreUnavailableError } from './store-errors.ts';
 import {
+  type ApprovalRequest,
   ApprovalRequestSchema,
   AuditApprovalSchema,
   AuditChangesSchema,
+  type AuditRecord,
   AuditRecordSchema,
+  DEFAULT_APP,
   decodeStored,
-  parseStoredJson,
+  decodeStoredJson,
+  type KnownPermissions,
 } from './stored-records.ts';
 
 /*
- * Version 4 of the file's layout (version 2 plus `audit_intents`, then `approvals`); `user_version` records it so that a later version can migrate.
+ * Version 4 of the file's layout (version 2 plus `audit_intents`, then `approvals`);
+ * `user_version` records it so that a later version can migrate.
  * Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
  * list of changes); everything a query filters or sorts on is a column of its own.
  *
@@ -80,6 +85,11 @@ const BUSY_TIMEOUT_MS = 5_000;
  * `path` is created with its parent directory if missing. `now` is the clock for claim expiry.
  */
 export function createSqliteStore(path: string, now: () => number = Date.now): Store {
+  return new SqliteStore(openDatabase(path), path, now);
+}
+
+/** Opens the file at `path`, in this version's layout (migrated if need be). */
+function openDatabase(path: string): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
   try {
@@ -89,214 +99,255 @@ export function createSqliteStore(path: string, now: () => number = Date.now): S
     // One IMMEDIATE transaction: a second process opening the file meanwhile waits for the write
     // lock, then finds the version already recorded, so a file is migrated once; and a migration
     // that fails leaves the file as it was.
-    inTransaction(db, 'IMMEDIATE', () => {
-      const version = schemaVersion(db);
-      if (version > SCHEMA_VERSION) {
-        throw new Error(
-          `${path} was written by a newer version of the app (schema ${version}, this one knows ${SCHEMA_VERSION})`,
-        );
-      }
-      if (version === SCHEMA_VERSION) return;
-      if (version === 1) migrateFromVersion1(db);
-      // A new file, or version 2 or 3: every statement is IF NOT EXISTS, so an earlier file
-      // gains the tables it lacks and keeps the rest; its audit table gains `approval`.
-      else {
-        db.exec(SCHEMA);
-        addApprovalColumn(db);
-      }
-      db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
-    });
+    inTransaction(db, 'IMMEDIATE', () => migrate(db, path));
   } catch (error) {
     db.close();
     throw error;
   }
+  return db;
+}
 
-  // Readiness writes an expired claim no caller can name (claim ids are hex).
-  const probe = db.prepare(
-    `INSERT INTO claims (id, expires_at) VALUES ('~readiness', ?)
-     ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at`,
-  );
-  const selectKnown = db.prepare(
-    'SELECT app, role, permissions, seen_at FROM known_permissions WHERE app = ? AND role = ?',
-  );
-  const upsertKnown = db.prepare(
-    `INSERT INTO known_permissions (app, role, permissions, seen_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT (app, role) DO UPDATE
-       SET permissions = excluded.permissions, seen_at = excluded.seen_at`,
-  );
-  // One statement, so two connections cannot both take the claim: a row that exists is replaced
-  // only when it has expired, and `changes` tells whether this call wrote it.
-  const takeClaim = db.prepare(
-    `INSERT INTO claims (id, expires_at) VALUES (@id, @expiresAt)
-     ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at
-     WHERE claims.expires_at <= @now`,
-  );
-  const purgeClaims = db.prepare('DELETE FROM claims WHERE expires_at <= ?');
-  const deleteClaim = db.prepare('DELETE FROM claims WHERE id = ?');
-  const insertAudit = db.prepare(
-    `INSERT INTO audit_records
-       (ref, at, app, team_id, user_id, role, changes, before_source, outcome, service_message,
-        error_kind, promoted_from, approval)
-     VALUES
-       (@ref, @at, @app, @team_id, @user_id, @role, @changes, @before_source, @outcome,
-        @service_message, @error_kind, @promoted_from, @approval)
-     ON CONFLICT (ref) DO NOTHING`,
-  );
-  const deleteIntent = db.prepare('DELETE FROM audit_intents WHERE ref = ?');
-  const upsertIntent = db.prepare(
-    `INSERT INTO audit_intents (ref, at, record) VALUES (?, ?, ?)
-     ON CONFLICT (ref) DO UPDATE SET at = excluded.at, record = excluded.record`,
-  );
-  const selectIntents = db.prepare(
-    'SELECT record FROM audit_intents WHERE at < ? ORDER BY at, ref',
-  );
-  const upsertApproval = db.prepare(
-    `INSERT INTO approvals (id, status, requested_at, request) VALUES (?, ?, ?, ?)
-     ON CONFLICT (id) DO UPDATE SET status = excluded.status, request = excluded.request`,
-  );
-  const selectApproval = db.prepare('SELECT request FROM approvals WHERE id = ?');
-  const selectOpenApprovals = db.prepare(
-    "SELECT request FROM approvals WHERE status = 'open' ORDER BY requested_at, id",
-  );
-  const decodeApproval = (raw: unknown) => {
-    const what = 'an approval request';
-    const { request } = decodeStored(ApprovalRowSchema, raw, what);
-    return decodeStored(ApprovalRequestSchema, parseStoredJson(request, what), what);
+/** Brings the file to SCHEMA_VERSION, or refuses one a newer version of the app wrote. */
+function migrate(db: DatabaseSync, path: string): void {
+  const version = schemaVersion(db);
+  if (version > SCHEMA_VERSION) {
+    throw new Error(
+      `${path} was written by a newer version of the app (schema ${version}, this one knows ${SCHEMA_VERSION})`,
+    );
+  }
+  if (version === SCHEMA_VERSION) return;
+  if (version === 1) migrateFromVersion1(db);
+  // A new file, or version 2 or 3: every statement is IF NOT EXISTS, so an earlier file
+  // gains the tables it lacks and keeps the rest; its audit table gains `approval`.
+  else {
+    db.exec(SCHEMA);
+    addApprovalColumn(db);
+  }
+  db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+}
+
+/** Every statement the store runs, prepared once. */
+function prepareStatements(db: DatabaseSync) {
+  return {
+    // Readiness writes an expired claim no caller can name (claim ids are hex).
+    probe: db.prepare(
+      `INSERT INTO claims (id, expires_at) VALUES ('~readiness', ?)
+       ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at`,
+    ),
+    selectKnown: db.prepare(
+      'SELECT app, role, permissions, seen_at FROM known_permissions WHERE app = ? AND role = ?',
+    ),
+    upsertKnown: db.prepare(
+      `INSERT INTO known_permissions (app, role, permissions, seen_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (app, role) DO UPDATE
+         SET permissions = excluded.permissions, seen_at = excluded.seen_at`,
+    ),
+    // One statement, so two connections cannot both take the claim: a row that exists is
+    // replaced only when it has expired, and `changes` tells whether this call wrote it.
+    takeClaim: db.prepare(
+      `INSERT INTO claims (id, expires_at) VALUES (@id, @expiresAt)
+       ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at
+       WHERE claims.expires_at <= @now`,
+    ),
+    purgeClaims: db.prepare('DELETE FROM claims WHERE expires_at <= ?'),
+    deleteClaim: db.prepare('DELETE FROM claims WHERE id = ?'),
+    insertAudit: db.prepare(
+      `INSERT INTO audit_records
+         (ref, at, app, team_id, user_id, role, changes, before_source, outcome, service_message,
+          error_kind, promoted_from, approval)
+       VALUES
+         (@ref, @at, @app, @team_id, @user_id, @role, @changes, @before_source, @outcome,
+          @service_message, @error_kind, @promoted_from, @approval)
+       ON CONFLICT (ref) DO NOTHING`,
+    ),
+    deleteIntent: db.prepare('DELETE FROM audit_intents WHERE ref = ?'),
+    upsertIntent: db.prepare(
+      `INSERT INTO audit_intents (ref, at, record) VALUES (?, ?, ?)
+       ON CONFLICT (ref) DO UPDATE SET at = excluded.at, record = excluded.record`,
+    ),
+    selectIntents: db.prepare('SELECT record FROM audit_intents WHERE at < ? ORDER BY at, ref'),
+    upsertApproval: db.prepare(
+      `INSERT INTO approvals (id, status, requested_at, request) VALUES (?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, request = excluded.request`,
+    ),
+    selectApproval: db.prepare('SELECT request FROM approvals WHERE id = ?'),
+    selectOpenApprovals: db.prepare(
+      "SELECT request FROM approvals WHERE status = 'open' ORDER BY requested_at, id",
+    ),
+    // One query per combination, so that each is planned on its own index.
+    auditAll: auditQuery(db, ''),
+    auditOfApp: auditQuery(db, 'WHERE app = @app'),
+    auditOfRole: auditQuery(db, 'WHERE role = @role'),
+    auditOfAppRole: auditQuery(db, 'WHERE app = @app AND role = @role'),
   };
-  // The record and the end of its intent in one transaction: a crash between them cannot leave
-  // an intent that the sweep would turn into a second record.
-  const appendAuditNow = (record: AuditRecord) =>
-    inTransaction(db, 'IMMEDIATE', () => {
-      insertAudit.run(toRow(record));
-      deleteIntent.run(record.ref);
-    });
-  /** A page and a count of the records that `where` keeps (by `@app` and `@role`). */
-  const auditQuery = (where: string) => ({
+}
+type Statements = ReturnType<typeof prepareStatements>;
+
+/** A page and a count of the records that `where` keeps (by `@app` and `@role`). */
+function auditQuery(db: DatabaseSync, where: string) {
+  return {
     page: db.prepare(
       `SELECT * FROM audit_records ${where} ORDER BY at DESC, ref DESC LIMIT @limit OFFSET @offset`,
     ),
     count: db.prepare(`SELECT count(*) AS total FROM audit_records ${where}`),
-  });
-  // One query per combination, so that each is planned on its own index.
-  const auditQueries = {
-    all: auditQuery(''),
-    app: auditQuery('WHERE app = @app'),
-    role: auditQuery('WHERE role = @role'),
-    appRole: auditQuery('WHERE app = @app AND role = @role'),
+  };
+}
+
+/**
+ * The store's operations on an open file in this version's layout. They are arrow-function
+ * fields, and the state `#private`, for the reason given at MemoryStore (store.ts).
+ */
+class SqliteStore implements Store {
+  readonly #sql: Statements;
+  /** The file's identity when opened, or none for `:memory:` (see `sameFile`). */
+  readonly #opened: string | undefined;
+
+  readonly #db: DatabaseSync;
+  readonly #path: string;
+  readonly #now: () => number;
+
+  constructor(db: DatabaseSync, path: string, now: () => number) {
+    this.#db = db;
+    this.#path = path;
+    this.#now = now;
+    this.#sql = prepareStatements(db);
+    this.#opened = path === ':memory:' ? undefined : fileIdentity(path);
+  }
+
+  readonly getKnownPermissions = async (
+    app: string,
+    role: string,
+  ): Promise<KnownPermissions | undefined> => {
+    this.#sameFile();
+    const raw = this.#sql.selectKnown.get(app, role);
+    if (raw === undefined) return undefined;
+    const what = `known permissions of ${role} in ${app}`;
+    const row = decodeStored(KnownRowSchema, raw, what);
+    return {
+      app: row.app,
+      role: row.role,
+      permissions: decodeStoredJson(PermissionMapSchema, row.permissions, what),
+      seenAt: row.seen_at,
+    };
   };
 
-  // BEGIN IMMEDIATE: the write lock is taken first, so a busy file is waited for, not failed.
-  const claimNow = (id: string, ttlSeconds: number): boolean =>
-    inTransaction(db, 'IMMEDIATE', () => {
-      const at = now();
+  readonly setKnownPermissions = async (known: KnownPermissions): Promise<void> => {
+    this.#sameFile();
+    const permissions = JSON.stringify(known.permissions);
+    this.#sql.upsertKnown.run(known.app, known.role, permissions, known.seenAt);
+  };
+
+  readonly claim = async (id: string, ttlSeconds: number): Promise<boolean> => {
+    this.#sameFile();
+    // BEGIN IMMEDIATE: the write lock is taken first, so a busy file is waited for, not failed.
+    return inTransaction(this.#db, 'IMMEDIATE', () => {
+      const at = this.#now();
       // Expired claims are of no further use; dropping them here keeps the table small.
-      purgeClaims.run(at);
-      return takeClaim.run({ id, expiresAt: at + ttlSeconds * 1000, now: at }).changes === 1;
+      this.#sql.purgeClaims.run(at);
+      const taken = this.#sql.takeClaim.run({ id, expiresAt: at + ttlSeconds * 1000, now: at });
+      return taken.changes === 1;
     });
+  };
 
-  // A read transaction, so that the page and the total come from one snapshot.
-  const listAuditNow = (filter: AuditFilter, offset: number, limit: number) =>
-    inTransaction(db, 'DEFERRED', () => {
-      let query = auditQueries.all;
-      if (filter.app !== undefined)
-        query = filter.role === undefined ? auditQueries.app : auditQueries.appRole;
-      else if (filter.role !== undefined) query = auditQueries.role;
-      return { rows: query.page.all({ ...filter, limit, offset }), count: query.count.get(filter) };
+  readonly release = async (id: string): Promise<void> => {
+    this.#sameFile();
+    this.#sql.deleteClaim.run(id);
+  };
+
+  readonly appendAudit = async (record: AuditRecord): Promise<void> => {
+    this.#sameFile();
+    // The record and the end of its intent in one transaction: a crash between them cannot
+    // leave an intent that the sweep would turn into a second record.
+    inTransaction(this.#db, 'IMMEDIATE', () => {
+      this.#sql.insertAudit.run(toRow(record));
+      this.#sql.deleteIntent.run(record.ref);
     });
+  };
 
-  // The file is only the app's while it is the file at `path`: one deleted or replaced under
-  // the open handle still takes writes, which a restart would never see. Every operation checks
-  // first (a stat, microseconds), so readiness fails and no change is sent unrecorded.
-  const opened = path === ':memory:' ? undefined : fileIdentity(path);
-  const sameFile = () => {
-    if (opened !== undefined && fileIdentity(path) !== opened) {
+  readonly putIntent = async (record: AuditRecord): Promise<void> => {
+    this.#sameFile();
+    this.#sql.upsertIntent.run(record.ref, record.at, JSON.stringify(record));
+  };
+
+  readonly listIntents = async (before: number): Promise<AuditRecord[]> => {
+    this.#sameFile();
+    const what = 'an audit intent';
+    return this.#sql.selectIntents.all(before).map((raw) => {
+      const { record } = decodeStored(IntentRowSchema, raw, what);
+      return decodeStoredJson(AuditRecordSchema, record, what);
+    });
+  };
+
+  readonly putApproval = async (request: ApprovalRequest): Promise<void> => {
+    this.#sameFile();
+    const { id, status, requestedAt } = request;
+    this.#sql.upsertApproval.run(id, status, requestedAt, JSON.stringify(request));
+  };
+
+  readonly getApproval = async (id: string): Promise<ApprovalRequest | undefined> => {
+    this.#sameFile();
+    const raw = this.#sql.selectApproval.get(id);
+    return raw === undefined ? undefined : decodeApproval(raw);
+  };
+
+  readonly listOpenApprovals = async (): Promise<ApprovalRequest[]> => {
+    this.#sameFile();
+    return this.#sql.selectOpenApprovals.all().map(decodeApproval);
+  };
+
+  readonly listAudit = async ({ app, role, offset, limit }: AuditQuery): Promise<AuditPage> => {
+    this.#sameFile();
+    const filter: AuditFilter = {
+      ...(app === undefined ? {} : { app }),
+      ...(role === undefined ? {} : { role }),
+    };
+    const query = this.#auditQueryFor(filter);
+    // A read transaction, so that the page and the total come from one snapshot. A negative
+    // LIMIT means "no limit" to SQLite.
+    const { rows, count } = inTransaction(this.#db, 'DEFERRED', () => ({
+      rows: query.page.all({ ...filter, limit: Math.max(0, limit), offset: Math.max(0, offset) }),
+      count: query.count.get(filter),
+    }));
+    return {
+      records: rows.map(fromRow),
+      total: decodeStored(CountRowSchema, count, 'an audit count').total,
+    };
+  };
+
+  readonly ping = async (): Promise<void> => {
+    this.#sameFile();
+    // A write, so that a file that can no longer be written (a read-only mount) is not ready.
+    this.#sql.probe.run(this.#now() - 1);
+  };
+
+  readonly close = async (): Promise<void> => {
+    if (this.#db.isOpen) this.#db.close();
+  };
+
+  /**
+   * The file is only the app's while it is the file at `path`: one deleted or replaced under the
+   * open handle still takes writes, which a restart would never see. Every operation checks
+   * first (a stat, microseconds), so readiness fails and no change is sent unrecorded.
+   */
+  #sameFile(): void {
+    if (this.#opened !== undefined && fileIdentity(this.#path) !== this.#opened) {
       throw new StoreUnavailableError(
-        `the SQLite file ${path} was deleted or replaced while the app had it open; restart the app to open the file now at that path`,
+        `the SQLite file ${this.#path} was deleted or replaced while the app had it open; restart the app to open the file now at that path`,
       );
     }
-  };
+  }
 
-  return {
-    async getKnownPermissions(app, role) {
-      sameFile();
-      const raw = selectKnown.get(app, role);
-      if (raw === undefined) return undefined;
-      const what = `known permissions of ${role} in ${app}`;
-      const row = decodeStored(KnownRowSchema, raw, what);
-      return {
-        app: row.app,
-        role: row.role,
-        permissions: decodeStored(
-          PermissionMapSchema,
-          parseStoredJson(row.permissions, what),
-          what,
-        ),
-        seenAt: row.seen_at,
-      };
-    },
-    async setKnownPermissions(known) {
-      sameFile();
-      upsertKnown.run(known.app, known.role, JSON.stringify(known.permissions), known.seenAt);
-    },
-    async claim(id, ttlSeconds) {
-      sameFile();
-      return claimNow(id, ttlSeconds);
-    },
-    async release(id) {
-      sameFile();
-      deleteClaim.run(id);
-    },
-    async appendAudit(record) {
-      sameFile();
-      appendAuditNow(record);
-    },
-    async putIntent(record) {
-      sameFile();
-      upsertIntent.run(record.ref, record.at, JSON.stringify(record));
-    },
-    async listIntents(before) {
-      sameFile();
-      return selectIntents.all(before).map((raw) => {
-        const { record } = decodeStored(IntentRowSchema, raw, 'an audit intent');
-        const what = 'an audit intent';
-        return decodeStored(AuditRecordSchema, parseStoredJson(record, what), what);
-      });
-    },
-    async putApproval(request) {
-      sameFile();
-      upsertApproval.run(request.id, request.status, request.requestedAt, JSON.stringify(request));
-    },
-    async getApproval(id) {
-      sameFile();
-      const raw = selectApproval.get(id);
-      return raw === undefined ? undefined : decodeApproval(raw);
-    },
-    async listOpenApprovals() {
-      sameFile();
-      return selectOpenApprovals.all().map(decodeApproval);
-    },
-    async listAudit({ app, role, offset, limit }) {
-      sameFile();
-      const filter = {
-        ...(app === undefined ? {} : { app }),
-        ...(role === undefined ? {} : { role }),
-      };
-      // A negative LIMIT means "no limit" to SQLite.
-      const { rows, count } = listAuditNow(filter, Math.max(0, offset), Math.max(0, limit));
-      return {
-        records: rows.map(fromRow),
-        total: decodeStored(CountRowSchema, count, 'an audit count').total,
-      };
-    },
-    async ping() {
-      sameFile();
-      // A write, so that a file that can no longer be written (a read-only mount) is not ready.
-      probe.run(now() - 1);
-    },
-    async close() {
-      if (db.isOpen) db.close();
-    },
-  };
+  #auditQueryFor(filter: AuditFilter): ReturnType<typeof auditQuery> {
+    if (filter.app !== undefined)
+      return filter.role === undefined ? this.#sql.auditOfApp : this.#sql.auditOfAppRole;
+    return filter.role === undefined ? this.#sql.auditAll : this.#sql.auditOfRole;
+  }
+}
+
+function decodeApproval(raw: unknown): ApprovalRequest {
+  const what = 'an approval request';
+  const { request } = decodeStored(ApprovalRowSchema, raw, what);
+  return decodeStoredJson(ApprovalRequestSchema, request, what);
 }
 
 /**
@@ -400,8 +451,8 @@ const AuditRowSchema = z.object({
   user_id: z.string(),
   role: z.string(),
   changes: z.string(),
-  before_source: z.enum(['last-update', 'defaults']),
-  outcome: z.enum(['applied', 'failed', 'unknown']),
+  before_source: AuditRecordSchema.shape.beforeSource,
+  outcome: AuditRecordSchema.shape.outcome,
   service_message: z.string().nullable(),
   error_kind: z.string().nullable(),
   promoted_from: z.string().nullable(),
@@ -437,7 +488,7 @@ function fromRow(raw: unknown): AuditRecord {
     teamId: row.team_id,
     userId: row.user_id,
     role: row.role,
-    changes: decodeStored(AuditChangesSchema, parseStoredJson(row.changes, what), what),
+    changes: decodeStoredJson(AuditChangesSchema, row.changes, what),
     beforeSource: row.before_source,
     outcome: row.outcome,
     ...(row.service_message === null ? {} : { serviceMessage: row.service_message }),
@@ -445,9 +496,7 @@ function fromRow(raw: unknown): AuditRecord {
     ...(row.promoted_from === null ? {} : { promotedFrom: row.promoted_from }),
     ...(row.approval === null
       ? {}
-      : {
-          approval: decodeStored(AuditApprovalSchema, parseStoredJson(row.approval, what), what),
-        }),
+      : { approval: decodeStoredJson(AuditApprovalSchema, row.approval, what) }),
   };
 }
 

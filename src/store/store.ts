@@ -1,110 +1,28 @@
-import type { PermissionMap, PermissionValue } from '../cometchat/schemas.ts';
+import type { ApprovalRequest, AuditRecord, KnownPermissions } from './stored-records.ts';
 
-/**
- * The CometChat app of every record written before the store knew of apps, and the app of a
- * configuration that names none.
- */
-export const DEFAULT_APP = 'default';
-
-/** The last full permission map an app's CometChat returned for a role (from an update). */
-export interface KnownPermissions {
-  /** The CometChat app's configured name. */
-  app: string;
-  role: string;
-  permissions: PermissionMap;
-  /** Unix milliseconds when it was seen. */
-  seenAt: number;
-}
-
-export interface AuditChange {
-  key: string;
-  /** The value before, as far as known (see `beforeSource`); null when not set. */
-  before: PermissionValue;
-  after: PermissionValue;
-  /** Sent although it equals the shown value, because the user asked to state it. */
-  explicit: boolean;
-}
-
-/** One attempted permission change, applied or not. */
-export interface AuditRecord {
-  /** The request's reference id: unique, shown to the user, in every log line of the attempt. */
-  ref: string;
-  /** Unix milliseconds. */
-  at: number;
-  /** The CometChat app's configured name. */
-  app: string;
-  teamId: string;
-  userId: string;
-  role: string;
-  changes: AuditChange[];
-  /** Where the "before" values came from: the last update response seen, or the defaults. */
-  beforeSource: 'last-update' | 'defaults';
-  /** `unknown`: the app stopped while the update was in flight (from an intent; see putIntent). */
-  outcome: 'applied' | 'failed' | 'unknown';
-  /** The service's per-key messages (applied) or its error message (failed). */
-  serviceMessage?: string | undefined;
-  /** The failure kind (`unavailable`, `timeout`, ...) when the outcome is `failed`. */
-  errorKind?: string | undefined;
-  /** For a change promoted from another app: the `ref` of that app's record of the change. */
-  promotedFrom?: string | undefined;
-  /** For a change approved by a second person: who, when, and the request's reason and time. */
-  approval?: AuditApproval | undefined;
-}
-
-/** The approval behind a change (`userId` of its record is the person who asked). */
-export interface AuditApproval {
-  approvedBy: string;
-  /** Unix milliseconds. */
-  approvedAt: number;
-  requestedAt: number;
-  reason?: string | undefined;
-}
-
-/** Where an approval request stands; only `open` can still be approved or rejected. */
-export type ApprovalStatus =
-  | 'open'
-  | 'applied'
-  | 'failed'
-  | 'unknown'
-  | 'rejected'
-  | 'expired'
-  | 'stale';
-
-/**
- * A change waiting for a second person (APPROVAL_CHANNEL): exactly what will be sent, against
- * which last known permissions it was reviewed, who asked and why, and what became of it.
- */
-export interface ApprovalRequest {
-  /** The change's id (as a confirmation's): its claim makes the approval apply at most once. */
-  id: string;
-  app: string;
-  role: string;
-  changes: AuditChange[];
-  /** When the "before" values were seen; a newer update of the role makes the request stale. */
-  seenAt?: number | undefined;
-  /** The ref of the change this one was promoted from, if any. */
-  promotedFrom?: string | undefined;
-  teamId: string;
-  requester: string;
-  reason?: string | undefined;
-  /** Unix milliseconds. */
-  requestedAt: number;
-  expiresAt: number;
-  /** Where the request was posted, and its message (`ts`) once posted. */
-  channel: string;
-  ts?: string | undefined;
-  status: ApprovalStatus;
-  /** Who approved (applied, failed) or rejected it, when, and why (a rejection). */
-  decidedBy?: string | undefined;
-  decidedAt?: number | undefined;
-  rejectReason?: string | undefined;
-  /** The ref of the attempt that applied it (its audit record's). */
-  ref?: string | undefined;
-}
+// The records are defined once, as the schemas a backend parses them with (stored-records.ts);
+// they are exported here too, beside the interface that takes and returns them.
+export {
+  type ApprovalRequest,
+  type ApprovalStatus,
+  type AuditApproval,
+  type AuditChange,
+  type AuditRecord,
+  DEFAULT_APP,
+  type KnownPermissions,
+} from './stored-records.ts';
 
 export interface AuditPage {
   records: AuditRecord[];
   total: number;
+}
+
+/** Which audit records `listAudit` lists (`app`, `role`, each when given), and which page. */
+export interface AuditQuery {
+  app?: string | undefined;
+  role?: string | undefined;
+  offset: number;
+  limit: number;
 }
 
 /**
@@ -143,12 +61,7 @@ export interface Store {
   /** Requests still `open` (expired ones included until marked), oldest first. */
   listOpenApprovals(): Promise<ApprovalRequest[]>;
   /** Newest first; `app` narrows to one app, `role` to one role (of every app, or of `app`). */
-  listAudit(query: {
-    app?: string | undefined;
-    role?: string | undefined;
-    offset: number;
-    limit: number;
-  }): Promise<AuditPage>;
+  listAudit(query: AuditQuery): Promise<AuditPage>;
   /**
    * Rejects unless the store can be written now (readiness): a small write on SQLite, a PING on
    * Redis. Cheap enough for every /readyz.
@@ -159,69 +72,105 @@ export interface Store {
 
 /** A store for one process, kept in memory (tests, and the offline try). */
 export function createMemoryStore(now: () => number = Date.now): Store {
-  // Keyed by [app, role] as JSON: no separator can be confused with part of a name.
-  const known = new Map<string, KnownPermissions>();
-  const knownKey = (app: string, role: string) => JSON.stringify([app, role]);
-  const claims = new Map<string, number>();
-  const audit: AuditRecord[] = [];
-  const intents = new Map<string, AuditRecord>();
-  const approvals = new Map<string, ApprovalRequest>();
-  return {
-    async getKnownPermissions(app, role) {
-      const entry = known.get(knownKey(app, role));
-      return entry ? structuredClone(entry) : undefined;
-    },
-    async setKnownPermissions(entry) {
-      known.set(knownKey(entry.app, entry.role), structuredClone(entry));
-    },
-    async claim(id, ttlSeconds) {
-      const expires = claims.get(id);
-      if (expires !== undefined && expires > now()) return false;
-      claims.set(id, now() + ttlSeconds * 1000);
-      return true;
-    },
-    async release(id) {
-      claims.delete(id);
-    },
-    async appendAudit(record) {
-      intents.delete(record.ref);
-      if (audit.some((r) => r.ref === record.ref)) return;
-      audit.push(structuredClone(record));
-    },
-    async putIntent(record) {
-      intents.set(record.ref, structuredClone(record));
-    },
-    async listIntents(before) {
-      return structuredClone(
-        [...intents.values()].filter((r) => r.at < before).sort((a, b) => a.at - b.at),
-      );
-    },
-    async putApproval(request) {
-      approvals.set(request.id, structuredClone(request));
-    },
-    async getApproval(id) {
-      const request = approvals.get(id);
-      return request ? structuredClone(request) : undefined;
-    },
-    async listOpenApprovals() {
-      return structuredClone(
-        [...approvals.values()]
-          .filter((r) => r.status === 'open')
-          .sort((a, b) => a.requestedAt - b.requestedAt),
-      );
-    },
-    async listAudit({ app, role, offset, limit }) {
-      const matching = audit
-        .filter(
-          (r) => (app === undefined || r.app === app) && (role === undefined || r.role === role),
-        )
-        .sort((a, b) => b.at - a.at || b.ref.localeCompare(a.ref));
-      return {
-        records: structuredClone(matching.slice(offset, offset + limit)),
-        total: matching.length,
-      };
-    },
-    async ping() {},
-    async close() {},
+  return new MemoryStore(now);
+}
+
+/**
+ * Everything is cloned on the way in and out, so a caller never shares an object with the store.
+ *
+ * Like every backend, its operations are arrow-function fields and its state is `#private`:
+ * callers treat a store as a plain object of its operations (observedStore wraps each own
+ * property by name; tests spread a store to replace one operation), so the operations must be
+ * its own properties, bound to it, and the only ones.
+ */
+class MemoryStore implements Store {
+  readonly #known = new Map<string, KnownPermissions>();
+  /** Claim id to the Unix ms when it expires. */
+  readonly #claims = new Map<string, number>();
+  readonly #audit: AuditRecord[] = [];
+  readonly #intents = new Map<string, AuditRecord>();
+  readonly #approvals = new Map<string, ApprovalRequest>();
+
+  readonly #now: () => number;
+
+  constructor(now: () => number) {
+    this.#now = now;
+  }
+
+  readonly getKnownPermissions = async (
+    app: string,
+    role: string,
+  ): Promise<KnownPermissions | undefined> => {
+    const entry = this.#known.get(knownKey(app, role));
+    return entry ? structuredClone(entry) : undefined;
   };
+
+  readonly setKnownPermissions = async (entry: KnownPermissions): Promise<void> => {
+    this.#known.set(knownKey(entry.app, entry.role), structuredClone(entry));
+  };
+
+  readonly claim = async (id: string, ttlSeconds: number): Promise<boolean> => {
+    const expires = this.#claims.get(id);
+    if (expires !== undefined && expires > this.#now()) return false;
+    this.#claims.set(id, this.#now() + ttlSeconds * 1000);
+    return true;
+  };
+
+  readonly release = async (id: string): Promise<void> => {
+    this.#claims.delete(id);
+  };
+
+  readonly appendAudit = async (record: AuditRecord): Promise<void> => {
+    this.#intents.delete(record.ref);
+    if (this.#audit.some((r) => r.ref === record.ref)) return;
+    this.#audit.push(structuredClone(record));
+  };
+
+  readonly putIntent = async (record: AuditRecord): Promise<void> => {
+    this.#intents.set(record.ref, structuredClone(record));
+  };
+
+  readonly listIntents = async (before: number): Promise<AuditRecord[]> => {
+    return structuredClone(
+      [...this.#intents.values()].filter((r) => r.at < before).sort((a, b) => a.at - b.at),
+    );
+  };
+
+  readonly putApproval = async (request: ApprovalRequest): Promise<void> => {
+    this.#approvals.set(request.id, structuredClone(request));
+  };
+
+  readonly getApproval = async (id: string): Promise<ApprovalRequest | undefined> => {
+    const request = this.#approvals.get(id);
+    return request ? structuredClone(request) : undefined;
+  };
+
+  readonly listOpenApprovals = async (): Promise<ApprovalRequest[]> => {
+    return structuredClone(
+      [...this.#approvals.values()]
+        .filter((r) => r.status === 'open')
+        .sort((a, b) => a.requestedAt - b.requestedAt),
+    );
+  };
+
+  readonly listAudit = async ({ app, role, offset, limit }: AuditQuery): Promise<AuditPage> => {
+    const matching = this.#audit
+      .filter(
+        (r) => (app === undefined || r.app === app) && (role === undefined || r.role === role),
+      )
+      .sort((a, b) => b.at - a.at || b.ref.localeCompare(a.ref));
+    return {
+      records: structuredClone(matching.slice(offset, offset + limit)),
+      total: matching.length,
+    };
+  };
+
+  readonly ping = async (): Promise<void> => {};
+
+  readonly close = async (): Promise<void> => {};
+}
+
+/** [app, role] as JSON: no separator can be confused with part of a name. */
+function knownKey(app: string, role: string): string {
+  return JSON.stringify([app, role]);
 }

@@ -1,79 +1,126 @@
 import { z } from 'zod';
 import { PermissionMapSchema, PermissionValueSchema } from '../cometchat/schemas.ts';
-import {
-  type ApprovalRequest,
-  type AuditRecord,
-  DEFAULT_APP,
-  type KnownPermissions,
-} from './store.ts';
 import { StoreDataError } from './store-errors.ts';
 
 /*
- * What a backend reads back is parsed, not cast: a file or a Redis key may have been written by
- * an older version of the app, or by hand. Unknown fields are dropped, so a newer writer does
- * not break an older reader. A record without `app` was written before the store knew of apps,
- * when there was only the one, so it reads as `DEFAULT_APP`.
+ * The records the store keeps, each written once: as the schema a backend parses what it reads
+ * back with, the type (`z.infer`) being derived from it. What is read back is parsed, not cast: a
+ * file or a Redis key may have been written by an older version of the app, or by hand. Unknown
+ * fields are dropped, so a newer writer does not break an older reader. A record without `app`
+ * was written before the store knew of apps, when there was only the one, so it reads as
+ * `DEFAULT_APP`.
  */
+
+/**
+ * The CometChat app of every record written before the store knew of apps, and the app of a
+ * configuration that names none.
+ */
+export const DEFAULT_APP = 'default';
+
+/** The last full permission map an app's CometChat returned for a role (from an update). */
+export const KnownPermissionsSchema = z.object({
+  /** The CometChat app's configured name. */
+  app: z.string().default(DEFAULT_APP),
+  role: z.string(),
+  permissions: PermissionMapSchema,
+  /** Unix milliseconds when it was seen. */
+  seenAt: z.number(),
+});
+export type KnownPermissions = z.infer<typeof KnownPermissionsSchema>;
 
 const AuditChangeSchema = z.object({
   key: z.string(),
+  /** The value before, as far as known (see `beforeSource`); null when not set. */
   before: PermissionValueSchema,
   after: PermissionValueSchema,
+  /** Sent although it equals the shown value, because the user asked to state it. */
   explicit: z.boolean(),
 });
+export type AuditChange = z.infer<typeof AuditChangeSchema>;
 
 export const AuditChangesSchema = z.array(AuditChangeSchema);
 
+/** The approval behind a change (`userId` of its record is the person who asked). */
 export const AuditApprovalSchema = z.object({
   approvedBy: z.string(),
+  /** Unix milliseconds. */
   approvedAt: z.number(),
   requestedAt: z.number(),
   reason: z.string().optional(),
 });
+export type AuditApproval = z.infer<typeof AuditApprovalSchema>;
 
+/** One attempted permission change, applied or not. */
 export const AuditRecordSchema = z.object({
+  /** The request's reference id: unique, shown to the user, in every log line of the attempt. */
   ref: z.string(),
+  /** Unix milliseconds. */
   at: z.number(),
+  /** The CometChat app's configured name. */
   app: z.string().default(DEFAULT_APP),
   teamId: z.string(),
   userId: z.string(),
   role: z.string(),
   changes: AuditChangesSchema,
+  /** Where the "before" values came from: the last update response seen, or the defaults. */
   beforeSource: z.enum(['last-update', 'defaults']),
+  /** `unknown`: the app stopped while the update was in flight (from an intent; see putIntent). */
   outcome: z.enum(['applied', 'failed', 'unknown']),
+  /** The service's per-key messages (applied) or its error message (failed). */
   serviceMessage: z.string().optional(),
+  /** The failure kind (`unavailable`, `timeout`, ...) when the outcome is `failed`. */
   errorKind: z.string().optional(),
+  /** For a change promoted from another app: the `ref` of that app's record of the change. */
   promotedFrom: z.string().optional(),
+  /** For a change approved by a second person: who, when, and the request's reason and time. */
   approval: AuditApprovalSchema.optional(),
-}) satisfies z.ZodType<AuditRecord>;
+});
+export type AuditRecord = z.infer<typeof AuditRecordSchema>;
 
+/** Where an approval request stands; only `open` can still be approved or rejected. */
+const ApprovalStatusSchema = z.enum([
+  'open',
+  'applied',
+  'failed',
+  'unknown',
+  'rejected',
+  'expired',
+  'stale',
+]);
+export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
+
+/**
+ * A change waiting for a second person (APPROVAL_CHANNEL): exactly what will be sent, against
+ * which last known permissions it was reviewed, who asked and why, and what became of it.
+ */
 export const ApprovalRequestSchema = z.object({
+  /** The change's id (as a confirmation's): its claim makes the approval apply at most once. */
   id: z.string(),
   app: z.string(),
   role: z.string(),
   changes: AuditChangesSchema,
+  /** When the "before" values were seen; a newer update of the role makes the request stale. */
   seenAt: z.number().optional(),
+  /** The ref of the change this one was promoted from, if any. */
   promotedFrom: z.string().optional(),
   teamId: z.string(),
   requester: z.string(),
   reason: z.string().optional(),
+  /** Unix milliseconds. */
   requestedAt: z.number(),
   expiresAt: z.number(),
+  /** Where the request was posted, and its message (`ts`) once posted. */
   channel: z.string(),
   ts: z.string().optional(),
-  status: z.enum(['open', 'applied', 'failed', 'unknown', 'rejected', 'expired', 'stale']),
+  status: ApprovalStatusSchema,
+  /** Who approved (applied, failed) or rejected it, when, and why (a rejection). */
   decidedBy: z.string().optional(),
   decidedAt: z.number().optional(),
   rejectReason: z.string().optional(),
+  /** The ref of the attempt that applied it (its audit record's). */
   ref: z.string().optional(),
-}) satisfies z.ZodType<ApprovalRequest>;
-
-export const KnownPermissionsSchema = z.object({
-  app: z.string().default(DEFAULT_APP),
-  role: z.string(),
-  permissions: PermissionMapSchema,
-  seenAt: z.number(),
-}) satisfies z.ZodType<KnownPermissions>;
+});
+export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 
 /** Parses `value` with `schema`, or throws a `StoreDataError` naming what was read. */
 export function decodeStored<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
@@ -82,8 +129,13 @@ export function decodeStored<T>(schema: z.ZodType<T>, value: unknown, what: stri
   throw new StoreDataError(`${what} in the store is not valid: ${z.prettifyError(result.error)}`);
 }
 
+/** `text` as JSON parsed with `schema`; either failing is a `StoreDataError` naming `what`. */
+export function decodeStoredJson<T>(schema: z.ZodType<T>, text: string, what: string): T {
+  return decodeStored(schema, parseStoredJson(text, what), what);
+}
+
 /** `JSON.parse` that reports a broken value as a `StoreDataError`. */
-export function parseStoredJson(text: string, what: string): unknown {
+function parseStoredJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
