@@ -1,6 +1,6 @@
-import { startSlackApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './log.ts';
+import { startSlackApp } from './start.ts';
 
 // The composition root: config -> logger -> app -> start, and a clean stop on a signal.
 async function main(env: NodeJS.ProcessEnv): Promise<void> {

@@ -1,7 +1,7 @@
 import type { DestinationStream } from 'pino';
-import { type RunningApp, startSlackApp } from '../../src/app.ts';
 import { appEnvPrefix, type Config, loadConfig } from '../../src/config.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
+import { type RunningApp, startSlackApp } from '../../src/start.ts';
 import type { Store } from '../../src/store/store.ts';
 import {
   SANDBOX_SEEDS,

@@ -1,4 +1,5 @@
 import { fitsHeader } from './header-value.ts';
+import { ROLE_ID } from './schemas.ts';
 
 // What an id typed by a person must look like before it is sent anywhere: one definition, used
 // by the command parser, the call search and the lookup form.
@@ -40,4 +41,11 @@ export function uidProblem(uid: string): string | undefined {
       ? undefined
       : 'A uid is sent in an HTTP header, which carries Latin-1 characters only.')
   );
+}
+
+/** Why a role id (lower-cased already) cannot be used, or undefined when it can. */
+export function roleIdProblem(role: string): string | undefined {
+  return ROLE_ID.test(role)
+    ? undefined
+    : 'A role id is 1 to 100 characters of a-z, 0-9, `-` and `_` (see `/cometchat roles`).';
 }

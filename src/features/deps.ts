@@ -1,19 +1,44 @@
+import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import type { Access } from '../access/access.ts';
 import type { Apps, CometChatApp } from '../apps/apps.ts';
-import type { Deliverer } from '../slack/deliver.ts';
+import type { Deliverer, SlackMessage } from '../slack/deliver.ts';
 import type { RequestScope } from '../slack/request-context.ts';
 import type { Views } from '../slack/views.ts';
-import type { AuditRecord } from '../store/store.ts';
+import type { AuditRecord, Store } from '../store/store.ts';
 
-/** What every feature is built from; the composition root (app.ts) supplies it. */
+/** What most of a feature's work needs. */
 export interface FeatureDeps {
   /** The CometChat apps; each feature acts on the one a command or a sealed value names. */
   apps: Apps;
   deliver: Deliverer;
   /** Modals and the Home tab. */
   views: Views;
-  /** The CometChat time budget in seconds, for messages that mention it. */
+  /** The CometChat time budget in seconds, for sentences that mention it. */
   budgetSeconds: number;
+}
+
+/** What the composition root (app.ts) gives the features; features/index.ts adds the rest. */
+export interface SharedDeps extends FeatureDeps {
+  /** The app's own Web API client, for what no listener's client covers (periodic jobs). */
+  client: WebClient;
+  store: Store;
+  audit: AuditTrail;
+  /** Who may use the app at all (VIEWERS, and every app's editors). */
+  access: Access;
+  now: () => number;
+  /** The CometChat time budget of one request. */
+  budgetMs: number;
+  /** How long an approval request stays open (APPROVAL_TTL_HOURS). */
+  approvalTtlMs: number;
+}
+
+/** What every feature is registered with. */
+export interface AppDeps extends SharedDeps {
+  /** The help message; with a problem, it leads with the problem and its reference. */
+  usage(problem?: string, ref?: string): SlackMessage;
+  /** Publishes a person's Home tab again (after an approval or rejection made there). */
+  refreshHome(userId: string, log: Logger): Promise<void>;
 }
 
 /**

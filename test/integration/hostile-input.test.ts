@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import { confirm, isLoadingView } from '../../offline/stack/editor-steps.ts';
 import { OFFLINE_OPERATOR } from '../../offline/stack/offline-stack.ts';
+import { uidProblem } from '../../src/cometchat/id-rules.ts';
 import { findSessionIds } from '../../src/features/calls/call-lookup.ts';
-import { parseCommand, uidProblem } from '../../src/slack/command.ts';
+import { readCommand } from '../../src/features/command.ts';
+import { SUBCOMMANDS } from '../../src/features/index.ts';
 import { expectNoInjectedMarkup, type Harness, markupOf, textOf } from './harness.ts';
 import { resetServices, reviewFlip, useSharedHarness } from './support.ts';
 
@@ -14,6 +16,10 @@ import { resetServices, reviewFlip, useSharedHarness } from './support.ts';
 // mention or link, and says plainly when it cannot use what it was given.
 
 const RUNS = { numRuns: 40 };
+
+/** The session id a `call` command was read as. */
+const sessionIdOf = (parsed: unknown): string =>
+  String((parsed as { sessionId?: unknown }).sessionId);
 const INTERNAL = 'Something went wrong inside the app';
 const RECORDINGS = 'https://recordings.example/';
 
@@ -174,7 +180,12 @@ describe('hostile input through the real app', () => {
         resetServices(h);
         // What the app receives: a form carries well-formed text only (a lone surrogate, as a
         // long string cut anywhere may end with, arrives as U+FFFD).
-        const sub = parseCommand(new URLSearchParams({ input }).get('input') ?? '');
+        const read = readCommand(
+          new URLSearchParams({ input }).get('input') ?? '',
+          [],
+          SUBCOMMANDS,
+        );
+        const sub = 'problem' in read ? { name: 'invalid' } : read;
         const sent = await h.driver.command(input);
         expect(sent.status).toBe(200);
         expect(sent.elapsedMs).toBeLessThan(3000);
@@ -187,7 +198,7 @@ describe('hostile input through the real app', () => {
         }
         expectOnlyIntendedRequests(h, {
           roles: sub.name === 'roles' || sub.name === 'perms',
-          sessionIds: sub.name === 'call' ? [sub.sessionId] : [],
+          sessionIds: 'parsed' in sub && sub.name === 'call' ? [sessionIdOf(sub.parsed)] : [],
         });
         expectSafeReplies(h);
         if (sub.name === 'invalid') {

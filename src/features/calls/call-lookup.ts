@@ -21,7 +21,6 @@ import {
 } from '../../apps/apps.ts';
 import { idProblem, MAX_SESSION_ID, MAX_UID, uidProblem } from '../../cometchat/id-rules.ts';
 import { context, failureMessage, sharedCopy, withoutActions } from '../../slack/blocks.ts';
-import { type CallSearch, parseCallSearch, resolveSearch } from '../../slack/call-filters.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
@@ -29,6 +28,7 @@ import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import type { FeatureDeps } from '../deps.ts';
+import { type CallSearch, parseCallSearch, resolveSearch } from './call-filters.ts';
 import { createCallListRender } from './call-search.ts';
 import { callMessage, participantsView } from './call-view.ts';
 import {

@@ -2,10 +2,10 @@ import type { Button, KnownBlock } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
 import type { CallPage, CallSummary } from '../../cometchat/model.ts';
 import { actions, button, context, header, section } from '../../slack/blocks.ts';
-import type { ResolvedSearch } from '../../slack/call-filters.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import type { ResolvedSearch } from './call-filters.ts';
 import { personText } from './call-view.ts';
 
 // The call search's result as a message: one compact line per call, newest first, each with a

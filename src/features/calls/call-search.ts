@@ -9,6 +9,11 @@ import { z } from 'zod';
 import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../apps/apps.ts';
 import { idProblem, MAX_UID, uidProblem } from '../../cometchat/id-rules.ts';
 import { sharedCopy } from '../../slack/blocks.ts';
+import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
+import { ACTIONS } from '../../slack/ids.ts';
+import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import { PageSchema } from '../../slack/values.ts';
+import type { FeatureDeps } from '../deps.ts';
 import {
   callQuery,
   MODES,
@@ -16,12 +21,7 @@ import {
   type ResolvedSearch,
   STATUSES,
   TYPES,
-} from '../../slack/call-filters.ts';
-import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
-import { ACTIONS } from '../../slack/ids.ts';
-import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import { PageSchema } from '../../slack/values.ts';
-import type { FeatureDeps } from '../deps.ts';
+} from './call-filters.ts';
 import { CALLS_PER_PAGE, callListMessage } from './call-search-view.ts';
 
 // `/cometchat [app] calls [<uid>] [filters]`: the calls that match, newest first, a page at a

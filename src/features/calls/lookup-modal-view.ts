@@ -1,6 +1,6 @@
 import type { KnownBlock, View } from '@slack/types';
+import { MAX_SESSION_ID, MAX_UID } from '../../cometchat/id-rules.ts';
 import { context, plain, section } from '../../slack/blocks.ts';
-import { MAX_SESSION_ID, MAX_UID } from '../../slack/command.ts';
 import { BLOCKS, CALLBACKS } from '../../slack/ids.ts';
 import { code } from '../../slack/mrkdwn.ts';
 

@@ -1,27 +1,19 @@
 import { context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
+import type { Subcommand } from '../feature.ts';
 
 /**
- * What the app can do, as a message. Pure. With a `problem` (a command that could not be read),
- * the message leads with it and, given a `ref`, the reference that finds its log line.
+ * What the app can do, as a message. Pure. `commands` are the subcommands, in order, with their
+ * usage lines; with a `problem` (a command that could not be read), the message leads with it
+ * and, given a `ref`, the reference that finds its log line.
  */
 export function helpMessage(
+  commands: readonly Pick<Subcommand, 'names' | 'usage'>[],
+  apps: readonly string[],
   problem?: string,
   ref?: string,
-  apps: readonly string[] = [],
 ): SlackMessage {
-  // `<` and `>` open a link or mention in mrkdwn, even inside a code span: written as entities.
   const several = apps.length > 1;
-  const usage = [
-    "`/cometchat roles [page]` - list the app's roles, with buttons to page and edit",
-    "`/cometchat perms &lt;role&gt;` - edit a role's permissions (alias `permissions`)",
-    '`/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]` - look up a call; `as` acts on behalf of a user',
-    '`/cometchat calls [&lt;uid&gt;] [filters] [as &lt;uid&gt;]` - find calls, newest first; filters in any order: `status:ongoing|ended|unanswered|rejected|initiated|canceled`, `type:audio|video`, `mode:call|meet|presenter`, `to:user|group`, `recorded`, `transcribed`, `since:30m|2h|3d|2026-11-20`, `until:` (same forms; days are UTC)',
-    '`/cometchat audit [role] [page]` - recent permission changes, newest first',
-    '`/cometchat apps` - the CometChat apps this install serves, and whether their keys work',
-    '`/cometchat approvals` - the permission changes waiting for your approval (when an app asks for approvals)',
-    '`/cometchat help` - this message',
-  ];
   const choosing = several
     ? [
         section(
@@ -32,12 +24,12 @@ export function helpMessage(
   return {
     text: problem
       ? `${problem} Try /cometchat help.${ref ? ` (ref ${ref})` : ''}`
-      : 'CometChat ops: roles, perms, call, calls, audit, apps, approvals, help.',
+      : `CometChat ops: ${commands.map((c) => c.names[0]).join(', ')}.`,
     blocks: [
       ...(problem ? [section(`:warning: ${problem}`)] : []),
       ...(problem && ref ? [context([`Reference: \`${ref}\``])] : []),
       header('CometChat ops'),
-      section(usage.join('\n')),
+      section(commands.map((c) => c.usage).join('\n')),
       ...choosing,
       context([
         'Replies are visible only to you; use *Share in channel* on a reply to show it to everyone. The shortcuts *Look up call* (on a message) and *Look up a call* (anywhere) find calls too.',

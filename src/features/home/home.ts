@@ -2,45 +2,36 @@ import type {
   AllMiddlewareArgs,
   App,
   BlockAction,
-  ButtonAction,
   SlackActionMiddlewareArgs,
   StaticSelectAction,
 } from '@slack/bolt';
-import type { KnownBlock, View } from '@slack/types';
+import type { KnownBlock } from '@slack/types';
 import type { Logger } from 'pino';
-import type { Access } from '../../access/access.ts';
 import type { CometChatApp } from '../../apps/apps.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
-import { noticeMessage, plain } from '../../slack/blocks.ts';
-import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
+import { noticeMessage } from '../../slack/blocks.ts';
+import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { scopeOf } from '../../slack/request-context.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
 import { failureSentence } from '../../voice/failure.ts';
-import type { EditorOpener, FeatureDeps } from '../deps.ts';
+import type { EditorOpener, SharedDeps } from '../deps.ts';
 import { type AppSnapshot, homeView, noAccessHome, readEditValue } from './home-view.ts';
 
 // The Home tab: published for a person when they open it (and again once slow parts arrive),
 // from data that is cached or fetched at once. Each CometChat app is asked for its roles at most
 // once a minute, whoever opens the tab; one app failing shows in its own section only.
 
-/** What the tab shows of other features, supplied by the composition root (app.ts). */
+/** What the tab shows of other features, supplied by the feature list (features/index.ts). */
 export interface HomeParts {
   /** Requests waiting for this person's approval (with buttons) and their own open ones. */
   approvals(userId: string, log: Logger): Promise<KnownBlock[]>;
   /** The last `limit` permission changes, one line each. */
   recentChanges(limit: number): Promise<string[]>;
-  /** Opens the permission editor (its own checks apply). */
-  openEditor: EditorOpener;
-  /** The call lookup form: a session id, or a user id and search filters. */
-  lookupForm(): View;
-  help(): SlackMessage;
 }
 
-export interface HomeDeps extends FeatureDeps {
-  access: Pick<Access, 'viewRefusal'>;
+export interface HomeDeps extends SharedDeps {
   parts: HomeParts;
-  now: () => number;
   /** How long a publish waits for CometChat and access checks before drawing them as pending. */
   waitMs?: number;
 }
@@ -134,16 +125,24 @@ export function createHome(deps: HomeDeps): Home {
   return { publish };
 }
 
-type Button = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
 type Select = SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>> & AllMiddlewareArgs;
 
-export function registerHome(bolt: App, deps: HomeDeps, home: Home): void {
+/**
+ * The tab's own listeners: publishing it when opened, and a role picked in an app's section,
+ * which opens the permissions feature's editor (given as `openEditor`). The tab's other buttons
+ * belong to the features they open, which register them.
+ */
+export function registerHome(
+  bolt: App,
+  deps: Pick<HomeDeps, 'apps' | 'deliver'>,
+  home: Home,
+  openEditor: EditorOpener,
+): void {
   bolt.event('app_home_opened', async ({ event, context }) => {
     if (event.tab !== 'home') return;
     await home.publish(event.user, scopeOf(context).log);
   });
 
-  // A role picked in an app's section: the editor opens for it, with its own checks.
   bolt.action<BlockAction<StaticSelectAction>>(
     ACTIONS.homeEditRole,
     async ({ ack, body, action, context }: Select) => {
@@ -159,27 +158,7 @@ export function registerHome(bolt: App, deps: HomeDeps, home: Home): void {
         );
         return;
       }
-      await deps.parts.openEditor(body.trigger_id, target, picked.role, body.user.id, scope);
+      await openEditor(body.trigger_id, target, picked.role, body.user.id, scope);
     },
   );
-
-  const openForm = async ({ ack, body }: Button) => {
-    await ack();
-    await deps.views.open({ trigger_id: body.trigger_id, view: deps.parts.lookupForm() });
-  };
-  bolt.action<BlockAction<ButtonAction>>(ACTIONS.homeFindCalls, openForm);
-  bolt.action<BlockAction<ButtonAction>>(ACTIONS.homeLookupCall, openForm);
-  bolt.action<BlockAction<ButtonAction>>(ACTIONS.homeHelp, async ({ ack, body }: Button) => {
-    await ack();
-    const help = deps.parts.help();
-    await deps.views.open({
-      trigger_id: body.trigger_id,
-      view: {
-        type: 'modal',
-        title: plain('Help', 24),
-        close: plain('Close', 24),
-        blocks: (help.blocks ?? []).slice(0, 100),
-      },
-    });
-  });
 }

@@ -5,8 +5,9 @@ import {
   parseCallSearch,
   parseTimeBound,
   resolveSearch,
-} from '../../src/slack/call-filters.ts';
-import { parseCommand } from '../../src/slack/command.ts';
+} from '../../../src/features/calls/call-filters.ts';
+import { readCommand } from '../../../src/features/command.ts';
+import { SUBCOMMANDS } from '../../../src/features/index.ts';
 
 // The call search's words: pure, and times stay relative until resolved against a given clock.
 
@@ -76,14 +77,13 @@ describe('parseCallSearch', () => {
   });
 
   it('is what `/cometchat calls` parses, with its problem as the answer', () => {
-    expect(parseCommand('calls cometchat-uid-2 since:3d')).toEqual({
+    expect(readCommand('calls cometchat-uid-2 since:3d', [], SUBCOMMANDS)).toMatchObject({
       name: 'calls',
-      search: { uid: 'cometchat-uid-2', since: { ago: 259_200 } },
+      parsed: { uid: 'cometchat-uid-2', since: { ago: 259_200 } },
     });
-    expect(parseCommand('staging calls status:nope', ['staging', 'prod'])).toMatchObject({
-      name: 'invalid',
-      app: 'staging',
-    });
+    const refused = readCommand('staging calls status:nope', ['staging', 'prod'], SUBCOMMANDS);
+    expect(refused).toMatchObject({ app: 'staging' });
+    expect(refused).toHaveProperty('problem');
   });
 });
 

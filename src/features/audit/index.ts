@@ -1,0 +1,49 @@
+import type { Logger } from 'pino';
+import { pageWord, roleWord } from '../command.ts';
+import type { SharedDeps } from '../deps.ts';
+import { type Feature, Refusal, subcommand } from '../feature.ts';
+import { createAuditCommand, registerAuditList } from './audit-trail.ts';
+import { type AuditQuery, auditSummaryLine } from './audit-view.ts';
+import { sweepIntents } from './intent-sweep.ts';
+
+const USAGE = '`/cometchat audit [role] [page]`';
+
+/** `audit [role] [page]`, in either order: a number is the page. */
+export function parseAuditWords(words: readonly string[]): AuditQuery | Refusal {
+  const usage = new Refusal(`Usage: ${USAGE}.`);
+  if (words.length > 2) return usage;
+  let role: string | undefined;
+  let page = 1;
+  for (const word of words) {
+    const asPage = /^\d+$/.test(word) ? pageWord(word) : undefined;
+    if (asPage !== undefined) page = asPage;
+    else if (role !== undefined) return usage;
+    else {
+      const checked = roleWord(word);
+      if (checked instanceof Refusal) return checked;
+      role = checked;
+    }
+  }
+  return { role, page };
+}
+
+/** The Home tab's "recent changes": the last `limit` records, one line each. */
+export function recentChanges(deps: Pick<SharedDeps, 'store'>) {
+  return async (limit: number) =>
+    (await deps.store.listAudit({ offset: 0, limit })).records.map(auditSummaryLine);
+}
+
+export const audit: Feature = {
+  subcommands: [
+    subcommand({
+      names: ['audit'],
+      usage: `${USAGE} - recent permission changes, newest first`,
+      parse: parseAuditWords,
+      run: (query, { body, scope, app, deps }) => createAuditCommand(deps)(app, query, body, scope),
+    }),
+  ],
+  register: registerAuditList,
+  // Updates in flight when a replica stopped get their records (another replica's may outlive
+  // it, so this runs every minute, not only at start).
+  periodic: (deps, log: Logger) => sweepIntents({ ...deps, afterMs: 2 * deps.budgetMs, log }),
+};

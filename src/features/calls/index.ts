@@ -1,0 +1,84 @@
+import type {
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  ButtonAction,
+  SlackActionMiddlewareArgs,
+} from '@slack/bolt';
+import { idProblem, MAX_SESSION_ID, uidProblem } from '../../cometchat/id-rules.ts';
+import { ACTIONS } from '../../slack/ids.ts';
+import type { AppDeps } from '../deps.ts';
+import { type Feature, Refusal, subcommand } from '../feature.ts';
+import { parseCallSearch, resolveSearch } from './call-filters.ts';
+import { createCallCommand, registerCallLookup } from './call-lookup.ts';
+import { createCallsCommand, registerCallSearch } from './call-search.ts';
+import { lookupFormView } from './lookup-modal-view.ts';
+
+const CALL_USAGE = '`/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]`';
+
+export interface CallWords {
+  sessionId: string;
+  onBehalfOf?: string | undefined;
+}
+
+/** `call <sessionId> [as <uid>]`. */
+export function parseCallWords(words: readonly string[]): CallWords | Refusal {
+  const usage = new Refusal(
+    `Usage: ${CALL_USAGE}. For a session id with spaces, use the *Look up a call* shortcut.`,
+  );
+  const [sessionId, as, uid, ...extra] = words;
+  if (sessionId === undefined || extra.length > 0) return usage;
+  if (as !== undefined && (as.toLowerCase() !== 'as' || uid === undefined)) return usage;
+  const problem =
+    idProblem(sessionId, 'A session id', MAX_SESSION_ID) ??
+    (uid === undefined ? undefined : uidProblem(uid));
+  return problem ? new Refusal(problem) : { sessionId, onBehalfOf: uid };
+}
+
+/** The Home tab's call buttons open the lookup form. */
+function registerHomeButtons(bolt: App, deps: AppDeps): void {
+  const openForm = async ({
+    ack,
+    body,
+  }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs) => {
+    await ack();
+    const names = deps.apps.all.map((a) => a.name);
+    await deps.views.open({ trigger_id: body.trigger_id, view: lookupFormView(names) });
+  };
+  bolt.action<BlockAction<ButtonAction>>(ACTIONS.homeFindCalls, openForm);
+  bolt.action<BlockAction<ButtonAction>>(ACTIONS.homeLookupCall, openForm);
+}
+
+export const calls: Feature = {
+  subcommands: [
+    subcommand({
+      names: ['call'],
+      usage: `${CALL_USAGE} - look up a call; \`as\` acts on behalf of a user`,
+      parse: parseCallWords,
+      run: ({ sessionId, onBehalfOf }, { body, scope, app, deps }) =>
+        createCallCommand(deps)(app, sessionId, onBehalfOf, body, scope),
+    }),
+    subcommand({
+      names: ['calls'],
+      usage:
+        '`/cometchat calls [&lt;uid&gt;] [filters] [as &lt;uid&gt;]` - find calls, newest first; filters in any order: `status:ongoing|ended|unanswered|rejected|initiated|canceled`, `type:audio|video`, `mode:call|meet|presenter`, `to:user|group`, `recorded`, `transcribed`, `since:30m|2h|3d|2026-11-20`, `until:` (same forms; days are UTC)',
+      parse: (words) => {
+        const search = parseCallSearch(words);
+        return 'problem' in search ? new Refusal(search.problem) : search;
+      },
+      // `since:2h` is counted back from when the command arrived.
+      run: (search, { body, scope, app, deps }) =>
+        createCallsCommand(deps)(
+          app,
+          resolveSearch(search, Math.floor(scope.receivedAt / 1000)),
+          body,
+          scope,
+        ),
+    }),
+  ],
+  register(bolt, deps) {
+    registerCallLookup(bolt, deps);
+    registerCallSearch(bolt, deps);
+    registerHomeButtons(bolt, deps);
+  },
+};

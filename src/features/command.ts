@@ -1,0 +1,105 @@
+import type { App } from '@slack/bolt';
+import { roleIdProblem } from '../cometchat/id-rules.ts';
+import { destinationOf } from '../slack/deliver.ts';
+import { COMMAND } from '../slack/ids.ts';
+import { code, truncate } from '../slack/mrkdwn.ts';
+import { scopeOf } from '../slack/request-context.ts';
+import { MAX_PAGE } from '../slack/values.ts';
+import type { AppDeps } from './deps.ts';
+import { type ReadWords, Refusal, type Subcommand } from './feature.ts';
+
+// `/cometchat [<app>] <subcommand> ...`: the text read into one feature's subcommand, and the
+// one listener Bolt routes the command to.
+
+/** What a command's text asks for: a subcommand to run, or the problem with the words. */
+export type ReadCommand = { app?: string | undefined } & (
+  | ({ name: string } & ReadWords)
+  | { problem: string }
+);
+
+/**
+ * Slack sends `&`, `<` and `>` in command text as HTML entities. (The other way round, the
+ * problems below are mrkdwn: a literal `<role>` would be read as a link, so it is `&lt;role&gt;`.)
+ */
+export function decodeSlackEntities(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+/**
+ * Reads a command's text. `apps` are the configured app names: when the first word is one of
+ * them, it chooses the app and the rest is the subcommand. No words at all ask for `help`.
+ */
+export function readCommand(
+  text: string,
+  apps: readonly string[],
+  subcommands: readonly Subcommand[],
+): ReadCommand {
+  const words = decodeSlackEntities(text).trim().split(/\s+/).filter(Boolean);
+  const first = words[0]?.toLowerCase();
+  const app = first !== undefined && apps.includes(first) ? first : undefined;
+  const [verb = 'help', ...rest] = app === undefined ? words : words.slice(1);
+  const chosen = subcommands.find((s) => s.names.includes(verb.toLowerCase()));
+  if (chosen === undefined) return { app, problem: unknownVerb(verb, apps) };
+  const read = chosen.read(rest);
+  return read instanceof Refusal
+    ? { app, problem: read.problem }
+    : { app, name: chosen.names[0], ...read };
+}
+
+/** Said, not just answered with help: a typo should not look like the command was ignored. */
+function unknownVerb(verb: string, apps: readonly string[]): string {
+  const typed = code(truncate(verb, 40));
+  return apps.length > 1
+    ? `There is no subcommand or app ${typed}. The apps are ${apps.map(code).join(', ')}.`
+    : `There is no subcommand ${typed}.`;
+}
+
+/**
+ * `/cometchat`: acknowledged before anything else happens (Slack allows three seconds), then
+ * read and run. Failures propagate to the global error handler, which answers the person.
+ */
+export function registerCommand(
+  bolt: App,
+  subcommands: readonly Subcommand[],
+  deps: AppDeps,
+): void {
+  const names = deps.apps.all.map((a) => a.name);
+  bolt.command(COMMAND, async ({ ack, body, context }) => {
+    await ack();
+    const scope = scopeOf(context);
+    const read = readCommand(body.text ?? '', names, subcommands);
+    if ('problem' in read) {
+      // Like every refusal, under the request's reference, so a report can be found.
+      scope.log.info({ problem: read.problem }, 'command refused: malformed input');
+      const usage = deps.usage(read.problem, scope.ref);
+      return void (await deps.deliver(destinationOf(body), usage, scope.log));
+    }
+    const app =
+      (read.app ? deps.apps.byName(read.app) : undefined) ?? deps.apps.forChannel(body.channel_id);
+    await read.run({ body, scope, app, deps });
+  });
+}
+
+// Words several subcommands read the same way.
+
+/** `/cometchat apps` and the like take nothing after their name. */
+export function noWords(usage: string) {
+  return (words: readonly string[]): true | Refusal =>
+    words.length > 0 ? new Refusal(`Usage: ${usage}.`) : true;
+}
+
+/** A page number as typed: a whole number from 1 to MAX_PAGE, else undefined. */
+export function pageWord(text: string): number | undefined {
+  if (!/^\d{1,6}$/.test(text)) return undefined;
+  const page = Number(text);
+  return page >= 1 && page <= MAX_PAGE ? page : undefined;
+}
+
+export const PAGE_PROBLEM = `The page must be a whole number from 1 to ${MAX_PAGE}.`;
+
+/** A role id as the service accepts it; the service lower-cases ids, so we do too. */
+export function roleWord(input: string): string | Refusal {
+  const role = input.toLowerCase();
+  const problem = roleIdProblem(role);
+  return problem === undefined ? role : new Refusal(problem);
+}

@@ -1,0 +1,72 @@
+import type { App, SlashCommand } from '@slack/bolt';
+import type { Logger } from 'pino';
+import type { CometChatApp } from '../apps/apps.ts';
+import type { RequestScope } from '../slack/request-context.ts';
+import type { AppDeps } from './deps.ts';
+
+// What a feature is to the rest of the app: the listeners it registers with Bolt and the
+// subcommands of `/cometchat` it answers. The list of features is features/index.ts; adding a
+// feature is a folder and a line there.
+
+export interface Feature {
+  /** Its subcommands of `/cometchat`, in the order help lists them. */
+  readonly subcommands: readonly Subcommand[];
+  /** Registers its buttons, forms, shortcuts and events with Bolt, by their ids. */
+  register(app: App, deps: AppDeps): void;
+  /** Work done every minute on each replica; each job is safe to run on several at once. */
+  periodic?(deps: AppDeps, log: Logger): Promise<unknown>;
+}
+
+/** What a subcommand runs with. */
+export interface CommandContext {
+  /** The command as Slack sent it (acknowledged already). */
+  body: SlashCommand;
+  scope: RequestScope;
+  /** The app named in the command, else the channel's default, else the first. */
+  app: CometChatApp;
+  deps: AppDeps;
+}
+
+/** Words that cannot be read: the sentence that says why, shown with the usage. */
+export class Refusal {
+  constructor(readonly problem: string) {}
+}
+
+/** One subcommand as its feature writes it: `parse` is pure, so its rules are tested alone. */
+export interface SubcommandSpec<P> {
+  /** The words that name it (`perms`, `permissions`); the first is its name. */
+  names: readonly [string, ...string[]];
+  /**
+   * Its line in help: the syntax in a code span, a dash, what it does. mrkdwn: `<` and `>` open a
+   * link or mention even inside a code span, so they are written `&lt;` and `&gt;`.
+   */
+  usage: string;
+  /** The words after its name. */
+  parse(words: readonly string[]): P | Refusal;
+  run(parsed: P, ctx: CommandContext): Promise<void>;
+}
+
+/** Words read: what they say (for the log and tests), and the subcommand's run, bound to it. */
+export interface ReadWords {
+  parsed: unknown;
+  run(ctx: CommandContext): Promise<void>;
+}
+
+/** A subcommand as the router holds it: its words read into something to run, or a refusal. */
+export interface Subcommand {
+  readonly names: readonly [string, ...string[]];
+  readonly usage: string;
+  read(words: readonly string[]): Refusal | ReadWords;
+}
+
+/** A spec made into a subcommand; what its parse returns stays between its parse and its run. */
+export function subcommand<P>(spec: SubcommandSpec<P>): Subcommand {
+  return {
+    names: spec.names,
+    usage: spec.usage,
+    read(words) {
+      const parsed = spec.parse(words);
+      return parsed instanceof Refusal ? parsed : { parsed, run: (ctx) => spec.run(parsed, ctx) };
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { BlockAction, ButtonAction } from '@slack/bolt';
+import { plain } from '../../slack/blocks.ts';
+import { destinationOf } from '../../slack/deliver.ts';
+import { ACTIONS } from '../../slack/ids.ts';
+import { type Feature, subcommand } from '../feature.ts';
+
+// Usage: what `/cometchat help` and the Home tab's Help button show (features/index.ts draws it
+// from every subcommand's usage line).
+
+export const help: Feature = {
+  subcommands: [
+    subcommand({
+      names: ['help'],
+      usage: '`/cometchat help` - this message',
+      // Words after `help` are ignored: whoever typed them wants the usage.
+      parse: () => true,
+      run: async (_, { body, scope, deps }) => {
+        await deps.deliver(destinationOf(body), deps.usage(), scope.log);
+      },
+    }),
+  ],
+  register(app, deps) {
+    app.action<BlockAction<ButtonAction>>(ACTIONS.homeHelp, async ({ ack, body }) => {
+      await ack();
+      await deps.views.open({
+        trigger_id: body.trigger_id,
+        view: {
+          type: 'modal',
+          title: plain('Help', 24),
+          close: plain('Close', 24),
+          blocks: (deps.usage().blocks ?? []).slice(0, 100),
+        },
+      });
+    });
+  },
+};

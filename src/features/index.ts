@@ -1,0 +1,51 @@
+import type { App } from '@slack/bolt';
+import type { Logger } from 'pino';
+import { apps } from './apps/index.ts';
+import { audit, recentChanges } from './audit/index.ts';
+import { calls } from './calls/index.ts';
+import { registerCommand } from './command.ts';
+import type { AppDeps, SharedDeps } from './deps.ts';
+import type { Feature } from './feature.ts';
+import { helpMessage } from './help/help-view.ts';
+import { help } from './help/index.ts';
+import { createHome, registerHome } from './home/home.ts';
+import { editorOpener, homeApprovals, permissions } from './permissions/index.ts';
+import { roles } from './roles/index.ts';
+
+// The features, and the one place that knows them all. A new feature is a folder exporting a
+// Feature, and a line in FEATURES.
+
+/** In the order help lists their subcommands. */
+export const FEATURES: readonly Feature[] = [roles, permissions, calls, audit, apps, help];
+
+/** Every subcommand of `/cometchat`. */
+export const SUBCOMMANDS = FEATURES.flatMap((feature) => feature.subcommands);
+
+export interface RegisteredFeatures {
+  /** Runs every feature's periodic work once (startSlackApp runs it every minute). */
+  periodic(log: Logger): Promise<unknown>;
+}
+
+/**
+ * Registers every feature and `/cometchat` with Bolt. The Home tab is drawn from two features'
+ * parts (approvals, recent changes) and opens a third's editor, and the permissions feature
+ * publishes it again after an approval: so it is made here, first, from their parts.
+ */
+export function registerFeatures(bolt: App, shared: SharedDeps): RegisteredFeatures {
+  const home = createHome({
+    ...shared,
+    parts: { approvals: homeApprovals(shared), recentChanges: recentChanges(shared) },
+  });
+  const names = shared.apps.all.map((a) => a.name);
+  const deps: AppDeps = {
+    ...shared,
+    usage: (problem, ref) => helpMessage(SUBCOMMANDS, names, problem, ref),
+    refreshHome: home.publish,
+  };
+  for (const feature of FEATURES) feature.register(bolt, deps);
+  registerHome(bolt, deps, home, editorOpener(deps));
+  registerCommand(bolt, SUBCOMMANDS, deps);
+  return {
+    periodic: (log) => Promise.all(FEATURES.map((feature) => feature.periodic?.(deps, log))),
+  };
+}

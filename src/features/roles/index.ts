@@ -1,0 +1,24 @@
+import { PAGE_PROBLEM, pageWord } from '../command.ts';
+import { type Feature, Refusal, subcommand } from '../feature.ts';
+import { createRolesCommand, registerRoleList } from './role-list.ts';
+
+const USAGE = '`/cometchat roles [page]`';
+
+/** `roles [page]`: the page, 1 when none is given. */
+export function parseRolesWords(words: readonly string[]): number | Refusal {
+  if (words.length > 1) return new Refusal(`Usage: ${USAGE}.`);
+  const page = words[0] === undefined ? 1 : pageWord(words[0]);
+  return page ?? new Refusal(PAGE_PROBLEM);
+}
+
+export const roles: Feature = {
+  subcommands: [
+    subcommand({
+      names: ['roles'],
+      usage: `${USAGE} - list the app's roles, with buttons to page and edit`,
+      parse: parseRolesWords,
+      run: (page, { body, scope, app, deps }) => createRolesCommand(deps)(app, page, body, scope),
+    }),
+  ],
+  register: registerRoleList,
+};

@@ -1,0 +1,63 @@
+import {
+  type Logger as BoltLogger,
+  type CustomRoute,
+  HTTPReceiver,
+  SocketModeReceiver,
+} from '@slack/bolt';
+import type { WebClientOptions } from '@slack/web-api';
+import type { Logger } from 'pino';
+import { gateRequests, MAX_BODY_BYTES } from './request-gate.ts';
+import { guardSocket, type SocketGuard } from './socket-guard.ts';
+
+/** Where Slack sends commands, interactions and events over HTTP. */
+export const SLACK_ENDPOINT = '/slack/events';
+
+export interface ReceiverSettings {
+  socketMode: boolean;
+  appToken?: string | undefined;
+  signingSecret?: string | undefined;
+  port: number;
+  /** The health, readiness and metrics routes, when they share Slack's listener. */
+  routes: CustomRoute[];
+  /** The Web API client's options: the Socket Mode client opens its connection through them. */
+  clientOptions: WebClientOptions;
+  bolt: BoltLogger;
+  logger: Logger;
+  onReconnect: () => void;
+}
+
+/**
+ * Slack's way in: Socket Mode, guarded against a connection that stops answering, or HTTP
+ * behind the request gate (header checks and body limits before Bolt reads anything).
+ */
+export function createReceiver(settings: ReceiverSettings): {
+  receiver: HTTPReceiver | SocketModeReceiver;
+  socket: SocketGuard | undefined;
+} {
+  if (settings.socketMode) {
+    const receiver = new SocketModeReceiver({
+      appToken: settings.appToken ?? '',
+      logger: settings.bolt,
+      // apps.connections.open must reach the same Web API address as the app's own client.
+      installerOptions: { clientOptions: settings.clientOptions },
+    });
+    const socket = guardSocket(receiver.client, {
+      log: settings.logger.child({ component: 'socket-mode' }),
+      onReconnect: settings.onReconnect,
+    });
+    return { receiver, socket };
+  }
+  const receiver = new HTTPReceiver({
+    signingSecret: settings.signingSecret ?? '',
+    endpoints: SLACK_ENDPOINT,
+    bodyLimit: MAX_BODY_BYTES,
+    customRoutes: settings.routes,
+    logger: settings.bolt,
+    port: settings.port,
+  });
+  gateRequests(receiver, {
+    endpoint: SLACK_ENDPOINT,
+    logger: settings.logger.child({ component: 'http' }),
+  });
+  return { receiver, socket: undefined };
+}

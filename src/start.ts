@@ -1,0 +1,109 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { App } from '@slack/bolt';
+import { createSlackApp, type SlackAppOptions } from './app.ts';
+import type { Metrics } from './observe/metrics.ts';
+import { opsHandler } from './observe/readiness.ts';
+import { startPeriodic } from './periodic.ts';
+import { MAX_CONNECTIONS, SERVER_OPTIONS } from './slack/request-gate.ts';
+import { openStore } from './store/open-store.ts';
+
+// Starting and stopping: the store opened, the token checked, the listeners up, the periodic
+// work running; and on stop, in-flight requests given their grace before anything closes.
+
+export interface RunningApp {
+  app: App;
+  /** Port of the HTTP listener (Slack requests over HTTP, or the health routes in Socket Mode). */
+  port: number;
+  /** Port of /healthz, /readyz and /metrics: METRICS_PORT's listener, else `port`. */
+  opsPort: number;
+  metrics: Metrics;
+  /**
+   * Stops taking requests, lets those in flight finish within SHUTDOWN_GRACE_MS, then closes the
+   * connection to Slack and the store.
+   */
+  stop(): Promise<void>;
+}
+
+/** Starts the app; resolves once it accepts requests. */
+export async function startSlackApp(options: SlackAppOptions): Promise<RunningApp> {
+  const { config, logger } = options;
+  // A store passed in belongs to the caller; one opened here is closed on stop.
+  const opened = options.store ?? (await openStore(config.storeUrl));
+  const closeStore = options.store ? async () => {} : () => opened.close();
+  const built = createSlackApp({ ...options, store: opened });
+  const { app, metrics, routes, socket, inflight } = built;
+  try {
+    await app.init();
+    await built.installedTeam();
+  } catch (error) {
+    await closeStore();
+    throw error;
+  }
+  // Each feature's periodic work, now and then every minute: updates in flight when an earlier
+  // run stopped get their records, approval requests past their expiry are closed.
+  const log = logger.child({ component: 'sweep' });
+  const sweep = startPeriodic(() => built.periodic(log), log);
+  // Socket Mode has no public listener and METRICS_PORT asks for another one: the health,
+  // readiness and metrics routes get a small server of their own.
+  const opsPortWanted = config.slack.socketMode
+    ? (config.slack.metricsPort ?? config.slack.port)
+    : config.slack.metricsPort;
+  const opsServer =
+    opsPortWanted === undefined ? undefined : createServer(SERVER_OPTIONS, opsHandler(routes));
+  const opsPort = opsServer ? await listen(opsServer, opsPortWanted as number) : undefined;
+
+  let slackServer: Server | undefined;
+  if (config.slack.socketMode) {
+    await app.start();
+    socket?.arm();
+  } else {
+    slackServer = (await app.start(config.slack.port, SERVER_OPTIONS)) as Server;
+    slackServer.maxConnections = MAX_CONNECTIONS;
+  }
+  const port = slackServer ? (slackServer.address() as AddressInfo).port : (opsPort as number);
+  logger.info(
+    { port, opsPort: opsPort ?? port, mode: config.slack.socketMode ? 'socket' : 'http' },
+    config.slack.socketMode
+      ? 'app started in Socket Mode'
+      : 'app started over HTTP at /slack/events',
+  );
+
+  const stop = async () => {
+    // No new requests: over HTTP the listener stops accepting connections (the load balancer
+    // sends them to another replica); in Socket Mode the connection closes, and Slack sends new
+    // payloads over the app's other connections. Work already here goes on meanwhile.
+    socket?.stop();
+    if (slackServer) {
+      slackServer.close();
+      slackServer.closeIdleConnections();
+    } else {
+      await app.stop();
+    }
+    const drained = await inflight.idle(config.shutdownGraceMs);
+    if (!drained) {
+      logger.warn(
+        { inflight: inflight.count(), graceMs: config.shutdownGraceMs },
+        'stopping with requests still in flight',
+      );
+    }
+    if (slackServer) {
+      slackServer.closeAllConnections();
+      await app.stop().catch(() => {});
+    }
+    if (opsServer) {
+      opsServer.close();
+      opsServer.closeAllConnections();
+    }
+    await sweep.stop();
+    await closeStore();
+  };
+  return { app, port, opsPort: opsPort ?? port, metrics, stop };
+}
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => resolve((server.address() as AddressInfo).port));
+  });
+}
