@@ -151,9 +151,44 @@ function anyOf(probes: readonly Probe[], budgetMs: number, timers: AccessTimers)
 }
 
 export function createAccess(options: AccessOptions): Access {
-  const budgetMs = options.budgetMs ?? DEFAULT_ACCESS_BUDGET_MS;
   const editorsSetting = options.editorsSetting ?? 'EDITORS';
-  const timers = options.timers ?? globalTimers;
+  const probes = createProbes(options);
+  const decide = createDecider(options);
+
+  async function editRefusal(
+    userId: string,
+    log: Logger,
+    limit: CheckLimit = {},
+  ): Promise<string | undefined> {
+    const verdict = await decide('edit', probes.edit(userId), log, limit);
+    return editSentence(verdict, options.editors !== undefined, editorsSetting);
+  }
+
+  async function viewRefusal(
+    userId: string,
+    log: Logger,
+    limit: CheckLimit = {},
+  ): Promise<string | undefined> {
+    if (!options.viewers) return undefined;
+    return viewSentence(await decide('view', probes.view(options.viewers, userId), log, limit));
+  }
+
+  return {
+    editRefusal,
+    viewRefusal,
+    canEdit: async (userId, log) => (await editRefusal(userId, log)) === undefined,
+    canView: async (userId, log) => (await viewRefusal(userId, log)) === undefined,
+  };
+}
+
+/** The questions each check asks Slack: `listed` when the settings answer without Slack. */
+interface Probes {
+  edit(userId: string): Probe[] | 'listed';
+  view(viewers: readonly string[], userId: string): Probe[] | 'listed';
+}
+
+/** Questions to Slack about a user, through caches of its answers. */
+function createProbes(options: AccessOptions): Probes {
   const cacheSettings = {
     max: options.cacheSize ?? 1_000,
     ttlMs: options.cacheMs ?? 60_000,
@@ -184,21 +219,34 @@ export function createAccess(options: AccessOptions): Access {
       ? 'listed'
       : list.filter((id) => id.startsWith('S')).map((group) => () => inGroup(group, userId));
 
-  const editProbes = (userId: string): Probe[] | 'listed' =>
+  const edit = (userId: string): Probe[] | 'listed' =>
     options.editors ? listProbes(options.editors, userId) : [() => isAdmin(userId)];
 
-  async function decide(
-    check: 'edit' | 'view',
-    probes: Probe[] | 'listed',
-    log: Logger,
-    limit: CheckLimit,
-  ): Promise<Verdict> {
+  // Viewers and editors are asked about together: one budget for the whole check.
+  const view = (viewers: readonly string[], userId: string): Probe[] | 'listed' => {
+    const asViewer = listProbes(viewers, userId);
+    const asEditor = edit(userId);
+    return asViewer === 'listed' || asEditor === 'listed' ? 'listed' : [...asViewer, ...asEditor];
+  };
+
+  return { edit, view };
+}
+
+type Decide = (
+  check: 'edit' | 'view',
+  probes: Probe[] | 'listed',
+  log: Logger,
+  limit: CheckLimit,
+) => Promise<Verdict>;
+
+/** Asks the probes within the budget (or the request's shorter deadline); logs a refusal Slack caused. */
+function createDecider(options: AccessOptions): Decide {
+  const budgetMs = options.budgetMs ?? DEFAULT_ACCESS_BUDGET_MS;
+  const timers = options.timers ?? globalTimers;
+  return async (check, probes, log, limit) => {
     if (probes === 'listed') return { allowed: true };
-    const verdict = await anyOf(
-      probes,
-      Math.max(0, Math.min(budgetMs, limit.withinMs ?? budgetMs)),
-      timers,
-    );
+    const withinMs = Math.max(0, Math.min(budgetMs, limit.withinMs ?? budgetMs));
+    const verdict = await anyOf(probes, withinMs, timers);
     if (!verdict.allowed && verdict.reason === 'timeout') {
       log.warn(
         { check, budgetMs, causes: verdict.causes },
@@ -208,46 +256,31 @@ export function createAccess(options: AccessOptions): Access {
       log.warn({ check, causes: verdict.causes }, 'access check failed; refusing');
     }
     return verdict;
-  }
-
-  async function editRefusal(
-    userId: string,
-    log: Logger,
-    limit: CheckLimit = {},
-  ): Promise<string | undefined> {
-    const verdict = await decide('edit', editProbes(userId), log, limit);
-    if (verdict.allowed) return undefined;
-    if (verdict.reason === 'timeout') return REFUSALS.editTimeout;
-    if (options.editors) {
-      const sentence = verdict.reason === 'slack-error' ? REFUSALS.editError : REFUSALS.edit;
-      return sentence.replace("app's EDITORS setting", `app's ${editorsSetting} setting`);
-    }
-    return verdict.reason === 'slack-error' ? REFUSALS.editAdminsError : REFUSALS.editAdmins;
-  }
-
-  async function viewRefusal(
-    userId: string,
-    log: Logger,
-    limit: CheckLimit = {},
-  ): Promise<string | undefined> {
-    if (!options.viewers) return undefined;
-    // Viewers and editors are asked about together: one budget for the whole check.
-    const viewers = listProbes(options.viewers, userId);
-    const editors = editProbes(userId);
-    const probes =
-      viewers === 'listed' || editors === 'listed' ? 'listed' : [...viewers, ...editors];
-    const verdict = await decide('view', probes, log, limit);
-    if (verdict.allowed) return undefined;
-    if (verdict.reason === 'timeout') return REFUSALS.viewTimeout;
-    return verdict.reason === 'slack-error' ? REFUSALS.viewError : REFUSALS.view;
-  }
-
-  return {
-    editRefusal,
-    viewRefusal,
-    canEdit: async (userId, log) => (await editRefusal(userId, log)) === undefined,
-    canView: async (userId, log) => (await viewRefusal(userId, log)) === undefined,
   };
+}
+
+/**
+ * The sentence refusing the editor, naming the setting that lists editors (an app with editors of
+ * its own has its own setting), or the admins when there is no list.
+ */
+function editSentence(
+  verdict: Verdict,
+  hasEditors: boolean,
+  editorsSetting: string,
+): string | undefined {
+  if (verdict.allowed) return undefined;
+  if (verdict.reason === 'timeout') return REFUSALS.editTimeout;
+  if (hasEditors) {
+    const sentence = verdict.reason === 'slack-error' ? REFUSALS.editError : REFUSALS.edit;
+    return sentence.replace("app's EDITORS setting", `app's ${editorsSetting} setting`);
+  }
+  return verdict.reason === 'slack-error' ? REFUSALS.editAdminsError : REFUSALS.editAdmins;
+}
+
+function viewSentence(verdict: Verdict): string | undefined {
+  if (verdict.allowed) return undefined;
+  if (verdict.reason === 'timeout') return REFUSALS.viewTimeout;
+  return verdict.reason === 'slack-error' ? REFUSALS.viewError : REFUSALS.view;
 }
 
 /**

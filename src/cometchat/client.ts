@@ -8,7 +8,6 @@ import {
   type StandardSchemaV1Issue,
 } from 'ky';
 import type { Logger } from 'pino';
-import type { Metrics } from '../observe/metrics.ts';
 import { newReference } from '../reference.ts';
 import { AnswerTooLarge } from './answer-cap.ts';
 import { CometChatError, type CometChatErrorInit, kindForStatus } from './errors.ts';
@@ -25,6 +24,7 @@ import {
   toCallPage,
   toPermissionUpdate,
 } from './model.ts';
+import type { CometChatObserver } from './observer.ts';
 import {
   CallListResponseSchema,
   CallResponseSchema,
@@ -61,7 +61,7 @@ export interface CometChatClientOptions {
   /** A number in [0, 1) for the back-off jitter (default `Math.random`). */
   random?: () => number;
   /** Told of every request's duration and status, each retry and each 429 (metrics). */
-  observe?: Pick<Metrics, 'cometchatRequest' | 'cometchatRetry' | 'cometchatRateLimited'>;
+  observe?: CometChatObserver;
 }
 
 export interface RequestOptions {
@@ -104,8 +104,43 @@ interface Outgoing {
   json?: unknown;
 }
 
+/** The live service has two hosts: roles and permissions on one, calls on the other. */
+type Host = 'roles' | 'calls';
+
+/** One request, its body parsed by `schema`; any failure thrown as a CometChatError. */
+type Send = <S extends StandardSchemaV1>(
+  host: Host,
+  operation: string,
+  path: string,
+  outgoing: Outgoing,
+  schema: S,
+  request: RequestOptions,
+) => Promise<StandardSchemaV1InferOutput<S>>;
+
+/** What every operation of one client shares. */
+interface Context {
+  send: Send;
+  newRef: () => string;
+}
+
+type OnBehalf = RequestOptions & { onBehalfOf?: string | undefined };
+
 export function createCometChatClient(options: CometChatClientOptions): CometChatClient {
   const newRef = options.newRef ?? newReference;
+  const context: Context = { send: createSend(options, newRef), newRef };
+  // Arrows over `context`, not methods over `this`: a caller may well pass one around on its own.
+  return {
+    listRoles: (query = {}, request = {}) => listRoles(context, query, request),
+    listAllRoles: (request = {}) => listAllRoles(context, request),
+    setRolePermissions: (role, permissions, request = {}) =>
+      setRolePermissions(context, role, permissions, request),
+    getCall: (sessionId, request = {}) => getCall(context, sessionId, request),
+    listCalls: (query, request = {}) => listCalls(context, query, request),
+  };
+}
+
+/** The client's one way to the service: a ky instance per host, a Trip per request. */
+function createSend(options: CometChatClientOptions, newRef: () => string): Send {
   const now = options.now ?? Date.now;
   const settings: TripSettings = {
     timeoutMs: options.timeoutMs,
@@ -115,11 +150,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
     random: options.random ?? Math.random,
     observe: options.observe,
   };
-  // A service may echo what it was sent (`the apikey ... is not valid`): its words are shown to
-  // people and logged, so the key's value is taken out of them first.
-  const withoutKey = (text: string) =>
-    options.apiKey.length > 0 ? text.split(options.apiKey).join('[redacted]') : text;
-  // The live service has two hosts: one ky instance each.
+  const withoutKey = keyRemover(options.apiKey);
   const host = (url: string) =>
     createHostKy({
       url,
@@ -129,23 +160,16 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
       retryLimit: settings.retryLimit,
       fetch: options.fetch,
     });
-  const roleApi = host(options.apiUrl);
-  const callApi = host(options.callApiUrl);
-
-  /** One request, its body parsed by `schema`; any failure thrown as a CometChatError. */
-  async function send<S extends StandardSchemaV1>(
-    api: KyInstance,
-    operation: string,
-    path: string,
-    outgoing: Outgoing,
-    schema: S,
-    request: RequestOptions,
-  ): Promise<StandardSchemaV1InferOutput<S>> {
+  const apis: Record<Host, KyInstance> = {
+    roles: host(options.apiUrl),
+    calls: host(options.callApiUrl),
+  };
+  return async (api, operation, path, outgoing, schema, request) => {
     const parent = request.logger ?? options.logger;
     const changes = outgoing.method === 'put';
     const trip = new Trip(request.ref ?? newRef(), operation, parent, settings, changes);
     try {
-      const body = await api(path, { ...outgoing, ...trip.kyOptions() }).json(schema);
+      const body = await apis[api](path, { ...outgoing, ...trip.kyOptions() }).json(schema);
       trip.succeeded();
       return body;
     } catch (error) {
@@ -153,87 +177,113 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
       trip.failed(failure);
       throw failure;
     }
-  }
-
-  const client: CometChatClient = {
-    async listRoles(query = {}, request = {}) {
-      const searchParams: Record<string, number> = {};
-      if (query.page !== undefined) searchParams.page = query.page;
-      if (query.perPage !== undefined) searchParams.perPage = query.perPage;
-      const body = await send(
-        roleApi,
-        'listRoles',
-        'roles',
-        { method: 'get', searchParams },
-        RoleListResponseSchema,
-        request,
-      );
-      return { roles: body.data, pagination: body.meta.pagination };
-    },
-
-    async listAllRoles({ perPage = 100, ...request } = {}) {
-      const shared = { ...request, ref: request.ref ?? newRef() };
-      // `client`, not `this`: a caller may well pass the method around on its own.
-      const first = await client.listRoles({ page: 1, perPage }, shared);
-      const rest = await Promise.all(
-        Array.from({ length: Math.max(0, first.pagination.total_pages - 1) }, (_, i) =>
-          client.listRoles({ page: i + 2, perPage: first.pagination.per_page }, shared),
-        ),
-      );
-      return [first, ...rest].flatMap((page) => page.roles);
-    },
-
-    async setRolePermissions(role, permissions, request = {}) {
-      const path = `roles/${segment(role, 'role', 'setRolePermissions', request, newRef)}/permissions`;
-      const body = await send(
-        roleApi,
-        'setRolePermissions',
-        path,
-        { method: 'put', json: { permissions } },
-        PermissionUpdateResponseSchema,
-        request,
-      );
-      return toPermissionUpdate(body.data);
-    },
-
-    async getCall(sessionId, request = {}) {
-      const path = `calls/${segment(sessionId, 'session id', 'getCall', request, newRef)}`;
-      const headers = onBehalfHeaders(request, 'getCall', newRef);
-      const body = await send(
-        callApi,
-        'getCall',
-        path,
-        { method: 'get', headers },
-        CallResponseSchema,
-        request,
-      );
-      const record = Array.isArray(body.data) ? body.data[0] : body.data;
-      if (!record) {
-        throw new CometChatError({
-          kind: 'not_found',
-          ref: request.ref ?? newRef(),
-          operation: 'getCall',
-          status: 200,
-          detail: 'the service answered with no call record',
-        });
-      }
-      return toCall(record);
-    },
-
-    async listCalls(query, request = {}) {
-      const headers = onBehalfHeaders(request, 'listCalls', newRef);
-      const body = await send(
-        callApi,
-        'listCalls',
-        'calls',
-        { method: 'get', headers, searchParams: callSearchParams(query) },
-        CallListResponseSchema,
-        request,
-      );
-      return toCallPage(body, query);
-    },
   };
-  return client;
+}
+
+/**
+ * A service may echo what it was sent (`the apikey ... is not valid`): its words are shown to
+ * people and logged, so the key's value is taken out of them first.
+ */
+function keyRemover(apiKey: string): (text: string) => string {
+  return (text) => (apiKey.length > 0 ? text.split(apiKey).join('[redacted]') : text);
+}
+
+async function listRoles(
+  { send }: Context,
+  query: { page?: number; perPage?: number },
+  request: RequestOptions,
+): Promise<RolePage> {
+  const searchParams: Record<string, number> = {};
+  if (query.page !== undefined) searchParams.page = query.page;
+  if (query.perPage !== undefined) searchParams.perPage = query.perPage;
+  const body = await send(
+    'roles',
+    'listRoles',
+    'roles',
+    { method: 'get', searchParams },
+    RoleListResponseSchema,
+    request,
+  );
+  return { roles: body.data, pagination: body.meta.pagination };
+}
+
+/** The first page says how many there are; the rest are asked for together, under one ref. */
+async function listAllRoles(
+  context: Context,
+  { perPage = 100, ...request }: RequestOptions & { perPage?: number | undefined },
+): Promise<Role[]> {
+  const shared = { ...request, ref: request.ref ?? context.newRef() };
+  const first = await listRoles(context, { page: 1, perPage }, shared);
+  const rest = await Promise.all(
+    Array.from({ length: Math.max(0, first.pagination.total_pages - 1) }, (_, i) =>
+      listRoles(context, { page: i + 2, perPage: first.pagination.per_page }, shared),
+    ),
+  );
+  return [first, ...rest].flatMap((page) => page.roles);
+}
+
+async function setRolePermissions(
+  { send, newRef }: Context,
+  role: string,
+  permissions: PermissionMap,
+  request: RequestOptions,
+): Promise<PermissionUpdate> {
+  const path = `roles/${segment(role, 'role', 'setRolePermissions', request, newRef)}/permissions`;
+  const body = await send(
+    'roles',
+    'setRolePermissions',
+    path,
+    { method: 'put', json: { permissions } },
+    PermissionUpdateResponseSchema,
+    request,
+  );
+  return toPermissionUpdate(body.data);
+}
+
+async function getCall(
+  { send, newRef }: Context,
+  sessionId: string,
+  request: OnBehalf,
+): Promise<Call> {
+  const path = `calls/${segment(sessionId, 'session id', 'getCall', request, newRef)}`;
+  const headers = onBehalfHeaders(request, 'getCall', newRef);
+  const body = await send(
+    'calls',
+    'getCall',
+    path,
+    { method: 'get', headers },
+    CallResponseSchema,
+    request,
+  );
+  // Documented both as a record and as a list of one (schemas.ts); an empty list is no call.
+  const record = Array.isArray(body.data) ? body.data[0] : body.data;
+  if (!record) {
+    throw new CometChatError({
+      kind: 'not_found',
+      ref: request.ref ?? newRef(),
+      operation: 'getCall',
+      status: 200,
+      detail: 'the service answered with no call record',
+    });
+  }
+  return toCall(record);
+}
+
+async function listCalls(
+  { send, newRef }: Context,
+  query: CallQuery,
+  request: OnBehalf,
+): Promise<CallPage> {
+  const headers = onBehalfHeaders(request, 'listCalls', newRef);
+  const body = await send(
+    'calls',
+    'listCalls',
+    'calls',
+    { method: 'get', headers, searchParams: callSearchParams(query) },
+    CallListResponseSchema,
+    request,
+  );
+  return toCallPage(body, query);
 }
 
 /**
@@ -241,7 +291,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
  * which would read as a network failure (and be retried): it is refused before any request.
  */
 function onBehalfHeaders(
-  request: RequestOptions & { onBehalfOf?: string | undefined },
+  request: OnBehalf,
   operation: string,
   newRef: () => string,
 ): Record<string, string> {

@@ -9,10 +9,11 @@ import ky, {
   type ShouldRetryState,
 } from 'ky';
 import type { Logger } from 'pino';
-import { type Metrics, statusClassOf } from '../observe/metrics.ts';
+import { systemCodeOf } from '../error-cause.ts';
 import { cappedAnswer } from './answer-cap.ts';
 import type { CometChatError } from './errors.ts';
 import { backoff } from './ky-instance.ts';
+import { type CometChatObserver, statusClassOf } from './observer.ts';
 import { serverWaitMs } from './server-wait.ts';
 
 /** Time an attempt needs at the least to be worth starting. */
@@ -29,9 +30,7 @@ export interface TripSettings {
   now: () => number;
   /** A number in [0, 1) for the back-off's jitter. */
   random: () => number;
-  observe?:
-    | Pick<Metrics, 'cometchatRequest' | 'cometchatRetry' | 'cometchatRateLimited'>
-    | undefined;
+  observe?: CometChatObserver | undefined;
 }
 
 /**
@@ -220,7 +219,7 @@ export function causeOf(error: unknown): string {
   const status = statusOf(error);
   if (status !== undefined) return `HTTP ${status}`;
   if (isTimeoutError(error)) return 'attempt timed out';
-  return codeOf(error) ?? innermost(error);
+  return systemCodeOf(error, CAUSE_DEPTH) ?? innermost(error);
 }
 
 /** The status of the answer that failed, if one came (a forced retry carries it as its cause). */
@@ -246,22 +245,12 @@ const NEVER_SENT = new Set([
 export function leftUnanswered(error: unknown): boolean {
   if (statusOf(error) !== undefined) return false;
   if (isTimeoutError(error)) return true;
-  const code = codeOf(error);
+  const code = systemCodeOf(error, CAUSE_DEPTH);
   return code === undefined || !NEVER_SENT.has(code);
 }
 
 /** How deep to look into the causes ky and fetch wrap a failure in. */
 const CAUSE_DEPTH = 4;
-
-/** The system's code for a failed connection (`ECONNREFUSED`, `UND_ERR_SOCKET`...). */
-function codeOf(error: unknown): string | undefined {
-  let cause = error;
-  for (let depth = 0; depth < CAUSE_DEPTH && cause instanceof Error; depth += 1) {
-    if ('code' in cause && typeof cause.code === 'string') return cause.code;
-    cause = cause.cause;
-  }
-  return undefined;
-}
 
 /** The message of the deepest cause: fetch's `fetch failed` says less than what it wraps. */
 function innermost(error: unknown): string {

@@ -1,4 +1,5 @@
 import { ErrorCode, type WebAPICallResult, WebClient, type WebClientOptions } from '@slack/web-api';
+import { platformErrorCode } from '../slack/slack-errors.ts';
 import type { Metrics } from './metrics.ts';
 
 // The app's Web API traffic, counted: every call that fails, after the client's own retries, adds
@@ -38,7 +39,7 @@ export function failureLabel(error: unknown): string {
   if (typeof error !== 'object' || error === null || !('code' in error)) return 'other';
   switch (error.code) {
     case ErrorCode.PlatformError: {
-      const code = 'data' in error ? slackCode(error.data) : undefined;
+      const code = platformErrorCode(error);
       return code !== undefined && PLAIN_CODE.test(code) ? code : 'other';
     }
     case ErrorCode.HTTPError:
@@ -50,9 +51,4 @@ export function failureLabel(error: unknown): string {
     default:
       return 'other';
   }
-}
-
-function slackCode(data: unknown): string | undefined {
-  if (typeof data !== 'object' || data === null || !('error' in data)) return undefined;
-  return typeof data.error === 'string' ? data.error : undefined;
 }

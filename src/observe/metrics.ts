@@ -1,20 +1,16 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { CometChatObserver } from '../cometchat/observer.ts';
 
 // What a platform team graphs and alerts on, in Prometheus's text format at /metrics. One
 // registry per running app (tests start several in one process). Every label value comes from a
 // small fixed set: never a user, role, session or channel id, nor anything a request can invent.
 
-/** Status of a CometChat request: the class of its HTTP status, or why there was none. */
-export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'timeout' | 'network' | 'other';
-
-export interface Metrics {
+/** The CometChat client's reports (its requests, retries and 429s) are counted here too. */
+export interface Metrics extends CometChatObserver {
   readonly registry: Registry;
   /** A command, action, view submission or shortcut handled, by name and outcome. */
   handled(kind: string, name: string, outcome: 'ok' | 'error'): void;
-  cometchatRequest(operation: string, status: StatusClass, seconds: number): void;
-  cometchatRetry(operation: string): void;
-  cometchatRateLimited(operation: string): void;
   slackApiFailure(method: string, error: string): void;
   socketReconnect(): void;
   permissionUpdate(outcome: string): void;
@@ -59,28 +55,36 @@ export function bounded(known: ReadonlySet<string>, name: string | undefined): s
   return name !== undefined && known.has(name) ? name : 'other';
 }
 
-export function statusClassOf(status: number | undefined, kind?: string): StatusClass {
-  if (status !== undefined && status >= 200 && status < 600) {
-    return `${Math.floor(status / 100)}xx` as StatusClass;
-  }
-  if (kind === 'timeout') return 'timeout';
-  if (kind === 'network') return 'network';
-  return 'other';
-}
-
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
-  const registers = [registry];
   if (options.defaultMetrics !== false) {
     collectDefaultMetrics({ register: registry });
     eventLoopDelay(registry);
   }
+  // Registered in this order, so /metrics lists them as it always has.
+  return {
+    registry,
+    ...handledMetrics(registry),
+    ...cometchatMetrics(registry),
+    ...slackMetrics(registry),
+    ...recordMetrics(registry),
+  };
+}
+
+/** Commands, actions, view submissions and shortcuts, as the app's listeners finish them. */
+function handledMetrics(registry: Registry): Pick<Metrics, 'handled'> {
   const handled = new Counter({
     name: 'cometchat_ops_slack_requests_total',
     help: 'Commands, actions, view submissions and shortcuts handled, by kind, name and outcome.',
     labelNames: ['kind', 'name', 'outcome'],
-    registers,
+    registers: [registry],
   });
+  return { handled: (kind, name, outcome) => handled.inc({ kind, name, outcome }) };
+}
+
+/** What the CometChat client reports of its requests. */
+function cometchatMetrics(registry: Registry): CometChatObserver {
+  const registers = [registry];
   const duration = new Histogram({
     name: 'cometchat_ops_cometchat_request_duration_seconds',
     help: 'CometChat REST requests, retries and waits included, by operation and status class.',
@@ -100,17 +104,38 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     labelNames: ['operation'],
     registers,
   });
+  return {
+    cometchatRequest: (operation, status, seconds) =>
+      duration.observe({ operation, status }, seconds),
+    cometchatRetry: (operation) => retries.inc({ operation }),
+    cometchatRateLimited: (operation) => rateLimited.inc({ operation }),
+  };
+}
+
+/** The app's own traffic to Slack: Web API calls that failed, and Socket Mode's reconnections. */
+function slackMetrics(registry: Registry): Pick<Metrics, 'slackApiFailure' | 'socketReconnect'> {
   const slackFailures = new Counter({
     name: 'cometchat_ops_slack_api_failures_total',
     help: 'Slack Web API calls that failed, by method and error code.',
     labelNames: ['method', 'error'],
-    registers,
+    registers: [registry],
   });
   const reconnects = new Counter({
     name: 'cometchat_ops_socket_mode_reconnects_total',
     help: 'Socket Mode reconnection attempts.',
-    registers,
+    registers: [registry],
   });
+  return {
+    slackApiFailure: (method, error) => slackFailures.inc({ method, error }),
+    socketReconnect: () => reconnects.inc(),
+  };
+}
+
+/** What the app keeps a record of: permission changes, the audit trail and the store under it. */
+function recordMetrics(
+  registry: Registry,
+): Pick<Metrics, 'permissionUpdate' | 'auditWrite' | 'auditPostFailure' | 'storeError'> {
+  const registers = [registry];
   const updates = new Counter({
     name: 'cometchat_ops_permission_updates_total',
     help: 'Permission updates sent to CometChat, by outcome (applied, failed, unknown).',
@@ -135,14 +160,6 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     registers,
   });
   return {
-    registry,
-    handled: (kind, name, outcome) => handled.inc({ kind, name, outcome }),
-    cometchatRequest: (operation, status, seconds) =>
-      duration.observe({ operation, status }, seconds),
-    cometchatRetry: (operation) => retries.inc({ operation }),
-    cometchatRateLimited: (operation) => rateLimited.inc({ operation }),
-    slackApiFailure: (method, error) => slackFailures.inc({ method, error }),
-    socketReconnect: () => reconnects.inc(),
     permissionUpdate: (outcome) => updates.inc({ outcome }),
     auditWrite: (outcome) => auditWrites.inc({ outcome }),
     auditPostFailure: () => auditPosts.inc(),

@@ -1,6 +1,8 @@
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import { systemCodeOf } from '../error-cause.ts';
+import { platformErrorCode } from './slack-errors.ts';
 
 export interface SlackMessage {
   text: string;
@@ -111,16 +113,13 @@ export async function postJson(url: string, json: string, timeoutMs: number): Pr
  * the socket's error: `ECONNREFUSED`), else the error's name.
  */
 export function causeOf(error: unknown): string {
-  for (let link = error; link instanceof Error; link = link.cause) {
-    if ('code' in link && typeof link.code === 'string') return link.code;
-  }
-  return error instanceof Error ? error.name : String(error);
+  return systemCodeOf(error) ?? (error instanceof Error ? error.name : String(error));
 }
 
 /** The Slack error code of a Web API failure (e.g. `not_in_channel`), without the request. */
 export function slackErrorCode(error: unknown): string {
-  const data = (error as { data?: { error?: unknown } })?.data;
-  if (data && typeof data.error === 'string') return data.error;
+  const refused = platformErrorCode(error);
+  if (refused !== undefined) return refused;
   const code = (error as { code?: unknown })?.code;
   return typeof code === 'string' ? code : String((error as Error)?.message ?? error);
 }

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { statusClassOf } from '../../src/cometchat/observer.ts';
 import { handledName } from '../../src/observe/handled.ts';
-import { createMetrics, statusClassOf } from '../../src/observe/metrics.ts';
+import { createMetrics } from '../../src/observe/metrics.ts';
 
 // The labels metrics are given: names from fixed sets only, whatever a request carries.
 

@@ -1,0 +1,10 @@
+// The Web API client throws its errors with the answer's body as `data`; when Slack refused a
+// call, that body says why in `error` (`not_in_channel`, `channel_not_found`...).
+
+/** Slack's own error code for a refused Web API call, when the error carries one. */
+export function platformErrorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('data' in error)) return undefined;
+  const { data } = error;
+  if (typeof data !== 'object' || data === null || !('error' in data)) return undefined;
+  return typeof data.error === 'string' ? data.error : undefined;
+}
