@@ -74,33 +74,10 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
   const { app, meta, scope } = request;
   const refusal = await editRefusal(app.access, request.userId, scope.log, 'confirm');
   if (refusal) return { kind: 'refused', sentence: refusal };
-  let claimed: boolean;
-  try {
-    claimed = await deps.store.claim(meta.id, CLAIM_TTL_SECONDS);
-  } catch (error) {
-    scope.log.error({ err: error, change: meta.id }, 'apply-once claim not taken; nothing sent');
-    return { kind: 'not-sent', error, sentence: STORE_DOWN };
-  }
-  if (!claimed) {
-    scope.log.warn(
-      { app: app.name, role: meta.role, change: meta.id },
-      'editor: repeated confirmation ignored',
-    );
-    return { kind: 'repeated' };
-  }
-  // No update leaves without its record-to-be: if the app stops before the answer, the sweep
-  // turns this intent into a record with an unknown outcome.
-  try {
-    await deps.store.putIntent(
-      auditRecord(request, deps.now(), 'unknown', { serviceMessage: UNKNOWN_OUTCOME }),
-    );
-  } catch (error) {
-    scope.log.error({ err: error, change: meta.id }, 'audit intent not stored; nothing sent');
-    await deps.store.release(meta.id).catch((releaseError: unknown) => {
-      scope.log.error({ err: releaseError, change: meta.id }, 'claim could not be released');
-    });
-    return { kind: 'not-sent', error, sentence: NOT_SENT };
-  }
+  const notClaimed = await claimOnce(deps, request);
+  if (notClaimed) return notClaimed;
+  const notStored = await storeIntent(deps, request);
+  if (notStored) return notStored;
   const payload = changePayload(meta.changes);
   let update: PermissionUpdate;
   try {
@@ -109,21 +86,94 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
       logger: scope.log,
     });
   } catch (error) {
-    const outcome = mayHaveApplied(error) ? 'unknown' : 'failed';
-    const { stored } = await deps.audit.record(
-      auditRecord(request, deps.now(), outcome, {
-        errorKind: isCometChatError(error) ? error.kind : 'internal',
-        serviceMessage: isCometChatError(error)
-          ? (error.serviceMessage ?? error.serviceCode)
-          : undefined,
-      }),
-      scope.log,
-    );
-    await deps.store.release(meta.id).catch((releaseError: unknown) => {
-      scope.log.error({ err: releaseError, change: meta.id }, 'claim could not be released');
-    });
-    return { kind: outcome, error, audited: stored };
+    return recordFailure(deps, request, error);
   }
+  const audited = await recordApplied(deps, request, update);
+  scope.log.info(
+    {
+      app: app.name,
+      role: meta.role,
+      keys: Object.keys(payload),
+      change: meta.id,
+      promotedFrom: meta.promotedFrom?.ref,
+    },
+    'permissions updated',
+  );
+  return { kind: 'applied', update, audited };
+}
+
+/** Takes the confirmation's claim: undefined once taken, else why nothing is sent. */
+async function claimOnce(
+  deps: ApplyDeps,
+  { app, meta, scope }: ApplyRequest,
+): Promise<ApplyOutcome | undefined> {
+  let claimed: boolean;
+  try {
+    claimed = await deps.store.claim(meta.id, CLAIM_TTL_SECONDS);
+  } catch (error) {
+    scope.log.error({ err: error, change: meta.id }, 'apply-once claim not taken; nothing sent');
+    return { kind: 'not-sent', error, sentence: STORE_DOWN };
+  }
+  if (claimed) return undefined;
+  scope.log.warn(
+    { app: app.name, role: meta.role, change: meta.id },
+    'editor: repeated confirmation ignored',
+  );
+  return { kind: 'repeated' };
+}
+
+/**
+ * No update leaves without its record-to-be: if the app stops before the answer, the sweep
+ * turns this intent into a record with an unknown outcome. Undefined once stored; else the claim
+ * is let go and nothing is sent.
+ */
+async function storeIntent(
+  deps: ApplyDeps,
+  request: ApplyRequest,
+): Promise<ApplyOutcome | undefined> {
+  const { meta, scope } = request;
+  try {
+    await deps.store.putIntent(
+      auditRecord(request, deps.now(), 'unknown', { serviceMessage: UNKNOWN_OUTCOME }),
+    );
+    return undefined;
+  } catch (error) {
+    scope.log.error({ err: error, change: meta.id }, 'audit intent not stored; nothing sent');
+    await releaseClaim(deps, request);
+    return { kind: 'not-sent', error, sentence: NOT_SENT };
+  }
+}
+
+/** An update CometChat refused, or whose answer never came: recorded, and a retry let through. */
+async function recordFailure(
+  deps: ApplyDeps,
+  request: ApplyRequest,
+  error: unknown,
+): Promise<ApplyOutcome> {
+  const outcome = mayHaveApplied(error) ? 'unknown' : 'failed';
+  const { stored } = await deps.audit.record(
+    auditRecord(request, deps.now(), outcome, {
+      errorKind: isCometChatError(error) ? error.kind : 'internal',
+      serviceMessage: isCometChatError(error)
+        ? (error.serviceMessage ?? error.serviceCode)
+        : undefined,
+    }),
+    request.scope.log,
+  );
+  await releaseClaim(deps, request);
+  return { kind: outcome, error, audited: stored };
+}
+
+/**
+ * An applied update, remembered (the editor's next "before") and audited, together; once it is
+ * applied, no store failure hides it. Whether the audit record was stored.
+ */
+async function recordApplied(
+  deps: ApplyDeps,
+  request: ApplyRequest,
+  update: PermissionUpdate,
+): Promise<boolean> {
+  const { app, meta, scope } = request;
   const messages = Object.entries(update.results)
     .map(([key, r]) => `${key}: ${r.message}`)
     .join('; ');
@@ -143,17 +193,14 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
       scope.log,
     ),
   ]);
-  scope.log.info(
-    {
-      app: app.name,
-      role: meta.role,
-      keys: Object.keys(payload),
-      change: meta.id,
-      promotedFrom: meta.promotedFrom?.ref,
-    },
-    'permissions updated',
-  );
-  return { kind: 'applied', update, audited: audited.stored };
+  return audited.stored;
+}
+
+/** Lets a new attempt of the same confirmation through; a store that fails here only logs. */
+async function releaseClaim(deps: ApplyDeps, { meta, scope }: ApplyRequest): Promise<void> {
+  await deps.store.release(meta.id).catch((releaseError: unknown) => {
+    scope.log.error({ err: releaseError, change: meta.id }, 'claim could not be released');
+  });
 }
 
 /** Whether a failed update may still have been applied: then its outcome is not known. */

@@ -1,10 +1,10 @@
-import type { KnownBlock } from '@slack/types';
-import { actions, button, context, header, section } from '../../slack/blocks.ts';
+import type { KnownBlock, View } from '@slack/types';
+import { actions, button, context, header, plain, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
-import { ACTIONS } from '../../slack/ids.ts';
+import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
-import { type AppLabel, changeLine, chunkedSections } from './editor-view.ts';
+import { type AppLabel, changeLine, chunkedSections, MAX_REASON } from './editor-view.ts';
 
 // An approval request as Slack shows it: the message in the approval channel (updated in place
 // as the request ends), and the line the requester gets by direct message. Pure.
@@ -83,6 +83,39 @@ export function outcomeNotice(request: ApprovalRequest, appName?: string): Slack
   const app = appName ? ` in *${escapeMrkdwn(appName)}*` : '';
   const text = `Your request to change ${code(request.role)}${app}: ${outcomeLine(request)}`;
   return { text, blocks: [section(text)] };
+}
+
+/** The block and field of the reason a rejection gives. */
+export const REJECT_BLOCK = 'reject_reason';
+export const REJECT_INPUT = 'reason';
+
+/**
+ * "Reject" asks why, for the requester: the modal whose submission closes the request.
+ * `privateMetadata` names the request (sealed for its app).
+ */
+export function rejectReasonView(request: ApprovalRequest, privateMetadata: string): View {
+  return {
+    type: 'modal',
+    callback_id: CALLBACKS.rejectReason,
+    title: plain('Reject the change', 24),
+    submit: plain('Reject', 24),
+    close: plain('Cancel', 24),
+    private_metadata: privateMetadata,
+    blocks: [
+      section(`Reject the change to ${code(request.role)} asked by <@${request.requester}>?`),
+      {
+        type: 'input',
+        block_id: REJECT_BLOCK,
+        label: plain('Why (the requester is told)'),
+        element: {
+          type: 'plain_text_input',
+          action_id: REJECT_INPUT,
+          multiline: true,
+          max_length: MAX_REASON,
+        },
+      },
+    ],
+  };
 }
 
 /** Requests a list shows at most; the rest are counted. */

@@ -3,12 +3,14 @@ import type { View } from '@slack/types';
 import type { Logger } from 'pino';
 import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
 import { failureMessage } from '../../slack/blocks.ts';
+import type { Destination } from '../../slack/deliver.ts';
 import { failInModal, type ModalTarget } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import type { Store } from '../../store/store.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import type { AuditTrail, FeatureDeps } from '../deps.ts';
+import type { ConfirmMetadata } from './editor-state.ts';
 import { type AppLabel, messageView } from './editor-view.ts';
 
 // What the editor's listeners share: their dependencies, the app a view is about, and how a
@@ -36,6 +38,17 @@ export interface EditorDeps extends FeatureDeps {
 
 export type Args<T> = T & AllMiddlewareArgs;
 
+/** A confirmation submitted ("Apply" or "Request approval"), opened for the app it was sealed for. */
+export interface Confirmed {
+  app: CometChatApp;
+  meta: ConfirmMetadata;
+  userId: string;
+  teamId: string;
+  /** The confirmation's modal, and where its outcome goes when the modal is gone. */
+  target: { viewId: string; destination: Destination };
+  scope: RequestScope;
+}
+
 /** The editor check before `views.open` ends this long after the request arrived at most. */
 export const OPEN_CHECK_DEADLINE_MS = 2_000;
 
@@ -47,7 +60,7 @@ export const LOADING_VIEW_AFTER_MS = 400;
 
 /** The app a view is about, as its views name it and seal what Slack carries back. */
 export function appLabel(deps: Pick<FeatureDeps, 'apps'>, app: CometChatApp): AppLabel {
-  return { appName: appNameIfSeveral(deps.apps, app), write: valueWriter(deps.apps, app) };
+  return { appName: appNameIfSeveral(deps.apps, app), write: valueWriter(app) };
 }
 
 /** "`role`" with one app, "`role` in *staging*" with several. */

@@ -190,66 +190,95 @@ function fieldBlock(
     optional: true,
     label: plain(spec.key, 2000),
   };
+  const described = describe(state, baseline, spec);
   const list = Array.isArray(value) ? value : [];
   switch (spec.kind) {
     case 'action':
-    case 'mode': {
-      const options = spec.values.map((v) => option(v));
-      const initial = options.find((o) => o.value === value);
-      return {
-        ...base,
-        hint: plain(describe(state, baseline, spec), 2000),
-        element: {
-          type: 'static_select',
-          action_id: ACTIONS.permissionsField,
-          options,
-          ...(initial ? { initial_option: initial } : {}),
-        },
-      };
-    }
-    case 'fixedList': {
-      const options = spec.values.map((v) => option(v));
-      return {
-        ...base,
-        hint: plain(`None checked means no restriction. ${describe(state, baseline, spec)}`, 2000),
-        element: checkboxes(
-          ACTIONS.permissionsField,
-          options,
-          options.filter((o) => list.includes(o.value ?? '')),
-        ),
-      };
-    }
-    case 'roleList': {
-      // A role that no longer exists stays selectable, so it is never dropped silently.
-      const ids = [...new Set([...roleIds, ...list])].slice(0, 100);
-      const options = ids.map((id) => ({ text: plain(id), value: roleOptionValue(id) }));
-      const initial = options.filter((_option, i) => list.includes(ids[i] ?? ''));
-      return {
-        ...base,
-        hint: plain(`None selected means no restriction. ${describe(state, baseline, spec)}`, 2000),
-        element: {
-          type: 'multi_static_select',
-          action_id: ACTIONS.permissionsField,
-          placeholder: plain('Any role'),
-          options,
-          ...(initial.length > 0 ? { initial_options: initial } : {}),
-        },
-      };
-    }
+    case 'mode':
+      return { ...base, ...selectField(spec.values, value, described) };
+    case 'fixedList':
+      return { ...base, ...fixedListField(spec.values, list, described) };
+    case 'roleList':
+      return { ...base, ...roleListField(roleIds, list, described) };
     case 'freeList':
-      return {
-        ...base,
-        hint: plain(
-          `${spec.key.endsWith('MimeTypes') ? 'MIME types like image/png' : 'Values'}, separated by commas; empty means no restriction. ${describe(state, baseline, spec)}`,
-          2000,
-        ),
-        element: {
-          type: 'plain_text_input',
-          action_id: ACTIONS.permissionsField,
-          ...(list.length > 0 ? { initial_value: list.join(', ') } : {}),
-        },
-      };
+      return { ...base, ...freeListField(spec.key, list, described) };
   }
+}
+
+/** A field's hint and element, under the label its block gives it. */
+type Field = Pick<InputBlock, 'hint' | 'element'>;
+
+/** One value of a few: a menu. */
+function selectField(
+  values: readonly string[],
+  value: PermissionValue | undefined,
+  described: string,
+): Field {
+  const options = values.map((v) => option(v));
+  const initial = options.find((o) => o.value === value);
+  return {
+    hint: plain(described, 2000),
+    element: {
+      type: 'static_select',
+      action_id: ACTIONS.permissionsField,
+      options,
+      ...(initial ? { initial_option: initial } : {}),
+    },
+  };
+}
+
+/** Some of a few values: checkboxes. */
+function fixedListField(
+  values: readonly string[],
+  list: readonly string[],
+  described: string,
+): Field {
+  const options = values.map((v) => option(v));
+  return {
+    hint: plain(`None checked means no restriction. ${described}`, 2000),
+    element: checkboxes(
+      ACTIONS.permissionsField,
+      options,
+      options.filter((o) => list.includes(o.value ?? '')),
+    ),
+  };
+}
+
+/** Some of the app's roles: a multi-select of their ids. */
+function roleListField(
+  roleIds: readonly string[],
+  list: readonly string[],
+  described: string,
+): Field {
+  // A role that no longer exists stays selectable, so it is never dropped silently.
+  const ids = [...new Set([...roleIds, ...list])].slice(0, 100);
+  const options = ids.map((id) => ({ text: plain(id), value: roleOptionValue(id) }));
+  const initial = options.filter((_option, i) => list.includes(ids[i] ?? ''));
+  return {
+    hint: plain(`None selected means no restriction. ${described}`, 2000),
+    element: {
+      type: 'multi_static_select',
+      action_id: ACTIONS.permissionsField,
+      placeholder: plain('Any role'),
+      options,
+      ...(initial.length > 0 ? { initial_options: initial } : {}),
+    },
+  };
+}
+
+/** Any values: typed, separated by commas. */
+function freeListField(key: string, list: readonly string[], described: string): Field {
+  return {
+    hint: plain(
+      `${key.endsWith('MimeTypes') ? 'MIME types like image/png' : 'Values'}, separated by commas; empty means no restriction. ${described}`,
+      2000,
+    ),
+    element: {
+      type: 'plain_text_input',
+      action_id: ACTIONS.permissionsField,
+      ...(list.length > 0 ? { initial_value: list.join(', ') } : {}),
+    },
+  };
 }
 
 function describe(state: EditorState, baseline: Baseline, spec: PermissionSpec): string {
@@ -376,6 +405,26 @@ export function loadingView(role: string, appName?: string): View {
     ),
     callback_id: CALLBACKS.permissionsEditor,
   };
+}
+
+/**
+ * Shown the moment a confirmation is submitted: Slack has its answer at once, and the view shows
+ * the outcome once the request is posted or the change applied.
+ */
+export function submittedView(
+  meta: Pick<ConfirmMetadata, 'role' | 'changes'>,
+  appName: string | undefined,
+  needsApproval: boolean,
+): View {
+  if (needsApproval) {
+    return messageView('Request approval', ':hourglass_flowing_sand: Posting the request…', false);
+  }
+  const n = meta.changes.length;
+  return messageView(
+    'Applying',
+    `:hourglass_flowing_sand: Applying ${n} change${n === 1 ? '' : 's'} to ${code(meta.role)}${inApp(appName)}…`,
+    false,
+  );
 }
 
 export function messageView(

@@ -11,17 +11,16 @@ import type { View } from '@slack/types';
 import { type CometChatApp, openRoleButton, tryOpenSealed } from '../../apps/apps.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
-import { type ModalTarget, showInModal, showModal } from '../../slack/modal-outcome.ts';
-import { code } from '../../slack/mrkdwn.ts';
+import { type ModalTarget, showModal } from '../../slack/modal-outcome.ts';
 import { msLeft, type RequestScope, scopeOf, settledWithin } from '../../slack/request-context.ts';
 import { alreadyShown, RefusedError } from '../../voice/failure.ts';
 import type { EditorOpener } from '../deps.ts';
-import { applyChange } from './apply-change.ts';
-import { requestApproval } from './approvals.ts';
+import { applyFlow } from './apply-flow.ts';
 import { editRefusal } from './editor-access.ts';
 import {
   type Args,
   appLabel,
+  type Confirmed,
   type EditorDeps,
   failInEditor,
   failureView,
@@ -37,29 +36,26 @@ import {
   roleContext,
 } from './editor-flow.ts';
 import {
-  type AppliedChange,
   baselineFrom,
   ConfirmSchema,
   confirmRecord,
   type EditorState,
   EditorStateSchema,
-  METADATA_LIMIT,
   newEditorState,
   rebase,
   STALE_NOTICE,
 } from './editor-state.ts';
 import {
   type AppLabel,
-  AUDIT_NOT_STORED,
   confirmView,
   editorView,
   loadingView,
   messageView,
-  REASON_BLOCK,
-  REASON_INPUT,
-  resultView,
+  submittedView,
 } from './editor-view.ts';
-import { appsWithRole, createPromoteButton } from './promotion.ts';
+import { createPromoteButton } from './promotion.ts';
+import { reasonOf } from './read-fields.ts';
+import { requestApprovalFlow } from './request-approval.ts';
 
 // The editor's listeners: open, switch category, review, apply. Each decides with the plain
 // functions of editor-flow.ts and apply-change.ts; promotion to another app is promotion.ts.
@@ -373,8 +369,9 @@ export function createReviewSubmission(deps: EditorDeps) {
 }
 
 /**
- * "Apply": acknowledged at once with a pending view; the update runs after, within the client's
- * time budget, and the view then shows the outcome.
+ * "Apply" or "Request approval": acknowledged at once with a pending view; the flow the app asks
+ * for (apply-flow.ts, or request-approval.ts with an approval channel) runs after, within the
+ * client's time budget, and the view then shows the outcome.
  */
 export function createApplySubmission(deps: EditorDeps) {
   return async ({
@@ -384,135 +381,34 @@ export function createApplySubmission(deps: EditorDeps) {
     client,
     context,
   }: Args<SlackViewMiddlewareArgs<ViewSubmitAction>>) => {
-    const scope = scopeOf(context);
     // Sealed for its app: a confirmation edited to name another app is refused as out of date.
     const opened = tryOpenSealed(deps.apps, ConfirmSchema, view.private_metadata);
     if (!opened) {
-      await ack({
-        response_action: 'update',
-        view: messageView(
-          'Edit permissions',
-          'This confirmation is out of date. Open the editor again.',
-        ),
-      });
+      await ack({ response_action: 'update', view: OUTDATED_CONFIRMATION });
       return;
     }
     const { app, value: meta } = opened;
-    const label = appLabel(deps, app);
-    const count = meta.changes.length;
-    if (app.approval) {
-      const reason = view.state.values[REASON_BLOCK]?.[REASON_INPUT]?.value?.trim() || undefined;
-      await ack({
-        response_action: 'update',
-        view: messageView(
-          'Request approval',
-          ':hourglass_flowing_sand: Posting the request…',
-          false,
-        ),
-      });
-      const said = (title: string, sentence: string) =>
-        showInModal(
-          deps,
-          { viewId: view.id, destination: destinationOf(body) },
-          messageView(title, sentence),
-          { text: sentence },
-          scope.log,
-        );
-      let requested: Awaited<ReturnType<typeof requestApproval>>;
-      try {
-        requested = await requestApproval(deps, client, {
-          app: { ...app, approval: app.approval },
-          meta,
-          userId: body.user.id,
-          teamId: body.team?.id ?? body.user.team_id ?? '',
-          reason,
-          scope,
-        });
-      } catch (error) {
-        return failInEditor({ viewId: view.id }, error, scope, deps);
-      }
-      switch (requested.kind) {
-        case 'requested':
-          return said(
-            'Approval requested',
-            `Your request for ${count} change${count === 1 ? '' : 's'} to ${roleIn(meta.role, label)} is in <#${requested.channel}>. Nothing is sent until another person approves it; you will get a direct message when it is approved, rejected or expires.`,
-          );
-        case 'repeated':
-          return said('Already requested', 'This change was already requested once.');
-        case 'stale':
-          return said(
-            'Not requested',
-            `${roleIn(meta.role, label)} changed since you reviewed this (someone applied another change), so nothing was requested. Open the editor again to review on its new values.`,
-          );
-        case 'refused':
-          return said('Not allowed', requested.sentence);
-        case 'not-posted':
-          return said('Not requested', requested.sentence);
-      }
-    }
-    await ack({
-      response_action: 'update',
-      view: messageView(
-        'Applying',
-        `:hourglass_flowing_sand: Applying ${count} change${count === 1 ? '' : 's'} to ${roleIn(meta.role, label)}…`,
-        false,
-      ),
-    });
-    const target = { viewId: view.id, destination: destinationOf(body) };
-    const show = (title: string, sentence: string) =>
-      showInModal(deps, target, messageView(title, sentence), { text: sentence }, scope.log);
-    let outcome: Awaited<ReturnType<typeof applyChange>>;
-    try {
-      outcome = await applyChange(deps, {
-        app,
-        meta,
-        userId: body.user.id,
-        teamId: body.team?.id ?? body.user.team_id ?? '',
-        scope,
-      });
-    } catch (error) {
-      return failInEditor({ viewId: view.id }, error, scope, deps);
-    }
-    switch (outcome.kind) {
-      case 'refused':
-        return show('Not allowed', outcome.sentence);
-      case 'not-sent':
-        return show('Not sent', `${outcome.sentence} (ref ${scope.ref})`);
-      case 'repeated':
-        return show(
-          'Already applied',
-          `This change to ${roleIn(meta.role, label)} was already submitted once; it was not sent again.`,
-        );
-      case 'failed':
-      case 'unknown':
-        return failInEditor({ viewId: view.id }, outcome.error, scope, deps);
-      case 'applied': {
-        const applied: AppliedChange = {
-          role: meta.role,
-          ref: scope.ref,
-          changes: meta.changes.map(({ key, after }) => ({ key, after })),
-        };
-        const metadata = (label.write ?? JSON.stringify)(applied);
-        const result = resultView(meta.role, outcome.update, meta.changes, outcome.audited, {
-          appName: label.appName,
-          // Too large to carry back means no promotion: it is never offered half.
-          metadata: metadata.length <= METADATA_LIMIT ? metadata : undefined,
-          promoteTo: await appsWithRole(deps, app, meta.role, scope),
-        });
-        return showInModal(
-          deps,
-          target,
-          result,
-          {
-            // The same facts as the modal, the missing audit record included.
-            text: `Applied ${count} change${count === 1 ? '' : 's'} to ${roleIn(meta.role, label)}: ${meta.changes.map((c) => code(c.key)).join(', ')}.${outcome.audited ? '' : ` ${AUDIT_NOT_STORED}`}`,
-          },
-          scope.log,
-        );
-      }
-    }
+    const { approval } = app;
+    const pending = submittedView(meta, appLabel(deps, app).appName, approval !== undefined);
+    await ack({ response_action: 'update', view: pending });
+    const confirmed: Confirmed = {
+      app,
+      meta,
+      userId: body.user.id,
+      teamId: body.team?.id ?? body.user.team_id ?? '',
+      target: { viewId: view.id, destination: destinationOf(body) },
+      scope: scopeOf(context),
+    };
+    if (!approval) return applyFlow(deps, confirmed);
+    const reason = reasonOf(view.state.values);
+    return requestApprovalFlow(deps, client, { ...confirmed, app: { ...app, approval } }, reason);
   };
 }
+
+const OUTDATED_CONFIRMATION = messageView(
+  'Edit permissions',
+  'This confirmation is out of date. Open the editor again.',
+);
 
 export function registerPermissionEditor(bolt: App, deps: EditorDeps): void {
   bolt.action<BlockAction<ButtonAction>>(

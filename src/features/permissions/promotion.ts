@@ -111,31 +111,47 @@ export function createPromoteButton(deps: EditorDeps) {
         false,
       ),
     );
-    try {
-      const [roles, known] = await Promise.all([
-        to.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
-        deps.store.getKnownPermissions(to.name, applied.role),
-      ]);
-      await deps.views.update({
-        view_id: viewId,
-        view: promotionView({
-          applied,
-          from: from.app.name,
-          to: to.name,
-          label,
-          roles,
-          known,
-          approvalChannel: to.approval?.channel,
-        }),
-      });
-      scope.log.info(
-        { from: from.app.name, to: to.name, role: applied.role, promotedFrom: applied.ref },
-        'promotion: review shown',
-      );
-    } catch (error) {
-      await failInEditor({ viewId }, error, scope, deps);
-    }
+    await showPromotion(deps, { applied, from: from.app, to, label, viewId, scope });
   };
+}
+
+/** Fills the pushed modal with that app's confirmation of the change, or the failure. */
+async function showPromotion(
+  deps: EditorDeps,
+  input: {
+    applied: AppliedChange;
+    from: CometChatApp;
+    to: CometChatApp;
+    label: AppLabel;
+    viewId: string;
+    scope: RequestScope;
+  },
+): Promise<void> {
+  const { applied, from, to, viewId, scope } = input;
+  try {
+    const [roles, known] = await Promise.all([
+      to.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
+      deps.store.getKnownPermissions(to.name, applied.role),
+    ]);
+    await deps.views.update({
+      view_id: viewId,
+      view: promotionView({
+        applied,
+        from: from.name,
+        to: to.name,
+        label: input.label,
+        roles,
+        known,
+        approvalChannel: to.approval?.channel,
+      }),
+    });
+    scope.log.info(
+      { from: from.name, to: to.name, role: applied.role, promotedFrom: applied.ref },
+      'promotion: review shown',
+    );
+  } catch (error) {
+    await failInEditor({ viewId }, error, scope, deps);
+  }
 }
 
 /** What a promotion shows: that app's confirmation, or why there is none. Pure. */

@@ -1,3 +1,4 @@
+import type { PermissionSpec } from '../../cometchat/catalogue.ts';
 import type { PermissionValue } from '../../cometchat/schemas.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import {
@@ -8,22 +9,19 @@ import {
   parseFreeList,
   specsOf,
 } from './editor-state.ts';
-import { blockIds } from './editor-view.ts';
+import { blockIds, REASON_BLOCK, REASON_INPUT } from './editor-view.ts';
 import { resolveRoleOption } from './role-options.ts';
 
+/** What one element of the form sent, for the element types the editor uses. */
+interface FieldState {
+  type?: string;
+  value?: string | null;
+  selected_option?: { value?: string } | null;
+  selected_options?: { value?: string }[] | null;
+}
+
 /** The shape of `view.state.values` for the element types the editor uses. */
-export type StateValues = Record<
-  string,
-  Record<
-    string,
-    {
-      type?: string;
-      value?: string | null;
-      selected_option?: { value?: string } | null;
-      selected_options?: { value?: string }[] | null;
-    }
-  >
->;
+export type StateValues = Record<string, Record<string, FieldState>>;
 
 export interface ReadResult {
   values: Record<string, PermissionValue>;
@@ -61,28 +59,10 @@ export function readCategory(
     const blockId = blockIds.field(state.render, spec.key);
     const input = field(blockId);
     if (!input) continue;
-    switch (spec.kind) {
-      case 'mode':
-        out[spec.key] = input.selected_option?.value ?? displayedValue(state, baseline, spec.key);
-        break;
-      case 'fixedList':
-        out[spec.key] = (input.selected_options ?? []).map((o) => o.value ?? '');
-        break;
-      case 'roleList': {
-        const shown = displayedValue(state, baseline, spec.key);
-        const candidates = [...knownRoleIds, ...(Array.isArray(shown) ? shown : [])];
-        const ids = (input.selected_options ?? []).map((o) =>
-          resolveRoleOption(o.value ?? '', candidates),
-        );
-        if (ids.some((id) => id === undefined))
-          errors[blockId] = 'A selected role could not be resolved; open the editor again.';
-        else out[spec.key] = ids as string[];
-        break;
-      }
-      case 'freeList':
-        out[spec.key] = parseFreeList(input.value);
-        break;
-    }
+    const shown = displayedValue(state, baseline, spec.key);
+    const read = readField(spec, input, shown, knownRoleIds);
+    if ('error' in read) errors[blockId] = read.error;
+    else out[spec.key] = read.value;
   }
 
   // Catalogue validation, mapped back onto the block that holds each key.
@@ -96,4 +76,36 @@ export function readCategory(
   }
   const apply = values[blockIds.apply(state.render)]?.[ACTIONS.permissionsApplyGroup];
   return { values: out, applyCategory: (apply?.selected_options ?? []).length > 0, errors };
+}
+
+/** One field as its element sent it (`shown`: what it showed), or why it cannot be read. */
+function readField(
+  spec: PermissionSpec,
+  input: FieldState,
+  shown: PermissionValue,
+  knownRoleIds: readonly string[],
+): { value: PermissionValue } | { error: string } {
+  switch (spec.kind) {
+    case 'action':
+    case 'mode':
+      return { value: input.selected_option?.value ?? shown };
+    case 'fixedList':
+      return { value: (input.selected_options ?? []).map((o) => o.value ?? '') };
+    case 'roleList': {
+      const candidates = [...knownRoleIds, ...(Array.isArray(shown) ? shown : [])];
+      const ids = (input.selected_options ?? []).map((o) =>
+        resolveRoleOption(o.value ?? '', candidates),
+      );
+      if (ids.some((id) => id === undefined))
+        return { error: 'A selected role could not be resolved; open the editor again.' };
+      return { value: ids as string[] };
+    }
+    case 'freeList':
+      return { value: parseFreeList(input.value) };
+  }
+}
+
+/** The reason a request for approval gives, if it gives one. */
+export function reasonOf(values: StateValues): string | undefined {
+  return values[REASON_BLOCK]?.[REASON_INPUT]?.value?.trim() || undefined;
 }

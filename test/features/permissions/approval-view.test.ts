@@ -5,8 +5,12 @@ import {
   approvalsList,
   outcomeLine,
   outcomeNotice,
+  REJECT_BLOCK,
+  REJECT_INPUT,
+  rejectReasonView,
 } from '../../../src/features/permissions/approval-view.ts';
-import { ACTIONS } from '../../../src/slack/ids.ts';
+import { MAX_REASON } from '../../../src/features/permissions/editor-view.ts';
+import { ACTIONS, CALLBACKS } from '../../../src/slack/ids.ts';
 import type { ApprovalRequest } from '../../../src/store/store.ts';
 
 // An approval request as Slack shows it, in each state: pure, no Slack, no service.
@@ -120,5 +124,27 @@ describe('approvalsList', () => {
     expect(buttonsOf(list.blocks ?? [])).toHaveLength(40);
     expect(textOf(list.blocks ?? [])).toContain('3 more not shown');
     expect(list.blocks?.length).toBeLessThanOrEqual(50);
+  });
+});
+
+describe('rejectReasonView', () => {
+  it('asks the reason for the requester, in the form its submission reads, carrying the request', () => {
+    const view = rejectReasonView(request, 'sealed-id');
+    expect(view).toMatchObject({
+      type: 'modal',
+      callback_id: CALLBACKS.rejectReason,
+      private_metadata: 'sealed-id',
+      submit: { text: 'Reject' },
+    });
+    expect(JSON.stringify(view.blocks)).toContain(
+      'Reject the change to `default` asked by <@U0OPERATOR>?',
+    );
+    const input = view.blocks.find((b) => b.type === 'input');
+    expect(input).toMatchObject({
+      block_id: REJECT_BLOCK,
+      // Required: a rejection says why.
+      element: { type: 'plain_text_input', action_id: REJECT_INPUT, max_length: MAX_REASON },
+    });
+    expect(input && 'optional' in input && input.optional).toBeFalsy();
   });
 });

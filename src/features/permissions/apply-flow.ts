@@ -1,0 +1,100 @@
+import { showInModal } from '../../slack/modal-outcome.ts';
+import { code } from '../../slack/mrkdwn.ts';
+import { type ApplyOutcome, applyChange } from './apply-change.ts';
+import {
+  appLabel,
+  type Confirmed,
+  type EditorDeps,
+  failInEditor,
+  roleIn,
+} from './editor-context.ts';
+import { type AppliedChange, type ConfirmMetadata, METADATA_LIMIT } from './editor-state.ts';
+import { type AppLabel, AUDIT_NOT_STORED, messageView, resultView } from './editor-view.ts';
+import { appsWithRole } from './promotion.ts';
+
+// The editor's last step for an app without an approval channel: the change applied once (see
+// apply-change.ts), and the modal, acknowledged as pending, then shows the outcome.
+
+type Applied = Extract<ApplyOutcome, { kind: 'applied' }>;
+
+/** "Apply" submitted: the change applied, and the modal shows the result, or why not. */
+export async function applyFlow(deps: EditorDeps, confirmed: Confirmed): Promise<void> {
+  const { app, meta, target, scope } = confirmed;
+  let outcome: ApplyOutcome;
+  try {
+    outcome = await applyChange(deps, confirmed);
+  } catch (error) {
+    return failInEditor({ viewId: target.viewId }, error, scope, deps);
+  }
+  if (outcome.kind === 'failed' || outcome.kind === 'unknown') {
+    return failInEditor({ viewId: target.viewId }, outcome.error, scope, deps);
+  }
+  if (outcome.kind === 'applied') return showApplied(deps, confirmed, outcome);
+  const { title, sentence } = applyNotice(outcome, meta.role, appLabel(deps, app), scope.ref);
+  await showInModal(deps, target, messageView(title, sentence), { text: sentence }, scope.log);
+}
+
+/** What the modal says for a change that was not sent. Pure. */
+export function applyNotice(
+  outcome: Extract<ApplyOutcome, { kind: 'refused' | 'not-sent' | 'repeated' }>,
+  role: string,
+  label: AppLabel,
+  ref: string,
+): { title: string; sentence: string } {
+  switch (outcome.kind) {
+    case 'refused':
+      return { title: 'Not allowed', sentence: outcome.sentence };
+    case 'not-sent':
+      return { title: 'Not sent', sentence: `${outcome.sentence} (ref ${ref})` };
+    case 'repeated':
+      return {
+        title: 'Already applied',
+        sentence: `This change to ${roleIn(role, label)} was already submitted once; it was not sent again.`,
+      };
+  }
+}
+
+/** The result in the modal, offering the same change to each other app that has the role. */
+async function showApplied(deps: EditorDeps, confirmed: Confirmed, outcome: Applied) {
+  const { app, meta, target, scope } = confirmed;
+  const label = appLabel(deps, app);
+  const result = resultView(meta.role, outcome.update, meta.changes, outcome.audited, {
+    appName: label.appName,
+    metadata: promotionMetadata(meta, scope.ref, label),
+    promoteTo: await appsWithRole(deps, app, meta.role, scope),
+  });
+  const text = appliedText(meta, label, outcome.audited);
+  await showInModal(deps, target, result, { text }, scope.log);
+}
+
+/**
+ * The applied change as the result carries it, for promotion to another app. Too large to carry
+ * back means no promotion: it is never offered half. Pure.
+ */
+export function promotionMetadata(
+  meta: Pick<ConfirmMetadata, 'role' | 'changes'>,
+  ref: string,
+  label: AppLabel,
+): string | undefined {
+  const applied: AppliedChange = {
+    role: meta.role,
+    ref,
+    changes: meta.changes.map(({ key, after }) => ({ key, after })),
+  };
+  const metadata = (label.write ?? JSON.stringify)(applied);
+  return metadata.length <= METADATA_LIMIT ? metadata : undefined;
+}
+
+/**
+ * The applied change as a message, for when the modal cannot show it: the same facts as the
+ * modal, the missing audit record included. Pure.
+ */
+export function appliedText(
+  meta: Pick<ConfirmMetadata, 'role' | 'changes'>,
+  label: AppLabel,
+  audited: boolean,
+): string {
+  const count = meta.changes.length;
+  const keys = meta.changes.map((c) => code(c.key)).join(', ');
+  return `Applied ${count} change${count === 1 ? '' : 's'} to ${roleIn(meta.role, label)}: ${keys}.${audited ? '' : ` ${AUDIT_NOT_STORED}`}`;
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import type { ConfirmMetadata } from '../../../src/features/permissions/editor-state.ts';
+import {
+  approvalRecord,
+  requestedNotice,
+} from '../../../src/features/permissions/request-approval.ts';
+
+// "Request approval" without Slack: the request as it is stored and posted, and what the modal
+// says for each outcome.
+
+const NOW = 1_800_000_000_000;
+
+const meta: ConfirmMetadata = {
+  role: 'default',
+  id: 'a'.repeat(24),
+  changes: [{ key: 'sendMessage', before: 'allow', after: 'deny', explicit: false }],
+  seenAt: 5_000,
+};
+
+const record = (overrides: Partial<Parameters<typeof approvalRecord>[0]> = {}) =>
+  approvalRecord({
+    app: { name: 'prod', approval: { channel: 'C0APPROVE' } },
+    meta,
+    known: { app: 'prod', role: 'default', permissions: { sendMessage: 'allow' }, seenAt: 5_000 },
+    userId: 'U0OPERATOR',
+    teamId: 'T1',
+    reason: 'ticket 42',
+    now: NOW,
+    ttlMs: 3_600_000,
+    ...overrides,
+  });
+
+describe('approvalRecord', () => {
+  it('is an open request in the approval channel, by the requester, until the TTL runs out', () => {
+    expect(record()).toMatchObject({
+      id: meta.id,
+      app: 'prod',
+      role: 'default',
+      channel: 'C0APPROVE',
+      requester: 'U0OPERATOR',
+      teamId: 'T1',
+      reason: 'ticket 42',
+      seenAt: 5_000,
+      requestedAt: NOW,
+      expiresAt: NOW + 3_600_000,
+      status: 'open',
+    });
+  });
+
+  it("takes each key's before from the store, not from what the confirmation claims", () => {
+    const forged: ConfirmMetadata = {
+      ...meta,
+      changes: [{ key: 'sendMessage', before: 'deny', after: 'deny', explicit: true }],
+    };
+    expect(record({ meta: forged }).changes).toEqual([
+      { key: 'sendMessage', before: 'allow', after: 'deny', explicit: false },
+    ]);
+  });
+
+  it('stores a key the store never saw with a null before, and names a promotion by its ref', () => {
+    const promoted = record({
+      known: undefined,
+      meta: {
+        ...meta,
+        changes: [{ key: 'customKey', before: undefined, after: 'deny', explicit: false }],
+        promotedFrom: { app: 'staging', ref: 'ref0000009' },
+      },
+    });
+    expect(promoted.changes[0]?.before).toBeNull();
+    expect(promoted.seenAt).toBeUndefined();
+    expect(promoted.promotedFrom).toBe('ref0000009');
+  });
+});
+
+describe('requestedNotice', () => {
+  const label = { appName: 'prod' };
+
+  it('says where the request is and that nothing is sent before approval', () => {
+    const said = requestedNotice({ kind: 'requested', channel: 'C0APPROVE' }, meta, label);
+    expect(said.title).toBe('Approval requested');
+    expect(said.sentence).toContain('1 change to `default` in *prod* is in <#C0APPROVE>');
+    expect(said.sentence).toContain('Nothing is sent until another person approves it');
+  });
+
+  it('counts several changes in the plural', () => {
+    const two = { ...meta, changes: [...meta.changes, ...meta.changes] };
+    const said = requestedNotice({ kind: 'requested', channel: 'C1' }, two, {});
+    expect(said.sentence).toContain('2 changes to `default` is in <#C1>');
+  });
+
+  it('says why nothing was requested, for each other outcome', () => {
+    expect(requestedNotice({ kind: 'repeated' }, meta, label)).toEqual({
+      title: 'Already requested',
+      sentence: 'This change was already requested once.',
+    });
+    expect(requestedNotice({ kind: 'stale' }, meta, label).sentence).toContain(
+      '`default` in *prod* changed since you reviewed this',
+    );
+    expect(requestedNotice({ kind: 'refused', sentence: 'No.' }, meta, label)).toEqual({
+      title: 'Not allowed',
+      sentence: 'No.',
+    });
+    expect(requestedNotice({ kind: 'not-posted', sentence: 'Gone.' }, meta, label)).toEqual({
+      title: 'Not requested',
+      sentence: 'Gone.',
+    });
+  });
+});
