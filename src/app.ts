@@ -1,4 +1,3 @@
-import { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { requireViewer } from './access/access.ts';
 import { appsFromConfig } from './apps/from-config.ts';
@@ -16,7 +15,7 @@ import { boltLevel, createSlackClients } from './slack/clients.ts';
 import { createDeliverer, type Deliverer, destinationOf } from './slack/deliver.ts';
 import { createInflight } from './slack/inflight.ts';
 import { refuseOtherWorkspaces } from './slack/one-workspace.ts';
-import { createReceiver } from './slack/receiver.ts';
+import { boltApp, createReceiver } from './slack/receiver.ts';
 import { requestScope } from './slack/request-context.ts';
 import { createMemoryStore, type Store } from './store/store.ts';
 import { createErrorHandler } from './voice/error-handler.ts';
@@ -55,11 +54,16 @@ export function createSlackApp(options: SlackAppOptions) {
     metrics,
   );
   // Socket Mode is ready while its connection is open (the receiver is made below).
-  const checks = {
-    slack: async () => (socket === undefined || socket.connected() ? undefined : 'not connected'),
-    store: async () => void (await store.ping()),
-  };
-  const routes = opsRoutes({ metrics, checks });
+  const routes = opsRoutes({
+    metrics,
+    checks: {
+      slack: async () => (socket === undefined || socket.connected() ? undefined : 'not connected'),
+      store: async () => {
+        await store.ping();
+        return undefined;
+      },
+    },
+  });
   const { receiver, socket } = createReceiver({
     ...config.slack,
     // With METRICS_PORT they move to a listener of their own (start.ts).
@@ -69,23 +73,11 @@ export function createSlackApp(options: SlackAppOptions) {
     logger,
     onReconnect: () => metrics.socketReconnect(),
   });
-  const app = new App({
-    token: config.slack.botToken,
-    receiver,
+  const app = boltApp(config.slack.botToken, receiver, {
     logger: bolt,
-    // Without it Bolt sets its clients' loggers to info, whatever LOG_LEVEL says.
     logLevel,
     clientOptions: slack.options(),
-    extendedErrorHandler: true,
-    // Bolt's conversation store (context.conversation) is not used here; left on, it looked up
-    // every request's channel in memory and built an Error for each miss.
-    convoStore: false,
-    // Bolt would otherwise call auth.test from the constructor, where a rejection (a wrong
-    // token, Slack unreachable) is unhandled and leaves an app that refuses every request.
-    // startSlackApp runs it through `app.init()` instead, so a bad token fails the start.
-    deferInitialization: true,
   });
-
   const { apps, access } = appsFromConfig(config, {
     logger,
     metrics,
@@ -101,20 +93,22 @@ export function createSlackApp(options: SlackAppOptions) {
   });
   const budgetSeconds = Math.round(config.cometchat.budgetMs / 1000);
   const inflight = createInflight();
-  app.use(requestScope(logger));
-  app.use(refuseOtherWorkspaces(slack.installedTeam));
-  app.use(
+  // Every request, in this order, before any listener: its reference and logger, the workspace
+  // check, the count, the in-flight tally a stop waits for, and VIEWERS.
+  for (const middleware of [
+    requestScope(logger),
+    refuseOtherWorkspaces(slack.installedTeam),
     countHandled(
       metrics,
       apps.all.map((a) => a.name),
     ),
-  );
-  app.use(inflight.middleware);
-  app.use(
+    inflight.middleware,
     requireViewer(access, (body, sentence, log) =>
       deliver(destinationOf(body), noticeMessage(sentence), log).then(() => undefined),
     ),
-  );
+  ]) {
+    app.use(middleware);
+  }
   app.error(createErrorHandler({ deliver, views: slack.views, logger, budgetSeconds }));
   const features = registerFeatures(app, {
     apps,

@@ -2,8 +2,16 @@ import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { messageModal } from '../slack/blocks.ts';
+import { factsOf } from '../slack/body-facts.ts';
 import { slackErrorCode } from '../slack/deliver.ts';
+import { scopeIfAny } from '../slack/request-context.ts';
 import { createTtlCache } from '../ttl-cache.ts';
+import {
+  type EditAction,
+  editRefused,
+  type RefusalReason,
+  viewRefused,
+} from '../voice/refusals.ts';
 
 /**
  * Who may do what. Editing permissions is for the people in EDITORS (users, or members of
@@ -26,6 +34,8 @@ import { createTtlCache } from '../ttl-cache.ts';
  */
 export interface CheckLimit {
   withinMs?: number | undefined;
+  /** What the edit check is for: the refusal says so (changing, by default, or approving). */
+  action?: EditAction | undefined;
 }
 
 export interface Access {
@@ -36,9 +46,6 @@ export interface Access {
   canEdit(userId: string, log: Logger): Promise<boolean>;
   canView(userId: string, log: Logger): Promise<boolean>;
 }
-
-/** Why a check said no: not listed, Slack too slow, or Slack answered with an error. */
-export type RefusalReason = 'not-listed' | 'timeout' | 'slack-error';
 
 /** Timers, injected so that tests can move time themselves. */
 export interface AccessTimers {
@@ -72,23 +79,6 @@ export interface AccessOptions {
 }
 
 export const DEFAULT_ACCESS_BUDGET_MS = 1_500;
-
-export const REFUSALS = {
-  view: 'This app is limited to the people listed in its VIEWERS setting; ask an admin of the app if you need access.',
-  edit: "Only the people listed in the app's EDITORS setting may change permissions; ask one of them, or an admin of the app.",
-  editAdmins:
-    'Only workspace admins and owners may change permissions (the app has no EDITORS list); ask one of them.',
-  viewTimeout:
-    'Slack did not answer in time, so the app could not check that you may use it; try again in a moment.',
-  editTimeout:
-    'Slack did not answer in time, so the app could not check that you may change permissions; try again in a moment.',
-  viewError:
-    'This app is limited to the people listed in its VIEWERS setting, and Slack answered with an error when the app checked that list; try again in a moment, and ask an admin of the app if it keeps happening.',
-  editError:
-    "Only the people listed in the app's EDITORS setting may change permissions, and Slack answered with an error when the app checked that list; try again in a moment, and ask an admin of the app if it keeps happening.",
-  editAdminsError:
-    'Only workspace admins and owners may change permissions, and Slack answered with an error when the app asked whether you are one; try again in a moment, and ask an admin of the app if it keeps happening.',
-} as const;
 
 type Verdict = { allowed: true } | { allowed: false; reason: RefusalReason; causes: string[] };
 
@@ -161,7 +151,9 @@ export function createAccess(options: AccessOptions): Access {
     limit: CheckLimit = {},
   ): Promise<string | undefined> {
     const verdict = await decide('edit', probes.edit(userId), log, limit);
-    return editSentence(verdict, options.editors !== undefined, editorsSetting);
+    if (verdict.allowed) return undefined;
+    const setting = options.editors !== undefined ? editorsSetting : undefined;
+    return editRefused(verdict.reason, setting, limit.action);
   }
 
   async function viewRefusal(
@@ -170,7 +162,8 @@ export function createAccess(options: AccessOptions): Access {
     limit: CheckLimit = {},
   ): Promise<string | undefined> {
     if (!options.viewers) return undefined;
-    return viewSentence(await decide('view', probes.view(options.viewers, userId), log, limit));
+    const verdict = await decide('view', probes.view(options.viewers, userId), log, limit);
+    return verdict.allowed ? undefined : viewRefused(verdict.reason);
   }
 
   return {
@@ -263,25 +256,6 @@ function createDecider(options: AccessOptions): Decide {
  * The sentence refusing the editor, naming the setting that lists editors (an app with editors of
  * its own has its own setting), or the admins when there is no list.
  */
-function editSentence(
-  verdict: Verdict,
-  hasEditors: boolean,
-  editorsSetting: string,
-): string | undefined {
-  if (verdict.allowed) return undefined;
-  if (verdict.reason === 'timeout') return REFUSALS.editTimeout;
-  if (hasEditors) {
-    const sentence = verdict.reason === 'slack-error' ? REFUSALS.editError : REFUSALS.edit;
-    return sentence.replace("app's EDITORS setting", `app's ${editorsSetting} setting`);
-  }
-  return verdict.reason === 'slack-error' ? REFUSALS.editAdminsError : REFUSALS.editAdmins;
-}
-
-function viewSentence(verdict: Verdict): string | undefined {
-  if (verdict.allowed) return undefined;
-  if (verdict.reason === 'timeout') return REFUSALS.viewTimeout;
-  return verdict.reason === 'slack-error' ? REFUSALS.viewError : REFUSALS.view;
-}
 
 /**
  * Global middleware: when VIEWERS is set, anyone else is refused before any listener runs,
@@ -294,9 +268,8 @@ export function requireViewer(
 ): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
     const { body, context, next } = args;
-    const b = body as { user_id?: string; user?: { id?: string }; type?: string };
-    const userId = b.user_id ?? b.user?.id;
-    const log = (context.scope as { log?: Logger } | undefined)?.log;
+    const { userId, kind } = factsOf(body);
+    const log = scopeIfAny(context)?.log;
     const refusal = userId && log ? await access.viewRefusal(userId, log) : undefined;
     if (refusal === undefined || !log) {
       await next();
@@ -304,7 +277,7 @@ export function requireViewer(
     }
     log.warn({ user: userId }, 'request refused: not a viewer');
     const ack = (args as { ack?: (response?: unknown) => Promise<void> }).ack;
-    if (b.type === 'view_submission') {
+    if (kind === 'view_submission') {
       await ack?.({
         response_action: 'update',
         view: messageModal('Not allowed', refusal),

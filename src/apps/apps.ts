@@ -87,14 +87,15 @@ export function sealFor(app: CometChatApp, payload: Record<string, unknown>): st
 
 /**
  * Opens a sealed value that came back from Slack: the app must be configured and its seal must
- * match, so a value edited to name another app is refused like any damaged one.
+ * match, so a value edited to name another app is refused like any damaged one. With one app, a
+ * plain value an earlier version wrote (before every value was sealed) is read as that app's.
  */
 export function openSealed<S extends z.ZodType>(
   apps: Apps,
   schema: S,
   raw: string | undefined,
 ): { app: CometChatApp; value: z.infer<S> } {
-  const legacy = apps.several ? undefined : unsealed(apps, schema, raw);
+  const legacy = unsealed(apps, schema, raw);
   if (legacy) return legacy;
   const dot = (raw ?? '').indexOf('.');
   const seal = (raw ?? '').slice(0, dot);
@@ -129,23 +130,29 @@ export function tryOpenSealed<S extends z.ZodType>(
 
 const RoleValue = z.object({ role: RoleIdSchema });
 
-/**
- * An "Edit permissions" button's value: the bare role id with one app (what earlier versions
- * wrote, so their messages keep working), sealed with the app when several are configured.
- */
-export function roleButtonValue(apps: Pick<Apps, 'several'>, app: CometChatApp, role: string) {
-  return apps.several ? sealFor(app, { role }) : role;
+/** An "Edit permissions" button's value: the role, sealed with its app like every value. */
+export function roleButtonValue(app: CometChatApp, role: string) {
+  return sealFor(app, { role });
 }
 
-/** Reads an "Edit permissions" button's value back: the app it was for, and the role. */
+/**
+ * Reads an "Edit permissions" button's value back: the app it was for, and the role. With one
+ * app, a bare role id (what earlier versions wrote) is read as that app's.
+ */
 export function openRoleButton(
   apps: Apps,
   raw: string | undefined,
 ): { app: CometChatApp; role: string } {
-  const only = apps.all[0];
-  if (!apps.several && only) return { app: only, role: raw ?? '' };
+  const only = soleApp(apps);
+  if (only && raw !== undefined && RoleIdSchema.safeParse(raw).success)
+    return { app: only, role: raw };
   const { app, value } = openSealed(apps, RoleValue, raw);
   return { app, role: value.role };
+}
+
+/** The app, when only one is configured: the one an unsealed value can only be about. */
+function soleApp(apps: Apps): CometChatApp | undefined {
+  return apps.all.length === 1 ? apps.all[0] : undefined;
 }
 
 /**
@@ -153,7 +160,7 @@ export function openRoleButton(
  * app there is no other app it could be turned against, so it is read as that app's.
  */
 function unsealed<S extends z.ZodType>(apps: Apps, schema: S, raw: string | undefined) {
-  const app = apps.all[0];
+  const app = soleApp(apps);
   if (!app || !raw?.startsWith('{')) return undefined;
   try {
     const parsed = schema.safeParse(JSON.parse(raw));
@@ -181,9 +188,9 @@ export function appNameIfSeveral(
 export type ValueWriter = (payload: Record<string, unknown>) => string;
 
 /**
- * Sealed when several apps are configured; with one app there is no other app a value could be
- * turned against, and values keep the plain form earlier versions wrote.
+ * Every value carries its app and its app's seal, whether one app is configured or several: one
+ * way to write them, and a value that stays good when a second app is added.
  */
-export function valueWriter(apps: Pick<Apps, 'several'>, app: CometChatApp): ValueWriter {
-  return apps.several ? (payload) => sealFor(app, payload) : (payload) => JSON.stringify(payload);
+export function valueWriter(app: CometChatApp): ValueWriter {
+  return (payload) => sealFor(app, payload);
 }

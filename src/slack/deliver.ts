@@ -2,6 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { systemCodeOf } from '../error-cause.ts';
+import { factsOf } from './body-facts.ts';
 import { platformErrorCode } from './slack-errors.ts';
 
 export interface SlackMessage {
@@ -126,17 +127,6 @@ export function slackErrorCode(error: unknown): string {
 
 /** Where to answer an interaction, read from whatever payload Slack sent. */
 export function destinationOf(body: unknown): Destination {
-  const b = body as {
-    response_url?: string;
-    response_urls?: { response_url?: string }[];
-    channel_id?: string;
-    channel?: { id?: string };
-    user_id?: string;
-    user?: { id?: string };
-  };
-  return {
-    responseUrl: b.response_url ?? b.response_urls?.[0]?.response_url,
-    channelId: b.channel_id ?? b.channel?.id,
-    userId: b.user_id ?? b.user?.id ?? '',
-  };
+  const { responseUrl, channelId, userId } = factsOf(body);
+  return { responseUrl, channelId, userId: userId ?? '' };
 }

@@ -1,5 +1,6 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
-import type { Logger } from 'pino';
+import { factsOf } from './body-facts.ts';
+import { scopeIfAny } from './request-context.ts';
 
 // The app is installed in one workspace, and its signing secret is the app's, not the
 // workspace's: a request from another workspace the app is installed in (a second install, a
@@ -14,16 +15,7 @@ import type { Logger } from 'pino';
  * which names the channel's workspace for a modal opened from a Slack Connect channel.
  */
 export function teamsOf(body: unknown): string[] {
-  const teams: unknown[] = [];
-  if (typeof body === 'object' && body !== null) {
-    const b = body as {
-      team_id?: unknown;
-      team?: { id?: unknown } | null;
-      view?: { app_installed_team_id?: unknown };
-    };
-    teams.push(b.team_id, b.team?.id, b.view?.app_installed_team_id);
-  }
-  return teams.filter((team): team is string => typeof team === 'string' && team !== '');
+  return factsOf(body).teams;
 }
 
 /** Whether a request names a team other than the installation's `installed`. */
@@ -50,10 +42,10 @@ export function refuseOtherWorkspaces(
       await next();
       return;
     }
-    const log = (context.scope as { log?: Logger } | undefined)?.log;
+    const log = scopeIfAny(context)?.log;
     log?.warn({ teams: teamsOf(body) }, 'request refused: from another workspace');
     // Acknowledged, so Slack does not show its own timeout error; a command is told why.
     const ack = (args as { ack?: (response?: unknown) => Promise<void> }).ack;
-    await ack?.('command' in (body as object) ? OTHER_WORKSPACE : undefined);
+    await ack?.(factsOf(body).kind === 'command' ? OTHER_WORKSPACE : undefined);
   };
 }

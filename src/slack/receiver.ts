@@ -1,4 +1,6 @@
 import {
+  App,
+  type AppOptions,
   type Logger as BoltLogger,
   type CustomRoute,
   HTTPReceiver,
@@ -60,4 +62,26 @@ export function createReceiver(settings: ReceiverSettings): {
     logger: settings.logger.child({ component: 'http' }),
   });
   return { receiver, socket: undefined };
+}
+
+/** Bolt's app over the receiver, with the app's logger, level and Web API options. */
+export function boltApp(
+  token: string,
+  receiver: NonNullable<AppOptions['receiver']>,
+  // The level too: without it Bolt sets its clients' loggers to info, whatever LOG_LEVEL says.
+  options: Required<Pick<AppOptions, 'logger' | 'logLevel' | 'clientOptions'>>,
+): App {
+  return new App({
+    token,
+    receiver,
+    ...options,
+    extendedErrorHandler: true,
+    // Bolt's conversation store (context.conversation) is not used here; left on, it looked up
+    // every request's channel in memory and built an Error for each miss.
+    convoStore: false,
+    // Bolt would otherwise call auth.test from the constructor, where a rejection (a wrong
+    // token, Slack unreachable) is unhandled and leaves an app that refuses every request.
+    // startSlackApp runs it through `app.init()` instead, so a bad token fails the start.
+    deferInitialization: true,
+  });
 }

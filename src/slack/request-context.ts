@@ -1,6 +1,7 @@
 import type { AnyMiddlewareArgs, Context, Middleware } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { newReference } from '../reference.ts';
+import { factsOf } from './body-facts.ts';
 
 /** What every listener finds in Bolt's `context`: a reference id and a logger bound to it. */
 export interface RequestScope {
@@ -46,22 +47,16 @@ export function requestScope(
   return async ({ body, context, next }) => {
     const receivedAt = now();
     const ref = newReference();
-    const b = body as Record<string, unknown> & {
-      user?: { id?: string };
-      team?: { id?: string };
-      actions?: { action_id?: string }[];
-      view?: { callback_id?: string };
-    };
+    const facts = factsOf(body);
     const log = logger.child({
       ref,
-      team: b.team_id ?? b.team?.id,
-      user: b.user_id ?? b.user?.id,
-      type: b.command ? 'command' : b.type,
-      command: b.command,
-      subcommand:
-        typeof b.text === 'string' ? b.text.trim().split(/\s+/)[0]?.slice(0, 20) : undefined,
-      action: b.actions?.[0]?.action_id,
-      callback: b.callback_id ?? b.view?.callback_id,
+      team: facts.team,
+      user: facts.userId,
+      type: facts.kind,
+      command: facts.command,
+      subcommand: facts.subcommand,
+      action: facts.action,
+      callback: facts.callback,
     });
     context.scope = { ref, log, receivedAt } satisfies RequestScope;
     await next();
@@ -69,7 +64,13 @@ export function requestScope(
 }
 
 export function scopeOf(context: Context): RequestScope {
-  const scope = context.scope as RequestScope | undefined;
+  const scope = scopeIfAny(context);
   if (!scope) throw new Error('requestScope middleware is not installed');
+  return scope;
+}
+
+/** The request's scope, where a middleware may run before requestScope set it. */
+export function scopeIfAny(context: Context): RequestScope | undefined {
+  const scope: RequestScope | undefined = context.scope;
   return scope;
 }

@@ -2,8 +2,9 @@ import type { Context } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { isCometChatError } from '../cometchat/errors.ts';
 import { failureMessage, messageModal } from '../slack/blocks.ts';
+import { factsOf } from '../slack/body-facts.ts';
 import { type Deliverer, destinationOf } from '../slack/deliver.ts';
-import type { RequestScope } from '../slack/request-context.ts';
+import { scopeIfAny } from '../slack/request-context.ts';
 import type { Views } from '../slack/views.ts';
 import { failureSentence, isUserFailure, wasShown } from './failure.ts';
 
@@ -23,7 +24,7 @@ export function createErrorHandler(deps: ErrorHandlerDeps) {
   return async ({ error, context, body }: { error: Error; context: Context; body: unknown }) => {
     // Bolt wraps listener errors that are not its own in an UnknownError with `original`.
     const cause: unknown = (error as { original?: unknown }).original ?? error;
-    const scope = context.scope as RequestScope | undefined;
+    const scope = scopeIfAny(context);
     const log = scope?.log ?? deps.logger;
     // The user is shown their own request's reference. A CometChat error may carry another
     // one (a cached role list shared by concurrent requests): it is logged beside it.
@@ -47,8 +48,8 @@ export function createErrorHandler(deps: ErrorHandlerDeps) {
     if (wasShown(cause)) return;
 
     const message = failureMessage(failureSentence(cause, deps.budgetSeconds), ref);
-    const view = (body as { view?: { id?: string; type?: string } }).view;
-    if (view?.id && view.type === 'modal' && !(body as { response_url?: string }).response_url) {
+    const { view, responseUrl } = factsOf(body);
+    if (view?.id && view.type === 'modal' && !responseUrl) {
       try {
         await deps.views.update({
           view_id: view.id,

@@ -2,6 +2,7 @@ import { ErrorCode } from '@slack/web-api';
 import { CometChatError } from '../cometchat/errors.ts';
 import { escapeMrkdwn, code as inlineCode, truncate } from '../slack/mrkdwn.ts';
 import { FormNotOpened } from '../slack/views.ts';
+import { counted } from './sentences.ts';
 
 /** A mistake in what the user asked for: shown to them as it is, never logged as a fault. */
 export class InputError extends Error {
@@ -101,7 +102,7 @@ function withoutFinalStop(text: string): string {
 /** `1 second`, `45 seconds`: whole seconds, rounded up, at least one. */
 function seconds(value: number): string {
   const n = Math.max(1, Math.ceil(value));
-  return `${n} second${n === 1 ? '' : 's'}`;
+  return counted(n, 'second');
 }
 
 /** Whether the failure is the user's (no alarm in the logs) or the system's. */

@@ -5,9 +5,9 @@ import {
   type AccessOptions,
   createAccess,
   DEFAULT_ACCESS_BUDGET_MS,
-  REFUSALS,
   requireViewer,
 } from '../../src/access/access.ts';
+import { REFUSALS } from '../../src/voice/refusals.ts';
 import { LogCapture } from '../log-capture.ts';
 
 // Time is faked throughout: Slack's answers arrive on fake timers, and `Date.now` (the cache's

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Access } from '../../src/access/access.ts';
-import { type AppSettings, createApps, openSealed, sealFor } from '../../src/apps/apps.ts';
+import {
+  type AppSettings,
+  createApps,
+  openRoleButton,
+  openSealed,
+  roleButtonValue,
+  sealFor,
+  valueWriter,
+} from '../../src/apps/apps.ts';
 import type { CometChatClient } from '../../src/cometchat/client.ts';
 import { InputError } from '../../src/voice/failure.ts';
 
@@ -61,5 +69,35 @@ describe('apps', () => {
       app: { name: 'default' },
       value: { page: 3 },
     });
+  });
+
+  it('seals every value with one app too, so it stays good when a second app is added', () => {
+    const only = createApps([app('default', 'key-default-3')]);
+    const first = only.all[0];
+    if (!first) throw new Error('no app');
+    const written = valueWriter(first)({ page: 4 });
+    expect(written).toMatch(/^[\w-]+\.\{/);
+    expect(openSealed(only, Page, written)).toMatchObject({ value: { page: 4 } });
+    // The same value, read once a second app is configured beside it.
+    const grown = createApps([app('default', 'key-default-3'), app('prod', 'key-prod-2')]);
+    expect(openSealed(grown, Page, written)).toMatchObject({
+      app: { name: 'default' },
+      value: { page: 4 },
+    });
+  });
+
+  it("reads an edit button's bare role id (earlier versions) only with one app", () => {
+    const only = createApps([app('default', 'key-default-3')]);
+    expect(openRoleButton(only, 'moderator')).toMatchObject({
+      app: { name: 'default' },
+      role: 'moderator',
+    });
+    const staging = apps.byName('staging');
+    if (!staging) throw new Error('no staging');
+    expect(openRoleButton(apps, roleButtonValue(staging, 'admin'))).toMatchObject({
+      app: { name: 'staging' },
+      role: 'admin',
+    });
+    expect(() => openRoleButton(apps, 'admin')).toThrow(InputError);
   });
 });

@@ -6,7 +6,14 @@ import { ACTIONS } from '../../src/slack/ids.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
 import { skipRedisSuites, useRedisServer } from '../store/redis-server.ts';
-import { actionButtons, commandReply, commandText, type Harness, textOf } from './harness.ts';
+import {
+  actionButtons,
+  commandReply,
+  commandText,
+  type Harness,
+  sealedJson,
+  textOf,
+} from './harness.ts';
 import { driverAs, puts, reviewFlip, useHarnessStarter, useReplicas } from './support.ts';
 
 // Two pairs of eyes through the real app: with an approval channel, the editor asks, another
@@ -86,8 +93,9 @@ describe('approvals', () => {
   it("shows the approver the store's before, whatever a forged confirmation says", async () => {
     const h = await withApprovals();
     const { confirmation } = await reviewFlip(h);
-    // With one app the confirmation is plain JSON: claim every key is already at its new value.
-    const meta = JSON.parse(String(confirmation.private_metadata)) as {
+    // Forged as plain JSON, the form earlier versions wrote with one app (still read as that
+    // app's): claim every key is already at its new value.
+    const meta = sealedJson(confirmation.private_metadata) as {
       changes: { before?: unknown; after: unknown; explicit: boolean }[];
     };
     for (const change of meta.changes)
@@ -103,6 +111,9 @@ describe('approvals', () => {
     const post = await h.slack.nextCall('chat.postMessage', mark);
     expect(textOf(post.args)).toContain('sendMessage');
     expect(textOf(post.args)).not.toContain('unchanged');
+    // The request is stored after it is posted: the editor says so once it is.
+    const done = await h.slack.nextCall('views.update', mark);
+    expect(textOf(done.args.view)).toContain('Approval requested');
     const [stored] = await store.listOpenApprovals();
     expect(stored?.changes.map((c) => c.explicit)).toEqual([false]);
     expect(stored?.changes[0]?.before).not.toEqual(stored?.changes[0]?.after);

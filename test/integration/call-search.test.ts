@@ -9,6 +9,7 @@ import {
   expectNoInjectedMarkup,
   type Harness,
   interactionReply,
+  sealedJson,
   textOf,
 } from './harness.ts';
 import { useHarness } from './support.ts';
@@ -100,7 +101,7 @@ describe('/cometchat calls', () => {
     const list = await commandReply(h, `calls ${UID}`);
     const [details] = buttonsOf(list).filter((b) => b.action_id === ACTIONS.callDetails);
     if (!details?.value) throw new Error('no Details button');
-    const { sessionId } = JSON.parse(details.value) as { sessionId: string };
+    const { sessionId } = sealedJson(details.value) as { sessionId: string };
     const call = await click(h, list, details);
     expect(call.replace_original).toBe(false);
     expect(textOf(call)).toContain(sessionId);
@@ -169,7 +170,7 @@ describe('/cometchat calls', () => {
     );
     await h.slack.nextCall('views.push', pushMark);
     const update = await h.slack.nextCall('views.update', pushMark);
-    const { sessionId } = JSON.parse(details.value) as { sessionId: string };
+    const { sessionId } = sealedJson(details.value) as { sessionId: string };
     expect(textOf(update.args.view)).toContain(sessionId);
     expect(h.views().length).toBeGreaterThan(shown);
   });

@@ -205,3 +205,12 @@ export async function interactionReply(
 export function logsWithRef(h: Harness, ref: string): Record<string, unknown>[] {
   return h.logs.records().filter((record) => record.ref === ref);
 }
+
+/**
+ * What a value the app wrote for Slack to carry back says (a button's value, a modal's
+ * private_metadata): its JSON, with the app's seal (`<seal>.<json>`) taken off.
+ */
+export function sealedJson(raw: unknown): Record<string, unknown> {
+  const text = String(raw);
+  return JSON.parse(text.slice(text.indexOf('.') + 1)) as Record<string, unknown>;
+}

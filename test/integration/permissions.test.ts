@@ -10,7 +10,7 @@ import {
   withFieldSet,
 } from '../../offline/stack/editor-steps.ts';
 import { permissionsInCategory } from '../../src/cometchat/catalogue.ts';
-import { textOf } from './harness.ts';
+import { sealedJson, textOf } from './harness.ts';
 import {
   allowedActions,
   applyChange,
@@ -148,7 +148,7 @@ describe('permission editor through the real app', () => {
       withFieldSet(messages, 'sendMessage.allowedMimeTypes', 'nope'),
     );
     expect(textOf(still)).toContain('Fix these before switching');
-    expect(JSON.parse(String(still.private_metadata)).c).toBe('Messages');
+    expect(sealedJson(still.private_metadata).c).toBe('Messages');
   });
 
   it('states every value of a category on purpose when asked to', async () => {

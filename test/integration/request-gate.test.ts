@@ -5,6 +5,7 @@ import { openEditor, switchCategory } from '../../offline/stack/editor-steps.ts'
 import { CATEGORIES } from '../../src/cometchat/catalogue.ts';
 import { decodeState } from '../../src/features/permissions/editor-state.ts';
 import { MAX_BODY_BYTES, refusalOf } from '../../src/slack/request-gate.ts';
+import { sealedJson } from './harness.ts';
 import { useHarness } from './support.ts';
 
 // What the listener refuses before reading a body, and how long it keeps a connection that
@@ -132,7 +133,7 @@ describe('the HTTP listener', () => {
     const categories = new Set(CATEGORIES);
     const sizes: number[] = [];
     for (const category of categories) {
-      if (decodeState(String(view.private_metadata))?.category !== category) {
+      if (decodeState(JSON.stringify(sealedJson(view.private_metadata)))?.category !== category) {
         view = await switchCategory(h, view, category);
       }
       const payload = h.driver.viewSubmission({ view, values: initialStateValues(view) });

@@ -10,6 +10,7 @@ import {
   interactionReply,
   markupOf,
   referenceOf,
+  sealedJson,
   textOf,
 } from './harness.ts';
 import { useHarness } from './support.ts';
@@ -71,7 +72,9 @@ describe('/cometchat roles through the real app', () => {
   it('shows each role: name, id, description, dates, settings, metadata, an edit button', async () => {
     const reply = await commandReply(h, 'roles');
     const sections = roleSections(reply);
-    expect(sections.map((s) => s.button.value)).toEqual(h.sandbox.state.roles.map((r) => r.role));
+    expect(sections.map((s) => sealedJson(s.button.value).role)).toEqual(
+      h.sandbox.state.roles.map((r) => r.role),
+    );
     for (const { button } of sections) {
       expect(button.action_id).toBe('edit_permissions');
       expect(button.text.text).toBe('Edit permissions');
@@ -99,13 +102,16 @@ describe('/cometchat roles through the real app', () => {
   it('escapes Slack markup that comes from role data', async () => {
     const reply = await commandReply(h, 'roles');
     expectNoInjectedMarkup(reply);
-    const vip = roleSections(reply).find((s) => s.button.value === 'vip')?.text ?? '';
+    const vip =
+      roleSections(reply).find((s) => sealedJson(s.button.value).role === 'vip')?.text ?? '';
     expect(vip).toContain('&lt;!channel&gt;');
     expect(vip).toContain('&lt;@U0123ABCD&gt;');
     expect(vip).toContain('&lt;https://evil.example|click here&gt;');
     expect(vip).toContain('`note: &lt;!everyone&gt; *not bold* &amp; &lt;#C0123|general&gt;`');
     // The long name and description arrive whole (within Slack's limits) or cut with an ellipsis.
-    const emea = roleSections(reply).find((s) => s.button.value === 'regional-lead-emea');
+    const emea = roleSections(reply).find(
+      (s) => sealedJson(s.button.value).role === 'regional-lead-emea',
+    );
     expect(emea?.text).toContain('Regional lead, Europe / Middle East / Africa');
   });
 
@@ -117,7 +123,7 @@ describe('/cometchat roles through the real app', () => {
   it('a single role', async () => {
     h.sandbox.state.roles.splice(1);
     const reply = await commandReply(h, 'roles');
-    expect(roleSections(reply).map((s) => s.button.value)).toEqual(['default']);
+    expect(roleSections(reply).map((s) => sealedJson(s.button.value).role)).toEqual(['default']);
     expect(pageIndicator(reply)).toBe('Page 1 of 1 · 1 role');
     expect(actionButtons(reply).map((b) => b.action_id)).toEqual(['share_roles']);
   });
@@ -132,7 +138,7 @@ describe('/cometchat roles through the real app', () => {
     expect(second.replace_original).toBe(true);
     expect(second.response_type).toBe('ephemeral');
     expect(pageIndicator(second)).toBe('Page 2 of 3 · 25 roles');
-    expect(roleSections(second).map((s) => s.button.value)).toEqual(
+    expect(roleSections(second).map((s) => sealedJson(s.button.value).role)).toEqual(
       h.sandbox.state.roles.slice(10, 20).map((r) => r.role),
     );
     expect(actionButtons(second).map((b) => b.text.text)).toEqual([
@@ -168,7 +174,7 @@ describe('/cometchat roles through the real app', () => {
     expect(textOf(reply)).toContain('There is no page 7; the last page is 1.');
     expect(roleSections(reply)).toHaveLength(0);
     const previous = actionButtons(reply).find((b) => b.action_id === 'roles_page_prev');
-    expect(JSON.parse(previous?.value ?? '{}')).toEqual({ page: 1 });
+    expect(sealedJson(previous?.value)).toEqual({ page: 1, app: 'default' });
     const back = await click(h, reply, 'roles_page_prev');
     expect(pageIndicator(back)).toBe('Page 1 of 1 · 10 roles');
   });

@@ -96,7 +96,7 @@ export function createAuditList(deps: { store: Store } & Pick<FeatureDeps, 'apps
       limit: AUDIT_PER_PAGE,
     });
     return auditMessage(page, query, {
-      value: valueWriter(deps.apps, app),
+      value: valueWriter(app),
       appName: appNameIfSeveral(deps.apps, app),
     });
   };

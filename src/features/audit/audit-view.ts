@@ -10,6 +10,7 @@ import {
   type AuditRecord,
   DEFAULT_APP,
 } from '../../store/store.ts';
+import { counted } from '../../voice/sentences.ts';
 
 export const AUDIT_PER_PAGE = 10;
 const CHANGES_SHOWN = 6;
@@ -95,7 +96,7 @@ export function auditMessage(
   const blocks: KnownBlock[] = [
     header(options.appName ? `Permission changes · ${options.appName}` : 'Permission changes'),
     context([
-      `${page.total} record${page.total === 1 ? '' : 's'}${scope} · page ${query.page} of ${pages} · newest first`,
+      `${counted(page.total, 'record')}${scope} · page ${query.page} of ${pages} · newest first`,
     ]),
   ];
   if (page.records.length === 0)

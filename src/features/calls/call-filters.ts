@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { idProblem, MAX_UID, uidProblem } from '../../cometchat/id-rules.ts';
 import type { CallQuery } from '../../cometchat/model.ts';
 import { code, truncate } from '../../slack/mrkdwn.ts';
@@ -15,33 +16,36 @@ export const RECEIVER_TYPES = ['user', 'group'];
 /** `30m`, `2h`, `3d` back from now, or a calendar day (UTC). */
 export type TimeBound = { ago: number } | { day: string };
 
-export interface CallSearch {
-  uid?: string | undefined;
-  status?: string | undefined;
-  type?: string | undefined;
-  mode?: string | undefined;
+const Uid = z
+  .string()
+  .max(MAX_UID)
+  .refine((uid) => idProblem(uid, 'A uid', MAX_UID) === undefined);
+
+/**
+ * A search with its times fixed (Unix seconds): what the API is asked, page after page, and
+ * what a page button carries back, checked again like any value from Slack.
+ */
+export const ResolvedSearchSchema = z.object({
+  uid: Uid.optional(),
+  status: z.enum(STATUSES).optional(),
+  type: z.enum(TYPES).optional(),
+  mode: z.enum(MODES).optional(),
   /** `user` or `group`: who was called. */
-  to?: string | undefined;
-  recorded?: boolean | undefined;
-  transcribed?: boolean | undefined;
+  to: z.enum(RECEIVER_TYPES).optional(),
+  recorded: z.boolean().optional(),
+  transcribed: z.boolean().optional(),
+  since: z.number().int().nonnegative().optional(),
+  until: z.number().int().nonnegative().optional(),
+  onBehalfOf: Uid.refine((uid) => uidProblem(uid) === undefined).optional(),
+});
+
+export type ResolvedSearch = z.infer<typeof ResolvedSearchSchema>;
+
+/** A search as typed: the same filters, its times still as written (relative or a day). */
+export type CallSearch = Omit<ResolvedSearch, 'since' | 'until'> & {
   since?: TimeBound | undefined;
   until?: TimeBound | undefined;
-  onBehalfOf?: string | undefined;
-}
-
-/** A search with its times fixed (Unix seconds): what the API is asked, page after page. */
-export interface ResolvedSearch {
-  uid?: string | undefined;
-  status?: string | undefined;
-  type?: string | undefined;
-  mode?: string | undefined;
-  to?: string | undefined;
-  recorded?: boolean | undefined;
-  transcribed?: boolean | undefined;
-  since?: number | undefined;
-  until?: number | undefined;
-  onBehalfOf?: string | undefined;
-}
+};
 
 /** What a person may type, said whenever they typed something else. */
 export const ACCEPTED_FILTERS = `Accepted: a uid, ${[

@@ -10,8 +10,7 @@ import type {
   SlackViewMiddlewareArgs,
   ViewSubmitAction,
 } from '@slack/bolt';
-import type { KnownBlock } from '@slack/types';
-import { z } from 'zod';
+import type { KnownBlock, View } from '@slack/types';
 import {
   type Apps,
   appNameIfSeveral,
@@ -19,18 +18,17 @@ import {
   openSealed,
   valueWriter,
 } from '../../apps/apps.ts';
-import { idProblem, MAX_SESSION_ID, MAX_UID, uidProblem } from '../../cometchat/id-rules.ts';
+import { idProblem, MAX_SESSION_ID, uidProblem } from '../../cometchat/id-rules.ts';
 import { context, failureMessage, sharedCopy, withoutActions } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import { PageSchema } from '../../slack/values.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { type CallSearch, parseCallSearch, resolveSearch } from './call-filters.ts';
 import { createCallListRender } from './call-search.ts';
-import { callMessage, participantsView } from './call-view.ts';
+import { type CallRef, CallRefSchema, callMessage, participantsView } from './call-view.ts';
 import {
   APP_INPUT,
   FILTERS_INPUT,
@@ -46,15 +44,9 @@ const MAX_IDS_PER_MESSAGE = 3;
 // The usual shape of a session id; a message shortcut has to guess, a typed id does not.
 const SESSION_ID_IN_TEXT = /\bv1\.[a-z]{2,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g;
 
-const RefValue = z.object({
-  sessionId: z.string().min(1).max(MAX_SESSION_ID),
-  onBehalfOf: z.string().min(1).max(MAX_UID).optional(),
-  page: PageSchema,
-});
-
 /** How a call view names its app and seals its buttons. */
 function viewOptions(deps: Pick<FeatureDeps, 'apps'>, app: CometChatApp) {
-  return { value: valueWriter(deps.apps, app), appName: appNameIfSeveral(deps.apps, app) };
+  return { value: valueWriter(app), appName: appNameIfSeveral(deps.apps, app) };
 }
 
 export function createCallRender(deps: Pick<FeatureDeps, 'apps'>) {
@@ -103,13 +95,49 @@ function failureOf(deps: FeatureDeps, error: unknown, ref: string) {
   return failureMessage(failureSentence(error, deps.budgetSeconds), ref);
 }
 
+/** The failure as a modal, in place of the call that could not be shown. */
+function failureView(deps: FeatureDeps, error: unknown, ref: string): View {
+  return resultView(failureOf(deps, error, ref).blocks ?? []);
+}
+
+/** Fills a modal that says "Looking up…" with what `build` makes, or with the failure. */
+async function fillModal(
+  deps: FeatureDeps,
+  viewId: string,
+  scope: RequestScope,
+  build: () => Promise<View>,
+): Promise<void> {
+  try {
+    await deps.views.update({ view_id: viewId, view: await build() });
+  } catch (error) {
+    const failed = failureView(deps, error, scope.ref);
+    await failInModal(deps.views, { viewId }, failed, error, scope.log);
+  }
+}
+
+/** One page of a call's participants, as a modal. */
+function createParticipantsRender(deps: FeatureDeps) {
+  return async (app: CometChatApp, ref: CallRef, scope: RequestScope): Promise<View> => {
+    const call = await app.cometchat.getCall(ref.sessionId, {
+      ref: scope.ref,
+      logger: scope.log,
+      onBehalfOf: ref.onBehalfOf,
+    });
+    return participantsView(call, ref, {
+      ...viewOptions(deps, app),
+      // A call still going on is drawn up to when the request came.
+      now: Math.floor(scope.receivedAt / 1000),
+    });
+  };
+}
+
 /** "Share in channel" under a call: posts a copy, without buttons, for everyone. */
 export function createShareCall(deps: FeatureDeps) {
   const render = createCallRender(deps);
   return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const { app, value: ref } = openSealed(deps.apps, RefValue, action.value);
+    const { app, value: ref } = openSealed(deps.apps, CallRefSchema, action.value);
     const message = await render(app, ref.sessionId, ref.onBehalfOf, scope);
     await deps.deliver(destinationOf(body), sharedCopy(message), scope.log);
   };
@@ -124,7 +152,7 @@ export function createCallDetails(deps: FeatureDeps) {
   return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const { app, value: ref } = openSealed(deps.apps, RefValue, action.value);
+    const { app, value: ref } = openSealed(deps.apps, CallRefSchema, action.value);
     if (!body.view) {
       const message = await render(app, ref.sessionId, ref.onBehalfOf, scope);
       await deps.deliver(destinationOf(body), { ...message, replace_original: false }, scope.log);
@@ -135,16 +163,10 @@ export function createCallDetails(deps: FeatureDeps) {
       trigger_id: body.trigger_id,
       view: lookupPendingView(ref.sessionId),
     });
-    try {
+    await fillModal(deps, viewId, scope, async () => {
       const message = await render(app, ref.sessionId, ref.onBehalfOf, scope);
-      await deps.views.update({
-        view_id: viewId,
-        view: resultView(withoutShareButtons(message.blocks ?? [])),
-      });
-    } catch (error) {
-      const failed = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
-      await failInModal(deps.views, { viewId }, failed, error, scope.log);
-    }
+      return resultView(withoutShareButtons(message.blocks ?? []));
+    });
   };
 }
 
@@ -153,55 +175,28 @@ export function createCallDetails(deps: FeatureDeps) {
  * id expires in three seconds; pushed onto the stack when the button is in a modal already.
  */
 export function createParticipantsButton(deps: FeatureDeps) {
+  const render = createParticipantsRender(deps);
   return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const { app, value: ref } = openSealed(deps.apps, RefValue, action.value);
+    const { app, value: ref } = openSealed(deps.apps, CallRefSchema, action.value);
     const loading = lookupPendingView(ref.sessionId);
     const viewId = body.view
       ? await deps.views.push({ trigger_id: body.trigger_id, view: loading })
       : await deps.views.open({ trigger_id: body.trigger_id, view: loading });
-    try {
-      const call = await app.cometchat.getCall(ref.sessionId, {
-        ref: scope.ref,
-        logger: scope.log,
-        onBehalfOf: ref.onBehalfOf,
-      });
-      await deps.views.update({
-        view_id: viewId,
-        view: participantsView(call, ref, {
-          ...viewOptions(deps, app),
-          // A call still going on is drawn up to when the request came.
-          now: Math.floor(scope.receivedAt / 1000),
-        }),
-      });
-    } catch (error) {
-      const view = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
-      await failInModal(deps.views, { viewId }, view, error, scope.log);
-    }
+    await fillModal(deps, viewId, scope, () => render(app, ref, scope));
   };
 }
 
 /** The participants modal's page buttons. */
 export function createParticipantsPage(deps: FeatureDeps) {
+  const render = createParticipantsRender(deps);
   return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
-    const { app, value: ref } = openSealed(deps.apps, RefValue, action.value);
+    const { app, value: ref } = openSealed(deps.apps, CallRefSchema, action.value);
     if (!body.view) return;
-    const call = await app.cometchat.getCall(ref.sessionId, {
-      ref: scope.ref,
-      logger: scope.log,
-      onBehalfOf: ref.onBehalfOf,
-    });
-    await deps.views.update({
-      view_id: body.view.id,
-      view: participantsView(call, ref, {
-        ...viewOptions(deps, app),
-        // A call still going on is drawn up to when the request came.
-        now: Math.floor(scope.receivedAt / 1000),
-      }),
-    });
+    await deps.views.update({ view_id: body.view.id, view: await render(app, ref, scope) });
   };
 }
 
@@ -384,7 +379,7 @@ export function createLookupSubmission(deps: FeatureDeps) {
               (await render(chosen.app, form.sessionId, form.onBehalfOf, scope)).blocks ?? [],
             );
     } catch (error) {
-      const failed = resultView(failureOf(deps, error, scope.ref).blocks ?? []);
+      const failed = failureView(deps, error, scope.ref);
       return failInModal(deps.views, { viewId: view.id }, failed, error, scope.log);
     }
     await deps.views.update({ view_id: view.id, view: resultView(blocks) });

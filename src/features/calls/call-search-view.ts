@@ -1,12 +1,15 @@
 import type { Button, KnownBlock } from '@slack/types';
+import { z } from 'zod';
 import type { ValueWriter } from '../../apps/apps.ts';
 import type { CallPage, CallSummary } from '../../cometchat/model.ts';
 import { actions, button, context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
-import type { ResolvedSearch } from './call-filters.ts';
-import { personText } from './call-view.ts';
+import { PageSchema } from '../../slack/values.ts';
+import { counted } from '../../voice/sentences.ts';
+import { type ResolvedSearch, ResolvedSearchSchema } from './call-filters.ts';
+import { type CallRef, type CallViewOptions, personText } from './call-view.ts';
 
 // The call search's result as a message: one compact line per call, newest first, each with a
 // Details button, then page buttons that carry the search itself. Pure.
@@ -17,17 +20,12 @@ export const CALLS_PER_PAGE = 10;
 const MAX_SHOWN = 20;
 
 /** What a page button carries: the search, its times fixed, and the page. */
-export interface SearchPageValue {
-  s: ResolvedSearch;
-  page: number;
-  [key: string]: unknown;
-}
+export const SearchPageSchema = z.object({ s: ResolvedSearchSchema, page: PageSchema });
 
-export interface CallListOptions {
-  /** Writes button values (sealed for the app). */
-  value?: ValueWriter;
-  appName?: string | undefined;
-}
+export type SearchPageValue = z.infer<typeof SearchPageSchema>;
+
+/** How the list writes its button values and names its app, as the call view does. */
+export type CallListOptions = Omit<CallViewOptions, 'now'>;
 
 const STATUS_MARK: Record<string, string> = {
   ongoing: ':large_green_circle:',
@@ -64,7 +62,7 @@ export function callLine(call: CallSummary): string {
   const facts = [
     when !== undefined ? slackDate(when) : undefined,
     duration(call),
-    `${call.totalParticipants} participant${call.totalParticipants === 1 ? '' : 's'}${call.neverJoined > 0 ? `, ${call.neverJoined} never answered` : ''}`,
+    `${counted(call.totalParticipants, 'participant')}${call.neverJoined > 0 ? `, ${call.neverJoined} never answered` : ''}`,
     call.hasRecording ? ':movie_camera: recorded' : undefined,
   ].filter((fact): fact is string => fact !== undefined);
   return [
@@ -107,12 +105,16 @@ export function callListMessage(
   } else {
     blocks.push(
       context([
-        `Page ${result.page} of ${pages} · ${result.total} call${result.total === 1 ? '' : 's'} · newest first`,
+        `Page ${result.page} of ${pages} · ${counted(result.total, 'call')} · newest first`,
       ]),
     );
   }
   for (const call of shown) {
-    const details = write({ sessionId: call.sessionId, onBehalfOf: search.onBehalfOf, page: 1 });
+    const details = write({
+      sessionId: call.sessionId,
+      onBehalfOf: search.onBehalfOf,
+      page: 1,
+    } satisfies CallRef);
     blocks.push(
       section(
         truncate(callLine(call), 2900),
@@ -124,7 +126,7 @@ export function callListMessage(
   const nav = navigation(search, result.page, pages, write);
   if (nav.length > 0) blocks.push(actions(nav));
   return {
-    text: `${escapeMrkdwn(title)}: ${result.total} match${result.total === 1 ? '' : 'es'}, page ${result.page} of ${pages}`,
+    text: `${escapeMrkdwn(title)}: ${counted(result.total, 'match', 'matches')}, page ${result.page} of ${pages}`,
     blocks,
   };
 }

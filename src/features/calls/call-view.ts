@@ -1,6 +1,7 @@
-import type { ContextBlock, KnownBlock, View } from '@slack/types';
+import type { Button, ContextBlock, KnownBlock, View } from '@slack/types';
+import { z } from 'zod';
 import type { ValueWriter } from '../../apps/apps.ts';
-import { MAX_SESSION_ID } from '../../cometchat/id-rules.ts';
+import { MAX_SESSION_ID, MAX_UID } from '../../cometchat/id-rules.ts';
 import type { Call, Participant, Person, Recording } from '../../cometchat/model.ts';
 import {
   actions,
@@ -15,6 +16,8 @@ import {
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, hms, link, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import { PageSchema } from '../../slack/values.ts';
+import { counted } from '../../voice/sentences.ts';
 import { callShape, timelineSections, transcriptsText } from './call-timeline.ts';
 
 /** Participants shown in the message itself; the rest are a button away, in a paged modal. */
@@ -30,13 +33,17 @@ const STATE_MARKERS: Record<string, string> = {
   rejected: ':red_circle: rejected',
 };
 
-/** What a "show participants" button or page carries (re-validated when it comes back). */
-export interface ParticipantsRef {
-  sessionId: string;
-  onBehalfOf?: string | undefined;
-  page: number;
-  [key: string]: unknown;
-}
+/**
+ * What a call's buttons carry (Details, Share in channel, Show all participants and the
+ * participants pages): re-validated when it comes back.
+ */
+export const CallRefSchema = z.object({
+  sessionId: z.string().min(1).max(MAX_SESSION_ID),
+  onBehalfOf: z.string().min(1).max(MAX_UID).optional(),
+  page: PageSchema,
+});
+
+export type CallRef = z.infer<typeof CallRefSchema>;
 
 export interface CallViewOptions {
   /** Writes the buttons' values (sealed for the app). */
@@ -54,13 +61,41 @@ export function callMessage(
   options: CallViewOptions = {},
 ): SlackMessage {
   const write = options.value ?? JSON.stringify;
-  const app = options.appName ? ` · ${options.appName}` : '';
-  const blocks: KnownBlock[] = [
+  return {
+    text: fallbackText(call),
+    blocks: [
+      ...headlineBlocks(call, onBehalfOf, options.appName),
+      ...whoBlocks(call),
+      whenFields(call),
+      divider(),
+      ...participantBlocks(call),
+      ...recordingBlocks(call),
+      ...transcriptBlocks(call),
+      ...footerBlocks(call, onBehalfOf, write),
+    ],
+  };
+}
+
+/** The title, the session id (and who it was looked up as), and the call's shape. */
+function headlineBlocks(
+  call: Call,
+  onBehalfOf: string | undefined,
+  appName: string | undefined,
+): KnownBlock[] {
+  const app = appName ? ` · ${appName}` : '';
+  return [
     header(`${capitalise(call.type ?? 'unknown')} call · ${call.status ?? 'unknown status'}${app}`),
     section(
       `Session ${code(call.sessionId)}${onBehalfOf ? ` · looked up as ${code(onBehalfOf)}` : ''}`,
     ),
     ...shapeContext(call),
+  ];
+}
+
+/** What kind of call, between whom, and their avatars when the service gave usable ones. */
+function whoBlocks(call: Call): KnownBlock[] {
+  const avatars = avatarContext([call.initiator, call.receiver]);
+  return [
     fields([
       `*Type*\n${escapeMrkdwn(call.type ?? '—')}`,
       `*Mode*\n${escapeMrkdwn(call.mode ?? '—')}`,
@@ -69,92 +104,92 @@ export function callMessage(
       `*Initiator*\n${personText(call.initiator)}`,
       `*Receiver*\n${personText(call.receiver)}`,
     ]),
+    ...(avatars ? [avatars] : []),
   ];
-  const avatars = avatarContext([call.initiator, call.receiver]);
-  if (avatars) blocks.push(avatars);
-  blocks.push(
-    fields([
-      `*Initiated*\n${slackDate(call.initiatedAt)}`,
-      `*Started*\n${slackDate(call.startedAt)}`,
-      `*Ended*\n${slackDate(call.endedAt)}`,
-      `*Duration*\n${totalDuration(call)}`,
-      `*Audio minutes*\n${minutes(call.totalAudioMinutes)}`,
-      `*Video minutes*\n${minutes(call.totalVideoMinutes)}`,
-    ]),
-    divider(),
-  );
+}
 
+/** When the call was initiated, started and ended, and how long it lasted. */
+function whenFields(call: Call): KnownBlock {
+  return fields([
+    `*Initiated*\n${slackDate(call.initiatedAt)}`,
+    `*Started*\n${slackDate(call.startedAt)}`,
+    `*Ended*\n${slackDate(call.endedAt)}`,
+    `*Duration*\n${totalDuration(call)}`,
+    `*Audio minutes*\n${minutes(call.totalAudioMinutes)}`,
+    `*Video minutes*\n${minutes(call.totalVideoMinutes)}`,
+  ]);
+}
+
+/** The first participants; the rest are counted in the footer. */
+function participantBlocks(call: Call): KnownBlock[] {
   const shown = call.participants.slice(0, PARTICIPANTS_IN_MESSAGE);
-  blocks.push(
+  return [
     section(
       `*Participants* (${call.totalParticipants})${shown.length === 0 ? '\n_None recorded_' : ''}`,
     ),
-  );
-  blocks.push(...participantSections(shown));
-  const hidden = call.participants.length - shown.length;
+    ...participantSections(shown),
+  ];
+}
 
-  if (call.hasRecording || call.recordings.length > 0) {
-    blocks.push(
-      divider(),
-      section(
-        recordingsText(call.recordings.slice(0, RECORDINGS_IN_MESSAGE), call.recordings.length),
-      ),
-    );
-  }
+function recordingBlocks(call: Call): KnownBlock[] {
+  if (!call.hasRecording && call.recordings.length === 0) return [];
+  return [
+    divider(),
+    section(
+      recordingsText(call.recordings.slice(0, RECORDINGS_IN_MESSAGE), call.recordings.length),
+    ),
+  ];
+}
+
+function transcriptBlocks(call: Call): KnownBlock[] {
   const transcripts = transcriptsText(call.transcriptions, call.hasTranscription);
-  if (transcripts) blocks.push(divider(), section(transcripts));
+  return transcripts ? [divider(), section(transcripts)] : [];
+}
 
-  // A button carries the session id back (at most MAX_SESSION_ID characters, see
-  // call-lookup.ts); an id the service sent longer than that gets no buttons, rather than a
-  // message Slack refuses whole (a button value is at most 2000 characters).
-  const buttons = [];
-  const fits = call.sessionId.length >= 1 && call.sessionId.length <= MAX_SESSION_ID;
-  if (hidden > 0 && fits) {
-    const value: ParticipantsRef = { sessionId: call.sessionId, onBehalfOf, page: 1 };
-    buttons.push(
-      button(
-        `Show all ${call.participants.length} participants`,
-        ACTIONS.callParticipants,
-        write(value),
-      ),
-    );
-  }
-  if (fits) {
-    buttons.push(
-      button(
-        'Share in channel',
-        ACTIONS.shareCall,
-        write({
-          sessionId: call.sessionId,
-          onBehalfOf,
-          page: 1,
-        } satisfies ParticipantsRef),
-      ),
-    );
-  }
-  if (buttons.length > 0) blocks.push(actions(buttons));
-  if (hidden > 0)
-    blocks.splice(
-      blocks.length - 1,
-      0,
-      context([`${hidden} more participant${hidden === 1 ? '' : 's'} not shown here.`]),
-    );
+/** How many participants the message leaves out, then the buttons. */
+function footerBlocks(
+  call: Call,
+  onBehalfOf: string | undefined,
+  write: ValueWriter,
+): KnownBlock[] {
+  const hidden = hiddenParticipants(call);
+  const buttons = callButtons(call, onBehalfOf, write);
+  return [
+    ...(hidden > 0 ? [context([`${counted(hidden, 'more participant')} not shown here.`])] : []),
+    ...(buttons.length > 0 ? [actions(buttons)] : []),
+  ];
+}
 
-  // `text` is mrkdwn too (notifications, clients without blocks): service data is escaped here
-  // as well, or a session id like `<!channel>` would ping a channel from the fallback.
+function hiddenParticipants(call: Call): number {
+  return Math.max(0, call.participants.length - PARTICIPANTS_IN_MESSAGE);
+}
+
+/**
+ * "Show all participants" (when some are left out) and "Share in channel". A button carries
+ * the session id back (at most MAX_SESSION_ID characters, see CallRefSchema); an id the
+ * service sent longer than that gets no buttons, rather than a message Slack refuses whole (a
+ * button value is at most 2000 characters).
+ */
+function callButtons(call: Call, onBehalfOf: string | undefined, write: ValueWriter): Button[] {
+  if (call.sessionId.length < 1 || call.sessionId.length > MAX_SESSION_ID) return [];
+  const value = write({ sessionId: call.sessionId, onBehalfOf, page: 1 } satisfies CallRef);
+  const share = button('Share in channel', ACTIONS.shareCall, value);
+  if (hiddenParticipants(call) === 0) return [share];
+  const count = call.participants.length;
+  return [button(`Show all ${count} participants`, ACTIONS.callParticipants, value), share];
+}
+
+/**
+ * `text` is mrkdwn too (notifications, clients without blocks): service data is escaped here
+ * as well, or a session id like `<!channel>` would ping a channel from the fallback.
+ */
+function fallbackText(call: Call): string {
   const summary = [call.type, call.status].filter(Boolean).join(' ');
-  return {
-    text: `Call ${code(call.sessionId)}${summary ? `: ${escapeMrkdwn(summary)}` : ''}`,
-    blocks,
-  };
+  return `Call ${code(call.sessionId)}${summary ? `: ${escapeMrkdwn(summary)}` : ''}`;
 }
 
 /** One page of a call's participants, as a modal. Pure. */
-export function participantsView(
-  call: Call,
-  ref: ParticipantsRef,
-  options: CallViewOptions = {},
-): View {
+export function participantsView(call: Call, ref: CallRef, options: CallViewOptions = {}): View {
   const write = options.value ?? JSON.stringify;
   const pages = Math.max(1, Math.ceil(call.participants.length / PARTICIPANTS_PER_PAGE));
   const page = Math.min(Math.max(1, ref.page), pages);
@@ -177,7 +212,7 @@ export function participantsView(
   }
   blocks.push(...participantSections(slice));
   const nav = [];
-  const value = (p: number) => write({ ...ref, page: p } satisfies ParticipantsRef);
+  const value = (p: number) => write({ ...ref, page: p } satisfies CallRef);
   if (page > 1)
     nav.push({
       ...button('◀ Previous', ACTIONS.participantsPage, value(page - 1)),

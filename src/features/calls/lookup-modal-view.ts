@@ -1,4 +1,4 @@
-import type { KnownBlock, View } from '@slack/types';
+import type { InputBlock, KnownBlock, View } from '@slack/types';
 import { MAX_SESSION_ID, MAX_UID } from '../../cometchat/id-rules.ts';
 import { context, plain, section } from '../../slack/blocks.ts';
 import { BLOCKS, CALLBACKS } from '../../slack/ids.ts';
@@ -27,24 +27,6 @@ export function lookupFormView(
   /** The app chosen to begin with (a channel's default); the first when not given. */
   initialApp?: string | undefined,
 ): View {
-  const options = appNames.map((name) => ({ text: plain(name), value: name }));
-  const first = options.find((o) => o.value === initialApp) ?? options[0];
-  const appBlock: KnownBlock[] =
-    options.length > 1 && first
-      ? [
-          {
-            type: 'input',
-            block_id: BLOCKS.lookupApp,
-            label: plain('CometChat app'),
-            element: {
-              type: 'static_select',
-              action_id: APP_INPUT,
-              options: options.slice(0, 100),
-              initial_option: first,
-            },
-          },
-        ]
-      : [];
   return {
     type: 'modal',
     callback_id: CALLBACKS.lookupCallModal,
@@ -52,58 +34,95 @@ export function lookupFormView(
     submit: plain('Look up', 24),
     close: plain('Cancel', 24),
     blocks: [
-      ...appBlock,
-      {
-        type: 'input',
-        block_id: BLOCKS.lookupSession,
-        optional: true,
-        label: plain('Session id'),
-        element: {
-          type: 'plain_text_input',
-          action_id: SESSION_INPUT,
-          max_length: MAX_SESSION_ID,
-          placeholder: plain('v1.us.12345abcd.1700000000abcdef'),
-        },
-      },
-      {
-        type: 'input',
-        block_id: BLOCKS.lookupUser,
-        optional: true,
-        label: plain('Or a user id: their recent calls'),
-        hint: plain(
-          prefill && prefill.others.length > 0
-            ? `Found in the message; others there: ${prefill.others.slice(0, 5).join(', ')}`
-            : 'Give a session id or a user id, not both.',
-          150,
-        ),
-        element: {
-          type: 'plain_text_input',
-          action_id: USER_INPUT,
-          max_length: MAX_UID,
-          placeholder: plain('cometchat-uid-2'),
-          ...(prefill ? { initial_value: prefill.uid } : {}),
-        },
-      },
-      {
-        type: 'input',
-        block_id: BLOCKS.lookupFilters,
-        optional: true,
-        label: plain('Filters for the user id'),
-        hint: plain(
-          'Like /cometchat calls: status:ended type:video mode:meet to:group recorded since:2h until:2026-11-20',
-          150,
-        ),
-        element: { type: 'plain_text_input', action_id: FILTERS_INPUT, max_length: 500 },
-      },
-      {
-        type: 'input',
-        block_id: BLOCKS.lookupOnBehalfOf,
-        optional: true,
-        label: plain('On behalf of (uid)'),
-        hint: plain('Sent as onBehalfOf; leave empty to use the API key alone.', 150),
-        element: { type: 'plain_text_input', action_id: ON_BEHALF_INPUT, max_length: MAX_UID },
-      },
+      ...appBlocks(appNames, initialApp),
+      sessionBlock(),
+      userBlock(prefill),
+      filtersBlock(),
+      onBehalfOfBlock(),
     ],
+  };
+}
+
+/** The app selector, only when there is a choice to make. */
+function appBlocks(appNames: readonly string[], initialApp: string | undefined): InputBlock[] {
+  const options = appNames.map((name) => ({ text: plain(name), value: name }));
+  const first = options.find((o) => o.value === initialApp) ?? options[0];
+  if (options.length <= 1 || !first) return [];
+  return [
+    {
+      type: 'input',
+      block_id: BLOCKS.lookupApp,
+      label: plain('CometChat app'),
+      element: {
+        type: 'static_select',
+        action_id: APP_INPUT,
+        options: options.slice(0, 100),
+        initial_option: first,
+      },
+    },
+  ];
+}
+
+function sessionBlock(): InputBlock {
+  return {
+    type: 'input',
+    block_id: BLOCKS.lookupSession,
+    optional: true,
+    label: plain('Session id'),
+    element: {
+      type: 'plain_text_input',
+      action_id: SESSION_INPUT,
+      max_length: MAX_SESSION_ID,
+      placeholder: plain('v1.us.12345abcd.1700000000abcdef'),
+    },
+  };
+}
+
+/** The user id, filled in with one found in a message, the hint naming the other candidates. */
+function userBlock(prefill: LookupPrefill | undefined): InputBlock {
+  return {
+    type: 'input',
+    block_id: BLOCKS.lookupUser,
+    optional: true,
+    label: plain('Or a user id: their recent calls'),
+    hint: plain(
+      prefill && prefill.others.length > 0
+        ? `Found in the message; others there: ${prefill.others.slice(0, 5).join(', ')}`
+        : 'Give a session id or a user id, not both.',
+      150,
+    ),
+    element: {
+      type: 'plain_text_input',
+      action_id: USER_INPUT,
+      max_length: MAX_UID,
+      placeholder: plain('cometchat-uid-2'),
+      ...(prefill ? { initial_value: prefill.uid } : {}),
+    },
+  };
+}
+
+function filtersBlock(): InputBlock {
+  return {
+    type: 'input',
+    block_id: BLOCKS.lookupFilters,
+    optional: true,
+    label: plain('Filters for the user id'),
+    hint: plain(
+      'Like /cometchat calls: status:ended type:video mode:meet to:group recorded since:2h until:2026-11-20',
+      150,
+    ),
+    element: { type: 'plain_text_input', action_id: FILTERS_INPUT, max_length: 500 },
+  };
+}
+
+function onBehalfOfBlock(): InputBlock {
+  return {
+    type: 'input',
+    block_id: BLOCKS.lookupOnBehalfOf,
+    optional: true,
+    label: plain('On behalf of (uid)'),
+    hint: plain('Sent as onBehalfOf; leave empty to use the API key alone.', 150),
+    element: { type: 'plain_text_input', action_id: ON_BEHALF_INPUT, max_length: MAX_UID },
   };
 }
 

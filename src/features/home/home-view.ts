@@ -2,6 +2,7 @@ import type { KnownBlock, StaticSelect, View } from '@slack/types';
 import { actions, button, context, divider, header, plain, section } from '../../slack/blocks.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import { counted } from '../../voice/sentences.ts';
 
 // The Home tab as Slack shows it: what needs this person first, then each CometChat app, the
 // last changes, and a button for each thing they do. Pure; within Slack's 100 blocks whatever it
@@ -51,7 +52,7 @@ function keyLine(snapshot: AppSnapshot): string {
     case 'loading':
       return 'Checking the key…';
     case 'ok':
-      return `Key works · ${snapshot.roles.length} role${snapshot.roles.length === 1 ? '' : 's'}`;
+      return `Key works · ${counted(snapshot.roles.length, 'role')}`;
     case 'refused':
       return `CometChat refused the key (ref \`${snapshot.ref}\`)`;
     case 'failed':

@@ -1,5 +1,6 @@
 import { showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
+import { counted } from '../../voice/sentences.ts';
 import { type ApplyOutcome, applyChange } from './apply-change.ts';
 import {
   appLabel,
@@ -96,5 +97,5 @@ export function appliedText(
 ): string {
   const count = meta.changes.length;
   const keys = meta.changes.map((c) => code(c.key)).join(', ');
-  return `Applied ${count} change${count === 1 ? '' : 's'} to ${roleIn(meta.role, label)}: ${keys}.${audited ? '' : ` ${AUDIT_NOT_STORED}`}`;
+  return `Applied ${counted(count, 'change')} to ${roleIn(meta.role, label)}: ${keys}.${audited ? '' : ` ${AUDIT_NOT_STORED}`}`;
 }

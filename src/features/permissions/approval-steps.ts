@@ -101,12 +101,10 @@ export async function approverRefusal(
   }
   const refusals = await Promise.all(
     [app.access, app.approval.approvers].map((access) =>
-      access?.editRefusal(userId, scope.log, limit),
+      access?.editRefusal(userId, scope.log, { ...limit, action: 'approve' }),
     ),
   );
-  return refusals
-    .find((refusal) => refusal !== undefined)
-    ?.replace('may change permissions', 'may approve permission changes');
+  return refusals.find((refusal) => refusal !== undefined);
 }
 
 /**

@@ -4,6 +4,7 @@ import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
+import { counted, inApp } from '../../voice/sentences.ts';
 import { type AppLabel, changeLine, chunkedSections, MAX_REASON } from './editor-view.ts';
 
 // An approval request as Slack shows it: the message in the approval channel (updated in place
@@ -45,12 +46,12 @@ export function approvalMessage(
   options: ApprovalViewOptions = {},
 ): SlackMessage {
   const write = options.write ?? JSON.stringify;
-  const app = options.appName ? ` in *${escapeMrkdwn(options.appName)}*` : '';
+  const app = inApp(options.appName);
   const n = request.changes.length;
   const blocks: KnownBlock[] = [
     header(`Approval request${options.appName ? ` · ${options.appName}` : ''}`),
     section(
-      `<@${request.requester}> asks to apply ${n} change${n === 1 ? '' : 's'} to ${code(request.role)}${app}.${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
+      `<@${request.requester}> asks to apply ${counted(n, 'change')} to ${code(request.role)}${app}.${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
     ),
     ...chunkedSections(
       request.changes.map((c) => changeLine({ ...c, before: c.before ?? undefined })),
@@ -73,14 +74,14 @@ export function approvalMessage(
     blocks.push(actions([button('Retry', ACTIONS.approveChange, value)]));
   }
   return {
-    text: `Approval request: ${n} change${n === 1 ? '' : 's'} to ${request.role} by <@${request.requester}> (${request.status})`,
+    text: `Approval request: ${counted(n, 'change')} to ${request.role} by <@${request.requester}> (${request.status})`,
     blocks: blocks.slice(0, 50),
   };
 }
 
 /** What the requester is told by direct message once the request has ended. */
 export function outcomeNotice(request: ApprovalRequest, appName?: string): SlackMessage {
-  const app = appName ? ` in *${escapeMrkdwn(appName)}*` : '';
+  const app = inApp(appName);
   const text = `Your request to change ${code(request.role)}${app}: ${outcomeLine(request)}`;
   return { text, blocks: [section(text)] };
 }
@@ -130,11 +131,11 @@ export function approvalsList(
     blocks.push(section('No open request is waiting for you.'));
   }
   for (const { request, appName, value } of entries.slice(0, LISTED)) {
-    const app = appName ? ` in *${escapeMrkdwn(appName)}*` : '';
+    const app = inApp(appName);
     const n = request.changes.length;
     blocks.push(
       section(
-        `<@${request.requester}>: ${n} change${n === 1 ? '' : 's'} to ${code(request.role)}${app} (${request.changes
+        `<@${request.requester}>: ${counted(n, 'change')} to ${code(request.role)}${app} (${request.changes
           .slice(0, 5)
           .map((c) => code(c.key))
           .join(
@@ -151,7 +152,7 @@ export function approvalsList(
     blocks.push(context([`${entries.length - LISTED} more not shown; the oldest come first.`]));
   }
   return {
-    text: `${entries.length} approval request${entries.length === 1 ? '' : 's'} waiting for you`,
+    text: `${counted(entries.length, 'approval request')} waiting for you`,
     blocks,
   };
 }
@@ -170,11 +171,11 @@ export function homeApprovalBlocks(
   if (waiting.length > 0) {
     blocks.push(header(`Waiting for your approval (${waiting.length})`));
     for (const { request, appName, value } of [...waiting].reverse().slice(0, shown)) {
-      const app = appName ? ` in *${escapeMrkdwn(appName)}*` : '';
+      const app = inApp(appName);
       const n = request.changes.length;
       blocks.push(
         section(
-          `<@${request.requester}>: ${n} change${n === 1 ? '' : 's'} to ${code(request.role)}${app} (${request.changes
+          `<@${request.requester}>: ${counted(n, 'change')} to ${code(request.role)}${app} (${request.changes
             .slice(0, 3)
             .map((c) => code(c.key))
             .join(', ')}${n > 3 ? ', …' : ''}) · expires ${slackDate(seconds(request.expiresAt))}`,
@@ -199,7 +200,7 @@ export function homeApprovalBlocks(
       .slice(0, shown)
       .map(
         ({ request, appName }) =>
-          `• ${code(request.role)}${appName ? ` in *${escapeMrkdwn(appName)}*` : ''}: ${request.changes.length} change${request.changes.length === 1 ? '' : 's'}, asked ${slackDate(seconds(request.requestedAt))}, expires ${slackDate(seconds(request.expiresAt))}`,
+          `• ${code(request.role)}${inApp(appName)}: ${counted(request.changes.length, 'change')}, asked ${slackDate(seconds(request.requestedAt))}, expires ${slackDate(seconds(request.expiresAt))}`,
       );
     if (own.length > shown) lines.push(`_…and ${own.length - shown} more_`);
     blocks.push(section(`*Your requests waiting for approval*\n${lines.join('\n')}`));

@@ -9,6 +9,7 @@ import { code } from '../../slack/mrkdwn.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import type { Store } from '../../store/store.ts';
 import { failureSentence } from '../../voice/failure.ts';
+import { inApp } from '../../voice/sentences.ts';
 import type { AuditTrail, FeatureDeps } from '../deps.ts';
 import type { ConfirmMetadata } from './editor-state.ts';
 import { type AppLabel, messageView } from './editor-view.ts';
@@ -65,7 +66,7 @@ export function appLabel(deps: Pick<FeatureDeps, 'apps'>, app: CometChatApp): Ap
 
 /** "`role`" with one app, "`role` in *staging*" with several. */
 export function roleIn(role: string, label: AppLabel): string {
-  return `${code(role)}${label.appName ? ` in *${label.appName}*` : ''}`;
+  return `${code(role)}${inApp(label.appName)}`;
 }
 
 export function failureView(error: unknown, scope: RequestScope, deps: FeatureDeps): View {

@@ -22,6 +22,7 @@ import {
 } from '../../slack/blocks.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate } from '../../slack/mrkdwn.ts';
+import { counted, inApp } from '../../voice/sentences.ts';
 import {
   type Baseline,
   CATEGORIES,
@@ -56,11 +57,6 @@ export interface AppLabel {
   appName?: string | undefined;
   /** Writes the metadata Slack carries back (sealed for the app); plain JSON by default. */
   write?: ValueWriter | undefined;
-}
-
-/** "in *staging*" after a role, when several apps are configured. */
-function inApp(appName: string | undefined): string {
-  return appName ? ` in *${escapeMrkdwn(appName)}*` : '';
 }
 
 export interface EditorViewInput extends AppLabel {
@@ -149,7 +145,7 @@ function pendingSummary(state: EditorState): string {
     state.apply.length > 0 ? ` · all values of ${state.apply.map(escapeMrkdwn).join(', ')}` : '';
   return count === 0 && applied === ''
     ? 'No changes yet.'
-    : `${count} changed field${count === 1 ? '' : 's'} pending${applied}. Review shows the exact change before anything is sent.`;
+    : `${counted(count, 'changed field')} pending${applied}. Review shows the exact change before anything is sent.`;
 }
 
 function categoryFields({ state, baseline, roleIds }: EditorViewInput): KnownBlock[] {
@@ -350,7 +346,7 @@ export function confirmView(
 ): View {
   const promoted = meta.promotedFrom ? [promotedNote(meta.promotedFrom, appName)] : [];
   const n = meta.changes.length;
-  const what = `${n} change${n === 1 ? '' : 's'} to ${escapeMrkdwn(roleName)} ${code(meta.role)}${inApp(appName)}`;
+  const what = `${counted(n, 'change')} to ${escapeMrkdwn(roleName)} ${code(meta.role)}${inApp(appName)}`;
   return {
     type: 'modal',
     callback_id: CALLBACKS.permissionsConfirm,
@@ -422,7 +418,7 @@ export function submittedView(
   const n = meta.changes.length;
   return messageView(
     'Applying',
-    `:hourglass_flowing_sand: Applying ${n} change${n === 1 ? '' : 's'} to ${code(meta.role)}${inApp(appName)}…`,
+    `:hourglass_flowing_sand: Applying ${counted(n, 'change')} to ${code(meta.role)}${inApp(appName)}…`,
     false,
   );
 }
@@ -469,7 +465,7 @@ export function resultView(
   }
   const blocks: KnownBlock[] = [
     section(
-      `:white_check_mark: Applied ${changes.length} change${changes.length === 1 ? '' : 's'} to ${code(role)}${inApp(options.appName)}.`,
+      `:white_check_mark: Applied ${counted(changes.length, 'change')} to ${code(role)}${inApp(options.appName)}.`,
     ),
   ];
   if (messages.length > 0) blocks.push(...chunkedSections(messages));

@@ -5,6 +5,7 @@ import { showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import type { ApprovalRequest, KnownPermissions } from '../../store/store.ts';
+import { counted } from '../../voice/sentences.ts';
 import { approvalMessage } from './approval-view.ts';
 import { editRefusal } from './editor-access.ts';
 import {
@@ -61,7 +62,7 @@ export function requestedNotice(
     case 'requested':
       return {
         title: 'Approval requested',
-        sentence: `Your request for ${count} change${count === 1 ? '' : 's'} to ${roleIn(meta.role, label)} is in <#${outcome.channel}>. Nothing is sent until another person approves it; you will get a direct message when it is approved, rejected or expires.`,
+        sentence: `Your request for ${counted(count, 'change')} to ${roleIn(meta.role, label)} is in <#${outcome.channel}>. Nothing is sent until another person approves it; you will get a direct message when it is approved, rejected or expires.`,
       };
     case 'repeated':
       return { title: 'Already requested', sentence: 'This change was already requested once.' };

@@ -7,6 +7,7 @@ import { actions, button, context, divider, header, section } from '../../slack/
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import { counted } from '../../voice/sentences.ts';
 
 /** Roles per page of the list. CometChat allows 25 roles per app, so most apps need 3 pages. */
 export const ROLES_PER_PAGE = 10;
@@ -35,7 +36,7 @@ export function roleListMessage(result: RolePage, options: RoleListOptions = {})
   const blocks: KnownBlock[] = [
     header(title),
     context([
-      `${page > pages ? `Page ${page} (the last is ${pages})` : `Page ${page} of ${pages}`} · ${pagination.total} role${pagination.total === 1 ? '' : 's'}`,
+      `${page > pages ? `Page ${page} (the last is ${pages})` : `Page ${page} of ${pages}`} · ${counted(pagination.total, 'role')}`,
     ]),
   ];
   if (roles.length === 0) {

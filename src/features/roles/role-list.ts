@@ -32,8 +32,8 @@ export function createRoleList({ apps }: Pick<FeatureDeps, 'apps'>) {
         { ref: scope.ref, logger: scope.log },
       ),
       {
-        value: valueWriter(apps, app),
-        roleValue: (role) => roleButtonValue(apps, app, role),
+        value: valueWriter(app),
+        roleValue: (role) => roleButtonValue(app, role),
         appName: appNameIfSeveral(apps, app),
       },
     );

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+
+// What the app reads from any Slack body, whatever its kind (a command, an action, a view, a
+// shortcut, an event): read once, here, through one loose schema. A field of the wrong type
+// reads as absent; the request gate (payload-shapes.ts) has refused what a listener needs.
+
+const text = z.string().optional().catch(undefined);
+const withId = z
+  .looseObject({ id: z.string().optional().catch(undefined) })
+  .nullish()
+  .catch(undefined);
+
+const Body = z.looseObject({
+  type: text,
+  command: text,
+  text,
+  callback_id: text,
+  response_url: text,
+  response_urls: z
+    .array(z.looseObject({ response_url: text }))
+    .optional()
+    .catch(undefined),
+  channel_id: text,
+  channel: withId,
+  user_id: text,
+  user: withId,
+  team_id: text,
+  team: withId,
+  actions: z
+    .array(z.looseObject({ action_id: text }))
+    .optional()
+    .catch(undefined),
+  view: z
+    .looseObject({
+      id: text,
+      type: text,
+      callback_id: text,
+      app_installed_team_id: text,
+    })
+    .optional()
+    .catch(undefined),
+});
+
+export interface BodyFacts {
+  /** `command` for a slash command, else the payload's type (`block_actions`, ...). */
+  kind: string | undefined;
+  command: string | undefined;
+  /** The first word after the command, for the log. */
+  subcommand: string | undefined;
+  action: string | undefined;
+  callback: string | undefined;
+  userId: string | undefined;
+  channelId: string | undefined;
+  responseUrl: string | undefined;
+  /** The modal the request came from, if any. */
+  view: { id: string | undefined; type: string | undefined } | undefined;
+  /** The request's team as Bolt reads it (see one-workspace.ts). */
+  team: string | undefined;
+  /**
+   * Every team the request names as Bolt authorises with: a command's `team_id`, an
+   * interaction's `team`, a view's installing team.
+   */
+  teams: string[];
+}
+
+export function factsOf(body: unknown): BodyFacts {
+  const parsed = Body.safeParse(body);
+  const b = parsed.success ? parsed.data : {};
+  const teams = [b.team_id, b.team?.id, b.view?.app_installed_team_id];
+  return {
+    kind: b.command ? 'command' : b.type,
+    command: b.command,
+    subcommand: b.text?.trim().split(/\s+/)[0]?.slice(0, 20),
+    action: b.actions?.[0]?.action_id,
+    callback: b.callback_id ?? b.view?.callback_id,
+    userId: b.user_id ?? b.user?.id ?? undefined,
+    channelId: b.channel_id ?? b.channel?.id ?? undefined,
+    responseUrl: b.response_url ?? b.response_urls?.[0]?.response_url,
+    view: b.view && { id: b.view.id, type: b.view.type },
+    team: b.team_id ?? b.team?.id ?? undefined,
+    teams: teams.filter((team): team is string => typeof team === 'string' && team !== ''),
+  };
+}
