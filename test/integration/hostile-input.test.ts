@@ -147,6 +147,17 @@ function expectSafeReplies(h: Harness, allowedLinks: readonly string[] = []): vo
  * Resolves once the app has answered: a reply on a response_url, or a modal with its content
  * (opened filled in, or opened on "Loading…" and then updated).
  */
+/**
+ * Waits until the app has asked the sandbox nothing new for a moment: work a click started after
+ * its answer (an editor's remaining role pages) must not land in the next run's record.
+ */
+async function quiet(h: Harness, stillMs = 100): Promise<void> {
+  for (let seen = -1; seen !== h.sandbox.requests.length; ) {
+    seen = h.sandbox.requests.length;
+    await new Promise((resolve) => setTimeout(resolve, stillMs));
+  }
+}
+
 function answered(h: Harness, mark: number, timeoutMs = 5000): Promise<true> {
   return h.slack.waitFor(
     () =>
@@ -244,6 +255,7 @@ describe('hostile input through the real app', () => {
         expect(sent.status).toBe(200);
         expect(sent.elapsedMs).toBeLessThan(3000);
         await answered(h, 0);
+        await quiet(h);
         // Whatever a button carried, the request is one of these and nothing else.
         let sessionIds: string[] = [];
         try {
