@@ -1,22 +1,17 @@
-import type {
-  AllMiddlewareArgs,
-  App,
-  BlockAction,
-  ButtonAction,
-  SlackActionMiddlewareArgs,
-} from '@slack/bolt';
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../apps/apps.ts';
+import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
 import { RoleIdSchema } from '../../cometchat/schemas.ts';
 import type { Metrics } from '../../observe/metrics.ts';
 import { destinationOf, slackErrorCode } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import type { RequestScope } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
 import type { AuditTrail, FeatureDeps } from '../deps.ts';
+import { inPlace, sealedButton } from '../sealed-button.ts';
 import { AUDIT_PER_PAGE, type AuditQuery, auditMessage, auditPost } from './audit-view.ts';
 
 export function createAuditTrail(deps: {
@@ -113,21 +108,7 @@ export function createAuditCommand(deps: FeatureDeps & { store: Store }) {
 /** The audit list's page buttons: the list replaced in place. */
 export function createAuditPage(deps: FeatureDeps & { store: Store }) {
   const list = createAuditList(deps);
-  return async ({
-    ack,
-    body,
-    action,
-    context,
-  }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs) => {
-    await ack();
-    const scope = scopeOf(context);
-    const { app, value: query } = openSealed(deps.apps, QueryValue, action.value);
-    await deps.deliver(
-      destinationOf(body),
-      { ...(await list(app, query)), replace_original: true },
-      scope.log,
-    );
-  };
+  return sealedButton(deps, QueryValue, (app, query) => list(app, query), inPlace);
 }
 
 export function registerAuditList(bolt: App, deps: FeatureDeps & { store: Store }): void {

@@ -1,13 +1,9 @@
 import type {
-  AllMiddlewareArgs,
   App,
   BlockAction,
   ButtonAction,
   GlobalShortcut,
   MessageShortcut,
-  SlackActionMiddlewareArgs,
-  SlackShortcutMiddlewareArgs,
-  SlackViewMiddlewareArgs,
   ViewSubmitAction,
 } from '@slack/bolt';
 import type { KnownBlock, View } from '@slack/types';
@@ -22,6 +18,7 @@ import { idProblem, MAX_SESSION_ID, uidProblem } from '../../cometchat/id-rules.
 import { context, failureMessage, sharedCopy, withoutActions } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
+import type { ButtonArgs, ShortcutArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { failureSentence } from '../../voice/failure.ts';
@@ -87,9 +84,6 @@ export function createCallCommand(deps: FeatureDeps) {
 export function findSessionIds(text: string): string[] {
   return [...new Set(text.match(SESSION_ID_IN_TEXT) ?? [])].slice(0, MAX_IDS_PER_MESSAGE);
 }
-
-type Args<T> = T & AllMiddlewareArgs;
-type ButtonArgs = Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>;
 
 function failureOf(deps: FeatureDeps, error: unknown, ref: string) {
   return failureMessage(failureSentence(error, deps.budgetSeconds), ref);
@@ -228,12 +222,7 @@ const SESSION_ID_SHAPE = /^v1\.[a-z]{2,}\./;
 export function createMessageShortcut(deps: FeatureDeps) {
   const render = createCallRender(deps);
   const names = deps.apps.all.map((app) => app.name);
-  return async ({
-    ack,
-    shortcut,
-    body,
-    context,
-  }: Args<SlackShortcutMiddlewareArgs<MessageShortcut>>) => {
+  return async ({ ack, shortcut, body, context }: ShortcutArgs<MessageShortcut>) => {
     await ack();
     const scope = scopeOf(context);
     const text = shortcut.message.text ?? '';
@@ -263,10 +252,7 @@ export function createMessageShortcut(deps: FeatureDeps) {
 /** "Look up a call" from anywhere: the form (with an app selector when there are several). */
 export function createLookupForm(deps: Pick<FeatureDeps, 'apps' | 'views'>) {
   const names = deps.apps.all.map((app) => app.name);
-  return async ({
-    ack,
-    shortcut,
-  }: Args<SlackShortcutMiddlewareArgs<GlobalShortcut>>): Promise<void> => {
+  return async ({ ack, shortcut }: ShortcutArgs<GlobalShortcut>): Promise<void> => {
     await ack();
     await deps.views.open({ trigger_id: shortcut.trigger_id, view: lookupFormView(names) });
   };
@@ -346,7 +332,7 @@ function searchInModal(message: SlackMessage): KnownBlock[] {
 export function createLookupSubmission(deps: FeatureDeps) {
   const render = createCallRender(deps);
   const list = createCallListRender(deps);
-  return async ({ ack, view, context }: Args<SlackViewMiddlewareArgs<ViewSubmitAction>>) => {
+  return async ({ ack, view, context }: SubmitArgs) => {
     const scope = scopeOf(context);
     const form = readLookupForm(view.state.values);
     const chosen = readLookupApp(view.state.values, deps.apps);

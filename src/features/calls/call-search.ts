@@ -1,16 +1,12 @@
-import type {
-  AllMiddlewareArgs,
-  App,
-  BlockAction,
-  ButtonAction,
-  SlackActionMiddlewareArgs,
-} from '@slack/bolt';
-import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../apps/apps.ts';
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { z } from 'zod';
+import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
 import { sharedCopy } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import type { RequestScope } from '../../slack/request-context.ts';
 import type { FeatureDeps } from '../deps.ts';
+import { inPlace, sealedButton } from '../sealed-button.ts';
 import { callQuery, type ResolvedSearch } from './call-filters.ts';
 import { CALLS_PER_PAGE, callListMessage, SearchPageSchema } from './call-search-view.ts';
 
@@ -50,31 +46,20 @@ export function createCallsCommand(deps: FeatureDeps) {
   };
 }
 
-type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
-
-/**
- * A button under a page of the list: the page its value names, asked for again with the same
- * filters, and delivered as `shape` makes it.
- */
-function createPageButton(deps: FeatureDeps, shape: (message: SlackMessage) => SlackMessage) {
+const renderPage = (deps: Pick<FeatureDeps, 'apps'>) => {
   const render = createCallListRender(deps);
-  return async ({ ack, body, action, context }: ButtonArgs) => {
-    await ack();
-    const scope = scopeOf(context);
-    const { app, value } = openSealed(deps.apps, SearchPageSchema, action.value);
-    const message = await render(app, value.s, value.page, scope);
-    await deps.deliver(destinationOf(body), shape(message), scope.log);
-  };
-}
+  return (app: CometChatApp, value: z.infer<typeof SearchPageSchema>, scope: RequestScope) =>
+    render(app, value.s, value.page, scope);
+};
 
 /** A page button: the list replaced in place by the page it names, with the same filters. */
 export function createCallsPage(deps: FeatureDeps) {
-  return createPageButton(deps, (message) => ({ ...message, replace_original: true }));
+  return sealedButton(deps, SearchPageSchema, renderPage(deps), inPlace);
 }
 
 /** "Share in channel": the same page, without buttons, for everyone. */
 export function createShareCalls(deps: FeatureDeps) {
-  return createPageButton(deps, sharedCopy);
+  return sealedButton(deps, SearchPageSchema, renderPage(deps), sharedCopy);
 }
 
 export function registerCallSearch(bolt: App, deps: FeatureDeps): void {

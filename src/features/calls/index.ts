@@ -1,12 +1,7 @@
-import type {
-  AllMiddlewareArgs,
-  App,
-  BlockAction,
-  ButtonAction,
-  SlackActionMiddlewareArgs,
-} from '@slack/bolt';
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { idProblem, MAX_SESSION_ID, uidProblem } from '../../cometchat/id-rules.ts';
 import { ACTIONS } from '../../slack/ids.ts';
+import type { ButtonArgs } from '../../slack/listener-args.ts';
 import type { AppDeps } from '../deps.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
 import { parseCallSearch, resolveSearch } from './call-filters.ts';
@@ -37,10 +32,7 @@ export function parseCallWords(words: readonly string[]): CallWords | Refusal {
 
 /** The Home tab's call buttons open the lookup form. */
 function registerHomeButtons(bolt: App, deps: AppDeps): void {
-  const openForm = async ({
-    ack,
-    body,
-  }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs) => {
+  const openForm = async ({ ack, body }: ButtonArgs) => {
     await ack();
     const names = deps.apps.all.map((a) => a.name);
     await deps.views.open({ trigger_id: body.trigger_id, view: lookupFormView(names) });

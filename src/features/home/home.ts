@@ -1,10 +1,4 @@
-import type {
-  AllMiddlewareArgs,
-  App,
-  BlockAction,
-  SlackActionMiddlewareArgs,
-  StaticSelectAction,
-} from '@slack/bolt';
+import type { App, BlockAction, StaticSelectAction } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import type { Logger } from 'pino';
 import type { CometChatApp } from '../../apps/apps.ts';
@@ -12,6 +6,7 @@ import { isCometChatError } from '../../cometchat/errors.ts';
 import { noticeMessage } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
+import type { SelectArgs } from '../../slack/listener-args.ts';
 import { scopeOf } from '../../slack/request-context.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
 import { failureSentence } from '../../voice/failure.ts';
@@ -125,8 +120,6 @@ export function createHome(deps: HomeDeps): Home {
   return { publish };
 }
 
-type Select = SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>> & AllMiddlewareArgs;
-
 /**
  * The tab's own listeners: publishing it when opened, and a role picked in an app's section,
  * which opens the permissions feature's editor (given as `openEditor`). The tab's other buttons
@@ -145,7 +138,7 @@ export function registerHome(
 
   bolt.action<BlockAction<StaticSelectAction>>(
     ACTIONS.homeEditRole,
-    async ({ ack, body, action, context }: Select) => {
+    async ({ ack, body, action, context }: SelectArgs) => {
       await ack();
       const scope = scopeOf(context);
       const picked = readEditValue(action.selected_option.value);

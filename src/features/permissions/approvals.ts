@@ -1,17 +1,11 @@
-import type {
-  App,
-  BlockAction,
-  ButtonAction,
-  SlackActionMiddlewareArgs,
-  SlackViewMiddlewareArgs,
-  ViewSubmitAction,
-} from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { appNameIfSeveral, sealFor, valueWriter } from '../../apps/apps.ts';
 import { messageModal } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
+import type { ButtonArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
 import {
@@ -28,15 +22,13 @@ import {
 } from './approval-steps.ts';
 import { approvalsList, REJECT_BLOCK, rejectReasonView } from './approval-view.ts';
 import { approveFlow, retryFlow } from './approve-flow.ts';
-import { type Args, OPEN_CHECK_DEADLINE_MS } from './editor-context.ts';
+import { OPEN_CHECK_DEADLINE_MS } from './editor-context.ts';
 import { rejectable, rejectFlow, rejectReasonOf } from './reject-flow.ts';
 
 // Two pairs of eyes: when an app has an approval channel, the editor's last step posts a request
 // there instead of applying (request-approval.ts); another person approves (the change is then
 // applied exactly once, as by the editor: approve-flow.ts) or rejects it (reject-flow.ts). Every
 // click is checked on the server when it comes. These are the listeners, each picking its flow.
-
-type ButtonArgs = Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>;
 
 /** "Approve" on an open request, "Retry" on one whose sending failed: the same button. */
 export function createApproveButton(deps: ApprovalDeps) {
@@ -70,7 +62,7 @@ export function createRejectButton(deps: ApprovalDeps) {
 
 /** The reason submitted: checked again, then the request is closed as rejected. */
 export function createRejectSubmission(deps: ApprovalDeps) {
-  return async (args: Args<SlackViewMiddlewareArgs<ViewSubmitAction>>) => {
+  return async (args: SubmitArgs) => {
     const { ack, view } = args;
     const { click, id } = clickOn(deps, args, view.private_metadata);
     const reason = rejectReasonOf(view.state.values);

@@ -1,4 +1,3 @@
-import type { AllMiddlewareArgs } from '@slack/bolt';
 import type { View } from '@slack/types';
 import type { Logger } from 'pino';
 import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
@@ -36,8 +35,6 @@ export interface EditorDeps extends FeatureDeps {
   /** Publishes a person's Home tab again (after an approval or rejection made there). */
   refreshHome?: ((userId: string, log: Logger) => Promise<void>) | undefined;
 }
-
-export type Args<T> = T & AllMiddlewareArgs;
 
 /** A confirmation submitted ("Apply" or "Request approval"), opened for the app it was sealed for. */
 export interface Confirmed {

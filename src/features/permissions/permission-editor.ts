@@ -2,8 +2,6 @@ import type {
   App,
   BlockAction,
   ButtonAction,
-  SlackActionMiddlewareArgs,
-  SlackViewMiddlewareArgs,
   StaticSelectAction,
   ViewSubmitAction,
 } from '@slack/bolt';
@@ -11,6 +9,7 @@ import type { View } from '@slack/types';
 import { type CometChatApp, openRoleButton, tryOpenSealed } from '../../apps/apps.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
+import type { ButtonArgs, SelectArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { type ModalTarget, showModal } from '../../slack/modal-outcome.ts';
 import { msLeft, type RequestScope, scopeOf, settledWithin } from '../../slack/request-context.ts';
 import { alreadyShown, RefusedError } from '../../voice/failure.ts';
@@ -18,7 +17,6 @@ import type { EditorOpener } from '../deps.ts';
 import { applyFlow } from './apply-flow.ts';
 import { editRefusal } from './editor-access.ts';
 import {
-  type Args,
   appLabel,
   type Confirmed,
   type EditorDeps,
@@ -154,12 +152,7 @@ async function show(
 /** "Edit permissions" on a role in the role list. */
 export function createEditButton(deps: EditorDeps) {
   const open = createEditorOpener(deps);
-  return async ({
-    ack,
-    body,
-    action,
-    context,
-  }: Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>) => {
+  return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     // The button names its app (sealed when several): a value edited to name another is refused.
     const { app, role } = openRoleButton(deps.apps, action.value);
@@ -169,12 +162,7 @@ export function createEditButton(deps: EditorDeps) {
 
 /** Switching category: keep what was edited on screen, or refuse to switch and say why. */
 export function createCategorySwitch(deps: EditorDeps) {
-  return async ({
-    ack,
-    body,
-    action,
-    context,
-  }: Args<SlackActionMiddlewareArgs<BlockAction<StaticSelectAction>>>) => {
+  return async ({ ack, body, action, context }: SelectArgs) => {
     await ack();
     const scope = scopeOf(context);
     const view = body.view;
@@ -322,7 +310,7 @@ export function reviewResponse(answer: ReviewAnswer, failure: (error: unknown) =
 }
 
 export function createReviewSubmission(deps: EditorDeps) {
-  return async ({ ack, view, body, context }: Args<SlackViewMiddlewareArgs<ViewSubmitAction>>) => {
+  return async ({ ack, view, body, context }: SubmitArgs) => {
     const scope = scopeOf(context);
     const answer = await reviewSubmission(deps, {
       userId: body.user.id,
@@ -374,13 +362,7 @@ export function createReviewSubmission(deps: EditorDeps) {
  * client's time budget, and the view then shows the outcome.
  */
 export function createApplySubmission(deps: EditorDeps) {
-  return async ({
-    ack,
-    view,
-    body,
-    client,
-    context,
-  }: Args<SlackViewMiddlewareArgs<ViewSubmitAction>>) => {
+  return async ({ ack, view, body, client, context }: SubmitArgs) => {
     // Sealed for its app: a confirmation edited to name another app is refused as out of date.
     const opened = tryOpenSealed(deps.apps, ConfirmSchema, view.private_metadata);
     if (!opened) {

@@ -1,12 +1,11 @@
-import type { BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { View } from '@slack/types';
 import { type CometChatApp, tryOpenSealed } from '../../apps/apps.ts';
 import type { Role } from '../../cometchat/schemas.ts';
+import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import { editRefusal } from './editor-access.ts';
 import {
-  type Args,
   appLabel,
   type EditorDeps,
   failInEditor,
@@ -77,12 +76,7 @@ const PROMOTION_DAMAGED =
  * sent from here; that app's confirmation is.
  */
 export function createPromoteButton(deps: EditorDeps) {
-  return async ({
-    ack,
-    body,
-    action,
-    context,
-  }: Args<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>>) => {
+  return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
     const push = (view: View) => deps.views.push({ trigger_id: body.trigger_id, view });

@@ -1,24 +1,18 @@
-import type {
-  AllMiddlewareArgs,
-  App,
-  BlockAction,
-  ButtonAction,
-  SlackActionMiddlewareArgs,
-} from '@slack/bolt';
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { z } from 'zod';
 import {
   appNameIfSeveral,
   type CometChatApp,
-  openSealed,
   roleButtonValue,
   valueWriter,
 } from '../../apps/apps.ts';
 import { sharedCopy } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import type { RequestScope } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
+import { inPlace, sealedButton } from '../sealed-button.ts';
 import { ROLES_PER_PAGE, roleListMessage } from './role-list-view.ts';
 
 const PageValue = z.object({ page: PageSchema });
@@ -47,30 +41,20 @@ export function createRolesCommand(deps: FeatureDeps) {
   };
 }
 
-type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs;
+const renderPage = (deps: Pick<FeatureDeps, 'apps'>) => {
+  const render = createRoleList(deps);
+  return (app: CometChatApp, value: { page: number }, scope: RequestScope) =>
+    render(app, value.page, scope);
+};
 
 /** A page button: the list replaced in place by the page it names. */
 export function createRolesPage(deps: FeatureDeps) {
-  const render = createRoleList(deps);
-  return async ({ ack, body, action, context }: ButtonArgs) => {
-    await ack();
-    const scope = scopeOf(context);
-    const { app, value } = openSealed(deps.apps, PageValue, action.value);
-    const message = await render(app, value.page, scope);
-    await deps.deliver(destinationOf(body), { ...message, replace_original: true }, scope.log);
-  };
+  return sealedButton(deps, PageValue, renderPage(deps), inPlace);
 }
 
 /** "Share in channel": the same page, without buttons, for everyone. */
 export function createShareRoles(deps: FeatureDeps) {
-  const render = createRoleList(deps);
-  return async ({ ack, body, action, context }: ButtonArgs) => {
-    await ack();
-    const scope = scopeOf(context);
-    const { app, value } = openSealed(deps.apps, PageValue, action.value);
-    const message = await render(app, value.page, scope);
-    await deps.deliver(destinationOf(body), sharedCopy(message), scope.log);
-  };
+  return sealedButton(deps, PageValue, renderPage(deps), sharedCopy);
 }
 
 export function registerRoleList(bolt: App, deps: FeatureDeps): void {
