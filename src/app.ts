@@ -45,39 +45,9 @@ const AUDIT_CLIENT_TIMEOUT_MS = 3_000;
  */
 export function createSlackApp(options: SlackAppOptions) {
   const { config, logger } = options;
-  const bolt = boltLogger(logger);
-  const logLevel = boltLevel(config.logLevel);
   const metrics = options.metrics ?? createMetrics();
   const store = observedStore(options.store ?? createMemoryStore(), metrics);
-  const slack = createSlackClients(
-    { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logger: bolt, logLevel },
-    metrics,
-  );
-  // Socket Mode is ready while its connection is open (the receiver is made below).
-  const routes = opsRoutes({
-    metrics,
-    checks: {
-      slack: async () => (socket === undefined || socket.connected() ? undefined : 'not connected'),
-      store: async () => {
-        await store.ping();
-        return undefined;
-      },
-    },
-  });
-  const { receiver, socket } = createReceiver({
-    ...config.slack,
-    // With METRICS_PORT they move to a listener of their own (start.ts).
-    routes: config.slack.metricsPort === undefined ? routes : [],
-    clientOptions: slack.options(),
-    bolt,
-    logger,
-    onReconnect: () => metrics.socketReconnect(),
-  });
-  const app = boltApp(config.slack.botToken, receiver, {
-    logger: bolt,
-    logLevel,
-    clientOptions: slack.options(),
-  });
+  const { app, slack, receiver, socket, routes } = slackSide(config, logger, metrics, store);
   const { apps, access } = appsFromConfig(config, {
     logger,
     metrics,
@@ -134,4 +104,40 @@ export function createSlackApp(options: SlackAppOptions) {
     inflight,
     periodic: features.periodic,
   };
+}
+
+/** Slack's side: the Web API clients, the health routes, the receiver, and Bolt's app over it. */
+function slackSide(config: Config, logger: Logger, metrics: Metrics, store: Store) {
+  const bolt = boltLogger(logger);
+  const logLevel = boltLevel(config.logLevel);
+  const slack = createSlackClients(
+    { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logger: bolt, logLevel },
+    metrics,
+  );
+  // Socket Mode is ready while its connection is open (the receiver is made below).
+  const routes = opsRoutes({
+    metrics,
+    checks: {
+      slack: async () => (socket === undefined || socket.connected() ? undefined : 'not connected'),
+      store: async () => {
+        await store.ping();
+        return undefined;
+      },
+    },
+  });
+  const { receiver, socket } = createReceiver({
+    ...config.slack,
+    // With METRICS_PORT they move to a listener of their own (start.ts).
+    routes: config.slack.metricsPort === undefined ? routes : [],
+    clientOptions: slack.options(),
+    bolt,
+    logger,
+    onReconnect: () => metrics.socketReconnect(),
+  });
+  const app = boltApp(config.slack.botToken, receiver, {
+    logger: bolt,
+    logLevel,
+    clientOptions: slack.options(),
+  });
+  return { app, slack, receiver, socket, routes };
 }
