@@ -4,7 +4,7 @@ import { appsFromConfig } from './apps/from-config.ts';
 import type { CometChatClient } from './cometchat/client.ts';
 import type { Config } from './config.ts';
 import { createAuditTrail } from './features/audit/audit-trail.ts';
-import { registerFeatures } from './features/index.ts';
+import { registerFeatures, SUBCOMMAND_NAMES } from './features/index.ts';
 import { boltLogger } from './log.ts';
 import { countHandled } from './observe/handled.ts';
 import { createMetrics, type Metrics } from './observe/metrics.ts';
@@ -71,6 +71,7 @@ export function createSlackApp(options: SlackAppOptions) {
     countHandled(
       metrics,
       apps.all.map((a) => a.name),
+      SUBCOMMAND_NAMES,
     ),
     inflight.middleware,
     requireViewer(access, (body, sentence, log) =>

@@ -10,24 +10,6 @@ const REGIONS = ['us', 'eu', 'in'] as const;
 export type CometChatRegion = (typeof REGIONS)[number];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/**
- * Words an app may not be called, because `/cometchat <app> <subcommand>` could not tell them
- * from a subcommand. The command parser reads the same list.
- */
-export const RESERVED_APP_NAMES = [
-  'help',
-  'roles',
-  'perms',
-  'permissions',
-  'call',
-  'calls',
-  'audit',
-  'apps',
-  'approvals',
-  'home',
-] as const;
-const RESERVED: ReadonlySet<string> = new Set(RESERVED_APP_NAMES);
-
 const APP_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 const CHANNEL_ID = /^[CG][A-Z0-9]{2,}$/;
 /**
@@ -260,7 +242,7 @@ interface AppNames {
   problems: string[];
 }
 
-function appNames(value: string): AppNames {
+function appNames(value: string, reserved: ReadonlySet<string>): AppNames {
   const listed = value.split(/[\s,]+/).filter(Boolean);
   const names: string[] = [];
   const problems: string[] = [];
@@ -276,7 +258,7 @@ function appNames(value: string): AppNames {
       twice.add(name);
     } else {
       names.push(name);
-      if (RESERVED.has(name)) {
+      if (reserved.has(name)) {
         problems.push(
           `COMETCHAT_APPS names ${name}, which is a /cometchat subcommand: choose another name`,
         );
@@ -449,9 +431,14 @@ export class ConfigError extends Error {
 }
 
 /** Parses the environment once. Throws a ConfigError naming every problem. */
-export function loadConfig(env: Env): Config {
+/**
+ * Reads the settings. `reserved` are the words an app may not be called, because
+ * `/cometchat <app> <subcommand>` could not tell them from a subcommand (main.ts passes the
+ * subcommands' names).
+ */
+export function loadConfig(env: Env, reserved: readonly string[] = []): Config {
   const parsed = EnvSchema.safeParse(env);
-  const apps = readApps(env);
+  const apps = readApps(env, new Set(reserved));
   const problems = [
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue))),
     ...apps.problems,
@@ -469,8 +456,10 @@ interface AppsRead {
 }
 
 /** The apps of COMETCHAT_APPS (or the single one), and COMETCHAT_CHANNEL_APPS. */
-function readApps(env: Env): AppsRead {
-  const several = isSet(env, 'COMETCHAT_APPS') ? appNames(env.COMETCHAT_APPS ?? '') : undefined;
+function readApps(env: Env, reserved: ReadonlySet<string>): AppsRead {
+  const several = isSet(env, 'COMETCHAT_APPS')
+    ? appNames(env.COMETCHAT_APPS ?? '', reserved)
+    : undefined;
   const reads = several
     ? several.names.map((name) =>
         readApp(env, {

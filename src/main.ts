@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config.ts';
+import { SUBCOMMAND_NAMES } from './features/index.ts';
 import { createLogger } from './log.ts';
 import { startSlackApp } from './start.ts';
 
@@ -6,7 +7,7 @@ import { startSlackApp } from './start.ts';
 async function main(env: NodeJS.ProcessEnv): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
   try {
-    config = loadConfig(env);
+    config = loadConfig(env, SUBCOMMAND_NAMES);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\nSee .env.example for what each variable means.\n`);

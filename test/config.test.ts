@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, RESERVED_APP_NAMES } from '../src/config.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { SUBCOMMAND_NAMES } from '../src/features/index.ts';
 
 const BOT_TOKEN = 'xoxb-1111-2222-SeCrEtBoT';
 const SIGNING_SECRET = 'signing-5ec7e7-value';
@@ -22,9 +23,12 @@ const REQUIRED = [
   'COMETCHAT_API_KEY',
 ];
 
-function problemsOf(env: Record<string, string | undefined>): readonly string[] {
+function problemsOf(
+  env: Record<string, string | undefined>,
+  reserved: readonly string[] = [],
+): readonly string[] {
   try {
-    loadConfig(env);
+    loadConfig(env, reserved);
   } catch (error) {
     if (error instanceof ConfigError) return error.problems;
     throw error;
@@ -367,16 +371,19 @@ describe('loadConfig with several apps', () => {
   });
 
   it('reports every problem with the names and the channels at once', () => {
-    const problems = problemsOf({
-      ...SLACK,
-      COMETCHAT_APPS: 'prod,Staging,help,prod',
-      COMETCHAT_PROD_APP_ID: 'prod111',
-      COMETCHAT_PROD_REGION: 'us',
-      COMETCHAT_HELP_APP_ID: 'help333',
-      COMETCHAT_HELP_REGION: 'in',
-      COMETCHAT_HELP_API_KEY: STAGING_KEY,
-      COMETCHAT_CHANNEL_APPS: 'C0123ABC:qa,C0123ABC:prod,nonsense,C0999ZZZ:Staging',
-    });
+    const problems = problemsOf(
+      {
+        ...SLACK,
+        COMETCHAT_APPS: 'prod,Staging,help,prod',
+        COMETCHAT_PROD_APP_ID: 'prod111',
+        COMETCHAT_PROD_REGION: 'us',
+        COMETCHAT_HELP_APP_ID: 'help333',
+        COMETCHAT_HELP_REGION: 'in',
+        COMETCHAT_HELP_API_KEY: STAGING_KEY,
+        COMETCHAT_CHANNEL_APPS: 'C0123ABC:qa,C0123ABC:prod,nonsense,C0999ZZZ:Staging',
+      },
+      SUBCOMMAND_NAMES,
+    );
     expect(problems).toEqual([
       'COMETCHAT_APPS name 2 must be 1 to 32 lower-case letters, digits or -, starting with a letter',
       'COMETCHAT_APPS names help, which is a /cometchat subcommand: choose another name',
@@ -463,30 +470,28 @@ describe('loadConfig with several apps', () => {
     ]);
   });
 
-  it('reserves every subcommand name', () => {
-    expect(RESERVED_APP_NAMES).toEqual([
-      'help',
+  it('refuses an app named like a subcommand, given the subcommands', () => {
+    expect(SUBCOMMAND_NAMES).toEqual([
       'roles',
       'perms',
       'permissions',
+      'approvals',
       'call',
       'calls',
       'audit',
       'apps',
-      'approvals',
-      'home',
+      'help',
     ]);
-    for (const name of RESERVED_APP_NAMES) {
+    for (const name of SUBCOMMAND_NAMES) {
       const prefix = `COMETCHAT_${name.toUpperCase()}_`;
-      expect(
-        problemsOf({
-          ...SLACK,
-          COMETCHAT_APPS: name,
-          [`${prefix}APP_ID`]: 'abc123',
-          [`${prefix}REGION`]: 'us',
-          [`${prefix}API_KEY`]: PROD_KEY,
-        }),
-      ).toContain(
+      const env = {
+        ...SLACK,
+        COMETCHAT_APPS: name,
+        [`${prefix}APP_ID`]: 'abc123',
+        [`${prefix}REGION`]: 'us',
+        [`${prefix}API_KEY`]: PROD_KEY,
+      };
+      expect(problemsOf(env, SUBCOMMAND_NAMES)).toContain(
         `COMETCHAT_APPS names ${name}, which is a /cometchat subcommand: choose another name`,
       );
     }

@@ -21,6 +21,9 @@ export const FEATURES: readonly Feature[] = [roles, permissions, calls, audit, a
 /** Every subcommand of `/cometchat`. */
 export const SUBCOMMANDS = FEATURES.flatMap((feature) => feature.subcommands);
 
+/** The words that name one: no app may be called by one of them (loadConfig checks it). */
+export const SUBCOMMAND_NAMES = SUBCOMMANDS.flatMap((s) => s.names);
+
 export interface RegisteredFeatures {
   /** Runs every feature's periodic work once (startSlackApp runs it every minute). */
   periodic(log: Logger): Promise<unknown>;

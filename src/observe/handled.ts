@@ -1,5 +1,4 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
-import { RESERVED_APP_NAMES } from '../config.ts';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
 import { bounded, type Metrics } from './metrics.ts';
 
@@ -7,7 +6,6 @@ import { bounded, type Metrics } from './metrics.ts';
 // the subcommand, action_id or callback_id when it is one of the app's own; anything else is
 // `other`, so a forged payload adds no series.
 
-const SUBCOMMANDS: ReadonlySet<string> = new Set(RESERVED_APP_NAMES);
 const ACTION_IDS: ReadonlySet<string> = new Set(Object.values(ACTIONS));
 const CALLBACK_IDS: ReadonlySet<string> = new Set(Object.values(CALLBACKS));
 
@@ -25,13 +23,14 @@ interface Body {
 export function handledName(
   body: unknown,
   appNames: ReadonlySet<string>,
+  subcommands: ReadonlySet<string>,
 ): { kind: string; name: string } {
   const b = body as Body;
   if (b.command) {
     const words = (b.text ?? '').trim().toLowerCase().split(/\s+/);
     // `/cometchat prod roles`: the subcommand follows the app's name.
     const word = appNames.has(words[0] ?? '') ? words[1] : words[0];
-    return { kind: 'command', name: word ? bounded(SUBCOMMANDS, word) : 'help' };
+    return { kind: 'command', name: word ? bounded(subcommands, word) : 'help' };
   }
   switch (b.type) {
     case 'block_actions': {
@@ -56,10 +55,12 @@ export function handledName(
 export function countHandled(
   metrics: Pick<Metrics, 'handled'>,
   appNames: readonly string[],
+  subcommandNames: readonly string[],
 ): Middleware<AnyMiddlewareArgs> {
   const names = new Set(appNames);
+  const subcommands = new Set(subcommandNames);
   return async ({ body, next }) => {
-    const { kind, name } = handledName(body, names);
+    const { kind, name } = handledName(body, names, subcommands);
     try {
       await next();
     } catch (error) {

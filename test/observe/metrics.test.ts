@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { statusClassOf } from '../../src/cometchat/observer.ts';
+import { SUBCOMMAND_NAMES } from '../../src/features/index.ts';
 import { handledName } from '../../src/observe/handled.ts';
 import { createMetrics } from '../../src/observe/metrics.ts';
 
@@ -8,27 +9,41 @@ import { createMetrics } from '../../src/observe/metrics.ts';
 
 describe('handledName', () => {
   const apps = new Set(['prod', 'staging']);
+  const subcommands = new Set(SUBCOMMAND_NAMES);
   it('names a command by its subcommand, after an app name, and anything else "other"', () => {
-    expect(handledName({ command: '/cometchat', text: 'roles 2' }, apps)).toEqual({
+    expect(handledName({ command: '/cometchat', text: 'roles 2' }, apps, subcommands)).toEqual({
       kind: 'command',
       name: 'roles',
     });
-    expect(handledName({ command: '/cometchat', text: 'prod perms default' }, apps).name).toBe(
-      'perms',
-    );
-    expect(handledName({ command: '/cometchat', text: '' }, apps).name).toBe('help');
-    expect(handledName({ command: '/cometchat', text: 'U0SECRET roles' }, apps).name).toBe('other');
+    expect(
+      handledName({ command: '/cometchat', text: 'prod perms default' }, apps, subcommands).name,
+    ).toBe('perms');
+    expect(handledName({ command: '/cometchat', text: '' }, apps, subcommands).name).toBe('help');
+    expect(
+      handledName({ command: '/cometchat', text: 'U0SECRET roles' }, apps, subcommands).name,
+    ).toBe('other');
   });
 
   it("names interactions by the app's own ids, without the app behind a promotion", () => {
     const action = (id: string) => ({ type: 'block_actions', actions: [{ action_id: id }] });
-    expect(handledName(action('roles_page_next'), apps)).toEqual({ kind: 'action', name: 'other' });
-    expect(handledName(action('approve_change'), apps).name).toBe('approve_change');
-    expect(handledName(action('promote_change:prod'), apps).name).toBe('promote_change');
+    expect(handledName(action('roles_page_next'), apps, subcommands)).toEqual({
+      kind: 'action',
+      name: 'other',
+    });
+    expect(handledName(action('approve_change'), apps, subcommands).name).toBe('approve_change');
+    expect(handledName(action('promote_change:prod'), apps, subcommands).name).toBe(
+      'promote_change',
+    );
     expect(
-      handledName({ type: 'view_submission', view: { callback_id: 'perms_confirm' } }, apps),
+      handledName(
+        { type: 'view_submission', view: { callback_id: 'perms_confirm' } },
+        apps,
+        subcommands,
+      ),
     ).toEqual({ kind: 'view', name: 'perms_confirm' });
-    expect(handledName({ type: 'shortcut', callback_id: 'x'.repeat(99) }, apps)).toEqual({
+    expect(
+      handledName({ type: 'shortcut', callback_id: 'x'.repeat(99) }, apps, subcommands),
+    ).toEqual({
       kind: 'shortcut',
       name: 'other',
     });
