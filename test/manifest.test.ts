@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { SUBCOMMANDS } from '../src/features/index.ts';
 
 // Slack's own manifest schema (MIT, see test/fixtures/slack/manifest.schema.LICENSE). The main
 // schema picks v1 or v2 by `_metadata.major_version` and refers to them by these addresses.
@@ -76,9 +77,17 @@ describe('manifest.yml', () => {
         command: '/cometchat',
         should_escape: false,
         usage_hint:
-          'roles [page] · perms <role> · call <sessionId> [as <uid>] · audit [role] · help',
+          '[app] roles · perms <role> · approvals · call <sessionId> · calls [uid] [filters] · audit [role] · apps · help',
       }),
     ]);
+  });
+
+  it('hints at every subcommand of the feature list (its first name)', () => {
+    const [command] = at(loadManifest(), 'features', 'slash_commands') as { usage_hint: string }[];
+    const hinted = (command?.usage_hint ?? '').split(/[ ·]+/);
+    for (const sub of SUBCOMMANDS) {
+      expect(hinted, `usage_hint in manifest.yml lacks ${sub.names[0]}`).toContain(sub.names[0]);
+    }
   });
 
   it('declares both shortcuts with the callback ids the app listens to', () => {

@@ -6,7 +6,7 @@ import { useHarnessStarter } from './support.ts';
 // Slack allows three seconds for the answer to a modal submission, from the click. "Review
 // changes" asks the access rules and the store; when either hangs, Slack still gets an answer in
 // time, and nothing is sent to CometChat. (An access check that hangs is bounded by its own
-// budget, see test/slack/access.test.ts, and by the same deadline, see
+// budget, see test/access/access.test.ts, and by the same deadline, see
 // test/features/permissions/permission-editor.test.ts.)
 
 const SLACK_DEADLINE_MS = 3_000;
