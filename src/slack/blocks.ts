@@ -9,6 +9,7 @@ import type {
   SectionBlock,
   View,
 } from '@slack/types';
+import { withRef } from '../voice/sentences.ts';
 import type { SlackMessage } from './deliver.ts';
 import { truncate } from './mrkdwn.ts';
 
@@ -68,7 +69,7 @@ export function actions(elements: readonly Button[], blockId?: string): ActionsB
 /** A failure as one sentence plus the reference that finds its log line. */
 export function failureMessage(sentence: string, ref: string): SlackMessage {
   return {
-    text: `${sentence} (ref ${ref})`,
+    text: withRef(sentence, ref),
     blocks: [section(`:warning: ${sentence}`), context([`Reference: \`${ref}\``])],
   };
 }

@@ -12,3 +12,11 @@ export function counted(n: number, noun: string, plural = `${noun}s`): string {
 export function inApp(appName: string | undefined): string {
   return appName ? ` in *${escapeMrkdwn(appName)}*` : '';
 }
+
+/**
+ * A sentence with the request's reference, which finds its log lines: plain in a message's
+ * `text`, in a code span in mrkdwn (copyable, and safe from the formatting around it).
+ */
+export function withRef(sentence: string, ref: string, format: 'text' | 'mrkdwn' = 'text'): string {
+  return `${sentence} (ref ${format === 'mrkdwn' ? `\`${ref}\`` : ref})`;
+}

@@ -58,18 +58,25 @@ function whoPart(record: AuditRecord): string {
   return `<@${record.userId}>${approved}`;
 }
 
-/** One record in one line (the Home tab's recent changes): how it ended, when, who, what. */
+/**
+ * What every rendering of a record leads with, the same facts everywhere (the audit list, the
+ * audit post, the Home tab): how it ended, when, who asked and who approved, the app, the role.
+ */
+function recordHeadline(record: AuditRecord): string {
+  return `${OUTCOME_MARK[record.outcome]} · ${slackDate(Math.floor(record.at / 1000))} · ${whoPart(record)} · ${appPart(record)}role ${code(record.role)}`;
+}
+
+/** One record in one line (the Home tab's recent changes): the headline and the keys. */
 export function auditSummaryLine(record: AuditRecord): string {
   const keys = record.changes.slice(0, 3).map((c) => code(c.key));
   if (record.changes.length > 3) keys.push(`+${record.changes.length - 3}`);
-  return `${OUTCOME_MARK[record.outcome]} · ${slackDate(Math.floor(record.at / 1000))} · ${whoPart(record)} · ${appPart(record)}role ${code(record.role)} · ${keys.join(', ')}`;
+  return `${recordHeadline(record)} · ${keys.join(', ')}`;
 }
 
-/** One record as text: who, when, which role, what, and how it ended. */
+/** One record as text: the headline and its reference, then what changed and how it ended. */
 export function auditRecordText(record: AuditRecord): string {
-  const outcome = OUTCOME_MARK[record.outcome];
   const lines = [
-    `${outcome} · ${slackDate(Math.floor(record.at / 1000))} · ${whoPart(record)} · ${appPart(record)}role ${code(record.role)} · ref \`${record.ref}\``,
+    `${recordHeadline(record)} · ref \`${record.ref}\``,
     ...(record.promotedFrom
       ? [`_Promoted from the change with ref \`${escapeMrkdwn(record.promotedFrom)}\`._`]
       : []),

@@ -1,5 +1,6 @@
 import { context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
+import { withRef } from '../../voice/sentences.ts';
 import type { Subcommand } from '../feature.ts';
 
 /**
@@ -23,7 +24,9 @@ export function helpMessage(
     : [];
   return {
     text: problem
-      ? `${problem} Try /cometchat help.${ref ? ` (ref ${ref})` : ''}`
+      ? ref
+        ? withRef(`${problem} Try /cometchat help.`, ref)
+        : `${problem} Try /cometchat help.`
       : `CometChat ops: ${commands.map((c) => c.names[0]).join(', ')}.`,
     blocks: [
       ...(problem ? [section(`:warning: ${problem}`)] : []),

@@ -1,6 +1,6 @@
 import { showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
-import { counted } from '../../voice/sentences.ts';
+import { counted, withRef } from '../../voice/sentences.ts';
 import { type ApplyOutcome, applyChange } from './apply-change.ts';
 import {
   appLabel,
@@ -46,7 +46,7 @@ export function applyNotice(
     case 'refused':
       return { title: 'Not allowed', sentence: outcome.sentence };
     case 'not-sent':
-      return { title: 'Not sent', sentence: `${outcome.sentence} (ref ${ref})` };
+      return { title: 'Not sent', sentence: withRef(outcome.sentence, ref) };
     case 'repeated':
       return {
         title: 'Already applied',

@@ -1,6 +1,7 @@
 import { code } from '../../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
 import { failureSentence } from '../../voice/failure.ts';
+import { withRef } from '../../voice/sentences.ts';
 import { type ApplyOutcome, applyChange, NOT_SENT } from './apply-change.ts';
 import {
   ACTING_CLAIM_SECONDS,
@@ -153,7 +154,7 @@ export function approvalReport(
     case 'unknown':
       return {
         announce: { ...request, ...decided, status: outcome.kind, ref },
-        detail: `${failureSentence(outcome.error, budgetSeconds)} (ref ${code(ref)})`,
+        detail: withRef(failureSentence(outcome.error, budgetSeconds), ref, 'mrkdwn'),
         release: true,
       };
     case 'repeated':
@@ -164,6 +165,6 @@ export function approvalReport(
     case 'refused':
       return { tell: outcome.sentence, release: true };
     case 'not-sent':
-      return { tell: `${outcome.sentence} (ref ${ref})`, release: true };
+      return { tell: withRef(outcome.sentence, ref), release: true };
   }
 }
