@@ -1,6 +1,6 @@
 import type { View } from '@slack/types';
 import type { Logger } from 'pino';
-import { alreadyShown } from '../voice/failure.ts';
+import { ShownFailure } from '../voice/failure.ts';
 import { type Deliverer, type Destination, type SlackMessage, slackErrorCode } from './deliver.ts';
 import type { Views } from './views.ts';
 
@@ -17,8 +17,8 @@ export async function showModal(views: Views, target: ModalTarget, view: View): 
 }
 
 /**
- * Shows a failure in the modal and rethrows the error for the global handler to log. The error
- * is marked as shown only once the modal shows it: when Slack refuses the view, the handler
+ * Shows a failure in the modal and rethrows the error for the global handler to log, as a
+ * ShownFailure only once the modal shows it: when Slack refuses the view, the handler
  * reaches the person another way (the response_url, an ephemeral message, or a DM).
  */
 export async function failInModal(
@@ -37,7 +37,7 @@ export async function failInModal(
     );
     throw error;
   }
-  throw alreadyShown(error);
+  throw new ShownFailure(error);
 }
 
 /**

@@ -6,7 +6,7 @@ import { factsOf } from '../slack/body-facts.ts';
 import { type Deliverer, destinationOf } from '../slack/deliver.ts';
 import { scopeIfAny } from '../slack/request-context.ts';
 import type { Views } from '../slack/views.ts';
-import { failureSentence, isUserFailure, wasShown } from './failure.ts';
+import { failureSentence, isUserFailure, ShownFailure } from './failure.ts';
 
 export interface ErrorHandlerDeps {
   deliver: Deliverer;
@@ -23,7 +23,9 @@ export interface ErrorHandlerDeps {
 export function createErrorHandler(deps: ErrorHandlerDeps) {
   return async ({ error, context, body }: { error: Error; context: Context; body: unknown }) => {
     // Bolt wraps listener errors that are not its own in an UnknownError with `original`.
-    const cause: unknown = (error as { original?: unknown }).original ?? error;
+    const raw: unknown = (error as { original?: unknown }).original ?? error;
+    const shown = raw instanceof ShownFailure;
+    const cause = shown ? raw.cause : raw;
     const scope = scopeIfAny(context);
     const log = scope?.log ?? deps.logger;
     // The user is shown their own request's reference. A CometChat error may carry another
@@ -45,7 +47,7 @@ export function createErrorHandler(deps: ErrorHandlerDeps) {
     const logged = { ...(ref === scope?.ref ? fields : { ...fields, ref }), ...upstreamRef };
     if (isUserFailure(cause)) log.info(logged, 'request refused: %s', (cause as Error).message);
     else log.error(logged, 'request failed');
-    if (wasShown(cause)) return;
+    if (shown) return;
 
     const message = failureMessage(failureSentence(cause, deps.budgetSeconds), ref);
     const { view, responseUrl } = factsOf(body);

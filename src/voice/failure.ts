@@ -114,17 +114,15 @@ export function isUserFailure(error: unknown): boolean {
   );
 }
 
-const shownToUser = new WeakSet<object>();
-
-/** Marks an error whose sentence the user has already seen (e.g. in a modal), so the global
- * handler logs it without telling them twice. */
-export function alreadyShown<E>(error: E): E {
-  if (typeof error === 'object' && error !== null) shownToUser.add(error);
-  return error;
-}
-
-export function wasShown(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && shownToUser.has(error);
+/**
+ * A failure the person has been told of already (in the modal they were looking at): the global
+ * handler logs its cause under the request's reference and says nothing more.
+ */
+export class ShownFailure extends Error {
+  override readonly name = 'ShownFailure';
+  constructor(override readonly cause: unknown) {
+    super('a failure the person has seen', { cause });
+  }
 }
 
 /** Slack's trigger ids live three seconds and work once: when one is spent, say so plainly. */

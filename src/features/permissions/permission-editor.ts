@@ -12,7 +12,7 @@ import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, SelectArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { type ModalTarget, showModal } from '../../slack/modal-outcome.ts';
 import { msLeft, type RequestScope, scopeOf, settledWithin } from '../../slack/request-context.ts';
-import { alreadyShown, RefusedError } from '../../voice/failure.ts';
+import { RefusedError, ShownFailure } from '../../voice/failure.ts';
 import type { EditorOpener } from '../deps.ts';
 import { applyFlow } from './apply-flow.ts';
 import { editRefusal } from './editor-access.ts';
@@ -321,7 +321,7 @@ export function createReviewSubmission(deps: EditorDeps) {
     });
     await ack(reviewResponse(answer, (error) => failureView(error, scope, deps)));
     // The person has the failure sentence and its reference; the handler logs the cause.
-    if (answer.kind === 'failed') throw alreadyShown(answer.error);
+    if (answer.kind === 'failed') throw new ShownFailure(answer.error);
     if (answer.kind === 'late') scope.log.warn('editor: review not checked in time; asked again');
     if (answer.kind === 'nothing')
       scope.log.info({ app: answer.app.name, role: answer.role }, 'editor: nothing to change');

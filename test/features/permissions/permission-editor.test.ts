@@ -19,7 +19,7 @@ import {
 import type { Deliverer } from '../../../src/slack/deliver.ts';
 import type { Views } from '../../../src/slack/views.ts';
 import { createMemoryStore, type Store } from '../../../src/store/store.ts';
-import { wasShown } from '../../../src/voice/failure.ts';
+import { ShownFailure } from '../../../src/voice/failure.ts';
 import { LogCapture } from '../../log-capture.ts';
 
 const scope = (receivedAt = Date.now()) => ({
@@ -209,8 +209,8 @@ describe('the Apply listener', () => {
   it('marks a failure as shown once the modal shows it', async () => {
     const { run, updates } = setup({ updateFails: false, cometchatFails: true });
     const error = await run().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(CometChatError);
-    expect(wasShown(error)).toBe(true);
+    expect(error).toBeInstanceOf(ShownFailure);
+    expect((error as ShownFailure).cause).toBeInstanceOf(CometChatError);
     expect(JSON.stringify(updates)).toContain('ref0000003');
   });
 
@@ -218,7 +218,7 @@ describe('the Apply listener', () => {
     const { run, acks } = setup({ updateFails: true, cometchatFails: true });
     const error = await run().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CometChatError);
-    expect(wasShown(error)).toBe(false);
+    expect(error).not.toBeInstanceOf(ShownFailure);
     expect(acks).toHaveLength(1);
   });
 
