@@ -59,7 +59,12 @@ async function command(stack: OfflineStack, text: string): Promise<void> {
   const mark = stack.slack.responses.length;
   const sent = await stack.driver.command(text);
   print(`  (acknowledged: HTTP ${sent.status} in ${Math.round(sent.elapsedMs)} ms)`);
+  // A subcommand that waits on CometChat acknowledges with what it is doing; its answer then
+  // replaces that line in Slack.
+  const working = sent.body ? (JSON.parse(sent.body) as Record<string, unknown>) : undefined;
+  if (working) print(renderMessage(working));
   const reply = await stack.slack.nextResponse(mark, 15_000);
+  if (reply.body.replace_original) print('  (the answer replaces that line:)');
   print(renderMessage(reply.body));
 }
 

@@ -1,6 +1,6 @@
 import type { App } from '@slack/bolt';
 import { roleIdProblem } from '../cometchat/id-rules.ts';
-import { destinationOf } from '../slack/deliver.ts';
+import { type Deliverer, destinationOf, type SlackMessage } from '../slack/deliver.ts';
 import { COMMAND } from '../slack/ids.ts';
 import { code, truncate } from '../slack/mrkdwn.ts';
 import { scopeOf } from '../slack/request-context.ts';
@@ -65,10 +65,11 @@ export function registerCommand(
 ): void {
   const names = deps.apps.all.map((a) => a.name);
   bolt.command(COMMAND, async ({ ack, body, context }) => {
-    await ack();
+    // Reading the words is pure and quick: the acknowledgement still leaves at once.
     const scope = scopeOf(context);
     const read = readCommand(body.text ?? '', names, subcommands);
     if ('problem' in read) {
+      await ack();
       // Like every refusal, under the request's reference, so a report can be found.
       scope.log.info({ problem: read.problem }, 'command refused: malformed input');
       const usage = deps.usage(read.problem, scope.ref);
@@ -76,8 +77,28 @@ export function registerCommand(
     }
     const app =
       (read.app ? deps.apps.byName(read.app) : undefined) ?? deps.apps.forChannel(body.channel_id);
-    await read.run({ body, scope, app, deps });
+    const ctx = { body, scope, app, deps };
+    const working = read.working?.(ctx);
+    if (working === undefined) {
+      await ack();
+      return read.run(ctx);
+    }
+    await ack(workingLine(working));
+    // The answer, or the failure (the error handler reads the scope), replaces that line.
+    scope.replacesWorkingLine = true;
+    await read.run({ ...ctx, deps: { ...deps, deliver: replacing(deps.deliver) } });
   });
+}
+
+/** What the person sees at once while a subcommand waits on CometChat. */
+export function workingLine(doing: string): SlackMessage {
+  return { response_type: 'ephemeral', text: `:hourglass_flowing_sand: ${doing}` };
+}
+
+/** A deliverer whose messages replace the working line the command was acknowledged with. */
+function replacing(deliver: Deliverer): Deliverer {
+  return (destination, message, log) =>
+    deliver(destination, { ...message, replace_original: true }, log);
 }
 
 // Words several subcommands read the same way.

@@ -43,12 +43,18 @@ export interface SubcommandSpec<P> {
   usage: string;
   /** The words after its name. */
   parse(words: readonly string[]): P | Refusal;
+  /**
+   * For a subcommand that waits on CometChat: the line the acknowledgement shows at once (what
+   * it is doing, visible only to the person), which its answer or failure then replaces.
+   */
+  working?(parsed: P, ctx: CommandContext): string;
   run(parsed: P, ctx: CommandContext): Promise<void>;
 }
 
-/** Words read: what they say (for the log and tests), and the subcommand's run, bound to it. */
+/** Words read: what they say (for the log and tests), and the subcommand's steps, bound to it. */
 export interface ReadWords {
   parsed: unknown;
+  working?: ((ctx: CommandContext) => string) | undefined;
   run(ctx: CommandContext): Promise<void>;
 }
 
@@ -66,7 +72,13 @@ export function subcommand<P>(spec: SubcommandSpec<P>): Subcommand {
     usage: spec.usage,
     read(words) {
       const parsed = spec.parse(words);
-      return parsed instanceof Refusal ? parsed : { parsed, run: (ctx) => spec.run(parsed, ctx) };
+      if (parsed instanceof Refusal) return parsed;
+      const { working } = spec;
+      return {
+        parsed,
+        working: working && ((ctx) => working(parsed, ctx)),
+        run: (ctx) => spec.run(parsed, ctx),
+      };
     },
   };
 }

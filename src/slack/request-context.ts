@@ -9,6 +9,11 @@ export interface RequestScope {
   log: Logger;
   /** When the request reached the app (Unix ms): Slack's deadlines count from about then. */
   receivedAt: number;
+  /**
+   * Set once a command has been acknowledged with a working line: its answer and its failure
+   * replace that line (`replace_original`) instead of adding a message below it.
+   */
+  replacesWorkingLine?: boolean;
 }
 
 /**

@@ -49,7 +49,8 @@ export function createErrorHandler(deps: ErrorHandlerDeps) {
     else log.error(logged, 'request failed');
     if (shown) return;
 
-    const message = failureMessage(failureSentence(cause, deps.budgetSeconds), ref);
+    const failure = failureMessage(failureSentence(cause, deps.budgetSeconds), ref);
+    const message = scope?.replacesWorkingLine ? { ...failure, replace_original: true } : failure;
     const { view, responseUrl } = factsOf(body);
     if (view?.id && view.type === 'modal' && !responseUrl) {
       try {

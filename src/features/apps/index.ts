@@ -1,3 +1,4 @@
+import { counted } from '../../voice/sentences.ts';
 import { noWords } from '../command.ts';
 import { type Feature, subcommand } from '../feature.ts';
 import { createAppsCommand } from './apps-command.ts';
@@ -10,6 +11,8 @@ export const apps: Feature = {
       names: ['apps'],
       usage: `${USAGE} - the CometChat apps this install serves, and whether their keys work`,
       parse: noWords(USAGE),
+      working: (_, { deps }) =>
+        `Checking ${counted(deps.apps.all.length, "app's key", "apps' keys")}…`,
       run: (_, { body, scope, deps }) => createAppsCommand(deps)(body, scope),
     }),
   ],

@@ -1,12 +1,17 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import { appNameIfSeveral } from '../../apps/apps.ts';
 import { idProblem, MAX_SESSION_ID, uidProblem } from '../../cometchat/id-rules.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
+import { code, truncate } from '../../slack/mrkdwn.ts';
+import type { RequestScope } from '../../slack/request-context.ts';
+import { inApp } from '../../voice/sentences.ts';
 import type { AppDeps } from '../deps.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
-import { parseCallSearch, resolveSearch } from './call-filters.ts';
+import { type CallSearch, parseCallSearch, resolveSearch } from './call-filters.ts';
 import { createCallCommand, registerCallLookup } from './call-lookup.ts';
 import { createCallsCommand, registerCallSearch } from './call-search.ts';
+import { describeSearch } from './call-search-view.ts';
 import { lookupFormView } from './lookup-modal-view.ts';
 
 const CALL_USAGE = '`/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]`';
@@ -30,6 +35,11 @@ export function parseCallWords(words: readonly string[]): CallWords | Refusal {
   return problem ? new Refusal(problem) : { sessionId, onBehalfOf: uid };
 }
 
+/** `since:2h` is counted back from when the command arrived. */
+function resolvedAt(search: CallSearch, scope: RequestScope) {
+  return resolveSearch(search, Math.floor(scope.receivedAt / 1000));
+}
+
 /** The Home tab's call buttons open the lookup form. */
 function registerHomeButtons(bolt: App, deps: AppDeps): void {
   const openForm = async ({ ack, body }: ButtonArgs) => {
@@ -47,6 +57,8 @@ export const calls: Feature = {
       names: ['call'],
       usage: `${CALL_USAGE} - look up a call; \`as\` acts on behalf of a user`,
       parse: parseCallWords,
+      working: ({ sessionId }, { app, deps }) =>
+        `Looking up call ${code(truncate(sessionId, 80))}${inApp(appNameIfSeveral(deps.apps, app))}…`,
       run: ({ sessionId, onBehalfOf }, { body, scope, app, deps }) =>
         createCallCommand(deps)(app, sessionId, onBehalfOf, body, scope),
     }),
@@ -58,14 +70,10 @@ export const calls: Feature = {
         const search = parseCallSearch(words);
         return 'problem' in search ? new Refusal(search.problem) : search;
       },
-      // `since:2h` is counted back from when the command arrived.
+      working: (search, { scope, app, deps }) =>
+        `Searching ${describeSearch(resolvedAt(search, scope))}${inApp(appNameIfSeveral(deps.apps, app))}…`,
       run: (search, { body, scope, app, deps }) =>
-        createCallsCommand(deps)(
-          app,
-          resolveSearch(search, Math.floor(scope.receivedAt / 1000)),
-          body,
-          scope,
-        ),
+        createCallsCommand(deps)(app, resolvedAt(search, scope), body, scope),
     }),
   ],
   register(bolt, deps) {

@@ -1,3 +1,5 @@
+import { appNameIfSeveral } from '../../apps/apps.ts';
+import { inApp } from '../../voice/sentences.ts';
 import { PAGE_PROBLEM, pageWord } from '../command.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
 import { createRolesCommand, registerRoleList } from './role-list.ts';
@@ -17,6 +19,8 @@ export const roles: Feature = {
       names: ['roles'],
       usage: `${USAGE} - list the app's roles, with buttons to page and edit`,
       parse: parseRolesWords,
+      working: (page, { app, deps }) =>
+        `Asking CometChat for the roles${page > 1 ? ` (page ${page})` : ''}${inApp(appNameIfSeveral(deps.apps, app))}…`,
       run: (page, { body, scope, app, deps }) => createRolesCommand(deps)(app, page, body, scope),
     }),
   ],
