@@ -5,6 +5,7 @@ import { COMMAND } from '../slack/ids.ts';
 import { code, truncate } from '../slack/mrkdwn.ts';
 import { scopeOf } from '../slack/request-context.ts';
 import { MAX_PAGE } from '../slack/values.ts';
+import { inputRefused } from '../voice/refusals.ts';
 import type { AppDeps } from './deps.ts';
 import { type ReadWords, Refusal, type Subcommand } from './feature.ts';
 
@@ -72,8 +73,8 @@ export function registerCommand(
       await ack();
       // Like every refusal, under the request's reference, so a report can be found.
       scope.log.info({ problem: read.problem }, 'command refused: malformed input');
-      const usage = deps.usage(read.problem, scope.ref);
-      return void (await deps.deliver(destinationOf(body), usage, scope.log));
+      const refused = inputRefused(read.problem, scope.ref);
+      return void (await deps.deliver(destinationOf(body), refused, scope.log));
     }
     const app =
       (read.app ? deps.apps.byName(read.app) : undefined) ?? deps.apps.forChannel(body.channel_id);

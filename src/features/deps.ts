@@ -35,8 +35,8 @@ export interface SharedDeps extends FeatureDeps {
 
 /** What every feature is registered with. */
 export interface AppDeps extends SharedDeps {
-  /** The help message; with a problem, it leads with the problem and its reference. */
-  usage(problem?: string, ref?: string): SlackMessage;
+  /** The help message: every subcommand's usage. */
+  help(): SlackMessage;
   /** Publishes a person's Home tab again (after an approval or rejection made there). */
   refreshHome(userId: string, log: Logger): Promise<void>;
 }

@@ -42,7 +42,7 @@ export function registerFeatures(bolt: App, shared: SharedDeps): RegisteredFeatu
   const names = shared.apps.all.map((a) => a.name);
   const deps: AppDeps = {
     ...shared,
-    usage: (problem, ref) => helpMessage(SUBCOMMANDS, names, problem, ref),
+    help: () => helpMessage(SUBCOMMANDS, names),
     refreshHome: home.publish,
   };
   for (const feature of FEATURES) feature.register(bolt, deps);

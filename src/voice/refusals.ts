@@ -1,3 +1,7 @@
+import { context, section } from '../slack/blocks.ts';
+import type { SlackMessage } from '../slack/deliver.ts';
+import { withRef } from './sentences.ts';
+
 // Why a person may not use the app, or may not do what they asked: written here from what the
 // access check decided, so that every refusal reads alike.
 
@@ -58,3 +62,17 @@ export const REFUSALS = {
   editError: editRefused('slack-error', 'EDITORS'),
   editAdminsError: editRefused('slack-error', undefined),
 } as const;
+
+/**
+ * A command that could not be read: the problem in one line, where to find the usage, and the
+ * reference that finds its log line.
+ */
+export function inputRefused(problem: string, ref: string): SlackMessage {
+  return {
+    text: withRef(`${problem} Try /cometchat help.`, ref),
+    blocks: [
+      section(`:warning: ${problem}`),
+      context([`\`/cometchat help\` lists every subcommand. Reference: \`${ref}\``]),
+    ],
+  };
+}

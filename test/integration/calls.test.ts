@@ -93,7 +93,7 @@ describe('/cometchat call through the real app', () => {
       /^:heavy_minus_sign: no state · \*Nancy Grace\* \(`cometchat-uid-3`\) · joined · /,
     );
     expect(receiver).toBe(
-      ':large_yellow_circle: unanswered · *Susan Marie* (`cometchat-uid-4`) · never joined · 0 min · (audio 0, video 0)',
+      ':large_orange_circle: unanswered · *Susan Marie* (`cometchat-uid-4`) · never joined · 0 min · (audio 0, video 0)',
     );
   });
 
@@ -125,7 +125,7 @@ describe('/cometchat call through the real app', () => {
         ':heavy_minus_sign: no state',
         ':large_green_circle: ongoing',
         ':white_circle: ended',
-        ':large_yellow_circle: unanswered',
+        ':large_orange_circle: unanswered',
         ':red_circle: rejected',
       ]),
     );

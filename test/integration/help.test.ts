@@ -28,6 +28,16 @@ function expectHelp(reply: Record<string, unknown>): void {
   expect(reply.response_type).toBe('ephemeral');
 }
 
+/** A refusal points to help in one line, without repeating every subcommand's usage. */
+function expectHint(reply: Record<string, unknown>): void {
+  const text = markupOf(reply).join('\n');
+  expect(text).toContain('`/cometchat help` lists every subcommand.');
+  // The problem may quote its own usage; the whole list is not repeated.
+  expect(textOf(reply)).not.toContain('CometChat ops');
+  expect(USAGE.filter((line) => text.includes(line)).length).toBeLessThanOrEqual(2);
+  expect(reply.response_type).toBe('ephemeral');
+}
+
 describe('help and malformed input through the real app', () => {
   const h = useHarness(
     {},
@@ -49,9 +59,16 @@ describe('help and malformed input through the real app', () => {
     }
   });
 
-  it('an unknown subcommand is named, with help and a reference found in the log', async () => {
+  it('names the Home tab and who grants edit access', async () => {
+    const text = markupOf(await commandReply(h, 'help')).join('\n');
+    expect(text).toContain('*Home* tab');
+    expect(text).toContain('`EDITORS` setting');
+    expect(text).toContain('`COMETCHAT_&lt;APP&gt;_EDITORS`');
+  });
+
+  it('an unknown subcommand is named, with a hint to help and a reference found in the log', async () => {
     const reply = await commandReply(h, 'frobnicate now');
-    expectHelp(reply);
+    expectHint(reply);
     expect(lead(reply)).toContain('There is no subcommand `frobnicate`.');
     const ref = referenceOf(reply);
     expect(ref).toMatch(/^[0-9a-f]{10}$/);
@@ -81,10 +98,10 @@ describe('help and malformed input through the real app', () => {
     ['call v1.us.app.1 as u\u200Bser', 'A uid cannot contain control characters.'],
     ['perms', 'Usage: `/cometchat perms &lt;role&gt;`'],
     ['perms Not/A/Role', 'A role id is 1 to 100 characters of a-z, 0-9, `-` and `_`'],
-  ])('`%s` is refused with one sentence, help and a reference', async (text, problem) => {
+  ])('`%s` is refused with one sentence, a hint to help and a reference', async (text, problem) => {
     const reply = await commandReply(h, text);
     expect(lead(reply).startsWith(`:warning: ${problem}`), lead(reply)).toBe(true);
-    expectHelp(reply);
+    expectHint(reply);
     const ref = referenceOf(reply);
     expect(ref).toMatch(/^[0-9a-f]{10}$/);
     expect(logsWithRef(h, ref ?? '').some((r) => String(r.msg).includes('malformed'))).toBe(true);

@@ -59,7 +59,7 @@ export const ACCEPTED_FILTERS = `Accepted: a uid, ${[
   'until:(same forms)',
 ]
   .map((filter) => code(filter))
-  .join(', ')} and ${code('as &lt;uid&gt;')}.`;
+  .join(', ')} and ${code('as <uid>')}.`;
 
 const MAX_DAYS_BACK = 366;
 const UNITS: Record<string, number> = { m: 60, h: 3_600, d: 86_400 };

@@ -10,6 +10,7 @@ import { PageSchema } from '../../slack/values.ts';
 import { counted } from '../../voice/sentences.ts';
 import { type ResolvedSearch, ResolvedSearchSchema } from './call-filters.ts';
 import { type CallRef, type CallViewOptions, personText } from './call-view.ts';
+import { statusMark } from './status-marks.ts';
 
 // The call search's result as a message: one compact line per call, newest first, each with a
 // Details button, then page buttons that carry the search itself. Pure.
@@ -26,15 +27,6 @@ export type SearchPageValue = z.infer<typeof SearchPageSchema>;
 
 /** How the list writes its button values and names its app, as the call view does. */
 export type CallListOptions = Omit<CallViewOptions, 'now'>;
-
-const STATUS_MARK: Record<string, string> = {
-  ongoing: ':large_green_circle:',
-  ended: ':white_circle:',
-  unanswered: ':large_orange_circle:',
-  rejected: ':red_circle:',
-  canceled: ':black_circle:',
-  initiated: ':large_blue_circle:',
-};
 
 /** The filters of a search as a person would say them, each in a code span. */
 export function describeSearch(search: ResolvedSearch): string {
@@ -66,7 +58,7 @@ export function callLine(call: CallSummary): string {
     call.hasRecording ? ':movie_camera: recorded' : undefined,
   ].filter((fact): fact is string => fact !== undefined);
   return [
-    `${STATUS_MARK[call.status ?? ''] ?? ':grey_question:'} *${kind.join(' · ') || 'call'}* · ${escapeMrkdwn(call.status ?? 'unknown status')}`,
+    `${statusMark(call.status)} *${kind.join(' · ') || 'call'}* · ${escapeMrkdwn(call.status ?? 'unknown status')}`,
     `${from} → ${to}`,
     facts.join(' · '),
   ].join('\n');

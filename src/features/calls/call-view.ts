@@ -19,19 +19,13 @@ import { code, escapeMrkdwn, hms, link, slackDate, truncate } from '../../slack/
 import { PageSchema } from '../../slack/values.ts';
 import { counted } from '../../voice/sentences.ts';
 import { callShape, timelineSections, transcriptsText } from './call-timeline.ts';
+import { markedStatus } from './status-marks.ts';
 
 /** Participants shown in the message itself; the rest are a button away, in a paged modal. */
 export const PARTICIPANTS_IN_MESSAGE = 10;
 export const PARTICIPANTS_PER_PAGE = 20;
 const LINES_PER_SECTION = 5;
 const RECORDINGS_IN_MESSAGE = 10;
-
-const STATE_MARKERS: Record<string, string> = {
-  ongoing: ':large_green_circle: ongoing',
-  ended: ':white_circle: ended',
-  unanswered: ':large_yellow_circle: unanswered',
-  rejected: ':red_circle: rejected',
-};
 
 /**
  * What a call's buttons carry (Details, Share in channel, Show all participants and the
@@ -257,9 +251,7 @@ function participantSections(participants: readonly Participant[]): KnownBlock[]
 
 export function participantLine(p: Participant): string {
   const parts = [
-    p.state
-      ? (STATE_MARKERS[p.state] ?? `:grey_question: ${escapeMrkdwn(p.state)}`)
-      : ':heavy_minus_sign: no state',
+    p.state ? markedStatus(p.state) : ':heavy_minus_sign: no state',
     personText(p),
     p.isJoined ? 'joined' : 'never joined',
   ];

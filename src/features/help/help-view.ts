@@ -1,18 +1,14 @@
 import { context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
-import { withRef } from '../../voice/sentences.ts';
 import type { Subcommand } from '../feature.ts';
 
 /**
  * What the app can do, as a message. Pure. `commands` are the subcommands, in order, with their
- * usage lines; with a `problem` (a command that could not be read), the message leads with it
- * and, given a `ref`, the reference that finds its log line.
+ * usage lines.
  */
 export function helpMessage(
   commands: readonly Pick<Subcommand, 'names' | 'usage'>[],
   apps: readonly string[],
-  problem?: string,
-  ref?: string,
 ): SlackMessage {
   const several = apps.length > 1;
   const choosing = several
@@ -23,19 +19,14 @@ export function helpMessage(
       ]
     : [];
   return {
-    text: problem
-      ? ref
-        ? withRef(`${problem} Try /cometchat help.`, ref)
-        : `${problem} Try /cometchat help.`
-      : `CometChat ops: ${commands.map((c) => c.names[0]).join(', ')}.`,
+    text: `CometChat ops: ${commands.map((c) => c.names[0]).join(', ')}.`,
     blocks: [
-      ...(problem ? [section(`:warning: ${problem}`)] : []),
-      ...(problem && ref ? [context([`Reference: \`${ref}\``])] : []),
       header('CometChat ops'),
       section(commands.map((c) => c.usage).join('\n')),
       ...choosing,
       context([
-        'Replies are visible only to you; use *Share in channel* on a reply to show it to everyone. The shortcuts *Look up call* (on a message) and *Look up a call* (anywhere) find calls too.',
+        "Replies are visible only to you; use *Share in channel* on a reply to show it to everyone. The shortcuts *Look up call* (on a message) and *Look up a call* (anywhere) find calls too, and the app's *Home* tab shows each app, your approvals and the latest changes.",
+        "Who may change permissions: the people in the `EDITORS` setting (or an app's own `COMETCHAT_&lt;APP&gt;_EDITORS`), else workspace admins and owners; ask one of them, or an admin of the app, for access.",
       ]),
     ],
   };

@@ -15,7 +15,7 @@ export const help: Feature = {
       // Words after `help` are ignored: whoever typed them wants the usage.
       parse: () => true,
       run: async (_, { body, scope, deps }) => {
-        await deps.deliver(destinationOf(body), deps.usage(), scope.log);
+        await deps.deliver(destinationOf(body), deps.help(), scope.log);
       },
     }),
   ],
@@ -28,7 +28,7 @@ export const help: Feature = {
           type: 'modal',
           title: plain('Help', 24),
           close: plain('Close', 24),
-          blocks: (deps.usage().blocks ?? []).slice(0, 100),
+          blocks: (deps.help().blocks ?? []).slice(0, 100),
         },
       });
     });

@@ -64,6 +64,9 @@ describe('parseCallSearch', () => {
     expect(parseCallSearch(words('colour:red'))).toEqual({
       problem: `There is no filter \`colour\`. ${ACCEPTED_FILTERS}`,
     });
+    // Escaped once, for mrkdwn: Slack shows `as <uid>`.
+    expect(ACCEPTED_FILTERS).toContain('`as &lt;uid&gt;`');
+    expect(ACCEPTED_FILTERS).not.toContain('&amp;');
   });
 
   it('refuses a uid it could never send, and bounds that cannot both hold', () => {

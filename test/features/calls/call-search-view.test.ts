@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { assertWithinLimits } from '../../../offline/slack-standin/block-kit-limits.ts';
-import type { CallPage, CallSummary } from '../../../src/cometchat/model.ts';
+import type { CallPage, CallSummary, Participant } from '../../../src/cometchat/model.ts';
 import {
   CALLS_PER_PAGE,
   callLine,
   callListMessage,
   describeSearch,
 } from '../../../src/features/calls/call-search-view.ts';
+import { participantLine } from '../../../src/features/calls/call-view.ts';
+import { statusMark } from '../../../src/features/calls/status-marks.ts';
 
 // The search result as Block Kit: pure, checked against Slack's limits with hostile data.
 
@@ -104,5 +106,17 @@ describe('callListMessage', () => {
     const shown = JSON.stringify(message, (key, value) => (key === 'value' ? undefined : value));
     expect(shown).not.toMatch(/<!(channel|here)>/);
     expect(CALLS_PER_PAGE).toBeLessThanOrEqual(20);
+  });
+});
+
+describe('status marks', () => {
+  it('draw a state in the same colour in a search result and in the call it opens', () => {
+    for (const state of ['ongoing', 'ended', 'unanswered', 'rejected']) {
+      const mark = statusMark(state);
+      expect(mark).not.toBe(':grey_question:');
+      const someone: Participant = { uid: 'u-1', state, isJoined: false };
+      expect(participantLine(someone)).toMatch(new RegExp(`^${mark} ${state} `));
+      expect(callLine({ ...call(1), status: state })).toContain(`${mark} *`);
+    }
   });
 });
