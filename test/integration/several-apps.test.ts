@@ -206,6 +206,8 @@ describe('several CometChat apps from one install', () => {
 
     const promoted = await confirm(h, review);
     expect(textOf(promoted.outcome)).toContain('Resulting permissions');
+    // Not offered back to staging, where it came from.
+    expect(promotionsOf(promoted.outcome).size).toBe(0);
     expect(putsTo(prod)).toHaveLength(1);
     expect(prod.requests.every((r) => r.headers.apikey === KEYS.prod)).toBe(true);
     expect(putsTo(prod)[0]?.body).toEqual(putsTo(staging)[0]?.body);

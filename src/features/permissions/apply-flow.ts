@@ -62,7 +62,7 @@ async function showApplied(deps: EditorDeps, confirmed: Confirmed, outcome: Appl
   const result = resultView(meta.role, outcome.update, meta.changes, outcome.audited, {
     appName: label.appName,
     metadata: promotionMetadata(meta, scope.ref, label),
-    promoteTo: await appsWithRole(deps, app, meta.role, scope),
+    promoteTo: await appsWithRole(deps, app, meta.role, scope, meta.promotedFrom?.app),
   });
   const text = appliedText(meta, label, outcome.audited);
   await showInModal(deps, target, result, { text }, scope.log);

@@ -32,17 +32,21 @@ import { type AppLabel, confirmView, messageView } from './editor-view.ts';
 export const PROMOTION_CHECK_MS = 1_500;
 
 /**
- * The other apps an applied change can be offered to: those whose role list has the role. The
- * lists are asked together and waited for a short while; an app that fails or is slow is left
- * out (its role is checked again when the change is offered to it anyway).
+ * The other apps an applied change can be offered to: those whose role list has the role, less
+ * the app a promoted change came from (it has the change already). The lists are asked
+ * together and waited for a short while; an app that fails or is slow is left out (its role is
+ * checked again when the change is offered to it anyway).
  */
 export async function appsWithRole(
   deps: Pick<EditorDeps, 'apps'>,
   applied: CometChatApp,
   role: string,
   scope: RequestScope,
+  cameFrom?: string,
 ): Promise<string[]> {
-  const others = deps.apps.all.filter((other) => other.name !== applied.name);
+  const others = deps.apps.all.filter(
+    (other) => other.name !== applied.name && other.name !== cameFrom,
+  );
   const found = await Promise.all(
     others.map(async (other) => {
       let timer: NodeJS.Timeout | undefined;
