@@ -61,6 +61,14 @@ describe('/cometchat call through the real app', () => {
       'Audio minutes': '12.5',
       'Video minutes': '0',
     });
+    // The pictures stand beside the role; the names and uids are in the fields, once.
+    const avatarTexts = blocksOf(reply)
+      .filter((b) => b.type === 'context')
+      .flatMap((b) => b.elements as { type: string; text?: string }[])
+      .filter((e) => e.type === 'mrkdwn')
+      .map((e) => e.text);
+    expect(avatarTexts).toEqual(expect.arrayContaining(['Initiator', 'Receiver']));
+    expect(markupOf(reply).join('\n').split('`cometchat-uid-1`')).toHaveLength(3);
     expect(images(reply)).toEqual([
       {
         type: 'image',
@@ -89,8 +97,9 @@ describe('/cometchat call through the real app', () => {
     expect(textOf(blocksOf(reply)[0])).toContain('Video call · unanswered');
     expect(fieldsOf(reply)).toMatchObject({ Started: '—', Duration: '00:00:00', Type: 'video' });
     const [initiator, receiver] = participantLines(reply);
+    // CometChat gives the initiator no state: joined, in a call that is over, they left with it.
     expect(initiator).toMatch(
-      /^:heavy_minus_sign: no state · \*Nancy Grace\* \(`cometchat-uid-3`\) · joined · /,
+      /^:white_circle: ended · \*Nancy Grace\* \(`cometchat-uid-3`\) · joined · /,
     );
     expect(receiver).toBe(
       ':large_orange_circle: unanswered · *Susan Marie* (`cometchat-uid-4`) · never joined · 0 min · (audio 0, video 0)',
@@ -120,9 +129,10 @@ describe('/cometchat call through the real app', () => {
     const lines = participantLines(reply);
     expect(lines).toHaveLength(10);
     const markers = lines.map((line) => line.split(' · ')[0]);
+    // The initiator, whom CometChat gives no state, is still in the call (joined, not left).
+    expect(lines[0]).toMatch(/^:large_green_circle: ongoing · \*Nancy Grace\* /);
     expect(new Set(markers)).toEqual(
       new Set([
-        ':heavy_minus_sign: no state',
         ':large_green_circle: ongoing',
         ':white_circle: ended',
         ':large_orange_circle: unanswered',

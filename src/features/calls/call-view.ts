@@ -88,7 +88,10 @@ function headlineBlocks(
 
 /** What kind of call, between whom, and their avatars when the service gave usable ones. */
 function whoBlocks(call: Call): KnownBlock[] {
-  const avatars = avatarContext([call.initiator, call.receiver]);
+  const avatars = avatarContext([
+    ['Initiator', call.initiator],
+    ['Receiver', call.receiver],
+  ]);
   return [
     fields([
       `*Type*\n${escapeMrkdwn(call.type ?? '—')}`,
@@ -121,7 +124,7 @@ function participantBlocks(call: Call): KnownBlock[] {
     section(
       `*Participants* (${call.totalParticipants})${shown.length === 0 ? '\n_None recorded_' : ''}`,
     ),
-    ...participantSections(shown),
+    ...participantSections(shown, call.status),
   ];
 }
 
@@ -204,7 +207,7 @@ export function participantsView(call: Call, ref: CallRef, options: CallViewOpti
     blocks.push(...timeline.map((text) => section(text)));
     blocks.push(divider());
   }
-  blocks.push(...participantSections(slice));
+  blocks.push(...participantSections(slice, call.status));
   const nav = [];
   const value = (p: number) => write({ ...ref, page: p } satisfies CallRef);
   if (page > 1)
@@ -234,14 +237,17 @@ function shapeContext(call: Call): KnownBlock[] {
   return shape ? [context([shape])] : [];
 }
 
-function participantSections(participants: readonly Participant[]): KnownBlock[] {
+function participantSections(
+  participants: readonly Participant[],
+  callStatus: string | undefined,
+): KnownBlock[] {
   const blocks: KnownBlock[] = [];
   for (let i = 0; i < participants.length; i += LINES_PER_SECTION) {
     blocks.push(
       section(
         participants
           .slice(i, i + LINES_PER_SECTION)
-          .map(participantLine)
+          .map((p) => participantLine(p, callStatus))
           .join('\n'),
       ),
     );
@@ -249,9 +255,23 @@ function participantSections(participants: readonly Participant[]): KnownBlock[]
   return blocks;
 }
 
-export function participantLine(p: Participant): string {
+/**
+ * A participant's state, or what their times imply when CometChat gives none (it leaves the
+ * initiator's out): joined and not left is in the call while the call goes on, else left with
+ * it. Someone who never joined and has no state keeps none. Pure.
+ */
+export function participantState(
+  p: Participant,
+  callStatus: string | undefined,
+): string | undefined {
+  if (p.state || !p.isJoined) return p.state;
+  return p.leftAt === undefined && callStatus === 'ongoing' ? 'ongoing' : 'ended';
+}
+
+export function participantLine(p: Participant, callStatus?: string): string {
+  const state = participantState(p, callStatus);
   const parts = [
-    p.state ? markedStatus(p.state) : ':heavy_minus_sign: no state',
+    state ? markedStatus(state) : ':heavy_minus_sign: no state',
     personText(p),
     p.isJoined ? 'joined' : 'never joined',
   ];
@@ -286,16 +306,22 @@ export function personText(person: Person | undefined): string {
   return person.name ? `*${escapeMrkdwn(truncate(person.name, 100))}* (${uid})` : uid;
 }
 
-function avatarContext(people: readonly (Person | undefined)[]): ContextBlock | undefined {
+/**
+ * The initiator's and the receiver's pictures, each beside the role it has in the call: their
+ * names and uids are in the fields above, once.
+ */
+function avatarContext(
+  people: readonly (readonly [string, Person | undefined])[],
+): ContextBlock | undefined {
   const elements: ContextBlock['elements'] = [];
-  for (const person of people) {
+  for (const [role, person] of people) {
     if (!person?.avatar || !/^https:\/\/[^\s<>|]+$/.test(person.avatar)) continue;
     elements.push({
       type: 'image',
       image_url: person.avatar,
       alt_text: truncate(person.name ?? person.uid, 70),
     });
-    elements.push({ type: 'mrkdwn', text: personText(person) });
+    elements.push({ type: 'mrkdwn', text: role });
   }
   return elements.length > 0 ? { type: 'context', elements } : undefined;
 }

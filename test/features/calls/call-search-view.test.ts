@@ -7,7 +7,7 @@ import {
   callListMessage,
   describeSearch,
 } from '../../../src/features/calls/call-search-view.ts';
-import { participantLine } from '../../../src/features/calls/call-view.ts';
+import { participantLine, participantState } from '../../../src/features/calls/call-view.ts';
 import { statusMark } from '../../../src/features/calls/status-marks.ts';
 
 // The search result as Block Kit: pure, checked against Slack's limits with hostile data.
@@ -118,5 +118,18 @@ describe('status marks', () => {
       expect(participantLine(someone)).toMatch(new RegExp(`^${mark} ${state} `));
       expect(callLine({ ...call(1), status: state })).toContain(`${mark} *`);
     }
+  });
+});
+
+describe('participantState', () => {
+  const joined: Participant = { uid: 'u-1', isJoined: true };
+  it('keeps the state CometChat gives', () => {
+    expect(participantState({ ...joined, state: 'rejected' }, 'ongoing')).toBe('rejected');
+  });
+  it('reads a missing state from the times: in the call while it goes on, else left with it', () => {
+    expect(participantState(joined, 'ongoing')).toBe('ongoing');
+    expect(participantState({ ...joined, leftAt: 1_700_000_000 }, 'ongoing')).toBe('ended');
+    expect(participantState(joined, 'ended')).toBe('ended');
+    expect(participantState({ uid: 'u-2', isJoined: false }, 'ongoing')).toBeUndefined();
   });
 });
