@@ -104,9 +104,11 @@ async function perms(
   if (!verb || !key) return undefined;
   const spec = permissionSpec(key);
   if (spec?.kind !== 'action' || (verb !== 'allow' && verb !== 'deny')) {
-    print(
-      `\n"${verb} ${key}": the try command changes allow/deny permissions only, e.g. "deny sendMessage".`,
+    // Nothing was changed: said on stderr, and the try fails, so a script notices.
+    process.stderr.write(
+      `\n"${verb} ${key}": the try changes allow/deny permissions only (a key of the catalogue), e.g. "deny sendMessage". Nothing was changed.\n`,
     );
+    process.exitCode = 2;
     return undefined;
   }
   if (categoryOnScreen(editor) !== spec.category) {
@@ -226,6 +228,7 @@ async function run(args: string[]): Promise<void> {
   ];
   const twoApps = app !== undefined || what === 'promote' || what === 'apps';
   if (!known.includes(what) && !(twoApps && ['promote', 'apps', 'audit'].includes(what))) {
+    process.stderr.write(`There is no try command "${what}".\n\n`);
     print(USAGE);
     process.exitCode = 2;
     return;
