@@ -44,8 +44,13 @@ const integer = (fallback: number, min: number, max: number) =>
   z.preprocess(blankIsMissing, wholeNumber(min, max).default(fallback));
 const optionalInteger = (min: number, max: number) =>
   z.preprocess(blankIsMissing, wholeNumber(min, max).optional());
+/** A Slack token: its prefix, and more than the prefix (`.env.example` holds the bare prefix). */
 const prefixed = (prefix: string) =>
-  text().refine((value) => value.startsWith(prefix), { error: `must start with ${prefix}` });
+  text()
+    .refine((value) => value.startsWith(prefix), { error: `must start with ${prefix}` })
+    .refine((value) => value.length > prefix.length, {
+      error: `is only the ${prefix} placeholder of .env.example: paste the whole token`,
+    });
 
 const slackIdList = () =>
   z.preprocess(

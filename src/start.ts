@@ -6,10 +6,30 @@ import type { Metrics } from './observe/metrics.ts';
 import { opsHandler } from './observe/readiness.ts';
 import { startPeriodic } from './periodic.ts';
 import { MAX_CONNECTIONS, SERVER_OPTIONS } from './slack/request-gate.ts';
+import { platformErrorCode } from './slack/slack-errors.ts';
 import { openStore } from './store/open-store.ts';
 
 // Starting and stopping: the store opened, the token checked, the listeners up, the periodic
 // work running; and on stop, in-flight requests given their grace before anything closes.
+
+/** What Slack says of a bot token it will not take: the setting is wrong, not Slack down. */
+const TOKEN_REFUSED = new Set([
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'token_expired',
+]);
+
+/** A start that failed because Slack refused the bot token: said with the setting's name. */
+function tokenRefusal(error: unknown): Error | undefined {
+  const code = platformErrorCode(error);
+  return code !== undefined && TOKEN_REFUSED.has(code)
+    ? new Error(
+        `Slack refused SLACK_BOT_TOKEN (${code}): check that it is the Bot User OAuth Token of this app's install.`,
+      )
+    : undefined;
+}
 
 export interface RunningApp {
   app: App;
@@ -38,7 +58,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
     await built.installedTeam();
   } catch (error) {
     await closeStore();
-    throw error;
+    throw tokenRefusal(error) ?? error;
   }
   // Each feature's periodic work, now and then every minute: updates in flight when an earlier
   // run stopped get their records, approval requests past their expiry are closed.

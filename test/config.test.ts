@@ -470,6 +470,16 @@ describe('loadConfig with several apps', () => {
     ]);
   });
 
+  it('refuses the bare token placeholders of .env.example, naming the setting', () => {
+    const problems = problemsOf({ ...SLACK, SLACK_BOT_TOKEN: 'xoxb-', SLACK_APP_TOKEN: 'xapp-' });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^SLACK_BOT_TOKEN is only the xoxb- placeholder of \.env\.example/),
+        expect.stringMatching(/^SLACK_APP_TOKEN is only the xapp- placeholder of \.env\.example/),
+      ]),
+    );
+  });
+
   it('refuses an app named like a subcommand, given the subcommands', () => {
     expect(SUBCOMMAND_NAMES).toEqual([
       'roles',

@@ -78,7 +78,7 @@ function clientFor(config: Config, settings: CometChatAppConfig, deps: AppsDeps)
   return config.cometchat.apps.length > 1
     ? withAppFailures(cached, {
         name: settings.name,
-        keySetting: `${appEnvPrefix(settings.name)}API_KEY`,
+        settingPrefix: appEnvPrefix(settings.name),
       })
     : cached;
 }

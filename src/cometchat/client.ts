@@ -8,9 +8,16 @@ import {
   type StandardSchemaV1Issue,
 } from 'ky';
 import type { Logger } from 'pino';
+import { systemCodeOf } from '../error-cause.ts';
 import { newReference } from '../reference.ts';
 import { AnswerTooLarge } from './answer-cap.ts';
-import { CometChatError, type CometChatErrorInit, kindForStatus } from './errors.ts';
+import {
+  type CometChatAddress,
+  CometChatError,
+  type CometChatErrorInit,
+  isMisaddressed,
+  kindForStatus,
+} from './errors.ts';
 import { fitsHeader } from './header-value.ts';
 import { createHostKy } from './ky-instance.ts';
 import {
@@ -173,7 +180,7 @@ function createSend(options: CometChatClientOptions, newRef: () => string): Send
       trip.succeeded();
       return body;
     } catch (error) {
-      const failure = toCometChatError(error, trip, withoutKey, now);
+      const failure = toCometChatError(error, trip, withoutKey, now, ADDRESS_OF[api]);
       trip.failed(failure);
       throw failure;
     }
@@ -359,11 +366,15 @@ function segment(
  * timeout (which of ky's two, the trip knows), a body that is not JSON or not of the documented
  * shape, or a connection that failed.
  */
+/** Which setting's address each host is (the REST API's, or the calls'). */
+const ADDRESS_OF: Record<Host, CometChatAddress> = { roles: 'api', calls: 'call' };
+
 function toCometChatError(
   error: unknown,
   trip: Trip,
   withoutKey: (text: string) => string,
   now: () => number,
+  address: CometChatAddress,
 ): CometChatError {
   const tooLarge = answerTooLarge(error);
   const unreadable =
@@ -376,13 +387,14 @@ function toCometChatError(
       ref: trip.ref,
       operation: trip.operation,
       mayHaveReached: trip.mayHaveReached(error, unreadable),
+      address,
     });
   if (isHTTPError(error)) {
     const { status, headers } = error.response;
     const body = serviceError(error.data, withoutKey);
     const waitMs = serverWaitMs(headers, now);
     return fail({
-      kind: kindForStatus(status),
+      kind: isMisaddressed(status, body?.code) ? 'misaddressed' : kindForStatus(status),
       status,
       serviceCode: body?.code,
       serviceMessage: body?.message,
@@ -405,7 +417,11 @@ function toCometChatError(
     const detail = error.issues.slice(0, 3).map(describeIssue).join('; ');
     return fail({ kind: 'invalid_response', status: trip.status, detail });
   }
-  return fail({ kind: 'unavailable', detail: withoutKey(causeOf(error)) });
+  const code = systemCodeOf(error);
+  return fail({
+    kind: isMisaddressed(undefined, code) ? 'misaddressed' : 'unavailable',
+    detail: withoutKey(causeOf(error)),
+  });
 }
 
 /**

@@ -12,7 +12,8 @@ export type CometChatErrorKind =
   | 'bad_request' // 400: the service rejected what we sent
   | 'unavailable' // 5xx, connection refused or reset
   | 'timeout' // no answer within the per-attempt timeout or the total budget
-  | 'invalid_response'; // a 2xx body that is not JSON or does not match the documented shape
+  | 'invalid_response' // a 2xx body that is not JSON or does not match the documented shape
+  | 'misaddressed'; // the address is wrong: no such host, nothing listening, no such route
 
 export interface CometChatErrorInit {
   kind: CometChatErrorKind;
@@ -27,6 +28,8 @@ export interface CometChatErrorInit {
   detail?: string | undefined;
   /** The configured app the request was for, when several are configured. */
   app?: FailedApp | undefined;
+  /** Which of the app's two addresses the request went to: the REST API's or the calls'. */
+  address?: CometChatAddress | undefined;
   /**
    * Whether the service may have carried the request out: an attempt went unanswered after it
    * may have been sent (a timeout, a broken connection), or a 2xx answer could not be read.
@@ -34,11 +37,14 @@ export interface CometChatErrorInit {
   mayHaveReached?: boolean | undefined;
 }
 
-/** Which of several configured apps a failure belongs to, and the setting that holds its key. */
+/** Which of several configured apps a failure belongs to, and how its settings are named. */
 export interface FailedApp {
   name: string;
-  keySetting: string;
+  /** What its settings begin with (`COMETCHAT_PROD_`: its key is COMETCHAT_PROD_API_KEY). */
+  settingPrefix: string;
 }
+
+export type CometChatAddress = 'api' | 'call';
 
 export class CometChatError extends Error {
   override readonly name = 'CometChatError';
@@ -53,6 +59,7 @@ export class CometChatError extends Error {
   readonly retryAfterSeconds: number | undefined;
   readonly detail: string | undefined;
   readonly app: FailedApp | undefined;
+  readonly address: CometChatAddress | undefined;
   readonly mayHaveReached: boolean;
 
   constructor(init: CometChatErrorInit) {
@@ -67,6 +74,7 @@ export class CometChatError extends Error {
     this.retryAfterSeconds = init.retryAfterSeconds;
     this.detail = init.detail;
     this.app = init.app;
+    this.address = init.address;
     this.mayHaveReached = init.mayHaveReached ?? false;
   }
 
@@ -87,6 +95,16 @@ function describe(init: CometChatErrorInit): string {
 
 export function isCometChatError(error: unknown): error is CometChatError {
   return error instanceof CometChatError;
+}
+
+/**
+ * Whether a failure says the address is wrong rather than the service down: a host name that
+ * does not resolve, nothing listening there, or a 404 for the route itself (no CometChat error
+ * of a missing role or call, but none, or the service's "no such resource").
+ */
+export function isMisaddressed(status: number | undefined, code: string | undefined): boolean {
+  if (status === undefined) return code === 'ENOTFOUND' || code === 'ECONNREFUSED';
+  return status === 404 && (code === undefined || code === 'ERR_NOT_FOUND');
 }
 
 /** Maps an HTTP status of a failed response to its kind. */

@@ -65,7 +65,7 @@ function cometchatSentence(error: CometChatError, budgetSeconds: number): string
         ? `CometChat has no call with that session id${code}. Check the id: it is case-sensitive and must be complete.`
         : `CometChat has no such role${code}. Check the id with \`${roles}\`.`;
     case 'unauthorized':
-      return `CometChat refused the app's API key${code}. An admin should check that ${error.app?.keySetting ?? 'COMETCHAT_API_KEY'} is a REST API key with full access for this app.`;
+      return `CometChat refused the app's API key${code}. An admin should check that ${settingOf(error, 'API_KEY')} is a REST API key with full access for this app.`;
     case 'rate_limited':
       return `CometChat is rate limiting this app${code}; try again in ${seconds(error.retryAfterSeconds ?? 60)}.`;
     case 'bad_request': {
@@ -79,11 +79,38 @@ function cometchatSentence(error: CometChatError, budgetSeconds: number): string
       return error.operation === 'setRolePermissions' && error.status !== 408
         ? `CometChat did not answer the permission update within ${seconds(budgetSeconds)}, ${MAY_HAVE_APPLIED}`
         : `CometChat did not answer ${what} within ${seconds(budgetSeconds)}. Try again in a moment.`;
+    case 'misaddressed':
+      return misaddressedSentence(error, what);
     case 'invalid_response':
       return error.operation === 'setRolePermissions'
         ? 'CometChat answered the permission update with something this app cannot read, so it may or may not have been applied. Report the reference; the details are in the log.'
         : `CometChat answered ${what} with something this app cannot read. Report the reference; the details are in the log.`;
   }
+}
+
+/** A setting of the app the failure is about, by its name: `COMETCHAT_PROD_API_URL`. */
+function settingOf(error: CometChatError, name: string): string {
+  return `${error.app?.settingPrefix ?? 'COMETCHAT_'}${name}`;
+}
+
+/**
+ * A wrong address is a setting to fix, not an outage to wait out: said so, with the settings
+ * that make that address (its URL, else the app id and region it is built from).
+ */
+function misaddressedSentence(error: CometChatError, what: string): string {
+  const url = settingOf(error, error.address === 'call' ? 'CALL_API_URL' : 'API_URL');
+  const other = settingOf(error, error.address === 'call' ? 'API_URL' : 'CALL_API_URL');
+  const made = `${url} if it is set, else ${settingOf(error, 'APP_ID')} and ${settingOf(error, 'REGION')}`;
+  if (error.status === undefined && /ENOTFOUND/.test(error.detail ?? '')) {
+    return `CometChat's address for ${what} does not resolve: a setting is wrong, not CometChat. An admin should check ${made}.`;
+  }
+  if (error.status === undefined) {
+    // Nothing listening: CometChat's hosts always listen, so an address never answered is wrong;
+    // one that answered until now may be a network fault on the way.
+    return `Nothing answered at CometChat's address for ${what} (the connection was refused). If this app worked before, try again in a minute and check CometChat's status page; if it never did, an admin should check ${made}.`;
+  }
+  const code = error.serviceCode ? `, ${inlineCode(error.serviceCode)}` : '';
+  return `CometChat's address for ${what} has no such path (HTTP ${error.status}${code}): a setting is wrong, not CometChat. An admin should check ${url} (the address without \`/v3\`, and not ${other}'s).`;
 }
 
 /** The service's own words are a short reason, not a document (an error body may hold 64 KB). */

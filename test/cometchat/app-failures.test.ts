@@ -3,7 +3,7 @@ import { withAppFailures } from '../../src/cometchat/app-failures.ts';
 import type { CometChatClient } from '../../src/cometchat/client.ts';
 import { CometChatError } from '../../src/cometchat/errors.ts';
 
-const prod = { name: 'prod', keySetting: 'COMETCHAT_PROD_API_KEY' };
+const prod = { name: 'prod', settingPrefix: 'COMETCHAT_PROD_' };
 
 function failingWith(error: unknown): CometChatClient {
   const fail = () => Promise.reject(error);

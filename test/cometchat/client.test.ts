@@ -676,12 +676,30 @@ describe('error kinds', () => {
     expect(sandbox.requests).toHaveLength(2);
   });
 
-  it('maps a refused connection to unavailable, after one retry', async () => {
+  it('maps a refused connection to a wrong address, after one retry', async () => {
     const port = await closedPort();
     const api = client({ apiUrl: `http://127.0.0.1:${port}`, retryLimit: 1 });
     const error = await failure(api.listRoles());
-    expect(error).toMatchObject({ kind: 'unavailable', detail: 'ECONNREFUSED' });
+    expect(error).toMatchObject({ kind: 'misaddressed', detail: 'ECONNREFUSED', address: 'api' });
     expect(retries()).toEqual([{ retryCount: 1, waitedMs: 125, cause: 'ECONNREFUSED' }]);
+  });
+
+  it('maps a host name that does not resolve, and a 404 of the route itself, to a wrong address', async () => {
+    // What fetch throws when the name does not resolve (undici wraps the lookup's error).
+    const unresolved = Object.assign(new Error('getaddrinfo ENOTFOUND api-xx.cometchat.io'), {
+      code: 'ENOTFOUND',
+    });
+    const noSuchHost: typeof globalThis.fetch = async () => {
+      throw new TypeError('fetch failed', { cause: unresolved });
+    };
+    const dns = await failure(client({ fetch: noSuchHost, retryLimit: 0 }).getCall('v1.us.x'));
+    expect(dns).toMatchObject({ kind: 'misaddressed', detail: 'ENOTFOUND', address: 'call' });
+    // The REST address given with `/v3`: the service has no such route.
+    const v3 = await failure(client({ apiUrl: `${sandbox.apiUrl}/v3` }).listRoles());
+    expect(v3).toMatchObject({ kind: 'misaddressed', status: 404, serviceCode: 'ERR_NOT_FOUND' });
+    // A missing role is CometChat's own answer, not a wrong address.
+    const role = await failure(client().setRolePermissions('nosuchrole', {}));
+    expect(role).toMatchObject({ kind: 'not_found', serviceCode: 'ERR_ROLE_NOT_FOUND' });
   });
 
   it('maps attempts that never answer to timeout, retried while the budget allows', async () => {
@@ -932,6 +950,7 @@ describe('the API key stays secret', () => {
         'not_found',
         'rate_limited',
         'unavailable',
+        'misaddressed',
         'timeout',
         'invalid_response',
       ]),

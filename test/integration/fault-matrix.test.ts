@@ -141,6 +141,14 @@ interface Expected {
 const unavailable = (op: Operation, status?: number): string =>
   `CometChat is not answering ${op.what} right now${status ? ` (HTTP ${status})` : ''}. Try again in a minute; if it lasts, check CometChat's status page.`;
 
+const refused = (op: Operation): string => {
+  const url =
+    op.operation === 'getCall' || op.operation === 'listCalls'
+      ? 'COMETCHAT_CALL_API_URL'
+      : 'COMETCHAT_API_URL';
+  return `Nothing answered at CometChat's address for ${op.what} (the connection was refused). If this app worked before, try again in a minute and check CometChat's status page; if it never did, an admin should check ${url} if it is set, else COMETCHAT_APP_ID and COMETCHAT_REGION.`;
+};
+
 /** What an update is told when no answer settled whether it was applied; undefined for a read. */
 const unconfirmed = (op: Operation, status?: number): string | undefined =>
   op.operation === 'setRolePermissions'
@@ -484,9 +492,11 @@ describe('fault matrix: a refused connection', () => {
     { alsoCheck: expectNoSecretLeaked },
   );
 
+  // A refused connection is a wrong address as often as an outage: said both ways, with the
+  // settings to check.
   const expected = (op: Operation): Expected => ({
-    sentence: unavailable(op),
-    kind: 'unavailable',
+    sentence: refused(op),
+    kind: 'misaddressed',
     cause: /ECONNREFUSED/,
   });
 

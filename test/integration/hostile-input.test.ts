@@ -532,7 +532,7 @@ describe('hostile data from the service', () => {
         });
         await h.driver.command(`call ${SANDBOX_SESSION_IDS.audioEnded}`);
         const reply = (await h.slack.nextResponse(0)).body;
-        expect(markupOf({ blocks: reply.blocks })[0]).toMatch(/^:warning: CometChat /);
+        expect(markupOf({ blocks: reply.blocks })[0]).toMatch(/^:warning: CometChat\b/);
         expectSafeReplies(h);
       }),
       { numRuns: 30 },

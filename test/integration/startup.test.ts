@@ -25,7 +25,9 @@ describe('starting the app', () => {
       });
       const logs = new LogCapture();
       const logger = createLogger({ level: 'info', secrets: config.secrets, destination: logs });
-      await expect(startSlackApp({ config, logger })).rejects.toThrow(/invalid_auth/);
+      await expect(startSlackApp({ config, logger })).rejects.toThrow(
+        'Slack refused SLACK_BOT_TOKEN (invalid_auth)',
+      );
       expect(slack.calls.map((c) => c.method)).toEqual(['auth.test']);
       // Nothing was left listening or connected.
       expect(slack.socketConnectionCount()).toBe(0);

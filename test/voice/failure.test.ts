@@ -48,7 +48,7 @@ describe('failureSentence', () => {
   });
 
   it('names the app of one of several, and the setting of its refused key', () => {
-    const prod = { name: 'prod', keySetting: 'COMETCHAT_PROD_API_KEY' };
+    const prod = { name: 'prod', settingPrefix: 'COMETCHAT_PROD_' };
     const refused = new CometChatError({ kind: 'unauthorized', ref: 'r3', operation: 'listRoles' });
     expect(failureSentence(refused, 8)).toContain('COMETCHAT_API_KEY is');
     const sentence = failureSentence(refused.forApp(prod), 8);
