@@ -17,6 +17,7 @@ import { createInflight } from './slack/inflight.ts';
 import { refuseOtherWorkspaces } from './slack/one-workspace.ts';
 import { boltApp, createReceiver } from './slack/receiver.ts';
 import { requestScope } from './slack/request-context.ts';
+import { createTimeZones } from './slack/time-zones.ts';
 import { createMemoryStore, type Store } from './store/store.ts';
 import { createErrorHandler } from './voice/error-handler.ts';
 
@@ -89,6 +90,7 @@ export function createSlackApp(options: SlackAppOptions) {
     store,
     audit,
     access,
+    timeZones: createTimeZones(slack.quick(ACCESS_CLIENT_TIMEOUT_MS)),
     now: Date.now,
     budgetMs: config.cometchat.budgetMs,
     budgetSeconds,

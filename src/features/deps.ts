@@ -4,6 +4,7 @@ import type { Access } from '../access/access.ts';
 import type { Apps, CometChatApp } from '../apps/apps.ts';
 import type { Deliverer, SlackMessage } from '../slack/deliver.ts';
 import type { RequestScope } from '../slack/request-context.ts';
+import type { TimeZones } from '../slack/time-zones.ts';
 import type { Views } from '../slack/views.ts';
 import type { AuditRecord, Store } from '../store/store.ts';
 
@@ -26,6 +27,8 @@ export interface SharedDeps extends FeatureDeps {
   audit: AuditTrail;
   /** Who may use the app at all (VIEWERS, and every app's editors). */
   access: Access;
+  /** Each person's time zone, for the calendar days they type. */
+  timeZones: TimeZones;
   now: () => number;
   /** The CometChat time budget of one request. */
   budgetMs: number;

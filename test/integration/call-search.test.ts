@@ -63,13 +63,27 @@ describe('/cometchat calls', () => {
       receiverType: 'group',
       hasRecording: 'true',
       hasTranscription: 'true',
-      endedAt: String(Date.UTC(2026, 10, 20) / 1000 + 86_399),
+      // The day ends at midnight in the person's zone: the stand-in's users are in Berlin.
+      endedAt: String(Date.UTC(2026, 10, 20, 23) / 1000 - 1),
       page: '1',
       perPage: '10',
     });
     expect(Number(startedAt)).toBeGreaterThanOrEqual(before - 7_200);
     expect(Number(startedAt)).toBeLessThanOrEqual(after - 7_200);
     expect(request?.headers.onbehalfof).toBe('ops-1');
+  });
+
+  it("reads a calendar day in the person's own time zone, and says which", async () => {
+    h.slack.setUsers([{ id: 'U0OPERATOR', is_admin: true, tz: 'America/Los_Angeles' }]);
+    const reply = await commandReply(h, `calls ${UID} since:2026-11-20`);
+    const [request] = listRequests(h);
+    // Midnight in Los Angeles, eight hours behind UTC in November.
+    expect(request?.query.startedAt).toBe(String(Date.UTC(2026, 10, 20, 8) / 1000));
+    expect(textOf(reply)).toContain('days in `America/Los_Angeles`');
+    // The zone is asked of Slack once, then kept.
+    await commandReply(h, `calls ${UID} until:2026-11-21`);
+    expect(h.slack.calls.filter((c) => c.method === 'users.info')).toHaveLength(1);
+    expect(listRequests(h)[1]?.query.endedAt).toBe(String(Date.UTC(2026, 10, 22, 8) / 1000 - 1));
   });
 
   it("lists a user's calls newest first, each with Details, and pages with the filters kept", async () => {

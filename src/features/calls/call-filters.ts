@@ -37,12 +37,14 @@ export const ResolvedSearchSchema = z.object({
   since: z.number().int().nonnegative().optional(),
   until: z.number().int().nonnegative().optional(),
   onBehalfOf: Uid.refine((uid) => uidProblem(uid) === undefined).optional(),
+  /** The time zone a calendar day was read in (the person's, from Slack), when one was typed. */
+  zone: z.string().max(64).optional(),
 });
 
 export type ResolvedSearch = z.infer<typeof ResolvedSearchSchema>;
 
 /** A search as typed: the same filters, its times still as written (relative or a day). */
-export type CallSearch = Omit<ResolvedSearch, 'since' | 'until'> & {
+export type CallSearch = Omit<ResolvedSearch, 'since' | 'until' | 'zone'> & {
   since?: TimeBound | undefined;
   until?: TimeBound | undefined;
 };
@@ -164,26 +166,72 @@ export function parseTimeBound(text: string): TimeBound | undefined {
   return new Date(at).toISOString().slice(0, 10) === text ? { day: text } : undefined;
 }
 
-/** The first second a bound allows: `ago` back from now, or the day's start (UTC). */
-function lowerBound(bound: TimeBound, nowSeconds: number): number {
-  return 'ago' in bound ? nowSeconds - bound.ago : Date.parse(`${bound.day}T00:00:00Z`) / 1000;
+/** The first second a bound allows: `ago` back from now, or the day's start in `zone`. */
+function lowerBound(bound: TimeBound, nowSeconds: number, zone: string): number {
+  return 'ago' in bound ? nowSeconds - bound.ago : dayStart(bound.day, zone);
 }
 
-/** The last second a bound allows: `ago` back from now, or the day's end (UTC). */
-function upperBound(bound: TimeBound, nowSeconds: number): number {
-  return 'ago' in bound
-    ? nowSeconds - bound.ago
-    : Date.parse(`${bound.day}T00:00:00Z`) / 1000 + 86_399;
+/** The last second a bound allows: `ago` back from now, or the day's last second in `zone`. */
+function upperBound(bound: TimeBound, nowSeconds: number, zone: string): number {
+  if ('ago' in bound) return nowSeconds - bound.ago;
+  const next = new Date(Date.parse(`${bound.day}T00:00:00Z`) + 86_400_000).toISOString();
+  return dayStart(next.slice(0, 10), zone) - 1;
 }
 
-/** The search with its times fixed against `nowSeconds` (Unix seconds). */
-export function resolveSearch(search: CallSearch, nowSeconds: number): ResolvedSearch {
+/** Whether the search names a calendar day, which needs the person's time zone to be read. */
+export function namesADay(search: CallSearch): boolean {
+  return [search.since, search.until].some((bound) => bound !== undefined && 'day' in bound);
+}
+
+/**
+ * The search with its times fixed against `nowSeconds` (Unix seconds), a calendar day read in
+ * `zone` (an IANA name such as `America/Los_Angeles`; UTC when Slack did not say).
+ */
+export function resolveSearch(
+  search: CallSearch,
+  nowSeconds: number,
+  zone = 'UTC',
+): ResolvedSearch {
   const { since, until, ...rest } = search;
   return {
     ...rest,
-    ...(since ? { since: lowerBound(since, nowSeconds) } : {}),
-    ...(until ? { until: upperBound(until, nowSeconds) } : {}),
+    ...(since ? { since: lowerBound(since, nowSeconds, zone) } : {}),
+    ...(until ? { until: upperBound(until, nowSeconds, zone) } : {}),
+    ...(namesADay(search) ? { zone } : {}),
   };
+}
+
+/** The Unix second at which `day` (YYYY-MM-DD) begins in `zone`. */
+export function dayStart(day: string, zone: string): number {
+  const midnightUtc = Date.parse(`${day}T00:00:00Z`);
+  // The zone's offset at UTC midnight, then again at the instant it gives: a day that begins
+  // across a change of offset (summer time) lands on the right side of it.
+  const first = midnightUtc - offsetMs(midnightUtc, zone);
+  return (midnightUtc - offsetMs(first, zone)) / 1000;
+}
+
+/** How far `zone`'s wall clock is ahead of UTC at the instant `ms`. */
+function offsetMs(ms: number, zone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(new Date(ms));
+  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const wall = Date.UTC(
+    part('year'),
+    part('month') - 1,
+    part('day'),
+    part('hour'),
+    part('minute'),
+    part('second'),
+  );
+  return wall - Math.floor(ms / 1000) * 1000;
 }
 
 /** What the API is asked for one page of a search. */

@@ -21,9 +21,10 @@ import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, ShortcutArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import type { TimeZones } from '../../slack/time-zones.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import type { FeatureDeps } from '../deps.ts';
-import { type CallSearch, parseCallSearch, resolveSearch } from './call-filters.ts';
+import { type CallSearch, parseCallSearch } from './call-filters.ts';
 import { createCallListRender } from './call-search.ts';
 import { type CallRef, CallRefSchema, callMessage, participantsView } from './call-view.ts';
 import {
@@ -36,6 +37,7 @@ import {
   SESSION_INPUT,
   USER_INPUT,
 } from './lookup-modal-view.ts';
+import { resolvedFor } from './search-time.ts';
 
 const MAX_IDS_PER_MESSAGE = 3;
 // The usual shape of a session id; a message shortcut has to guess, a typed id does not.
@@ -329,10 +331,10 @@ function searchInModal(message: SlackMessage): KnownBlock[] {
 }
 
 /** The form submitted: answered at once with a pending view, then filled with the call. */
-export function createLookupSubmission(deps: FeatureDeps) {
+export function createLookupSubmission(deps: FeatureDeps & { timeZones: TimeZones }) {
   const render = createCallRender(deps);
   const list = createCallListRender(deps);
-  return async ({ ack, view, context }: SubmitArgs) => {
+  return async ({ ack, body, view, context }: SubmitArgs) => {
     const scope = scopeOf(context);
     const form = readLookupForm(view.state.values);
     const chosen = readLookupApp(view.state.values, deps.apps);
@@ -356,7 +358,7 @@ export function createLookupSubmission(deps: FeatureDeps) {
           ? searchInModal(
               await list(
                 chosen.app,
-                resolveSearch(form.search, Math.floor(scope.receivedAt / 1000)),
+                await resolvedFor(form.search, body.user.id, scope, deps),
                 1,
                 scope,
               ),
@@ -372,7 +374,7 @@ export function createLookupSubmission(deps: FeatureDeps) {
   };
 }
 
-export function registerCallLookup(bolt: App, deps: FeatureDeps): void {
+export function registerCallLookup(bolt: App, deps: FeatureDeps & { timeZones: TimeZones }): void {
   bolt.action<BlockAction<ButtonAction>>(ACTIONS.shareCall, createShareCall(deps));
   bolt.action<BlockAction<ButtonAction>>(ACTIONS.callDetails, createCallDetails(deps));
   bolt.action<BlockAction<ButtonAction>>(ACTIONS.callParticipants, createParticipantsButton(deps));

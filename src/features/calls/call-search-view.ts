@@ -42,6 +42,7 @@ export function describeSearch(search: ResolvedSearch): string {
     search.until !== undefined ? `until ${slackDate(search.until)}` : undefined,
     search.onBehalfOf !== undefined ? `as ${code(truncate(search.onBehalfOf, 100))}` : undefined,
   ].filter((part): part is string => part !== undefined);
+  if (search.zone !== undefined) parts.push(`days in ${code(search.zone)}`);
   return parts.length > 0 ? parts.join(' · ') : 'no filters (the newest calls)';
 }
 

@@ -8,11 +8,12 @@ import type { RequestScope } from '../../slack/request-context.ts';
 import { inApp } from '../../voice/sentences.ts';
 import type { AppDeps } from '../deps.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
-import { type CallSearch, parseCallSearch, resolveSearch } from './call-filters.ts';
+import { parseCallSearch } from './call-filters.ts';
 import { createCallCommand, registerCallLookup } from './call-lookup.ts';
 import { createCallsCommand, registerCallSearch } from './call-search.ts';
 import { describeSearch } from './call-search-view.ts';
 import { lookupFormView } from './lookup-modal-view.ts';
+import { resolvedFor, workingDescription } from './search-time.ts';
 
 const CALL_USAGE = '`/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]`';
 
@@ -33,11 +34,6 @@ export function parseCallWords(words: readonly string[]): CallWords | Refusal {
     idProblem(sessionId, 'A session id', MAX_SESSION_ID) ??
     (uid === undefined ? undefined : uidProblem(uid));
   return problem ? new Refusal(problem) : { sessionId, onBehalfOf: uid };
-}
-
-/** `since:2h` is counted back from when the command arrived. */
-function resolvedAt(search: CallSearch, scope: RequestScope) {
-  return resolveSearch(search, Math.floor(scope.receivedAt / 1000));
 }
 
 /** The Home tab's call buttons open the lookup form. */
@@ -65,15 +61,20 @@ export const calls: Feature = {
     subcommand({
       names: ['calls'],
       usage:
-        '`/cometchat calls [&lt;uid&gt;] [filters] [as &lt;uid&gt;]` - find calls, newest first; filters in any order: `status:ongoing|ended|unanswered|rejected|initiated|canceled`, `type:audio|video`, `mode:call|meet|presenter`, `to:user|group`, `recorded`, `transcribed`, `since:30m|2h|3d|2026-11-20`, `until:` (same forms; days are UTC)',
+        '`/cometchat calls [&lt;uid&gt;] [filters] [as &lt;uid&gt;]` - find calls, newest first; filters in any order: `status:ongoing|ended|unanswered|rejected|initiated|canceled`, `type:audio|video`, `mode:call|meet|presenter`, `to:user|group`, `recorded`, `transcribed`, `since:30m|2h|3d|2026-11-20`, `until:` (same forms; a day is read in your Slack time zone)',
       parse: (words) => {
         const search = parseCallSearch(words);
         return 'problem' in search ? new Refusal(search.problem) : search;
       },
       working: (search, { scope, app, deps }) =>
-        `Searching ${describeSearch(resolvedAt(search, scope))}${inApp(appNameIfSeveral(deps.apps, app))}…`,
-      run: (search, { body, scope, app, deps }) =>
-        createCallsCommand(deps)(app, resolvedAt(search, scope), body, scope),
+        `Searching ${workingDescription(search, scope)}${inApp(appNameIfSeveral(deps.apps, app))}…`,
+      run: async (search, { body, scope, app, deps }) =>
+        createCallsCommand(deps)(
+          app,
+          await resolvedFor(search, body.user_id, scope, deps),
+          body,
+          scope,
+        ),
     }),
   ],
   register(bolt, deps) {

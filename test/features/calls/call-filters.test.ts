@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ACCEPTED_FILTERS,
   callQuery,
+  dayStart,
   parseCallSearch,
   parseTimeBound,
   resolveSearch,
@@ -103,14 +104,28 @@ describe('parseTimeBound', () => {
 });
 
 describe('resolveSearch and callQuery', () => {
-  it('fixes relative times against the clock, and a day from its start or to its end (UTC)', () => {
+  it('fixes relative times against the clock, and a day from its start or to its end', () => {
     const since = resolveSearch({ since: { ago: 7_200 }, until: { ago: 60 } }, NOW);
     expect(since).toEqual({ since: NOW - 7_200, until: NOW - 60 });
-    const days = resolveSearch({ since: { day: '2026-11-20' }, until: { day: '2026-11-20' } }, NOW);
-    expect(days).toEqual({
+    const day = { since: { day: '2026-11-20' }, until: { day: '2026-11-20' } };
+    expect(resolveSearch(day, NOW)).toEqual({
       since: Date.UTC(2026, 10, 20) / 1000,
       until: Date.UTC(2026, 10, 20) / 1000 + 86_399,
+      zone: 'UTC',
     });
+    // In the person's zone: Los Angeles is eight hours behind UTC in November.
+    expect(resolveSearch(day, NOW, 'America/Los_Angeles')).toEqual({
+      since: Date.UTC(2026, 10, 20, 8) / 1000,
+      until: Date.UTC(2026, 10, 21, 8) / 1000 - 1,
+      zone: 'America/Los_Angeles',
+    });
+  });
+
+  it("finds a day's midnight across a change of summer time", () => {
+    // Summer time starts in Los Angeles at 02:00 on 8 March 2026: that day has 23 hours.
+    expect(dayStart('2026-03-08', 'America/Los_Angeles')).toBe(Date.UTC(2026, 2, 8, 8) / 1000);
+    expect(dayStart('2026-03-09', 'America/Los_Angeles')).toBe(Date.UTC(2026, 2, 9, 7) / 1000);
+    expect(dayStart('2026-11-20', 'Asia/Kolkata')).toBe(Date.UTC(2026, 10, 19, 18, 30) / 1000);
   });
 
   it('asks the API with its own parameter names', () => {
