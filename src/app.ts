@@ -106,6 +106,7 @@ export function createSlackApp(options: SlackAppOptions) {
     socket,
     inflight,
     periodic: features.periodic,
+    atStart: features.atStart,
   };
 }
 

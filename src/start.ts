@@ -38,6 +38,8 @@ export interface RunningApp {
   /** Port of /healthz, /readyz and /metrics: METRICS_PORT's listener, else `port`. */
   opsPort: number;
   metrics: Metrics;
+  /** Settles once the start check (each CometChat app's key and addresses, logged) is done. */
+  checked: Promise<void>;
   /**
    * Stops taking requests, lets those in flight finish within SHUTDOWN_GRACE_MS, then closes the
    * connection to Slack and the store.
@@ -88,6 +90,11 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
       ? 'app started in Socket Mode'
       : 'app started over HTTP at /slack/events',
   );
+  // Not awaited: CometChat being slow or down never holds the start.
+  const checked = built.atStart(logger.child({ component: 'start-check' })).then(
+    () => undefined,
+    (error: unknown) => logger.warn({ err: error }, 'start check failed'),
+  );
 
   const stop = async () => {
     // No new requests: over HTTP the listener stops accepting connections (the load balancer
@@ -118,7 +125,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
     await sweep.stop();
     await closeStore();
   };
-  return { app, port, opsPort: opsPort ?? port, metrics, stop };
+  return { app, port, opsPort: opsPort ?? port, metrics, checked, stop };
 }
 
 function listen(server: Server, port: number): Promise<number> {

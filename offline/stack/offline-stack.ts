@@ -279,6 +279,9 @@ export async function startOfflineStack<const A extends string = 'default'>(
     : offlineEnv(sandbox, slack, mode);
   const env = { ...baseEnv, ...options.env };
   const config = loadConfig(env);
+  const requestsBefore = new Map(
+    Object.values<Sandbox>(sandboxes).map((s) => [s, s.requests.length] as const),
+  );
   const logger = createLogger({
     level: config.logLevel,
     secrets: config.secrets,
@@ -290,6 +293,10 @@ export async function startOfflineStack<const A extends string = 'default'>(
     ...(options.store ? { store: options.store } : {}),
   });
   if (mode === 'socket') await slack.socketConnected();
+  // The app checks each CometChat app once at start; the stack is handed over after it, with
+  // those requests out of the sandboxes' records, so that what a caller sees is what it caused.
+  await app.checked;
+  for (const s of Object.values<Sandbox>(sandboxes)) s.requests.splice(requestsBefore.get(s) ?? 0);
   const appUrl = `http://127.0.0.1:${app.port}/slack/events`;
   const driver = createSlackDriver({
     appUrl,

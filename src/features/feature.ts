@@ -15,6 +15,8 @@ export interface Feature {
   register(app: App, deps: AppDeps): void;
   /** Work done every minute on each replica; each job is safe to run on several at once. */
   periodic?(deps: AppDeps, log: Logger): Promise<unknown>;
+  /** Done once when the app has started, never holding the start (a check, logged). */
+  atStart?(deps: AppDeps, log: Logger): Promise<unknown>;
 }
 
 /** What a subcommand runs with. */

@@ -27,6 +27,8 @@ export const SUBCOMMAND_NAMES = SUBCOMMANDS.flatMap((s) => s.names);
 export interface RegisteredFeatures {
   /** Runs every feature's periodic work once (startSlackApp runs it every minute). */
   periodic(log: Logger): Promise<unknown>;
+  /** What features do once the app has started (startSlackApp does not wait for it). */
+  atStart(log: Logger): Promise<unknown>;
 }
 
 /**
@@ -50,5 +52,6 @@ export function registerFeatures(bolt: App, shared: SharedDeps): RegisteredFeatu
   registerCommand(bolt, SUBCOMMANDS, deps);
   return {
     periodic: (log) => Promise.all(FEATURES.map((feature) => feature.periodic?.(deps, log))),
+    atStart: (log) => Promise.all(FEATURES.map((feature) => feature.atStart?.(deps, log))),
   };
 }

@@ -37,7 +37,8 @@ describe('health, readiness and metrics', () => {
         metrics.text,
         'cometchat_ops_cometchat_request_duration_seconds_count{operation="listRoles",status="2xx"}',
       ),
-    ).toBe(1);
+      // The start's check of the app, and the command's.
+    ).toBe(2);
     // The default process metrics come along.
     expect(metrics.text).toContain('process_cpu_user_seconds_total');
   });

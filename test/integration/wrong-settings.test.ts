@@ -47,3 +47,30 @@ describe('a wrong CometChat address', () => {
     expect(call).toContain('check COMETCHAT_CALL_API_URL');
   });
 });
+
+describe('the check at start', () => {
+  const running: Harness[] = [];
+  afterEach(async () => {
+    for (const h of running.splice(0).reverse()) await h.stop();
+  });
+
+  it('logs that an app works, and names what is wrong with one that does not', async () => {
+    const base = await startHarness();
+    running.push(base);
+    expect(
+      base.logs.records().some((r) => r.msg === 'CometChat app checked: key and addresses work'),
+    ).toBe(true);
+    const wrong = await startHarness({
+      shared: { sandbox: base.sandbox, slack: base.slack },
+      env: { COMETCHAT_API_URL: `${base.sandbox.apiUrl}/v3` },
+    });
+    running.push(wrong);
+    const [warning] = wrong.logs
+      .records()
+      .filter((r) => r.msg === 'CometChat app checked: a setting or the service is not right');
+    expect(warning).toMatchObject({ level: 40, app: 'default', calls: 'ok' });
+    expect(String(warning?.roles)).toContain('check COMETCHAT_API_URL');
+    // The offline stack takes the check's requests out of the sandbox's record.
+    expect(base.sandbox.requests).toEqual([]);
+  });
+});

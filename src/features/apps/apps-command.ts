@@ -1,5 +1,7 @@
+import type { Logger } from 'pino';
 import type { CometChatApp } from '../../apps/apps.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
+import { newReference } from '../../reference.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import { failureSentence } from '../../voice/failure.ts';
@@ -40,4 +42,35 @@ export function createAppsCommand(deps: FeatureDeps) {
     );
     await deps.deliver(destinationOf(body), appsMessage(statuses), scope.log);
   };
+}
+
+/**
+ * At start, each app's key and both its addresses are tried once (a role, a page of one call),
+ * and what was found is logged: a wrong setting shows in the log before anyone runs a command.
+ * Never awaited by the start, and never throws.
+ */
+export async function checkAppsAtStart(
+  deps: Pick<FeatureDeps, 'apps' | 'budgetSeconds'>,
+  log: Logger,
+): Promise<void> {
+  await Promise.all(
+    deps.apps.all.map(async (app) => {
+      const ref = newReference();
+      const request = { ref, logger: log };
+      const tried = await Promise.allSettled([
+        app.cometchat.listRoles({ page: 1, perPage: 1 }, request),
+        app.cometchat.listCalls({ page: 1, perPage: 1 }, request),
+      ]);
+      const [roles, calls] = tried.map((t) =>
+        t.status === 'fulfilled' ? 'ok' : failureSentence(t.reason, deps.budgetSeconds),
+      );
+      if (roles === 'ok' && calls === 'ok')
+        log.info({ app: app.name, ref }, 'CometChat app checked: key and addresses work');
+      else
+        log.warn(
+          { app: app.name, ref, roles, calls },
+          'CometChat app checked: a setting or the service is not right',
+        );
+    }),
+  );
 }

@@ -1,7 +1,7 @@
 import { counted } from '../../voice/sentences.ts';
 import { noWords } from '../command.ts';
 import { type Feature, subcommand } from '../feature.ts';
-import { createAppsCommand } from './apps-command.ts';
+import { checkAppsAtStart, createAppsCommand } from './apps-command.ts';
 
 const USAGE = '`/cometchat apps`';
 
@@ -18,4 +18,5 @@ export const apps: Feature = {
   ],
   // Its reply has no buttons.
   register: () => {},
+  atStart: checkAppsAtStart,
 };
