@@ -4,14 +4,12 @@ import { idProblem, MAX_SESSION_ID, uidProblem } from '../../cometchat/id-rules.
 import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { code, truncate } from '../../slack/mrkdwn.ts';
-import type { RequestScope } from '../../slack/request-context.ts';
 import { inApp } from '../../voice/sentences.ts';
 import type { AppDeps } from '../deps.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
 import { parseCallSearch } from './call-filters.ts';
 import { createCallCommand, registerCallLookup } from './call-lookup.ts';
 import { createCallsCommand, registerCallSearch } from './call-search.ts';
-import { describeSearch } from './call-search-view.ts';
 import { lookupFormView } from './lookup-modal-view.ts';
 import { resolvedFor, workingDescription } from './search-time.ts';
 
