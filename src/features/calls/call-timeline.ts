@@ -1,5 +1,5 @@
 import type { Call, Participant, Transcription } from '../../cometchat/model.ts';
-import { escapeMrkdwn, hms, link, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import { code, escapeMrkdwn, hms, link, slackDate, truncate } from '../../slack/mrkdwn.ts';
 
 // Who was there when: a call's participants as bars across the call's span, for a person to
 // read at a glance, and the call's shape in one line. Pure: "now" (for a call still going on)
@@ -143,8 +143,9 @@ export function timelineSections(
   }
   if (never.length > 0) {
     const names = never.map(
+      // A name is escaped; a uid, shown for want of one, stays exact to copy.
       (p) =>
-        `${escapeMrkdwn(truncate(p.name || p.uid, 60))} (${escapeMrkdwn(p.state ?? 'no state')})`,
+        `${p.name ? escapeMrkdwn(truncate(p.name, 60)) : code(truncate(p.uid, 60))} (${escapeMrkdwn(p.state ?? 'no state')})`,
     );
     texts.push(truncate(`*Never joined* (${never.length}): ${names.join(', ')}`, SECTION_TEXT));
   }

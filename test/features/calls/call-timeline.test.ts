@@ -108,6 +108,13 @@ describe('timelineSections and callShape', () => {
     );
   });
 
+  it('shows a never-joined participant without a name by their uid, exact to copy', () => {
+    const nameless: Participant = { uid: 'guest_7781', isJoined: false, state: 'unanswered' };
+    const [never] = timelineSections(call([nameless]), [nameless]);
+    expect(never).toBe('*Never joined* (1): `guest_7781` (unanswered)');
+    expect(never).not.toMatch(/\u200B/);
+  });
+
   it('says the shape in one line', () => {
     expect(callShape(call(participants))).toBe(
       '2 joined, 2 unanswered, 1 rejected; first to leave after 4 min',
