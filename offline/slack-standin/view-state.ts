@@ -33,6 +33,12 @@ function stateOf(element: Record<string, unknown>): ElementState {
     case 'static_select':
     case 'radio_buttons':
       return { type, selected_option: element.initial_option ?? null };
+    case 'datetimepicker':
+      return {
+        type,
+        selected_date_time:
+          typeof element.initial_date_time === 'number' ? element.initial_date_time : null,
+      };
     case 'plain_text_input':
       return {
         type,

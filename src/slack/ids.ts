@@ -44,4 +44,11 @@ export const BLOCKS = {
   lookupApp: 'lookup_app',
   lookupUser: 'lookup_user',
   lookupFilters: 'lookup_filters',
+  lookupStatus: 'lookup_status',
+  lookupType: 'lookup_type',
+  lookupMode: 'lookup_mode',
+  lookupTo: 'lookup_to',
+  lookupFlags: 'lookup_flags',
+  lookupSince: 'lookup_since',
+  lookupUntil: 'lookup_until',
 } as const;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../offline/cometchat-standin/server.ts';
+import { initialStateValues } from '../../offline/slack-standin/view-state.ts';
+import { plain } from '../../src/slack/blocks.ts';
 import { ACTIONS } from '../../src/slack/ids.ts';
 import {
   actionButtons,
@@ -146,6 +148,50 @@ describe('/cometchat calls', () => {
     expect(shared.response_type).toBe('in_channel');
     expect(buttonsOf(shared)).toEqual([]);
     expect(textOf(shared)).toContain('recorded');
+  });
+
+  it("asks the same of CometChat from the form's controls as from the command's words", async () => {
+    const since = 1_763_600_000;
+    await commandReply(h, `calls ${UID} status:ended type:video to:group recorded`);
+    const [byCommand] = listRequests(h);
+    const mark = h.slack.calls.length;
+    await h.driver.interaction(h.driver.globalShortcut({ callbackId: 'lookup_call_global' }));
+    await h.slack.nextCall('views.open', mark);
+    const form = [...h.slack.views.values()].at(-1);
+    if (!form) throw new Error('no form');
+    const chosen = (value: string) => ({
+      value: { type: 'static_select', selected_option: { text: plain(value), value } },
+    });
+    const values = {
+      ...initialStateValues(form),
+      lookup_user: { user_id: { type: 'plain_text_input', value: UID } },
+      lookup_status: chosen('ended'),
+      lookup_type: chosen('video'),
+      lookup_to: chosen('group'),
+      lookup_flags: {
+        value: {
+          type: 'checkboxes',
+          selected_options: [{ text: plain('recorded'), value: 'recorded' }],
+        },
+      },
+    };
+    const before = h.slack.calls.length;
+    await h.driver.interaction(h.driver.viewSubmission({ view: form, values }));
+    await h.slack.nextCall('views.update', before);
+    expect(listRequests(h)[1]?.query).toEqual(byCommand?.query);
+    // A picked instant bounds the search as it is.
+    const second = h.slack.calls.length;
+    await h.driver.interaction(
+      h.driver.viewSubmission({
+        view: form,
+        values: {
+          ...values,
+          lookup_since: { value: { type: 'datetimepicker', selected_date_time: since } },
+        },
+      }),
+    );
+    await h.slack.nextCall('views.update', second);
+    expect(listRequests(h)[2]?.query).toMatchObject({ startedAt: String(since) });
   });
 
   it("shows a user's calls from the lookup form, and pushes a call's Details over it", async () => {

@@ -14,7 +14,8 @@ export const MODES = ['call', 'meet', 'presenter'];
 export const RECEIVER_TYPES = ['user', 'group'];
 
 /** `30m`, `2h`, `3d` back from now, or a calendar day (UTC). */
-export type TimeBound = { ago: number } | { day: string };
+/** How long ago, a calendar day, or an instant (Unix seconds, from the form's pickers). */
+export type TimeBound = { ago: number } | { day: string } | { at: number };
 
 const Uid = z
   .string()
@@ -168,11 +169,13 @@ export function parseTimeBound(text: string): TimeBound | undefined {
 
 /** The first second a bound allows: `ago` back from now, or the day's start in `zone`. */
 function lowerBound(bound: TimeBound, nowSeconds: number, zone: string): number {
+  if ('at' in bound) return bound.at;
   return 'ago' in bound ? nowSeconds - bound.ago : dayStart(bound.day, zone);
 }
 
 /** The last second a bound allows: `ago` back from now, or the day's last second in `zone`. */
 function upperBound(bound: TimeBound, nowSeconds: number, zone: string): number {
+  if ('at' in bound) return bound.at;
   if ('ago' in bound) return nowSeconds - bound.ago;
   const next = new Date(Date.parse(`${bound.day}T00:00:00Z`) + 86_400_000).toISOString();
   return dayStart(next.slice(0, 10), zone) - 1;

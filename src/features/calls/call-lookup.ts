@@ -20,11 +20,19 @@ import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, ShortcutArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
+import { code } from '../../slack/mrkdwn.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import type { TimeZones } from '../../slack/time-zones.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import type { FeatureDeps } from '../deps.ts';
-import { type CallSearch, parseCallSearch } from './call-filters.ts';
+import {
+  type CallSearch,
+  MODES,
+  parseCallSearch,
+  RECEIVER_TYPES,
+  STATUSES,
+  TYPES,
+} from './call-filters.ts';
 import { createCallListRender } from './call-search.ts';
 import { type CallRef, CallRefSchema, callMessage, participantsView } from './call-view.ts';
 import {
@@ -34,6 +42,7 @@ import {
   lookupPendingView,
   ON_BEHALF_INPUT,
   resultView,
+  SEARCH_INPUT,
   SESSION_INPUT,
   USER_INPUT,
 } from './lookup-modal-view.ts';
@@ -291,18 +300,20 @@ export function readLookupForm(values: ViewSubmitAction['view']['state']['values
   const uid = text(BLOCKS.lookupUser, USER_INPUT);
   const filters = text(BLOCKS.lookupFilters, FILTERS_INPUT);
   const onBehalfOf = text(BLOCKS.lookupOnBehalfOf, ON_BEHALF_INPUT) || undefined;
+  const controls = readSearchControls(values);
+  const searching = filters !== '' || Object.keys(controls).length > 0;
   const errors: Record<string, string> = {};
   const onBehalfProblem = onBehalfOf === undefined ? undefined : uidProblem(onBehalfOf);
   if (onBehalfProblem) errors[BLOCKS.lookupOnBehalfOf] = onBehalfProblem;
   if (sessionId !== '' && uid !== '') {
     errors[BLOCKS.lookupUser] = 'Give a session id or a user id, not both.';
-  } else if (uid === '' && filters === '') {
+  } else if (uid === '' && !searching) {
     const sessionProblem = idProblem(sessionId, 'A session id', MAX_SESSION_ID, { spaces: true });
     if (sessionProblem) errors[BLOCKS.lookupSession] = sessionProblem;
     if (Object.keys(errors).length > 0) return { errors };
     return { sessionId, onBehalfOf };
   }
-  if (sessionId !== '' && filters !== '') {
+  if (sessionId !== '' && searching) {
     errors[BLOCKS.lookupFilters] = 'Filters are for a user id; a session id names one call.';
   }
   if (Object.keys(errors).length > 0) return { errors };
@@ -316,7 +327,41 @@ export function readLookupForm(values: ViewSubmitAction['view']['state']['values
   if (search.onBehalfOf !== undefined && onBehalfOf !== undefined) {
     return { errors: { [BLOCKS.lookupFilters]: '`as` is given here and in the field below.' } };
   }
-  return { search: { ...search, onBehalfOf: search.onBehalfOf ?? onBehalfOf } };
+  const twice = (Object.keys(controls) as (keyof typeof controls)[]).find(
+    (key) => search[key] !== undefined,
+  );
+  if (twice) {
+    return { errors: { [BLOCKS.lookupFilters]: `${code(twice)} is chosen above and given here.` } };
+  }
+  return { search: { ...search, ...controls, onBehalfOf: search.onBehalfOf ?? onBehalfOf } };
+}
+
+/**
+ * The search's controls as submitted: a select's value only when it is one the form offers (a
+ * forged submission changes nothing), the pickers' instants as bounds.
+ */
+export function readSearchControls(
+  values: ViewSubmitAction['view']['state']['values'],
+): Partial<CallSearch> {
+  const control = (block: string) => values[block]?.[SEARCH_INPUT];
+  const pick = <T extends string>(block: string, allowed: readonly T[]): T | undefined =>
+    allowed.find((value) => value === control(block)?.selected_option?.value);
+  const flags = (control(BLOCKS.lookupFlags)?.selected_options ?? []).map((o) => o.value);
+  const instant = (block: string) => {
+    const at = control(block)?.selected_date_time;
+    return typeof at === 'number' && Number.isInteger(at) && at > 0 ? { at } : undefined;
+  };
+  const read: Partial<CallSearch> = {
+    status: pick(BLOCKS.lookupStatus, STATUSES),
+    type: pick(BLOCKS.lookupType, TYPES),
+    mode: pick(BLOCKS.lookupMode, MODES),
+    to: pick(BLOCKS.lookupTo, RECEIVER_TYPES),
+    recorded: flags.includes('recorded') || undefined,
+    transcribed: flags.includes('transcribed') || undefined,
+    since: instant(BLOCKS.lookupSince),
+    until: instant(BLOCKS.lookupUntil),
+  };
+  return Object.fromEntries(Object.entries(read).filter(([, value]) => value !== undefined));
 }
 
 /**

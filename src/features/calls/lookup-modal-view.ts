@@ -3,12 +3,15 @@ import { MAX_SESSION_ID, MAX_UID } from '../../cometchat/id-rules.ts';
 import { context, plain, section } from '../../slack/blocks.ts';
 import { BLOCKS, CALLBACKS } from '../../slack/ids.ts';
 import { code } from '../../slack/mrkdwn.ts';
+import { MODES, RECEIVER_TYPES, STATUSES, TYPES } from './call-filters.ts';
 
 export const SESSION_INPUT = 'session_id';
 export const ON_BEHALF_INPUT = 'on_behalf_of';
 export const APP_INPUT = 'app';
 export const USER_INPUT = 'user_id';
 export const FILTERS_INPUT = 'filters';
+/** The action id of each search control of the form (one per block). */
+export const SEARCH_INPUT = 'value';
 
 /** What the form starts with: a user id found in a message, and the other candidates. */
 export interface LookupPrefill {
@@ -37,6 +40,7 @@ export function lookupFormView(
       ...appBlocks(appNames, initialApp),
       sessionBlock(),
       userBlock(prefill),
+      ...searchBlocks(),
       filtersBlock(),
       onBehalfOfBlock(),
     ],
@@ -101,12 +105,65 @@ function userBlock(prefill: LookupPrefill | undefined): InputBlock {
   };
 }
 
+/** A select of `values`, for the user id's search; none chosen means any. */
+function selectBlock(blockId: string, label: string, values: readonly string[]): InputBlock {
+  return {
+    type: 'input',
+    block_id: blockId,
+    optional: true,
+    label: plain(label),
+    element: {
+      type: 'static_select',
+      action_id: SEARCH_INPUT,
+      placeholder: plain('Any'),
+      options: values.map((value) => ({ text: plain(value), value })),
+    },
+  };
+}
+
+/** A date and time for the search's bounds, in the person's own time zone (Slack's picker). */
+function whenBlock(blockId: string, label: string): InputBlock {
+  return {
+    type: 'input',
+    block_id: blockId,
+    optional: true,
+    label: plain(label),
+    element: { type: 'datetimepicker', action_id: SEARCH_INPUT },
+  };
+}
+
+/** The search's filters as controls: the same ones `/cometchat calls` takes as words. */
+function searchBlocks(): InputBlock[] {
+  return [
+    selectBlock(BLOCKS.lookupStatus, 'Status', STATUSES),
+    selectBlock(BLOCKS.lookupType, 'Type', TYPES),
+    selectBlock(BLOCKS.lookupMode, 'Mode', MODES),
+    selectBlock(BLOCKS.lookupTo, 'Called', RECEIVER_TYPES),
+    {
+      type: 'input',
+      block_id: BLOCKS.lookupFlags,
+      optional: true,
+      label: plain('Only calls'),
+      element: {
+        type: 'checkboxes',
+        action_id: SEARCH_INPUT,
+        options: [
+          { text: plain('recorded'), value: 'recorded' },
+          { text: plain('transcribed'), value: 'transcribed' },
+        ],
+      },
+    },
+    whenBlock(BLOCKS.lookupSince, 'Since'),
+    whenBlock(BLOCKS.lookupUntil, 'Until'),
+  ];
+}
+
 function filtersBlock(): InputBlock {
   return {
     type: 'input',
     block_id: BLOCKS.lookupFilters,
     optional: true,
-    label: plain('Filters for the user id'),
+    label: plain('More filters, as words'),
     hint: plain(
       'Like /cometchat calls: status:ended type:video mode:meet to:group recorded since:2h until:2026-11-20',
       150,

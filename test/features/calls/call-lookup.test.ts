@@ -7,11 +7,13 @@ import {
   findUidCandidates,
   readLookupApp,
   readLookupForm,
+  readSearchControls,
 } from '../../../src/features/calls/call-lookup.ts';
 import {
   FILTERS_INPUT,
   lookupFormView,
   ON_BEHALF_INPUT,
+  SEARCH_INPUT,
   SESSION_INPUT,
   USER_INPUT,
 } from '../../../src/features/calls/lookup-modal-view.ts';
@@ -164,6 +166,46 @@ describe('the lookup form with a user id', () => {
     expect(readLookupForm(search({ uid: 'u-1', filters: 'as ops-2', as: 'ops-1' }))).toHaveProperty(
       'errors',
     );
+  });
+});
+
+describe("the lookup form's search controls", () => {
+  const select = (value: string) => ({
+    [SEARCH_INPUT]: { type: 'static_select', selected_option: { value } },
+  });
+
+  it('reads the selects, the checkboxes and the pickers; a value the form does not offer is ignored', () => {
+    expect(
+      readSearchControls({
+        [BLOCKS.lookupStatus]: select('ended'),
+        [BLOCKS.lookupType]: select('hologram'),
+        [BLOCKS.lookupFlags]: {
+          [SEARCH_INPUT]: { type: 'checkboxes', selected_options: [{ value: 'transcribed' }] },
+        },
+        [BLOCKS.lookupUntil]: {
+          [SEARCH_INPUT]: { type: 'datetimepicker', selected_date_time: 1_763_600_000 },
+        },
+      } as never),
+    ).toEqual({ status: 'ended', transcribed: true, until: { at: 1_763_600_000 } });
+  });
+
+  it('refuses a filter chosen above and typed as a word too, on the words field', () => {
+    const values = {
+      [BLOCKS.lookupUser]: { [USER_INPUT]: { type: 'plain_text_input', value: 'u-1' } },
+      [BLOCKS.lookupFilters]: {
+        [FILTERS_INPUT]: { type: 'plain_text_input', value: 'status:ongoing' },
+      },
+      [BLOCKS.lookupStatus]: select('ended'),
+    };
+    expect(readLookupForm(values as never)).toEqual({
+      errors: { [BLOCKS.lookupFilters]: '`status` is chosen above and given here.' },
+    });
+  });
+
+  it('searches with the controls alone, without a user id', () => {
+    expect(readLookupForm({ [BLOCKS.lookupStatus]: select('unanswered') } as never)).toEqual({
+      search: { status: 'unanswered', onBehalfOf: undefined },
+    });
   });
 });
 
