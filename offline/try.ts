@@ -19,7 +19,11 @@ import {
   OFFLINE_OPERATOR as OPERATOR,
   startOfflineStack,
 } from './stack/offline-stack.ts';
-import { renderMessage, renderView, textOf } from './stack/terminal-render.ts';
+import {
+  renderMessage as drawMessage,
+  renderView as drawView,
+  textOf,
+} from './stack/terminal-render.ts';
 
 // `npm run try -- <what>`: the real app, offline, on the CometChat sandbox and a local Slack
 // stand-in. Each step sends what Slack would send (signed requests to /slack/events) and
@@ -39,6 +43,7 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
   help                              the app's help
   demo                              roles, a call, a call search and a permission change
                                     (the default)
+  --json                            also print each message and view as Slack gets it
 
   With "staging" or "prod" first, the app serves two CometChat apps of those names, each on
   a sandbox of its own (staging is the default), and the command is for the one named.
@@ -47,12 +52,27 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
                                     a change applied to staging, then applied to prod with
                                     "Apply the same change to prod" after prod's own review`;
 
+/**
+ * Said before the demo: the sandbox's data holds text built to break a reply (mentions, links,
+ * formatting), and the drawing shows it as Slack does, as plain text.
+ */
+const DEMO_NOTE = `The sandbox's data includes names and descriptions written to test escaping, such as
+"<!channel>" or a link: Slack shows them as the plain text drawn below, never as a mention,
+a link or formatting.`;
+
 /** The names the two-app try serves; the first is the default. */
 const TRY_APPS = ['staging', 'prod'] as const;
 type TryApp = (typeof TRY_APPS)[number];
 const isTryApp = (word: string | undefined): word is TryApp => TRY_APPS.includes(word as TryApp);
 
 const print = (text: string) => process.stdout.write(`${text}\n`);
+
+/** `--json`: each message and view as Slack receives it, after its drawing. */
+const withJson = process.argv.includes('--json');
+const json = (payload: unknown) => (withJson ? `\n${JSON.stringify(payload, null, 2)}` : '');
+const renderMessage = (payload: Record<string, unknown>, where?: string) =>
+  drawMessage(payload, where) + json(payload);
+const renderView = (view: Record<string, unknown>) => drawView(view) + json(view);
 
 async function command(stack: OfflineStack, text: string): Promise<void> {
   print(`\n> /cometchat ${text}`);
@@ -272,6 +292,7 @@ async function run(args: string[]): Promise<void> {
         );
         break;
       case 'demo':
+        print(DEMO_NOTE);
         await command(stack, 'roles');
         await command(stack, `call ${SANDBOX_SESSION_IDS.groupOngoing}`);
         await command(stack, 'calls cometchat-uid-2 since:2d');
@@ -285,7 +306,7 @@ async function run(args: string[]): Promise<void> {
   }
 }
 
-run(process.argv.slice(2)).catch((error: unknown) => {
+run(process.argv.slice(2).filter((arg) => arg !== '--json')).catch((error: unknown) => {
   process.stderr.write(`try failed: ${(error as Error)?.message ?? String(error)}\n`);
   process.exit(1);
 });

@@ -5,23 +5,34 @@ type Json = Record<string, unknown>;
 
 const WIDTH = 78;
 
+/** The emoji the app writes, as a terminal can draw them. */
+const EMOJI: Readonly<Record<string, string>> = {
+  large_green_circle: '●',
+  white_circle: '○',
+  large_orange_circle: '◐',
+  large_yellow_circle: '◐',
+  large_blue_circle: '◍',
+  black_circle: '◉',
+  red_circle: '✕',
+  heavy_minus_sign: '–',
+  grey_question: '?',
+  warning: '⚠',
+  white_check_mark: '✔',
+  x: '✘',
+  hourglass_flowing_sand: '⏳',
+  information_source: 'ℹ',
+  hourglass: '⌛',
+  movie_camera: '🎥',
+  no_entry: '⛔',
+};
+
 /** Slack mrkdwn to readable text: dates to their fallback, links to `label (url)`, entities decoded. */
 export function mrkdwnToText(text: string): string {
   return text
     .replace(/<!date\^\d+\^[^|>]*\|([^>]*)>/g, '$1')
     .replace(/<(https?:[^|>]+)\|([^>]+)>/g, '$2 ($1)')
     .replace(/<(https?:[^>]+)>/g, '$1')
-    .replace(/:large_green_circle:/g, '●')
-    .replace(/:white_circle:/g, '○')
-    .replace(/:large_yellow_circle:/g, '◐')
-    .replace(/:red_circle:/g, '✕')
-    .replace(/:heavy_minus_sign:/g, '–')
-    .replace(/:grey_question:/g, '?')
-    .replace(/:warning:/g, '⚠')
-    .replace(/:white_check_mark:/g, '✔')
-    .replace(/:x:/g, '✘')
-    .replace(/:hourglass_flowing_sand:/g, '⏳')
-    .replace(/:information_source:/g, 'ℹ')
+    .replace(/:([a-z_]+):/g, (whole, name: string) => EMOJI[name] ?? whole)
     .replace(/\u200b/g, '')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
@@ -79,10 +90,14 @@ function inputText(block: Json): string {
     case 'plain_text_input':
       body = typeof element.initial_value === 'string' ? element.initial_value : '(empty)';
       break;
+    case 'datetimepicker':
+      body = '(a date and a time)';
+      break;
     default:
       body = `‹${String(element.type)}›`;
   }
-  return `${label}\n${indent(body)}`;
+  const hint = textOf(block.hint);
+  return `${label}\n${indent(body)}${hint ? `\n${indent(`(${hint})`)}` : ''}`;
 }
 
 export function renderBlocks(blocks: readonly Json[]): string {

@@ -32,3 +32,18 @@ describe('npm run try', () => {
     expect(run.status).toBe(2);
   }, 60_000);
 });
+
+describe('npm run try -- --json', () => {
+  it('prints each message as Slack gets it, after its drawing', () => {
+    const run = tryWith('help', '--json');
+    expect(run.status).toBe(0);
+    const start = run.stdout.indexOf('\n{');
+    expect(start).toBeGreaterThan(0);
+    const json = JSON.parse(run.stdout.slice(start, run.stdout.lastIndexOf('}') + 1)) as {
+      blocks?: unknown[];
+    };
+    expect(json.blocks?.length).toBeGreaterThan(0);
+    // Every emoji the reply uses is drawn.
+    expect(run.stdout.slice(0, start)).not.toMatch(/:[a-z_]+:/);
+  }, 60_000);
+});
