@@ -63,7 +63,19 @@ export interface BodyFacts {
   teams: string[];
 }
 
+/** A body's facts, read once per request: every middleware and reply asks the same object. */
+const read = new WeakMap<object, BodyFacts>();
+
 export function factsOf(body: unknown): BodyFacts {
+  if (typeof body !== 'object' || body === null) return readFacts(body);
+  const known = read.get(body);
+  if (known) return known;
+  const facts = readFacts(body);
+  read.set(body, facts);
+  return facts;
+}
+
+function readFacts(body: unknown): BodyFacts {
   const parsed = Body.safeParse(body);
   const b = parsed.success ? parsed.data : {};
   const teams = [b.team_id, b.team?.id, b.view?.app_installed_team_id];
