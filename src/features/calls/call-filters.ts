@@ -13,7 +13,6 @@ export const TYPES = ['audio', 'video'];
 export const MODES = ['call', 'meet', 'presenter'];
 export const RECEIVER_TYPES = ['user', 'group'];
 
-/** `30m`, `2h`, `3d` back from now, or a calendar day (UTC). */
 /** How long ago, a calendar day, or an instant (Unix seconds, from the form's pickers). */
 export type TimeBound = { ago: number } | { day: string } | { at: number };
 
@@ -210,7 +209,20 @@ export function dayStart(day: string, zone: string): number {
   // The zone's offset at UTC midnight, then again at the instant it gives: a day that begins
   // across a change of offset (summer time) lands on the right side of it.
   const first = midnightUtc - offsetMs(midnightUtc, zone);
-  return (midnightUtc - offsetMs(first, zone)) / 1000;
+  const second = midnightUtc - offsetMs(first, zone);
+  // Where summer time starts at midnight (Santiago), that midnight does not exist: the day
+  // begins at the change, and `second` would fall an hour into the day before.
+  return (localDay(second, zone) < day ? first : second) / 1000;
+}
+
+/** The calendar day (YYYY-MM-DD) the instant `ms` falls on in `zone`. */
+function localDay(ms: number, zone: string): string {
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date(ms));
 }
 
 /** How far `zone`'s wall clock is ahead of UTC at the instant `ms`. */

@@ -14,7 +14,7 @@ import {
   openSealed,
   valueWriter,
 } from '../../apps/apps.ts';
-import { idProblem, MAX_SESSION_ID, uidProblem } from '../../cometchat/id-rules.ts';
+import { idProblem, MAX_SESSION_ID, MAX_UID, uidProblem } from '../../cometchat/id-rules.ts';
 import { context, failureMessage, sharedCopy, withoutActions } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
@@ -317,23 +317,49 @@ export function readLookupForm(values: ViewSubmitAction['view']['state']['values
     errors[BLOCKS.lookupFilters] = 'Filters are for a user id; a session id names one call.';
   }
   if (Object.keys(errors).length > 0) return { errors };
-  // The user id goes first: a filter word cannot be taken for it.
-  const search = parseCallSearch([...(uid ? [uid] : []), ...filters.split(/\s+/).filter(Boolean)]);
-  if ('problem' in search) {
-    return {
-      errors: { [uid && !filters ? BLOCKS.lookupUser : BLOCKS.lookupFilters]: search.problem },
-    };
+  return searchOf(uid, filters, controls, onBehalfOf);
+}
+
+/**
+ * The user id, the words and the controls as one search, or a problem on the field it comes
+ * from. The user id is checked as an id on its own: a uid such as `recorded` or `team:a` is
+ * never taken for a filter.
+ */
+function searchOf(
+  uid: string,
+  filters: string,
+  controls: Partial<CallSearch>,
+  onBehalfOf: string | undefined,
+): LookupForm {
+  const problem = uid === '' ? undefined : idProblem(uid, 'A uid', MAX_UID);
+  if (problem) return { errors: { [BLOCKS.lookupUser]: problem } };
+  const words = parseCallSearch(filters.split(/\s+/).filter(Boolean));
+  if ('problem' in words) return { errors: { [BLOCKS.lookupFilters]: words.problem } };
+  const refuse = (sentence: string): LookupForm => ({
+    errors: { [BLOCKS.lookupFilters]: sentence },
+  });
+  if (uid !== '' && words.uid !== undefined) {
+    return refuse('The user id is given above: the words here are filters only.');
   }
-  if (search.onBehalfOf !== undefined && onBehalfOf !== undefined) {
-    return { errors: { [BLOCKS.lookupFilters]: '`as` is given here and in the field below.' } };
+  if (words.onBehalfOf !== undefined && onBehalfOf !== undefined) {
+    return refuse('`as` is given here and in the field below.');
   }
   const twice = (Object.keys(controls) as (keyof typeof controls)[]).find(
-    (key) => search[key] !== undefined,
+    (key) => words[key] !== undefined,
   );
-  if (twice) {
-    return { errors: { [BLOCKS.lookupFilters]: `${code(twice)} is chosen above and given here.` } };
+  if (twice) return refuse(`${code(twice)} is chosen above and given here.`);
+  const { since, until } = controls;
+  if (since && until && 'at' in since && 'at' in until && since.at > until.at) {
+    return { errors: { [BLOCKS.lookupUntil]: 'Until is before Since: no call could match.' } };
   }
-  return { search: { ...search, ...controls, onBehalfOf: search.onBehalfOf ?? onBehalfOf } };
+  return {
+    search: {
+      ...words,
+      ...(uid === '' ? {} : { uid }),
+      ...controls,
+      onBehalfOf: words.onBehalfOf ?? onBehalfOf,
+    },
+  };
 }
 
 /**

@@ -126,6 +126,9 @@ describe('resolveSearch and callQuery', () => {
     expect(dayStart('2026-03-08', 'America/Los_Angeles')).toBe(Date.UTC(2026, 2, 8, 8) / 1000);
     expect(dayStart('2026-03-09', 'America/Los_Angeles')).toBe(Date.UTC(2026, 2, 9, 7) / 1000);
     expect(dayStart('2026-11-20', 'Asia/Kolkata')).toBe(Date.UTC(2026, 10, 19, 18, 30) / 1000);
+    // In Santiago summer time started at midnight on 8 September 2024: that day began at 01:00.
+    expect(dayStart('2024-09-08', 'America/Santiago')).toBe(Date.UTC(2024, 8, 8, 4) / 1000);
+    expect(dayStart('2024-09-07', 'America/Santiago')).toBe(Date.UTC(2024, 8, 7, 4) / 1000);
   });
 
   it('asks the API with its own parameter names', () => {

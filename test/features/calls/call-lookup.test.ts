@@ -202,6 +202,33 @@ describe("the lookup form's search controls", () => {
     });
   });
 
+  it('never takes a user id for a filter word', () => {
+    const user = (uid: string, words = '') => ({
+      [BLOCKS.lookupUser]: { [USER_INPUT]: { type: 'plain_text_input', value: uid } },
+      [BLOCKS.lookupFilters]: { [FILTERS_INPUT]: { type: 'plain_text_input', value: words } },
+    });
+    expect(readLookupForm(user('recorded') as never)).toEqual({
+      search: { uid: 'recorded', onBehalfOf: undefined },
+    });
+    expect(readLookupForm(user('team:alice') as never)).toEqual({
+      search: { uid: 'team:alice', onBehalfOf: undefined },
+    });
+    expect(readLookupForm(user('u-1', 'u-2') as never)).toEqual({
+      errors: {
+        [BLOCKS.lookupFilters]: 'The user id is given above: the words here are filters only.',
+      },
+    });
+  });
+
+  it('refuses pickers whose Until is before their Since', () => {
+    const at = (seconds: number) => ({
+      [SEARCH_INPUT]: { type: 'datetimepicker', selected_date_time: seconds },
+    });
+    expect(
+      readLookupForm({ [BLOCKS.lookupSince]: at(2_000), [BLOCKS.lookupUntil]: at(1_000) } as never),
+    ).toEqual({ errors: { [BLOCKS.lookupUntil]: 'Until is before Since: no call could match.' } });
+  });
+
   it('searches with the controls alone, without a user id', () => {
     expect(readLookupForm({ [BLOCKS.lookupStatus]: select('unanswered') } as never)).toEqual({
       search: { status: 'unanswered', onBehalfOf: undefined },
