@@ -89,14 +89,16 @@ export function createDeliverer(client: WebClient, post: PostJson = postJson): D
   };
 }
 
+/** The largest answer to a reply that is read rather than cancelled. */
+const SMALL_ANSWER_BYTES = 4_096;
+
 /** POSTs a JSON body and resolves with the answer's status once its headers arrive. */
 export type PostJson = (url: string, json: string, timeoutMs: number) => Promise<number>;
 
 /**
  * The reply's POST, once, with fetch as Bolt's own `respond` sends it: a response_url takes five
  * replies in thirty minutes, and a retry of one that did arrive would show the person the same
- * reply twice; the fallbacks above cover a failure. A refusal resolves with its status; the
- * answer's body is not read.
+ * reply twice; the fallbacks above cover a failure. A refusal resolves with its status.
  */
 export async function postJson(url: string, json: string, timeoutMs: number): Promise<number> {
   const response = await fetch(url, {
@@ -105,7 +107,12 @@ export async function postJson(url: string, json: string, timeoutMs: number): Pr
     headers: { 'content-type': 'application/json' },
     signal: AbortSignal.timeout(timeoutMs),
   });
-  await response.body?.cancel();
+  // Slack answers with a word (`ok`, `expired_url`): read, it frees the connection at once;
+  // cancelled, undici builds an AbortError with its stack for every reply. An answer that says
+  // it is large, or does not say, is not read.
+  const length = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (length <= SMALL_ANSWER_BYTES) await response.arrayBuffer();
+  else await response.body?.cancel();
   return response.status;
 }
 
