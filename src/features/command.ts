@@ -79,7 +79,14 @@ export function registerCommand(
     const app =
       (read.app ? deps.apps.byName(read.app) : undefined) ?? deps.apps.forChannel(body.channel_id);
     const ctx = { body, scope, app, deps };
-    const working = read.working?.(ctx);
+    let working: string | undefined;
+    try {
+      working = read.working?.(ctx);
+    } catch (error) {
+      // Acknowledged all the same: Slack hears back in time, the error handler tells the person.
+      await ack();
+      throw error;
+    }
     if (working === undefined) {
       await ack();
       return read.run(ctx);
