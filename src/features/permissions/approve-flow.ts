@@ -19,29 +19,31 @@ import type { ConfirmMetadata } from './editor-state.ts';
 // most once across replicas, and audited with both the requester and the approver.
 
 /** "Approve" on an open request: the change applied once, by whoever wins. */
-export async function approveFlow(
-  deps: ApprovalDeps,
-  click: Click,
-  request: ApprovalRequest,
-): Promise<void> {
-  const refusal = await approvalRefusal(deps, click, request);
-  if (refusal) return tell(deps, click, refusal);
-  await sendOnce(deps, click, request);
+export function approveFlow(deps: ApprovalDeps, click: Click, request: ApprovalRequest) {
+  return checkedSend(deps, click, request, false);
 }
 
 /** "Retry" on a request whose sending failed, or whose outcome is unknown: sent again, once. */
-export async function retryFlow(
+export function retryFlow(deps: ApprovalDeps, click: Click, request: ApprovalRequest) {
+  return checkedSend(deps, click, request, true);
+}
+
+/** The approver checked, then the change sent once; a retry is logged with who sent it again. */
+async function checkedSend(
   deps: ApprovalDeps,
   click: Click,
   request: ApprovalRequest,
+  retried: boolean,
 ): Promise<void> {
   const refusal = await approvalRefusal(deps, click, request);
   if (refusal) return tell(deps, click, refusal);
   // An unknown outcome may have been applied already: the log says who sent it again.
-  click.scope.log.info(
-    { request: request.id, previously: request.status, user: click.userId },
-    'approval retried',
-  );
+  if (retried) {
+    click.scope.log.info(
+      { request: request.id, previously: request.status, user: click.userId },
+      'approval retried',
+    );
+  }
   await sendOnce(deps, click, request);
 }
 
