@@ -3,6 +3,7 @@ import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } fr
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SUBCOMMANDS } from '../src/features/index.ts';
+import { DASHBOARD_DOMAIN } from '../src/features/unfurl.ts';
 
 // Slack's own manifest schema (MIT, see test/fixtures/slack/manifest.schema.LICENSE). The main
 // schema picks v1 or v2 by `_metadata.major_version` and refers to them by these addresses.
@@ -113,8 +114,22 @@ describe('manifest.yml', () => {
     expect(at(scopes, 'user')).toBeUndefined();
     const bot = at(scopes, 'bot');
     expect(Array.isArray(bot) ? [...bot].sort() : bot).toEqual(
-      ['chat:write', 'commands', 'im:write', 'usergroups:read', 'users:read'].sort(),
+      [
+        'chat:write',
+        'commands',
+        'im:write',
+        'links:read',
+        'links:write',
+        'usergroups:read',
+        'users:read',
+      ].sort(),
     );
+  });
+
+  it('unfurls the dashboard links the app reads, and subscribes to them', () => {
+    const manifest = loadManifest();
+    expect(at(manifest, 'features', 'unfurl_domains')).toEqual([DASHBOARD_DOMAIN]);
+    expect(at(manifest, 'settings', 'event_subscriptions', 'bot_events')).toContain('link_shared');
   });
 
   it('has a hex background colour (the schema says so with `regex`, which ajv ignores)', () => {

@@ -93,6 +93,11 @@ export interface SlackDriver {
   event(event: Record<string, unknown>): Promise<HttpExchange>;
   /** `app_home_opened` for the driver's user, on the Home tab. */
   homeOpened(): Record<string, unknown>;
+  /**
+   * `link_shared` for `urls` posted by the driver's user in its channel; `composer` for links
+   * still being typed (Slack then names an unfurl id, and the channel `COMPOSER`).
+   */
+  linkShared(urls: readonly string[], options?: { composer?: boolean }): Record<string, unknown>;
   /** Signs `body` (form-encoded) with the driver's secret and posts it. */
   signedPost(body: string, timestampSeconds?: number): Promise<HttpExchange>;
   /** Posts `body` with exactly these headers (plus a form content type unless given). */
@@ -186,6 +191,21 @@ export function createSlackDriver(options: SlackDriverOptions): SlackDriver {
       tab: 'home',
       event_ts: actionTs(),
     }),
+    linkShared: (urls, { composer = false } = {}) => {
+      const ts = actionTs();
+      // Slack names the message (channel and ts) and, for chat.unfurl, an unfurl id and source.
+      return {
+        type: 'link_shared',
+        user: actor.userId,
+        channel: composer ? 'COMPOSER' : actor.channelId,
+        message_ts: ts,
+        unfurl_id: `${composer ? 'C' : 'H'}${ts.replace('.', '')}`,
+        source: composer ? 'composer' : 'conversations_history',
+        is_bot_user_member: true,
+        links: urls.map((url) => ({ url, domain: new URL(url).hostname })),
+        event_ts: ts,
+      };
+    },
     signedPost,
     raw,
   };

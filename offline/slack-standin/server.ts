@@ -97,6 +97,8 @@ export interface SlackStandIn {
   readonly views: ReadonlyMap<string, StoredView>;
   /** Each user's Home tab as last published, by user id. */
   readonly homes: ReadonlyMap<string, StoredView>;
+  /** Link cards the app sent (`chat.unfurl`): by `${channel}/${ts}` or unfurl id, then by url. */
+  readonly unfurls: ReadonlyMap<string, Record<string, unknown>>;
   /** A fresh `${url}/response/<id>`, as Slack puts in a command or interaction. */
   responseUrl(): string;
   /** A fresh trigger_id that `views.open` / `views.push` accept once within 3 seconds. */
@@ -376,6 +378,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     acks: hub.acks,
     views: state.views,
     homes: state.homes,
+    unfurls: state.unfurls,
     responseUrl() {
       const id = ids.responseUrlId();
       responseUrls.set(id, { createdAt: now(), posts: 0 });
@@ -448,6 +451,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       state.homes.clear();
       state.messages.clear();
       state.triggers.clear();
+      state.unfurls.clear();
       hub.reset();
     },
     async close() {

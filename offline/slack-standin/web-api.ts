@@ -37,6 +37,8 @@ export interface WebApiState {
   /** messages the bot posted, by `${channel}/${ts}`, so `chat.update` can find them */
   messages: Map<string, Record<string, unknown>>;
   triggers: Map<string, { issuedAt: number; used: boolean }>;
+  /** Link cards (`chat.unfurl`), by `${channel}/${ts}` or the composer's unfurl id, then url. */
+  unfurls: Map<string, Record<string, unknown>>;
 }
 
 export function createWebApiState(): WebApiState {
@@ -47,6 +49,7 @@ export function createWebApiState(): WebApiState {
     homes: new Map(),
     messages: new Map(),
     triggers: new Map(),
+    unfurls: new Map(),
   };
 }
 
@@ -242,6 +245,49 @@ const updateMessage: Handler = (args, { state }) => {
   return { ok: true, channel, ts, text: message.text, message };
 };
 
+/** Where `chat.unfurl` puts its cards: a posted message, or a message still in the composer. */
+function unfurlKey(args: Record<string, unknown>): string | ApiAnswer {
+  const unfurlId = text(args, 'unfurl_id');
+  const source = text(args, 'source');
+  if (unfurlId !== undefined || source !== undefined) {
+    if (unfurlId === undefined || (source !== 'composer' && source !== 'conversations_history'))
+      return failure('invalid_arguments', [
+        '[ERROR] unfurl_id goes with source composer|conversations_history',
+      ]);
+    return unfurlId;
+  }
+  const channel = text(args, 'channel');
+  const ts = text(args, 'ts');
+  if (channel === undefined || ts === undefined)
+    return failure('invalid_arguments', [
+      '[ERROR] channel and ts, or unfurl_id and source, are required',
+    ]);
+  return `${channel}/${ts}`;
+}
+
+/**
+ * `chat.unfurl`: each url's card is an attachment whose `blocks` follow the message rules. The
+ * stand-in cannot see the message a person posted, so it takes any channel and ts.
+ */
+const unfurl: Handler = (args, { state }) => {
+  const key = unfurlKey(args);
+  if (typeof key !== 'string') return key;
+  const unfurls = args.unfurls;
+  if (!isRecord(unfurls)) return failure('invalid_unfurls_format');
+  if (Object.keys(unfurls).length === 0) return failure('missing_unfurls');
+  for (const [url, card] of Object.entries(unfurls)) {
+    if (!isRecord(card)) return failure('invalid_unfurls_format');
+    const problems = blockKitProblems(
+      card.blocks,
+      `/unfurls/${url}/blocks`,
+      BLOCK_KIT_LIMITS.messageBlocks,
+    );
+    if (problems.length > 0) return failure('invalid_blocks', problems);
+  }
+  state.unfurls.set(key, { ...state.unfurls.get(key), ...unfurls });
+  return { ok: true };
+};
+
 export function fullUser(user: StandInUser): Record<string, unknown> {
   const name = user.name ?? user.id.toLowerCase();
   const realName = user.real_name ?? name;
@@ -307,6 +353,7 @@ export const WEB_API_METHODS: ReadonlyMap<string, { token: TokenKind; handle: Ha
     'chat.postMessage': { token: 'bot', handle: postMessage },
     'chat.postEphemeral': { token: 'bot', handle: postEphemeral },
     'chat.update': { token: 'bot', handle: updateMessage },
+    'chat.unfurl': { token: 'bot', handle: unfurl },
     'views.open': { token: 'bot', handle: openView },
     'views.push': { token: 'bot', handle: openView },
     'views.update': { token: 'bot', handle: updateView },

@@ -105,6 +105,9 @@ export function offlineEnv(
   return {
     ...slackEnv(slack, mode),
     COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
+    // The seed's app id: the one its session ids and dashboard links name.
+    COMETCHAT_APP_ID: SANDBOX_SEEDS.default.appId,
+    COMETCHAT_REGION: SANDBOX_SEEDS.default.region,
     COMETCHAT_API_URL: sandbox.apiUrl,
     COMETCHAT_CALL_API_URL: sandbox.callUrl,
   };

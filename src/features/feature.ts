@@ -1,4 +1,5 @@
 import type { App, SlashCommand } from '@slack/bolt';
+import type { KnownBlock } from '@slack/types';
 import type { Logger } from 'pino';
 import type { CometChatApp } from '../apps/apps.ts';
 import type { RequestScope } from '../slack/request-context.ts';
@@ -11,6 +12,8 @@ import type { AppDeps } from './deps.ts';
 export interface Feature {
   /** Its subcommands of `/cometchat`, in the order help lists them. */
   readonly subcommands: readonly Subcommand[];
+  /** The CometChat dashboard links it shows as cards when one is posted (features/unfurl.ts). */
+  readonly unfurlers?: readonly LinkUnfurler[];
   /** Registers its buttons, forms, shortcuts and events with Bolt, by their ids. */
   register(app: App, deps: AppDeps): void;
   /** Work done every minute on each replica; each job is safe to run on several at once. */
@@ -83,4 +86,31 @@ export function subcommand<P>(spec: SubcommandSpec<P>): Subcommand {
       };
     },
   };
+}
+
+/**
+ * One kind of dashboard link (`app.cometchat.com/app/<appId>/<section>/<id>`) made into a card.
+ * The unfurl router has checked the app and the person already; the card is what anyone in the
+ * channel sees, so it holds what a viewer may see and nothing a button would change.
+ */
+export interface LinkUnfurler {
+  /** The path word before the id: `roles`, `users`, `calls`. */
+  readonly section: string;
+  /** The id as the link names it, decoded: a refusal sentence when it cannot be one. */
+  idProblem(id: string): string | undefined;
+  card(id: string, ctx: UnfurlContext): Promise<UnfurlCard>;
+}
+
+/** What an unfurler runs with. */
+export interface UnfurlContext {
+  app: CometChatApp;
+  /** Who posted the link (a viewer: checked before any card is made). */
+  userId: string;
+  scope: RequestScope;
+  deps: AppDeps;
+}
+
+/** A link's card: the blocks Slack shows under the message. */
+export interface UnfurlCard {
+  blocks: KnownBlock[];
 }

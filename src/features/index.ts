@@ -11,6 +11,7 @@ import { help } from './help/index.ts';
 import { createHome, registerHome } from './home/home.ts';
 import { editorOpener, homeApprovals, permissions } from './permissions/index.ts';
 import { roles } from './roles/index.ts';
+import { registerUnfurls } from './unfurl.ts';
 
 // The features, and the one place that knows them all. A new feature is a folder exporting a
 // Feature, and a line in FEATURES.
@@ -20,6 +21,9 @@ export const FEATURES: readonly Feature[] = [roles, permissions, calls, audit, a
 
 /** Every subcommand of `/cometchat`. */
 export const SUBCOMMANDS = FEATURES.flatMap((feature) => feature.subcommands);
+
+/** Every kind of dashboard link a feature shows as a card. */
+export const UNFURLERS = FEATURES.flatMap((feature) => feature.unfurlers ?? []);
 
 /** The words that name one: no app may be called by one of them (loadConfig checks it). */
 export const SUBCOMMAND_NAMES = SUBCOMMANDS.flatMap((s) => s.names);
@@ -50,6 +54,7 @@ export function registerFeatures(bolt: App, shared: SharedDeps): RegisteredFeatu
   for (const feature of FEATURES) feature.register(bolt, deps);
   registerHome(bolt, deps, home, editorOpener(deps));
   registerCommand(bolt, SUBCOMMANDS, deps);
+  registerUnfurls(bolt, UNFURLERS, deps);
   return {
     periodic: (log) => Promise.all(FEATURES.map((feature) => feature.periodic?.(deps, log))),
     atStart: (log) => Promise.all(FEATURES.map((feature) => feature.atStart?.(deps, log))),

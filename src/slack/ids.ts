@@ -6,6 +6,7 @@ export const COMMAND = '/cometchat';
 export const ACTIONS = {
   rolesPage: 'roles_page',
   editPermissions: 'edit_permissions',
+  roleDetails: 'role_details',
   shareRoles: 'share_roles',
   shareCall: 'share_call',
   callParticipants: 'call_participants',

@@ -7,6 +7,7 @@ import { code, truncate } from '../../slack/mrkdwn.ts';
 import { inApp } from '../../voice/sentences.ts';
 import type { AppDeps } from '../deps.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
+import { callUnfurler } from './call-card.ts';
 import { parseCallSearch } from './call-filters.ts';
 import { createCallCommand, registerCallLookup } from './call-lookup.ts';
 import { createCallsCommand, registerCallSearch } from './call-search.ts';
@@ -75,6 +76,7 @@ export const calls: Feature = {
         ),
     }),
   ],
+  unfurlers: [callUnfurler],
   register(bolt, deps) {
     registerCallLookup(bolt, deps);
     registerCallSearch(bolt, deps);

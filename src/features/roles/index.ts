@@ -2,6 +2,7 @@ import { appNameIfSeveral } from '../../apps/apps.ts';
 import { inApp } from '../../voice/sentences.ts';
 import { PAGE_PROBLEM, pageWord } from '../command.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
+import { registerRoleDetails, roleUnfurler } from './role-card.ts';
 import { createRolesCommand, registerRoleList } from './role-list.ts';
 
 const USAGE = '`/cometchat roles [page]`';
@@ -24,5 +25,9 @@ export const roles: Feature = {
       run: (page, { body, scope, app, deps }) => createRolesCommand(deps)(app, page, body, scope),
     }),
   ],
-  register: registerRoleList,
+  unfurlers: [roleUnfurler],
+  register(bolt, deps) {
+    registerRoleList(bolt, deps);
+    registerRoleDetails(bolt, deps);
+  },
 };

@@ -76,6 +76,36 @@ describe('Web API', () => {
     );
   });
 
+  it('keeps chat.unfurl cards by message or unfurl id, and refuses malformed ones', async () => {
+    const card = { blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '*Role*' } }] };
+    await bot.chat.unfurl({ channel: 'C1', ts: '1.000001', unfurls: { 'https://a/1': card } });
+    await bot.chat.unfurl({
+      unfurl_id: 'U1',
+      source: 'composer',
+      unfurls: { 'https://a/2': card },
+    });
+    expect(standIn.unfurls.get('C1/1.000001')).toEqual({ 'https://a/1': card });
+    expect(standIn.unfurls.get('U1')).toEqual({ 'https://a/2': card });
+    expect(await platformError(bot.chat.unfurl({ channel: 'C1', ts: '1.1', unfurls: {} }))).toBe(
+      'missing_unfurls',
+    );
+    const tooMany = { blocks: Array.from({ length: 51 }, () => ({ type: 'divider' })) };
+    expect(
+      await platformError(
+        bot.chat.unfurl({ channel: 'C1', ts: '1.1', unfurls: { 'https://a/3': tooMany } }),
+      ),
+    ).toBe('invalid_blocks');
+    expect(
+      await platformError(
+        bot.chat.unfurl({
+          unfurl_id: 'U1',
+          source: 'elsewhere' as 'composer',
+          unfurls: { 'https://a/4': card },
+        }),
+      ),
+    ).toBe('invalid_arguments');
+  });
+
   it('refuses what Slack refuses: too many blocks, a too long title', async () => {
     const blocks = Array.from({ length: 51 }, () => ({ type: 'divider' }));
     expect(await platformError(bot.chat.postMessage({ channel: 'C1', text: 'x', blocks }))).toBe(
