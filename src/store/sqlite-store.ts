@@ -9,6 +9,7 @@ import {
   type ApprovalRequest,
   ApprovalRequestSchema,
   AuditApprovalSchema,
+  ChangeSubjectSchema,
   AuditChangesSchema,
   type AuditRecord,
   AuditRecordSchema,
@@ -27,7 +28,7 @@ import {
  * Version 1 (before the app knew of several CometChat apps) had no `app` column; opening its file
  * moves every row into app `default` (see `migrateFromVersion1`).
  */
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS known_permissions (
     app TEXT NOT NULL,
@@ -54,7 +55,8 @@ const SCHEMA = `
     service_message TEXT,
     error_kind TEXT,
     promoted_from TEXT,
-    approval TEXT
+    approval TEXT,
+    subject TEXT
   );
   CREATE INDEX IF NOT EXISTS audit_by_app_role_time ON audit_records (app, role, at);
   CREATE INDEX IF NOT EXISTS audit_by_app_time ON audit_records (app, at);
@@ -117,11 +119,12 @@ function migrate(db: DatabaseSync, path: string): void {
   }
   if (version === SCHEMA_VERSION) return;
   if (version === 1) migrateFromVersion1(db);
-  // A new file, or version 2 or 3: every statement is IF NOT EXISTS, so an earlier file
-  // gains the tables it lacks and keeps the rest; its audit table gains `approval`.
+  // A new file, or version 2 to 4: every statement is IF NOT EXISTS, so an earlier file
+  // gains the tables it lacks and keeps the rest; its audit table gains the columns it lacks.
   else {
     db.exec(SCHEMA);
-    addApprovalColumn(db);
+    addColumn(db, 'approval');
+    addColumn(db, 'subject');
   }
   db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 }
@@ -154,10 +157,10 @@ function prepareStatements(db: DatabaseSync) {
     insertAudit: db.prepare(
       `INSERT INTO audit_records
          (ref, at, app, team_id, user_id, role, changes, before_source, outcome, service_message,
-          error_kind, promoted_from, approval)
+          error_kind, promoted_from, approval, subject)
        VALUES
          (@ref, @at, @app, @team_id, @user_id, @role, @changes, @before_source, @outcome,
-          @service_message, @error_kind, @promoted_from, @approval)
+          @service_message, @error_kind, @promoted_from, @approval, @subject)
        ON CONFLICT (ref) DO NOTHING`,
     ),
     deleteIntent: db.prepare('DELETE FROM audit_intents WHERE ref = ?'),
@@ -379,12 +382,15 @@ function migrateFromVersion1(db: DatabaseSync): void {
   db.exec('DROP TABLE known_permissions_v1; DROP TABLE audit_records_v1;');
 }
 
-/** Version 2 and 3's audit table has no `approval` column; added empty (no record had one). */
-function addApprovalColumn(db: DatabaseSync): void {
+/**
+ * A column an earlier audit table lacks, added empty (no record of that version had one):
+ * `approval` (versions 2 and 3), `subject` (versions 2 to 4).
+ */
+function addColumn(db: DatabaseSync, name: 'approval' | 'subject'): void {
   const hasColumn = db
-    .prepare("SELECT 1 FROM pragma_table_info('audit_records') WHERE name = 'approval'")
-    .get();
-  if (hasColumn === undefined) db.exec('ALTER TABLE audit_records ADD COLUMN approval TEXT');
+    .prepare("SELECT 1 FROM pragma_table_info('audit_records') WHERE name = ?")
+    .get(name);
+  if (hasColumn === undefined) db.exec(`ALTER TABLE audit_records ADD COLUMN ${name} TEXT`);
 }
 
 /**
@@ -457,6 +463,7 @@ const AuditRowSchema = z.object({
   error_kind: z.string().nullable(),
   promoted_from: z.string().nullable(),
   approval: z.string().nullable(),
+  subject: z.string().nullable(),
 });
 type AuditRow = z.infer<typeof AuditRowSchema>;
 
@@ -475,6 +482,7 @@ function toRow(record: AuditRecord): AuditRow {
     error_kind: record.errorKind ?? null,
     promoted_from: record.promotedFrom ?? null,
     approval: record.approval ? JSON.stringify(record.approval) : null,
+    subject: record.subject ? JSON.stringify(record.subject) : null,
   };
 }
 
@@ -497,6 +505,9 @@ function fromRow(raw: unknown): AuditRecord {
     ...(row.approval === null
       ? {}
       : { approval: decodeStoredJson(AuditApprovalSchema, row.approval, what) }),
+    ...(row.subject === null
+      ? {}
+      : { subject: decodeStoredJson(ChangeSubjectSchema, row.subject, what) }),
   };
 }
 

@@ -8,6 +8,7 @@ export {
   type AuditApproval,
   type AuditChange,
   type AuditRecord,
+  type ChangeSubject,
   DEFAULT_APP,
   type KnownPermissions,
 } from './stored-records.ts';

@@ -50,7 +50,18 @@ export const AuditApprovalSchema = z.object({
 });
 export type AuditApproval = z.infer<typeof AuditApprovalSchema>;
 
-/** One attempted permission change, applied or not. */
+/**
+ * What a change acts on when it is not a role's permissions: a CometChat user, whose `role` or
+ * account `status` it changes (the record's `changes` then name those keys, and `role` is the
+ * user's role when the change was asked for).
+ */
+export const ChangeSubjectSchema = z.object({
+  kind: z.literal('user'),
+  uid: z.string(),
+});
+export type ChangeSubject = z.infer<typeof ChangeSubjectSchema>;
+
+/** One attempted change (a role's permissions, or a user's role or account), applied or not. */
 export const AuditRecordSchema = z.object({
   /** The request's reference id: unique, shown to the user, in every log line of the attempt. */
   ref: z.string(),
@@ -74,6 +85,8 @@ export const AuditRecordSchema = z.object({
   promotedFrom: z.string().optional(),
   /** For a change approved by a second person: who, when, and the request's reason and time. */
   approval: AuditApprovalSchema.optional(),
+  /** Absent for a change of a role's permissions. */
+  subject: ChangeSubjectSchema.optional(),
 });
 export type AuditRecord = z.infer<typeof AuditRecordSchema>;
 
@@ -98,6 +111,8 @@ export const ApprovalRequestSchema = z.object({
   id: z.string(),
   app: z.string(),
   role: z.string(),
+  /** Absent for a change of a role's permissions. */
+  subject: ChangeSubjectSchema.optional(),
   changes: AuditChangesSchema,
   /** When the "before" values were seen; a newer update of the role makes the request stale. */
   seenAt: z.number().optional(),

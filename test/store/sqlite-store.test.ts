@@ -118,7 +118,7 @@ describe('sqlite store', () => {
     const db = new DatabaseSync(path, { readOnly: true });
     try {
       expect(pragma(db, 'journal_mode')).toBe('wal');
-      expect(pragma(db, 'user_version')).toBe(4);
+      expect(pragma(db, 'user_version')).toBe(5);
     } finally {
       db.close();
     }
@@ -153,8 +153,29 @@ describe('sqlite store', () => {
       requestedAt: 1,
     });
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(pragma(check, 'user_version')).toBe(4);
+    expect(pragma(check, 'user_version')).toBe(5);
     check.close();
+  });
+
+  it('adds the subject column to a file version 4 wrote, keeping its records', async () => {
+    const path = join(dir, 'v4.sqlite');
+    const before = openStore(path);
+    await before.appendAudit(record);
+    await before.close();
+    const db = new DatabaseSync(path);
+    db.exec('ALTER TABLE audit_records DROP COLUMN subject');
+    db.exec('PRAGMA user_version = 4');
+    db.close();
+    const after = openStore(path);
+    expect((await after.listAudit({ offset: 0, limit: 10 })).records).toEqual([record]);
+    const userChange = {
+      ...record,
+      ref: 'user-role-1',
+      subject: { kind: 'user' as const, uid: 'cometchat-uid-1' },
+      changes: [{ key: 'role', before: 'default', after: 'admin', explicit: false }],
+    };
+    await after.appendAudit(userChange);
+    expect((await after.listAudit({ offset: 0, limit: 1 })).records).toEqual([userChange]);
   });
 
   it('refuses a file written by a newer version', async () => {
@@ -199,7 +220,7 @@ describe('sqlite store', () => {
       const fresh = join(dir, 'fresh.sqlite');
       await openStore(fresh).close();
       expect(layout(migrated)).toEqual(layout(fresh));
-      expect(layout(migrated).version).toBe(4);
+      expect(layout(migrated).version).toBe(5);
     });
 
     it('keeps every row, each in the default app', async () => {
@@ -298,7 +319,7 @@ describe('sqlite store', () => {
       const at = Date.now() + 3_000;
       const totals = await Promise.all([open(), open(), open()]);
       expect(totals).toEqual(Array(3).fill(String(v1Audit().length)));
-      expect(layout(path).version).toBe(4);
+      expect(layout(path).version).toBe(5);
     });
   });
 });

@@ -291,6 +291,21 @@ function describeStoreContract(
           expect((await store.listAudit({ offset: 0, limit: 1 })).records).toEqual([approved]);
         });
 
+        it("keeps a user's change with its subject, as intent and as record", async () => {
+          const userChange = record({
+            ref: 'uc',
+            at: 5,
+            subject: { kind: 'user', uid: 'cometchat-uid-7' },
+            changes: [{ key: 'role', before: 'default', after: 'admin', explicit: false }],
+          });
+          await store.putIntent({ ...userChange, outcome: 'unknown' });
+          expect(await store.listIntents(Number.MAX_SAFE_INTEGER)).toEqual([
+            { ...userChange, outcome: 'unknown' },
+          ]);
+          await store.appendAudit(userChange);
+          expect((await store.listAudit({ offset: 0, limit: 1 })).records).toEqual([userChange]);
+        });
+
         it('reads back an unknown outcome as a record', async () => {
           await store.appendAudit(unknown('u', 3));
           expect((await store.listAudit({ offset: 0, limit: 1 })).records).toEqual([
@@ -332,6 +347,12 @@ function describeStoreContract(
           });
           await store.putApproval(decided);
           expect(await store.getApproval('a')).toEqual(decided);
+          const deactivation = request('u', {
+            subject: { kind: 'user', uid: 'cometchat-uid-7' },
+            changes: [{ key: 'status', before: 'active', after: 'deactivated', explicit: false }],
+          });
+          await store.putApproval(deactivation);
+          expect(await store.getApproval('u')).toEqual(deactivation);
         });
 
         it('lists the open ones, oldest first, and drops one once decided', async () => {
