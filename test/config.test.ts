@@ -486,6 +486,8 @@ describe('loadConfig with several apps', () => {
       'perms',
       'permissions',
       'approvals',
+      'user',
+      'users',
       'call',
       'calls',
       'audit',

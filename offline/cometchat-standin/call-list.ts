@@ -1,13 +1,11 @@
 import { errorResponse } from './errors.ts';
+import { readPaging } from './paging.ts';
 import { ok, type SandboxResponse } from './response.ts';
 import type { CallRecord, SandboxState } from './state.ts';
 
 // GET /v3/calls: the calls that match the documented filters, newest first, a page at a time.
 // How the answer is shaped follows `state.callList`, because the live service has answered
 // both ways: with or without `per_page`, and (a version that ignores them) without paging.
-
-const DEFAULT_PER_PAGE = 100;
-const MAX_PER_PAGE = 1_000;
 
 /** The fields of a call record the filters read; records are served as they are. */
 interface Fields {
@@ -89,26 +87,15 @@ function has(call: Fields, key: 'hasRecording' | 'hasTranscription'): boolean {
   return call[key] ?? (list ?? []).length > 0;
 }
 
-function whole(value: string | undefined, fallback: number, max: number): number | undefined {
-  if (value === undefined) return fallback;
-  if (!/^[1-9][0-9]{0,6}$/.test(value)) return undefined;
-  const number = Number(value);
-  return number <= max ? number : undefined;
-}
-
 const when = (call: Fields) => call.startedAt ?? call.initiatedAt ?? 0;
 
 export function listCalls(state: SandboxState, query: Record<string, string>): SandboxResponse {
   const { filters, details } = filtersOf(query);
-  const page = whole(query.page, 1, 1_000_000);
-  const perPage = whole(query.perPage, DEFAULT_PER_PAGE, MAX_PER_PAGE);
-  if (page === undefined) details.page = ['The page must be a positive integer.'];
-  if (perPage === undefined) {
-    details.perPage = [`The perPage must be a positive integer of at most ${MAX_PER_PAGE}.`];
-  }
-  if (page === undefined || perPage === undefined || Object.keys(details).length > 0) {
+  const paging = readPaging(query, details);
+  if (paging === undefined || Object.keys(details).length > 0) {
     return errorResponse('ERR_BAD_REQUEST', { details });
   }
+  const { page, perPage } = paging;
   const matching = [...state.calls.values()]
     .map((call) => call.record)
     .filter((record) => filters.every((keep) => keep(record as CallRecord & Fields)))

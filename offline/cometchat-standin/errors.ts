@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'ERR_PAYLOAD_TOO_LARGE'
   | 'ERR_ROLE_NOT_FOUND'
   | 'ERR_CALL_SESSION_NOT_FOUND'
+  | 'ERR_UID_NOT_FOUND'
   | 'ERR_NOT_FOUND'
   | 'ERR_METHOD_NOT_ALLOWED'
   | 'ERR_TOO_MANY_REQUESTS'
@@ -59,6 +60,11 @@ const TEXTS: Record<ErrorCode, ErrorText> = {
     status: 404,
     message: 'The call does not exist.',
     devMessage: 'Check the session id in the path.',
+  },
+  ERR_UID_NOT_FOUND: {
+    status: 404,
+    message: 'The user does not exist.',
+    devMessage: 'Check the uid in the path.',
   },
   ERR_NOT_FOUND: {
     status: 404,
@@ -112,11 +118,17 @@ export function errorResponse(code: ErrorCode, options: ErrorOptions = {}): Sand
   return response;
 }
 
-/** The error a status fault sends when the test did not give a body: the closest real one. */
-export function errorCodeForStatus(status: number, host: 'api' | 'call'): ErrorCode {
+/**
+ * The error a status fault sends when the test did not give a body: the closest real one. A 404
+ * names what the path looks up (a call, a user, else a role).
+ */
+export function errorCodeForStatus(status: number, host: 'api' | 'call', path = ''): ErrorCode {
   if (status === 401) return 'AUTH_ERR_APIKEY_NOT_FOUND';
   if (status === 403) return 'AUTH_ERR_NO_ACCESS';
-  if (status === 404) return host === 'call' ? 'ERR_CALL_SESSION_NOT_FOUND' : 'ERR_ROLE_NOT_FOUND';
+  if (status === 404) {
+    if (host === 'call') return 'ERR_CALL_SESSION_NOT_FOUND';
+    return path.startsWith('/v3/users') ? 'ERR_UID_NOT_FOUND' : 'ERR_ROLE_NOT_FOUND';
+  }
   if (status === 405) return 'ERR_METHOD_NOT_ALLOWED';
   if (status === 413) return 'ERR_PAYLOAD_TOO_LARGE';
   if (status === 429) return 'ERR_TOO_MANY_REQUESTS';

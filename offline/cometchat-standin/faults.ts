@@ -6,8 +6,8 @@ import { errorCodeForStatus, errorResponse } from './errors.ts';
 
 export interface FaultSpec {
   /** Which requests it applies to; omitted = any request. */
-  method?: 'GET' | 'PUT';
-  /** Substring of the raw request path, e.g. '/roles' or '/calls/'. */
+  method?: 'GET' | 'PUT' | 'DELETE';
+  /** Substring of the raw request path, e.g. '/roles', '/calls/' or '/users'. */
   pathIncludes?: string;
   /** How many matching requests it affects; default 1; Infinity allowed. */
   times?: number;
@@ -103,9 +103,14 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * What a fault answers with. Undefined for 'reset' (the connection is dropped, no answer) and
- * for 'delay' (the normal answer, once the delay has passed). The fault's headers win.
+ * for 'delay' (the normal answer, once the delay has passed). The fault's headers win. `path`
+ * (raw) picks the realistic error of a 404.
  */
-export function faultAnswer(fault: FaultSpec, host: 'api' | 'call'): RawAnswer | undefined {
+export function faultAnswer(
+  fault: FaultSpec,
+  host: 'api' | 'call',
+  path = '',
+): RawAnswer | undefined {
   const headers = fault.headers ?? {};
   const json = (status: number, body: unknown): RawAnswer => ({
     status,
@@ -132,7 +137,7 @@ export function faultAnswer(fault: FaultSpec, host: 'api' | 'call'): RawAnswer |
         return { status, text: fault.rawBody, headers: { ...type, ...headers } };
       }
       if (fault.body === null) return { status, text: '', headers };
-      return json(status, fault.body ?? errorResponse(errorCodeForStatus(status, host)).body);
+      return json(status, fault.body ?? errorResponse(errorCodeForStatus(status, host, path)).body);
     }
   }
 }

@@ -1,10 +1,15 @@
 import { listCalls } from './call-list.ts';
 import { getCall } from './calls.ts';
 import { errorResponse } from './errors.ts';
+import type { RequestBody } from './json-body.ts';
 import { decodeIdSegment } from './path-segment.ts';
 import type { SandboxResponse } from './response.ts';
-import { listRoles, type RequestBody, updateRolePermissions } from './roles.ts';
+import { listRoles, updateRolePermissions } from './roles.ts';
 import type { SandboxState } from './state.ts';
+import { deactivateUsers, reactivateUsers } from './user-activation.ts';
+import { listUsers } from './user-list.ts';
+import { listBlockedUsers, listFriends } from './user-relations.ts';
+import { getUser, updateUser } from './users.ts';
 
 /** Which listener took the request: the live service has a role host and a call host. */
 export type SandboxHost = 'api' | 'call';
@@ -55,6 +60,7 @@ function routesFor(host: SandboxHost, path: string): Methods | undefined {
       };
     }
   }
+  if (host === 'api' && collection === 'users') return userRoutes(segments);
   if (host === 'call' && collection === 'calls' && segments.length === 3) {
     // `onBehalfOf` is only recorded here too: the list does not depend on who asks.
     return { GET: (r, c) => listCalls(c.state, r.query) };
@@ -63,6 +69,41 @@ function routesFor(host: SandboxHost, path: string): Methods | undefined {
     const sessionId = decodeIdSegment(id);
     // `onBehalfOf` is optional and only recorded: reading a call does not depend on who asks.
     return { GET: (_r, c) => getCall(c.state, sessionId) };
+  }
+  return undefined;
+}
+
+/** What a write carries, for the handlers that change users. */
+function write(r: IncomingRequest, c: RespondContext) {
+  return { contentType: r.headers['content-type'], body: r.body, now: c.now };
+}
+
+/**
+ * The user routes, on the role host as on the live service. `DELETE /v3/users/{uid}` (a
+ * permanent delete) is not served: the app never deletes anyone, so it gets a 405.
+ */
+function userRoutes(segments: string[]): Methods | undefined {
+  const [, , , id, sub] = segments;
+  if (segments.length === 3) {
+    return {
+      GET: (r, c) => listUsers(c.state, r.query),
+      PUT: (r, c) => reactivateUsers(c.state, write(r, c)),
+      DELETE: (r, c) => deactivateUsers(c.state, write(r, c)),
+    };
+  }
+  if (id === undefined || id === '') return undefined;
+  const uid = decodeIdSegment(id);
+  if (segments.length === 4) {
+    return {
+      GET: (_r, c) => getUser(c.state, uid),
+      PUT: (r, c) => updateUser(c.state, { uid, ...write(r, c) }),
+    };
+  }
+  if (segments.length === 5 && sub === 'friends') {
+    return { GET: (r, c) => listFriends(c.state, uid, r.query) };
+  }
+  if (segments.length === 5 && sub === 'blockedusers') {
+    return { GET: (r, c) => listBlockedUsers(c.state, uid, r.query) };
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import { errorResponse } from './errors.ts';
+import { badRequest, isObject, jsonBody, type RequestBody } from './json-body.ts';
 import {
   checkPermissionUpdate,
   defaultPermissionMap,
@@ -45,12 +46,6 @@ export function listRoles(state: SandboxState, query: Record<string, string>): S
   });
 }
 
-/** The request body as the HTTP layer read it. */
-export type RequestBody =
-  | { kind: 'empty' }
-  | { kind: 'json'; value: unknown }
-  | { kind: 'invalid'; text: string };
-
 export interface PermissionUpdateRequest {
   /** The role id after one decoding; undefined when the segment cannot be an id. */
   roleId: string | undefined;
@@ -58,14 +53,6 @@ export interface PermissionUpdateRequest {
   body: RequestBody;
   /** Unix seconds, for `updatedAt`. */
   now: number;
-}
-
-function badRequest(field: string, message: string): SandboxResponse {
-  return errorResponse('ERR_BAD_REQUEST', { details: { [field]: [message] } });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -82,14 +69,9 @@ export function updateRolePermissions(
   if (role === undefined) return errorResponse('ERR_ROLE_NOT_FOUND');
   const roleId = role.role;
 
-  if (!/^application\/json\b/i.test(request.contentType ?? '')) {
-    return badRequest('body', 'The request body must be JSON (Content-Type: application/json).');
-  }
-  if (request.body.kind === 'invalid') {
-    return badRequest('body', 'The request body is not valid JSON.');
-  }
-  const body = request.body.kind === 'json' ? request.body.value : undefined;
-  const permissions = isObject(body) ? body.permissions : undefined;
+  const body = jsonBody(request.contentType, request.body);
+  if (!body.ok) return body.response;
+  const permissions = isObject(body.value) ? body.value.permissions : undefined;
   if (permissions === undefined || permissions === null) {
     return badRequest('permissions', 'The permissions field is required.');
   }

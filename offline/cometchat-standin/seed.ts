@@ -13,7 +13,15 @@ import rolesJson from './seed/roles.json' with { type: 'json' };
 import secondCallsJson from './seed/second/calls.json' with { type: 'json' };
 import secondRolePermissionsJson from './seed/second/role-permissions.json' with { type: 'json' };
 import secondRolesJson from './seed/second/roles.json' with { type: 'json' };
-import { RoleSchema, type SandboxState, type SeededCall, SeededCallSchema } from './state.ts';
+import secondUsersJson from './seed/second/users.json' with { type: 'json' };
+import usersJson from './seed/users.json' with { type: 'json' };
+import {
+  RoleSchema,
+  type SandboxState,
+  type SeededCall,
+  SeededCallSchema,
+  UserSchema,
+} from './state.ts';
 
 /** The seeded calls by what they are; README.md describes each. */
 export const SANDBOX_SESSION_IDS = Object.freeze({
@@ -86,6 +94,8 @@ interface SeedData {
   roles: unknown;
   rolePermissions: unknown;
   calls: unknown;
+  /** The users, their friendships (each pair once) and their blocks (who blocked whom). */
+  users: unknown;
   /**
    * Calls too large or too time-bound to write out by hand, made afresh on every load; recent
    * ones are dated back from `startedAt` (Unix seconds).
@@ -98,6 +108,7 @@ const SEED_DATA: Record<SandboxSeedName, SeedData> = {
     roles: rolesJson,
     rolePermissions: rolePermissionsJson,
     calls: callsJson,
+    users: usersJson,
     generated: (startedAt) => [
       { shape: 'object', record: generatePresenterCall(SANDBOX_SESSION_IDS.presenter300) },
       ...recentCalls({
@@ -115,6 +126,7 @@ const SEED_DATA: Record<SandboxSeedName, SeedData> = {
     roles: secondRolesJson,
     rolePermissions: secondRolePermissionsJson,
     calls: secondCallsJson,
+    users: secondUsersJson,
     generated: (startedAt) =>
       recentCalls({
         appId: 'sandbox-app-2',
@@ -131,6 +143,11 @@ const SEED_DATA: Record<SandboxSeedName, SeedData> = {
 const RolesSeedSchema = z.array(RoleSchema).min(1);
 const RolePermissionsSeedSchema = z.record(z.string(), z.record(z.string(), z.unknown()));
 const CallsSeedSchema = z.array(SeededCallSchema);
+const UsersSeedSchema = z.strictObject({
+  users: z.array(UserSchema).min(1),
+  friendships: z.array(z.tuple([z.string(), z.string()])),
+  blocks: z.array(z.strictObject({ blocker: z.string(), blocked: z.string() })),
+});
 
 /**
  * A fresh copy of a seed (the default one unless named): the hand-written data files (parsed,
@@ -173,5 +190,40 @@ export function loadSeed(
   for (const [name, id] of Object.entries(SANDBOX_SEEDS[seed].sessionIds)) {
     if (!calls.has(id)) throw new Error(`${where}: no call for its session id "${name}"`);
   }
-  return { roles, permissions, calls, callList: { perPage: true, paging: true } };
+  return {
+    roles,
+    permissions,
+    calls,
+    callList: { perPage: true, paging: true },
+    ...loadUsers(data.users, roleIds, where),
+  };
+}
+
+/** The seed's users by uid, and their relations as sets, after checking they hold together. */
+function loadUsers(
+  data: unknown,
+  roleIds: ReadonlySet<string>,
+  where: string,
+): Pick<SandboxState, 'users' | 'friends' | 'blocked'> {
+  const seed = UsersSeedSchema.parse(structuredClone(data));
+  const users = new Map(seed.users.map((user) => [user.uid, user]));
+  if (users.size !== seed.users.length) throw new Error(`${where}: a uid is listed twice`);
+  for (const user of seed.users) {
+    if (!roleIds.has(user.role))
+      throw new Error(`${where}: "${user.uid}" has no role "${user.role}"`);
+  }
+  const friends = new Map<string, Set<string>>();
+  const blocked = new Map<string, Set<string>>();
+  const relate = (map: Map<string, Set<string>>, from: string, to: string) => {
+    if (!users.has(from) || !users.has(to) || from === to) {
+      throw new Error(`${where}: a relation between "${from}" and "${to}" names no other user`);
+    }
+    map.set(from, (map.get(from) ?? new Set()).add(to));
+  };
+  for (const [a, b] of seed.friendships) {
+    relate(friends, a, b);
+    relate(friends, b, a);
+  }
+  for (const { blocker, blocked: whom } of seed.blocks) relate(blocked, blocker, whom);
+  return { users, friends, blocked };
 }

@@ -2,9 +2,9 @@ import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { errorResponse } from './errors.ts';
 import { createFaultQueue, type FaultSpec, faultAnswer, type RawAnswer } from './faults.ts';
+import type { RequestBody } from './json-body.ts';
 import { type IncomingRequest, respond, type SandboxHost } from './respond.ts';
 import type { SandboxResponse } from './response.ts';
-import type { RequestBody } from './roles.ts';
 import { loadSeed, SANDBOX_SEEDS, type SandboxSeedName } from './seed.ts';
 import { replaceState, type SandboxState } from './state.ts';
 
@@ -34,6 +34,7 @@ export type {
   Role,
   SandboxState,
   SeededCall,
+  User as SandboxUser,
 } from './state.ts';
 
 export interface RecordedRequest {
@@ -66,7 +67,10 @@ export interface SandboxOptions {
 }
 
 export interface Sandbox {
-  /** e.g. 'http://127.0.0.1:41234' (no /v3): GET /v3/roles, PUT /v3/roles/{role}/permissions. */
+  /**
+   * e.g. 'http://127.0.0.1:41234' (no /v3): GET /v3/roles, PUT /v3/roles/{role}/permissions,
+   * and the users under /v3/users (README.md, "Users").
+   */
   apiUrl: string;
   /** A second listener (no /v3): GET /v3/calls/{sessionId}. */
   callUrl: string;
@@ -152,7 +156,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         return;
       }
     } else if (fault !== undefined) {
-      const answer = faultAnswer(fault, hostName);
+      const answer = faultAnswer(fault, hostName, incoming.path);
       if (answer === undefined) req.socket.destroy();
       else sendRaw(res, answer);
       return;

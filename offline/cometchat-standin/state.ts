@@ -40,6 +40,30 @@ export interface SeededCall {
   record: CallRecord;
 }
 
+/**
+ * A uid as the seed writes them: CometChat allows letters, digits, `_` and `-` (and the call
+ * seed already has a `.`), at most 100 characters. Tests may push others to exercise encoding.
+ */
+export const USER_ID = /^[A-Za-z0-9_.-]{1,100}$/;
+
+export const UserSchema = z.strictObject({
+  uid: z.string().regex(USER_ID),
+  name: z.string().min(1).max(100),
+  avatar: z.string().optional(),
+  link: z.string().optional(),
+  role: z.string().regex(ROLE_ID),
+  status: z.enum(['available', 'offline']),
+  statusMessage: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  tags: z.array(z.string()).optional(),
+  createdAt: z.int().nonnegative(),
+  updatedAt: z.int().nonnegative().optional(),
+  lastActiveAt: z.int().nonnegative().optional(),
+  /** Set while the user is deactivated (suspended, data kept); gone once reactivated. */
+  deactivatedAt: z.int().nonnegative().optional(),
+});
+export type User = z.infer<typeof UserSchema>;
+
 export interface SandboxState {
   /** Roles in list order: the order GET /v3/roles pages through. */
   roles: Role[];
@@ -55,6 +79,12 @@ export interface SandboxState {
    * pagination; `paging` false ignores `page` and `perPage` and answers every match at once.
    */
   callList: { perPage: boolean; paging: boolean };
+  /** Users by uid, as served; lists sort them by uid. */
+  users: Map<string, User>;
+  /** Each user's friends: symmetric, both directions are stored. */
+  friends: Map<string, Set<string>>;
+  /** Whom each user blocked (one direction: `blocked.get(a)` holds b when a blocked b). */
+  blocked: Map<string, Set<string>>;
 }
 
 /**
@@ -68,4 +98,9 @@ export function replaceState(target: SandboxState, source: SandboxState): void {
   target.calls.clear();
   for (const [id, call] of source.calls) target.calls.set(id, call);
   Object.assign(target.callList, source.callList);
+  for (const key of ['users', 'friends', 'blocked'] as const) {
+    const into: Map<string, unknown> = target[key];
+    into.clear();
+    for (const [uid, value] of source[key]) into.set(uid, value);
+  }
 }

@@ -29,6 +29,12 @@
  * - a string is measured as sent: `&amp;` is five. Slack does not say it decodes mrkdwn's
  *   entities before measuring; counting the escaped form can only err on the strict side.
  *
+ * Tables (https://docs.slack.dev/reference/block-kit/blocks/table-block/): at most 100 rows of at
+ * most 20 cells, each `raw_text` (with some text) or `rich_text`, at most 20 column settings; one
+ * table per message (Slack answers `only_one_table_allowed` to a second), and none in a modal or
+ * a Home tab, which are not messages. The stand-in refuses both as `invalid_blocks` (a view's as
+ * `invalid_arguments`) like its other refusals, with Slack's word in the message.
+ *
  * Not checked here: the modal stack depth (a runtime matter, not a payload one).
  */
 import type { Block, KnownBlock, View } from '@slack/types';
@@ -60,14 +66,22 @@ export const BLOCK_KIT_LIMITS = Object.freeze({
   buttonValue: 2000,
   /** `action_id`, `block_id`, `callback_id`. */
   id: 255,
+  /** A table's rows, its header row among them. */
+  tableRows: 100,
+  /** Cells in one row of a table. */
+  tableCells: 20,
+  tableColumnSettings: 20,
+  /** In one message; a modal or Home tab takes none. */
+  tablesPerMessage: 1,
   /** Modal `title`, `submit`, `close`. */
   modalTitle: 24,
   privateMetadata: 3000,
   /**
    * All blocks of one message together. Slack does not document how it measures this; it
    * answers `msg_blocks_too_long` at about 13,000 characters of content in practice. The
-   * heuristic here sums the length of every `text` string in the blocks (text objects, markdown
-   * and rich-text runs), i.e. what a reader sees, ignoring ids, urls and JSON syntax.
+   * heuristic here sums the length of every `text` string in the blocks (text objects, markdown,
+   * rich-text runs and table cells, `raw_text` or rich), i.e. what a reader sees, ignoring ids,
+   * urls and JSON syntax.
    */
   messageBlocksText: 13_000,
   /** Top-level message `text`; Slack truncates beyond it (`message_truncated`). */
@@ -95,7 +109,7 @@ export interface MessagePayload {
  */
 export function blockKitProblems(blocks: unknown, pointer: string, maxBlocks: number): string[] {
   const out: Violation[] = [];
-  checkBlockList(blocks, { pointer, path: 'blocks' }, maxBlocks, out);
+  checkBlockList(blocks, { pointer, path: 'blocks' }, maxBlocks, out, 'message');
   return refusals(out);
 }
 
@@ -279,7 +293,7 @@ function messageViolations(message: unknown, out: Violation[]): void {
     }
   }
   const blocks = child(MESSAGE_ROOT, 'blocks');
-  checkBlockList(message.blocks, blocks, BLOCK_KIT_LIMITS.messageBlocks, out);
+  checkBlockList(message.blocks, blocks, BLOCK_KIT_LIMITS.messageBlocks, out, 'message');
   if (Array.isArray(message.blocks)) {
     const total = visibleTextLength(message.blocks);
     const max = BLOCK_KIT_LIMITS.messageBlocksText;
@@ -341,10 +355,19 @@ function viewViolations(view: unknown, types: readonly string[], out: Violation[
       'a modal with input blocks needs a submit button',
     );
   }
-  checkBlockList(view.blocks, child(VIEW_ROOT, 'blocks'), BLOCK_KIT_LIMITS.viewBlocks, out);
+  checkBlockList(view.blocks, child(VIEW_ROOT, 'blocks'), BLOCK_KIT_LIMITS.viewBlocks, out, 'view');
 }
 
-function checkBlockList(blocks: unknown, where: Where, max: number, out: Violation[]): void {
+/** Where blocks are shown: a message, or a view (a modal or a Home tab). */
+type Surface = 'message' | 'view';
+
+function checkBlockList(
+  blocks: unknown,
+  where: Where,
+  max: number,
+  out: Violation[],
+  surface: Surface,
+): void {
   if (blocks === undefined) return;
   if (!Array.isArray(blocks)) {
     report(out, where, 'expected an array', 'not an array');
@@ -358,8 +381,34 @@ function checkBlockList(blocks: unknown, where: Where, max: number, out: Violati
       noteUnique(block.block_id, 'block_id', at, blockIds, out, '');
     }
   });
+  checkTablePlaces(blocks, where, surface, out);
   blocks.forEach((block: unknown, index) => {
     checkBlock(block, child(where, index), out);
+  });
+}
+
+/** Tables are for messages only, one in each. */
+function checkTablePlaces(blocks: unknown[], where: Where, surface: Surface, out: Violation[]) {
+  const tables: string[] = [];
+  blocks.forEach((block: unknown, index) => {
+    if (!isRecord(block) || block.type !== 'table') return;
+    const at = child(where, index);
+    tables.push(at.path);
+    if (surface === 'view') {
+      report(
+        out,
+        at,
+        'unsupported block type table: tables are for messages only',
+        'a table in a modal or Home tab (tables are for messages only)',
+      );
+    } else if (tables.length > BLOCK_KIT_LIMITS.tablesPerMessage) {
+      report(
+        out,
+        at,
+        'only_one_table_allowed',
+        `a second table (the first at ${tables[0]}): one per message (only_one_table_allowed)`,
+      );
+    }
   });
 }
 
@@ -408,8 +457,56 @@ function checkBlock(block: unknown, where: Where, out: Violation[]): void {
       if (isRecord(block.element)) checkElement(block.element, at('element'), scope);
       handled = ['label', 'hint', 'element'];
       break;
+    case 'table':
+      checkTable(block, where, out);
+      handled = ['rows', 'column_settings'];
+      break;
   }
   scanRest(block, where, handled, scope);
+}
+
+const TABLE_CELL_TYPES = new Set(['raw_text', 'rich_text']);
+
+/** A table's own limits; where it may sit is {@link checkTablePlaces}'. */
+function checkTable(block: Json, where: Where, out: Violation[]): void {
+  const rows = child(where, 'rows');
+  if (block.rows === undefined) missing(out, where, 'rows');
+  else if (!Array.isArray(block.rows)) report(out, rows, 'expected an array', 'not an array');
+  checkCount(block.rows, rows, BLOCK_KIT_LIMITS.tableRows, 'rows', out);
+  const settings = child(where, 'column_settings');
+  checkCount(
+    block.column_settings,
+    settings,
+    BLOCK_KIT_LIMITS.tableColumnSettings,
+    'column settings',
+    out,
+  );
+  forEach(block.rows, rows, (row, w) => {
+    if (!Array.isArray(row)) {
+      report(out, w, 'expected an array', 'a row that is not an array of cells');
+      return;
+    }
+    checkCount(row, w, BLOCK_KIT_LIMITS.tableCells, 'cells', out);
+    forEach(row, w, (cell, at) => checkTableCell(cell, at, out));
+  });
+}
+
+function checkTableCell(cell: unknown, where: Where, out: Violation[]): void {
+  const type = isRecord(cell) ? cell.type : undefined;
+  if (typeof type !== 'string' || !TABLE_CELL_TYPES.has(type)) {
+    report(
+      out,
+      where,
+      'must be a raw_text or rich_text table cell',
+      `${JSON.stringify(type ?? null)} is not a table cell type (raw_text or rich_text)`,
+    );
+    return;
+  }
+  // Slack's raw_text: "The minimum length is 1 character".
+  const text = isRecord(cell) ? cell.text : undefined;
+  if (type === 'raw_text' && (typeof text !== 'string' || countCharacters(text) < 1)) {
+    report(out, child(where, 'text'), 'must be more than 0 characters', 'an empty raw_text cell');
+  }
 }
 
 function checkElement(element: Json, where: Where, scope: BlockScope): void {

@@ -100,6 +100,146 @@ function inputText(block: Json): string {
   return `${label}\n${indent(body)}${hint ? `\n${indent(`(${hint})`)}` : ''}`;
 }
 
+/** Characters a table may take across; a wider one gives its wrapped columns' room away. */
+const TABLE_WIDTH = 140;
+/** No column is drawn wider; a wrapped column, no narrower while the table must shrink. */
+const COLUMN_MAX = 40;
+const WRAPPED_MIN = 14;
+
+/** A table cell as text: raw text as it is, rich text's runs as Slack shows them. */
+export function cellText(cell: unknown): string {
+  const c = (cell ?? {}) as Json;
+  if (c.type === 'raw_text') return String(c.text ?? '');
+  if (c.type !== 'rich_text') return '';
+  const runs = ((c.elements ?? []) as Json[]).flatMap((e) => (e.elements ?? []) as Json[]);
+  return runs.map(runText).join('');
+}
+
+function runText(run: Json): string {
+  switch (run.type) {
+    case 'text':
+      return String(run.text ?? '');
+    case 'emoji':
+      return EMOJI[String(run.name)] ?? `:${String(run.name)}:`;
+    case 'user':
+      return `@${String(run.user_id)}`;
+    case 'date': {
+      // The ISO fallback, to the minute: `2023-07-10 14:42` (UTC), narrow enough for a column.
+      const iso = typeof run.fallback === 'string' ? run.fallback : String(run.timestamp);
+      return iso.replace(/^(\d{4}-\d\d-\d\d)T(\d\d:\d\d):\d\dZ$/, '$1 $2');
+    }
+    case 'link':
+      return String(run.text ?? run.url);
+    default:
+      return '';
+  }
+}
+
+/** East Asian wide characters and emoji take two columns of a terminal; marks and joiners none. */
+const WIDE =
+  /[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1FAFF}]/u;
+const ZERO_WIDTH = /^(?:\p{M}|[\u200B-\u200D]|\uFE0F)$/u;
+
+/** How many terminal columns `text` takes (near enough: no terminal agrees on every emoji). */
+function widthOf(text: string): number {
+  let width = 0;
+  for (const char of text) width += ZERO_WIDTH.test(char) ? 0 : WIDE.test(char) ? 2 : 1;
+  return width;
+}
+
+/** A word cut into pieces no wider than `width`. */
+function pieces(word: string, width: number): string[] {
+  const out: string[] = [];
+  let piece = '';
+  for (const char of word) {
+    if (piece !== '' && widthOf(piece + char) > width) {
+      out.push(piece);
+      piece = '';
+    }
+    piece += char;
+  }
+  out.push(piece);
+  return out;
+}
+
+/** Breaks `text` into lines at most `width` columns wide, at spaces where it can. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(' ')) {
+      for (const piece of pieces(word, width)) {
+        const joined = line === '' ? piece : `${line} ${piece}`;
+        if (widthOf(joined) <= width) {
+          line = joined;
+        } else {
+          lines.push(line);
+          line = piece;
+        }
+      }
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+/**
+ * Column widths: each as its widest line, within COLUMN_MAX; then, while the table is too wide,
+ * the widest of the columns Slack wraps (`is_wrapped`) gives a character away. Ids and dates
+ * keep their width: they are read whole.
+ */
+function columnWidths(grid: readonly string[][], settings: readonly Json[]): number[] {
+  const widths: number[] = [];
+  for (const row of grid) {
+    row.forEach((cell, i) => {
+      const widest = Math.max(...cell.split('\n').map(widthOf));
+      widths[i] = Math.min(COLUMN_MAX, Math.max(widths[i] ?? 1, widest));
+    });
+  }
+  const across = () => widths.reduce((sum, w) => sum + w + 3, -3);
+  const shrinkable = () =>
+    widths
+      .map((w, i) => (settings[i]?.is_wrapped === true && w > WRAPPED_MIN ? i : -1))
+      .filter((i) => i >= 0)
+      .sort((a, b) => (widths[b] ?? 0) - (widths[a] ?? 0));
+  for (let next = shrinkable()[0]; across() > TABLE_WIDTH && next !== undefined; ) {
+    widths[next] = (widths[next] ?? 0) - 1;
+    next = shrinkable()[0];
+  }
+  return widths;
+}
+
+/** A table block as aligned columns, the header row underlined, wrapped cells on more lines. */
+function tableText(block: Json): string {
+  const grid = ((block.rows ?? []) as unknown[][]).map((row) => row.map(cellText));
+  const settings = (block.column_settings ?? []) as Json[];
+  const widths = columnWidths(grid, settings);
+  const drawRow = (row: readonly string[]) => {
+    const cells = widths.map((w, i) => wrap(row[i] ?? '', w));
+    const height = Math.max(...cells.map((lines) => lines.length));
+    return Array.from({ length: height }, (_, line) =>
+      widths
+        .map((w, i) => {
+          const text = cells[i]?.[line] ?? '';
+          const pad = ' '.repeat(Math.max(0, w - widthOf(text)));
+          return settings[i]?.align === 'right' ? pad + text : text + pad;
+        })
+        .join(' │ ')
+        .trimEnd(),
+    );
+  };
+  const rule = widths.map((w) => '─'.repeat(w)).join('─┼─');
+  const [titles = [], ...rows] = grid;
+  const body = rows.map(drawRow);
+  // Rows of one line each read as a list; once one wraps, a rule keeps the rows apart.
+  const apart = body.some((lines) => lines.length > 1);
+  return [
+    ...drawRow(titles),
+    rule,
+    ...body.flatMap((lines, i) => (apart && i > 0 ? [rule, ...lines] : lines)),
+  ].join('\n');
+}
+
 export function renderBlocks(blocks: readonly Json[]): string {
   const out: string[] = [];
   for (const block of blocks) {
@@ -137,6 +277,9 @@ export function renderBlocks(blocks: readonly Json[]): string {
         break;
       case 'input':
         out.push(inputText(block));
+        break;
+      case 'table':
+        out.push(tableText(block));
         break;
       default:
         out.push(`‹${String(block.type)} block›`);

@@ -17,5 +17,16 @@ export function withAppFailures<C extends CometChatClient>(client: C, app: Faile
       client.setRolePermissions(role, permissions, request).catch(label),
     getCall: (sessionId, request) => client.getCall(sessionId, request).catch(label),
     listCalls: (query, request) => client.listCalls(query, request).catch(label),
+    getUser: (uid, request) => client.getUser(uid, request).catch(label),
+    listUsers: (query, request) => client.listUsers(query, request).catch(label),
+    countUsersWithRole: (role, request) => client.countUsersWithRole(role, request).catch(label),
+    setUserRole: (uid, role, request) => client.setUserRole(uid, role, request).catch(label),
+    deactivateUsers: (uids, request) => client.deactivateUsers(uids, request).catch(label),
+    reactivateUsers: (uids, request) => client.reactivateUsers(uids, request).catch(label),
+    listFriends: (uid, query, request) => client.listFriends(uid, query, request).catch(label),
+    areFriends: (uid, other, request) => client.areFriends(uid, other, request).catch(label),
+    listBlockedUsers: (uid, query, request) =>
+      client.listBlockedUsers(uid, query, request).catch(label),
+    blocksBetween: (uid, other, request) => client.blocksBetween(uid, other, request).catch(label),
   };
 }

@@ -21,24 +21,36 @@ import {
 import { fitsHeader } from './header-value.ts';
 import { createHostKy } from './ky-instance.ts';
 import {
+  type Blocks,
   type Call,
   type CallPage,
   type CallQuery,
+  type FriendQuery,
+  type PageQuery,
   type PermissionUpdate,
   type Role,
   type RolePage,
   toCall,
   toCallPage,
   toPermissionUpdate,
+  toUser,
+  type User,
+  type UserPage,
+  type UserQuery,
 } from './model.ts';
 import type { CometChatObserver } from './observer.ts';
 import {
   CallListResponseSchema,
   CallResponseSchema,
+  DeactivateUsersResponseSchema,
   ErrorBodySchema,
   type PermissionMap,
   PermissionUpdateResponseSchema,
+  ReactivateUsersResponseSchema,
   RoleListResponseSchema,
+  UserCountResponseSchema,
+  UserListResponseSchema,
+  UserResponseSchema,
 } from './schemas.ts';
 import { serverWaitMs } from './server-wait.ts';
 import { causeOf, Trip, type TripSettings } from './trip.ts';
@@ -98,21 +110,47 @@ export interface CometChatClient {
     query: CallQuery,
     options?: RequestOptions & { onBehalfOf?: string | undefined },
   ): Promise<CallPage>;
+  /** One user, deactivated or not; an unknown uid is `not_found` (`ERR_UID_NOT_FOUND`). */
+  getUser(uid: string, options?: RequestOptions): Promise<User>;
+  /** One page of the users that match, in the service's order; deactivated ones only if asked. */
+  listUsers(query: UserQuery, options?: RequestOptions): Promise<UserPage>;
+  /** How many users hold the role (deactivated ones only with `withDeactivated`). */
+  countUsersWithRole(
+    role: string,
+    options?: RequestOptions & { withDeactivated?: boolean | undefined },
+  ): Promise<number>;
+  /** Gives the user this role (each user has exactly one) and answers the updated user. */
+  setUserRole(uid: string, role: string, options?: RequestOptions): Promise<User>;
+  /** Suspends the users (their data kept); answers the uids the service deactivated. */
+  deactivateUsers(uids: readonly string[], options?: RequestOptions): Promise<string[]>;
+  /** Lifts the suspension; answers the uids the service reactivated. */
+  reactivateUsers(uids: readonly string[], options?: RequestOptions): Promise<string[]>;
+  listFriends(uid: string, query?: FriendQuery, options?: RequestOptions): Promise<UserPage>;
+  /** Whether `other` is among `uid`'s friends (friendship is mutual). */
+  areFriends(uid: string, other: string, options?: RequestOptions): Promise<boolean>;
+  /** The users `uid` blocked (not those who blocked `uid`). */
+  listBlockedUsers(uid: string, query?: PageQuery, options?: RequestOptions): Promise<UserPage>;
+  /** Which of the two blocked the other: both lists are read. */
+  blocksBetween(uid: string, other: string, options?: RequestOptions): Promise<Blocks>;
 }
 
 const MAX_ERROR_BODY = 64 * 1024;
 
 /** What `send` asks of the service, as ky options. */
 interface Outgoing {
-  method: 'get' | 'put';
+  /** `delete` deactivates users: it changes something, as a `put` does. */
+  method: 'get' | 'put' | 'delete';
   headers?: Record<string, string>;
   searchParams?: Record<string, string | number>;
   /** Sent as JSON, with its content type. */
   json?: unknown;
 }
 
-/** The live service has two hosts: roles and permissions on one, calls on the other. */
-type Host = 'roles' | 'calls';
+/**
+ * The live service has two hosts: the REST API's (roles, permissions, users) and the calls'.
+ * A failure names which one, so a wrong setting can be named.
+ */
+type Host = CometChatAddress;
 
 /** One request, its body parsed by `schema`; any failure thrown as a CometChatError. */
 type Send = <S extends StandardSchemaV1>(
@@ -143,6 +181,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
       setRolePermissions(context, role, permissions, request),
     getCall: (sessionId, request = {}) => getCall(context, sessionId, request),
     listCalls: (query, request = {}) => listCalls(context, query, request),
+    ...userOperations(context),
   };
 }
 
@@ -168,19 +207,21 @@ function createSend(options: CometChatClientOptions, newRef: () => string): Send
       fetch: options.fetch,
     });
   const apis: Record<Host, KyInstance> = {
-    roles: host(options.apiUrl),
-    calls: host(options.callApiUrl),
+    api: host(options.apiUrl),
+    call: host(options.callApiUrl),
   };
   return async (api, operation, path, outgoing, schema, request) => {
     const parent = request.logger ?? options.logger;
-    const changes = outgoing.method === 'put';
+    // A change (a PUT, or the DELETE that deactivates) that a gateway failed may still have
+    // been made: the trip says so on its failure.
+    const changes = outgoing.method !== 'get';
     const trip = new Trip(request.ref ?? newRef(), operation, parent, settings, changes);
     try {
       const body = await apis[api](path, { ...outgoing, ...trip.kyOptions() }).json(schema);
       trip.succeeded();
       return body;
     } catch (error) {
-      const failure = toCometChatError(error, trip, withoutKey, now, ADDRESS_OF[api]);
+      const failure = toCometChatError(error, trip, withoutKey, now, api);
       trip.failed(failure);
       throw failure;
     }
@@ -204,7 +245,7 @@ async function listRoles(
   if (query.page !== undefined) searchParams.page = query.page;
   if (query.perPage !== undefined) searchParams.perPage = query.perPage;
   const body = await send(
-    'roles',
+    'api',
     'listRoles',
     'roles',
     { method: 'get', searchParams },
@@ -219,7 +260,7 @@ async function listAllRoles(
   context: Context,
   { perPage = 100, ...request }: RequestOptions & { perPage?: number | undefined },
 ): Promise<Role[]> {
-  const shared = { ...request, ref: request.ref ?? context.newRef() };
+  const shared = underOneRef(context, request);
   const first = await listRoles(context, { page: 1, perPage }, shared);
   const rest = await Promise.all(
     Array.from({ length: Math.max(0, first.pagination.total_pages - 1) }, (_, i) =>
@@ -237,7 +278,7 @@ async function setRolePermissions(
 ): Promise<PermissionUpdate> {
   const path = `roles/${segment(role, 'role', 'setRolePermissions', request, newRef)}/permissions`;
   const body = await send(
-    'roles',
+    'api',
     'setRolePermissions',
     path,
     { method: 'put', json: { permissions } },
@@ -255,7 +296,7 @@ async function getCall(
   const path = `calls/${segment(sessionId, 'session id', 'getCall', request, newRef)}`;
   const headers = onBehalfHeaders(request, 'getCall', newRef);
   const body = await send(
-    'calls',
+    'call',
     'getCall',
     path,
     { method: 'get', headers },
@@ -283,7 +324,7 @@ async function listCalls(
 ): Promise<CallPage> {
   const headers = onBehalfHeaders(request, 'listCalls', newRef);
   const body = await send(
-    'calls',
+    'call',
     'listCalls',
     'calls',
     { method: 'get', headers, searchParams: callSearchParams(query) },
@@ -291,6 +332,244 @@ async function listCalls(
     request,
   );
   return toCallPage(body, query);
+}
+
+/** The request's reference, made now if the caller gave none, for several requests to share. */
+function underOneRef<R extends RequestOptions>(context: Context, request: R): R {
+  return { ...request, ref: request.ref ?? context.newRef() };
+}
+
+/** The service's largest page: reading a friend or block list to its end takes fewest trips. */
+const MAX_PER_PAGE = 1_000;
+
+type UserOperations = Pick<
+  CometChatClient,
+  | 'getUser'
+  | 'listUsers'
+  | 'countUsersWithRole'
+  | 'setUserRole'
+  | 'deactivateUsers'
+  | 'reactivateUsers'
+  | 'listFriends'
+  | 'areFriends'
+  | 'listBlockedUsers'
+  | 'blocksBetween'
+>;
+
+/** The user operations, arrows over `context` like the others. */
+function userOperations(context: Context): UserOperations {
+  return {
+    getUser: (uid, request = {}) => getUser(context, uid, request),
+    listUsers: (query, request = {}) => listUsers(context, query, request),
+    countUsersWithRole: (role, request = {}) => countUsersWithRole(context, role, request),
+    setUserRole: (uid, role, request = {}) => setUserRole(context, uid, role, request),
+    deactivateUsers: (uids, request = {}) => deactivateUsers(context, uids, request),
+    reactivateUsers: (uids, request = {}) => reactivateUsers(context, uids, request),
+    listFriends: (uid, query = {}, request = {}) =>
+      related(context, 'friends', uid, query, request),
+    areFriends: (uid, other, request = {}) => areFriends(context, uid, other, request),
+    listBlockedUsers: (uid, query = {}, request = {}) =>
+      related(context, 'blockedusers', uid, query, request),
+    blocksBetween: (uid, other, request = {}) => blocksBetween(context, uid, other, request),
+  };
+}
+
+/** `users/{uid}`, the uid as one path segment. */
+function userPath(context: Context, uid: string, operation: string, request: RequestOptions) {
+  return `users/${segment(uid, 'uid', operation, request, context.newRef)}`;
+}
+
+async function getUser(context: Context, uid: string, request: RequestOptions): Promise<User> {
+  const path = userPath(context, uid, 'getUser', request);
+  const body = await context.send(
+    'api',
+    'getUser',
+    path,
+    { method: 'get' },
+    UserResponseSchema,
+    request,
+  );
+  return toUser(body.data);
+}
+
+async function listUsers(
+  { send }: Context,
+  query: UserQuery,
+  request: RequestOptions,
+): Promise<UserPage> {
+  const body = await send(
+    'api',
+    'listUsers',
+    'users',
+    { method: 'get', searchParams: userSearchParams(query) },
+    UserListResponseSchema,
+    request,
+  );
+  return { users: body.data.map(toUser), pagination: body.meta.pagination };
+}
+
+/** The list's filters as query parameters: only those asked for, flags only when true. */
+export function userSearchParams(query: UserQuery): Record<string, string | number> {
+  const params: Record<string, string | number> = {};
+  for (const key of ['searchKey', 'role', 'status'] as const) {
+    const value = query[key];
+    if (value) params[key] = value;
+  }
+  if (query.onlyDeactivated) params.onlyDeactivated = 'true';
+  if (query.withDeactivated) params.withDeactivated = 'true';
+  params.page = query.page;
+  params.perPage = query.perPage;
+  return params;
+}
+
+/** The list's total counts every match, so a page of one counts them in one small answer. */
+async function countUsersWithRole(
+  { send }: Context,
+  role: string,
+  { withDeactivated, ...request }: RequestOptions & { withDeactivated?: boolean | undefined },
+): Promise<number> {
+  const query = { role, withDeactivated, page: 1, perPage: 1 };
+  const body = await send(
+    'api',
+    'countUsersWithRole',
+    'users',
+    { method: 'get', searchParams: userSearchParams(query) },
+    UserCountResponseSchema,
+    request,
+  );
+  return body.meta.pagination.total;
+}
+
+async function setUserRole(
+  context: Context,
+  uid: string,
+  role: string,
+  request: RequestOptions,
+): Promise<User> {
+  const path = userPath(context, uid, 'setUserRole', request);
+  const body = await context.send(
+    'api',
+    'setUserRole',
+    path,
+    { method: 'put', json: { role } },
+    UserResponseSchema,
+    request,
+  );
+  return toUser(body.data);
+}
+
+/** Nothing to deactivate asks nothing of the service (which refuses an empty list). */
+async function deactivateUsers(
+  { send }: Context,
+  uids: readonly string[],
+  request: RequestOptions,
+): Promise<string[]> {
+  if (uids.length === 0) return [];
+  const body = await send(
+    'api',
+    'deactivateUsers',
+    'users',
+    { method: 'delete', json: { uidsToDeactivate: uids } },
+    DeactivateUsersResponseSchema,
+    request,
+  );
+  return body.data.deactivatedUids;
+}
+
+async function reactivateUsers(
+  { send }: Context,
+  uids: readonly string[],
+  request: RequestOptions,
+): Promise<string[]> {
+  if (uids.length === 0) return [];
+  const body = await send(
+    'api',
+    'reactivateUsers',
+    'users',
+    { method: 'put', json: { uidsToActivate: uids } },
+    ReactivateUsersResponseSchema,
+    request,
+  );
+  return body.data.nonDeactivatedUids;
+}
+
+/** A page of the users tied to `uid`: its friends, or those it blocked. */
+async function related(
+  context: Context,
+  list: 'friends' | 'blockedusers',
+  uid: string,
+  query: FriendQuery,
+  request: RequestOptions,
+): Promise<UserPage> {
+  const operation = list === 'friends' ? 'listFriends' : 'listBlockedUsers';
+  const path = `${userPath(context, uid, operation, request)}/${list}`;
+  const searchParams: Record<string, string | number> = {};
+  if (query.searchKey) searchParams.searchKey = query.searchKey;
+  if (query.page !== undefined) searchParams.page = query.page;
+  if (query.perPage !== undefined) searchParams.perPage = query.perPage;
+  const body = await context.send(
+    'api',
+    operation,
+    path,
+    { method: 'get', searchParams },
+    UserListResponseSchema,
+    request,
+  );
+  return { users: body.data.map(toUser), pagination: body.meta.pagination };
+}
+
+/**
+ * Whether a user on one of the pages is `wanted`, reading page after page (under the caller's
+ * one reference) until one is, or the pages run out.
+ */
+async function onSomePage(
+  pageOf: (page: number) => Promise<UserPage>,
+  wanted: (user: User) => boolean,
+): Promise<boolean> {
+  for (let page = 1; ; page += 1) {
+    const { users, pagination } = await pageOf(page);
+    if (users.some(wanted)) return true;
+    if (users.length === 0 || page >= pagination.total_pages) return false;
+  }
+}
+
+/**
+ * A friend list can run to thousands; `searchKey` (a prefix of a uid or a name) narrows it on
+ * the service's side to the few that start like `other`, so one short page settles it instead
+ * of the whole list. The search matches names too and prefixes only, hence the exact uid match.
+ */
+function areFriends(
+  context: Context,
+  uid: string,
+  other: string,
+  request: RequestOptions,
+): Promise<boolean> {
+  const shared = underOneRef(context, request);
+  const query = (page: number) => ({ searchKey: other, page, perPage: MAX_PER_PAGE });
+  return onSomePage(
+    (page) => related(context, 'friends', uid, query(page), shared),
+    (user) => user.uid === other,
+  );
+}
+
+/** The block list holds whom a user blocked, so each direction needs its own user's list. */
+async function blocksBetween(
+  context: Context,
+  uid: string,
+  other: string,
+  request: RequestOptions,
+): Promise<Blocks> {
+  const shared = underOneRef(context, request);
+  const blocked = (by: string, whom: string) =>
+    onSomePage(
+      (page) => related(context, 'blockedusers', by, { page, perPage: MAX_PER_PAGE }, shared),
+      (user) => user.uid === whom,
+    );
+  const [uidBlockedOther, otherBlockedUid] = await Promise.all([
+    blocked(uid, other),
+    blocked(other, uid),
+  ]);
+  return { uidBlockedOther, otherBlockedUid };
 }
 
 /**
@@ -366,9 +645,6 @@ function segment(
  * timeout (which of ky's two, the trip knows), a body that is not JSON or not of the documented
  * shape, or a connection that failed.
  */
-/** Which setting's address each host is (the REST API's, or the calls'). */
-const ADDRESS_OF: Record<Host, CometChatAddress> = { roles: 'api', calls: 'call' };
-
 function toCometChatError(
   error: unknown,
   trip: Trip,

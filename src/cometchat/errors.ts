@@ -7,7 +7,7 @@
  */
 export type CometChatErrorKind =
   | 'unauthorized' // 401, 403: the key is missing, wrong, or lacks the full-access scope
-  | 'not_found' // 404: unknown role or call session
+  | 'not_found' // 404: unknown role, call session or uid
   | 'rate_limited' // 429 that did not clear within the time budget
   | 'bad_request' // 400: the service rejected what we sent
   | 'unavailable' // 5xx, connection refused or reset
@@ -100,7 +100,7 @@ export function isCometChatError(error: unknown): error is CometChatError {
 /**
  * Whether a failure says the address is wrong rather than the service down: a host name that
  * does not resolve, nothing listening there, or a 404 for the route itself (no CometChat error
- * of a missing role or call, but none, or the service's "no such resource").
+ * of a missing role, call or user, but none, or the service's "no such resource").
  */
 export function isMisaddressed(status: number | undefined, code: string | undefined): boolean {
   if (status === undefined) return code === 'ENOTFOUND' || code === 'ECONNREFUSED';

@@ -48,8 +48,9 @@ export function createHostKy(host: HostOptions): KyInstance {
     totalTimeout: host.budgetMs,
     retry: {
       limit: host.retryLimit,
-      // Every operation, the PUT too: it sets the values it is given, so a repeat writes the same.
-      methods: ['get', 'put'],
+      // Every operation, the writes too: a PUT sets the values it is given and the DELETE
+      // deactivates the users it names, so a repeat leaves the same state.
+      methods: ['get', 'put', 'delete'],
       statusCodes: RETRY_STATUSES,
       // The waits a 429 or 503 asks for are the trip's to read (server-wait.ts says why).
       afterStatusCodes: [],

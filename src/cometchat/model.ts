@@ -8,6 +8,7 @@ import type {
   Recording,
   Role,
   Transcription,
+  UserRecord,
 } from './schemas.ts';
 
 // The shapes the rest of the app works with: the service's variations (call `data` as an
@@ -19,6 +20,81 @@ export type { Pagination, PermissionMap, Recording, Role, Transcription } from '
 export interface RolePage {
   roles: Role[];
   pagination: Pagination;
+}
+
+/** A CometChat user, as the app works with it. */
+export interface User {
+  uid: string;
+  /** The uid when the service sent no name. */
+  name: string;
+  /** Each user has exactly one role; a user the service sent without one has `default`. */
+  role: string;
+  /** `available` or `offline` (`offline` when the service did not say). */
+  status: string;
+  avatar?: string | undefined;
+  link?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  tags?: string[] | undefined;
+  /** Unix seconds. */
+  createdAt?: number | undefined;
+  updatedAt?: number | undefined;
+  lastActiveAt?: number | undefined;
+  /** Set while the user is deactivated (suspended, data kept). */
+  deactivatedAt?: number | undefined;
+}
+
+export interface UserPage {
+  users: User[];
+  pagination: Pagination;
+}
+
+/** Filters of the user list, as the service takes them (see `listUsers`). */
+export interface UserQuery {
+  /** A prefix of the uid or the name, whatever the case. */
+  searchKey?: string | undefined;
+  role?: string | undefined;
+  status?: string | undefined;
+  /** Only deactivated users (the list leaves them out by default). */
+  onlyDeactivated?: boolean | undefined;
+  /** Deactivated users as well as the others. */
+  withDeactivated?: boolean | undefined;
+  page: number;
+  perPage: number;
+}
+
+/** A page of a user's friends or blocked users (the service's defaults: page 1, 100 a page). */
+export interface PageQuery {
+  page?: number | undefined;
+  perPage?: number | undefined;
+}
+
+export interface FriendQuery extends PageQuery {
+  /** A prefix of the friend's uid or name. */
+  searchKey?: string | undefined;
+}
+
+/** Who blocked whom, between two users: a block goes one way. */
+export interface Blocks {
+  uidBlockedOther: boolean;
+  otherBlockedUid: boolean;
+}
+
+/** The service's `null`s become absent fields; unknown fields are left behind. */
+export function toUser(record: UserRecord): User {
+  return {
+    uid: record.uid,
+    name: record.name || record.uid,
+    role: record.role || 'default',
+    status: record.status || 'offline',
+    avatar: record.avatar ?? undefined,
+    link: record.link ?? undefined,
+    metadata: record.metadata ?? undefined,
+    tags: record.tags ?? undefined,
+    createdAt: record.createdAt ?? undefined,
+    updatedAt: record.updatedAt ?? undefined,
+    lastActiveAt: record.lastActiveAt ?? undefined,
+    deactivatedAt: record.deactivatedAt ?? undefined,
+  };
 }
 
 export interface PermissionUpdate {

@@ -8,6 +8,10 @@ import type { Role, RolePage } from './model.ts';
  * caching it makes those cost what `help` costs. Calls are never cached: a live call changes
  * by the second. A change applied through the editor clears the cache at once; another
  * replica's cache may show the old list for up to `ttlMs`.
+ *
+ * How many users hold a role is kept as briefly: the role list and the editor's review show it
+ * for every role they name, and a person reading "about 40 users" needs no fresher figure. A
+ * change of a user's role or account clears the counts.
  */
 export interface CachedCometChatClient extends CometChatClient {
   invalidateRoles(): void;
@@ -27,12 +31,25 @@ export function withRoleCache(
   // Concurrent asks share one request; a failure is never cached (see createTtlCache).
   const pages = createTtlCache<RolePage>(settings);
   const lists = createTtlCache<Role[]>(settings);
+  const counts = createTtlCache<number>(settings);
   const clear = () => {
     pages.clear();
     lists.clear();
   };
+  /** A change to users: the counts are cleared whatever its outcome. */
+  const clearingCounts =
+    <A extends unknown[], R>(send: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await send(...args);
+      } finally {
+        counts.clear();
+      }
+    };
 
   return {
+    // What is not cached goes straight to the client (its methods are arrows: they travel).
+    ...client,
     listRoles: (query = {}, request) =>
       pages.get(`${query.page ?? 1}:${query.perPage ?? ''}`, () =>
         client.listRoles(query, request),
@@ -46,8 +63,13 @@ export function withRoleCache(
         clear();
       }
     },
-    getCall: (sessionId, request) => client.getCall(sessionId, request),
-    listCalls: (query, request) => client.listCalls(query, request),
+    countUsersWithRole: (role, request) =>
+      counts.get(`${role}:${request?.withDeactivated ?? false}`, () =>
+        client.countUsersWithRole(role, request),
+      ),
+    setUserRole: clearingCounts(client.setUserRole),
+    deactivateUsers: clearingCounts(client.deactivateUsers),
+    reactivateUsers: clearingCounts(client.reactivateUsers),
     invalidateRoles: clear,
   };
 }

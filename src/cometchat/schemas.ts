@@ -174,6 +174,58 @@ export const CallListResponseSchema = z.object({
     .optional(),
 });
 
+/**
+ * Unix seconds. User records are read loosely: a timestamp may come as digits in a string (as
+ * the webhooks send theirs) and an absent value as null.
+ */
+const looseSeconds = z
+  .union([
+    unixSeconds,
+    z
+      .string()
+      .regex(/^\d{1,12}$/)
+      .transform(Number),
+  ])
+  .nullish();
+
+export const UserRecordSchema = z.looseObject({
+  uid: z.string().min(1),
+  name: z.string().nullish(),
+  avatar: z.string().nullish(),
+  link: z.string().nullish(),
+  role: z.string().nullish(),
+  status: z.string().nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+  tags: z.array(z.string()).nullish(),
+  createdAt: looseSeconds,
+  updatedAt: looseSeconds,
+  lastActiveAt: looseSeconds,
+  deactivatedAt: looseSeconds,
+});
+export type UserRecord = z.infer<typeof UserRecordSchema>;
+
+export const UserResponseSchema = z.looseObject({ data: UserRecordSchema });
+
+export const UserListResponseSchema = z.looseObject({
+  data: z.array(UserRecordSchema),
+  meta: z.looseObject({ pagination: PaginationSchema }),
+});
+
+/** A count needs only the total: the one user on the page is not read. */
+export const UserCountResponseSchema = z.looseObject({
+  meta: z.looseObject({
+    pagination: z.looseObject({ total: z.number().int().nonnegative() }),
+  }),
+});
+
+export const DeactivateUsersResponseSchema = z.looseObject({
+  data: z.looseObject({ deactivatedUids: z.array(z.string()) }),
+});
+
+export const ReactivateUsersResponseSchema = z.looseObject({
+  data: z.looseObject({ nonDeactivatedUids: z.array(z.string()) }),
+});
+
 export const ErrorBodySchema = z.looseObject({
   error: z.looseObject({
     message: z.string().optional(),

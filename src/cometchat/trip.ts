@@ -62,7 +62,10 @@ export class Trip {
     readonly operation: string,
     private readonly parent: Logger,
     private readonly settings: TripSettings,
-    /** The request changes something (a PUT): a gateway's failure does not say it did not. */
+    /**
+     * The request changes something (a PUT, the DELETE that deactivates): a gateway's failure
+     * does not say it did not.
+     */
     private readonly changes = false,
   ) {
     this.deadline = settings.now() + settings.budgetMs;

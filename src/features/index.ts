@@ -12,12 +12,13 @@ import { createHome, registerHome } from './home/home.ts';
 import { editorOpener, homeApprovals, permissions } from './permissions/index.ts';
 import { roles } from './roles/index.ts';
 import { registerUnfurls } from './unfurl.ts';
+import { users } from './users/index.ts';
 
 // The features, and the one place that knows them all. A new feature is a folder exporting a
 // Feature, and a line in FEATURES.
 
 /** In the order help lists their subcommands. */
-export const FEATURES: readonly Feature[] = [roles, permissions, calls, audit, apps, help];
+export const FEATURES: readonly Feature[] = [roles, permissions, users, calls, audit, apps, help];
 
 /** Every subcommand of `/cometchat`. */
 export const SUBCOMMANDS = FEATURES.flatMap((feature) => feature.subcommands);

@@ -6,7 +6,11 @@ import type {
   KnownBlock,
   MrkdwnElement,
   PlainTextElement,
+  RawTextElement,
+  RichTextBlock,
+  RichTextElement,
   SectionBlock,
+  TableBlock,
   View,
 } from '@slack/types';
 import { withRef } from '../voice/sentences.ts';
@@ -64,6 +68,81 @@ export function button(
 
 export function actions(elements: readonly Button[], blockId?: string): ActionsBlock {
   return { type: 'actions', elements: [...elements], ...(blockId ? { block_id: blockId } : {}) };
+}
+
+// Tables. A message may hold one `table` block (Slack refuses a second with
+// `only_one_table_allowed`), and only a message: modals and the Home tab take none. Its cells
+// are not mrkdwn: a `raw_text` cell shows its text as it is, and a `rich_text` cell is structured
+// runs, so text from outside needs no escaping there (and gets none: no entities, no U+200B) and
+// is copied exactly; only an explicit `user`, `channel`, `broadcast` or `link` element mentions
+// or links, and the app writes those itself.
+
+/** One cell of a {@link table}. */
+export type TableCell = RawTextElement | RichTextBlock;
+export type TableColumn = NonNullable<TableBlock['column_settings']>[number];
+
+/** Slack's table: at most 100 rows (the header row among them) of at most 20 cells. */
+export const TABLE_ROWS = 100;
+export const TABLE_CELLS = 20;
+const NOTHING = '—';
+
+/**
+ * A cell of plain text, shown and copied exactly as given up to `max` characters (then cut with
+ * `…`). Slack refuses an empty cell, so empty text shows `—`.
+ */
+export function rawText(text: string, max = 300): RawTextElement {
+  return { type: 'raw_text', text: text.trim() === '' ? NOTHING : truncate(text, max) };
+}
+
+/** A cell of rich text: one section of runs (text, `date`, `user`, `emoji`, ...). */
+export function richText(elements: readonly RichTextElement[]): RichTextBlock {
+  const shown = elements.filter((e) => e.type !== 'text' || e.text !== '');
+  return {
+    type: 'rich_text',
+    elements: [
+      {
+        type: 'rich_text_section',
+        elements: shown.length > 0 ? shown : [{ type: 'text', text: NOTHING }],
+      },
+    ],
+  };
+}
+
+/**
+ * A time as Slack's `date` element, in each reader's own zone, like `slackDate` in mrkdwn
+ * (a raw_text cell cannot render `<!date>`); the fallback is ISO-8601 UTC. No time, or one that
+ * is not a real time: `—`.
+ */
+export function dateCell(
+  unixSeconds: number | null | undefined,
+  format = '{date_short_pretty} {time}',
+): TableCell {
+  if (typeof unixSeconds !== 'number' || !Number.isFinite(unixSeconds) || unixSeconds <= 0) {
+    return rawText('');
+  }
+  const timestamp = Math.floor(unixSeconds);
+  const date = new Date(timestamp * 1000);
+  if (Number.isNaN(date.getTime())) return rawText('');
+  const fallback = `${date.toISOString().slice(0, -5)}Z`;
+  return richText([{ type: 'date', timestamp, format, fallback }]);
+}
+
+/**
+ * A table block: a header row of plain titles, then the rows, cut to Slack's 100 rows of 20
+ * cells (callers page well inside that). `columns` sets alignment and wrapping, by position.
+ */
+export function table(
+  titles: readonly string[],
+  rows: readonly (readonly TableCell[])[],
+  columns: readonly TableColumn[] = [],
+): TableBlock {
+  return {
+    type: 'table',
+    rows: [titles.map((title) => rawText(title, 100)), ...rows.map((row) => [...row])]
+      .slice(0, TABLE_ROWS)
+      .map((row) => row.slice(0, TABLE_CELLS)),
+    ...(columns.length > 0 ? { column_settings: columns.slice(0, TABLE_CELLS) } : {}),
+  };
 }
 
 /** A failure as one sentence plus the reference that finds its log line. */

@@ -27,6 +27,9 @@ export const ACTIONS = {
   homeFindCalls: 'home_find_calls',
   homeLookupCall: 'home_lookup_call',
   homeHelp: 'home_help',
+  userDetails: 'user_details',
+  usersPage: 'users_page',
+  userCalls: 'user_calls',
 } as const;
 
 export const CALLBACKS = {

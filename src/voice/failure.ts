@@ -19,6 +19,14 @@ const WHAT: Record<string, string> = {
   setRolePermissions: 'the permission update',
   getCall: 'the call lookup',
   listCalls: 'the call search',
+  getUser: 'the user lookup',
+  listUsers: 'the user search',
+  countUsersWithRole: "the count of a role's users",
+  setUserRole: "the user's role change",
+  deactivateUsers: 'the deactivation',
+  reactivateUsers: 'the reactivation',
+  listFriends: "the user's friends",
+  listBlockedUsers: "the user's blocks",
 };
 
 /**
@@ -36,6 +44,16 @@ export function failureSentence(error: unknown, budgetSeconds: number): string {
   // With several apps, every failure says which app it is about.
   return error.app ? `${escapeMrkdwn(error.app.name)}: ${sentence}` : sentence;
 }
+
+/** The operations about users: a 404 from one of them is an unknown uid unless it says role. */
+const USER_OPERATIONS: Readonly<Record<string, true>> = Object.freeze({
+  getUser: true,
+  setUserRole: true,
+  listFriends: true,
+  listBlockedUsers: true,
+  areFriends: true,
+  blocksBetween: true,
+});
 
 /** Said of a write CometChat may have carried out though no readable answer confirmed it. */
 const MAY_HAVE_APPLIED =
@@ -61,9 +79,12 @@ function cometchatSentence(error: CometChatError, budgetSeconds: number): string
   const code = error.serviceCode ? ` (${inlineCode(error.serviceCode)})` : '';
   switch (error.kind) {
     case 'not_found':
-      return error.operation === 'getCall'
-        ? `CometChat has no call with that session id${code}. Check the id: it is case-sensitive and must be complete.`
-        : `CometChat has no such role${code}. Check the id with \`${roles}\`.`;
+      if (error.operation === 'getCall') {
+        return `CometChat has no call with that session id${code}. Check the id: it is case-sensitive and must be complete.`;
+      }
+      return error.serviceCode === 'ERR_ROLE_NOT_FOUND' || !(error.operation in USER_OPERATIONS)
+        ? `CometChat has no such role${code}. Check the id with \`${roles}\`.`
+        : `CometChat has no user with that uid${code}. Check the uid: it is case-sensitive.`;
     case 'unauthorized':
       return `CometChat refused the app's API key${code}. An admin should check that ${settingOf(error, 'API_KEY')} is a REST API key with full access for this app.`;
     case 'rate_limited':

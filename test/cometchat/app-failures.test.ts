@@ -13,6 +13,16 @@ function failingWith(error: unknown): CometChatClient {
     setRolePermissions: fail,
     getCall: fail,
     listCalls: fail,
+    getUser: fail,
+    listUsers: fail,
+    countUsersWithRole: fail,
+    setUserRole: fail,
+    deactivateUsers: fail,
+    reactivateUsers: fail,
+    listFriends: fail,
+    areFriends: fail,
+    listBlockedUsers: fail,
+    blocksBetween: fail,
   };
 }
 
@@ -26,6 +36,16 @@ describe('withAppFailures', () => {
       () => client.setRolePermissions('default', { sendMessage: 'deny' }),
       () => client.getCall('v1.us.app.1'),
       () => client.listCalls({ page: 1, perPage: 10 }),
+      () => client.getUser('cometchat-uid-1'),
+      () => client.listUsers({ page: 1, perPage: 10 }),
+      () => client.countUsersWithRole('admin'),
+      () => client.setUserRole('cometchat-uid-1', 'admin'),
+      () => client.deactivateUsers(['cometchat-uid-1']),
+      () => client.reactivateUsers(['cometchat-uid-1']),
+      () => client.listFriends('cometchat-uid-1'),
+      () => client.areFriends('cometchat-uid-1', 'cometchat-uid-2'),
+      () => client.listBlockedUsers('cometchat-uid-1'),
+      () => client.blocksBetween('cometchat-uid-1', 'cometchat-uid-2'),
     ]) {
       await expect(call()).rejects.toMatchObject({ kind: 'unavailable', ref: 'r1', app: prod });
     }

@@ -1,11 +1,9 @@
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
-import { inspect } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  type RecordedRequest,
   SANDBOX_SESSION_IDS,
   type Sandbox,
   startSandbox,
@@ -15,9 +13,17 @@ import {
   type CometChatClientOptions,
   createCometChatClient,
 } from '../../src/cometchat/client.ts';
-import { CometChatError } from '../../src/cometchat/errors.ts';
-import { createLogger, type Logger } from '../../src/log.ts';
-import { LogCapture } from '../log-capture.ts';
+import type { Logger } from '../../src/log.ts';
+import type { LogCapture } from '../log-capture.ts';
+import {
+  API_KEY,
+  captureLogger,
+  errorTexts,
+  failure,
+  only,
+  T0,
+  WRONG_KEY,
+} from './client-harness.ts';
 
 // The client against the sandbox over real HTTP on loopback (ky over the global fetch); the last
 // tests give it a fetch of their own instead. Budgets are small (300 ms per attempt, 1.5 s in
@@ -27,21 +33,8 @@ import { LogCapture } from '../log-capture.ts';
 // as `waitedMs`) rather than the machine's speed. ky's waits themselves are real time, kept
 // short by these budgets.
 
-const API_KEY = 'cc-rest-key-7Hq2ZETA9xYw';
-const WRONG_KEY = 'cc-wrong-key-Q8vLmN3pR';
 const TIMEOUT_MS = 300;
 const BUDGET_MS = 1_500;
-/** The client's clock in these tests: it stands still unless a test makes it move. */
-const T0 = Date.parse('2025-06-02T09:00:00Z');
-
-/**
- * No `secrets` on purpose: the client itself must keep the key out of the log; the root
- * logger's scrubbing (tested in test/log.test.ts) is a second line of defence, not this one.
- */
-function captureLogger(): { logger: Logger; capture: LogCapture } {
-  const capture = new LogCapture();
-  return { logger: createLogger({ level: 'debug', destination: capture }), capture };
-}
 
 let sandbox: Sandbox;
 let logs: LogCapture;
@@ -92,45 +85,6 @@ function retries(): { retryCount: unknown; waitedMs: unknown; cause: unknown }[]
     .records()
     .filter((r) => r.msg === 'retrying CometChat request')
     .map(({ retryCount, waitedMs, cause }) => ({ retryCount, waitedMs, cause }));
-}
-
-/** Every way an error can end up as text: none may carry the key. */
-function errorTexts(error: CometChatError): string[] {
-  const { logger: errLogger, capture } = captureLogger();
-  errLogger.error({ err: error }, 'request failed');
-  const pinoLine = capture.lines.join('\n');
-  // The pino line must really hold the error, or checking it would prove nothing.
-  expect(pinoLine).toContain(error.ref);
-  expect(pinoLine).toContain(error.kind);
-  return [
-    error.message,
-    JSON.stringify(error),
-    String(error),
-    error.stack ?? '',
-    inspect(error, { depth: 10, showHidden: true }),
-    pinoLine,
-  ];
-}
-
-/** The rejection of `promise`, which must be a CometChatError free of any key. */
-async function failure(promise: Promise<unknown>): Promise<CometChatError> {
-  const outcome = await promise.then(
-    () => new Error('expected the call to fail'),
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof CometChatError)) throw outcome;
-  for (const text of errorTexts(outcome)) {
-    expect(text).not.toContain(API_KEY);
-    expect(text).not.toContain(WRONG_KEY);
-  }
-  return outcome;
-}
-
-function only(requests: RecordedRequest[]): RecordedRequest {
-  expect(requests).toHaveLength(1);
-  const [request] = requests;
-  if (!request) throw new Error('no request recorded');
-  return request;
 }
 
 function messages(): string[] {

@@ -81,9 +81,25 @@ describe('role list cache', () => {
     await client.getCall(id);
     expect(sandbox.requests.filter((r) => r.path.startsWith('/v3/calls/'))).toHaveLength(2);
   });
+  it("keeps how many users hold a role briefly, and forgets every count when a user's role changes", async () => {
+    const client = cachedClient();
+    const countRequests = () =>
+      sandbox.requests.filter((r) => r.path === '/v3/users' && r.query.perPage === '1');
+    const premium = await client.countUsersWithRole('premium');
+    expect(await client.countUsersWithRole('premium')).toBe(premium);
+    expect(countRequests()).toHaveLength(1);
+    await client.setUserRole('cometchat-uid-5', 'premium');
+    expect(await client.countUsersWithRole('premium')).toBe(premium + 1);
+    expect(countRequests()).toHaveLength(2);
+    clock += 30_001;
+    await client.countUsersWithRole('premium');
+    expect(countRequests()).toHaveLength(3);
+  });
 });
 
 describe('role list cache, in front of a client the test answers by hand', () => {
+  const notAsked = () => Promise.reject(new Error('not asked in these tests'));
+
   /** A client whose role lists wait until the test answers them; it counts what was asked. */
   function handClient() {
     const lists: ((roles: Role[]) => void)[] = [];
@@ -99,8 +115,18 @@ describe('role list cache, in front of a client the test answers by hand', () =>
         };
       },
       setRolePermissions: async () => ({ permissions: {}, results: {} }),
-      getCall: () => Promise.reject(new Error('not asked in these tests')),
-      listCalls: () => Promise.reject(new Error('not asked in these tests')),
+      getCall: notAsked,
+      listCalls: notAsked,
+      getUser: notAsked,
+      listUsers: notAsked,
+      countUsersWithRole: notAsked,
+      setUserRole: notAsked,
+      deactivateUsers: notAsked,
+      reactivateUsers: notAsked,
+      listFriends: notAsked,
+      areFriends: notAsked,
+      listBlockedUsers: notAsked,
+      blocksBetween: notAsked,
     };
     return { client, lists, pages };
   }

@@ -5,7 +5,7 @@ import {
   openEditor,
   withFieldSet,
 } from '../../offline/stack/editor-steps.ts';
-import { commandText, textOf } from './harness.ts';
+import { commandReply, commandText, tableRecords, textOf } from './harness.ts';
 import { driverAs, puts, reviewChange, useHarnessStarter } from './support.ts';
 
 describe('who may edit and view', () => {
@@ -178,10 +178,11 @@ describe('audit trail', () => {
     expect(textOf(posts[0]?.args)).toContain('applied');
     expect(textOf(posts[1]?.args)).toContain('failed');
 
-    const list = await commandText(h, 'audit default');
-    expect(list).toContain('2 records');
-    expect(list.indexOf('failed')).toBeLessThan(list.indexOf('applied'));
-    expect(list).toMatch(/sendMessage.*allow → deny/);
+    const list = await commandReply(h, 'audit default');
+    expect(textOf(list)).toContain('2 records');
+    const [newest, older] = tableRecords(list);
+    expect([newest?.Outcome, older?.Outcome]).toEqual(['✘ failed', '✔ applied']);
+    expect(older?.Changes).toMatch(/^sendMessage: allow → deny$/m);
     const events = h.logs.records().filter((r) => r.event === 'permission_change');
     expect(events).toHaveLength(2);
     expect(puts(h).length).toBeGreaterThanOrEqual(2);

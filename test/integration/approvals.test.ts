@@ -9,9 +9,9 @@ import { skipRedisSuites, useRedisServer } from '../store/redis-server.ts';
 import {
   actionButtons,
   commandReply,
-  commandText,
   type Harness,
   sealedJson,
+  tableRecords,
   textOf,
 } from './harness.ts';
 import { driverAs, puts, reviewFlip, useHarnessStarter, useReplicas } from './support.ts';
@@ -162,7 +162,8 @@ describe('approvals', () => {
     );
     expect(await dmTo(h, 'U0OPERATOR', 'Approved by <@U0LEAD>')).toContain('applied');
     // The trail names the second pair of eyes.
-    expect(await commandText(h, 'audit')).toContain('<@U0OPERATOR> (approved by <@U0LEAD>)');
+    const [trail] = tableRecords(await commandReply(h, 'audit'));
+    expect(trail?.Who).toBe('@U0OPERATOR (approved by @U0LEAD)');
     // A second click changes nothing.
     const again = h.slack.responses.length;
     await click(h, driverAs(h, 'U0LEAD2'), posted, ACTIONS.approveChange);

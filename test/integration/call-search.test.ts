@@ -12,6 +12,7 @@ import {
   type Harness,
   interactionReply,
   sealedJson,
+  tableRecords,
   textOf,
 } from './harness.ts';
 import { useHarness } from './support.ts';
@@ -94,11 +95,23 @@ describe('/cometchat calls', () => {
     expect(text).toContain(`calls of \`${UID}\``);
     expect(text).toMatch(/Page 1 of \d+/);
     expectNoInjectedMarkup(first);
-    const details = buttonsOf(first).filter((b) => b.action_id === ACTIONS.callDetails);
-    expect(details.length).toBeGreaterThan(0);
-    const times = [...JSON.stringify(first.blocks).matchAll(/<!date\^(\d+)\^/g)].map((m) =>
-      Number(m[1]),
+    // One table, a row per call; below it a "Details #n" button per row.
+    expect(blocksOf(first).filter((b) => b.type === 'table')).toHaveLength(1);
+    const rows = tableRecords(first);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.map((row) => row['#'])).toEqual(rows.map((_, i) => String(i + 1)));
+    // Uids exactly as CometChat has them; a hostile name as the plain text it is.
+    expect(rows.some((row) => row.Who?.includes(`(${UID})`))).toBe(true);
+    expect(rows.map((row) => row.Who)).toContain(
+      '<!channel> Support (cometchat-uid-6) → Support group 3 (support-group-3)',
     );
+    expectNoInjectedMarkup(first);
+    const details = buttonsOf(first).filter((b) => b.action_id === ACTIONS.callDetails);
+    expect(details.map((b) => b.text.text)).toEqual(rows.map((_, i) => `Details #${i + 1}`));
+    const times = [
+      ...JSON.stringify(first.blocks).matchAll(/"type":"date","timestamp":(\d+)/g),
+    ].map((m) => Number(m[1]));
+    expect(times).toHaveLength(rows.length);
     expect(times).toEqual([...times].sort((a, b) => b - a));
 
     const older = buttonsOf(first).find((b) => b.action_id.startsWith(`${ACTIONS.callsPage}_next`));
@@ -216,6 +229,8 @@ describe('/cometchat calls', () => {
     const filled = await h.slack.nextCall('views.update', before);
     const list = filled.args.view as Record<string, unknown>;
     expect(textOf(list)).toContain(`calls of \`${UID}\``);
+    // A modal takes no table: each call is a section with its Details button beside it.
+    expect(blocksOf(list).filter((b) => b.type === 'table')).toEqual([]);
     expect(listRequests(h)[0]?.query).toMatchObject({ uid: UID, page: '1' });
     const [details] = buttonsOf(list).filter((b) => b.action_id === ACTIONS.callDetails);
     if (!details?.value) throw new Error('no Details button in the modal');

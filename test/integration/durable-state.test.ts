@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openEditor, switchCategory } from '../../offline/stack/editor-steps.ts';
 import { skipRedisSuites, useRedisServer } from '../store/redis-server.ts';
-import { commandText, type Harness, startHarness } from './harness.ts';
+import { commandReply, commandText, type Harness, startHarness, tableRecords } from './harness.ts';
 import {
   allowedActions,
   applyChange,
@@ -59,7 +59,8 @@ describe.skipIf(skipRedisSuites)('two replicas sharing Redis', { tags: ['redis']
     const [a, b] = await twoReplicas();
     await applyChange(a, { key: 'deleteMessage', value: 'deny' });
     expect(await allowedMessageActions(b)).not.toContain('deleteMessage');
-    expect(await commandText(b, 'audit')).toMatch(/deleteMessage.*allow → deny/);
+    const [newest] = tableRecords(await commandReply(b, 'audit'));
+    expect(newest?.Changes).toMatch(/^deleteMessage: allow → deny$/m);
   });
 
   it('applies one confirmation raced from both replicas once', async () => {

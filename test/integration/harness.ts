@@ -7,6 +7,7 @@ import {
   type OfflineStackOptions,
   startOfflineStack,
 } from '../../offline/stack/offline-stack.ts';
+import { cellText } from '../../offline/stack/terminal-render.ts';
 import { LogCapture } from '../log-capture.ts';
 
 export interface Harness<A extends string = string> extends OfflineStack<A> {
@@ -97,6 +98,21 @@ export function actionButtons(payload: Record<string, unknown>): Button[] {
     .flatMap((b) => b.elements as Button[]);
 }
 
+/**
+ * The message's table, a row of cell texts each, the header row first (raw text as it is, rich
+ * text as Slack shows it: `@U…` for a person, a date by its ISO fallback); none: empty.
+ */
+export function tableRows(payload: Record<string, unknown>): string[][] {
+  const table = blocksOf(payload).find((b) => b.type === 'table');
+  return ((table?.rows ?? []) as unknown[][]).map((row) => row.map(cellText));
+}
+
+/** The table's rows after the header, each keyed by its column's title. */
+export function tableRecords(payload: Record<string, unknown>): Record<string, string>[] {
+  const [titles = [], ...rows] = tableRows(payload);
+  return rows.map((row) => Object.fromEntries(titles.map((title, i) => [title, row[i] ?? ''])));
+}
+
 /** All mrkdwn/plain text in a payload, for assertions on what a person would read. */
 export function textOf(value: unknown): string {
   const out: string[] = [];
@@ -143,22 +159,38 @@ export function markupOf(payload: unknown): string[] {
 const DATE_TOKEN = /<!date\^\d+\^[^|<>]*\|[^<>]*>/g;
 
 /**
+ * Rich text's elements that mention or link. A `user` element is not among them: the app writes
+ * one only for a Slack user id it holds itself (who made a change, in the audit list).
+ */
+const RICH_MARKUP = new Set(['broadcast', 'channel', 'usergroup', 'team', 'link']);
+
+/**
  * No mention (`<!channel>`, `<!here>`, `<@U…>`, `<#C…>`) and no link in what Slack would parse,
- * whatever the service data held. The app's own date tokens are allowed, and links that start
- * with one of `allowedLinks` (recording URLs a test expects).
+ * whatever the service data held: mrkdwn, and rich text's mention and link elements (a table's
+ * raw text is not parsed). The app's own date tokens are allowed, and links that start with one
+ * of `allowedLinks` (recording URLs a test expects).
  */
 export function expectNoInjectedMarkup(
   payload: unknown,
   allowedLinks: readonly string[] = [],
 ): void {
+  const isAllowed = (link: string) => allowedLinks.some((prefix) => link.startsWith(prefix));
   for (const text of markupOf(payload)) {
     const rest = text.replace(DATE_TOKEN, '');
     expect(rest, text).not.toMatch(/<[!@#]/);
     for (const link of rest.match(/<[^<>]*>/g) ?? []) {
-      const allowed = allowedLinks.some((prefix) => link.startsWith(`<${prefix}`));
-      expect(allowed, `unexpected link ${link} in ${text}`).toBe(true);
+      expect(isAllowed(link.slice(1)), `unexpected link ${link} in ${text}`).toBe(true);
     }
   }
+  JSON.stringify(payload, (_key, value: unknown) => {
+    if (isRecord(value) && typeof value.type === 'string' && RICH_MARKUP.has(value.type)) {
+      const link = value.type === 'link' && typeof value.url === 'string' ? value.url : undefined;
+      expect(link !== undefined && isAllowed(link), `rich text ${JSON.stringify(value)}`).toBe(
+        true,
+      );
+    }
+    return value;
+  });
 }
 
 /** The id in a failure's `Reference: \`…\`` line, or undefined when there is none. */

@@ -11,19 +11,28 @@ import {
   markupOf,
   referenceOf,
   sealedJson,
+  tableRecords,
+  tableRows,
   textOf,
 } from './harness.ts';
 import { useHarness } from './support.ts';
 
-/** One section per role: the ones with an "Edit permissions" accessory. */
-function roleSections(message: Record<string, unknown>) {
-  return blocksOf(message)
-    .filter((b) => b.type === 'section' && b.accessory)
-    .map((b) => ({
-      text: (b.text as { text: string }).text,
-      button: b.accessory as Button,
-    }));
+/** The list's "Edit <role id>" buttons, one below the table for each role that has one. */
+function editButtons(message: Record<string, unknown>): Button[] {
+  return actionButtons(message).filter((b) => b.action_id === 'edit_permissions');
 }
+
+/** The role each Edit button opens, by its value. */
+const editedRoles = (message: Record<string, unknown>) =>
+  editButtons(message).map((b) => sealedJson(b.value).role);
+
+/** The page and share buttons. */
+const pageButtons = (message: Record<string, unknown>) =>
+  actionButtons(message).filter((b) => b.action_id !== 'edit_permissions');
+
+/** The role ids of the table's rows, in order. */
+const listedRoles = (message: Record<string, unknown>) =>
+  tableRecords(message).map((row) => row['Role id']);
 
 function pageIndicator(message: Record<string, unknown>): string {
   return markupOf(blocksOf(message).find((b) => b.type === 'context')).join('\n');
@@ -69,79 +78,110 @@ describe('/cometchat roles through the real app', () => {
     expect(listCalls[0]?.query).toMatchObject({ page: '1', perPage: '10' });
   });
 
-  it('shows each role: name, id, description, dates, settings, metadata, an edit button', async () => {
+  it('shows each role in a table row: name, id, description, dates, settings, metadata', async () => {
     const reply = await commandReply(h, 'roles');
-    const sections = roleSections(reply);
-    expect(sections.map((s) => sealedJson(s.button.value).role)).toEqual(
-      h.sandbox.state.roles.map((r) => r.role),
+    expect(blocksOf(reply).filter((b) => b.type === 'table')).toHaveLength(1);
+    expect(tableRows(reply)[0]).toEqual([
+      '#',
+      'Name',
+      'Role id',
+      'Users',
+      'Description',
+      'Created',
+      'Updated',
+      'Settings',
+      'Metadata',
+    ]);
+    const rows = tableRecords(reply);
+    expect(rows.map((row) => row['#'])).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+      '8',
+      '9',
+      '10',
+    ]);
+    expect(listedRoles(reply)).toEqual(h.sandbox.state.roles.map((r) => r.role));
+    expect(rows[1]).toEqual({
+      '#': '2',
+      Name: 'Administrator',
+      'Role id': 'admin',
+      // cometchat-uid-1 and ops-lead: CometChat's count of the role's (active) users.
+      Users: '2',
+      Description: 'Operations team: full access to users, groups, messages and calls.',
+      Created: '2023-07-10 14:42',
+      Updated: '2023-10-31 15:17',
+      Settings: '—',
+      Metadata: 'team: ops · escalationChannel: #cometchat-ops',
+    });
+    // Slack's date element: each reader sees their own time zone; the fallback is ISO-8601 UTC.
+    expect(JSON.stringify(reply.blocks)).toContain(
+      '{"type":"date","timestamp":1698765432,"format":"{date_short_pretty} {time}","fallback":"2023-10-31T15:17:12Z"}',
     );
-    for (const { button } of sections) {
-      expect(button.action_id).toBe('edit_permissions');
-      expect(button.text.text).toBe('Edit permissions');
-    }
-    const admin = sections[1]?.text ?? '';
-    expect(admin).toContain('*Administrator*  `admin`');
-    expect(admin).toContain('Operations team: full access to users, groups, messages and calls.');
-    // Slack date tokens: each reader sees their own time zone; the fallback is ISO-8601 UTC.
-    expect(admin).toContain(
-      'Created <!date^1689000120^{date_short_pretty} {time}|2023-07-10T14:42:00Z>',
-    );
-    expect(admin).toContain(
-      'Updated <!date^1698765432^{date_short_pretty} {time}|2023-10-31T15:17:12Z>',
-    );
-    expect(admin).toContain('Metadata: `team: ops` · `escalationChannel: #cometchat-ops`');
-    const defaults = sections[0]?.text ?? '';
-    expect(defaults).toContain('Settings: `listUsers: all` · `sendMessagesTo: all`');
-    expect(defaults).not.toContain('Updated');
-    // Nested metadata is compact JSON; an empty description says so.
-    expect(sections[4]?.text).toContain('`billing: {"cycle":"yearly","seats":5}`');
-    expect(sections[6]?.text).toContain('_No description_');
+    expect(rows[0]?.Settings).toBe('listUsers: all · sendMessagesTo: all');
+    expect(rows[0]?.Updated).toBe('—');
+    // Nested metadata is compact JSON; an empty description shows a dash.
+    expect(rows[4]?.Metadata).toContain('billing: {"cycle":"yearly","seats":5}');
+    expect(rows[6]?.Description).toBe('—');
     expect(pageIndicator(reply)).toBe('Page 1 of 1 · 10 roles');
   });
 
-  it('escapes Slack markup that comes from role data', async () => {
+  it('gives each role an Edit button below the table, naming it, opening the editor as before', async () => {
+    const reply = await commandReply(h, 'roles');
+    expect(editedRoles(reply)).toEqual(listedRoles(reply));
+    for (const button of editButtons(reply)) {
+      expect(button.text.text).toBe(`Edit ${sealedJson(button.value).role}`);
+    }
+  });
+
+  it('shows markup from role data as plain text: exact, never a mention or a link', async () => {
     const reply = await commandReply(h, 'roles');
     expectNoInjectedMarkup(reply);
-    const vip =
-      roleSections(reply).find((s) => sealedJson(s.button.value).role === 'vip')?.text ?? '';
-    expect(vip).toContain('&lt;!channel&gt;');
-    expect(vip).toContain('&lt;@U0123ABCD&gt;');
-    expect(vip).toContain('&lt;https://evil.example|click here&gt;');
-    expect(vip).toContain('`note: &lt;!everyone&gt; *not bold* &amp; &lt;#C0123|general&gt;`');
+    const vip = tableRecords(reply).find((row) => row['Role id'] === 'vip');
+    expect(vip?.Name).toContain('<!channel>');
+    expect(vip?.Name).toContain('<@U0123ABCD>');
+    expect(vip?.Description).toContain('<https://evil.example|click here>');
+    expect(vip?.Metadata).toBe('note: <!everyone> *not bold* & <#C0123|general>');
+    // Raw text cells: nothing escaped, nothing invisible added, so what is copied is exact.
+    const service = h.sandbox.state.roles.find((r) => r.role === 'vip');
+    expect([vip?.Name, vip?.Description]).toEqual([service?.name, service?.description]);
+    expect(JSON.stringify(tableRows(reply))).not.toMatch(/\u200b/);
     // The long name and description arrive whole (within Slack's limits) or cut with an ellipsis.
-    const emea = roleSections(reply).find(
-      (s) => sealedJson(s.button.value).role === 'regional-lead-emea',
-    );
-    expect(emea?.text).toContain('Regional lead, Europe / Middle East / Africa');
+    const emea = tableRecords(reply).find((row) => row['Role id'] === 'regional-lead-emea');
+    expect(emea?.Name).toContain('Regional lead, Europe / Middle East / Africa');
   });
 
   it('exactly one page: no Previous or Next, only Share', async () => {
     const reply = await commandReply(h, 'roles');
-    expect(actionButtons(reply).map((b) => b.action_id)).toEqual(['share_roles']);
+    expect(pageButtons(reply).map((b) => b.action_id)).toEqual(['share_roles']);
   });
 
   it('a single role', async () => {
     h.sandbox.state.roles.splice(1);
     const reply = await commandReply(h, 'roles');
-    expect(roleSections(reply).map((s) => sealedJson(s.button.value).role)).toEqual(['default']);
+    expect(editedRoles(reply)).toEqual(['default']);
+    expect(listedRoles(reply)).toEqual(['default']);
     expect(pageIndicator(reply)).toBe('Page 1 of 1 · 1 role');
-    expect(actionButtons(reply).map((b) => b.action_id)).toEqual(['share_roles']);
+    expect(pageButtons(reply).map((b) => b.action_id)).toEqual(['share_roles']);
   });
 
   it('many pages: Next and Previous replace the message in place', async () => {
     h.sandbox.state.roles.push(...extraRoles(15));
     const first = await commandReply(h, 'roles');
     expect(pageIndicator(first)).toBe('Page 1 of 3 · 25 roles');
-    expect(actionButtons(first).map((b) => b.text.text)).toEqual(['Next ▶', 'Share in channel']);
+    expect(pageButtons(first).map((b) => b.text.text)).toEqual(['Next ▶', 'Share in channel']);
 
     const second = await click(h, first, 'roles_page_next');
     expect(second.replace_original).toBe(true);
     expect(second.response_type).toBe('ephemeral');
     expect(pageIndicator(second)).toBe('Page 2 of 3 · 25 roles');
-    expect(roleSections(second).map((s) => sealedJson(s.button.value).role)).toEqual(
-      h.sandbox.state.roles.slice(10, 20).map((r) => r.role),
-    );
-    expect(actionButtons(second).map((b) => b.text.text)).toEqual([
+    expect(editedRoles(second)).toEqual(h.sandbox.state.roles.slice(10, 20).map((r) => r.role));
+    expect(tableRecords(second).map((row) => row['#'])[0]).toBe('1');
+    expect(pageButtons(second).map((b) => b.text.text)).toEqual([
       '◀ Previous',
       'Next ▶',
       'Share in channel',
@@ -150,11 +190,8 @@ describe('/cometchat roles through the real app', () => {
     const third = await click(h, second, 'roles_page_next');
     expect(third.replace_original).toBe(true);
     expect(pageIndicator(third)).toBe('Page 3 of 3 · 25 roles');
-    expect(roleSections(third)).toHaveLength(5);
-    expect(actionButtons(third).map((b) => b.text.text)).toEqual([
-      '◀ Previous',
-      'Share in channel',
-    ]);
+    expect(listedRoles(third)).toHaveLength(5);
+    expect(pageButtons(third).map((b) => b.text.text)).toEqual(['◀ Previous', 'Share in channel']);
 
     const back = await click(h, third, 'roles_page_prev');
     expect(back.replace_original).toBe(true);
@@ -172,7 +209,7 @@ describe('/cometchat roles through the real app', () => {
   it('a page beyond the end says which page is the last and offers the way back', async () => {
     const reply = await commandReply(h, 'roles 7');
     expect(textOf(reply)).toContain('There is no page 7; the last page is 1.');
-    expect(roleSections(reply)).toHaveLength(0);
+    expect(tableRows(reply)).toEqual([]);
     const previous = actionButtons(reply).find((b) => b.action_id === 'roles_page_prev');
     expect(sealedJson(previous?.value)).toEqual({ page: 1, app: 'default' });
     const back = await click(h, reply, 'roles_page_prev');
@@ -185,12 +222,10 @@ describe('/cometchat roles through the real app', () => {
     expect(shared.response_type).toBe('in_channel');
     expect(shared.replace_original).toBe(false);
     expect(blocksOf(shared).some((b) => b.type === 'actions')).toBe(false);
-    // Not even a role's own Edit button: it would act for whoever clicks it.
+    // Not even a role's Edit button: it would act for whoever clicks it.
     expect(JSON.stringify(shared)).not.toContain('"type":"button"');
-    const roleIds = (m: Record<string, unknown>) =>
-      blocksOf(m).flatMap((b) => (b.type === 'section' ? [textOf(b).match(/`[^`]+`/)?.[0]] : []));
-    expect(roleIds(shared)).toEqual(roleIds(list));
-    expect(roleSections(list)).toHaveLength(10);
+    expect(tableRows(shared)).toEqual(tableRows(list));
+    expect(listedRoles(list)).toHaveLength(10);
     expectNoInjectedMarkup(shared);
   });
 

@@ -175,7 +175,7 @@ describe('the audit channel refuses the post', () => {
     const { confirmation } = await reviewFlip(h);
     const { outcome } = await confirm(h, confirmation);
     expect(textOf(outcome)).toContain('Resulting permissions');
-    expect(await newestAudit(h)).toContain(':white_check_mark: applied');
+    expect((await newestAudit(h)).Outcome).toBe('✔ applied');
     const limited = await logged(h, /^audit post rate limited/);
     expect(limited).toMatchObject({ level: 40, channel: 'C0AUDIT', retryAfter: 2 });
     const posts = await h.slack.waitFor(() => {
@@ -213,7 +213,7 @@ describe('the audit channel refuses the post', () => {
     const event = h.logs.records().find((r) => r.event === 'permission_change');
     expect(event).toMatchObject({ audit: { outcome: 'applied', role: 'default' } });
 
-    expect(await newestAudit(h)).toContain(':white_check_mark: applied');
+    expect((await newestAudit(h)).Outcome).toBe('✔ applied');
     const failedPost = await logged(
       h,
       'audit post failed; the record is kept in the store and the log',
@@ -244,8 +244,8 @@ describe('the audit channel refuses the post', () => {
     const failedPost = await logged(h, /^audit post failed/);
     expect(failedPost).toMatchObject({ cause: 'not_in_channel', ref });
     const audit = await newestAudit(h);
-    expect(audit).toContain(':x: failed');
-    expect(audit).toContain(`ref \`${ref}\``);
+    expect(audit.Outcome).toBe('✘ failed');
+    expect(audit.Reference).toBe(ref);
     expect(
       h.logs.records().find((r) => r.event === 'permission_change' && r.ref === ref),
     ).toMatchObject({ audit: { outcome: 'failed', errorKind: 'unavailable' } });

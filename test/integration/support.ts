@@ -18,7 +18,7 @@ import {
   startOfflineStack,
 } from '../../offline/stack/offline-stack.ts';
 import { decodeState } from '../../src/features/permissions/editor-state.ts';
-import { blocksOf, type Harness, markupOf, sealedJson, startHarness, textOf } from './harness.ts';
+import { type Harness, sealedJson, startHarness, tableRecords, textOf } from './harness.ts';
 
 // What the integration tests share beyond the harness itself: how a describe block gets its
 // harness and checks it after each test, the editor driven through a whole change, and small
@@ -192,6 +192,18 @@ export function expectNoSecretLeaked(h: Harness): void {
 // ---------------------------------------------------------------------------------------------
 // Slack users and what reached the sandbox
 
+/**
+ * What the app asked CometChat for, without the counts of a role's users (`GET /v3/users` with
+ * `perPage=1`) that the role list and the editor's review add beside their own request.
+ */
+export function withoutHolderCounts(h: Pick<Harness, 'sandbox'>) {
+  return h.sandbox.requests.filter((r) => !isHolderCount(r));
+}
+
+export function isHolderCount(request: { path: string; query: Record<string, string> }): boolean {
+  return request.path === '/v3/users' && request.query.perPage === '1' && 'role' in request.query;
+}
+
 /** A driver that acts as `userId` against the harness's app. */
 export function driverAs(h: Harness, userId: string): SlackDriver {
   return createSlackDriver({
@@ -213,17 +225,18 @@ export function callRequests(h: Harness) {
 }
 
 /**
- * The newest record of `/cometchat audit <role>`, as its text. The command is acknowledged
- * within Slack's three seconds.
+ * The newest record of `/cometchat audit <role>`, as its row of the list's table, each cell's
+ * text under its column's title (`Outcome`, `Reference`, ...). The command is acknowledged within
+ * Slack's three seconds.
  */
-export async function newestAudit(h: Harness, role = 'default'): Promise<string> {
+export async function newestAudit(h: Harness, role = 'default'): Promise<Record<string, string>> {
   const mark = h.slack.responses.length;
   const sent = await h.driver.command(`audit ${role}`);
   expect(sent.status).toBe(200);
   expect(sent.elapsedMs).toBeLessThan(3000);
-  const list = (await h.slack.nextResponse(mark)).body;
-  const sections = blocksOf(list).filter((b) => b.type === 'section');
-  return markupOf(sections[0]).join('\n');
+  const [newest] = tableRecords((await h.slack.nextResponse(mark)).body);
+  if (!newest) throw new Error(`no audit record for ${role}`);
+  return newest;
 }
 
 // ---------------------------------------------------------------------------------------------

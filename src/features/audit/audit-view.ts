@@ -1,6 +1,16 @@
-import type { Button, KnownBlock } from '@slack/types';
+import type { Button, KnownBlock, RichTextElement } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
-import { actions, button, context, header, section } from '../../slack/blocks.ts';
+import {
+  actions,
+  button,
+  context,
+  dateCell,
+  header,
+  rawText,
+  richText,
+  section,
+  table,
+} from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
@@ -91,7 +101,7 @@ export function auditRecordText(record: AuditRecord): string {
   return lines.join('\n');
 }
 
-/** `/cometchat audit [role]`: newest first, with page buttons. Pure. */
+/** `/cometchat audit [role]`: a table of records, newest first, with page buttons. Pure. */
 export function auditMessage(
   page: AuditPage,
   query: AuditQuery,
@@ -114,7 +124,7 @@ export function auditMessage(
           : `There is no page ${query.page}.`,
       ),
     );
-  for (const record of page.records) blocks.push(section(auditRecordText(record)));
+  if (page.records.length > 0) blocks.push(auditTable(page.records));
   const nav: Button[] = [];
   const value = (p: number) => write({ role: query.role, page: p } satisfies AuditQuery);
   if (query.page > 1)
@@ -132,6 +142,116 @@ export function auditMessage(
     text: `Permission changes${query.role ? ` for ${query.role}` : ''}: ${page.total} records`,
     blocks,
   };
+}
+
+/**
+ * The records as one table, newest first. No column for the app: the list is one app's, named
+ * in the header when several are configured. A User column (the uid, exactly) only when a record
+ * of the page changed a user rather than a role's permissions. What a record adds to its changes
+ * (more changes, the service's message, where "before" came from, the change it was promoted
+ * from) is in the Changes cell, in italics, under the changes it explains.
+ */
+function auditTable(records: readonly AuditRecord[]): KnownBlock {
+  const users = records.some((record) => record.subject !== undefined);
+  return table(
+    ['When', 'Who', 'Role', ...(users ? ['User'] : []), 'Changes', 'Outcome', 'Reference'],
+    records.map((record) => [
+      dateCell(Math.floor(record.at / 1000)),
+      richText(whoRuns(record)),
+      rawText(record.role, 100),
+      ...(users ? [rawText(record.subject?.uid ?? '', 100)] : []),
+      richText(changeRuns(record)),
+      richText(OUTCOME_RUNS[record.outcome]),
+      rawText(record.ref, 100),
+    ]),
+    [{}, { is_wrapped: true }, {}, ...(users ? [{}] : []), { is_wrapped: true }],
+  );
+}
+
+/** A Slack user as a `user` element (Slack shows the name); an id that is not one, as text. */
+function person(userId: string): RichTextElement {
+  return SLACK_USER.test(userId)
+    ? { type: 'user', user_id: userId }
+    : { type: 'text', text: userId };
+}
+const SLACK_USER = /^[UW][A-Z0-9]{2,}$/;
+
+/** Who asked, and for an approved change who approved it, as in {@link whoPart}. */
+function whoRuns(record: AuditRecord): RichTextElement[] {
+  if (!record.approval) return [person(record.userId)];
+  return [
+    person(record.userId),
+    { type: 'text', text: ' (approved by ' },
+    person(record.approval.approvedBy),
+    { type: 'text', text: ')' },
+  ];
+}
+
+const OUTCOME_RUNS: Record<AuditRecord['outcome'], RichTextElement[]> = {
+  applied: [
+    { type: 'emoji', name: 'white_check_mark' },
+    { type: 'text', text: ' applied' },
+  ],
+  failed: [
+    { type: 'emoji', name: 'x' },
+    { type: 'text', text: ' failed' },
+  ],
+  unknown: [
+    { type: 'emoji', name: 'grey_question' },
+    { type: 'text', text: ' outcome unknown' },
+  ],
+};
+
+/**
+ * What one record's Changes cell may take, in characters: a page of ten stays well inside a
+ * message's text budget (about 13,000), however long the service's message or the values.
+ */
+const CHANGES_CELL = 700;
+
+const italic = (text: string): RichTextElement => ({ type: 'text', text, style: { italic: true } });
+const runLength = (line: readonly RichTextElement[]) =>
+  line.reduce((sum, run) => sum + (run.type === 'text' ? run.text.length : 0), 1);
+
+/** A change as runs: the key as code, then what it went from and to. */
+function changeLine(change: AuditChange): RichTextElement[] {
+  const value = (v: AuditChange['after']) => truncate(showValue(v), 80);
+  return [
+    { type: 'text', text: truncate(change.key, 60), style: { code: true } },
+    {
+      type: 'text',
+      text: change.explicit
+        ? `: ${value(change.after)} (stated explicitly)`
+        : `: ${value(change.before)} → ${value(change.after)}`,
+    },
+  ];
+}
+
+/**
+ * The changes a line each, as many as the cell has room for, then in italics how many more and
+ * what the record adds: the change it was promoted from, the service's message, where "before"
+ * came from.
+ */
+function changeRuns(record: AuditRecord): RichTextElement[] {
+  const notes = [
+    record.promotedFrom &&
+      `Promoted from the change with ref ${truncate(record.promotedFrom, 100)}.`,
+    record.serviceMessage && `CometChat: ${truncate(record.serviceMessage, 200)}`,
+    record.beforeSource === 'defaults' &&
+      '“Before” values were the documented defaults, not read from CometChat.',
+  ].flatMap((note) => (note ? [[italic(note)]] : []));
+  // Room for the notes and for an "…and N more" line.
+  let room = CHANGES_CELL - 20 - notes.reduce((sum, note) => sum + runLength(note), 0);
+  const lines: RichTextElement[][] = [];
+  for (const change of record.changes.slice(0, CHANGES_SHOWN)) {
+    const line = changeLine(change);
+    if (lines.length > 0 && runLength(line) > room) break;
+    lines.push(line);
+    room -= runLength(line);
+  }
+  const more = record.changes.length - lines.length;
+  if (more > 0) lines.push([italic(`…and ${more} more`)]);
+  lines.push(...notes);
+  return lines.flatMap((line, i) => (i === 0 ? line : [{ type: 'text', text: '\n' }, ...line]));
 }
 
 /** The post for AUDIT_CHANNEL. Pure. */

@@ -432,6 +432,7 @@ export function createLookupSubmission(deps: FeatureDeps & { timeZones: TimeZone
                 await resolvedFor(form.search, body.user.id, scope, deps),
                 1,
                 scope,
+                'modal',
               ),
             )
           : withoutShareButtons(

@@ -1,8 +1,19 @@
 import type { Button, KnownBlock } from '@slack/types';
 import { z } from 'zod';
 import type { ValueWriter } from '../../apps/apps.ts';
-import type { CallPage, CallSummary } from '../../cometchat/model.ts';
-import { actions, button, context, header, section } from '../../slack/blocks.ts';
+import { MAX_UID } from '../../cometchat/id-rules.ts';
+import type { CallPage, CallSummary, Person } from '../../cometchat/model.ts';
+import {
+  actions,
+  button,
+  context,
+  dateCell,
+  header,
+  rawText,
+  richText,
+  section,
+  table,
+} from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
@@ -12,10 +23,10 @@ import { type ResolvedSearch, ResolvedSearchSchema } from './call-filters.ts';
 import { type CallRef, type CallViewOptions, personText } from './call-view.ts';
 import { statusMark } from './status-marks.ts';
 
-// The call search's result as a message: one compact line per call, newest first, each with a
-// Details button, then page buttons that carry the search itself. Pure.
+// The call search's result as a message: a table of calls, newest first, a Details button per
+// call, then page buttons that carry the search itself. Pure.
 
-/** Calls per page: a line and a button each, well inside a message's 50 blocks. */
+/** Calls per page: a row and a button each, well inside a message's 50 blocks. */
 export const CALLS_PER_PAGE = 10;
 /** A page never shows more (a service that ignored the page size is paged by the client). */
 const MAX_SHOWN = 20;
@@ -25,8 +36,13 @@ export const SearchPageSchema = z.object({ s: ResolvedSearchSchema, page: PageSc
 
 export type SearchPageValue = z.infer<typeof SearchPageSchema>;
 
-/** How the list writes its button values and names its app, as the call view does. */
-export type CallListOptions = Omit<CallViewOptions, 'now'>;
+/**
+ * How the list writes its button values and names its app, as the call view does, and where it
+ * is shown: a message (the default) or a modal, which takes no table.
+ */
+export type CallListOptions = Omit<CallViewOptions, 'now'> & {
+  surface?: 'message' | 'modal' | undefined;
+};
 
 /** The filters of a search as a person would say them, each in a code span. */
 export function describeSearch(search: ResolvedSearch): string {
@@ -75,7 +91,11 @@ function duration(call: CallSummary): string | undefined {
   return undefined;
 }
 
-/** The page of calls as a message, or "No calls match" with the filters that were applied. */
+/**
+ * The page of calls as a message, or "No calls match" with the filters that were applied. In a
+ * message the calls are a table with a Details button per row below it; in a modal, which takes
+ * no table, each call is a section with its Details button beside it.
+ */
 export function callListMessage(
   result: CallPage,
   search: ResolvedSearch,
@@ -101,19 +121,16 @@ export function callListMessage(
         `Page ${result.page} of ${pages} · ${counted(result.total, 'call')} · newest first`,
       ]),
     );
-  }
-  for (const call of shown) {
-    const details = write({
-      sessionId: call.sessionId,
-      onBehalfOf: search.onBehalfOf,
-      page: 1,
-    } satisfies CallRef);
+    const details = (call: CallSummary) =>
+      write({
+        sessionId: call.sessionId,
+        onBehalfOf: search.onBehalfOf,
+        page: 1,
+      } satisfies CallRef);
     blocks.push(
-      section(
-        truncate(callLine(call), 2900),
-        // A session id too long for a button value is still listed, without the button.
-        details.length <= 2000 ? button('Details', ACTIONS.callDetails, details) : undefined,
-      ),
+      ...(options.surface === 'modal'
+        ? callSections(shown, details)
+        : [callTable(shown), ...detailsRows(shown, details)]),
     );
   }
   const nav = navigation(search, result.page, pages, write);
@@ -122,6 +139,77 @@ export function callListMessage(
     text: `${escapeMrkdwn(title)}: ${counted(result.total, 'match', 'matches')}, page ${result.page} of ${pages}`,
     blocks,
   };
+}
+
+/** A Details button's value for a call; one too long for Slack (2000) gets no button. */
+type DetailsValue = (call: CallSummary) => string;
+
+/** One section per call, its Details button beside it: the list as a modal shows it. */
+function callSections(calls: readonly CallSummary[], details: DetailsValue): KnownBlock[] {
+  return calls.map((call) => {
+    const value = details(call);
+    return section(
+      truncate(callLine(call), 2900),
+      // A session id too long for a button value is still listed, without the button.
+      value.length <= 2000 ? button('Details', ACTIONS.callDetails, value) : undefined,
+    );
+  });
+}
+
+/**
+ * One row per call: what its line says, a column each. Who is name and uid, exact; the session
+ * id is left to Details (it is the call's first line there): at up to 255 characters it would
+ * be the widest column, and twenty of them crowd the message's text budget.
+ */
+function callTable(calls: readonly CallSummary[]): KnownBlock {
+  return table(
+    ['#', 'When', 'Type', 'Status', 'Who', 'Duration', 'Participants', 'Recording'],
+    calls.map((call, i) => [
+      rawText(String(i + 1)),
+      dateCell(call.startedAt ?? call.initiatedAt),
+      rawText([call.type, call.mode].filter(Boolean).join(' · ') || 'call', 40),
+      richText([
+        // The mark is a `:name:` shortcode; rich text names an emoji without the colons.
+        { type: 'emoji', name: statusMark(call.status).slice(1, -1) },
+        { type: 'text', text: ` ${truncate(call.status ?? 'unknown status', 40)}` },
+      ]),
+      rawText(`${personPlain(call.initiator)} → ${personPlain(call.receiver)}`, 500),
+      rawText(duration(call) ?? ''),
+      rawText(
+        `${call.totalParticipants}${call.neverJoined > 0 ? ` · ${call.neverJoined} never answered` : ''}`,
+      ),
+      rawText(
+        [call.hasRecording ? 'recorded' : '', call.hasTranscription ? 'transcribed' : '']
+          .filter(Boolean)
+          .join(' · '),
+      ),
+    ]),
+    [{ align: 'right' }, {}, {}, {}, { is_wrapped: true }, { align: 'right' }],
+  );
+}
+
+/**
+ * `Name (uid)`, or the uid alone, as plain text: the uid exactly as CometChat has it, the name
+ * cut shorter than in Details so that twenty rows stay well inside a message's text budget.
+ */
+function personPlain(person: Person | undefined): string {
+  if (!person) return '—';
+  const uid = truncate(person.uid, MAX_UID);
+  return person.name ? `${truncate(person.name, 60)} (${uid})` : uid;
+}
+
+/**
+ * A "Details #n" button per row, each in an actions block of its own: a table cell cannot hold
+ * a button, and Slack refuses an action_id repeated within one block, while the lookup answers
+ * `call_details` exactly. The buttons keep the action_id and value they had beside each call.
+ */
+function detailsRows(calls: readonly CallSummary[], details: DetailsValue): KnownBlock[] {
+  return calls.flatMap((call, i) => {
+    const value = details(call);
+    return value.length <= 2000
+      ? [actions([button(`Details #${i + 1}`, ACTIONS.callDetails, value)])]
+      : [];
+  });
 }
 
 function navigation(

@@ -1,5 +1,5 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
 import { sharedCopy } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
@@ -7,8 +7,13 @@ import { ACTIONS } from '../../slack/ids.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { inPlace, sealedButton } from '../sealed-button.ts';
-import { callQuery, type ResolvedSearch } from './call-filters.ts';
-import { CALLS_PER_PAGE, callListMessage, SearchPageSchema } from './call-search-view.ts';
+import { callQuery, type ResolvedSearch, ResolvedSearchSchema } from './call-filters.ts';
+import {
+  CALLS_PER_PAGE,
+  type CallListOptions,
+  callListMessage,
+  SearchPageSchema,
+} from './call-search-view.ts';
 
 // `/cometchat [app] calls [<uid>] [filters]`: the calls that match, newest first, a page at a
 // time. The search travels in the page buttons with its times fixed, and is checked again
@@ -21,6 +26,7 @@ export function createCallListRender(deps: Pick<FeatureDeps, 'apps'>) {
     search: ResolvedSearch,
     page: number,
     scope: RequestScope,
+    surface: CallListOptions['surface'] = 'message',
   ): Promise<SlackMessage> => {
     const result = await app.cometchat.listCalls(callQuery(search, page, CALLS_PER_PAGE), {
       ref: scope.ref,
@@ -34,6 +40,7 @@ export function createCallListRender(deps: Pick<FeatureDeps, 'apps'>) {
     return callListMessage(result, search, {
       value: valueWriter(app),
       appName: appNameIfSeveral(deps.apps, app),
+      surface,
     });
   };
 }
@@ -62,7 +69,24 @@ export function createShareCalls(deps: FeatureDeps) {
   return sealedButton(deps, SearchPageSchema, renderPage(deps), sharedCopy);
 }
 
+const UserCallsValue = z.object({ uid: ResolvedSearchSchema.shape.uid.unwrap() });
+
+/**
+ * A user card's "Find their calls": the search for that uid, for the person who clicked,
+ * beside the card (the same search as `/cometchat calls <uid>`).
+ */
+export function createUserCalls(deps: FeatureDeps) {
+  const render = createCallListRender(deps);
+  return sealedButton(
+    deps,
+    UserCallsValue,
+    (app, { uid }, scope) => render(app, { uid }, 1, scope),
+    (message) => ({ ...message, response_type: 'ephemeral', replace_original: false }),
+  );
+}
+
 export function registerCallSearch(bolt: App, deps: FeatureDeps): void {
+  bolt.action<BlockAction<ButtonAction>>(ACTIONS.userCalls, createUserCalls(deps));
   bolt.action<BlockAction<ButtonAction>>(
     new RegExp(`^${ACTIONS.callsPage}`),
     createCallsPage(deps),

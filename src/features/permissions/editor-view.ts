@@ -336,6 +336,13 @@ export const REASON_BLOCK = 'approval_reason';
 export const REASON_INPUT = 'reason';
 export const MAX_REASON = 300;
 
+/** Who a change reaches: every user who holds the role. */
+export function holdersLine(holders: number | undefined): string {
+  return holders === undefined
+    ? 'How many users hold this role: unknown (CometChat did not say in time).'
+    : `${counted(holders, 'user holds', 'users hold')} this role: the change reaches them all.`;
+}
+
 export function confirmView(
   meta: ConfirmMetadata,
   roleName: string,
@@ -343,6 +350,8 @@ export function confirmView(
   appName?: string,
   /** Set when the app's changes need a second person: where the request goes. */
   approvalChannel?: string,
+  /** How many users hold the role (CometChat's count); undefined when it could not say. */
+  { holders }: { holders?: number | undefined } = {},
 ): View {
   const promoted = meta.promotedFrom ? [promotedNote(meta.promotedFrom, appName)] : [];
   const n = meta.changes.length;
@@ -362,6 +371,7 @@ export function confirmView(
       ),
       ...chunkedSections(meta.changes.map(changeLine)),
       context([
+        holdersLine(holders),
         ...promoted,
         meta.seenAt !== undefined
           ? `“Before” values are from the last update this app saw (${slackDate(Math.floor(meta.seenAt / 1000))}).`

@@ -7,6 +7,7 @@ import type {
 } from '@slack/bolt';
 import type { View } from '@slack/types';
 import { type CometChatApp, openRoleButton, tryOpenSealed } from '../../apps/apps.ts';
+import { countHolders } from '../../apps/holders.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, SelectArgs, SubmitArgs } from '../../slack/listener-args.ts';
@@ -122,6 +123,8 @@ export function createEditorOpener(deps: EditorDeps): EditorOpener {
       withinMs: msLeft(scope, OPEN_CHECK_DEADLINE_MS, deps.now),
     });
     if (refusal) throw new RefusedError(refusal);
+    // Warms the count the review will show (cached briefly per app); nobody waits for it here.
+    void countHolders(app, role, { ref: scope.ref, logger: scope.log });
     const loading: Promise<Loaded> = loadEditorView(deps, app, role, scope).then(
       (view) => ({ view }),
       (error: unknown) => ({ error }),
@@ -199,14 +202,24 @@ export function createCategorySwitch(deps: EditorDeps) {
 }
 
 export type ReviewAnswer =
-  /** Decided for the app the editor was sealed for. */
-  | (ReviewOutcome & { app: CometChatApp; label: AppLabel })
+  /**
+   * Decided for the app the editor was sealed for; with how many users hold the role, when
+   * CometChat said so in time.
+   */
+  | (ReviewOutcome & { app: CometChatApp; label: AppLabel; holders?: number | undefined })
   | { kind: 'refused'; sentence: string }
   | { kind: 'outdated' }
   /** The checks did not finish before the deadline: nothing decided, nothing sent. */
   | { kind: 'late'; state: EditorState }
   /** The store failed: nothing decided, nothing sent; the person is told, with the reference. */
   | { kind: 'failed'; error: unknown };
+
+/**
+ * How long the review waits for the count of the role's users once it is otherwise decided. The
+ * editor asked for the count when it opened, so it is usually known (cached) by then; a count
+ * that is not is shown as unknown rather than hold the review.
+ */
+const HOLDERS_WAIT_MS = 300;
 
 /**
  * "Review changes", decided within a deadline: whatever the access check and the store do,
@@ -228,6 +241,11 @@ export async function reviewSubmission(
   const label = appLabel(deps, app);
   // The deadline counts from the request's arrival: the viewer check already took its share.
   const left = Math.max(0, msLeft(submission.scope, deps.reviewDeadlineMs, deps.now));
+  // Asked at once, beside the checks; the review waits for it only a little (holdersWithin).
+  const holders = countHolders(app, state.role, {
+    ref: submission.scope.ref,
+    logger: submission.scope.log,
+  });
   const decide = async (): Promise<ReviewAnswer> => {
     const refusal = await editRefusal(
       app.access,
@@ -247,7 +265,12 @@ export async function reviewSubmission(
         app: app.name,
         ...(label.write ? { write: label.write } : {}),
       });
-      return { ...outcome, app, label };
+      if (outcome.kind !== 'confirm') return { ...outcome, app, label };
+      const within = Math.min(
+        HOLDERS_WAIT_MS,
+        msLeft(submission.scope, deps.reviewDeadlineMs, deps.now),
+      );
+      return { ...outcome, app, label, holders: await settledWithin(holders, within) };
     } catch (error) {
       return { kind: 'failed', error };
     }
@@ -303,7 +326,9 @@ export function reviewResponse(answer: ReviewAnswer, failure: (error: unknown) =
       const metadata = (label.write ?? JSON.stringify)(confirmRecord(meta));
       return {
         response_action: 'push' as const,
-        view: confirmView(meta, meta.role, metadata, label.appName, answer.app.approval?.channel),
+        view: confirmView(meta, meta.role, metadata, label.appName, answer.app.approval?.channel, {
+          holders: answer.holders,
+        }),
       };
     }
   }

@@ -6,10 +6,11 @@ import {
   roleButtonValue,
   valueWriter,
 } from '../../apps/apps.ts';
+import { countHolders } from '../../apps/holders.ts';
 import { sharedCopy } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import type { RequestScope } from '../../slack/request-context.ts';
+import { type RequestScope, settledWithin } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { inPlace, sealedButton } from '../sealed-button.ts';
@@ -17,20 +18,40 @@ import { ROLES_PER_PAGE, roleListMessage } from './role-list-view.ts';
 
 const PageValue = z.object({ page: PageSchema });
 
-/** Fetches one page of an app's roles and renders it. */
+/**
+ * How long the list waits for the counts of its roles' users once it has the roles. Counts are
+ * cached briefly per app and a late one still lands in the cache, so the next page or the list
+ * asked again shows it; until then it shows as unknown rather than hold the list.
+ */
+const HOLDERS_WAIT_MS = 500;
+
+/** How many users hold each role, as far as CometChat says within the wait. */
+async function holdersOf(
+  app: CometChatApp,
+  roles: readonly { role: string }[],
+  scope: RequestScope,
+) {
+  const request = { ref: scope.ref, logger: scope.log };
+  const counts = await Promise.all(
+    roles.map((r) => settledWithin(countHolders(app, r.role, request), HOLDERS_WAIT_MS)),
+  );
+  return new Map(roles.map((r, i) => [r.role, counts[i]]));
+}
+
+/** Fetches one page of an app's roles, and how many users hold each, and renders it. */
 export function createRoleList({ apps }: Pick<FeatureDeps, 'apps'>) {
-  return async (app: CometChatApp, page: number, scope: RequestScope) =>
-    roleListMessage(
-      await app.cometchat.listRoles(
-        { page, perPage: ROLES_PER_PAGE },
-        { ref: scope.ref, logger: scope.log },
-      ),
-      {
-        value: valueWriter(app),
-        roleValue: (role) => roleButtonValue(app, role),
-        appName: appNameIfSeveral(apps, app),
-      },
+  return async (app: CometChatApp, page: number, scope: RequestScope) => {
+    const result = await app.cometchat.listRoles(
+      { page, perPage: ROLES_PER_PAGE },
+      { ref: scope.ref, logger: scope.log },
     );
+    return roleListMessage(result, {
+      value: valueWriter(app),
+      roleValue: (role) => roleButtonValue(app, role),
+      appName: appNameIfSeveral(apps, app),
+      holders: await holdersOf(app, result.roles, scope),
+    });
+  };
 }
 
 /** `/cometchat [app] roles [page]`: answered through the command's response_url. */

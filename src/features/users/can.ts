@@ -1,5 +1,6 @@
 import { PERMISSIONS, permissionSpec } from '../../cometchat/catalogue.ts';
 import type { PermissionMap, PermissionValue } from '../../cometchat/schemas.ts';
+import { code } from '../../slack/mrkdwn.ts';
 
 // "Can this user do that?": the walk CometChat's RBAC documents, one step per rule, each with the
 // value it used and where that value came from. Pure: the facts it needs (the two users, the
@@ -131,8 +132,8 @@ function valueStep(
 function actionStep(facts: CanFacts): CanStep {
   const step = valueStep(facts, facts.action, 'the action', (value) =>
     value === 'deny'
-      ? { verdict: 'denies', because: `role ${facts.subject.role} is denied it` }
-      : { verdict: 'passes', because: `role ${facts.subject.role} is allowed it` },
+      ? { verdict: 'denies', because: `role ${code(facts.subject.role)} is denied it` }
+      : { verdict: 'passes', because: `role ${code(facts.subject.role)} is allowed it` },
   );
   return (
     step ?? {
@@ -152,8 +153,11 @@ function modeSteps(facts: CanFacts): CanStep[] {
     if (facts.friends === undefined)
       return { verdict: 'unknown', because: 'friends only, and CometChat was not asked' };
     return facts.friends
-      ? { verdict: 'passes', because: `${facts.target.uid} is a friend` }
-      : { verdict: 'denies', because: `friends only, and ${facts.target.uid} is not a friend` };
+      ? { verdict: 'passes', because: `${code(facts.target.uid)} is a friend` }
+      : {
+          verdict: 'denies',
+          because: `friends only, and ${code(facts.target.uid)} is not a friend`,
+        };
   });
   return step ? [step] : [];
 }
@@ -163,7 +167,11 @@ function listSteps(facts: CanFacts): CanStep[] {
   const steps: CanStep[] = [];
   for (const suffix of ['allowedRoles', 'allowedReceiverRoles']) {
     const step = valueStep(facts, `${facts.action}.${suffix}`, 'the roles it may reach', (value) =>
-      judgeList(value, facts.target?.role, facts.target ? `role ${facts.target.role}` : undefined),
+      judgeList(
+        value,
+        facts.target?.role,
+        facts.target ? `role ${code(facts.target.role)}` : undefined,
+      ),
     );
     if (step) steps.push(step);
   }
@@ -198,8 +206,8 @@ function blockSteps(facts: CanFacts): CanStep[] {
   const { bySubject, byTarget } = facts.blocked;
   if (bySubject || byTarget) {
     const who = bySubject
-      ? `${facts.subject.uid} blocked ${facts.target.uid}`
-      : `${facts.target.uid} blocked ${facts.subject.uid}`;
+      ? `${code(facts.subject.uid)} blocked ${code(facts.target.uid)}`
+      : `${code(facts.target.uid)} blocked ${code(facts.subject.uid)}`;
     return [{ rule, verdict: 'denies', because: who }];
   }
   return [{ rule, verdict: 'passes', because: 'neither blocked the other' }];
@@ -231,14 +239,17 @@ export function conclude(steps: readonly CanStep[]): CanConclusion {
   if (denial) return { kind: 'denied', key: denial.key, value: denial.value, why: denial.because };
   const unknown = steps.find((step) => step.verdict === 'unknown');
   if (unknown) {
-    return { kind: 'cannot-tell', why: `${unknown.key ?? unknown.rule}: ${unknown.because}` };
+    return {
+      kind: 'cannot-tell',
+      why: `${unknown.key ? code(unknown.key) : unknown.rule}: ${unknown.because}`,
+    };
   }
   const defaultDenial = steps.find((step) => step.verdict === 'denies');
   const defaulted = defaultDenial ?? steps.find((s) => s.verdict === 'passes' && fromDefault(s));
   if (defaulted) {
     return {
       kind: 'cannot-tell',
-      why: `${defaulted.key} was never set through this app, and CometChat offers no read of a role's permissions`,
+      why: `${code(defaulted.key ?? '')} was never set through this app, and CometChat offers no read of a role's permissions`,
       byDefaults: defaultDenial ? 'denied' : 'allowed',
     };
   }

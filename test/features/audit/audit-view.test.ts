@@ -1,5 +1,10 @@
+import type { KnownBlock, TableBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
+import { assertWithinLimits } from '../../../offline/slack-standin/block-kit-limits.ts';
+import { cellText } from '../../../offline/stack/terminal-render.ts';
 import {
+  AUDIT_PER_PAGE,
+  auditMessage,
   auditPost,
   auditRecordText,
   auditSummaryLine,
@@ -44,5 +49,124 @@ describe('an approved change', () => {
     const { approval: _approval, ...direct } = approved;
     expect(auditRecordText(direct)).not.toContain('approved by');
     expect(auditPost(direct).text).not.toContain('approved by');
+  });
+});
+
+/** The message's tables, and the one table's rows as the text each cell shows. */
+function tableOf(blocks: readonly KnownBlock[] = []) {
+  const tables = blocks.filter((b): b is TableBlock => b.type === 'table');
+  return { tables, rows: (tables[0]?.rows ?? []).map((row) => row.map(cellText)) };
+}
+
+describe('the audit list', () => {
+  const failed: AuditRecord = {
+    ...approved,
+    ref: 'ref-2',
+    at: 1_700_000_600_000,
+    role: 'cometchat_uid_1*x',
+    changes: [
+      { key: 'sendMessage', before: 'allow', after: 'deny', explicit: false },
+      { key: 'listUsers', before: null, after: ['friends'], explicit: true },
+    ],
+    outcome: 'failed',
+    serviceMessage: '<!channel> *down* <https://evil.example|here>',
+    promotedFrom: 'ref-0',
+    beforeSource: 'defaults',
+  };
+  const { approval: _approval, ...direct } = failed;
+
+  it('is one table: when, who, role, changes, outcome and reference a record each', () => {
+    const message = auditMessage({ records: [direct, approved], total: 2 }, { page: 1 });
+    const { tables, rows } = tableOf(message.blocks);
+    expect(tables).toHaveLength(1);
+    expect(rows).toEqual([
+      ['When', 'Who', 'Role', 'Changes', 'Outcome', 'Reference'],
+      [
+        '2023-11-14 22:23',
+        '@U0ASKER',
+        'cometchat_uid_1*x',
+        [
+          'sendMessage: allow → deny',
+          'listUsers: friends (stated explicitly)',
+          'Promoted from the change with ref ref-0.',
+          'CometChat: <!channel> *down* <https://evil.example|here>',
+          '“Before” values were the documented defaults, not read from CometChat.',
+        ].join('\n'),
+        '✘ failed',
+        'ref-2',
+      ],
+      [
+        '2023-11-14 22:13',
+        '@U0ASKER (approved by @U0APPROVER)',
+        'default',
+        'sendMessage: allow → deny',
+        '✔ applied',
+        'ref-1',
+      ],
+    ]);
+    assertWithinLimits('message', message);
+  });
+
+  it("names people as Slack's user elements, and nothing from outside can mention or link", () => {
+    const message = auditMessage({ records: [failed], total: 1 }, { page: 1 });
+    const json = JSON.stringify(message.blocks);
+    expect(json).toContain('{"type":"user","user_id":"U0ASKER"}');
+    expect(json).toContain('{"type":"user","user_id":"U0APPROVER"}');
+    // No mrkdwn anywhere in the table; its only mentions are those two elements.
+    expect(json).not.toMatch(/<@|&lt;|\u200b/);
+    const kinds = new Set<string>();
+    JSON.stringify(tableOf(message.blocks).tables, (_key, value: unknown) => {
+      const type = (value as { type?: unknown } | null)?.type;
+      if (typeof type === 'string') kinds.add(type);
+      return value;
+    });
+    expect(
+      [...kinds].filter((k) => ['broadcast', 'link', 'channel', 'usergroup'].includes(k)),
+    ).toEqual([]);
+  });
+
+  it('shows an id that is not a Slack user as text, not as a mention', () => {
+    const odd = { ...direct, userId: '<!channel>' };
+    const message = auditMessage({ records: [odd], total: 1 }, { page: 1 });
+    expect(tableOf(message.blocks).rows[1]?.[1]).toBe('<!channel>');
+    expect(JSON.stringify(message.blocks)).not.toContain('"type":"user"');
+  });
+
+  it('adds a User column, the uid exactly, when a record of the page changed a user', () => {
+    const user: AuditRecord = { ...direct, subject: { kind: 'user', uid: 'cometchat_uid_1*x' } };
+    const message = auditMessage({ records: [user, approved], total: 2 }, { page: 1 });
+    const { rows } = tableOf(message.blocks);
+    expect(rows[0]).toEqual(['When', 'Who', 'Role', 'User', 'Changes', 'Outcome', 'Reference']);
+    expect(rows.slice(1).map((row) => row[3])).toEqual(['cometchat_uid_1*x', '—']);
+    expect(
+      tableOf(auditMessage({ records: [approved], total: 1 }, { page: 1 }).blocks).rows[0],
+    ).not.toContain('User');
+  });
+
+  it('keeps the sentence, and no table, when there is nothing to list', () => {
+    const none = auditMessage({ records: [], total: 0 }, { role: 'admin', page: 1 });
+    expect(tableOf(none.blocks).tables).toEqual([]);
+    expect(JSON.stringify(none.blocks)).toContain(
+      'No permission change has been recorded for `admin` yet.',
+    );
+  });
+
+  it('stays within Slack limits with a full page of the longest records', () => {
+    const long: AuditRecord = {
+      ...failed,
+      role: 'r'.repeat(100),
+      changes: Array.from({ length: 40 }, (_, i) => ({
+        key: `key${i}${'k'.repeat(60)}`,
+        before: Array.from({ length: 30 }, () => 'before-value'),
+        after: 'a'.repeat(500),
+        explicit: false,
+      })),
+      serviceMessage: 'm'.repeat(5000),
+      promotedFrom: 'p'.repeat(500),
+    };
+    const records = Array.from({ length: AUDIT_PER_PAGE }, () => long);
+    const message = auditMessage({ records, total: 40 }, { page: 2 });
+    assertWithinLimits('message', message);
+    expect(tableOf(message.blocks).rows).toHaveLength(AUDIT_PER_PAGE + 1);
   });
 });

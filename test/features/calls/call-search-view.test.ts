@@ -1,5 +1,7 @@
+import type { KnownBlock, TableBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { assertWithinLimits } from '../../../offline/slack-standin/block-kit-limits.ts';
+import { cellText } from '../../../offline/stack/terminal-render.ts';
 import type { CallPage, CallSummary, Participant } from '../../../src/cometchat/model.ts';
 import {
   CALLS_PER_PAGE,
@@ -60,6 +62,23 @@ describe('callLine', () => {
   });
 });
 
+/** The message's tables, and the one table's rows as the text each cell shows. */
+function tablesOf(blocks: readonly KnownBlock[] = []) {
+  const tables = blocks.filter((b): b is TableBlock => b.type === 'table');
+  return { tables, rows: (tables[0]?.rows ?? []).map((row) => row.map(cellText)) };
+}
+
+/** What Slack parses as mrkdwn: the fallback `text` and every mrkdwn text object. */
+function markupOf(message: { text?: string; blocks?: KnownBlock[] }): string {
+  const found: string[] = [message.text ?? ''];
+  JSON.stringify(message.blocks, (_key, value: unknown) => {
+    const v = value as { type?: unknown; text?: unknown } | null;
+    if (v?.type === 'mrkdwn' && typeof v.text === 'string') found.push(v.text);
+    return value;
+  });
+  return found.join('\n');
+}
+
 describe('callListMessage', () => {
   it('lists the page with a Details button per call and page buttons carrying the search', () => {
     const search = { uid: 'cometchat-uid-2', status: 'ended', since: 1_762_900_000 };
@@ -69,12 +88,39 @@ describe('callListMessage', () => {
     expect(json).toContain('Page 2 of 3 · 25 calls');
     const buttons = (message.blocks ?? []).flatMap((b): unknown[] =>
       b.type === 'actions' ? b.elements : b.type === 'section' && b.accessory ? [b.accessory] : [],
-    ) as { action_id: string; value: string }[];
+    ) as { action_id: string; value: string; text: { text: string } }[];
     expect(
       buttons.filter((b) => b.action_id === 'call_details').map((b) => JSON.parse(b.value)),
     ).toEqual([
       { sessionId: call(1).sessionId, page: 1 },
       { sessionId: call(2).sessionId, page: 1 },
+    ]);
+    // One table; below it a "Details #n" button per row, each in a block of its own.
+    const { tables, rows } = tablesOf(message.blocks);
+    expect(tables).toHaveLength(1);
+    expect(rows[0]).toEqual([
+      '#',
+      'When',
+      'Type',
+      'Status',
+      'Who',
+      'Duration',
+      'Participants',
+      'Recording',
+    ]);
+    expect(rows.slice(1).map((row) => row[0])).toEqual(['1', '2']);
+    expect(rows[1]?.slice(1)).toEqual([
+      '2025-11-13 02:03',
+      'video · meet',
+      '● ongoing',
+      `${HOSTILE[1]} (uid-1) → uid-2`,
+      '5 min',
+      '3 · 1 never answered',
+      '—',
+    ]);
+    expect(buttons.filter((b) => b.action_id === 'call_details').map((b) => b.text.text)).toEqual([
+      'Details #1',
+      'Details #2',
     ]);
     const pages = buttons.filter((b) => b.action_id.startsWith('calls_page'));
     expect(pages.map((b) => JSON.parse(b.value))).toEqual([
@@ -102,10 +148,56 @@ describe('callListMessage', () => {
       uid: '<!here>',
     });
     assertWithinLimits('message', message);
-    // What Slack renders (button values are data that comes back, not text).
-    const shown = JSON.stringify(message, (key, value) => (key === 'value' ? undefined : value));
-    expect(shown).not.toMatch(/<!(channel|here)>/);
+    // Nothing Slack parses holds a mention; the table shows the names as they are, unparsed.
+    expect(markupOf(message)).not.toMatch(/<!(channel|here)>/);
+    expect(tablesOf(message.blocks).rows.map((row) => row[4])).toContain(
+      '<!channel> (uid-0) → uid-1',
+    );
     expect(CALLS_PER_PAGE).toBeLessThanOrEqual(20);
+  });
+
+  it('shows a uid exactly, with nothing invisible added, and a hostile name as plain text', () => {
+    const tricky = {
+      ...call(1),
+      initiator: { uid: 'cometchat_uid_1*x', name: '<!channel> *bold*' },
+      receiver: { uid: 'uid_2~`' },
+    };
+    const message = callListMessage(page([tricky]), {});
+    const who = tablesOf(message.blocks).rows[1]?.[4];
+    expect(who).toBe('<!channel> *bold* (cometchat_uid_1*x) → uid_2~`');
+    expect(JSON.stringify(message.blocks)).not.toContain('\u200b');
+    expect(JSON.stringify(message.blocks)).not.toMatch(/&lt;|&amp;/);
+    // A raw_text cell is not parsed at all: what it holds cannot mention anyone.
+    const table = message.blocks?.find((b): b is TableBlock => b.type === 'table');
+    expect(table?.rows[1]?.[4]).toEqual({ type: 'raw_text', text: who });
+  });
+
+  it('in a modal, which takes no table: a section per call with its Details button beside it', () => {
+    const message = callListMessage(page([call(1), call(2)]), {}, { surface: 'modal' });
+    expect(tablesOf(message.blocks).tables).toEqual([]);
+    const beside = (message.blocks ?? []).flatMap((b) =>
+      b.type === 'section' && b.accessory?.type === 'button' ? [b.accessory] : [],
+    );
+    expect(beside.map((b) => [b.action_id, b.text.text, JSON.parse(b.value ?? '')])).toEqual([
+      ['call_details', 'Details', { sessionId: call(1).sessionId, page: 1 }],
+      ['call_details', 'Details', { sessionId: call(2).sessionId, page: 1 }],
+    ]);
+    assertWithinLimits('view', {
+      type: 'modal',
+      title: { type: 'plain_text', text: 'Calls' },
+      blocks: message.blocks,
+    });
+  });
+
+  it('a call whose Details value would be too long is listed without a button', () => {
+    const long = { ...call(1), sessionId: 'x'.repeat(2100) };
+    const message = callListMessage(page([call(2), long]), {});
+    expect(tablesOf(message.blocks).rows).toHaveLength(3);
+    const details = (message.blocks ?? []).flatMap((b) =>
+      b.type === 'actions' ? b.elements.filter((e) => e.action_id === 'call_details') : [],
+    );
+    expect(details.map((b) => (b.type === 'button' ? b.text.text : ''))).toEqual(['Details #1']);
+    assertWithinLimits('message', message);
   });
 });
 

@@ -78,7 +78,7 @@ describe('explainCan', () => {
 
   it('denies when either blocked the other, whatever the role says', () => {
     const { conclusion } = ask({ blocked: { bySubject: false, byTarget: true } });
-    expect(conclusion).toMatchObject({ kind: 'denied', why: 'bob blocked alice' });
+    expect(conclusion).toMatchObject({ kind: 'denied', why: '`bob` blocked `alice`' });
   });
 
   it('cannot tell when the role was never changed through this app, and says what defaults give', () => {

@@ -427,11 +427,12 @@ describe('routing', () => {
   it('answers 404 for unknown paths and for each host serving the other host’s paths', async () => {
     const headers = { apikey: API_KEY };
     for (const url of [
-      `${sandbox.apiUrl}/v3/users`,
+      `${sandbox.apiUrl}/v3/groups`,
       `${sandbox.apiUrl}/v2/roles`,
       `${sandbox.apiUrl}/v3/roles/`,
       `${sandbox.apiUrl}/v3/calls/${SANDBOX_SESSION_IDS.audioEnded}`,
       `${sandbox.callUrl}/v3/roles`,
+      `${sandbox.callUrl}/v3/users`,
     ]) {
       const response = await fetch(url, { headers });
       expect(response.status, url).toBe(404);

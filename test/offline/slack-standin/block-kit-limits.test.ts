@@ -5,8 +5,10 @@ import type {
   KnownBlock,
   ModalView,
   PlainTextOption,
+  RichTextBlock,
   SectionBlock,
   StaticSelect,
+  TableBlock,
 } from '@slack/types';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -17,6 +19,7 @@ import {
   checkMessage,
   checkView,
   countCharacters,
+  homeViewProblems,
   SlackLimitsError,
   viewProblems,
 } from '../../../offline/slack-standin/block-kit-limits.ts';
@@ -432,6 +435,112 @@ describe('message totals', () => {
     expect(checkMessage({ blocks: [rich] })).toEqual([
       'blocks: 13001 > 13000 characters of text in all blocks together (msg_blocks_too_long)',
     ]);
+  });
+});
+
+describe('tables', () => {
+  const raw = (text: string) => ({ type: 'raw_text', text }) as const;
+  const rich = (text: string): RichTextBlock => ({
+    type: 'rich_text',
+    elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text }] }],
+  });
+  const table = (rows: TableBlock['rows'], more: Partial<TableBlock> = {}): TableBlock => ({
+    type: 'table',
+    rows,
+    ...more,
+  });
+  const grid = (rows: number, cells: number) =>
+    Array.from({ length: rows }, (_, r) =>
+      Array.from({ length: cells }, (_, c) => raw(`${r}.${c}`)),
+    );
+
+  it('a table of raw_text and rich_text cells, with column settings, passes in a message', () => {
+    const blocks: KnownBlock[] = [
+      section('Roles'),
+      table(
+        [
+          [raw('#'), raw('Role')],
+          [raw('1'), rich('<!channel>')],
+        ],
+        {
+          column_settings: [{ align: 'right' }, { is_wrapped: true }],
+        },
+      ),
+      actions([button('edit', 'Edit admin', { value: 'admin' })]),
+    ];
+    expect(checkMessage({ blocks })).toEqual([]);
+    expect(blockKitProblems(blocks, '/blocks', 50)).toEqual([]);
+  });
+
+  it('100 rows of 20 cells, and 20 column settings', () => {
+    const settings = (n: number) => Array.from({ length: n }, () => ({ align: 'left' }) as const);
+    expect(
+      checkMessage({ blocks: [table(grid(100, 20), { column_settings: settings(20) })] }),
+    ).toEqual([]);
+    expect(
+      checkMessage({ blocks: [table(grid(101, 21), { column_settings: settings(21) })] }),
+    ).toEqual([
+      'blocks[0].rows: 101 > 100 rows',
+      'blocks[0].column_settings: 21 > 20 column settings',
+      ...Array.from({ length: 101 }, (_, r) => `blocks[0].rows[${r}]: 21 > 20 cells`),
+    ]);
+    expect(blockKitProblems([table(grid(101, 2))], '/blocks', 50)).toEqual([
+      '[ERROR] must be less than 101 items [json-pointer:/blocks/0/rows]',
+    ]);
+  });
+
+  it('cells are raw_text, with some text, or rich_text; rows are arrays', () => {
+    const rows = [
+      [raw('ok'), raw(''), { type: 'mrkdwn', text: '*no*' }, 'text'],
+      'not a row',
+    ] as unknown as TableBlock['rows'];
+    expect(blockKitProblems([table(rows), { type: 'table' }], '/blocks', 50)).toEqual([
+      '[ERROR] only_one_table_allowed [json-pointer:/blocks/1]',
+      '[ERROR] must be more than 0 characters [json-pointer:/blocks/0/rows/0/1/text]',
+      '[ERROR] must be a raw_text or rich_text table cell [json-pointer:/blocks/0/rows/0/2]',
+      '[ERROR] must be a raw_text or rich_text table cell [json-pointer:/blocks/0/rows/0/3]',
+      '[ERROR] expected an array [json-pointer:/blocks/0/rows/1]',
+      '[ERROR] missing required field: rows [json-pointer:/blocks/1]',
+    ]);
+  });
+
+  it('one table per message: a second is refused with only_one_table_allowed', () => {
+    const one = table(grid(2, 2));
+    const blocks: KnownBlock[] = [one, section('between'), one, one];
+    expect(checkMessage({ blocks })).toEqual([
+      'blocks[2]: a second table (the first at blocks[0]): one per message (only_one_table_allowed)',
+      'blocks[3]: a second table (the first at blocks[0]): one per message (only_one_table_allowed)',
+    ]);
+    expect(blockKitProblems(blocks, '/blocks', 50)).toEqual([
+      '[ERROR] only_one_table_allowed [json-pointer:/blocks/2]',
+      '[ERROR] only_one_table_allowed [json-pointer:/blocks/3]',
+    ]);
+    expect(BLOCK_KIT_LIMITS.tablesPerMessage).toBe(1);
+  });
+
+  it('no table in a modal or a Home tab: they are not messages', () => {
+    const blocks: KnownBlock[] = [section('Calls'), table(grid(2, 2))];
+    expect(viewProblems(modal({ blocks }))).toEqual([
+      '[ERROR] unsupported block type table: tables are for messages only [json-pointer:/view/blocks/1]',
+    ]);
+    const home: HomeView = { type: 'home', blocks };
+    expect(homeViewProblems(home)).toEqual([
+      '[ERROR] unsupported block type table: tables are for messages only [json-pointer:/view/blocks/1]',
+    ]);
+    expect(checkView(home)).toEqual([
+      'blocks[1]: a table in a modal or Home tab (tables are for messages only)',
+    ]);
+  });
+
+  it("cells' text counts towards the message's total", () => {
+    const rows = [
+      [raw(x(6000)), rich(x(6000))],
+      [raw(x(1000)), raw('1')],
+    ];
+    expect(checkMessage({ blocks: [table(rows)] })).toEqual([
+      'blocks: 13001 > 13000 characters of text in all blocks together (msg_blocks_too_long)',
+    ]);
+    expect(checkMessage({ blocks: [table(rows.slice(0, 1)), section(x(1000))] })).toEqual([]);
   });
 });
 

@@ -1,0 +1,19 @@
+import type { RequestOptions } from '../cometchat/client.ts';
+import type { CometChatApp } from './apps.ts';
+
+/**
+ * How many users hold `role` in the app (CometChat's count, cached briefly per app by the role
+ * cache), or undefined when CometChat cannot say: a count is shown beside a role or a change and
+ * never holds one up. The client has logged why.
+ */
+export async function countHolders(
+  app: Pick<CometChatApp, 'cometchat'>,
+  role: string,
+  request: RequestOptions,
+): Promise<number | undefined> {
+  try {
+    return await app.cometchat.countUsersWithRole(role, request);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,52 @@
+import { appNameIfSeveral } from '../../apps/apps.ts';
+import { code, truncate } from '../../slack/mrkdwn.ts';
+import { inApp } from '../../voice/sentences.ts';
+import { type Feature, subcommand } from '../feature.ts';
+import { describeUserSearch } from './user-list-view.ts';
+import {
+  createCan,
+  createUserCard,
+  createUserList,
+  deliverTo,
+  registerUserLookup,
+} from './user-lookup.ts';
+import { userUnfurler } from './user-unfurl.ts';
+import { parseUsersWords, parseUserWords, USER_USAGE, USERS_USAGE } from './user-words.ts';
+
+// People, not only roles: a user's card, the user search, and why a user can or cannot do
+// something.
+
+export const users: Feature = {
+  subcommands: [
+    subcommand({
+      names: ['user'],
+      usage: `${USER_USAGE} - a user's card; \`can\` explains whether they may do an action (such as \`sendMessage\`), towards another user if named`,
+      parse: parseUserWords,
+      working: (words, { app, deps }) => {
+        const uid = code(truncate(words.uid, 100));
+        const where = inApp(appNameIfSeveral(deps.apps, app));
+        return words.kind === 'can'
+          ? `Working out whether ${uid} can ${code(words.action)}${where}…`
+          : `Looking up user ${uid}${where}…`;
+      },
+      run: async (words, { body, scope, app, deps }) => {
+        const deliver = deliverTo(deps);
+        if (words.kind === 'can') {
+          return deliver(body, await createCan(deps)(app, words, scope), scope);
+        }
+        return deliver(body, await createUserCard(deps)(app, words.uid, scope), scope);
+      },
+    }),
+    subcommand({
+      names: ['users'],
+      usage: `${USERS_USAGE} - find users by the start of their uid or name, on one role, or deactivated`,
+      parse: parseUsersWords,
+      working: (search, { app, deps }) =>
+        `Searching users: ${describeUserSearch(search)}${inApp(appNameIfSeveral(deps.apps, app))}…`,
+      run: async (search, { body, scope, app, deps }) =>
+        deliverTo(deps)(body, await createUserList(deps)(app, search, scope), scope),
+    }),
+  ],
+  unfurlers: [userUnfurler],
+  register: registerUserLookup,
+};

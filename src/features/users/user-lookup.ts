@@ -1,0 +1,177 @@
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import { z } from 'zod';
+import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
+import type { User } from '../../cometchat/model.ts';
+import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
+import { ACTIONS } from '../../slack/ids.ts';
+import type { RequestScope } from '../../slack/request-context.ts';
+import { PageSchema } from '../../slack/values.ts';
+import type { KnownPermissions } from '../../store/store.ts';
+import type { FeatureDeps, SharedDeps } from '../deps.ts';
+import { inPlace, sealedButton } from '../sealed-button.ts';
+import { type CanFacts, explainCan, factsNeeded } from './can.ts';
+import { canMessage } from './can-view.ts';
+import { userCardMessage } from './user-card.ts';
+import { USERS_PER_PAGE, userListMessage } from './user-list-view.ts';
+import type { UserSearch } from './user-words.ts';
+
+// The user side read from CometChat: a user's card, the user search, and "can". Each render is
+// a function of the app and what was asked; the listeners only deliver what they return.
+
+export type UserDeps = FeatureDeps & Pick<SharedDeps, 'store'>;
+
+const request = (scope: RequestScope) => ({ ref: scope.ref, logger: scope.log });
+
+/**
+ * What this app last saw of a role's permissions. A store that cannot answer is logged and read
+ * as "not known": the card and "can" then say what they cannot tell, rather than fail.
+ */
+async function knownOf(
+  deps: Pick<UserDeps, 'store'>,
+  app: CometChatApp,
+  role: string,
+  scope: RequestScope,
+): Promise<KnownPermissions | undefined> {
+  try {
+    return await deps.store.getKnownPermissions(app.name, role);
+  } catch (error) {
+    scope.log.warn({ err: error, role }, 'known permissions not read; shown as not known');
+    return undefined;
+  }
+}
+
+/** The card of `uid`: the user, their role's record (for its name), what is known of it. */
+export function createUserCard(deps: UserDeps) {
+  return async (app: CometChatApp, uid: string, scope: RequestScope): Promise<SlackMessage> => {
+    const [user, roles] = await Promise.all([
+      app.cometchat.getUser(uid, request(scope)),
+      // The role's name only: a role list that fails leaves the card its id.
+      app.cometchat.listAllRoles(request(scope)).catch(() => []),
+    ]);
+    return userCardMessage(user, {
+      role: roles.find((role) => role.role === user.role),
+      known: await knownOf(deps, app, user.role, scope),
+      write: valueWriter(app),
+      appName: appNameIfSeveral(deps.apps, app),
+    });
+  };
+}
+
+/** One page of the search. */
+export function createUserList(deps: Pick<FeatureDeps, 'apps'>) {
+  return async (app: CometChatApp, search: UserSearch, scope: RequestScope) => {
+    const page = await app.cometchat.listUsers(
+      {
+        searchKey: search.text,
+        role: search.role,
+        onlyDeactivated: search.deactivated || undefined,
+        page: search.page,
+        perPage: USERS_PER_PAGE,
+      },
+      request(scope),
+    );
+    return userListMessage(page, search, {
+      write: valueWriter(app),
+      appName: appNameIfSeveral(deps.apps, app),
+    });
+  };
+}
+
+export interface CanAsk {
+  uid: string;
+  action: string;
+  target?: string | undefined;
+}
+
+/** The facts "can" needs, asked of CometChat and the store, only those the walk will use. */
+async function canFacts(
+  deps: UserDeps,
+  app: CometChatApp,
+  ask: CanAsk,
+  scope: RequestScope,
+): Promise<CanFacts> {
+  const [subject, target] = await Promise.all([
+    app.cometchat.getUser(ask.uid, request(scope)),
+    ask.target === undefined ? undefined : app.cometchat.getUser(ask.target, request(scope)),
+  ]);
+  const known = await knownOf(deps, app, subject.role, scope);
+  const values = { known: known && { permissions: known.permissions, seenAt: known.seenAt } };
+  const needed = factsNeeded(ask.action, values, target !== undefined);
+  const [friends, blocks] = await Promise.all([
+    needed.friends && target
+      ? app.cometchat.areFriends(subject.uid, target.uid, request(scope))
+      : undefined,
+    needed.blocks && target
+      ? app.cometchat.blocksBetween(subject.uid, target.uid, request(scope))
+      : undefined,
+  ]);
+  return {
+    action: ask.action,
+    subject: person(subject),
+    target: target && person(target),
+    values,
+    friends,
+    blocked: blocks && { bySubject: blocks.uidBlockedOther, byTarget: blocks.otherBlockedUid },
+  };
+}
+
+function person(user: User) {
+  return { uid: user.uid, role: user.role, deactivated: user.deactivatedAt !== undefined };
+}
+
+/** "Can <uid> <action> [<uid>]": the walk, explained. */
+export function createCan(deps: UserDeps) {
+  return async (app: CometChatApp, ask: CanAsk, scope: RequestScope): Promise<SlackMessage> => {
+    const explanation = explainCan(await canFacts(deps, app, ask, scope));
+    scope.log.info(
+      { action: ask.action, conclusion: explanation.conclusion.kind },
+      'user permission explained',
+    );
+    return canMessage({ ...ask, appName: appNameIfSeveral(deps.apps, app) }, explanation);
+  };
+}
+
+const UidValue = z.object({ uid: z.string().min(1).max(100) });
+const SearchValue = z.object({
+  s: z.object({
+    text: z.string().max(100).optional(),
+    role: z.string().max(100).optional(),
+    deactivated: z.boolean(),
+  }),
+  page: PageSchema,
+});
+export type UsersPageValue = z.infer<typeof SearchValue>;
+
+export function registerUserLookup(bolt: App, deps: UserDeps): void {
+  const card = createUserCard(deps);
+  const list = createUserList(deps);
+  // Details: the card, for the person who clicked, beside the list.
+  bolt.action<BlockAction<ButtonAction>>(
+    ACTIONS.userDetails,
+    sealedButton(
+      deps,
+      UidValue,
+      (app, { uid }, scope) => card(app, uid, scope),
+      (m) => ({
+        ...m,
+        replace_original: false,
+      }),
+    ),
+  );
+  bolt.action<BlockAction<ButtonAction>>(
+    new RegExp(`^${ACTIONS.usersPage}`),
+    sealedButton(
+      deps,
+      SearchValue,
+      (app, { s, page }, scope) => list(app, { ...s, page }, scope),
+      inPlace,
+    ),
+  );
+}
+
+/** `/cometchat user …` and `users …`: answered through the command's response_url. */
+export function deliverTo(deps: Pick<FeatureDeps, 'deliver'>) {
+  return async (body: unknown, message: SlackMessage, scope: RequestScope): Promise<void> => {
+    await deps.deliver(destinationOf(body), message, scope.log);
+  };
+}

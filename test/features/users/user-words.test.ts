@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { defaultPermissions } from '../../../src/cometchat/catalogue.ts';
+import { Refusal } from '../../../src/features/feature.ts';
+import { permissionsInShort } from '../../../src/features/users/user-card.ts';
+import { describeUserSearch } from '../../../src/features/users/user-list-view.ts';
+import { parseUsersWords, parseUserWords } from '../../../src/features/users/user-words.ts';
+
+const problem = (read: unknown) => (read instanceof Refusal ? read.problem : undefined);
+
+describe('parseUserWords', () => {
+  it('reads a card, and "can" with or without the other user', () => {
+    expect(parseUserWords(['cometchat-uid-1'])).toEqual({ kind: 'card', uid: 'cometchat-uid-1' });
+    expect(parseUserWords(['u1', 'can', 'SENDMESSAGE'])).toEqual({
+      kind: 'can',
+      uid: 'u1',
+      action: 'sendMessage',
+    });
+    expect(parseUserWords(['u1', 'CAN', 'initiateCall', 'u2'])).toEqual({
+      kind: 'can',
+      uid: 'u1',
+      action: 'initiateCall',
+      target: 'u2',
+    });
+  });
+
+  it('refuses an unknown action by listing the actions, and a bad uid by its rule', () => {
+    expect(problem(parseUserWords(['u1', 'can', 'fly']))).toMatch(
+      /^There is no action `fly`\. The actions are `listUsers`, .*`sendMessage`/,
+    );
+    expect(problem(parseUserWords(['u1', 'can', 'sendMessage', 'x'.repeat(101)]))).toBe(
+      'A uid is at most 100 characters.',
+    );
+    expect(problem(parseUserWords(['名前']))).toContain('Latin-1');
+  });
+
+  it('answers anything else with the usage', () => {
+    for (const words of [
+      [],
+      ['u1', 'hug'],
+      ['u1', 'can'],
+      ['u1', 'can', 'sendMessage', 'u2', 'u3'],
+    ]) {
+      expect(problem(parseUserWords(words)), words.join(' ')).toMatch(/^Usage: /);
+    }
+  });
+});
+
+describe('parseUsersWords', () => {
+  it('reads the text, the role, deactivated and the page in any order', () => {
+    expect(parseUsersWords([])).toEqual({ deactivated: false, page: 1 });
+    expect(parseUsersWords(['deactivated', 'role:Premium', 'cust', 'page:2'])).toEqual({
+      text: 'cust',
+      role: 'premium',
+      deactivated: true,
+      page: 2,
+    });
+    // A bare number is text: uids are often a database's numbers.
+    expect(parseUsersWords(['1001'])).toEqual({ text: '1001', deactivated: false, page: 1 });
+  });
+
+  it('refuses two texts, two roles, a bad role or page', () => {
+    expect(problem(parseUsersWords(['ann', 'bob']))).toContain('one uid or name prefix');
+    expect(problem(parseUsersWords(['role:a', 'role:b']))).toBe('Name one role at most.');
+    expect(problem(parseUsersWords(['role:not a role']))).toContain('A role id is');
+    expect(problem(parseUsersWords(['page:0']))).toContain('The page must be');
+  });
+
+  it('describes the filters in words', () => {
+    expect(describeUserSearch({ deactivated: false })).toBe('all active users');
+    expect(describeUserSearch({ text: 'ann', role: 'vip', deactivated: true })).toBe(
+      'uid or name starting with `ann` · role `vip` · deactivated',
+    );
+  });
+});
+
+describe('permissionsInShort', () => {
+  it('says when the app never changed the role, and that the service offers no read', () => {
+    expect(permissionsInShort('vip', undefined)).toContain('This app has never changed `vip`');
+  });
+
+  it('lists the keys the last known map sets away from the defaults', () => {
+    const text = permissionsInShort('vip', {
+      app: 'default',
+      role: 'vip',
+      permissions: { ...defaultPermissions(), sendMessage: 'deny' },
+      seenAt: 1_700_000_000_000,
+    });
+    expect(text).toContain('1 key differ');
+    expect(text).toContain('`sendMessage` = `deny`');
+    expect(text).toContain('The rest are documented defaults.');
+  });
+});
