@@ -34,6 +34,11 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
   call <sessionId> [as <uid>]       a call (see "sessions" for the sandbox's ids)
   calls [<uid>] [filters]           find calls, e.g. calls cometchat-uid-2 since:2d status:ended
   sessions                          the sandboxes' session ids
+  user <uid>                        a user's card, e.g. user cometchat-uid-7
+  user <uid> can <action> [<uid>]   whether they may do it, step by step, e.g.
+                                    user cometchat-uid-5 can sendMessage cometchat-uid-7
+  users [<text>] [role:<role>] [deactivated] [page:<n>]
+                                    find users, e.g. users role:premium
   perms <role> [allow|deny <key>]   open the editor; with a change, make it and confirm it
   shortcut "<message text>"         the "Look up call" message shortcut on a message
   approve [<role>] [allow|deny <key>]
@@ -41,8 +46,8 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
                                     editor, then approved by another, and applied once
   home                              the Home tab, as the operator sees it
   help                              the app's help
-  demo                              roles, a call, a call search and a permission change
-                                    (the default)
+  demo                              roles, a call, a user and their calls, and a
+                                    permission change (the default)
   --json                            also print each message and view as Slack gets it
 
   With "staging" or "prod" first, the app serves two CometChat apps of those names, each on
@@ -238,6 +243,8 @@ async function run(args: string[]): Promise<void> {
     'roles',
     'call',
     'calls',
+    'user',
+    'users',
     'perms',
     'permissions',
     'shortcut',
@@ -295,6 +302,7 @@ async function run(args: string[]): Promise<void> {
         print(DEMO_NOTE);
         await command(stack, 'roles');
         await command(stack, `call ${SANDBOX_SESSION_IDS.groupOngoing}`);
+        await command(stack, 'user cometchat-uid-2');
         await command(stack, 'calls cometchat-uid-2 since:2d');
         await perms(stack, 'default', 'deny', 'sendMessage');
         break;

@@ -26,10 +26,35 @@ const EMOJI: Readonly<Record<string, string>> = {
   no_entry: '⛔',
 };
 
-/** Slack mrkdwn to readable text: dates to their fallback, links to `label (url)`, entities decoded. */
-export function mrkdwnToText(text: string): string {
+/** An ISO date to the minute, `2023-07-10 14:42` (UTC): narrow, and all a reader needs. */
+const toMinute = (iso: string) => iso.replace(/^(\d{4}-\d\d-\d\d)T(\d\d:\d\d):\d\dZ$/, '$1 $2');
+
+/**
+ * Bold as Slack shows it: `*Role*` is drawn `Role`. An asterisk the app escaped (between
+ * zero-width spaces, as in a name like `*Bold*`) and a code span stay as they are: Slack shows
+ * both as written, and the difference is what the drawing should let a reader see.
+ */
+const ESCAPED_STAR = /\u200b\*\u200b/g;
+const HELD_STAR = '\u{F0000}';
+const BOLD = /(^|[\s(])\*([^*\s](?:[^*\n]*[^*\s])?)\*(?=$|[\s.,:;!?)])/gm;
+
+function withoutBold(text: string): string {
   return text
-    .replace(/<!date\^\d+\^[^|>]*\|([^>]*)>/g, '$1')
+    .replace(ESCAPED_STAR, HELD_STAR)
+    .split(/(`[^`\n]+`)/)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(BOLD, '$1$2')))
+    .join('')
+    .replaceAll(HELD_STAR, '\u200b*\u200b');
+}
+
+/**
+ * Slack mrkdwn to readable text: dates to their fallback (to the minute), bold as plain text,
+ * links to `label (url)`, entities decoded. Code spans keep their backticks: they mark what is
+ * exact to copy.
+ */
+export function mrkdwnToText(text: string): string {
+  return withoutBold(text)
+    .replace(/<!date\^\d+\^[^|>]*\|([^>]*)>/g, (_, fallback: string) => toMinute(fallback))
     .replace(/<(https?:[^|>]+)\|([^>]+)>/g, '$2 ($1)')
     .replace(/<(https?:[^>]+)>/g, '$1')
     .replace(/:([a-z_]+):/g, (whole, name: string) => EMOJI[name] ?? whole)
@@ -123,11 +148,9 @@ function runText(run: Json): string {
       return EMOJI[String(run.name)] ?? `:${String(run.name)}:`;
     case 'user':
       return `@${String(run.user_id)}`;
-    case 'date': {
-      // The ISO fallback, to the minute: `2023-07-10 14:42` (UTC), narrow enough for a column.
-      const iso = typeof run.fallback === 'string' ? run.fallback : String(run.timestamp);
-      return iso.replace(/^(\d{4}-\d\d-\d\d)T(\d\d:\d\d):\d\dZ$/, '$1 $2');
-    }
+    case 'date':
+      // The ISO fallback, to the minute, narrow enough for a column.
+      return toMinute(typeof run.fallback === 'string' ? run.fallback : String(run.timestamp));
     case 'link':
       return String(run.text ?? run.url);
     default:
@@ -240,21 +263,44 @@ function tableText(block: Json): string {
   ].join('\n');
 }
 
+/**
+ * A header as it is written (its text may hold a uid or an action key, which are
+ * case-sensitive), underlined; a blank line before it unless it opens the message.
+ */
+function headerText(block: Json, first: boolean): string {
+  const text = textOf(block.text);
+  return `${first ? '' : '\n'}${text}\n${'═'.repeat(Math.min(WIDTH, widthOf(text)))}`;
+}
+
+/** Where a section's second column of fields starts, the same in every section. */
+const FIELD_WIDTH = 38;
+
+/**
+ * A section's fields two by two as Slack lays them out, each as `Label: value`; a first field
+ * wider than its column pushes its neighbour along rather than touching it.
+ */
+function fieldsText(fields: readonly Json[]): string[] {
+  const cells = fields.map((f) => textOf(f).replace(/\n/g, ': '));
+  const rows: string[] = [];
+  for (let i = 0; i < cells.length; i += 2) {
+    const [first = '', second] = cells.slice(i, i + 2);
+    const pad = ' '.repeat(Math.max(0, FIELD_WIDTH - widthOf(first)));
+    rows.push(second === undefined ? first : `${first}${pad}   ${second}`);
+  }
+  return rows;
+}
+
 export function renderBlocks(blocks: readonly Json[]): string {
   const out: string[] = [];
   for (const block of blocks) {
     switch (block.type) {
       case 'header':
-        out.push(`\n${textOf(block.text).toUpperCase()}`);
+        out.push(headerText(block, out.length === 0));
         break;
       case 'section': {
         const parts: string[] = [];
         if (block.text) parts.push(textOf(block.text));
-        const fields = (block.fields ?? []) as Json[];
-        for (let i = 0; i < fields.length; i += 2) {
-          const row = fields.slice(i, i + 2).map((f) => textOf(f).replace(/\n/g, ': '));
-          parts.push(row.map((cell) => cell.padEnd(38)).join(' '));
-        }
+        parts.push(...fieldsText((block.fields ?? []) as Json[]));
         const accessory = block.accessory as Json | undefined;
         if (accessory?.type === 'button') parts.push(`  ${elementText(accessory)}`);
         out.push(parts.join('\n'));

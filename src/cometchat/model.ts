@@ -43,6 +43,11 @@ export interface User {
   deactivatedAt?: number | undefined;
 }
 
+/** A user's account as a change and a card name it. */
+export function accountOf(user: Pick<User, 'deactivatedAt'>): 'active' | 'deactivated' {
+  return user.deactivatedAt === undefined ? 'active' : 'deactivated';
+}
+
 export interface UserPage {
   users: User[];
   pagination: Pagination;

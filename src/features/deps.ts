@@ -1,3 +1,4 @@
+import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { Access } from '../access/access.ts';
@@ -36,8 +37,35 @@ export interface SharedDeps extends FeatureDeps {
   approvalTtlMs: number;
 }
 
+/**
+ * A change to one CometChat user, as a person asked for it: its role, or its account (`active`,
+ * `deactivated`). Defined here because the users feature asks for it and the permissions
+ * feature, which owns every change's confirmation, approval, sending and audit, carries it out.
+ */
+export interface UserChange {
+  uid: string;
+  /** The user's name, to name them in the confirmation (escaped where shown). */
+  name: string;
+  /** The user's role when the change was asked for. */
+  role: string;
+  key: 'role' | 'status';
+  before: string;
+  after: string;
+  /** What the confirmation says beyond from and to: mrkdwn lines (the permissions it affects). */
+  details?: readonly string[] | undefined;
+}
+
+/**
+ * The confirmation of a user change ("Apply", or "Request approval" where the app asks for
+ * approvals), for a modal. `origin` names where it was asked from (a view or trigger id): with the
+ * app, the user and the change, it makes the claim that applies it once.
+ */
+export type UserChangeReview = (app: CometChatApp, change: UserChange, origin: string) => View;
+
 /** What every feature is registered with. */
 export interface AppDeps extends SharedDeps {
+  /** The confirmation modal of a change to a user (see UserChange). */
+  reviewUserChange: UserChangeReview;
   /** The help message: every subcommand's usage. */
   help(): SlackMessage;
   /** Publishes a person's Home tab again (after an approval or rejection made there). */

@@ -51,15 +51,16 @@ export interface SubcommandSpec<P> {
   /**
    * For a subcommand that waits on CometChat: the line the acknowledgement shows at once (what
    * it is doing, visible only to the person), which its answer or failure then replaces.
+   * Undefined for words it answers another way (a modal it opens at once).
    */
-  working?(parsed: P, ctx: CommandContext): string;
+  working?(parsed: P, ctx: CommandContext): string | undefined;
   run(parsed: P, ctx: CommandContext): Promise<void>;
 }
 
 /** Words read: what they say (for the log and tests), and the subcommand's steps, bound to it. */
 export interface ReadWords {
   parsed: unknown;
-  working?: ((ctx: CommandContext) => string) | undefined;
+  working?: ((ctx: CommandContext) => string | undefined) | undefined;
   run(ctx: CommandContext): Promise<void>;
 }
 

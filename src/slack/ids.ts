@@ -30,6 +30,8 @@ export const ACTIONS = {
   userDetails: 'user_details',
   usersPage: 'users_page',
   userCalls: 'user_calls',
+  userChangeRole: 'user_change_role',
+  userAccount: 'user_account',
 } as const;
 
 export const CALLBACKS = {
@@ -40,6 +42,7 @@ export const CALLBACKS = {
   permissionsEditor: 'perms_editor',
   permissionsConfirm: 'perms_confirm',
   rejectReason: 'reject_reason',
+  userRolePick: 'user_role_pick',
 } as const;
 
 export const BLOCKS = {

@@ -73,8 +73,11 @@ export const AuditRecordSchema = z.object({
   userId: z.string(),
   role: z.string(),
   changes: AuditChangesSchema,
-  /** Where the "before" values came from: the last update response seen, or the defaults. */
-  beforeSource: z.enum(['last-update', 'defaults']),
+  /**
+   * Where the "before" values came from: the last update response seen, the defaults, or (for a
+   * change to a user) CometChat itself, read at the review.
+   */
+  beforeSource: z.enum(['last-update', 'defaults', 'service']),
   /** `unknown`: the app stopped while the update was in flight (from an intent; see putIntent). */
   outcome: z.enum(['applied', 'failed', 'unknown']),
   /** The service's per-key messages (applied) or its error message (failed). */

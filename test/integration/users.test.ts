@@ -47,7 +47,10 @@ describe('users through the real app', () => {
     expect(text).toContain('`support-agent`');
     expect(text).toContain(':large_green_circle: active');
     expect(text).toContain('This app has never changed `support-agent`');
+    // The operator is a workspace admin, who edit when EDITORS is not set.
     expect(actionButtons(reply).map((b) => b.action_id)).toEqual([
+      ACTIONS.userChangeRole,
+      ACTIONS.userAccount,
       ACTIONS.editPermissions,
       ACTIONS.userCalls,
     ]);

@@ -21,6 +21,7 @@ describe('npm run try', () => {
     const run = tryWith('nonsense');
     expect(run.stderr).toContain('There is no try command "nonsense".');
     expect(run.stdout).toContain('Usage: npm run try');
+    expect(run.stdout).toContain('user <uid> can <action> [<uid>]');
     expect(run.status).toBe(2);
   });
 
@@ -30,6 +31,55 @@ describe('npm run try', () => {
     expect(run.stderr).toContain('Nothing was changed.');
     expect(run.stdout).not.toContain('received 1 update');
     expect(run.status).toBe(2);
+  }, 60_000);
+});
+
+describe('npm run try -- user, users', () => {
+  it("draws a user's card: the uid, the role and the account, a hostile name as written", () => {
+    const run = tryWith('user', 'cometchat-uid-7');
+    expect(run.status).toBe(0);
+    // The uid is case-sensitive: the header keeps it as it is.
+    expect(run.stdout).toContain('User cometchat-uid-7\n│ ════');
+    expect(run.stdout).toContain('Uid: `cometchat-uid-7`');
+    expect(run.stdout).toContain('Role: Support agent `support-agent`');
+    expect(run.stdout).toContain('Account: ● active');
+    // The app's bold is drawn as Slack shows it; the asterisks of the name, which the app
+    // escaped, stay.
+    expect(run.stdout).toContain('Name: *Bold* _Agent_ ~x~');
+  }, 60_000);
+
+  it('says when an account is deactivated', () => {
+    const run = tryWith('user', 'mallory-markup');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/Account: ⛔ deactivated \d{4}-\d\d-\d\d \d\d:\d\d/);
+  }, 60_000);
+
+  it('draws the user search as a table, one uid a row', () => {
+    const run = tryWith('users', 'role:premium');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^│ # │ Uid +│ Name +│ Role +│/m);
+    for (const uid of ['ana.souza', 'cometchat-uid-4', 'cometchat-uid-9', 'customer-1001']) {
+      expect(run.stdout).toMatch(new RegExp(`^│ \\d │ ${uid} +│ .* │ premium +│`, 'm'));
+    }
+    expect(run.stdout).not.toContain('cometchat-uid-7');
+  }, 60_000);
+
+  it('prints the walk of "can" and its conclusion', () => {
+    const run = tryWith('user', 'cometchat-uid-5', 'can', 'sendMessage', 'cometchat-uid-7');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('Can cometchat-uid-5 sendMessage?');
+    expect(run.stdout).toContain('✔ the action `sendMessage` = `allow`');
+    expect(run.stdout).toMatch(/^│ ⛔ Denied: `cometchat-uid-5` blocked `cometchat-uid-7`\.$/m);
+  }, 60_000);
+
+  it("prints CometChat's sentence for an unknown uid, and succeeds as a failed call lookup does", () => {
+    const run = tryWith('user', 'no-such-user');
+    // The try ran; the reply is the app's answer, said to the person as Slack would show it.
+    expect(run.stdout).toContain(
+      'CometChat has no user with that uid (`ERR_UID_NOT_FOUND`). Check the uid: it is case-sensitive.',
+    );
+    expect(run.stdout).not.toContain('User no-such-user');
+    expect(run.status).toBe(0);
   }, 60_000);
 });
 

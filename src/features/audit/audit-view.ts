@@ -73,7 +73,14 @@ function whoPart(record: AuditRecord): string {
  * audit post, the Home tab): how it ended, when, who asked and who approved, the app, the role.
  */
 function recordHeadline(record: AuditRecord): string {
-  return `${OUTCOME_MARK[record.outcome]} · ${slackDate(Math.floor(record.at / 1000))} · ${whoPart(record)} · ${appPart(record)}role ${code(record.role)}`;
+  return `${OUTCOME_MARK[record.outcome]} · ${slackDate(Math.floor(record.at / 1000))} · ${whoPart(record)} · ${appPart(record)}${subjectPart(record)}`;
+}
+
+/** What the change acted on: a role's permissions, or a user (who had that role). */
+function subjectPart(record: AuditRecord): string {
+  return record.subject
+    ? `user ${code(record.subject.uid)} (role ${code(record.role)})`
+    : `role ${code(record.role)}`;
 }
 
 /** One record in one line (the Home tab's recent changes): the headline and the keys. */
@@ -257,7 +264,7 @@ function changeRuns(record: AuditRecord): RichTextElement[] {
 /** The post for AUDIT_CHANNEL. Pure. */
 export function auditPost(record: AuditRecord): SlackMessage {
   return {
-    text: `Permissions of ${record.role}${record.app === DEFAULT_APP ? '' : ` in ${record.app}`} ${{ applied: 'changed', failed: 'change failed', unknown: 'change of unknown outcome' }[record.outcome]} by user ${record.userId}${record.approval ? `, approved by user ${record.approval.approvedBy}` : ''} (ref ${record.ref})`,
+    text: `${record.subject ? `User ${code(record.subject.uid)}` : `Permissions of ${record.role}`}${record.app === DEFAULT_APP ? '' : ` in ${record.app}`} ${{ applied: 'changed', failed: 'change failed', unknown: 'change of unknown outcome' }[record.outcome]} by user ${record.userId}${record.approval ? `, approved by user ${record.approval.approvedBy}` : ''} (ref ${record.ref})`,
     blocks: [section(auditRecordText(record))],
   };
 }

@@ -1,10 +1,9 @@
 import type { CometChatApp } from '../../apps/apps.ts';
-import type { CometChatClient } from '../../cometchat/client.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
-import type { PermissionUpdate } from '../../cometchat/model.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
 import type { AuditTrail } from '../deps.ts';
+import { type ChangeClient, type Sent, sendChange } from './change-subject.ts';
 import { editRefusal } from './editor-access.ts';
 import { type ConfirmMetadata, changePayload } from './editor-state.ts';
 
@@ -31,9 +30,7 @@ export interface ApplyDeps {
 
 export interface ApplyRequest {
   /** The app the confirmation was sealed for: its editors decide, its client sends. */
-  app: Pick<CometChatApp, 'name' | 'access'> & {
-    cometchat: Pick<CometChatClient, 'setRolePermissions'>;
-  };
+  app: Pick<CometChatApp, 'name' | 'access'> & { cometchat: ChangeClient };
   meta: ConfirmMetadata;
   /** Who sends it: the editor, or for an approved request the approver. */
   userId: string;
@@ -62,7 +59,7 @@ export type ApplyOutcome =
    * it, or its answer could not be read): recorded as unknown, and a new attempt is let through.
    */
   | { kind: 'unknown'; error: unknown; audited: boolean }
-  | { kind: 'applied'; update: PermissionUpdate; audited: boolean };
+  | { kind: 'applied'; update: Sent; audited: boolean };
 
 /**
  * The apply step of the editor, whole: authorise, claim, send, remember, audit. The claim makes
@@ -78,13 +75,9 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
   if (notClaimed) return notClaimed;
   const notStored = await storeIntent(deps, request);
   if (notStored) return notStored;
-  const payload = changePayload(meta.changes);
-  let update: PermissionUpdate;
+  let update: Sent;
   try {
-    update = await app.cometchat.setRolePermissions(meta.role, payload, {
-      ref: scope.ref,
-      logger: scope.log,
-    });
+    update = await sendChange(app.cometchat, meta, { ref: scope.ref, logger: scope.log });
   } catch (error) {
     return recordFailure(deps, request, error);
   }
@@ -93,11 +86,12 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
     {
       app: app.name,
       role: meta.role,
-      keys: Object.keys(payload),
+      user: meta.subject?.uid,
+      keys: Object.keys(changePayload(meta.changes)),
       change: meta.id,
       promotedFrom: meta.promotedFrom?.ref,
     },
-    'permissions updated',
+    meta.subject ? 'user changed' : 'permissions updated',
   );
   return { kind: 'applied', update, audited };
 }
@@ -171,29 +165,36 @@ async function recordFailure(
 async function recordApplied(
   deps: ApplyDeps,
   request: ApplyRequest,
-  update: PermissionUpdate,
+  update: Sent,
 ): Promise<boolean> {
-  const { app, meta, scope } = request;
+  const { meta, scope } = request;
   const messages = Object.entries(update.results)
     .map(([key, r]) => `${key}: ${r.message}`)
     .join('; ');
   const [, audited] = await Promise.all([
-    deps.store
-      .setKnownPermissions({
-        app: app.name,
-        role: meta.role,
-        permissions: update.permissions,
-        seenAt: deps.now(),
-      })
-      .catch((storeError: unknown) => {
-        scope.log.error({ err: storeError, role: meta.role }, 'last known permissions not stored');
-      }),
+    rememberPermissions(deps, request, update),
     deps.audit.record(
       auditRecord(request, deps.now(), 'applied', { serviceMessage: messages || undefined }),
       scope.log,
     ),
   ]);
   return audited.stored;
+}
+
+/** A role's map as the update answered it: the editor's next "before" (no map, nothing kept). */
+async function rememberPermissions(deps: ApplyDeps, request: ApplyRequest, update: Sent) {
+  const { app, meta, scope } = request;
+  if (!update.permissions || meta.subject) return;
+  await deps.store
+    .setKnownPermissions({
+      app: app.name,
+      role: meta.role,
+      permissions: update.permissions,
+      seenAt: deps.now(),
+    })
+    .catch((storeError: unknown) => {
+      scope.log.error({ err: storeError, role: meta.role }, 'last known permissions not stored');
+    });
 }
 
 /** Lets a new attempt of the same confirmation through; a store that fails here only logs. */
@@ -206,6 +207,13 @@ async function releaseClaim(deps: ApplyDeps, { meta, scope }: ApplyRequest): Pro
 /** Whether a failed update may still have been applied: then its outcome is not known. */
 export function mayHaveApplied(error: unknown): boolean {
   return isCometChatError(error) && error.mayHaveReached;
+}
+
+/** Where a change's "before" values came from. */
+function beforeSourceOf(meta: ConfirmMetadata): AuditRecord['beforeSource'] {
+  // A user's role or account is read from CometChat at the review, and checked again when sent.
+  if (meta.subject) return 'service';
+  return meta.seenAt !== undefined ? 'last-update' : 'defaults';
 }
 
 /** The audit record of one attempt: who, which role, each key before and after, the outcome. */
@@ -223,13 +231,14 @@ export function auditRecord(
     // The person who asked for the change; an approver is named beside them.
     userId: approval?.requester ?? userId,
     role: meta.role,
+    ...(meta.subject ? { subject: meta.subject } : {}),
     changes: meta.changes.map((c) => ({
       key: c.key,
       before: c.before ?? null,
       after: c.after,
       explicit: c.explicit,
     })),
-    beforeSource: meta.seenAt !== undefined ? 'last-update' : 'defaults',
+    beforeSource: beforeSourceOf(meta),
     outcome,
     ...(meta.promotedFrom ? { promotedFrom: meta.promotedFrom.ref } : {}),
     ...(approval

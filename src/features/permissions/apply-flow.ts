@@ -2,6 +2,7 @@ import { showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { counted, withRef } from '../../voice/sentences.ts';
 import { type ApplyOutcome, applyChange } from './apply-change.ts';
+import { type Sent, subjectIn } from './change-subject.ts';
 import {
   appLabel,
   type Confirmed,
@@ -31,14 +32,14 @@ export async function applyFlow(deps: EditorDeps, confirmed: Confirmed): Promise
     return failInEditor({ viewId: target.viewId }, outcome.error, scope, deps);
   }
   if (outcome.kind === 'applied') return showApplied(deps, confirmed, outcome);
-  const { title, sentence } = applyNotice(outcome, meta.role, appLabel(deps, app), scope.ref);
+  const { title, sentence } = applyNotice(outcome, meta, appLabel(deps, app), scope.ref);
   await showInModal(deps, target, messageView(title, sentence), { text: sentence }, scope.log);
 }
 
 /** What the modal says for a change that was not sent. Pure. */
 export function applyNotice(
   outcome: Extract<ApplyOutcome, { kind: 'refused' | 'not-sent' | 'repeated' }>,
-  role: string,
+  change: Pick<ConfirmMetadata, 'role' | 'subject'>,
   label: AppLabel,
   ref: string,
 ): { title: string; sentence: string } {
@@ -50,16 +51,31 @@ export function applyNotice(
     case 'repeated':
       return {
         title: 'Already applied',
-        sentence: `This change to ${roleIn(role, label)} was already submitted once; it was not sent again.`,
+        sentence: `This change to ${subjectIn(change, label)} was already submitted once; it was not sent again.`,
       };
   }
 }
 
-/** The result in the modal, offering the same change to each other app that has the role. */
+/**
+ * The result in the modal: for a role, its resulting permissions and the same change offered to
+ * each other app that has the role; for a user (who differ between apps), what CometChat now has.
+ */
 async function showApplied(deps: EditorDeps, confirmed: Confirmed, outcome: Applied) {
   const { app, meta, target, scope } = confirmed;
   const label = appLabel(deps, app);
-  const result = resultView(meta.role, outcome.update, meta.changes, outcome.audited, {
+  const { permissions, results } = outcome.update;
+  if (meta.subject || !permissions) {
+    const sentence = userAppliedText(meta, results, label, outcome.audited);
+    return showInModal(
+      deps,
+      target,
+      messageView('Applied', sentence),
+      { text: sentence },
+      scope.log,
+    );
+  }
+  const update = { permissions, results };
+  const result = resultView(meta.role, update, meta.changes, outcome.audited, {
     appName: label.appName,
     metadata: promotionMetadata(meta, scope.ref, label),
     promoteTo: await appsWithRole(deps, app, meta.role, scope, meta.promotedFrom?.app),
@@ -84,6 +100,19 @@ export function promotionMetadata(
   };
   const metadata = (label.write ?? JSON.stringify)(applied);
   return metadata.length <= METADATA_LIMIT ? metadata : undefined;
+}
+
+/** A user change, applied: what CometChat answered for each key. Pure. */
+export function userAppliedText(
+  meta: Pick<ConfirmMetadata, 'role' | 'subject'>,
+  results: Sent['results'],
+  label: AppLabel,
+  audited: boolean,
+): string {
+  const said = Object.values(results)
+    .map((r) => `${r.success ? '' : ':x: '}${r.message}`)
+    .join('; ');
+  return `Applied to ${subjectIn(meta, label)}: ${said}.${audited ? '' : ` ${AUDIT_NOT_STORED}`}`;
 }
 
 /**

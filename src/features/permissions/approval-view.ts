@@ -5,6 +5,7 @@ import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
 import { counted, inApp } from '../../voice/sentences.ts';
+import { subjectText } from './change-subject.ts';
 import { type AppLabel, changeLine, chunkedSections, MAX_REASON } from './editor-view.ts';
 
 // An approval request as Slack shows it: the message in the approval channel (updated in place
@@ -30,13 +31,15 @@ export function outcomeLine(request: ApprovalRequest): string {
     case 'failed':
       return `:x: Approved${by}, but CometChat did not apply it${when}. An approver may retry.`;
     case 'unknown':
-      return `:grey_question: Approved${by}${when}, but CometChat's answer never came or could not be read, so it may or may not have been applied. Check the role before an approver retries.`;
+      return `:grey_question: Approved${by}${when}, but CometChat's answer never came or could not be read, so it may or may not have been applied. Check ${request.subject ? 'the user' : 'the role'} before an approver retries.`;
     case 'rejected':
       return `:no_entry: Rejected${by}${when}${request.rejectReason ? `: ${escapeMrkdwn(truncate(request.rejectReason, 300))}` : '.'}`;
     case 'expired':
       return ':hourglass: Expired before anyone approved it; nothing was sent. Ask again from the editor.';
     case 'stale':
-      return ":warning: The role changed since this request was made (someone applied another change), so nothing was sent. Ask again from the editor, on the role's new values.";
+      return request.subject
+        ? ":warning: The user changed in CometChat since this request was made, so nothing was sent. Ask again from the user's card."
+        : ":warning: The role changed since this request was made (someone applied another change), so nothing was sent. Ask again from the editor, on the role's new values.";
   }
 }
 
@@ -51,7 +54,7 @@ export function approvalMessage(
   const blocks: KnownBlock[] = [
     header(`Approval request${options.appName ? ` · ${options.appName}` : ''}`),
     section(
-      `<@${request.requester}> asks to apply ${counted(n, 'change')} to ${code(request.role)}${app}.${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
+      `<@${request.requester}> asks to apply ${counted(n, 'change')} to ${subjectText(request)}${app}.${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
     ),
     ...chunkedSections(
       request.changes.map((c) => changeLine({ ...c, before: c.before ?? undefined })),
@@ -74,7 +77,7 @@ export function approvalMessage(
     blocks.push(actions([button('Retry', ACTIONS.approveChange, value)]));
   }
   return {
-    text: `Approval request: ${counted(n, 'change')} to ${request.role} by <@${request.requester}> (${request.status})`,
+    text: `Approval request: ${counted(n, 'change')} to ${subjectText(request)} by <@${request.requester}> (${request.status})`,
     blocks: blocks.slice(0, 50),
   };
 }
@@ -82,7 +85,7 @@ export function approvalMessage(
 /** What the requester is told by direct message once the request has ended. */
 export function outcomeNotice(request: ApprovalRequest, appName?: string): SlackMessage {
   const app = inApp(appName);
-  const text = `Your request to change ${code(request.role)}${app}: ${outcomeLine(request)}`;
+  const text = `Your request to change ${subjectText(request)}${app}: ${outcomeLine(request)}`;
   return { text, blocks: [section(text)] };
 }
 
@@ -103,7 +106,7 @@ export function rejectReasonView(request: ApprovalRequest, privateMetadata: stri
     close: plain('Cancel', 24),
     private_metadata: privateMetadata,
     blocks: [
-      section(`Reject the change to ${code(request.role)} asked by <@${request.requester}>?`),
+      section(`Reject the change to ${subjectText(request)} asked by <@${request.requester}>?`),
       {
         type: 'input',
         block_id: REJECT_BLOCK,

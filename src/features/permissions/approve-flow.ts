@@ -12,6 +12,7 @@ import {
   type Click,
   tell,
 } from './approval-steps.ts';
+import { changedSinceReview } from './change-subject.ts';
 import type { ConfirmMetadata } from './editor-state.ts';
 
 // Approving a request, or retrying one whose sending failed: the change is sent as the editor
@@ -62,10 +63,12 @@ async function approvalRefusal(
     scope.log.warn({ user: click.userId, request: request.id }, 'approval refused');
     return refusal;
   }
-  const known = await deps.store.getKnownPermissions(app.name, request.role);
-  if (known?.seenAt === request.seenAt) return undefined;
+  const { changed } = await changedSinceReview(deps, app, request, scope);
+  if (!changed) return undefined;
   await announce(deps, click.client, app, { ...request, status: 'stale' }, scope);
-  return 'The role changed since this request was made; it is now stale and nothing was sent.';
+  return request.subject
+    ? 'The user changed in CometChat since this request was made; it is now stale and nothing was sent.'
+    : 'The role changed since this request was made; it is now stale and nothing was sent.';
 }
 
 /** Sends the approved change, if this click wins the claim, and shows how it went. */
@@ -115,6 +118,7 @@ function sendApproved(
 export function approvedMeta(request: ApprovalRequest, app: string): ConfirmMetadata {
   return {
     role: request.role,
+    ...(request.subject ? { subject: request.subject } : {}),
     id: request.id,
     changes: request.changes.map((c) => ({ ...c, before: c.before ?? undefined })),
     seenAt: request.seenAt,

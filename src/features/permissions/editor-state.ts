@@ -10,7 +10,7 @@ import {
   validatePermissions,
 } from '../../cometchat/catalogue.ts';
 import { type PermissionMap, type PermissionValue, RoleIdSchema } from '../../cometchat/schemas.ts';
-import type { KnownPermissions } from '../../store/store.ts';
+import type { ChangeSubject, KnownPermissions } from '../../store/store.ts';
 
 // The editor's state lives in the modal's private_metadata between interactions: which role,
 // which category is on screen, and the values the user chose that differ from what the
@@ -100,9 +100,14 @@ const PromotedFromSchema = z.object({
   ref: z.string().min(1).max(64),
 });
 
-/** What the confirmation modal carries: the exact change, and when its "before" was seen. */
+/**
+ * What the confirmation modal carries: the exact change, and when its "before" was seen. With a
+ * `subject`, the change is to that CometChat user (its `role` or account `status`; `role` is then
+ * the user's role when it was reviewed), not to the role's permissions.
+ */
 export interface ConfirmMetadata {
   role: string;
+  subject?: ChangeSubject | undefined;
   /** The change's id (see changeId): the claim that makes it apply once. */
   id: string;
   changes: Change[];
@@ -126,10 +131,12 @@ export const ConfirmSchema = z
     changes: z.array(ChangeSchema).min(1),
     seenAt: z.number().optional(),
     promotedFrom: PromotedFromSchema.optional(),
+    subject: z.object({ kind: z.literal('user'), uid: z.string().min(1).max(100) }).optional(),
   })
   .transform(
-    ({ role, id, changes, seenAt, promotedFrom }): ConfirmMetadata => ({
+    ({ role, id, changes, seenAt, promotedFrom, subject }): ConfirmMetadata => ({
       role,
+      ...(subject ? { subject } : {}),
       id,
       changes: changes.map((c) => ({
         key: c.key,

@@ -23,6 +23,7 @@ import {
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate } from '../../slack/mrkdwn.ts';
 import { counted, inApp } from '../../voice/sentences.ts';
+import { subjectIn } from './change-subject.ts';
 import {
   type Baseline,
   CATEGORIES,
@@ -377,23 +378,24 @@ export function confirmView(
           ? `“Before” values are from the last update this app saw (${slackDate(Math.floor(meta.seenAt / 1000))}).`
           : '“Before” values are the documented defaults: the live values could not be read.',
       ]),
-      ...(approvalChannel
-        ? [
-            {
-              type: 'input' as const,
-              block_id: REASON_BLOCK,
-              optional: true,
-              label: plain('Reason (shown to the approvers)'),
-              element: {
-                type: 'plain_text_input' as const,
-                action_id: REASON_INPUT,
-                multiline: true,
-                max_length: MAX_REASON,
-              },
-            },
-          ]
-        : []),
+      ...(approvalChannel ? [reasonInput()] : []),
     ],
+  };
+}
+
+/** The optional reason of an approval request, read back by `reasonOf` (read-fields.ts). */
+export function reasonInput(): KnownBlock {
+  return {
+    type: 'input',
+    block_id: REASON_BLOCK,
+    optional: true,
+    label: plain('Reason (shown to the approvers)'),
+    element: {
+      type: 'plain_text_input',
+      action_id: REASON_INPUT,
+      multiline: true,
+      max_length: MAX_REASON,
+    },
   };
 }
 
@@ -418,7 +420,7 @@ export function loadingView(role: string, appName?: string): View {
  * the outcome once the request is posted or the change applied.
  */
 export function submittedView(
-  meta: Pick<ConfirmMetadata, 'role' | 'changes'>,
+  meta: Pick<ConfirmMetadata, 'role' | 'changes' | 'subject'>,
   appName: string | undefined,
   needsApproval: boolean,
 ): View {
@@ -428,7 +430,7 @@ export function submittedView(
   const n = meta.changes.length;
   return messageView(
     'Applying',
-    `:hourglass_flowing_sand: Applying ${counted(n, 'change')} to ${code(meta.role)}${inApp(appName)}…`,
+    `:hourglass_flowing_sand: Applying ${counted(n, 'change')} to ${subjectIn(meta, { appName })}…`,
     false,
   );
 }

@@ -12,6 +12,8 @@ import {
 import { type EditorDeps, LOADING_VIEW_AFTER_MS } from './editor-context.ts';
 import { createEditorOpener, registerPermissionEditor } from './permission-editor.ts';
 
+export { userChangeReview } from './user-change.ts';
+
 /**
  * "Review changes" answers Slack within this many milliseconds of reaching the app, whatever the
  * access check and the store do: Slack allows three seconds from the click, network included.

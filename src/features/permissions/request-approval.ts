@@ -7,6 +7,7 @@ import type { RequestScope } from '../../slack/request-context.ts';
 import type { ApprovalRequest, KnownPermissions } from '../../store/store.ts';
 import { counted } from '../../voice/sentences.ts';
 import { approvalMessage } from './approval-view.ts';
+import { changedSinceReview, subjectIn } from './change-subject.ts';
 import { editRefusal } from './editor-access.ts';
 import {
   appLabel,
@@ -54,22 +55,25 @@ export async function requestApprovalFlow(
 /** What the modal says once the request is posted, or why it was not. Pure. */
 export function requestedNotice(
   outcome: RequestOutcome,
-  meta: Pick<ConfirmMetadata, 'role' | 'changes'>,
+  meta: Pick<ConfirmMetadata, 'role' | 'changes' | 'subject'>,
   label: AppLabel,
 ): { title: string; sentence: string } {
   const count = meta.changes.length;
+  const what = subjectIn(meta, label);
   switch (outcome.kind) {
     case 'requested':
       return {
         title: 'Approval requested',
-        sentence: `Your request for ${counted(count, 'change')} to ${roleIn(meta.role, label)} is in <#${outcome.channel}>. Nothing is sent until another person approves it; you will get a direct message when it is approved, rejected or expires.`,
+        sentence: `Your request for ${counted(count, 'change')} to ${what} is in <#${outcome.channel}>. Nothing is sent until another person approves it; you will get a direct message when it is approved, rejected or expires.`,
       };
     case 'repeated':
       return { title: 'Already requested', sentence: 'This change was already requested once.' };
     case 'stale':
       return {
         title: 'Not requested',
-        sentence: `${roleIn(meta.role, label)} changed since you reviewed this (someone applied another change), so nothing was requested. Open the editor again to review on its new values.`,
+        sentence: meta.subject
+          ? `${what} changed in CometChat since you reviewed this, so nothing was requested. Open the user's card again to see what CometChat has now.`
+          : `${what} changed since you reviewed this (someone applied another change), so nothing was requested. Open the editor again to review on its new values.`,
       };
     case 'refused':
       return { title: 'Not allowed', sentence: outcome.sentence };
@@ -90,10 +94,10 @@ export async function requestApproval(
   const { app, meta, scope } = input;
   const refusal = await editRefusal(app.access, input.userId, scope.log, 'confirm');
   if (refusal) return { kind: 'refused', sentence: refusal };
-  // Read before the claim below, so that a store that fails here leaves nothing claimed.
-  const known = await deps.store.getKnownPermissions(app.name, meta.role);
-  // Someone applied another change since this one was reviewed: its "before" is not the role's.
-  if (known?.seenAt !== meta.seenAt) return { kind: 'stale' };
+  // Read before the claim below, so that a store that fails here leaves nothing claimed. Someone
+  // changed the role (or CometChat the user) since the review: its "before" is not so any more.
+  const { changed, known } = await changedSinceReview(deps, app, meta, scope);
+  if (changed) return { kind: 'stale' };
   // A double click on "Request approval" posts one request.
   const claim = requestClaim(app.name, meta.id);
   if (!(await deps.store.claim(claim, deps.approvalTtlMs / 1000))) return { kind: 'repeated' };
@@ -125,11 +129,13 @@ export function approvalRecord(input: {
   const { app, meta, known, now } = input;
   // What the approver is shown as "before" is the store's, not what came back from Slack: a
   // forged confirmation cannot make a key that changes look unchanged.
-  const changes = withBeforeFrom(meta.changes, baselineFrom(known));
+  // A user's "before" was just read from CometChat (changedSinceReview): it is the live value.
+  const changes = meta.subject ? meta.changes : withBeforeFrom(meta.changes, baselineFrom(known));
   return {
     id: meta.id,
     app: app.name,
     role: meta.role,
+    ...(meta.subject ? { subject: meta.subject } : {}),
     changes: changes.map((c) => ({ ...c, before: c.before ?? null })),
     seenAt: known?.seenAt,
     promotedFrom: meta.promotedFrom?.ref,

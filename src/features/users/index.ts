@@ -2,6 +2,7 @@ import { appNameIfSeveral } from '../../apps/apps.ts';
 import { code, truncate } from '../../slack/mrkdwn.ts';
 import { inApp } from '../../voice/sentences.ts';
 import { type Feature, subcommand } from '../feature.ts';
+import { createRoleCommand, registerUserChanges } from './user-changes.ts';
 import { describeUserSearch } from './user-list-view.ts';
 import {
   createCan,
@@ -20,9 +21,11 @@ export const users: Feature = {
   subcommands: [
     subcommand({
       names: ['user'],
-      usage: `${USER_USAGE} - a user's card; \`can\` explains whether they may do an action (such as \`sendMessage\`), towards another user if named`,
+      usage: `${USER_USAGE} - a user's card; \`can\` explains whether they may do an action (such as \`sendMessage\`), towards another user if named; \`role\` changes their role (editors)`,
       parse: parseUserWords,
       working: (words, { app, deps }) => {
+        // A role change opens its review in a modal at once: no line to replace.
+        if (words.kind === 'role') return undefined;
         const uid = code(truncate(words.uid, 100));
         const where = inApp(appNameIfSeveral(deps.apps, app));
         return words.kind === 'can'
@@ -31,10 +34,12 @@ export const users: Feature = {
       },
       run: async (words, { body, scope, app, deps }) => {
         const deliver = deliverTo(deps);
+        if (words.kind === 'role') return createRoleCommand(deps)(app, words, body, scope);
         if (words.kind === 'can') {
           return deliver(body, await createCan(deps)(app, words, scope), scope);
         }
-        return deliver(body, await createUserCard(deps)(app, words.uid, scope), scope);
+        const card = await createUserCard(deps)(app, words.uid, body.user_id, scope);
+        return deliver(body, card, scope);
       },
     }),
     subcommand({
@@ -48,5 +53,8 @@ export const users: Feature = {
     }),
   ],
   unfurlers: [userUnfurler],
-  register: registerUserLookup,
+  register(bolt, deps) {
+    registerUserLookup(bolt, deps);
+    registerUserChanges(bolt, deps);
+  },
 };

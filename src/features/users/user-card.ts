@@ -24,6 +24,8 @@ export interface UserCardOptions {
   known?: KnownPermissions | undefined;
   /** Writes a button's value, sealed for the app. */
   write: ValueWriter;
+  /** The person looking may change this app's users: offered Change role and (De)activate. */
+  editor?: boolean | undefined;
   appName?: string | undefined;
 }
 
@@ -88,6 +90,15 @@ function facts(user: User, options: UserCardOptions): string[] {
 function cardButtons(user: User, options: UserCardOptions): Button[] {
   const uid = options.write({ uid: user.uid });
   const buttons: Button[] = [];
+  if (options.editor) {
+    const to = user.deactivatedAt === undefined ? 'deactivated' : 'active';
+    buttons.push(
+      button('Change role', ACTIONS.userChangeRole, uid),
+      to === 'deactivated'
+        ? button('Deactivate', ACTIONS.userAccount, options.write({ uid: user.uid, to }), 'danger')
+        : button('Reactivate', ACTIONS.userAccount, options.write({ uid: user.uid, to })),
+    );
+  }
   // An id the editor cannot take gets no button (it could not be edited).
   if (ROLE_ID.test(user.role)) {
     buttons.push(

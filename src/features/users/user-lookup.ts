@@ -1,10 +1,11 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { z } from 'zod';
-import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
+import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../apps/apps.ts';
 import type { User } from '../../cometchat/model.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import type { RequestScope } from '../../slack/request-context.ts';
+import type { ButtonArgs } from '../../slack/listener-args.ts';
+import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import type { FeatureDeps, SharedDeps } from '../deps.ts';
@@ -40,19 +41,30 @@ async function knownOf(
   }
 }
 
-/** The card of `uid`: the user, their role's record (for its name), what is known of it. */
+/**
+ * The card of `uid` for `viewer`: the user, their role's record (for its name), what is known of
+ * the role, and the change buttons when the viewer may change the app's users (asked again when
+ * they are used).
+ */
 export function createUserCard(deps: UserDeps) {
-  return async (app: CometChatApp, uid: string, scope: RequestScope): Promise<SlackMessage> => {
-    const [user, roles] = await Promise.all([
+  return async (
+    app: CometChatApp,
+    uid: string,
+    viewer: string,
+    scope: RequestScope,
+  ): Promise<SlackMessage> => {
+    const [user, roles, refusal] = await Promise.all([
       app.cometchat.getUser(uid, request(scope)),
       // The role's name only: a role list that fails leaves the card its id.
       app.cometchat.listAllRoles(request(scope)).catch(() => []),
+      app.access.editRefusal(viewer, scope.log),
     ]);
     return userCardMessage(user, {
       role: roles.find((role) => role.role === user.role),
       known: await knownOf(deps, app, user.role, scope),
       write: valueWriter(app),
       appName: appNameIfSeveral(deps.apps, app),
+      editor: refusal === undefined,
     });
   };
 }
@@ -145,18 +157,16 @@ export type UsersPageValue = z.infer<typeof SearchValue>;
 export function registerUserLookup(bolt: App, deps: UserDeps): void {
   const card = createUserCard(deps);
   const list = createUserList(deps);
-  // Details: the card, for the person who clicked, beside the list.
+  // Details: the card, for the person who clicked (their buttons), beside the list.
   bolt.action<BlockAction<ButtonAction>>(
     ACTIONS.userDetails,
-    sealedButton(
-      deps,
-      UidValue,
-      (app, { uid }, scope) => card(app, uid, scope),
-      (m) => ({
-        ...m,
-        replace_original: false,
-      }),
-    ),
+    async ({ ack, body, action, context }: ButtonArgs) => {
+      await ack();
+      const scope = scopeOf(context);
+      const { app, value } = openSealed(deps.apps, UidValue, action.value);
+      const message = await card(app, value.uid, body.user.id, scope);
+      await deps.deliver(destinationOf(body), { ...message, replace_original: false }, scope.log);
+    },
   );
   bolt.action<BlockAction<ButtonAction>>(
     new RegExp(`^${ACTIONS.usersPage}`),

@@ -7,18 +7,20 @@ import { ACTION_KEYS } from './can.ts';
 // What `/cometchat user ...` and `/cometchat users ...` say, read into what their runs need.
 // Pure: every rule here is tested alone.
 
-export const USER_USAGE = '`/cometchat user &lt;uid&gt; [can &lt;action&gt; [&lt;uid&gt;]]`';
+export const USER_USAGE =
+  '`/cometchat user &lt;uid&gt; [can &lt;action&gt; [&lt;uid&gt;] | role &lt;role&gt;]`';
 export const USERS_USAGE =
   '`/cometchat users [&lt;text&gt;] [role:&lt;role&gt;] [deactivated] [page:&lt;n&gt;]`';
 
 export type UserWords =
   | { kind: 'card'; uid: string }
-  | { kind: 'can'; uid: string; action: string; target?: string | undefined };
+  | { kind: 'can'; uid: string; action: string; target?: string | undefined }
+  | { kind: 'role'; uid: string; role: string };
 
 /** The action keys, for the sentence refusing an unknown one. */
 const ACTIONS_SENTENCE = `The actions are ${ACTION_KEYS.map((key) => code(key)).join(', ')}.`;
 
-/** `user <uid>`, `user <uid> can <action> [<uid>]`. */
+/** `user <uid>`, `user <uid> can <action> [<uid>]`, `user <uid> role <role>`. */
 export function parseUserWords(words: readonly string[]): UserWords | Refusal {
   const usage = new Refusal(`Usage: ${USER_USAGE}.`);
   const [uid, verb, ...rest] = words;
@@ -29,6 +31,8 @@ export function parseUserWords(words: readonly string[]): UserWords | Refusal {
   switch (verb.toLowerCase()) {
     case 'can':
       return canWords(uid, rest) ?? usage;
+    case 'role':
+      return roleWords(uid, rest) ?? usage;
     default:
       return usage;
   }
@@ -43,6 +47,13 @@ function canWords(uid: string, rest: readonly string[]): UserWords | Refusal | u
   if (target === undefined) return { kind: 'can', uid, action };
   const problem = uidProblem(target);
   return problem ? new Refusal(problem) : { kind: 'can', uid, action, target };
+}
+
+function roleWords(uid: string, rest: readonly string[]): UserWords | Refusal | undefined {
+  const [typed, ...extra] = rest;
+  if (typed === undefined || extra.length > 0) return undefined;
+  const role = roleWord(typed);
+  return role instanceof Refusal ? role : { kind: 'role', uid, role };
 }
 
 export interface UserSearch {

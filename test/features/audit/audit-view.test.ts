@@ -52,6 +52,24 @@ describe('an approved change', () => {
   });
 });
 
+describe("a change to a user's role", () => {
+  const userChange: AuditRecord = {
+    ...approved,
+    role: 'premium',
+    subject: { kind: 'user', uid: 'cometchat-uid-4' },
+    changes: [{ key: 'role', before: 'premium', after: 'vip', explicit: false }],
+    beforeSource: 'service',
+  };
+
+  it('is shown as such in the trail, the post and the Home line: the user, then their role', () => {
+    for (const text of [auditRecordText(userChange), auditSummaryLine(userChange)]) {
+      expect(text).toContain('user `cometchat-uid-4` (role `premium`)');
+    }
+    expect(auditPost(userChange).text).toMatch(/^User `cometchat-uid-4` changed by user U0ASKER/);
+    expect(auditRecordText(userChange)).not.toContain('documented defaults');
+  });
+});
+
 /** The message's tables, and the one table's rows as the text each cell shows. */
 function tableOf(blocks: readonly KnownBlock[] = []) {
   const tables = blocks.filter((b): b is TableBlock => b.type === 'table');

@@ -62,6 +62,10 @@ function setup(
           results: { sendMessage: { success: true, message: 'mapped' } },
         };
       },
+      // A permission change never touches a user.
+      setUserRole: () => Promise.reject(new Error('not a user change')),
+      deactivateUsers: () => Promise.reject(new Error('not a user change')),
+      reactivateUsers: () => Promise.reject(new Error('not a user change')),
     },
   };
   const scope = { ref: 'ref0000001', log: pino({ level: 'debug' }, logs), receivedAt: NOW };

@@ -26,22 +26,28 @@ const meta: ConfirmMetadata = {
 describe('applyNotice', () => {
   it('says the refusal as it came', () => {
     expect(
-      applyNotice({ kind: 'refused', sentence: 'Only editors.' }, 'default', {}, 'r1'),
+      applyNotice({ kind: 'refused', sentence: 'Only editors.' }, { role: 'default' }, {}, 'r1'),
     ).toEqual({ title: 'Not allowed', sentence: 'Only editors.' });
   });
 
   it('gives a change not sent its reference', () => {
     const outcome = { kind: 'not-sent' as const, error: new Error('down'), sentence: 'Nothing.' };
-    expect(applyNotice(outcome, 'default', {}, 'ref0000001')).toEqual({
+    expect(applyNotice(outcome, { role: 'default' }, {}, 'ref0000001')).toEqual({
       title: 'Not sent',
       sentence: 'Nothing. (ref ref0000001)',
     });
   });
 
   it('says a repeated confirmation was not sent again, naming the role and app', () => {
-    const said = applyNotice({ kind: 'repeated' }, 'default', { appName: 'prod' }, 'r1');
+    const said = applyNotice({ kind: 'repeated' }, { role: 'default' }, { appName: 'prod' }, 'r1');
     expect(said.title).toBe('Already applied');
     expect(said.sentence).toContain('`default` in *prod* was already submitted once');
+  });
+
+  it('names the user of a user change', () => {
+    const change = { role: 'default', subject: { kind: 'user' as const, uid: 'u-1' } };
+    const said = applyNotice({ kind: 'repeated' }, change, {}, 'r1');
+    expect(said.sentence).toContain('This change to user `u-1` was already submitted once');
   });
 });
 

@@ -1,0 +1,112 @@
+import type { CometChatApp } from '../../apps/apps.ts';
+import type { CometChatClient, RequestOptions } from '../../cometchat/client.ts';
+import { accountOf, type User } from '../../cometchat/model.ts';
+import type { KeyResult, PermissionMap } from '../../cometchat/schemas.ts';
+import { code } from '../../slack/mrkdwn.ts';
+import type { RequestScope } from '../../slack/request-context.ts';
+import type { ChangeSubject, KnownPermissions, Store } from '../../store/store.ts';
+import { inApp } from '../../voice/sentences.ts';
+import { type Change, changePayload } from './editor-state.ts';
+
+// What a change acts on: a role's permissions (no subject), or a CometChat user's role or
+// account (subject). Everything else about a change is the same whatever it acts on: who may,
+// the approval, the claim, the intent, the audit. These are the places where the subject
+// makes a difference: what is sent, how "has it changed since the review?" is asked, and how
+// the change is named.
+
+/** What a change's answer says, key by key; a permission update also carries the role's map. */
+export interface Sent {
+  results: Record<string, KeyResult>;
+  permissions?: PermissionMap | undefined;
+}
+
+/** What a change may send: the client's writes. */
+export type ChangeClient = Pick<
+  CometChatClient,
+  'setRolePermissions' | 'setUserRole' | 'deactivateUsers' | 'reactivateUsers'
+>;
+
+/** Sends the change to CometChat: the role's changed keys, or the user's role or account. */
+export async function sendChange(
+  client: ChangeClient,
+  change: { role: string; subject?: ChangeSubject | undefined; changes: readonly Change[] },
+  request: RequestOptions,
+): Promise<Sent> {
+  const { subject } = change;
+  if (!subject)
+    return client.setRolePermissions(change.role, changePayload(change.changes), request);
+  const results: Record<string, KeyResult> = {};
+  // A user change has one key (the review makes it so); each is sent on its own all the same.
+  for (const { key, after } of change.changes) {
+    results[key] = await sendUserKey(client, subject.uid, key, String(after), request);
+  }
+  return { results };
+}
+
+async function sendUserKey(
+  client: ChangeClient,
+  uid: string,
+  key: string,
+  after: string,
+  request: RequestOptions,
+): Promise<KeyResult> {
+  if (key === 'role') {
+    const user = await client.setUserRole(uid, after, request);
+    return user.role === after
+      ? { success: true, message: `role is now ${user.role}` }
+      : { success: false, message: `CometChat answered with role ${user.role}` };
+  }
+  const uids =
+    after === 'deactivated'
+      ? await client.deactivateUsers([uid], request)
+      : await client.reactivateUsers([uid], request);
+  return uids.includes(uid)
+    ? { success: true, message: `account is now ${after}` }
+    : { success: false, message: `CometChat did not list the user as ${after}` };
+}
+
+/** The user's value of a change's key as CometChat has it now. */
+function currentValue(user: User, key: string): string {
+  return key === 'role' ? user.role : accountOf(user);
+}
+
+/**
+ * Whether what the change was reviewed against is still so: for a role, no other change of it
+ * was seen since (the store's last known map); for a user, CometChat still has the "before" of
+ * every key. `known` is the role's last known map, for the caller that shows it.
+ */
+export async function changedSinceReview(
+  deps: { store: Pick<Store, 'getKnownPermissions'> },
+  app: Pick<CometChatApp, 'name' | 'cometchat'>,
+  change: {
+    role: string;
+    subject?: ChangeSubject | undefined;
+    seenAt?: number | undefined;
+    changes: readonly { key: string; before?: unknown }[];
+  },
+  scope: RequestScope,
+): Promise<{ changed: boolean; known: KnownPermissions | undefined }> {
+  if (!change.subject) {
+    const known = await deps.store.getKnownPermissions(app.name, change.role);
+    return { changed: known?.seenAt !== change.seenAt, known };
+  }
+  const user = await app.cometchat.getUser(change.subject.uid, {
+    ref: scope.ref,
+    logger: scope.log,
+  });
+  const changed = change.changes.some(({ key, before }) => currentValue(user, key) !== before);
+  return { changed, known: undefined };
+}
+
+/** "`role`", or "user `uid`": what a change acts on. */
+export function subjectText(change: { role: string; subject?: ChangeSubject | undefined }): string {
+  return change.subject ? `user ${code(change.subject.uid)}` : code(change.role);
+}
+
+/** {@link subjectText}, with the app when several are configured. */
+export function subjectIn(
+  change: { role: string; subject?: ChangeSubject | undefined },
+  label: { appName?: string | undefined },
+): string {
+  return `${subjectText(change)}${inApp(label.appName)}`;
+}

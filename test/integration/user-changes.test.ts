@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import type { SlackDriver } from '../../offline/slack-standin/driver.ts';
+import type { StoredView } from '../../offline/slack-standin/web-api.ts';
+import { confirm, currentView, submitView } from '../../offline/stack/editor-steps.ts';
+import { ACTIONS, CALLBACKS } from '../../src/slack/ids.ts';
+import { createMemoryStore, type Store } from '../../src/store/store.ts';
+import { actionButtons, commandReply, type Harness, interactionReply, textOf } from './harness.ts';
+import { driverAs, useHarnessStarter } from './support.ts';
+
+// Changing a user through the real app: the card's buttons, the review, the same rules as a
+// permission change (editors only, approval, at most once, audited), against the stand-in.
+
+const EDITORS = { EDITORS: 'U0OPERATOR,U0LEAD,U0LEAD2' };
+const CHANNEL = 'C0APPROVE';
+
+/** What CometChat was asked to change about users. */
+function userWrites(h: Harness) {
+  return h.sandbox.requests.filter(
+    (r) => r.path.startsWith('/v3/users') && (r.method === 'PUT' || r.method === 'DELETE'),
+  );
+}
+
+/** Clicks a card's button as `user`; resolves with the modal it filled (after "Asking…"). */
+async function clickIntoModal(
+  h: Harness,
+  card: Record<string, unknown>,
+  actionId: string,
+  user = 'U0OPERATOR',
+) {
+  const button = actionButtons(card).find((b) => b.action_id === actionId);
+  if (!button?.value) throw new Error(`no ${actionId} on the card`);
+  const mark = h.slack.calls.length;
+  const driver = driverAs(h, user);
+  await driver.interaction(driver.blockAction({ actionId, value: button.value }));
+  const update = await h.slack.nextCall('views.update', mark);
+  return currentView(h, String(update.args.view_id));
+}
+
+/** Picks `role` in the role picker: resolves with the review it is replaced by. */
+async function pick(h: Harness, picker: StoredView, role: string): Promise<StoredView> {
+  expect(picker.callback_id).toBe(CALLBACKS.userRolePick);
+  const answer = await submitView(h, picker, {
+    user_role: { role: { type: 'static_select', selected_option: { value: role } } },
+  });
+  expect(answer.response_action).toBe('update');
+  return currentView(h, picker.id);
+}
+
+describe('changing a user', () => {
+  const start = useHarnessStarter();
+  let store: Store;
+  const withEditors = (env: Record<string, string> = {}) => {
+    store = createMemoryStore();
+    return start({ store, env: { ...EDITORS, ...env } });
+  };
+
+  it('offers an editor Change role and Deactivate, and nobody else; a forged click changes nothing', async () => {
+    const h = await withEditors();
+    const editorCard = await commandReply(h, 'user cometchat-uid-4');
+    expect(actionButtons(editorCard).map((b) => b.action_id)).toEqual([
+      ACTIONS.userChangeRole,
+      ACTIONS.userAccount,
+      ACTIONS.editPermissions,
+      ACTIONS.userCalls,
+    ]);
+    const viewer = driverAs(h, 'U0VIEWER');
+    const viewerCard = await commandReply(h, 'user cometchat-uid-4', viewer);
+    expect(actionButtons(viewerCard).map((b) => b.action_id)).toEqual([
+      ACTIONS.editPermissions,
+      ACTIONS.userCalls,
+    ]);
+    const forged = actionButtons(editorCard).find((b) => b.action_id === ACTIONS.userAccount);
+    const refused = await interactionReply(
+      h,
+      viewer.blockAction({ actionId: ACTIONS.userAccount, value: forged?.value ?? '' }),
+    );
+    expect(textOf(refused)).toMatch(/may (edit|change)/);
+    expect(h.slack.calls.filter((c) => c.method === 'views.open')).toEqual([]);
+    expect(userWrites(h)).toEqual([]);
+  });
+
+  it("changes a user's role after the review, once, and audits it with the user", async () => {
+    const h = await withEditors();
+    const card = await commandReply(h, 'user cometchat-uid-4');
+    const picker = await clickIntoModal(h, card, ACTIONS.userChangeRole);
+    expect(textOf(picker)).toContain('has role `premium`');
+    const review = await pick(h, picker, 'vip');
+    expect(textOf(review)).toContain('from `premium` to `vip`');
+    expect(textOf(review)).toContain('Permissions that differ');
+    const { outcome } = await confirm(h, review);
+    expect(textOf(outcome)).toContain('Applied to user `cometchat-uid-4`: role is now vip');
+    expect(userWrites(h).map((r) => [r.method, r.path, r.body])).toEqual([
+      ['PUT', '/v3/users/cometchat-uid-4', { role: 'vip' }],
+    ]);
+    expect(h.sandbox.state.users.get('cometchat-uid-4')?.role).toBe('vip');
+    const [record] = (await store.listAudit({ offset: 0, limit: 1 })).records;
+    expect(record).toMatchObject({
+      outcome: 'applied',
+      userId: 'U0OPERATOR',
+      role: 'premium',
+      subject: { kind: 'user', uid: 'cometchat-uid-4' },
+      beforeSource: 'service',
+      changes: [{ key: 'role', before: 'premium', after: 'vip', explicit: false }],
+    });
+    // Submitted again (a double click, a replay): not sent again.
+    await submitView(h, review, {});
+    expect(userWrites(h)).toHaveLength(1);
+  });
+
+  it('opens the same review from `/cometchat user <uid> role <role>`', async () => {
+    const h = await withEditors();
+    const mark = h.slack.calls.length;
+    await h.driver.command('user cometchat-uid-5 role moderator');
+    const update = await h.slack.nextCall('views.update', mark);
+    const review = currentView(h, String(update.args.view_id));
+    expect(textOf(review)).toContain('from `default` to `moderator`');
+    const unknown = h.slack.calls.length;
+    await h.driver.command('user cometchat-uid-5 role no-such-role');
+    const refused = await h.slack.nextCall('views.update', unknown);
+    expect(textOf(refused.args.view)).toContain('There is no role `no-such-role`');
+  });
+
+  it('deactivates with a confirmation that names the user, and reactivates; never deletes', async () => {
+    const h = await withEditors();
+    const card = await commandReply(h, 'user customer-1001');
+    const review = await clickIntoModal(h, card, ACTIONS.userAccount);
+    expect(textOf(review)).toContain("Deactivate *Liam O'Brien* `customer-1001`?");
+    const { outcome } = await confirm(h, review);
+    expect(textOf(outcome)).toContain('account is now deactivated');
+    expect(h.sandbox.state.users.get('customer-1001')?.deactivatedAt).toBeDefined();
+    const again = await commandReply(h, 'user customer-1001');
+    const reactivate = actionButtons(again).find((b) => b.action_id === ACTIONS.userAccount);
+    expect(reactivate?.text.text).toBe('Reactivate');
+    const back = await clickIntoModal(h, again, ACTIONS.userAccount);
+    await confirm(h, back);
+    expect(h.sandbox.state.users.get('customer-1001')?.deactivatedAt).toBeUndefined();
+    expect(userWrites(h).map((r) => [r.method, r.path, r.body])).toEqual([
+      ['DELETE', '/v3/users', { uidsToDeactivate: ['customer-1001'] }],
+      ['PUT', '/v3/users', { uidsToActivate: ['customer-1001'] }],
+    ]);
+    const audit = (await store.listAudit({ offset: 0, limit: 5 })).records;
+    expect(audit.map((r) => r.changes[0]?.after)).toEqual(['active', 'deactivated']);
+  });
+
+  describe('with approvals', () => {
+    async function requested(h: Harness) {
+      const card = await commandReply(h, 'user cometchat-uid-4');
+      const picker = await clickIntoModal(h, card, ACTIONS.userChangeRole);
+      const review = await pick(h, picker, 'vip');
+      expect(textOf(review)).toContain('Request approval');
+      const mark = h.slack.calls.length;
+      await submitView(h, review, {});
+      const post = await h.slack.nextCall('chat.postMessage', mark);
+      expect(post.args.channel).toBe(CHANNEL);
+      expect(textOf(post.args)).toContain('to user `cometchat-uid-4`');
+      return { ts: '1700000000.000300', blocks: post.args.blocks as unknown[] };
+    }
+
+    function approve(h: Harness, driver: SlackDriver, posted: { ts: string; blocks: unknown[] }) {
+      const button = actionButtons({ blocks: posted.blocks }).find(
+        (b) => b.action_id === ACTIONS.approveChange,
+      );
+      return driver.interaction(
+        driver.blockAction({
+          actionId: ACTIONS.approveChange,
+          value: button?.value ?? '',
+          responseUrl: h.slack.responseUrl(),
+          message: { ts: posted.ts, blocks: posted.blocks },
+        }),
+      );
+    }
+
+    it('is applied once when two approvers click at once, and audited with both', async () => {
+      const h = await withEditors({ APPROVAL_CHANNEL: CHANNEL });
+      const posted = await requested(h);
+      expect(userWrites(h)).toEqual([]);
+      h.sandbox.setLatency(200);
+      await Promise.all([
+        approve(h, driverAs(h, 'U0LEAD'), posted),
+        approve(h, driverAs(h, 'U0LEAD2'), posted),
+      ]);
+      await h.slack.waitFor(() => h.slack.calls.find((c) => c.method === 'chat.update'), 8_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(userWrites(h)).toHaveLength(1);
+      const audit = (await store.listAudit({ offset: 0, limit: 5 })).records;
+      expect(audit).toHaveLength(1);
+      expect(audit[0]).toMatchObject({
+        outcome: 'applied',
+        userId: 'U0OPERATOR',
+        subject: { uid: 'cometchat-uid-4' },
+        approval: { approvedBy: expect.stringMatching(/^U0LEAD2?$/) },
+      });
+    });
+
+    it('is stale, and not sent, when CometChat changed the user meanwhile', async () => {
+      const h = await withEditors({ APPROVAL_CHANNEL: CHANNEL });
+      const posted = await requested(h);
+      const user = h.sandbox.state.users.get('cometchat-uid-4');
+      if (user) user.role = 'guest';
+      const mark = h.slack.calls.length;
+      await approve(h, driverAs(h, 'U0LEAD'), posted);
+      const update = await h.slack.nextCall('chat.update', mark);
+      expect(textOf(update.args)).toContain(
+        'The user changed in CometChat since this request was made',
+      );
+      expect(userWrites(h)).toEqual([]);
+    });
+  });
+});
