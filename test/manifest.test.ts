@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SUBCOMMANDS } from '../src/features/index.ts';
 import { DASHBOARD_DOMAIN } from '../src/features/unfurl.ts';
+import { CALLBACKS } from '../src/slack/ids.ts';
 
 // Slack's own manifest schema (MIT, see test/fixtures/slack/manifest.schema.LICENSE). The main
 // schema picks v1 or v2 by `_metadata.major_version` and refers to them by these addresses.
@@ -91,11 +92,12 @@ describe('manifest.yml', () => {
     }
   });
 
-  it('declares both shortcuts with the callback ids the app listens to', () => {
+  it('declares the shortcuts with the callback ids the app listens to', () => {
     const shortcuts = at(loadManifest(), 'features', 'shortcuts');
     expect(shortcuts).toEqual([
-      expect.objectContaining({ type: 'message', callback_id: 'lookup_call_message' }),
-      expect.objectContaining({ type: 'global', callback_id: 'lookup_call_global' }),
+      expect.objectContaining({ type: 'message', callback_id: CALLBACKS.lookupCallMessage }),
+      expect.objectContaining({ type: 'global', callback_id: CALLBACKS.lookupCallGlobal }),
+      expect.objectContaining({ type: 'message', callback_id: CALLBACKS.lookupUserMessage }),
     ]);
   });
 

@@ -49,3 +49,23 @@ export function roleIdProblem(role: string): string | undefined {
     ? undefined
     : 'A role id is 1 to 100 characters of a-z, 0-9, `-` and `_` (see `/cometchat roles`).';
 }
+/**
+ * Words of a message that could be a uid: an id-like word (letters, digits, `-`, `_`, `.`, `@`)
+ * with a digit or a separator in it, so that ordinary words are left out. First ones first.
+ */
+export function findUidCandidates(text: string): string[] {
+  const words = text.split(/[\s,;:()[\]{}<>"'`!?]+/);
+  const candidates = words
+    .map((word) => word.replace(/[.]+$/, ''))
+    .filter(
+      (word) =>
+        /^[A-Za-z0-9][A-Za-z0-9_.@-]{1,99}$/.test(word) &&
+        /[0-9_-]/.test(word) &&
+        !SESSION_ID_SHAPE.test(word) &&
+        uidProblem(word) === undefined,
+    );
+  return [...new Set(candidates)].slice(0, 6);
+}
+
+/** A session id as CometChat usually makes them (`v1.us.<appId>.…`): never taken for a uid. */
+const SESSION_ID_SHAPE = /^v1\.[a-z]{2,}\./;

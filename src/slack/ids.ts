@@ -27,6 +27,7 @@ export const ACTIONS = {
   homeFindCalls: 'home_find_calls',
   homeLookupCall: 'home_lookup_call',
   homeHelp: 'home_help',
+  homeLookupUser: 'home_lookup_user',
   userDetails: 'user_details',
   usersPage: 'users_page',
   userCalls: 'user_calls',
@@ -43,6 +44,8 @@ export const CALLBACKS = {
   permissionsConfirm: 'perms_confirm',
   rejectReason: 'reject_reason',
   userRolePick: 'user_role_pick',
+  lookupUserMessage: 'lookup_user_message',
+  lookupUserModal: 'lookup_user_modal',
 } as const;
 
 export const BLOCKS = {

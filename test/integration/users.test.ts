@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { submitView } from '../../offline/stack/editor-steps.ts';
 import { defaultPermissions } from '../../src/cometchat/catalogue.ts';
-import { ACTIONS } from '../../src/slack/ids.ts';
+import { ACTIONS, CALLBACKS } from '../../src/slack/ids.ts';
 import { createMemoryStore } from '../../src/store/store.ts';
 import {
   actionButtons,
@@ -191,6 +192,56 @@ describe('users through the real app', () => {
     h.sandbox.inject({ kind: 'status', status: 503, pathIncludes: '/v3/users', times: 10 });
     const { confirmation } = await reviewFlip(h, 'sendMessage', 'vip');
     expect(textOf(confirmation)).toContain('How many users hold this role: unknown');
+  });
+
+  it('"Look up user" on a message shows the card of each uid it names, and says when none', async () => {
+    const before = h.slack.responses.length;
+    await h.driver.interaction(
+      h.driver.messageShortcut({
+        callbackId: CALLBACKS.lookupUserMessage,
+        message: { text: 'cometchat-uid-4 cannot call guest-9001, says ticket-77', ts: '1.000001' },
+      }),
+    );
+    const cards = await h.slack.waitFor(() =>
+      h.slack.responses.length >= before + 2 ? h.slack.responses.slice(before) : undefined,
+    );
+    expect(cards.map((r) => textOf(r.body).match(/User `([^`]+)`/)?.[1]).sort()).toEqual([
+      'cometchat-uid-4',
+      'guest-9001',
+    ]);
+    const none = h.slack.responses.length;
+    await h.driver.interaction(
+      h.driver.messageShortcut({
+        callbackId: CALLBACKS.lookupUserMessage,
+        message: { text: 'ticket-77 is about lunch', ts: '1.000002' },
+      }),
+    );
+    const said = await h.slack.nextResponse(none);
+    expect(textOf(said.body)).toContain(
+      'No CometChat user is named in that message (looked for `ticket-77`)',
+    );
+  });
+
+  it("the Home tab's Look up a user sends the card to the person's DM; a bad uid is said on its field", async () => {
+    const mark = h.slack.calls.length;
+    await h.driver.interaction(
+      h.driver.blockAction({ actionId: ACTIONS.homeLookupUser, value: 'user' }),
+    );
+    const opened = await h.slack.nextCall('views.open', mark);
+    const form =
+      h.slack.views.get(String((opened.args.view as { id?: string }).id ?? '')) ??
+      [...h.slack.views.values()].find((v) => v.callback_id === CALLBACKS.lookupUserModal);
+    if (!form) throw new Error('no lookup form');
+    const bad = await submitView(h, form, {
+      user_uid: { uid: { type: 'plain_text_input', value: 'a b' } },
+    });
+    expect(bad.errors).toEqual({ user_uid: 'A uid cannot contain spaces.' });
+    const sent = h.slack.calls.length;
+    await submitView(h, form, {
+      user_uid: { uid: { type: 'plain_text_input', value: 'ana.souza' } },
+    });
+    const dm = await h.slack.nextCall('chat.postMessage', sent);
+    expect(textOf(dm.args)).toContain('`ana.souza`');
   });
 
   it('a dashboard link to a user unfurls into a card with Details', async () => {

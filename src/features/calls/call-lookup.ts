@@ -14,7 +14,13 @@ import {
   openSealed,
   valueWriter,
 } from '../../apps/apps.ts';
-import { idProblem, MAX_SESSION_ID, MAX_UID, uidProblem } from '../../cometchat/id-rules.ts';
+import {
+  findUidCandidates,
+  idProblem,
+  MAX_SESSION_ID,
+  MAX_UID,
+  uidProblem,
+} from '../../cometchat/id-rules.ts';
 import { context, failureMessage, sharedCopy, withoutActions } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
@@ -204,26 +210,6 @@ export function createParticipantsPage(deps: FeatureDeps) {
     await deps.views.update({ view_id: body.view.id, view: await render(app, ref, scope) });
   };
 }
-
-/**
- * Words of a message that could be a uid: an id-like word (letters, digits, `-`, `_`, `.`, `@`)
- * with a digit or a separator in it, so that ordinary words are left out. First ones first.
- */
-export function findUidCandidates(text: string): string[] {
-  const words = text.split(/[\s,;:()[\]{}<>"'`!?]+/);
-  const candidates = words
-    .map((word) => word.replace(/[.]+$/, ''))
-    .filter(
-      (word) =>
-        /^[A-Za-z0-9][A-Za-z0-9_.@-]{1,99}$/.test(word) &&
-        /[0-9_-]/.test(word) &&
-        !SESSION_ID_SHAPE.test(word) &&
-        uidProblem(word) === undefined,
-    );
-  return [...new Set(candidates)].slice(0, 6);
-}
-
-const SESSION_ID_SHAPE = /^v1\.[a-z]{2,}\./;
 
 /**
  * "Look up call" on a message: every session id found in it, each answered on its own. A

@@ -111,6 +111,7 @@ export function homeView(input: HomeInput): View {
     actions([
       button('Find calls', ACTIONS.homeFindCalls, 'find', 'primary'),
       button('Look up a call', ACTIONS.homeLookupCall, 'lookup'),
+      button('Look up a user', ACTIONS.homeLookupUser, 'user'),
       button('Help', ACTIONS.homeHelp, 'help'),
     ]),
     context([

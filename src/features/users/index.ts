@@ -11,6 +11,7 @@ import {
   deliverTo,
   registerUserLookup,
 } from './user-lookup.ts';
+import { registerUserShortcuts } from './user-shortcuts.ts';
 import { userUnfurler } from './user-unfurl.ts';
 import { parseUsersWords, parseUserWords, USER_USAGE, USERS_USAGE } from './user-words.ts';
 
@@ -56,5 +57,6 @@ export const users: Feature = {
   register(bolt, deps) {
     registerUserLookup(bolt, deps);
     registerUserChanges(bolt, deps);
+    registerUserShortcuts(bolt, deps);
   },
 };

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { Access } from '../../../src/access/access.ts';
 import { createApps } from '../../../src/apps/apps.ts';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
+import { findUidCandidates } from '../../../src/cometchat/id-rules.ts';
 import {
   findSessionIds,
-  findUidCandidates,
   readLookupApp,
   readLookupForm,
   readSearchControls,

@@ -1,0 +1,132 @@
+import type { App, BlockAction, ButtonAction, MessageShortcut } from '@slack/bolt';
+import type { View } from '@slack/types';
+import type { CometChatApp } from '../../apps/apps.ts';
+import { CometChatError } from '../../cometchat/errors.ts';
+import { findUidCandidates, uidProblem } from '../../cometchat/id-rules.ts';
+import { plain, section } from '../../slack/blocks.ts';
+import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
+import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
+import type { ButtonArgs, ShortcutArgs, SubmitArgs } from '../../slack/listener-args.ts';
+import { code } from '../../slack/mrkdwn.ts';
+import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import { createUserCard, type UserDeps } from './user-lookup.ts';
+
+// The card from elsewhere than the command: "Look up user" on a message that names a uid, and
+// the Home tab's "Look up a user" form.
+
+/** A message names a few uids at most worth a card each; the rest would be a flood. */
+const CARDS_PER_MESSAGE = 3;
+const UID_BLOCK = 'user_uid';
+const UID_INPUT = 'uid';
+const APP_BLOCK = 'user_app';
+const APP_INPUT = 'app';
+
+/** The cards of the uids among `candidates` that the app has; unknown ones are left out. */
+async function cardsOf(
+  deps: UserDeps,
+  app: CometChatApp,
+  candidates: readonly string[],
+  viewer: string,
+  scope: RequestScope,
+): Promise<SlackMessage[]> {
+  const card = createUserCard(deps);
+  const cards = await Promise.all(
+    candidates.map((uid) =>
+      card(app, uid, viewer, scope).catch((error: unknown) => {
+        // A word that is no uid of this app is the common case, not a failure.
+        if (error instanceof CometChatError && error.kind === 'not_found') return undefined;
+        throw error;
+      }),
+    ),
+  );
+  return cards.filter((c): c is SlackMessage => c !== undefined);
+}
+
+/** "Look up user" on a message: the card of each uid it names, or one sentence. */
+function createUserShortcut(deps: UserDeps) {
+  return async ({ ack, shortcut, body, context }: ShortcutArgs<MessageShortcut>) => {
+    await ack();
+    const scope = scopeOf(context);
+    const destination = destinationOf(body);
+    const app = deps.apps.forChannel(destination.channelId);
+    const candidates = findUidCandidates(shortcut.message.text ?? '').slice(0, CARDS_PER_MESSAGE);
+    const cards = await cardsOf(deps, app, candidates, shortcut.user.id, scope);
+    scope.log.info(
+      { candidates: candidates.length, found: cards.length },
+      'users looked up from a message',
+    );
+    if (cards.length === 0) {
+      const looked =
+        candidates.length > 0 ? ` (looked for ${candidates.map(code).join(', ')})` : '';
+      const text = `No CometChat user is named in that message${looked}. Try \`/cometchat user <uid>\`.`;
+      return void (await deps.deliver(
+        destination,
+        { response_type: 'ephemeral', text },
+        scope.log,
+      ));
+    }
+    for (const card of cards) await deps.deliver(destination, card, scope.log);
+  };
+}
+
+/** The Home tab's form: a uid, and the app when there are several. Pure. */
+export function userLookupView(appNames: readonly string[]): View {
+  const uid = {
+    type: 'input' as const,
+    block_id: UID_BLOCK,
+    label: plain('User id (uid)'),
+    element: { type: 'plain_text_input' as const, action_id: UID_INPUT, max_length: 100 },
+  };
+  const app = {
+    type: 'input' as const,
+    block_id: APP_BLOCK,
+    label: plain('CometChat app'),
+    element: {
+      type: 'static_select' as const,
+      action_id: APP_INPUT,
+      options: appNames.slice(0, 100).map((name) => ({ text: plain(name), value: name })),
+    },
+  };
+  return {
+    type: 'modal',
+    callback_id: CALLBACKS.lookupUserModal,
+    title: plain('Look up a user', 24),
+    submit: plain('Look up', 24),
+    close: plain('Cancel', 24),
+    blocks: [
+      section('The card comes to you in the app’s Messages tab.'),
+      uid,
+      ...(appNames.length > 1 ? [app] : []),
+    ],
+  };
+}
+
+/** The form submitted: a bad uid is said on its field; the card goes to the person's DM. */
+function createLookupSubmission(deps: UserDeps) {
+  return async ({ ack, view, body, context }: SubmitArgs) => {
+    const values = view.state.values;
+    const uid = values[UID_BLOCK]?.[UID_INPUT]?.value?.trim() ?? '';
+    const problem = uidProblem(uid);
+    if (problem)
+      return void (await ack({ response_action: 'errors', errors: { [UID_BLOCK]: problem } }));
+    await ack();
+    const scope = scopeOf(context);
+    const named = values[APP_BLOCK]?.[APP_INPUT]?.selected_option?.value;
+    const app = (named ? deps.apps.byName(named) : undefined) ?? deps.apps.forChannel(undefined);
+    const card = await createUserCard(deps)(app, uid, body.user.id, scope);
+    await deps.deliver({ userId: body.user.id }, card, scope.log);
+  };
+}
+
+export function registerUserShortcuts(bolt: App, deps: UserDeps): void {
+  bolt.shortcut<MessageShortcut>(CALLBACKS.lookupUserMessage, createUserShortcut(deps));
+  bolt.action<BlockAction<ButtonAction>>(
+    ACTIONS.homeLookupUser,
+    async ({ ack, body }: ButtonArgs) => {
+      await ack();
+      const names = deps.apps.all.map((a) => a.name);
+      await deps.views.open({ trigger_id: body.trigger_id, view: userLookupView(names) });
+    },
+  );
+  bolt.view(CALLBACKS.lookupUserModal, createLookupSubmission(deps));
+}
