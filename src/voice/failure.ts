@@ -9,6 +9,20 @@ export class InputError extends Error {
   override readonly name = 'InputError';
 }
 
+/**
+ * CometChat answered a change, but not with what was asked (another role, the user not listed
+ * as (de)activated): the change did not take. A failure, recorded as such, never "applied".
+ * The message is plain text, for the record; `sentence` is mrkdwn, for the person.
+ */
+export class ChangeNotTaken extends Error {
+  override readonly name = 'ChangeNotTaken';
+  readonly sentence: string;
+  constructor(uid: string, answered: { plain: string; mrkdwn: string }) {
+    super(`CometChat ${answered.plain}`);
+    this.sentence = `CometChat ${answered.mrkdwn} for user ${inlineCode(uid)}: the change did not take.`;
+  }
+}
+
 /** The user may not do this (see the access rules); the sentence says so. */
 export class RefusedError extends Error {
   override readonly name = 'RefusedError';
@@ -35,6 +49,7 @@ const WHAT: Record<string, string> = {
  */
 export function failureSentence(error: unknown, budgetSeconds: number): string {
   if (error instanceof InputError || error instanceof RefusedError) return error.message;
+  if (error instanceof ChangeNotTaken) return error.sentence;
   if (!(error instanceof CometChatError)) {
     const slack = slackRefusal(error);
     if (slack) return slack;
@@ -55,22 +70,35 @@ const USER_OPERATIONS: Readonly<Record<string, true>> = Object.freeze({
   blocksBetween: true,
 });
 
-/** Said of a write CometChat may have carried out though no readable answer confirmed it. */
-const MAY_HAVE_APPLIED =
-  'so it may or may not have been applied. Open the editor again to check before retrying.';
+/**
+ * The writes, each with where a person checks what CometChat has now: said of a write CometChat
+ * may have carried out though no readable answer confirmed it.
+ */
+const LOOK_UP_USER = 'Look the user up again (`/cometchat user <uid>`)';
+const WRITES: Readonly<Record<string, string>> = Object.freeze({
+  setRolePermissions: 'Open the editor again',
+  setUserRole: LOOK_UP_USER,
+  deactivateUsers: LOOK_UP_USER,
+  reactivateUsers: LOOK_UP_USER,
+});
+
+function mayHaveApplied(operation: string): string {
+  return `so it may or may not have been applied. ${WRITES[operation] ?? 'Look again'} to check before retrying.`;
+}
 
 function cometchatSentence(error: CometChatError, budgetSeconds: number): string {
   const what = WHAT[error.operation] ?? 'the request';
   // No answer, a gateway's failure, or an attempt that went unanswered before a later one failed:
   // the failure does not settle whether the update was applied.
+  const write = error.operation in WRITES;
   if (
-    error.operation === 'setRolePermissions' &&
+    write &&
     error.mayHaveReached &&
     error.kind !== 'timeout' &&
     error.kind !== 'invalid_response'
   ) {
     const status = error.status === undefined ? '' : ` (HTTP ${error.status})`;
-    return `CometChat did not confirm the permission update${status}, ${MAY_HAVE_APPLIED}`;
+    return `CometChat did not confirm ${what}${status}, ${mayHaveApplied(error.operation)}`;
   }
   const roles = error.app ? `/cometchat ${error.app.name} roles` : '/cometchat roles';
   // The code and message come from the service: escaped like any other external text. The code
@@ -97,14 +125,14 @@ function cometchatSentence(error: CometChatError, budgetSeconds: number): string
       return `CometChat is not answering ${what} right now${error.status ? ` (HTTP ${error.status})` : ''}. Try again in a minute; if it lasts, check CometChat's status page.`;
     case 'timeout':
       // A 408 is the service saying it did not take the request; any other timeout leaves it open.
-      return error.operation === 'setRolePermissions' && error.status !== 408
-        ? `CometChat did not answer the permission update within ${seconds(budgetSeconds)}, ${MAY_HAVE_APPLIED}`
+      return write && error.status !== 408
+        ? `CometChat did not answer ${what} within ${seconds(budgetSeconds)}, ${mayHaveApplied(error.operation)}`
         : `CometChat did not answer ${what} within ${seconds(budgetSeconds)}. Try again in a moment.`;
     case 'misaddressed':
       return misaddressedSentence(error, what);
     case 'invalid_response':
-      return error.operation === 'setRolePermissions'
-        ? 'CometChat answered the permission update with something this app cannot read, so it may or may not have been applied. Report the reference; the details are in the log.'
+      return write
+        ? `CometChat answered ${what} with something this app cannot read, so it may or may not have been applied. Report the reference; the details are in the log.`
         : `CometChat answered ${what} with something this app cannot read. Report the reference; the details are in the log.`;
   }
 }

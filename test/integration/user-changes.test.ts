@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { SlackDriver } from '../../offline/slack-standin/driver.ts';
 import type { StoredView } from '../../offline/slack-standin/web-api.ts';
-import { confirm, currentView, submitView } from '../../offline/stack/editor-steps.ts';
+import {
+  confirm,
+  currentView,
+  promotionsOf,
+  submitView,
+} from '../../offline/stack/editor-steps.ts';
 import { ACTIONS, CALLBACKS } from '../../src/slack/ids.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
 import { actionButtons, commandReply, type Harness, interactionReply, textOf } from './harness.ts';
@@ -75,8 +80,33 @@ describe('changing a user', () => {
       viewer.blockAction({ actionId: ACTIONS.userAccount, value: forged?.value ?? '' }),
     );
     expect(textOf(refused)).toMatch(/may (edit|change)/);
+    const forgedRole = actionButtons(editorCard).find(
+      (b) => b.action_id === ACTIONS.userChangeRole,
+    );
+    const refusedRole = await interactionReply(
+      h,
+      viewer.blockAction({ actionId: ACTIONS.userChangeRole, value: forgedRole?.value ?? '' }),
+    );
+    expect(textOf(refusedRole)).toMatch(/may (edit|change)/);
+    const typed = await commandReply(h, 'user cometchat-uid-4 role vip', viewer);
+    expect(textOf(typed)).toMatch(/may (edit|change)/);
     expect(h.slack.calls.filter((c) => c.method === 'views.open')).toEqual([]);
     expect(userWrites(h)).toEqual([]);
+  });
+
+  it('offers no promotion of a user change to another app: users differ between apps', async () => {
+    store = createMemoryStore();
+    const h = await start({ apps: ['staging', 'prod'], store, env: EDITORS });
+    const card = await commandReply(h, 'staging user cometchat-uid-5');
+    const review = await pick(
+      h,
+      await clickIntoModal(h, card, ACTIONS.userChangeRole),
+      'moderator',
+    );
+    const { outcome } = await confirm(h, review);
+    expect(textOf(outcome)).toContain('Applied to user `cometchat-uid-5` in *staging*');
+    // `moderator` is a role of prod too; a role change there would have been offered.
+    expect(promotionsOf(outcome).size).toBe(0);
   });
 
   it("changes a user's role after the review, once, and audits it with the user", async () => {
@@ -105,6 +135,50 @@ describe('changing a user', () => {
     // Submitted again (a double click, a replay): not sent again.
     await submitView(h, review, {});
     expect(userWrites(h)).toHaveLength(1);
+  });
+
+  it('a role change CometChat refuses is audited as failed, and the modal shows what CometChat has now', async () => {
+    const h = await withEditors();
+    const card = await commandReply(h, 'user cometchat-uid-4');
+    const review = await pick(h, await clickIntoModal(h, card, ACTIONS.userChangeRole), 'vip');
+    h.sandbox.inject({ kind: 'status', status: 400, method: 'PUT', pathIncludes: '/users/' });
+    const { outcome } = await confirm(h, review);
+    expect(outcome.title).toMatchObject({ text: 'Change a user' });
+    expect(textOf(outcome)).toContain("CometChat refused the user's role change");
+    expect(textOf(outcome)).toContain('CometChat has now: role `premium`, account active.');
+    expect(textOf(outcome)).toMatch(/Reference: `[0-9a-f]+`/);
+    expect(h.sandbox.state.users.get('cometchat-uid-4')?.role).toBe('premium');
+    const [record] = (await store.listAudit({ offset: 0, limit: 1 })).records;
+    expect(record).toMatchObject({
+      outcome: 'failed',
+      errorKind: 'bad_request',
+      subject: { kind: 'user', uid: 'cometchat-uid-4' },
+      changes: [{ key: 'role', before: 'premium', after: 'vip' }],
+    });
+  });
+
+  it('a role change CometChat answers with another role did not take: failed, never "applied"', async () => {
+    const h = await withEditors();
+    const card = await commandReply(h, 'user cometchat-uid-4');
+    const review = await pick(h, await clickIntoModal(h, card, ACTIONS.userChangeRole), 'vip');
+    h.sandbox.inject({
+      kind: 'schema',
+      method: 'PUT',
+      pathIncludes: '/users/',
+      body: { data: { uid: 'cometchat-uid-4', name: 'Dana', role: 'premium' } },
+    });
+    const { outcome } = await confirm(h, review);
+    expect(outcome.title).toMatchObject({ text: 'Change a user' });
+    expect(textOf(outcome)).toContain(
+      'CometChat answered with role `premium`, not `vip`, for user `cometchat-uid-4`: the change did not take.',
+    );
+    expect(textOf(outcome)).not.toContain('Applied');
+    const [record] = (await store.listAudit({ offset: 0, limit: 1 })).records;
+    expect(record).toMatchObject({
+      outcome: 'failed',
+      errorKind: 'not_taken',
+      serviceMessage: 'CometChat answered with role premium, not vip',
+    });
   });
 
   it('opens the same review from `/cometchat user <uid> role <role>`', async () => {

@@ -2,6 +2,7 @@ import type { CometChatApp } from '../../apps/apps.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
+import { ChangeNotTaken } from '../../voice/failure.ts';
 import type { AuditTrail } from '../deps.ts';
 import { type ChangeClient, type Sent, sendChange } from './change-subject.ts';
 import { editRefusal } from './editor-access.ts';
@@ -13,6 +14,9 @@ export const CLAIM_TTL_SECONDS = 24 * 60 * 60;
 /** What an update's record says when the app stopped before its answer (see the intent sweep). */
 export const UNKNOWN_OUTCOME =
   'unknown: the app stopped while the update was in flight; check the role';
+/** The same, for a change to a user. */
+export const UNKNOWN_USER_OUTCOME =
+  'unknown: the app stopped while the change was in flight; check the user';
 
 /** Said when the apply-once claim could not be taken: the store is down, nothing was sent. */
 export const STORE_DOWN =
@@ -128,7 +132,9 @@ async function storeIntent(
   const { meta, scope } = request;
   try {
     await deps.store.putIntent(
-      auditRecord(request, deps.now(), 'unknown', { serviceMessage: UNKNOWN_OUTCOME }),
+      auditRecord(request, deps.now(), 'unknown', {
+        serviceMessage: meta.subject ? UNKNOWN_USER_OUTCOME : UNKNOWN_OUTCOME,
+      }),
     );
     return undefined;
   } catch (error) {
@@ -146,12 +152,7 @@ async function recordFailure(
 ): Promise<ApplyOutcome> {
   const outcome = mayHaveApplied(error) ? 'unknown' : 'failed';
   const { stored } = await deps.audit.record(
-    auditRecord(request, deps.now(), outcome, {
-      errorKind: isCometChatError(error) ? error.kind : 'internal',
-      serviceMessage: isCometChatError(error)
-        ? (error.serviceMessage ?? error.serviceCode)
-        : undefined,
-    }),
+    auditRecord(request, deps.now(), outcome, failureFacts(error)),
     request.scope.log,
   );
   await releaseClaim(deps, request);
@@ -167,7 +168,7 @@ async function recordApplied(
   request: ApplyRequest,
   update: Sent,
 ): Promise<boolean> {
-  const { meta, scope } = request;
+  const { scope } = request;
   const messages = Object.entries(update.results)
     .map(([key, r]) => `${key}: ${r.message}`)
     .join('; ');
@@ -202,6 +203,14 @@ async function releaseClaim(deps: ApplyDeps, { meta, scope }: ApplyRequest): Pro
   await deps.store.release(meta.id).catch((releaseError: unknown) => {
     scope.log.error({ err: releaseError, change: meta.id }, 'claim could not be released');
   });
+}
+
+/** What a failure's record says of it: its kind, and the service's own words. */
+function failureFacts(error: unknown): Pick<AuditRecord, 'serviceMessage' | 'errorKind'> {
+  if (error instanceof ChangeNotTaken)
+    return { errorKind: 'not_taken', serviceMessage: error.message };
+  if (!isCometChatError(error)) return { errorKind: 'internal' };
+  return { errorKind: error.kind, serviceMessage: error.serviceMessage ?? error.serviceCode };
 }
 
 /** Whether a failed update may still have been applied: then its outcome is not known. */

@@ -2,7 +2,7 @@ import { showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { counted, withRef } from '../../voice/sentences.ts';
 import { type ApplyOutcome, applyChange } from './apply-change.ts';
-import { type Sent, subjectIn } from './change-subject.ts';
+import { type Sent, subjectIn, USER_CHANGE_TITLE, userNowText } from './change-subject.ts';
 import {
   appLabel,
   type Confirmed,
@@ -29,11 +29,31 @@ export async function applyFlow(deps: EditorDeps, confirmed: Confirmed): Promise
     return failInEditor({ viewId: target.viewId }, error, scope, deps);
   }
   if (outcome.kind === 'failed' || outcome.kind === 'unknown') {
+    if (meta.subject) return failUserChange(deps, confirmed, outcome.error);
     return failInEditor({ viewId: target.viewId }, outcome.error, scope, deps);
   }
   if (outcome.kind === 'applied') return showApplied(deps, confirmed, outcome);
   const { title, sentence } = applyNotice(outcome, meta, appLabel(deps, app), scope.ref);
   await showInModal(deps, target, messageView(title, sentence), { text: sentence }, scope.log);
+}
+
+/**
+ * A change to a user that failed, or whose outcome is not known: the failure, then what
+ * CometChat has now (read again, so nobody guesses from the review), under the user's title.
+ */
+async function failUserChange(deps: EditorDeps, confirmed: Confirmed, error: unknown) {
+  const { app, meta, target, scope } = confirmed;
+  const uid = meta.subject?.uid ?? '';
+  const now = await app.cometchat
+    .getUser(uid, { ref: scope.ref, logger: scope.log })
+    .catch((readError: unknown) => {
+      scope.log.warn({ err: readError }, 'the user could not be read after a failed change');
+      return undefined;
+    });
+  return failInEditor({ viewId: target.viewId }, error, scope, deps, {
+    title: USER_CHANGE_TITLE,
+    more: userNowText(now),
+  });
 }
 
 /** What the modal says for a change that was not sent. Pure. */

@@ -5,6 +5,7 @@ import type { KeyResult, PermissionMap } from '../../cometchat/schemas.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import type { ChangeSubject, KnownPermissions, Store } from '../../store/store.ts';
+import { ChangeNotTaken } from '../../voice/failure.ts';
 import { inApp } from '../../voice/sentences.ts';
 import { type Change, changePayload } from './editor-state.ts';
 
@@ -52,17 +53,32 @@ async function sendUserKey(
 ): Promise<KeyResult> {
   if (key === 'role') {
     const user = await client.setUserRole(uid, after, request);
-    return user.role === after
-      ? { success: true, message: `role is now ${user.role}` }
-      : { success: false, message: `CometChat answered with role ${user.role}` };
+    if (user.role !== after) {
+      throw new ChangeNotTaken(uid, {
+        plain: `answered with role ${user.role}, not ${after}`,
+        mrkdwn: `answered with role ${code(user.role)}, not ${code(after)},`,
+      });
+    }
+    return { success: true, message: `role is now ${user.role}` };
   }
   const uids =
     after === 'deactivated'
       ? await client.deactivateUsers([uid], request)
       : await client.reactivateUsers([uid], request);
-  return uids.includes(uid)
-    ? { success: true, message: `account is now ${after}` }
-    : { success: false, message: `CometChat did not list the user as ${after}` };
+  if (!uids.includes(uid)) {
+    const answered = `did not list the user as ${after}`;
+    throw new ChangeNotTaken(uid, { plain: answered, mrkdwn: answered });
+  }
+  return { success: true, message: `account is now ${after}` };
+}
+
+/** The title of every modal of a change to a user. */
+export const USER_CHANGE_TITLE = 'Change a user';
+
+/** What CometChat has now of the user a failed change was about, in one sentence. Pure. */
+export function userNowText(user: User | undefined): string {
+  if (!user) return 'What CometChat has now of the user could not be read; look them up again.';
+  return `CometChat has now: role ${code(user.role)}, account ${accountOf(user)}.`;
 }
 
 /** The user's value of a change's key as CometChat has it now. */

@@ -1,7 +1,7 @@
 import type { View } from '@slack/types';
 import type { Logger } from 'pino';
 import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
-import { failureMessage } from '../../slack/blocks.ts';
+import { failureMessage, section } from '../../slack/blocks.ts';
 import type { Destination } from '../../slack/deliver.ts';
 import { failInModal, type ModalTarget } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
@@ -66,9 +66,16 @@ export function roleIn(role: string, label: AppLabel): string {
   return `${code(role)}${inApp(label.appName)}`;
 }
 
-export function failureView(error: unknown, scope: RequestScope, deps: FeatureDeps): View {
+/** A failure as the modal shows it, under `title`; `more` follows the reference. */
+export function failureView(
+  error: unknown,
+  scope: RequestScope,
+  deps: FeatureDeps,
+  options: { title?: string; more?: string } = {},
+): View {
   const message = failureMessage(failureSentence(error, deps.budgetSeconds), scope.ref);
-  return messageView('Edit permissions', message.blocks ?? []);
+  const more = options.more ? [section(options.more)] : [];
+  return messageView(options.title ?? 'Edit permissions', [...(message.blocks ?? []), ...more]);
 }
 
 /** The failure in the editor's modal, then rethrown (see failInModal). */
@@ -77,6 +84,13 @@ export function failInEditor(
   error: unknown,
   scope: RequestScope,
   deps: FeatureDeps,
+  options: { title?: string; more?: string } = {},
 ): Promise<never> {
-  return failInModal(deps.views, target, failureView(error, scope, deps), error, scope.log);
+  return failInModal(
+    deps.views,
+    target,
+    failureView(error, scope, deps, options),
+    error,
+    scope.log,
+  );
 }

@@ -5,6 +5,7 @@ import { CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import { inApp } from '../../voice/sentences.ts';
 import type { FeatureDeps, UserChange, UserChangeReview } from '../deps.ts';
+import { USER_CHANGE_TITLE } from './change-subject.ts';
 import { type ConfirmMetadata, changeId, confirmRecord } from './editor-state.ts';
 import { chunkedSections, reasonInput } from './editor-view.ts';
 
@@ -47,7 +48,7 @@ export function userChangeView(
   return {
     type: 'modal',
     callback_id: CALLBACKS.permissionsConfirm,
-    title: plain(approvalChannel ? 'Request approval' : 'Change a user', 24),
+    title: plain(approvalChannel ? 'Request approval' : USER_CHANGE_TITLE, 24),
     submit: plain(approvalChannel ? 'Request approval' : 'Apply', 24),
     close: plain('Cancel', 24),
     private_metadata: privateMetadata,
