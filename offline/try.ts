@@ -2,11 +2,15 @@ import { permissionSpec } from '../src/cometchat/catalogue.ts';
 import { SANDBOX_SESSION_IDS, SECOND_SANDBOX_SESSION_IDS } from './cometchat-standin/server.ts';
 import { createSlackDriver } from './slack-standin/driver.ts';
 import { dmChannelIdFor } from './slack-standin/ids.ts';
+import type { ResponseUrlPost } from './slack-standin/server.ts';
+import { waitFor } from './slack-standin/wait-for.ts';
 import type { StoredView } from './slack-standin/web-api.ts';
 import {
   categoryOnScreen,
   confirm,
   confirmationOf,
+  isReview,
+  modalShown,
   openEditor,
   promote,
   promotionsOf,
@@ -37,6 +41,8 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
   user <uid>                        a user's card, e.g. user cometchat-uid-7
   user <uid> can <action> [<uid>]   whether they may do it, step by step, e.g.
                                     user cometchat-uid-5 can sendMessage cometchat-uid-7
+  user <uid> role <role>            change their role: the review, "Apply", and the card after,
+                                    e.g. user cometchat-uid-4 role vip
   users [<text>] [role:<role>] [deactivated] [page:<n>]
                                     find users, e.g. users role:premium
   perms <role> [allow|deny <key>]   open the editor; with a change, make it and confirm it
@@ -79,18 +85,69 @@ const renderMessage = (payload: Record<string, unknown>, where?: string) =>
   drawMessage(payload, where) + json(payload);
 const renderView = (view: Record<string, unknown>) => drawView(view) + json(view);
 
-async function command(stack: OfflineStack, text: string): Promise<void> {
+/** What followed a command: a reply through its response_url, or a modal it opened. */
+type Answer = { reply: ResponseUrlPost } | { modalAfter: number };
+
+/**
+ * Sends the command and prints its answer. A modal it opens is drawn, and a review in it is
+ * submitted as the person would; resolves with the view that shows the outcome then.
+ */
+async function command(
+  stack: OfflineStack,
+  text: string,
+  app?: string,
+): Promise<StoredView | undefined> {
   print(`\n> /cometchat ${text}`);
   const mark = stack.slack.responses.length;
+  const calls = stack.slack.calls.length;
   const sent = await stack.driver.command(text);
   print(`  (acknowledged: HTTP ${sent.status} in ${Math.round(sent.elapsedMs)} ms)`);
   // A subcommand that waits on CometChat acknowledges with what it is doing; its answer then
   // replaces that line in Slack.
   const working = sent.body ? (JSON.parse(sent.body) as Record<string, unknown>) : undefined;
   if (working) print(renderMessage(working));
-  const reply = await stack.slack.nextResponse(mark, 15_000);
-  if (reply.body.replace_original) print('  (the answer replaces that line:)');
-  print(renderMessage(reply.body));
+  const answer = await waitFor<Answer>(
+    () => {
+      const reply = stack.slack.responses[mark];
+      if (reply) return { reply };
+      const opened = stack.slack.calls.slice(calls).some((c) => c.method === 'views.open');
+      return opened ? { modalAfter: calls } : undefined;
+    },
+    15_000,
+    `an answer to "/cometchat ${text}" (a reply through response_url, or a modal)`,
+  );
+  if ('modalAfter' in answer) return commandModal(stack, text, answer.modalAfter, app);
+  if (answer.reply.body.replace_original) print('  (the answer replaces that line:)');
+  print(renderMessage(answer.reply.body));
+  return undefined;
+}
+
+/**
+ * The modal a command opened, drawn once filled in. A review (`user <uid> role <role>`) is
+ * submitted with its "Apply", and the outcome drawn with what CometChat received; a modal that
+ * only says something is the answer. A form the try cannot fill in fails the try, said once.
+ */
+async function commandModal(
+  stack: OfflineStack,
+  text: string,
+  mark: number,
+  app: string | undefined,
+): Promise<StoredView | undefined> {
+  const view = await modalShown(stack, mark);
+  print(renderView(view));
+  if (!isReview(view)) {
+    if (!view.submit) return undefined;
+    process.stderr.write(
+      `\n"/cometchat ${text}" opened a form the try cannot fill in; nothing was submitted.\n`,
+    );
+    process.exitCode = 2;
+    return undefined;
+  }
+  print(`\n> "${textOf(view.submit) || 'Apply'}"`);
+  const { outcome } = await confirm(stack, view);
+  print(renderView(outcome));
+  print(`\n${updatesOf(stack, app)}`);
+  return outcome;
 }
 
 async function shortcut(stack: OfflineStack, text: string): Promise<void> {
@@ -306,6 +363,14 @@ async function run(args: string[]): Promise<void> {
         await command(stack, 'calls cometchat-uid-2 since:2d');
         await perms(stack, 'default', 'deny', 'sendMessage');
         break;
+      case 'user': {
+        const outcome = await command(stack, named([what, ...rest].join(' ')), app);
+        // A role change applied: the user's card, as CometChat now has them.
+        if (outcome && textOf(outcome.title) === 'Applied' && rest[1]?.toLowerCase() === 'role') {
+          await command(stack, named(`user ${rest[0]}`));
+        }
+        break;
+      }
       default:
         await command(stack, named([what, ...rest].join(' ')));
     }

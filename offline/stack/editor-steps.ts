@@ -50,6 +50,47 @@ export async function editorShown(stack: OfflineStack, mark: number): Promise<St
   return currentView(stack, id);
 }
 
+/**
+ * The modal a command opened after call `mark`, once its placeholder (if it opened on one) is
+ * replaced: the editor, a user change's review, or the modal saying why there is none.
+ */
+export async function modalShown(
+  stack: OfflineStack,
+  mark: number,
+  timeoutMs = 15_000,
+): Promise<StoredView> {
+  const opened = await stack.slack.nextCall('views.open', mark, timeoutMs);
+  const answer = await waitFor(() => opened.answer, 5_000, 'the answer to views.open');
+  const id = String((answer.view as Json | undefined)?.id);
+  if (!isPlaceholderView(opened.args.view)) return currentView(stack, id);
+  await waitFor(
+    () =>
+      stack.slack.calls
+        .slice(mark)
+        .find((c) => c.method === 'views.update' && c.args.view_id === id && c.answer),
+    timeoutMs,
+    `the update of the placeholder view ${id}`,
+  );
+  return currentView(stack, id);
+}
+
+/**
+ * A modal's placeholder while what it shows loads: one block that starts with the hourglass
+ * ("Loading the editor…", a user change's "Asking CometChat…") and nothing to submit.
+ */
+export function isPlaceholderView(view: unknown): boolean {
+  const modal = view as Json | undefined;
+  const blocks = modal?.blocks;
+  if (!Array.isArray(blocks) || blocks.length !== 1 || modal?.submit) return false;
+  const text = ((blocks[0] as Json).text as Json | undefined)?.text;
+  return typeof text === 'string' && text.startsWith(':hourglass_flowing_sand:');
+}
+
+/** Whether `view` is a review that "Apply" (or "Request approval") submits: a role's or a user's. */
+export function isReview(view: StoredView): boolean {
+  return view.callback_id === CALLBACKS.permissionsConfirm;
+}
+
 /** The editor's placeholder while its data loads: one block that says so. */
 export function isLoadingView(view: unknown): boolean {
   const blocks = (view as Json | undefined)?.blocks;

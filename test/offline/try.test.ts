@@ -22,6 +22,7 @@ describe('npm run try', () => {
     expect(run.stderr).toContain('There is no try command "nonsense".');
     expect(run.stdout).toContain('Usage: npm run try');
     expect(run.stdout).toContain('user <uid> can <action> [<uid>]');
+    expect(run.stdout).toContain('user <uid> role <role>');
     expect(run.status).toBe(2);
   });
 
@@ -70,6 +71,32 @@ describe('npm run try -- user, users', () => {
     expect(run.stdout).toContain('Can cometchat-uid-5 sendMessage?');
     expect(run.stdout).toContain('✔ the action `sendMessage` = `allow`');
     expect(run.stdout).toMatch(/^│ ⛔ Denied: `cometchat-uid-5` blocked `cometchat-uid-7`\.$/m);
+  }, 60_000);
+
+  it('changes a role: the review from one role to the other, "Apply", and the card after', () => {
+    // The seed's cometchat-uid-4 has role premium; vip is another of the seed's roles.
+    const run = tryWith('user', 'cometchat-uid-4', 'role', 'vip');
+    expect(run.stderr).not.toContain('try failed');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('╔ modal: Change a user');
+    expect(run.stdout).toContain('`cometchat-uid-4` from `premium` to `vip`?');
+    expect(run.stdout).toContain('> "Apply"');
+    expect(run.stdout).toContain('Applied to user `cometchat-uid-4`: role is now vip.');
+    expect(run.stdout).toContain(
+      'CometChat (sandbox) received 1 update: PUT /v3/users/cometchat-uid-4 {"role":"vip"}',
+    );
+    // The card asked for afterwards: the stand-in has the new role.
+    const card = run.stdout.slice(run.stdout.lastIndexOf('> /cometchat user cometchat-uid-4\n'));
+    expect(card).toMatch(/^│ Role: .*`vip`/m);
+  }, 60_000);
+
+  it('says why there is no review when the user has the role already, and succeeds', () => {
+    const run = tryWith('user', 'cometchat-uid-4', 'role', 'premium');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(
+      '`cometchat-uid-4` has role `premium` already; nothing to change.',
+    );
+    expect(run.stdout).not.toContain('received 1 update');
   }, 60_000);
 
   it("prints CometChat's sentence for an unknown uid, and succeeds as a failed call lookup does", () => {
