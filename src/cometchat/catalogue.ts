@@ -46,6 +46,15 @@ export function permissionSpec(key: string): PermissionSpec | undefined {
   return byKey.get(key);
 }
 
+/**
+ * Whether the values of a change's `key` are role ids, which replies show as code so they copy
+ * exactly: a role list of the catalogue (`sendMessage.allowedRoles`), or, in a change to a user
+ * (`onUser`), the user's `role`.
+ */
+export function holdsRoleIds(key: string, onUser = false): boolean {
+  return onUser ? key === 'role' : permissionSpec(key)?.kind === 'roleList';
+}
+
 /** Categories in catalogue order (the order the editor shows them in). */
 export const CATEGORIES: readonly string[] = Object.freeze([
   ...new Set(PERMISSIONS.map((spec) => spec.category)),

@@ -62,6 +62,25 @@ export function code(text: string): string {
 }
 
 /**
+ * Identifiers people copy (role ids, uids), one {@link code} span each and a list joined with
+ * `, `, so each copies exactly, with no U+200B from {@link escapeMrkdwn}. A string is one id.
+ * With `max`, whole ids are kept while their text fits in `max` characters (the first always),
+ * then `…` says there are more: an id is never cut, since a cut id copies wrong.
+ */
+export function codeList(ids: string | readonly string[], max = Number.POSITIVE_INFINITY): string {
+  const kept: string[] = [];
+  let length = 0;
+  for (const id of typeof ids === 'string' ? [ids] : ids) {
+    const span = code(id);
+    if (span === '') continue;
+    length += (kept.length > 0 ? 2 : 0) + id.length;
+    if (kept.length > 0 && length > max) return `${kept.join(', ')}, ${ELLIPSIS}`;
+    kept.push(span);
+  }
+  return kept.join(', ');
+}
+
+/**
  * A link when `url` is an absolute http(s) URL, else just the escaped label, so a `javascript:`
  * or `slack://` URL from outside never becomes clickable. In the URL, `|` (which would end it)
  * and `<>` are percent-encoded and `&` is written `&amp;` as Slack expects; the label is

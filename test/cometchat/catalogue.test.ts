@@ -3,6 +3,7 @@ import { checkPermissionUpdate } from '../../offline/cometchat-standin/permissio
 import {
   CATEGORIES,
   defaultPermissions,
+  holdsRoleIds,
   PERMISSIONS,
   permissionSpec,
   permissionsInCategory,
@@ -99,6 +100,19 @@ describe('the catalogue', () => {
     const defaults = defaultPermissions();
     defaults.sendMessage = 'deny';
     expect(defaultPermissions().sendMessage).toBe('allow');
+  });
+});
+
+describe('holdsRoleIds', () => {
+  it("is true for the catalogue's role lists, and for a user's role only in a user change", () => {
+    const roleLists = PERMISSIONS.filter((spec) => spec.kind === 'roleList').map((s) => s.key);
+    expect(roleLists).toContain('sendMessage.allowedReceiverRoles');
+    for (const key of roleLists) expect(holdsRoleIds(key)).toBe(true);
+    expect(holdsRoleIds('sendMessage.allowedCustomTypes')).toBe(false);
+    expect(holdsRoleIds('sendMessage')).toBe(false);
+    expect(holdsRoleIds('role')).toBe(false);
+    expect(holdsRoleIds('role', true)).toBe(true);
+    expect(holdsRoleIds('status', true)).toBe(false);
   });
 });
 

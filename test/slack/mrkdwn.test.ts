@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   code,
+  codeList,
   duration,
   escapeMrkdwn,
   hms,
@@ -182,6 +183,22 @@ describe('code', () => {
         expect(body).not.toMatch(STRAY_AMPERSAND);
       }),
     );
+  });
+});
+
+describe('codeList', () => {
+  it('makes each id its own code span, joined with commas, with no zero-width space', () => {
+    expect(codeList(['admin', 'beta_tester'])).toBe('`admin`, `beta_tester`');
+    expect(codeList('beta_tester')).toBe('`beta_tester`');
+    expect(codeList(['a<b', '', '*x*'])).toBe('`a&lt;b`, `*x*`');
+    expect(codeList([])).toBe('');
+    expect(codeList(['beta_tester', 'vip_1'])).not.toContain(Z);
+  });
+
+  it('keeps whole ids within max, the first always, then says there are more', () => {
+    expect(codeList(['role_1', 'role_2', 'role_3'], 14)).toBe('`role_1`, `role_2`, …');
+    expect(codeList(['role_1', 'role_2'], 14)).toBe('`role_1`, `role_2`');
+    expect(codeList(['a_very_long_role_id', 'b'], 5)).toBe('`a_very_long_role_id`, …');
   });
 });
 

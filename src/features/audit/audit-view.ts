@@ -1,5 +1,6 @@
 import type { Button, KnownBlock, RichTextElement } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
+import { holdsRoleIds } from '../../cometchat/catalogue.ts';
 import {
   actions,
   button,
@@ -13,7 +14,7 @@ import {
 } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import { code, codeList, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import {
   type AuditChange,
   type AuditPage,
@@ -43,12 +44,26 @@ function showValue(value: AuditChange['before']): string {
   return Array.isArray(value) ? (value.length === 0 ? 'no restriction' : value.join(', ')) : value;
 }
 
-export function auditChangeLine(change: AuditChange): string {
-  const before = escapeMrkdwn(truncate(showValue(change.before), 120));
-  const after = escapeMrkdwn(truncate(showValue(change.after), 120));
+/**
+ * A value as mrkdwn: role ids (`ids`) as code, each copied exactly (whole ids only); anything
+ * else escaped. Both are cut near 120 characters.
+ */
+function valueText(value: AuditChange['before'], ids: boolean): string {
+  return ids && value && value.length > 0
+    ? codeList(value, 120)
+    : escapeMrkdwn(truncate(showValue(value), 120));
+}
+
+/**
+ * A change as one mrkdwn line. Role ids (a role list's items, a user's role when `subject` is a
+ * user) are code, so they copy exactly; other values are escaped.
+ */
+export function auditChangeLine(change: AuditChange, subject?: AuditRecord['subject']): string {
+  const ids = holdsRoleIds(change.key, subject !== undefined);
+  const after = valueText(change.after, ids);
   return change.explicit
     ? `${code(change.key)}: ${after} _(stated explicitly)_`
-    : `${code(change.key)}: ${before} → ${after}`;
+    : `${code(change.key)}: ${valueText(change.before, ids)} → ${after}`;
 }
 
 /** The app, named unless it is the single app of an install with one (`default`). */
@@ -95,9 +110,9 @@ export function auditRecordText(record: AuditRecord): string {
   const lines = [
     `${recordHeadline(record)} · ref \`${record.ref}\``,
     ...(record.promotedFrom
-      ? [`_Promoted from the change with ref \`${escapeMrkdwn(record.promotedFrom)}\`._`]
+      ? [`_Promoted from the change with ref ${code(record.promotedFrom)}._`]
       : []),
-    ...record.changes.slice(0, CHANGES_SHOWN).map(auditChangeLine),
+    ...record.changes.slice(0, CHANGES_SHOWN).map((c) => auditChangeLine(c, record.subject)),
   ];
   if (record.changes.length > CHANGES_SHOWN)
     lines.push(`_…and ${record.changes.length - CHANGES_SHOWN} more_`);

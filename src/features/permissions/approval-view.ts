@@ -57,7 +57,9 @@ export function approvalMessage(
       `<@${request.requester}> asks to apply ${counted(n, 'change')} to ${subjectText(request)}${app}.${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
     ),
     ...chunkedSections(
-      request.changes.map((c) => changeLine({ ...c, before: c.before ?? undefined })),
+      request.changes.map((c) =>
+        changeLine({ ...c, before: c.before ?? undefined }, request.subject),
+      ),
     ),
     context([
       `Requested ${slackDate(seconds(request.requestedAt))} · expires ${slackDate(seconds(request.expiresAt))}${request.promotedFrom ? ` · promoted from ${code(request.promotedFrom)}` : ''}`,

@@ -7,7 +7,7 @@ import type {
   View,
 } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
-import type { PermissionSpec } from '../../cometchat/catalogue.ts';
+import { holdsRoleIds, type PermissionSpec } from '../../cometchat/catalogue.ts';
 import type { PermissionUpdate } from '../../cometchat/model.ts';
 import type { PermissionValue } from '../../cometchat/schemas.ts';
 import {
@@ -21,7 +21,8 @@ import {
   section,
 } from '../../slack/blocks.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
-import { code, escapeMrkdwn, slackDate } from '../../slack/mrkdwn.ts';
+import { code, codeList, escapeMrkdwn, slackDate } from '../../slack/mrkdwn.ts';
+import type { ChangeSubject } from '../../store/store.ts';
 import { counted, inApp } from '../../voice/sentences.ts';
 import { subjectIn } from './change-subject.ts';
 import {
@@ -312,24 +313,33 @@ export function show(value: PermissionValue | undefined): string {
   return value;
 }
 
-/** One line per change, as the user confirms it: `key: before -> after`, lists as +/- items. */
-export function changeLine(change: Change): string {
+/** A value as mrkdwn: role ids (`ids`) as code, each copied exactly; anything else escaped. */
+function valueText(value: PermissionValue | undefined, ids: boolean): string {
+  return ids && value && value.length > 0 ? codeList(value) : escapeMrkdwn(show(value));
+}
+
+/**
+ * One line per change, as the user confirms it: `key: before -> after`, lists as +/- items.
+ * Role ids (a role list's items, a user's role when `subject` is a user) are code, so they copy
+ * exactly; other values are escaped.
+ */
+export function changeLine(change: Change, subject?: ChangeSubject): string {
   const key = code(change.key);
   const spec = permissionSpec(change.key);
+  const ids = holdsRoleIds(change.key, subject !== undefined);
+  const item = (x: string) => (ids ? code(x) : escapeMrkdwn(x));
   if (change.explicit)
-    return `${key}: ${escapeMrkdwn(show(change.after))} _(unchanged, stated explicitly)_`;
+    return `${key}: ${valueText(change.after, ids)} _(unchanged, stated explicitly)_`;
   const isList = spec
     ? spec.kind.endsWith('List')
     : Array.isArray(change.after) || Array.isArray(change.before);
   if (isList) {
     const { added, removed } = listDelta(change.before, change.after);
-    const parts = [
-      ...added.map((x) => `+${escapeMrkdwn(x)}`),
-      ...removed.map((x) => `−${escapeMrkdwn(x)}`),
-    ];
-    return `${key}: ${parts.join(', ') || escapeMrkdwn(show(change.after))} _(now ${escapeMrkdwn(show(change.after))})_`;
+    const parts = [...added.map((x) => `+${item(x)}`), ...removed.map((x) => `−${item(x)}`)];
+    const now = valueText(change.after, ids);
+    return `${key}: ${parts.join(', ') || now} _(now ${now})_`;
   }
-  return `${key}: ${escapeMrkdwn(show(change.before))} → *${escapeMrkdwn(show(change.after))}*`;
+  return `${key}: ${valueText(change.before, ids)} → *${valueText(change.after, ids)}*`;
 }
 
 /** The block and field of the reason an approval request may give. */
@@ -370,7 +380,7 @@ export function confirmView(
           ? `Ask for approval of ${what} in <#${approvalChannel}>? Nothing is sent until another person approves; then exactly these keys are sent.`
           : `Apply ${what}? Exactly these keys are sent; nothing else changes.`,
       ),
-      ...chunkedSections(meta.changes.map(changeLine)),
+      ...chunkedSections(meta.changes.map((c) => changeLine(c, meta.subject))),
       context([
         holdersLine(holders),
         ...promoted,
@@ -472,7 +482,7 @@ export function resultView(
   const byCategory = new Map<string, string[]>();
   for (const [key, value] of Object.entries(update.permissions)) {
     const category = permissionSpec(key)?.category ?? 'Other keys';
-    const line = `${changed.has(key) ? '*' : ''}${code(key)}: ${escapeMrkdwn(show(value))}${changed.has(key) ? '* ← changed' : ''}`;
+    const line = `${changed.has(key) ? '*' : ''}${code(key)}: ${valueText(value, holdsRoleIds(key))}${changed.has(key) ? '* ← changed' : ''}`;
     byCategory.set(category, [...(byCategory.get(category) ?? []), line]);
   }
   const blocks: KnownBlock[] = [

@@ -70,6 +70,69 @@ describe("a change to a user's role", () => {
   });
 });
 
+describe('role ids in the trail and the audit post', () => {
+  const roleList: AuditRecord = {
+    ...approved,
+    role: 'beta_tester',
+    changes: [
+      {
+        key: 'sendMessage.allowedReceiverRoles',
+        before: ['admin'],
+        after: ['admin', 'beta_tester'],
+        explicit: false,
+      },
+      { key: 'listUsers.allowedRoles', before: null, after: ['vip_1'], explicit: true },
+      { key: 'sendMessage.allowedCustomTypes', before: null, after: ['*x_y*'], explicit: false },
+    ],
+    promotedFrom: 'ref_0',
+    serviceMessage: 'role *beta_tester* updated',
+  };
+
+  it('are code a reader can copy exactly, one span each, with no zero-width space', () => {
+    const text = auditRecordText(roleList);
+    expect(text).toContain('`sendMessage.allowedReceiverRoles`: `admin` → `admin`, `beta_tester`');
+    expect(text).toContain('`listUsers.allowedRoles`: `vip_1` _(stated explicitly)_');
+    expect(text).toContain('_Promoted from the change with ref `ref_0`._');
+    const idLines = text.split('\n').filter((l) => /Roles`|Promoted/.test(l));
+    expect(idLines).toHaveLength(3);
+    for (const line of idLines) expect(line).not.toContain('\u200B');
+    expect(JSON.stringify(auditPost(roleList).blocks)).toContain('`admin`, `beta_tester`');
+  });
+
+  it('leave free text and values that are not role ids escaped', () => {
+    const text = auditRecordText(roleList);
+    expect(text).toContain(
+      '`sendMessage.allowedCustomTypes`: no restriction → \u200B*\u200Bx\u200B_\u200By\u200B*\u200B',
+    );
+    expect(text).toContain(
+      'CometChat: role \u200B*\u200Bbeta\u200B_\u200Btester\u200B*\u200B updated',
+    );
+  });
+
+  it("shows a user's role before and after as code", () => {
+    const text = auditRecordText({
+      ...approved,
+      role: 'beta_tester',
+      subject: { kind: 'user', uid: 'cometchat-uid_4' },
+      changes: [{ key: 'role', before: 'beta_tester', after: 'super_admin', explicit: false }],
+    });
+    expect(text).toContain('user `cometchat-uid_4` (role `beta_tester`)');
+    expect(text).toContain('`role`: `beta_tester` → `super_admin`');
+  });
+
+  it('keeps whole role ids when a long list is cut', () => {
+    const ids = Array.from({ length: 30 }, (_, i) => `role_${i}`);
+    const text = auditRecordText({
+      ...roleList,
+      changes: [{ key: 'listUsers.allowedRoles', before: null, after: ids, explicit: false }],
+    });
+    const line = text.split('\n').find((l) => l.startsWith('`listUsers.allowedRoles`')) ?? '';
+    expect(line).toMatch(/`role_\d+`, …$/);
+    expect(line).toContain('`role_0`, `role_1`');
+    expect(line).not.toContain('role_29');
+  });
+});
+
 /** The message's tables, and the one table's rows as the text each cell shows. */
 function tableOf(blocks: readonly KnownBlock[] = []) {
   const tables = blocks.filter((b): b is TableBlock => b.type === 'table');

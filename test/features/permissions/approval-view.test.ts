@@ -87,6 +87,34 @@ describe('approvalMessage', () => {
     const small = approvalMessage(request, { detail: 'sendMessage: updated' });
     expect(textOf(small.blocks ?? [])).toContain('sendMessage: updated');
   });
+
+  it('shows role ids as code a reader can copy, and still escapes the reason', () => {
+    const roles = approvalMessage({
+      ...request,
+      reason: 'for *beta_testers*',
+      changes: [
+        {
+          key: 'sendMessage.allowedReceiverRoles',
+          before: ['admin'],
+          after: ['admin', 'beta_tester'],
+          explicit: false,
+        },
+      ],
+    });
+    const shown = textOf(roles.blocks ?? []);
+    expect(shown).toContain('+`beta_tester` _(now `admin`, `beta_tester`)_');
+    expect(shown).not.toMatch(/\u200B_\u200Btester`/);
+    expect(shown).toContain('for \u200B*\u200Bbeta\u200B_\u200Btesters\u200B*\u200B');
+
+    const user = approvalMessage({
+      ...request,
+      subject: { kind: 'user', uid: 'cometchat-uid_1' },
+      changes: [{ key: 'role', before: 'beta_tester', after: 'super_admin', explicit: false }],
+    });
+    const line = textOf(user.blocks ?? []);
+    expect(line).toContain('user `cometchat-uid_1`');
+    expect(line).toContain('`role`: `beta_tester` → *`super_admin`*');
+  });
 });
 
 describe('outcomeLine', () => {
