@@ -1,4 +1,3 @@
-import { fitsHeader } from './header-value.ts';
 import { ROLE_ID } from './schemas.ts';
 
 // What an id typed by a person must look like before it is sent anywhere: one definition, used
@@ -30,16 +29,19 @@ export function idProblem(
 }
 
 /**
- * Why a uid cannot be used as `onBehalfOf`, or undefined when it can. idProblem has refused
- * control characters and spaces already, so what the header rule still refuses is text beyond
- * Latin-1.
+ * The characters CometChat makes uids of: letters, digits, `-` and `_` (it lower-cases them when
+ * a user is created; a person may paste one in capitals from a ticket). Anything else cannot be
+ * a uid, so it is refused before a request, and a uid always fits the `onBehalfOf` header.
  */
+const UID_CHARACTERS = /^[A-Za-z0-9_-]+$/;
+
+/** Why a uid cannot be one, or undefined when it can. */
 export function uidProblem(uid: string): string | undefined {
   return (
     idProblem(uid, 'A uid', MAX_UID) ??
-    (fitsHeader(uid)
+    (UID_CHARACTERS.test(uid)
       ? undefined
-      : 'A uid is sent in an HTTP header, which carries Latin-1 characters only.')
+      : 'A uid is letters, digits, `-` and `_` only, as CometChat makes them.')
   );
 }
 
@@ -49,23 +51,16 @@ export function roleIdProblem(role: string): string | undefined {
     ? undefined
     : 'A role id is 1 to 100 characters of a-z, 0-9, `-` and `_` (see `/cometchat roles`).';
 }
+
 /**
- * Words of a message that could be a uid: an id-like word (letters, digits, `-`, `_`, `.`, `@`)
- * with a digit or a separator in it, so that ordinary words are left out. First ones first.
+ * Words of a message that could be a uid: a word of uid characters with a digit, `-` or `_` in
+ * it, so that ordinary words are left out (a session id, with its dots, is never one). First
+ * ones first.
  */
 export function findUidCandidates(text: string): string[] {
-  const words = text.split(/[\s,;:()[\]{}<>"'`!?]+/);
-  const candidates = words
+  const candidates = text
+    .split(/[\s,;:()[\]{}<>"'`!?]+/)
     .map((word) => word.replace(/[.]+$/, ''))
-    .filter(
-      (word) =>
-        /^[A-Za-z0-9][A-Za-z0-9_.@-]{1,99}$/.test(word) &&
-        /[0-9_-]/.test(word) &&
-        !SESSION_ID_SHAPE.test(word) &&
-        uidProblem(word) === undefined,
-    );
+    .filter((word) => word.length > 1 && /[0-9_-]/.test(word) && uidProblem(word) === undefined);
   return [...new Set(candidates)].slice(0, 6);
 }
-
-/** A session id as CometChat usually makes them (`v1.us.<appId>.…`): never taken for a uid. */
-const SESSION_ID_SHAPE = /^v1\.[a-z]{2,}\./;

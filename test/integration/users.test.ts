@@ -119,7 +119,7 @@ describe('users through the real app', () => {
       h.driver.blockAction({ actionId: ACTIONS.userDetails, value: details?.value ?? '' }),
     );
     expect(card.replace_original).toBe(false);
-    expect(textOf(card)).toContain('`ana.souza`');
+    expect(textOf(card)).toContain('`ana_souza`');
   });
 
   it("Find their calls runs the call search for that user's uid", async () => {
@@ -184,7 +184,7 @@ describe('users through the real app', () => {
 
   it("the permission editor's review says how many users hold the role", async () => {
     const { confirmation } = await reviewFlip(h, 'sendMessage', 'premium');
-    // premium: cometchat-uid-4, cometchat-uid-9, ana.souza, customer-1001, customer-1002.
+    // premium: cometchat-uid-4, cometchat-uid-9, ana_souza, customer-1001, customer-1002.
     expect(textOf(confirmation)).toContain('5 users hold this role: the change reaches them all.');
   });
 
@@ -238,10 +238,10 @@ describe('users through the real app', () => {
     expect(bad.errors).toEqual({ user_uid: 'A uid cannot contain spaces.' });
     const sent = h.slack.calls.length;
     await submitView(h, form, {
-      user_uid: { uid: { type: 'plain_text_input', value: 'ana.souza' } },
+      user_uid: { uid: { type: 'plain_text_input', value: 'ana_souza' } },
     });
     const dm = await h.slack.nextCall('chat.postMessage', sent);
-    expect(textOf(dm.args)).toContain('`ana.souza`');
+    expect(textOf(dm.args)).toContain('`ana_souza`');
   });
 
   it('a dashboard link to a user unfurls into a card with Details', async () => {

@@ -59,7 +59,7 @@ describe('npm run try -- user, users', () => {
     const run = tryWith('users', 'role:premium');
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^│ # │ Uid +│ Name +│ Role +│/m);
-    for (const uid of ['ana.souza', 'cometchat-uid-4', 'cometchat-uid-9', 'customer-1001']) {
+    for (const uid of ['ana_souza', 'cometchat-uid-4', 'cometchat-uid-9', 'customer-1001']) {
       expect(run.stdout).toMatch(new RegExp(`^│ \\d │ ${uid} +│ .* │ premium +│`, 'm'));
     }
     expect(run.stdout).not.toContain('cometchat-uid-7');

@@ -30,7 +30,7 @@ describe('parseUserWords', () => {
     expect(problem(parseUserWords(['u1', 'can', 'sendMessage', 'x'.repeat(101)]))).toBe(
       'A uid is at most 100 characters.',
     );
-    expect(problem(parseUserWords(['名前']))).toContain('Latin-1');
+    expect(problem(parseUserWords(['名前']))).toContain('letters, digits, `-` and `_` only');
   });
 
   it('answers anything else with the usage', () => {

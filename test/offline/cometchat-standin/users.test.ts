@@ -271,7 +271,7 @@ describe('GET /v3/users/{uid}', () => {
 
   it('finds a uid with punctuation when it is encoded as one segment', async () => {
     expect((await user('_qa_night_shift_')).name).toBe('QA night shift');
-    expect((await user('ana.souza')).name).toBe('Ana Souza');
+    expect((await user('ana_souza')).name).toBe('Ana Souza');
   });
 
   it('answers 404 ERR_UID_NOT_FOUND for an unknown uid or one that cannot be a uid', async () => {
