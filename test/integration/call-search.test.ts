@@ -165,7 +165,7 @@ describe('/cometchat calls', () => {
 
   it("asks the same of CometChat from the form's controls as from the command's words", async () => {
     const since = 1_763_600_000;
-    await commandReply(h, `calls ${UID} status:ended type:video to:group recorded`);
+    await commandReply(h, `calls ${UID} status:ended type:video mode:meet to:group recorded`);
     const [byCommand] = listRequests(h);
     const mark = h.slack.calls.length;
     await h.driver.interaction(h.driver.globalShortcut({ callbackId: 'lookup_call_global' }));
@@ -180,6 +180,7 @@ describe('/cometchat calls', () => {
       lookup_user: { user_id: { type: 'plain_text_input', value: UID } },
       lookup_status: chosen('ended'),
       lookup_type: chosen('video'),
+      lookup_mode: chosen('meet'),
       lookup_to: chosen('group'),
       lookup_flags: {
         value: {
@@ -191,6 +192,7 @@ describe('/cometchat calls', () => {
     const before = h.slack.calls.length;
     await h.driver.interaction(h.driver.viewSubmission({ view: form, values }));
     await h.slack.nextCall('views.update', before);
+    expect(byCommand?.query).toMatchObject({ status: 'ended', type: 'video', mode: 'meet' });
     expect(listRequests(h)[1]?.query).toEqual(byCommand?.query);
     // A picked instant bounds the search as it is.
     const second = h.slack.calls.length;

@@ -1,15 +1,51 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { lookup } from 'node:dns/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import { commandReply, type Harness, startHarness, textOf } from './harness.ts';
 
 // An installer's mistakes in the CometChat addresses are told apart from an outage: the reply
-// names the setting to check. (A host name that does not resolve is proven in the client's
-// tests: offline, whether a lookup fails as "no such name" depends on the machine's resolver.)
+// names the setting to check.
+
+/** Host names that never resolve (RFC 6761 reserves `.invalid`), one for each address. */
+const NO_SUCH_HOST = { api: 'roles.nosuchhost.invalid', call: 'calls.nosuchhost.invalid' };
+
+/**
+ * Whether this machine's resolver answers "no such name" (ENOTFOUND) for a `.invalid` host, as
+ * any resolver that can reach a name server does. One with none to ask says "try again"
+ * (EAI_AGAIN), which is rightly no wrong setting; it may also take its time: 2 s at most here.
+ */
+async function resolverSaysNoSuchName(host: string): Promise<boolean> {
+  const answer = lookup(host).then(
+    () => false,
+    (error: NodeJS.ErrnoException) => error.code === 'ENOTFOUND',
+  );
+  const late = new Promise<false>((resolve) => setTimeout(() => resolve(false), 2_000).unref());
+  return Promise.race([answer, late]);
+}
+
+/**
+ * Where the resolver cannot say it, fetch fails for `hosts` as it does when the lookup says "no
+ * such name" (undici wraps the lookup's error), the way the client's own test injects it; every
+ * other request goes out as usual.
+ */
+function noSuchName(hosts: readonly string[]): void {
+  const real = globalThis.fetch;
+  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (!hosts.includes(url.hostname)) return real(input, init);
+    const cause = Object.assign(new Error(`getaddrinfo ENOTFOUND ${url.hostname}`), {
+      code: 'ENOTFOUND',
+      hostname: url.hostname,
+    });
+    throw new TypeError('fetch failed', { cause });
+  });
+}
 
 describe('a wrong CometChat address', () => {
   const running: Harness[] = [];
   afterEach(async () => {
     for (const h of running.splice(0).reverse()) await h.stop();
+    vi.restoreAllMocks();
   });
 
   /** A second app over the first one's stand-ins, with `env` for its settings. */
@@ -32,6 +68,25 @@ describe('a wrong CometChat address', () => {
     expect(reply).toContain("CometChat's address for the role list has no such path");
     expect(reply).toContain('a setting is wrong, not CometChat');
     expect(reply).toContain('check COMETCHAT_API_URL (the address without `/v3`');
+  });
+
+  it('a host name that does not resolve', async () => {
+    if (!(await resolverSaysNoSuchName(NO_SUCH_HOST.api))) {
+      noSuchName(Object.values(NO_SUCH_HOST));
+    }
+    const h = await withSettings(() => ({
+      COMETCHAT_API_URL: `http://${NO_SUCH_HOST.api}`,
+      COMETCHAT_CALL_API_URL: `http://${NO_SUCH_HOST.call}`,
+    }));
+    const roles = textOf(await commandReply(h, 'roles'));
+    expect(roles).toContain(
+      "CometChat's address for the role list does not resolve: a setting is wrong, not CometChat. An admin should check COMETCHAT_API_URL if it is set, else COMETCHAT_APP_ID and COMETCHAT_REGION.",
+    );
+    expect(roles).not.toContain('status page');
+    const call = textOf(await commandReply(h, `call ${SANDBOX_SESSION_IDS.audioEnded}`));
+    expect(call).toContain(
+      "CometChat's address for the call lookup does not resolve: a setting is wrong, not CometChat. An admin should check COMETCHAT_CALL_API_URL if it is set, else COMETCHAT_APP_ID and COMETCHAT_REGION.",
+    );
   });
 
   it('the two addresses swapped', async () => {

@@ -44,9 +44,30 @@ export type CallListOptions = Omit<CallViewOptions, 'now'> & {
   surface?: 'message' | 'modal' | undefined;
 };
 
+/** A search's filters with its times written in any form: fixed (Unix seconds), or as typed. */
+export type SearchInWords<T> = Omit<ResolvedSearch, 'since' | 'until' | 'zone'> & {
+  since?: T | undefined;
+  until?: T | undefined;
+};
+
 /** The filters of a search as a person would say them, each in a code span. */
 export function describeSearch(search: ResolvedSearch): string {
-  const parts = [
+  const parts = filterParts(search, (time) => slackDate(time));
+  if (search.zone !== undefined) parts.push(`days in ${code(search.zone)}`);
+  return joined(parts);
+}
+
+/**
+ * The same words for a search whose times are not all fixed yet, each time written by `when`:
+ * the working line names a calendar day as typed before the person's time zone is known.
+ */
+export function describeFilters<T>(search: SearchInWords<T>, when: (time: T) => string): string {
+  return joined(filterParts(search, when));
+}
+
+/** One phrase per filter given, in the order a person would say them. */
+function filterParts<T>(search: SearchInWords<T>, when: (time: T) => string): string[] {
+  return [
     search.uid !== undefined ? `calls of ${code(truncate(search.uid, 100))}` : undefined,
     search.status !== undefined ? `status ${code(search.status)}` : undefined,
     search.type !== undefined ? `type ${code(search.type)}` : undefined,
@@ -54,11 +75,14 @@ export function describeSearch(search: ResolvedSearch): string {
     search.to !== undefined ? `to a ${code(search.to)}` : undefined,
     search.recorded ? 'recorded' : undefined,
     search.transcribed ? 'transcribed' : undefined,
-    search.since !== undefined ? `since ${slackDate(search.since)}` : undefined,
-    search.until !== undefined ? `until ${slackDate(search.until)}` : undefined,
+    search.since !== undefined ? `since ${when(search.since)}` : undefined,
+    search.until !== undefined ? `until ${when(search.until)}` : undefined,
     search.onBehalfOf !== undefined ? `as ${code(truncate(search.onBehalfOf, 100))}` : undefined,
   ].filter((part): part is string => part !== undefined);
-  if (search.zone !== undefined) parts.push(`days in ${code(search.zone)}`);
+}
+
+/** The phrases as one line, or what a search without filters shows. */
+function joined(parts: readonly string[]): string {
   return parts.length > 0 ? parts.join(' · ') : 'no filters (the newest calls)';
 }
 
