@@ -31,7 +31,8 @@ const CONNECT_TIMEOUT_MS = 5_000;
 /*
  * Keys, all under the prefix, in layout version 2 (version 1 had no per-app keys):
  *   schema-version                   string, the layout's version; absent before version 2
- *   app:<app>:known:<role>           string, JSON of KnownPermissions
+ *   app:<app>:known:<role>           string, JSON of KnownPermissions (its `ref` added
+ *                                    without a new version: an older reader drops it)
  *   claim:<id>                       string with a TTL; its existence is the claim
  *   audit:<ref>                      string, JSON of AuditRecord; written with NX, so the first
  *                                    one stays (refs are unique across apps)
@@ -300,11 +301,13 @@ class RedisStore implements Store {
   };
 
   readonly setKnownPermissions = async (known: KnownPermissions): Promise<void> => {
+    // `ref` is left out when absent (JSON has no undefined), as an earlier version wrote it.
     const text = JSON.stringify({
       app: known.app,
       role: known.role,
       permissions: known.permissions,
       seenAt: known.seenAt,
+      ref: known.ref,
     });
     await this.#run('set known permissions', () =>
       this.#client.set(this.#keys.known(known.app, known.role), text),

@@ -20,21 +20,24 @@ import {
 } from './stored-records.ts';
 
 /*
- * Version 4 of the file's layout (version 2 plus `audit_intents`, then `approvals`);
- * `user_version` records it so that a later version can migrate.
+ * Version 6 of the file's layout; `user_version` records it so that a later version can migrate.
+ * Version 2 keeps every row under its CometChat app; 3 adds `audit_intents`; 4 `approvals` and an
+ * audit record's `approval`; 5 an audit record's `subject`; 6 the `ref` of the change that set a
+ * role's known permissions.
  * Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
  * list of changes); everything a query filters or sorts on is a column of its own.
  *
  * Version 1 (before the app knew of several CometChat apps) had no `app` column; opening its file
  * moves every row into app `default` (see `migrateFromVersion1`).
  */
-const SCHEMA_VERSION = 5;
+const SCHEMA_VERSION = 6;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS known_permissions (
     app TEXT NOT NULL,
     role TEXT NOT NULL,
     permissions TEXT NOT NULL,
     seen_at INTEGER NOT NULL,
+    ref TEXT,
     PRIMARY KEY (app, role)
   );
   CREATE TABLE IF NOT EXISTS claims (
@@ -119,12 +122,13 @@ function migrate(db: DatabaseSync, path: string): void {
   }
   if (version === SCHEMA_VERSION) return;
   if (version === 1) migrateFromVersion1(db);
-  // A new file, or version 2 to 4: every statement is IF NOT EXISTS, so an earlier file
-  // gains the tables it lacks and keeps the rest; its audit table gains the columns it lacks.
+  // A new file, or version 2 to 5: every statement is IF NOT EXISTS, so an earlier file
+  // gains the tables it lacks and keeps the rest; its tables gain the columns they lack.
   else {
     db.exec(SCHEMA);
-    addColumn(db, 'approval');
-    addColumn(db, 'subject');
+    addColumn(db, 'audit_records', 'approval');
+    addColumn(db, 'audit_records', 'subject');
+    addColumn(db, 'known_permissions', 'ref');
   }
   db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 }
@@ -138,12 +142,13 @@ function prepareStatements(db: DatabaseSync) {
        ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at`,
     ),
     selectKnown: db.prepare(
-      'SELECT app, role, permissions, seen_at FROM known_permissions WHERE app = ? AND role = ?',
+      'SELECT app, role, permissions, seen_at, ref FROM known_permissions WHERE app = ? AND role = ?',
     ),
+    // Every column is replaced, `ref` too: a map stored without one has none.
     upsertKnown: db.prepare(
-      `INSERT INTO known_permissions (app, role, permissions, seen_at) VALUES (?, ?, ?, ?)
+      `INSERT INTO known_permissions (app, role, permissions, seen_at, ref) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (app, role) DO UPDATE
-         SET permissions = excluded.permissions, seen_at = excluded.seen_at`,
+         SET permissions = excluded.permissions, seen_at = excluded.seen_at, ref = excluded.ref`,
     ),
     // One statement, so two connections cannot both take the claim: a row that exists is
     // replaced only when it has expired, and `changes` tells whether this call wrote it.
@@ -231,13 +236,14 @@ class SqliteStore implements Store {
       role: row.role,
       permissions: decodeStoredJson(PermissionMapSchema, row.permissions, what),
       seenAt: row.seen_at,
+      ...(row.ref === null ? {} : { ref: row.ref }),
     };
   };
 
   readonly setKnownPermissions = async (known: KnownPermissions): Promise<void> => {
     this.#sameFile();
     const permissions = JSON.stringify(known.permissions);
-    this.#sql.upsertKnown.run(known.app, known.role, permissions, known.seenAt);
+    this.#sql.upsertKnown.run(known.app, known.role, permissions, known.seenAt, known.ref ?? null);
   };
 
   readonly claim = async (id: string, ttlSeconds: number): Promise<boolean> => {
@@ -383,15 +389,19 @@ function migrateFromVersion1(db: DatabaseSync): void {
 }
 
 /**
- * A column an earlier audit table lacks, added empty (no record of that version had one):
- * `approval` (versions 2 and 3), `subject` (versions 2 to 4).
+ * A column an earlier table lacks, added empty (no row of that version had one): the audit
+ * table's `approval` (versions 2 and 3) and `subject` (versions 2 to 4), and the known
+ * permissions' `ref` (versions 2 to 5).
  */
-function addColumn(db: DatabaseSync, name: 'approval' | 'subject'): void {
+function addColumn(db: DatabaseSync, ...[table, name]: AddedColumn): void {
   const hasColumn = db
-    .prepare("SELECT 1 FROM pragma_table_info('audit_records') WHERE name = ?")
-    .get(name);
-  if (hasColumn === undefined) db.exec(`ALTER TABLE audit_records ADD COLUMN ${name} TEXT`);
+    .prepare('SELECT 1 FROM pragma_table_info(?) WHERE name = ?')
+    .get(table, name);
+  if (hasColumn === undefined) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} TEXT`);
 }
+
+/** The columns a migration adds, by table: names spliced into SQL, so never a caller's text. */
+type AddedColumn = ['audit_records', 'approval' | 'subject'] | ['known_permissions', 'ref'];
 
 /**
  * The layout version the file records. Version 1 created its tables before recording its
@@ -442,6 +452,7 @@ const KnownRowSchema = z.object({
   role: z.string(),
   permissions: z.string(),
   seen_at: z.number(),
+  ref: z.string().nullable(),
 });
 
 const UserVersionRowSchema = z.object({ user_version: z.number().int().nonnegative() });

@@ -25,6 +25,11 @@ export const KnownPermissionsSchema = z.object({
   permissions: PermissionMapSchema,
   /** Unix milliseconds when it was seen. */
   seenAt: z.number(),
+  /**
+   * The reference of the change whose answer this is (its audit record's `ref`); absent from a
+   * map an earlier version stored.
+   */
+  ref: z.string().optional(),
 });
 export type KnownPermissions = z.infer<typeof KnownPermissionsSchema>;
 

@@ -9,7 +9,14 @@ import {
 } from '../../offline/stack/editor-steps.ts';
 import { ACTIONS, CALLBACKS } from '../../src/slack/ids.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
-import { actionButtons, commandReply, type Harness, interactionReply, textOf } from './harness.ts';
+import {
+  actionButtons,
+  commandReply,
+  type Harness,
+  interactionReply,
+  tableRecords,
+  textOf,
+} from './harness.ts';
 import { driverAs, useHarnessStarter } from './support.ts';
 
 // Changing a user through the real app: the card's buttons, the review, the same rules as a
@@ -135,6 +142,27 @@ describe('changing a user', () => {
     // Submitted again (a double click, a replay): not sent again.
     await submitView(h, review, {});
     expect(userWrites(h)).toHaveLength(1);
+  });
+
+  it('lists an applied role change in `/cometchat audit` as a change to the user', async () => {
+    const h = await withEditors();
+    const card = await commandReply(h, 'user cometchat-uid-4');
+    const review = await pick(h, await clickIntoModal(h, card, ACTIONS.userChangeRole), 'vip');
+    const { outcome } = await confirm(h, review);
+    expect(textOf(outcome)).toContain('Applied to user `cometchat-uid-4`: role is now vip');
+    const [record] = (await store.listAudit({ offset: 0, limit: 1 })).records;
+    const trail = await commandReply(h, 'audit');
+    // The list's table: the user's uid in its own column, beside the role they had.
+    expect(tableRecords(trail)).toEqual([
+      expect.objectContaining({
+        Who: '@U0OPERATOR',
+        Role: 'premium',
+        User: 'cometchat-uid-4',
+        Changes: expect.stringMatching(/^role: premium → vip$/m),
+        Outcome: expect.stringContaining('applied'),
+        Reference: record?.ref,
+      }),
+    ]);
   });
 
   it('a role change CometChat refuses is audited as failed, and the modal shows what CometChat has now', async () => {

@@ -12,7 +12,7 @@ import {
   interactionReply,
   textOf,
 } from './harness.ts';
-import { driverAs, reviewFlip, useSharedHarness } from './support.ts';
+import { applyChange, driverAs, reviewFlip, useSharedHarness } from './support.ts';
 
 // The user side through the real app against the CometChat stand-in's seeded users: the card,
 // the search, "can", and the buttons between them.
@@ -139,17 +139,29 @@ describe('users through the real app', () => {
   });
 
   describe('can', () => {
-    it('is allowed when every value was set through this app and nothing blocks', async () => {
-      await knownRole('admin', {});
+    it('is allowed when every value was set through this app and nothing blocks, naming that change', async () => {
+      // A change to the role through the editor: CometChat answers with the role's whole map,
+      // which the app keeps with the change's reference. deleteMessage is not in the walk.
+      await applyChange(h, { role: 'admin', key: 'deleteMessage', value: 'deny' });
+      const [change] = (await store.listAudit({ role: 'admin', offset: 0, limit: 1 })).records;
+      expect(change?.outcome).toBe('applied');
+      const ref = change?.ref ?? 'no change recorded';
       const reply = await commandReply(h, 'user cometchat-uid-1 can sendMessage cometchat-uid-3');
       expect(textOf(reply)).toContain(':white_check_mark: *Allowed.*');
-      expect(textOf(reply)).toContain('as this app last set the role');
+      // Each value's source: the date of the change, and its reference (hex) in a code span.
+      const source = new RegExp(
+        `\\(as this app last set the role, <!date[^>]*> \\(ref \`${ref}\`\\)\\)`,
+      );
+      expect(textOf(reply)).toMatch(source);
     });
 
     it('is denied by the mode `friends` between two who are not friends', async () => {
       await knownRole('support-agent', { 'sendMessage.mode': 'friends' });
       const reply = await commandReply(h, 'user cometchat-uid-2 can sendMessage cometchat-uid-3');
       expect(textOf(reply)).toContain(':no_entry: *Denied by* `sendMessage.mode` = `friends`');
+      // A map stored without a reference (as an earlier version stored them): the date alone.
+      expect(textOf(reply)).toMatch(/\(as this app last set the role, <!date[^>]*>\):/);
+      expect(textOf(reply)).not.toContain('(ref ');
       const friends = await commandReply(h, 'user cometchat-uid-2 can sendMessage cometchat-uid-1');
       expect(textOf(friends)).toContain('is a friend');
     });

@@ -219,6 +219,43 @@ describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
     expect((await two.listAudit({ offset: 0, limit: 10 })).total).toBe(0);
   });
 
+  it("reads a role's map as an earlier version wrote it (no ref), and writes the ref beside it", async () => {
+    const prefix = `known:${randomUUID()}:`;
+    const store = await replica(server().url, prefix);
+    const key = `${prefix}app:staging:known:mod`;
+    const client = newClient(server().url);
+    await client.connect();
+    try {
+      // Exactly the JSON the store wrote before it kept a reference.
+      await client.set(
+        key,
+        '{"app":"staging","role":"mod","permissions":{"x":"allow"},"seenAt":1}',
+      );
+      expect(await store.getKnownPermissions('staging', 'mod')).toStrictEqual({
+        app: 'staging',
+        role: 'mod',
+        permissions: { x: 'allow' },
+        seenAt: 1,
+      });
+      await store.setKnownPermissions({
+        app: 'staging',
+        role: 'mod',
+        permissions: { x: 'deny' },
+        seenAt: 2,
+        ref: '0a1b2c3d4e',
+      });
+      expect(JSON.parse((await client.get(key)) ?? 'null')).toEqual({
+        app: 'staging',
+        role: 'mod',
+        permissions: { x: 'deny' },
+        seenAt: 2,
+        ref: '0a1b2c3d4e',
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
   it('rejects, without the password, when no server answers', async () => {
     const gone = await ownServer();
     await gone.stop();

@@ -118,22 +118,24 @@ describe('sqlite store', () => {
     const db = new DatabaseSync(path, { readOnly: true });
     try {
       expect(pragma(db, 'journal_mode')).toBe('wal');
-      expect(pragma(db, 'user_version')).toBe(5);
+      expect(pragma(db, 'user_version')).toBe(6);
     } finally {
       db.close();
     }
   });
 
-  it('adds what version 2 lacks (intents, approvals, the approval column), keeping its rows', async () => {
+  it('adds what version 2 lacks (intents, approvals, three columns), keeping its rows', async () => {
     const path = join(dir, 'v2.sqlite');
     const before = openStore(path);
     await before.setKnownPermissions({ app: 'prod', role: 'mod', permissions: {}, seenAt: 1 });
     await before.close();
-    // Version 2's file: the same tables without audit_intents.
+    // Version 2's file: the same tables without audit_intents, approvals and the later columns.
     const db = new DatabaseSync(path);
     db.exec('DROP TABLE audit_intents');
     db.exec('DROP TABLE approvals');
     db.exec('ALTER TABLE audit_records DROP COLUMN approval');
+    db.exec('ALTER TABLE audit_records DROP COLUMN subject');
+    db.exec('ALTER TABLE known_permissions DROP COLUMN ref');
     db.exec('PRAGMA user_version = 2');
     db.close();
     const after = openStore(path);
@@ -153,7 +155,7 @@ describe('sqlite store', () => {
       requestedAt: 1,
     });
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(pragma(check, 'user_version')).toBe(5);
+    expect(pragma(check, 'user_version')).toBe(6);
     check.close();
   });
 
@@ -164,6 +166,7 @@ describe('sqlite store', () => {
     await before.close();
     const db = new DatabaseSync(path);
     db.exec('ALTER TABLE audit_records DROP COLUMN subject');
+    db.exec('ALTER TABLE known_permissions DROP COLUMN ref');
     db.exec('PRAGMA user_version = 4');
     db.close();
     const after = openStore(path);
@@ -176,6 +179,29 @@ describe('sqlite store', () => {
     };
     await after.appendAudit(userChange);
     expect((await after.listAudit({ offset: 0, limit: 1 })).records).toEqual([userChange]);
+  });
+
+  it('adds the ref column to a file version 5 wrote, keeping its maps and records', async () => {
+    const path = join(dir, 'v5.sqlite');
+    const before = openStore(path);
+    const known = { app: 'staging', role: 'mod', permissions: { pin: ['own'] }, seenAt: 5 };
+    await before.setKnownPermissions(known);
+    await before.appendAudit(record);
+    await before.close();
+    const db = new DatabaseSync(path);
+    db.exec('ALTER TABLE known_permissions DROP COLUMN ref');
+    db.exec('PRAGMA user_version = 5');
+    db.close();
+    const after = openStore(path);
+    // Version 5 kept no reference: the map reads without one.
+    expect(await after.getKnownPermissions('staging', 'mod')).toStrictEqual(known);
+    expect((await after.listAudit({ offset: 0, limit: 10 })).records).toEqual([record]);
+    const withRef = { ...known, role: 'admin', ref: '0a1b2c3d4e' };
+    await after.setKnownPermissions(withRef);
+    expect(await after.getKnownPermissions('staging', 'admin')).toStrictEqual(withRef);
+    const check = new DatabaseSync(path, { readOnly: true });
+    expect(pragma(check, 'user_version')).toBe(6);
+    check.close();
   });
 
   it('refuses a file written by a newer version', async () => {
@@ -220,7 +246,7 @@ describe('sqlite store', () => {
       const fresh = join(dir, 'fresh.sqlite');
       await openStore(fresh).close();
       expect(layout(migrated)).toEqual(layout(fresh));
-      expect(layout(migrated).version).toBe(5);
+      expect(layout(migrated).version).toBe(6);
     });
 
     it('keeps every row, each in the default app', async () => {
@@ -319,7 +345,7 @@ describe('sqlite store', () => {
       const at = Date.now() + 3_000;
       const totals = await Promise.all([open(), open(), open()]);
       expect(totals).toEqual(Array(3).fill(String(v1Audit().length)));
-      expect(layout(path).version).toBe(5);
+      expect(layout(path).version).toBe(6);
     });
   });
 });

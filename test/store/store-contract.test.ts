@@ -78,6 +78,31 @@ function describeStoreContract(
         expect(await store.getKnownPermissions('staging', 'moderator')).toEqual(known);
       });
 
+      it('keeps the reference of the change that set the map', async () => {
+        const known = {
+          app: 'staging',
+          role: 'moderator',
+          permissions: { sendMessage: 'deny' },
+          seenAt: 1_700_000_000_123,
+          ref: '0a1b2c3d4e',
+        };
+        await store.setKnownPermissions(known);
+        expect(await store.getKnownPermissions('staging', 'moderator')).toStrictEqual(known);
+      });
+
+      it("reads a map stored without a reference (an earlier version's) without one", async () => {
+        const known = { app: 'prod', role: 'mod', permissions: { x: 'allow' }, seenAt: 1 };
+        await store.setKnownPermissions(known);
+        expect(await store.getKnownPermissions('prod', 'mod')).toStrictEqual(known);
+        // Replacing a map replaces its reference too: none is carried over from the one before.
+        await store.setKnownPermissions({ ...known, seenAt: 2, ref: 'ffffffffff' });
+        await store.setKnownPermissions({ ...known, seenAt: 3 });
+        expect(await store.getKnownPermissions('prod', 'mod')).toStrictEqual({
+          ...known,
+          seenAt: 3,
+        });
+      });
+
       it('keeps the last map per role, and roles apart', async () => {
         const app = 'prod';
         await store.setKnownPermissions({ app, role: 'a', permissions: { x: 'allow' }, seenAt: 1 });
@@ -428,7 +453,8 @@ function describeStoreContract(
 
     it('reads its known permissions as the default app, and of no other', async () => {
       for (const role of V1_KNOWN_ROLES) {
-        expect(await v1.getKnownPermissions(DEFAULT_APP, role)).toEqual(v1Known(role));
+        // Strictly: version 1 stored no reference, and none is made up.
+        expect(await v1.getKnownPermissions(DEFAULT_APP, role)).toStrictEqual(v1Known(role));
         expect(await v1.getKnownPermissions('staging', role)).toBeUndefined();
       }
     });

@@ -182,7 +182,10 @@ async function recordApplied(
   return audited.stored;
 }
 
-/** A role's map as the update answered it: the editor's next "before" (no map, nothing kept). */
+/**
+ * A role's map as the update answered it: the editor's next "before" (no map, nothing kept),
+ * with the change's reference (its audit record's), so that what the map says can be traced.
+ */
 async function rememberPermissions(deps: ApplyDeps, request: ApplyRequest, update: Sent) {
   const { app, meta, scope } = request;
   if (!update.permissions || meta.subject) return;
@@ -192,6 +195,7 @@ async function rememberPermissions(deps: ApplyDeps, request: ApplyRequest, updat
       role: meta.role,
       permissions: update.permissions,
       seenAt: deps.now(),
+      ref: scope.ref,
     })
     .catch((storeError: unknown) => {
       scope.log.error({ err: storeError, role: meta.role }, 'last known permissions not stored');

@@ -2,7 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import { context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { code, slackDate, truncate } from '../../slack/mrkdwn.ts';
-import { inApp } from '../../voice/sentences.ts';
+import { inApp, withRef } from '../../voice/sentences.ts';
 import type { CanConclusion, CanExplanation, CanStep, ValueSource } from './can.ts';
 import { valueText } from './user-card.ts';
 
@@ -19,8 +19,11 @@ const VERDICT_MARK: Record<CanStep['verdict'], string> = {
 function sourceText(source: ValueSource | undefined): string {
   if (!source) return 'from CometChat';
   switch (source.kind) {
-    case 'last-update':
-      return `as this app last set the role, ${slackDate(Math.floor(source.seenAt / 1000))}`;
+    case 'last-update': {
+      const set = `as this app last set the role, ${slackDate(Math.floor(source.seenAt / 1000))}`;
+      // A map stored by an earlier version has no reference: then the date alone.
+      return source.ref === undefined ? set : withRef(set, source.ref, 'mrkdwn');
+    }
     case 'default':
       return 'the documented default';
     case 'unknown':

@@ -26,15 +26,22 @@ export interface CanPerson {
   deactivated: boolean;
 }
 
-/** Where a role's value came from. */
+/**
+ * Where a role's value came from: the map CometChat answered when this app last changed the role
+ * (when, and the reference of that change when the map was stored with one), the documented
+ * default, or nowhere.
+ */
 export type ValueSource =
-  | { kind: 'last-update'; seenAt: number }
+  | { kind: 'last-update'; seenAt: number; ref?: string }
   | { kind: 'default' }
   | { kind: 'unknown' };
 
-/** The role's values as the app knows them: the last update's map, else none. */
+/**
+ * The role's values as the app knows them: the last update's map, else none. `ref` is the
+ * reference of the change that set the map; a map an earlier version stored has none.
+ */
 export interface RoleValues {
-  known?: { permissions: PermissionMap; seenAt: number } | undefined;
+  known?: { permissions: PermissionMap; seenAt: number; ref?: string | undefined } | undefined;
 }
 
 export interface CanFacts {
@@ -77,9 +84,10 @@ export function roleValue(
   key: string,
 ): { value: PermissionValue; source: ValueSource } | undefined {
   if (values.known && key in values.known.permissions) {
+    const { permissions, seenAt, ref } = values.known;
     return {
-      value: values.known.permissions[key] ?? null,
-      source: { kind: 'last-update', seenAt: values.known.seenAt },
+      value: permissions[key] ?? null,
+      source: { kind: 'last-update', seenAt, ...(ref === undefined ? {} : { ref }) },
     };
   }
   const spec = permissionSpec(key);

@@ -107,7 +107,7 @@ async function canFacts(
     ask.target === undefined ? undefined : app.cometchat.getUser(ask.target, request(scope)),
   ]);
   const known = await knownOf(deps, app, subject.role, scope);
-  const values = { known: known && { permissions: known.permissions, seenAt: known.seenAt } };
+  const values = { known };
   const needed = factsNeeded(ask.action, values, target !== undefined);
   const [friends, blocks] = await Promise.all([
     needed.friends && target

@@ -74,7 +74,7 @@ function setup(
 }
 
 describe('applyChange', () => {
-  it('sends exactly the confirmed keys once, remembers the answer and records it', async () => {
+  it('sends exactly the confirmed keys once, remembers the answer with its reference and records it', async () => {
     const { deps, request, sent, audited, store } = setup();
     const outcome = await applyChange(deps, request);
     expect(outcome.kind).toBe('applied');
@@ -84,6 +84,8 @@ describe('applyChange', () => {
       role: 'default',
       permissions: { sendMessage: 'deny', joinGroup: 'allow' },
       seenAt: NOW,
+      // The change's reference: the same as its audit record's, so the map can be traced to it.
+      ref: 'ref0000001',
     });
     expect(audited).toEqual([
       {

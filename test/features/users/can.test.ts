@@ -39,6 +39,19 @@ describe('explainCan', () => {
     });
   });
 
+  it('says which change set a value when the map was stored with its reference', () => {
+    const values = known();
+    const { steps } = ask({ values: { known: { ...values.known, ref: '0a1b2c3d4e' } } });
+    const fromTheMap = steps.filter((s) => s.source?.kind === 'last-update');
+    expect(fromTheMap.length).toBeGreaterThan(1);
+    for (const step of fromTheMap) {
+      expect(step.source).toEqual({ kind: 'last-update', seenAt: SEEN, ref: '0a1b2c3d4e' });
+    }
+    // A map an earlier version stored has no reference, and the walk makes none up.
+    const earlier = ask({}).steps.find((s) => s.key === 'sendMessage');
+    expect(earlier?.source).toStrictEqual({ kind: 'last-update', seenAt: SEEN });
+  });
+
   it('denies by the mode `friends` between two who are not friends', () => {
     const { conclusion } = ask({
       values: known({ 'sendMessage.mode': 'friends' }),
