@@ -123,6 +123,9 @@ export function auditRecordText(record: AuditRecord): string {
   return lines.join('\n');
 }
 
+/** What the audit trail is called: changes to roles' permissions and to users. */
+const AUDIT_TITLE = 'Changes made through this app';
+
 /** `/cometchat audit [role]`: a table of records, newest first, with page buttons. Pure. */
 export function auditMessage(
   page: AuditPage,
@@ -133,7 +136,7 @@ export function auditMessage(
   const scope = query.role ? ` for ${code(query.role)}` : '';
   const write = options.value ?? JSON.stringify;
   const blocks: KnownBlock[] = [
-    header(options.appName ? `Permission changes · ${options.appName}` : 'Permission changes'),
+    header(options.appName ? `${AUDIT_TITLE} · ${options.appName}` : AUDIT_TITLE),
     context([
       `${counted(page.total, 'record')}${scope} · page ${query.page} of ${pages} · newest first`,
     ]),
@@ -142,7 +145,7 @@ export function auditMessage(
     blocks.push(
       section(
         page.total === 0
-          ? `No permission change has been recorded${scope} yet.`
+          ? `No change has been recorded${scope} yet.`
           : `There is no page ${query.page}.`,
       ),
     );
@@ -161,7 +164,7 @@ export function auditMessage(
     });
   if (nav.length > 0) blocks.push(actions(nav));
   return {
-    text: `Permission changes${query.role ? ` for ${query.role}` : ''}: ${page.total} records`,
+    text: `${AUDIT_TITLE}${query.role ? ` for ${query.role}` : ''}: ${counted(page.total, 'record')}`,
     blocks,
   };
 }

@@ -227,9 +227,7 @@ describe('the audit list', () => {
   it('keeps the sentence, and no table, when there is nothing to list', () => {
     const none = auditMessage({ records: [], total: 0 }, { role: 'admin', page: 1 });
     expect(tableOf(none.blocks).tables).toEqual([]);
-    expect(JSON.stringify(none.blocks)).toContain(
-      'No permission change has been recorded for `admin` yet.',
-    );
+    expect(JSON.stringify(none.blocks)).toContain('No change has been recorded for `admin` yet.');
   });
 
   it('stays within Slack limits with a full page of the longest records', () => {
