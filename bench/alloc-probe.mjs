@@ -13,7 +13,9 @@ setTimeout(() => {
   void session.post('HeapProfiler.startSampling', {
     samplingInterval: 1024,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    // ALLOC_SURVIVORS=1: only what outlived a scavenge (promoted to the old generation, or freed
+    // by a full collection): what makes scavenges long.
+    includeObjectsCollectedByMinorGC: process.env.ALLOC_SURVIVORS !== '1',
   });
 }, Number(process.env.ALLOC_START_MS)).unref();
 setTimeout(async () => {

@@ -1,6 +1,8 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SANDBOX_SESSION_IDS } from '../offline/cometchat-standin/server.ts';
+import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { cpuMeter } from './cpu.ts';
 import { saturate } from './load.ts';
 import { APP_ENTRY, spawnSubject } from './processes.ts';
@@ -20,6 +22,7 @@ import { median } from './stats.ts';
 // connections), rounds interleaved, and the CPU each used per answered command is printed as a
 // median with its ratio to bare Bolt's. About a minute; `npm run bench` holds the budgets.
 
+const BOLT_KY = 'bare Bolt + one ky GET (reference)';
 const ROUNDS = Number(process.env.CPU_ROUNDS ?? 5);
 const SECONDS = Number(process.env.CPU_SECONDS ?? 2);
 
@@ -38,6 +41,20 @@ const bolt = await spawnSubject({
   entry: 'bench/baselines/bare-bolt.mjs',
   env: { SLACK_SIGNING_SECRET: SIGNING_SECRET },
   logFile: join(work, 'bolt.log'),
+});
+// A reference beside the baseline: bare Bolt making the one CometChat request `call` makes, with
+// ky (baselines/bolt-ky.mjs). Budgets stay against bare Bolt; this says how much of the gap the
+// request itself is.
+const boltKy = await spawnSubject({
+  name: 'bolt-ky',
+  entry: 'bench/baselines/bolt-ky.mjs',
+  env: {
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
+    COMETCHAT_CALL_API_URL: sandbox.callUrl,
+    BENCH_SESSION_ID: SANDBOX_SESSION_IDS.groupOngoing,
+  },
+  logFile: join(work, 'bolt-ky.log'),
 });
 
 const next = (text: string) => () => signedCommand(driver, text);
@@ -64,28 +81,33 @@ try {
   process.stdout.write(`Machine: ${machine()}\n`);
   for (const command of commands) await round(app.port, app.pid, commandText(command), 4);
   await round(bolt.port, bolt.pid, 'help', 4);
+  await round(boltKy.port, boltKy.pid, 'help', 4);
   const per = new Map<string, number[]>();
   for (let r = 1; r <= ROUNDS; r += 1) {
     const bare = await round(bolt.port, bolt.pid, 'help', SECONDS);
     per.set('bare Bolt', [...(per.get('bare Bolt') ?? []), bare.us]);
+    const withKy = await round(boltKy.port, boltKy.pid, 'help', SECONDS);
+    per.set(BOLT_KY, [...(per.get(BOLT_KY) ?? []), withKy.us]);
     for (const command of commands) {
       const measured = await round(app.port, app.pid, commandText(command), SECONDS);
       per.set(command, [...(per.get(command) ?? []), measured.us]);
     }
   }
   const bare = median(per.get('bare Bolt') ?? []);
+  const reference = median(per.get(BOLT_KY) ?? []);
   process.stdout.write(
     `${table(
-      ['subject', 'CPU per command (median)', '÷ bare Bolt', 'rounds (µs)'],
+      ['subject', 'CPU per command (median)', '÷ bare Bolt', '÷ bare Bolt + ky GET', 'rounds (µs)'],
       [...per.entries()].map(([name, values]) => [
         name,
         `${median(values).toFixed(0)} µs`,
         ratio(median(values), bare),
+        ratio(median(values), reference),
         values.map((v) => v.toFixed(0)).join(', '),
       ]),
     )}\n`,
   );
 } finally {
-  await Promise.allSettled([app.stop(), bolt.stop()]);
+  await Promise.allSettled([app.stop(), bolt.stop(), boltKy.stop()]);
   await close();
 }
