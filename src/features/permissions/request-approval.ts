@@ -9,13 +9,7 @@ import { counted } from '../../voice/sentences.ts';
 import { approvalMessage } from './approval-view.ts';
 import { changedSinceReview, subjectIn } from './change-subject.ts';
 import { editRefusal } from './editor-access.ts';
-import {
-  appLabel,
-  type Confirmed,
-  type EditorDeps,
-  failInEditor,
-  roleIn,
-} from './editor-context.ts';
+import { appLabel, type Confirmed, type EditorDeps, failInEditor } from './editor-context.ts';
 import { baselineFrom, type ConfirmMetadata, withBeforeFrom } from './editor-state.ts';
 import { type AppLabel, messageView } from './editor-view.ts';
 
