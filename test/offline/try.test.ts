@@ -35,6 +35,18 @@ describe('npm run try', () => {
   }, 60_000);
 });
 
+describe('npm run try, the demo', () => {
+  it("says before the demo that the sandbox's hostile names are escaping fixtures, then runs it", () => {
+    const run = tryWith();
+    expect(run.stdout).toContain('written to test escaping');
+    expect(run.stdout).toContain('never as a mention');
+    expect(run.stdout.indexOf('written to test escaping')).toBeLessThan(
+      run.stdout.indexOf('/cometchat roles'),
+    );
+    expect(run.status).toBe(0);
+  }, 60_000);
+});
+
 describe('npm run try -- user, users', () => {
   it("draws a user's card: the uid, the role and the account, a hostile name as written", () => {
     const run = tryWith('user', 'cometchat-uid-7');

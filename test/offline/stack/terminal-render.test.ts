@@ -72,3 +72,19 @@ describe('a table in the terminal', () => {
     expect(drawn.at(-2)).toMatch(/^─+┼─+$/);
   });
 });
+
+describe('a form in the terminal', () => {
+  it("draws an input's hint under its field, as Slack shows it under the box", () => {
+    const drawn = renderBlocks([
+      {
+        type: 'input',
+        block_id: 'uid',
+        label: { type: 'plain_text', text: 'User id (uid)' },
+        hint: { type: 'plain_text', text: 'Exactly as CometChat has it.' },
+        element: { type: 'plain_text_input', action_id: 'uid' },
+      },
+    ]);
+    expect(drawn).toContain('User id (uid)');
+    expect(drawn).toContain('(Exactly as CometChat has it.)');
+  });
+});
