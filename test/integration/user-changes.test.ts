@@ -185,6 +185,25 @@ describe('changing a user', () => {
     });
   });
 
+  it('sends nothing when the user changed in CometChat between the review and Apply', async () => {
+    const h = await withEditors();
+    const card = await commandReply(h, 'user cometchat-uid-4');
+    const review = await pick(h, await clickIntoModal(h, card, ACTIONS.userChangeRole), 'vip');
+    // Someone else (another editor, CometChat's dashboard) makes the user an admin meanwhile.
+    const user = h.sandbox.state.users.get('cometchat-uid-4');
+    if (user) user.role = 'admin';
+    const { outcome } = await confirm(h, review);
+    expect(textOf(outcome)).toContain('The user changed in CometChat since the review');
+    expect(userWrites(h)).toEqual([]);
+    expect(h.sandbox.state.users.get('cometchat-uid-4')?.role).toBe('admin');
+    expect((await store.listAudit({ offset: 0, limit: 5 })).records).toEqual([]);
+    // The claim was let go: a new review of the same change can be applied.
+    if (user) user.role = 'premium';
+    const again = await confirm(h, review);
+    expect(textOf(again.outcome)).toContain('role is now vip');
+    expect(userWrites(h)).toHaveLength(1);
+  });
+
   it('a role change CometChat answers with another role did not take: failed, never "applied"', async () => {
     const h = await withEditors();
     const card = await commandReply(h, 'user cometchat-uid-4');

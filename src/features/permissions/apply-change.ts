@@ -4,7 +4,7 @@ import type { RequestScope } from '../../slack/request-context.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
 import { ChangeNotTaken } from '../../voice/failure.ts';
 import type { AuditTrail } from '../deps.ts';
-import { type ChangeClient, type Sent, sendChange } from './change-subject.ts';
+import { type ChangeClient, changedSinceReview, type Sent, sendChange } from './change-subject.ts';
 import { editRefusal } from './editor-access.ts';
 import { type ConfirmMetadata, changePayload } from './editor-state.ts';
 
@@ -22,12 +22,19 @@ export const UNKNOWN_USER_OUTCOME =
 export const STORE_DOWN =
   "Nothing was sent: the app's store is not answering, and the store is what makes a change apply exactly once. Try again in a moment; tell whoever runs the app if it keeps happening.";
 
+/** Said when a user is no longer as the review showed them: nothing was sent. */
+export const USER_CHANGED =
+  'The user changed in CometChat since the review, so nothing was sent. Look them up again (`/cometchat user <uid>`) to see what they have now.';
+
 /** Said when the intent could not be stored: the update was never sent. */
 export const NOT_SENT =
   "Nothing was sent: the app could not store this change's audit record before sending it (its store did not answer). Try again in a moment; tell whoever runs the app if it keeps happening.";
 
 export interface ApplyDeps {
-  store: Pick<Store, 'claim' | 'release' | 'setKnownPermissions' | 'putIntent'>;
+  store: Pick<
+    Store,
+    'claim' | 'release' | 'setKnownPermissions' | 'putIntent' | 'getKnownPermissions'
+  >;
   audit: AuditTrail;
   now: () => number;
 }
@@ -63,6 +70,8 @@ export type ApplyOutcome =
    * it, or its answer could not be read): recorded as unknown, and a new attempt is let through.
    */
   | { kind: 'unknown'; error: unknown; audited: boolean }
+  /** A change to a user who is no longer as the review showed them: nothing was sent. */
+  | { kind: 'stale' }
   | { kind: 'applied'; update: Sent; audited: boolean };
 
 /**
@@ -77,6 +86,7 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
   if (refusal) return { kind: 'refused', sentence: refusal };
   const notClaimed = await claimOnce(deps, request);
   if (notClaimed) return notClaimed;
+  if (await userChangedSinceReview(deps, request)) return { kind: 'stale' };
   const notStored = await storeIntent(deps, request);
   if (notStored) return notStored;
   let update: Sent;
@@ -98,6 +108,29 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
     meta.subject ? 'user changed' : 'permissions updated',
   );
   return { kind: 'applied', update, audited };
+}
+
+/**
+ * A change to a user is checked against CometChat once its claim is taken, just before it is
+ * sent: another editor, or CometChat's dashboard, may have changed the user since the review, and
+ * a change made on a stale "before" would undo theirs and audit a false one. The claim is let go
+ * when it is stale, or when the user cannot be read (the error then says why nothing was sent).
+ * An approved request was checked when the approver clicked (approve-flow.ts).
+ */
+async function userChangedSinceReview(deps: ApplyDeps, request: ApplyRequest): Promise<boolean> {
+  const { app, meta, scope } = request;
+  if (!meta.subject || request.approval) return false;
+  try {
+    const { changed } = await changedSinceReview(deps, app, meta, scope);
+    if (changed) {
+      scope.log.warn({ change: meta.id, user: meta.subject.uid }, 'user changed since the review');
+      await releaseClaim(deps, request);
+    }
+    return changed;
+  } catch (error) {
+    await releaseClaim(deps, request);
+    throw error;
+  }
 }
 
 /** Takes the confirmation's claim: undefined once taken, else why nothing is sent. */

@@ -1,7 +1,7 @@
 import { showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { counted, withRef } from '../../voice/sentences.ts';
-import { type ApplyOutcome, applyChange } from './apply-change.ts';
+import { type ApplyOutcome, applyChange, USER_CHANGED } from './apply-change.ts';
 import { type Sent, subjectIn, USER_CHANGE_TITLE, userNowText } from './change-subject.ts';
 import {
   appLabel,
@@ -58,7 +58,7 @@ async function failUserChange(deps: EditorDeps, confirmed: Confirmed, error: unk
 
 /** What the modal says for a change that was not sent. Pure. */
 export function applyNotice(
-  outcome: Extract<ApplyOutcome, { kind: 'refused' | 'not-sent' | 'repeated' }>,
+  outcome: Extract<ApplyOutcome, { kind: 'refused' | 'not-sent' | 'repeated' | 'stale' }>,
   change: Pick<ConfirmMetadata, 'role' | 'subject'>,
   label: AppLabel,
   ref: string,
@@ -68,6 +68,8 @@ export function applyNotice(
       return { title: 'Not allowed', sentence: outcome.sentence };
     case 'not-sent':
       return { title: 'Not sent', sentence: withRef(outcome.sentence, ref) };
+    case 'stale':
+      return { title: 'Not sent', sentence: USER_CHANGED };
     case 'repeated':
       return {
         title: 'Already applied',

@@ -136,16 +136,9 @@ export function approvalsList(
     blocks.push(section('No open request is waiting for you.'));
   }
   for (const { request, appName, value } of entries.slice(0, LISTED)) {
-    const app = inApp(appName);
-    const n = request.changes.length;
     blocks.push(
       section(
-        `<@${request.requester}>: ${counted(n, 'change')} to ${code(request.role)}${app} (${request.changes
-          .slice(0, 5)
-          .map((c) => code(c.key))
-          .join(
-            ', ',
-          )}${n > 5 ? ', …' : ''}) · expires ${slackDate(seconds(request.expiresAt))}${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 200))}` : ''}`,
+        `<@${request.requester}>: ${requestLine(request, appName, 5)} · expires ${slackDate(seconds(request.expiresAt))}${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 200))}` : ''}`,
       ),
       actions([
         button('Approve', ACTIONS.approveChange, value, 'primary'),
@@ -163,6 +156,27 @@ export function approvalsList(
 }
 
 /**
+ * What a request asks, as a line of a list: for a role, how many keys and which; for a user,
+ * whom and each key from before to after, so an approver sees whom a change is about. Pure.
+ */
+export function requestLine(
+  request: Pick<ApprovalRequest, 'role' | 'subject' | 'changes'>,
+  appName: string | undefined,
+  keys: number,
+): string {
+  const what = `${subjectText(request)}${inApp(appName)}`;
+  if (request.subject) {
+    const changes = request.changes.map(
+      (c) => `${code(c.key)} ${code(String(c.before ?? '—'))} → ${code(String(c.after))}`,
+    );
+    return `${what}: ${changes.join(', ')}`;
+  }
+  const n = request.changes.length;
+  const shown = request.changes.slice(0, keys).map((c) => code(c.key));
+  return `${counted(n, 'change')} to ${what} (${shown.join(', ')}${n > keys ? ', …' : ''})`;
+}
+
+/**
  * The Home tab's approvals: the requests waiting for this person, most recent first, each with
  * Approve and Reject (the same buttons as in the channel), how many more there are, and their
  * own requests still open. Empty when there is neither.
@@ -176,14 +190,9 @@ export function homeApprovalBlocks(
   if (waiting.length > 0) {
     blocks.push(header(`Waiting for your approval (${waiting.length})`));
     for (const { request, appName, value } of [...waiting].reverse().slice(0, shown)) {
-      const app = inApp(appName);
-      const n = request.changes.length;
       blocks.push(
         section(
-          `<@${request.requester}>: ${counted(n, 'change')} to ${code(request.role)}${app} (${request.changes
-            .slice(0, 3)
-            .map((c) => code(c.key))
-            .join(', ')}${n > 3 ? ', …' : ''}) · expires ${slackDate(seconds(request.expiresAt))}`,
+          `<@${request.requester}>: ${requestLine(request, appName, 3)} · expires ${slackDate(seconds(request.expiresAt))}`,
         ),
         actions([
           button('Approve', ACTIONS.approveChange, value, 'primary'),
@@ -205,7 +214,7 @@ export function homeApprovalBlocks(
       .slice(0, shown)
       .map(
         ({ request, appName }) =>
-          `• ${code(request.role)}${inApp(appName)}: ${counted(request.changes.length, 'change')}, asked ${slackDate(seconds(request.requestedAt))}, expires ${slackDate(seconds(request.expiresAt))}`,
+          `• ${requestLine(request, appName, 3)}, asked ${slackDate(seconds(request.requestedAt))}, expires ${slackDate(seconds(request.expiresAt))}`,
       );
     if (own.length > shown) lines.push(`_…and ${own.length - shown} more_`);
     blocks.push(section(`*Your requests waiting for approval*\n${lines.join('\n')}`));

@@ -2,7 +2,7 @@ import { code } from '../../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import { withRef } from '../../voice/sentences.ts';
-import { type ApplyOutcome, applyChange, NOT_SENT } from './apply-change.ts';
+import { type ApplyOutcome, applyChange, NOT_SENT, USER_CHANGED } from './apply-change.ts';
 import {
   ACTING_CLAIM_SECONDS,
   type ApprovalDeps,
@@ -172,5 +172,8 @@ export function approvalReport(
       return { tell: outcome.sentence, release: true };
     case 'not-sent':
       return { tell: withRef(outcome.sentence, ref), release: true };
+    case 'stale':
+      // An approved request is checked when the approver clicks; this is for completeness.
+      return { announce: { ...request, status: 'stale' }, detail: USER_CHANGED, release: true };
   }
 }

@@ -24,7 +24,7 @@ export interface Sent {
 /** What a change may send: the client's writes. */
 export type ChangeClient = Pick<
   CometChatClient,
-  'setRolePermissions' | 'setUserRole' | 'deactivateUsers' | 'reactivateUsers'
+  'setRolePermissions' | 'setUserRole' | 'deactivateUsers' | 'reactivateUsers' | 'getUser'
 >;
 
 /** Sends the change to CometChat: the role's changed keys, or the user's role or account. */
@@ -93,7 +93,7 @@ function currentValue(user: User, key: string): string {
  */
 export async function changedSinceReview(
   deps: { store: Pick<Store, 'getKnownPermissions'> },
-  app: Pick<CometChatApp, 'name' | 'cometchat'>,
+  app: Pick<CometChatApp, 'name'> & { cometchat: Pick<CometChatClient, 'getUser'> },
   change: {
     role: string;
     subject?: ChangeSubject | undefined;

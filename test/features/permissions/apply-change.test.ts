@@ -66,6 +66,7 @@ function setup(
       setUserRole: () => Promise.reject(new Error('not a user change')),
       deactivateUsers: () => Promise.reject(new Error('not a user change')),
       reactivateUsers: () => Promise.reject(new Error('not a user change')),
+      getUser: () => Promise.reject(new Error('not a user change')),
     },
   };
   const scope = { ref: 'ref0000001', log: pino({ level: 'debug' }, logs), receivedAt: NOW };

@@ -8,6 +8,7 @@ import {
   REJECT_BLOCK,
   REJECT_INPUT,
   rejectReasonView,
+  requestLine,
 } from '../../../src/features/permissions/approval-view.ts';
 import { MAX_REASON } from '../../../src/features/permissions/editor-view.ts';
 import { ACTIONS, CALLBACKS } from '../../../src/slack/ids.ts';
@@ -174,5 +175,32 @@ describe('rejectReasonView', () => {
       element: { type: 'plain_text_input', action_id: REJECT_INPUT, max_length: MAX_REASON },
     });
     expect(input && 'optional' in input && input.optional).toBeFalsy();
+  });
+});
+
+describe('requestLine', () => {
+  it('names the user a request is about, and each key from before to after', () => {
+    const line = requestLine(
+      {
+        role: 'default',
+        subject: { kind: 'user', uid: 'cometchat-uid-4' },
+        changes: [{ key: 'status', before: 'active', after: 'deactivated', explicit: false }],
+      },
+      undefined,
+      3,
+    );
+    expect(line).toBe('user `cometchat-uid-4`: `status` `active` → `deactivated`');
+  });
+
+  it('counts a role change and shows its first keys', () => {
+    const changes = ['a', 'b', 'c', 'd'].map((key) => ({
+      key,
+      before: 'allow',
+      after: 'deny',
+      explicit: false,
+    }));
+    expect(requestLine({ role: 'beta_tester', changes }, 'prod', 3)).toBe(
+      '4 changes to `beta_tester` in *prod* (`a`, `b`, `c`, …)',
+    );
   });
 });
