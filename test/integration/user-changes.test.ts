@@ -125,7 +125,7 @@ describe('changing a user', () => {
     expect(textOf(review)).toContain('from `premium` to `vip`');
     expect(textOf(review)).toContain('Permissions that differ');
     const { outcome } = await confirm(h, review);
-    expect(textOf(outcome)).toContain('Applied to user `cometchat-uid-4`: role is now vip');
+    expect(textOf(outcome)).toContain('Applied to user `cometchat-uid-4`: role is now `vip`');
     expect(userWrites(h).map((r) => [r.method, r.path, r.body])).toEqual([
       ['PUT', '/v3/users/cometchat-uid-4', { role: 'vip' }],
     ]);
@@ -149,7 +149,7 @@ describe('changing a user', () => {
     const card = await commandReply(h, 'user cometchat-uid-4');
     const review = await pick(h, await clickIntoModal(h, card, ACTIONS.userChangeRole), 'vip');
     const { outcome } = await confirm(h, review);
-    expect(textOf(outcome)).toContain('Applied to user `cometchat-uid-4`: role is now vip');
+    expect(textOf(outcome)).toContain('Applied to user `cometchat-uid-4`: role is now `vip`');
     const [record] = (await store.listAudit({ offset: 0, limit: 1 })).records;
     const trail = await commandReply(h, 'audit');
     // The list's table: the user's uid in its own column, beside the role they had.
@@ -200,7 +200,7 @@ describe('changing a user', () => {
     // The claim was let go: a new review of the same change can be applied.
     if (user) user.role = 'premium';
     const again = await confirm(h, review);
-    expect(textOf(again.outcome)).toContain('role is now vip');
+    expect(textOf(again.outcome)).toContain('role is now `vip`');
     expect(userWrites(h)).toHaveLength(1);
   });
 

@@ -93,7 +93,7 @@ describe('npm run try -- user, users', () => {
     expect(run.stdout).toContain('╔ modal: Change a user');
     expect(run.stdout).toContain('`cometchat-uid-4` from `premium` to `vip`?');
     expect(run.stdout).toContain('> "Apply"');
-    expect(run.stdout).toContain('Applied to user `cometchat-uid-4`: role is now vip.');
+    expect(run.stdout).toContain('Applied to user `cometchat-uid-4`: role is now `vip`.');
     expect(run.stdout).toContain(
       'CometChat (sandbox) received 1 update: PUT /v3/users/cometchat-uid-4 {"role":"vip"}',
     );

@@ -2,7 +2,7 @@ import { showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { counted, withRef } from '../../voice/sentences.ts';
 import { type ApplyOutcome, applyChange, USER_CHANGED } from './apply-change.ts';
-import { type Sent, subjectIn, USER_CHANGE_TITLE, userNowText } from './change-subject.ts';
+import { subjectIn, USER_CHANGE_TITLE, userChangeDone, userNowText } from './change-subject.ts';
 import {
   appLabel,
   type Confirmed,
@@ -87,7 +87,7 @@ async function showApplied(deps: EditorDeps, confirmed: Confirmed, outcome: Appl
   const label = appLabel(deps, app);
   const { permissions, results } = outcome.update;
   if (meta.subject || !permissions) {
-    const sentence = userAppliedText(meta, results, label, outcome.audited);
+    const sentence = userAppliedText(meta, label, outcome.audited);
     return showInModal(
       deps,
       target,
@@ -124,17 +124,13 @@ export function promotionMetadata(
   return metadata.length <= METADATA_LIMIT ? metadata : undefined;
 }
 
-/** A user change, applied: what CometChat answered for each key. Pure. */
+/** A user change, applied: what the user now has, key by key. Pure. */
 export function userAppliedText(
-  meta: Pick<ConfirmMetadata, 'role' | 'subject'>,
-  results: Sent['results'],
+  meta: Pick<ConfirmMetadata, 'role' | 'subject' | 'changes'>,
   label: AppLabel,
   audited: boolean,
 ): string {
-  const said = Object.values(results)
-    .map((r) => `${r.success ? '' : ':x: '}${r.message}`)
-    .join('; ');
-  return `Applied to ${subjectIn(meta, label)}: ${said}.${audited ? '' : ` ${AUDIT_NOT_STORED}`}`;
+  return `Applied to ${subjectIn(meta, label)}: ${userChangeDone(meta.changes)}.${audited ? '' : ` ${AUDIT_NOT_STORED}`}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { code } from '../../slack/mrkdwn.ts';
+import { code, escapeMrkdwn } from '../../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import { withRef } from '../../voice/sentences.ts';
@@ -12,7 +12,7 @@ import {
   type Click,
   tell,
 } from './approval-steps.ts';
-import { changedSinceReview } from './change-subject.ts';
+import { changedSinceReview, userChangeDone } from './change-subject.ts';
 import type { ConfirmMetadata } from './editor-state.ts';
 
 // Approving a request, or retrying one whose sending failed: the change is sent as the editor
@@ -147,9 +147,16 @@ export function approvalReport(
 ): ApprovalReport {
   switch (outcome.kind) {
     case 'applied': {
-      const messages = Object.entries(outcome.update.results)
-        .map(([key, r]) => `${r.success ? ':white_check_mark:' : ':x:'} ${code(key)}: ${r.message}`)
-        .join('\n');
+      // CometChat's own words for a role's keys are external text; a user's change is said from
+      // the change itself, which CometChat's answer matched.
+      const messages = request.subject
+        ? `:white_check_mark: ${userChangeDone(request.changes)}`
+        : Object.entries(outcome.update.results)
+            .map(
+              ([key, r]) =>
+                `${r.success ? ':white_check_mark:' : ':x:'} ${code(key)}: ${escapeMrkdwn(r.message)}`,
+            )
+            .join('\n');
       return {
         announce: { ...request, ...decided, status: 'applied', ref },
         detail: messages || undefined,

@@ -72,6 +72,19 @@ async function sendUserKey(
   return { success: true, message: `account is now ${after}` };
 }
 
+/**
+ * What a user has after a change CometChat confirmed, key by key: "role is now `vip`". Built
+ * from the change, which CometChat's answer matched (else it did not take), so ids stay exact
+ * code and nothing CometChat wrote reaches mrkdwn unescaped. Pure.
+ */
+export function userChangeDone(changes: readonly { key: string; after: unknown }[]): string {
+  return changes
+    .map(({ key, after }) =>
+      key === 'role' ? `role is now ${code(String(after))}` : `the account is now ${String(after)}`,
+    )
+    .join('; ');
+}
+
 /** The title of every modal of a change to a user. */
 export const USER_CHANGE_TITLE = 'Change a user';
 
