@@ -165,3 +165,15 @@ function isPermissionValue(value: unknown): value is PermissionValue {
     (Array.isArray(value) && value.every((item) => typeof item === 'string'))
   );
 }
+
+/**
+ * A permission value in words, the same everywhere it is shown: a list as its items, and no
+ * list or an empty one as "no restriction" (CometChat applies no filter then); a key the map
+ * does not hold as "not set".
+ */
+export function valueInWords(value: PermissionValue | undefined): string {
+  if (value === undefined) return 'not set';
+  if (value === null) return 'no restriction';
+  if (Array.isArray(value)) return value.length === 0 ? 'no restriction' : value.join(', ');
+  return value;
+}

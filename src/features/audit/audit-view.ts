@@ -1,6 +1,6 @@
 import type { Button, KnownBlock, RichTextElement } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
-import { holdsRoleIds } from '../../cometchat/catalogue.ts';
+import { holdsRoleIds, valueInWords } from '../../cometchat/catalogue.ts';
 import {
   actions,
   button,
@@ -39,11 +39,6 @@ export interface AuditListOptions {
   appName?: string | undefined;
 }
 
-function showValue(value: AuditChange['before']): string {
-  if (value === null) return 'no restriction';
-  return Array.isArray(value) ? (value.length === 0 ? 'no restriction' : value.join(', ')) : value;
-}
-
 /**
  * A value as mrkdwn: role ids (`ids`) as code, each copied exactly (whole ids only); anything
  * else escaped. Both are cut near 120 characters.
@@ -51,7 +46,7 @@ function showValue(value: AuditChange['before']): string {
 function valueText(value: AuditChange['before'], ids: boolean): string {
   return ids && value && value.length > 0
     ? codeList(value, 120)
-    : escapeMrkdwn(truncate(showValue(value), 120));
+    : escapeMrkdwn(truncate(valueInWords(value), 120));
 }
 
 /**
@@ -239,7 +234,7 @@ const runLength = (line: readonly RichTextElement[]) =>
 
 /** A change as runs: the key as code, then what it went from and to. */
 function changeLine(change: AuditChange): RichTextElement[] {
-  const value = (v: AuditChange['after']) => truncate(showValue(v), 80);
+  const value = (v: AuditChange['after']) => truncate(valueInWords(v), 80);
   return [
     { type: 'text', text: truncate(change.key, 60), style: { code: true } },
     {

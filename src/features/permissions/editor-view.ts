@@ -7,7 +7,7 @@ import type {
   View,
 } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
-import { holdsRoleIds, type PermissionSpec } from '../../cometchat/catalogue.ts';
+import { holdsRoleIds, type PermissionSpec, valueInWords } from '../../cometchat/catalogue.ts';
 import type { PermissionUpdate } from '../../cometchat/model.ts';
 import type { PermissionValue } from '../../cometchat/schemas.ts';
 import {
@@ -283,8 +283,8 @@ function describe(state: EditorState, baseline: Baseline, spec: PermissionSpec):
   const before = baseline.values[spec.key] ?? null;
   const source = baseline.seenAt !== undefined ? 'last seen' : 'default';
   return spec.key in state.edits
-    ? `Changed (${source}: ${show(before)})`
-    : `${source}: ${show(before)}`;
+    ? `Changed (${source}: ${valueInWords(before)})`
+    : `${source}: ${valueInWords(before)}`;
 }
 
 function option(value: string, description?: string): PlainTextOption {
@@ -306,16 +306,9 @@ function checkboxes(
   };
 }
 
-export function show(value: PermissionValue | undefined): string {
-  if (value === undefined) return 'not set';
-  if (value === null) return 'no restriction';
-  if (Array.isArray(value)) return value.length === 0 ? 'no restriction' : value.join(', ');
-  return value;
-}
-
 /** A value as mrkdwn: role ids (`ids`) as code, each copied exactly; anything else escaped. */
 function valueText(value: PermissionValue | undefined, ids: boolean): string {
-  return ids && value && value.length > 0 ? codeList(value) : escapeMrkdwn(show(value));
+  return ids && value && value.length > 0 ? codeList(value) : escapeMrkdwn(valueInWords(value));
 }
 
 /**

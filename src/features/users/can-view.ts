@@ -1,10 +1,10 @@
 import type { KnownBlock } from '@slack/types';
+import { valueInWords } from '../../cometchat/catalogue.ts';
 import { context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
-import { code, slackDate, truncate } from '../../slack/mrkdwn.ts';
-import { inApp, withRef } from '../../voice/sentences.ts';
+import { code, truncate } from '../../slack/mrkdwn.ts';
+import { inApp, valueSourceText } from '../../voice/sentences.ts';
 import type { CanConclusion, CanExplanation, CanStep, ValueSource } from './can.ts';
-import { valueText } from './user-card.ts';
 
 // The walk of "can <uid> <action>" as a message: one line per step, each with its value and
 // where that came from, then the conclusion in one line. Pure.
@@ -19,13 +19,10 @@ const VERDICT_MARK: Record<CanStep['verdict'], string> = {
 function sourceText(source: ValueSource | undefined): string {
   if (!source) return 'from CometChat';
   switch (source.kind) {
-    case 'last-update': {
-      const set = `as this app last set the role, ${slackDate(Math.floor(source.seenAt / 1000))}`;
-      // A map stored by an earlier version has no reference: then the date alone.
-      return source.ref === undefined ? set : withRef(set, source.ref, 'mrkdwn');
-    }
+    case 'last-update':
+      return valueSourceText(source);
     case 'default':
-      return 'the documented default';
+      return valueSourceText(undefined);
     case 'unknown':
       return 'unknown';
   }
@@ -35,7 +32,7 @@ export function stepLine(step: CanStep): string {
   const value =
     step.key === undefined
       ? ''
-      : ` ${code(step.key)}${step.verdict === 'not-checked' ? '' : ` = ${code(truncate(valueText(step.value), 80))}`}`;
+      : ` ${code(step.key)}${step.verdict === 'not-checked' ? '' : ` = ${code(truncate(valueInWords(step.value), 80))}`}`;
   const source = step.verdict === 'not-checked' ? '' : ` (${sourceText(step.source)})`;
   return `${VERDICT_MARK[step.verdict]} *${step.rule}*${value}${source}: ${step.because}`;
 }
@@ -47,7 +44,7 @@ export function conclusionLine(conclusion: CanConclusion): string {
     case 'denied':
       return conclusion.key === undefined
         ? `:no_entry: *Denied*: ${conclusion.why}.`
-        : `:no_entry: *Denied by* ${code(conclusion.key)} = ${code(truncate(valueText(conclusion.value), 80))}.`;
+        : `:no_entry: *Denied by* ${code(conclusion.key)} = ${code(truncate(valueInWords(conclusion.value), 80))}.`;
     case 'cannot-tell': {
       const defaults = conclusion.byDefaults
         ? ` By the documented defaults it would be ${conclusion.byDefaults}.`

@@ -1,8 +1,8 @@
 import type { Button, KnownBlock } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
-import { defaultPermissions } from '../../cometchat/catalogue.ts';
+import { defaultPermissions, valueInWords } from '../../cometchat/catalogue.ts';
 import type { User } from '../../cometchat/model.ts';
-import type { PermissionValue, Role } from '../../cometchat/schemas.ts';
+import type { Role } from '../../cometchat/schemas.ts';
 import { ROLE_ID } from '../../cometchat/schemas.ts';
 import { actions, button, context, fields, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
@@ -36,12 +36,6 @@ export function roleText(roleId: string, role?: Role): string {
   return `${name}${code(roleId)}`;
 }
 
-/** A value as the card shows it: a list joined, none as `none`. */
-export function valueText(value: PermissionValue | undefined): string {
-  if (value === null || value === undefined) return 'none';
-  return Array.isArray(value) ? value.join(', ') || 'none' : value;
-}
-
 /**
  * The role's permissions in short: the keys whose last known value differs from the documented
  * default, and what the rest are. Without a known map, says that nothing better than the
@@ -61,7 +55,7 @@ export function permissionsInShort(roleId: string, known: KnownPermissions | und
   }
   const shown = set
     .slice(0, KEYS_SHOWN)
-    .map(([key, value]) => `${code(key)} = ${code(truncate(valueText(value), 60))}`);
+    .map(([key, value]) => `${code(key)} = ${code(truncate(valueInWords(value), 60))}`);
   const more = set.length > KEYS_SHOWN ? ` and ${set.length - KEYS_SHOWN} more` : '';
   return `As this app last saw ${code(roleId)} (${seen}), ${counted(set.length, 'key')} differ from the documented defaults: ${shown.join(' · ')}${more}. The rest are documented defaults.`;
 }

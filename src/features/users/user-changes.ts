@@ -2,7 +2,7 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { View } from '@slack/types';
 import { z } from 'zod';
 import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../apps/apps.ts';
-import { defaultPermissions } from '../../cometchat/catalogue.ts';
+import { defaultPermissions, valueInWords } from '../../cometchat/catalogue.ts';
 import { accountOf, type User } from '../../cometchat/model.ts';
 import type { PermissionMap, Role } from '../../cometchat/schemas.ts';
 import { failureMessage, messageModal, plain, section } from '../../slack/blocks.ts';
@@ -16,7 +16,6 @@ import type { KnownPermissions } from '../../store/store.ts';
 import { failureSentence, InputError } from '../../voice/failure.ts';
 import { inApp } from '../../voice/sentences.ts';
 import type { AppDeps, UserChange } from '../deps.ts';
-import { valueText } from './user-card.ts';
 
 // Changing a user: their role (a picker, then the review) or their account (deactivate,
 // reactivate: the review at once). The review, approval, sending and audit are every change's
@@ -60,7 +59,7 @@ export function roleDifference(
     .slice(0, DIFFERENCES_SHOWN)
     .map(
       (key) =>
-        `${code(key)}: ${code(truncate(valueText(before[key]), 60))} → *${code(truncate(valueText(after[key]), 60))}*`,
+        `${code(key)}: ${code(truncate(valueInWords(before[key]), 60))} → *${code(truncate(valueInWords(after[key]), 60))}*`,
     );
   const more = differing.length - DIFFERENCES_SHOWN;
   return [head, ...lines, ...(more > 0 ? [`…and ${more} more.`] : [])];
