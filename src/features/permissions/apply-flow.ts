@@ -1,8 +1,9 @@
 import { showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { counted, withRef } from '../../voice/sentences.ts';
+import { USER_CHANGE_TITLE } from '../deps.ts';
 import { type ApplyOutcome, applyChange, USER_CHANGED } from './apply-change.ts';
-import { subjectIn, USER_CHANGE_TITLE, userChangeDone, userNowText } from './change-subject.ts';
+import { subjectIn, userChangeDone, userNowText } from './change-subject.ts';
 import {
   appLabel,
   type Confirmed,

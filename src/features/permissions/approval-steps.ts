@@ -7,7 +7,7 @@ import { section } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage, slackErrorCode } from '../../slack/deliver.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
-import { approvalMessage, outcomeNotice } from './approval-view.ts';
+import { approvalMessage, askAgain, outcomeNotice } from './approval-view.ts';
 import { appLabel, type EditorDeps } from './editor-context.ts';
 
 // What the approve, retry and reject flows share: the click they answer, the request it names
@@ -147,7 +147,7 @@ export function whyNotActionable(
   }
   if (now > request.expiresAt) {
     return {
-      sentence: 'This request has expired; nothing was sent. Ask again from the editor.',
+      sentence: `This request has expired; nothing was sent. ${askAgain(request)}`,
       expire: true,
     };
   }

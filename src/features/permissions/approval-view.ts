@@ -35,12 +35,17 @@ export function outcomeLine(request: ApprovalRequest): string {
     case 'rejected':
       return `:no_entry: Rejected${by}${when}${request.rejectReason ? `: ${escapeMrkdwn(truncate(request.rejectReason, 300))}` : '.'}`;
     case 'expired':
-      return ':hourglass: Expired before anyone approved it; nothing was sent. Ask again from the editor.';
+      return `:hourglass: Expired before anyone approved it; nothing was sent. ${askAgain(request)}`;
     case 'stale':
       return request.subject
         ? ":warning: The user changed in CometChat since this request was made, so nothing was sent. Ask again from the user's card."
         : ":warning: The role changed since this request was made (someone applied another change), so nothing was sent. Ask again from the editor, on the role's new values.";
   }
+}
+
+/** Where to make a request again: the user's card for a user, the editor for a role. Pure. */
+export function askAgain(request: Pick<ApprovalRequest, 'subject'>): string {
+  return request.subject ? "Ask again from the user's card." : 'Ask again from the editor.';
 }
 
 /** The request in the approval channel: the exact change, who asked and why, and its state. */

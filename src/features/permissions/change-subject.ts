@@ -85,9 +85,6 @@ export function userChangeDone(changes: readonly { key: string; after: unknown }
     .join('; ');
 }
 
-/** The title of every modal of a change to a user. */
-export const USER_CHANGE_TITLE = 'Change a user';
-
 /** What CometChat has now of the user a failed change was about, in one sentence. Pure. */
 export function userNowText(user: User | undefined): string {
   if (!user) return 'What CometChat has now of the user could not be read; look them up again.';

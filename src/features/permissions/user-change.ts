@@ -4,8 +4,12 @@ import { context, plain, section } from '../../slack/blocks.ts';
 import { CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import { inApp } from '../../voice/sentences.ts';
-import type { FeatureDeps, UserChange, UserChangeReview } from '../deps.ts';
-import { USER_CHANGE_TITLE } from './change-subject.ts';
+import {
+  type FeatureDeps,
+  USER_CHANGE_TITLE,
+  type UserChange,
+  type UserChangeReview,
+} from '../deps.ts';
 import { type ConfirmMetadata, changeId, confirmRecord } from './editor-state.ts';
 import { chunkedSections, reasonInput } from './editor-view.ts';
 

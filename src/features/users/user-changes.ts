@@ -15,13 +15,12 @@ import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import { failureSentence, InputError } from '../../voice/failure.ts';
 import { inApp } from '../../voice/sentences.ts';
-import type { AppDeps, UserChange } from '../deps.ts';
+import { type AppDeps, USER_CHANGE_TITLE, type UserChange } from '../deps.ts';
 
 // Changing a user: their role (a picker, then the review) or their account (deactivate,
 // reactivate: the review at once). The review, approval, sending and audit are every change's
 // (AppDeps.reviewUserChange); what is here is asking, and showing what the change means.
 
-const TITLE = 'Change a user';
 const PICK_BLOCK = 'user_role';
 const PICK_INPUT = 'role';
 /** How many differing keys the review lists before counting the rest. */
@@ -82,7 +81,7 @@ export function rolePickerView(
   return {
     type: 'modal',
     callback_id: CALLBACKS.userRolePick,
-    title: plain(TITLE, 24),
+    title: plain(USER_CHANGE_TITLE, 24),
     submit: plain('Review', 24),
     close: plain('Cancel', 24),
     private_metadata: privateMetadata,
@@ -116,7 +115,9 @@ async function loadIntoModal(
 ): Promise<void> {
   const viewId = await deps.views.open({
     trigger_id: triggerId,
-    view: messageModal(TITLE, ':hourglass_flowing_sand: Asking CometChat…', { clearOnClose: true }),
+    view: messageModal(USER_CHANGE_TITLE, ':hourglass_flowing_sand: Asking CometChat…', {
+      clearOnClose: true,
+    }),
   });
   try {
     await deps.views.update({ view_id: viewId, view: await build(viewId) });
@@ -125,7 +126,7 @@ async function loadIntoModal(
     await failInModal(
       deps.views,
       { viewId },
-      messageModal(TITLE, message.blocks ?? []),
+      messageModal(USER_CHANGE_TITLE, message.blocks ?? []),
       error,
       scope.log,
     );
@@ -218,7 +219,10 @@ function createAccountButton(deps: AppDeps) {
       const user = await app.cometchat.getUser(value.uid, { ref: scope.ref, logger: scope.log });
       const now = accountOf(user);
       if (now === value.to) {
-        return messageModal(TITLE, `${code(user.uid)} is ${now} already; nothing to change.`);
+        return messageModal(
+          USER_CHANGE_TITLE,
+          `${code(user.uid)} is ${now} already; nothing to change.`,
+        );
       }
       const change: UserChange = {
         uid: user.uid,
@@ -256,7 +260,7 @@ export function createRoleCommand(deps: AppDeps) {
       }
       if (user.role === words.role) {
         return messageModal(
-          TITLE,
+          USER_CHANGE_TITLE,
           `${code(user.uid)} has role ${code(user.role)} already; nothing to change.`,
         );
       }
