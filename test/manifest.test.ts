@@ -79,7 +79,7 @@ describe('manifest.yml', () => {
         command: '/cometchat',
         should_escape: false,
         usage_hint:
-          '[app] roles · perms <role> · approvals · user <uid> [can <action> | role <role>] · users [text] · call <sessionId> · calls [uid] [filters] · audit [role] · apps · help',
+          '[app] roles · compare <role> (<role> | <app> <app>) · perms <role> · approvals · user <uid> [can <action> | role <role>] · users [text] · call <sessionId> · calls [uid] [filters] · audit [role] · apps · help',
       }),
     ]);
   });

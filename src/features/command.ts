@@ -51,8 +51,19 @@ export function readCommand(
 function unknownVerb(verb: string, apps: readonly string[]): string {
   const typed = code(truncate(verb, 40));
   return apps.length > 1
-    ? `There is no subcommand or app ${typed}. The apps are ${apps.map(code).join(', ')}.`
+    ? `There is no subcommand or app ${typed}. ${theApps(apps)}`
     : `There is no subcommand ${typed}.`;
+}
+
+/** A word that should name a configured app and names none (`compare <role> <app> <app>`). */
+export function unknownApp(word: string, apps: readonly string[]): string {
+  return `There is no app ${code(truncate(word, 40))}. ${theApps(apps)}`;
+}
+
+function theApps(apps: readonly string[]): string {
+  return apps.length === 1
+    ? `The only app is ${code(apps[0] ?? '')}.`
+    : `The apps are ${apps.map(code).join(', ')}.`;
 }
 
 /**

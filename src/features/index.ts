@@ -4,6 +4,7 @@ import { apps } from './apps/index.ts';
 import { audit, recentChanges } from './audit/index.ts';
 import { calls } from './calls/index.ts';
 import { registerCommand } from './command.ts';
+import { compare } from './compare/index.ts';
 import type { AppDeps, SharedDeps } from './deps.ts';
 import type { Feature } from './feature.ts';
 import { helpMessage } from './help/help-view.ts';
@@ -18,7 +19,16 @@ import { users } from './users/index.ts';
 // Feature, and a line in FEATURES.
 
 /** In the order help lists their subcommands. */
-export const FEATURES: readonly Feature[] = [roles, permissions, users, calls, audit, apps, help];
+export const FEATURES: readonly Feature[] = [
+  roles,
+  compare,
+  permissions,
+  users,
+  calls,
+  audit,
+  apps,
+  help,
+];
 
 /** Every subcommand of `/cometchat`. */
 export const SUBCOMMANDS = FEATURES.flatMap((feature) => feature.subcommands);

@@ -1,7 +1,8 @@
-import { escapeMrkdwn } from '../slack/mrkdwn.ts';
+import type { RichTextElement } from '@slack/types';
+import { escapeMrkdwn, slackDate } from '../slack/mrkdwn.ts';
 
-// The small pieces every reply is written with, defined once: how a count reads, and how a
-// reply names its app.
+// The small pieces every reply is written with, defined once: how a count reads, how a reply
+// names its app, and where a role's permission value came from.
 
 /** `1 change`, `3 changes`; `plural` for a noun that does not take an s (`matches`). */
 export function counted(n: number, noun: string, plural = `${noun}s`): string {
@@ -19,4 +20,58 @@ export function inApp(appName: string | undefined): string {
  */
 export function withRef(sentence: string, ref: string, format: 'text' | 'mrkdwn' = 'text'): string {
   return `${sentence} (ref ${format === 'mrkdwn' ? `\`${ref}\`` : ref})`;
+}
+
+const SET_BY_THIS_APP = 'as this app last set the role, ';
+const DOCUMENTED_DEFAULT = 'the documented default';
+
+/**
+ * The map of a role's permissions this app last set (an update's answer): when it was seen, in
+ * Unix ms, and the reference of the change that set it (absent from a map an earlier version
+ * stored).
+ */
+export interface SetByThisApp {
+  seenAt: number;
+  ref?: string | undefined;
+}
+
+/**
+ * Where a role's permission value came from, as every reply says it: the map this app last set
+ * (`set`), else the documented default. CometChat offers no read of a role's permissions, so
+ * these are all the app knows. One sentence, written two ways: mrkdwn here, a table cell's
+ * rich-text runs in {@link valueSourceRuns}.
+ */
+export function valueSourceText(set: SetByThisApp | undefined): string {
+  if (set === undefined) return DOCUMENTED_DEFAULT;
+  const text = `${SET_BY_THIS_APP}${slackDate(Math.floor(set.seenAt / 1000))}`;
+  // A map stored by an earlier version has no reference: then the date alone.
+  return set.ref === undefined ? text : withRef(text, set.ref, 'mrkdwn');
+}
+
+/**
+ * {@link valueSourceText} as rich-text runs, for a table cell (which renders no `<!date>` token):
+ * the time as a `date` element in each reader's own zone, the reference as code.
+ */
+export function valueSourceRuns(set: SetByThisApp | undefined): RichTextElement[] {
+  if (set === undefined) return [{ type: 'text', text: DOCUMENTED_DEFAULT }];
+  const timestamp = Math.floor(set.seenAt / 1000);
+  const date = new Date(timestamp * 1000);
+  // Not a real time: `—`, as slackDate writes it.
+  const when: RichTextElement =
+    timestamp > 0 && !Number.isNaN(date.getTime())
+      ? {
+          type: 'date',
+          timestamp,
+          format: '{date_short_pretty} {time}',
+          fallback: `${date.toISOString().slice(0, -5)}Z`,
+        }
+      : { type: 'text', text: '—' };
+  const runs: RichTextElement[] = [{ type: 'text', text: SET_BY_THIS_APP }, when];
+  if (set.ref === undefined) return runs;
+  return [
+    ...runs,
+    { type: 'text', text: ' (ref ' },
+    { type: 'text', text: set.ref, style: { code: true } },
+    { type: 'text', text: ')' },
+  ];
 }

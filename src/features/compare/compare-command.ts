@@ -1,0 +1,74 @@
+import type { CometChatApp } from '../../apps/apps.ts';
+import { appNameIfSeveral } from '../../apps/apps.ts';
+import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
+import type { RequestScope } from '../../slack/request-context.ts';
+import type { Store } from '../../store/store.ts';
+import { inputRefused } from '../../voice/refusals.ts';
+import { unknownApp } from '../command.ts';
+import type { FeatureDeps } from '../deps.ts';
+import { compareMessage } from './compare-view.ts';
+import type { CompareWords } from './compare-words.ts';
+import { compareKnownMaps } from './known-maps.ts';
+
+export type CompareDeps = Pick<FeatureDeps, 'apps' | 'deliver'> & {
+  store: Pick<Store, 'getKnownPermissions'>;
+};
+
+/**
+ * `/cometchat compare ...`: two known maps read from the store, compared, and told. Nothing is
+ * asked of CometChat (it offers no read of a role's permissions). An app name that names no
+ * configured app is refused like any word that cannot be read, before the store is read.
+ */
+export function createCompareCommand(deps: CompareDeps) {
+  return async (
+    words: CompareWords,
+    app: CometChatApp,
+    body: unknown,
+    scope: RequestScope,
+  ): Promise<void> => {
+    const message = await answer(deps, words, app, scope);
+    await deps.deliver(destinationOf(body), message, scope.log);
+  };
+}
+
+async function answer(
+  deps: CompareDeps,
+  words: CompareWords,
+  app: CometChatApp,
+  scope: RequestScope,
+): Promise<SlackMessage> {
+  const known = (appName: string, role: string) => deps.store.getKnownPermissions(appName, role);
+  if (words.kind === 'roles') {
+    const [left, right] = await Promise.all([
+      known(app.name, words.role),
+      known(app.name, words.other),
+    ]);
+    return compareMessage(
+      {
+        kind: 'roles',
+        left: words.role,
+        right: words.other,
+        appName: appNameIfSeveral(deps.apps, app),
+      },
+      compareKnownMaps(left, right),
+    );
+  }
+  const unknown = [words.app, words.other].find((name) => deps.apps.byName(name) === undefined);
+  if (unknown !== undefined) {
+    const problem = unknownApp(
+      unknown,
+      deps.apps.all.map((a) => a.name),
+    );
+    // Like every refusal, under the request's reference, so a report can be found.
+    scope.log.info({ problem }, 'command refused: malformed input');
+    return inputRefused(problem, scope.ref);
+  }
+  const [left, right] = await Promise.all([
+    known(words.app, words.role),
+    known(words.other, words.role),
+  ]);
+  return compareMessage(
+    { kind: 'apps', role: words.role, left: words.app, right: words.other },
+    compareKnownMaps(left, right),
+  );
+}
