@@ -53,14 +53,23 @@ export function roleIdProblem(role: string): string | undefined {
 }
 
 /**
- * Words of a message that could be a uid: a word of uid characters with a digit, `-` or `_` in
- * it, so that ordinary words are left out (a session id, with its dots, is never one). First
- * ones first.
+ * Words of a message that could be a uid: a word of uid characters with a letter and a digit,
+ * `-` or `_` in it, so that ordinary words, numbers and dates are left out (a session id, with
+ * its dots, is never one). First ones first.
  */
 export function findUidCandidates(text: string): string[] {
   const candidates = text
+    // An emoji code (`:white_check_mark:`) is Slack's, never a uid.
+    .replace(/:[a-z0-9_+-]+:/gi, ' ')
     .split(/[\s,;:()[\]{}<>"'`!?]+/)
     .map((word) => word.replace(/[.]+$/, ''))
-    .filter((word) => word.length > 1 && /[0-9_-]/.test(word) && uidProblem(word) === undefined);
+    .filter(
+      (word) =>
+        word.length > 1 &&
+        /[0-9_-]/.test(word) &&
+        // A time (10:30), a date (2026-11-20) or a number is not worth a lookup.
+        /[A-Za-z]/.test(word) &&
+        uidProblem(word) === undefined,
+    );
   return [...new Set(candidates)].slice(0, 6);
 }

@@ -246,6 +246,14 @@ describe('findUidCandidates', () => {
     expect(findUidCandidates('lunch at noon?')).toEqual([]);
   });
 
+  it('leaves out emoji codes, times, dates and numbers', () => {
+    expect(
+      findUidCandidates(
+        ':white_check_mark: call at 10:30 on 2026-11-20, ticket 4821 for ana_souza',
+      ),
+    ).toEqual(['ana_souza']);
+  });
+
   it('prefills the form with the first and names the others', () => {
     const view = lookupFormView(['default'], { uid: 'u-1', others: ['u-2'] });
     expect(JSON.stringify(view.blocks)).toContain('"initial_value":"u-1"');
