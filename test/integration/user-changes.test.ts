@@ -313,6 +313,37 @@ describe('changing a user', () => {
       });
     });
 
+    it('a retry after an unknown outcome finds the change taken, and sends nothing again', async () => {
+      const h = await withEditors({ APPROVAL_CHANNEL: CHANNEL });
+      const posted = await requested(h);
+      h.sandbox.inject({
+        kind: 'reset',
+        method: 'PUT',
+        pathIncludes: '/users/',
+        times: Number.POSITIVE_INFINITY,
+      });
+      const mark = h.slack.calls.length;
+      await approve(h, driverAs(h, 'U0LEAD'), posted);
+      const first = await h.slack.nextCall('chat.update', mark, 15_000);
+      expect(textOf(first.args)).toContain('may or may not have been applied');
+      const sent = userWrites(h).length;
+      expect(sent).toBeGreaterThan(0);
+      // CometChat did apply it; only its answers were lost.
+      h.sandbox.clearFaults();
+      const user = h.sandbox.state.users.get('cometchat-uid-4');
+      if (user) user.role = 'vip';
+      const retry = h.slack.calls.length;
+      await approve(h, driverAs(h, 'U0LEAD2'), {
+        ...posted,
+        blocks: first.args.blocks as unknown[],
+      });
+      const second = await h.slack.nextCall('chat.update', retry);
+      expect(textOf(second.args)).toContain('Approved');
+      expect(textOf(second.args)).toContain('applied');
+      expect(textOf(second.args)).not.toContain('changed in CometChat since');
+      expect(userWrites(h)).toHaveLength(sent);
+    });
+
     it('is stale, and not sent, when CometChat changed the user meanwhile', async () => {
       const h = await withEditors({ APPROVAL_CHANNEL: CHANNEL });
       const posted = await requested(h);

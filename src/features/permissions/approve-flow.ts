@@ -12,7 +12,7 @@ import {
   type Click,
   tell,
 } from './approval-steps.ts';
-import { changedSinceReview, userChangeDone } from './change-subject.ts';
+import { changedSinceReview, userChangeDone, userHasChange } from './change-subject.ts';
 import type { ConfirmMetadata } from './editor-state.ts';
 
 // Approving a request, or retrying one whose sending failed: the change is sent as the editor
@@ -65,6 +65,12 @@ async function approvalRefusal(
   }
   const { changed } = await changedSinceReview(deps, app, request, scope);
   if (!changed) return undefined;
+  // A user who now has the change after an attempt whose outcome was not known: it did take.
+  if (request.status === 'unknown' && (await userHasChange(app, request, scope))) {
+    scope.log.info({ request: request.id }, 'an unknown outcome found applied; nothing sent again');
+    await announce(deps, click.client, app, { ...request, status: 'applied' }, scope);
+    return 'CometChat already has this change: the earlier attempt did take, so nothing was sent again.';
+  }
   await announce(deps, click.client, app, { ...request, status: 'stale' }, scope);
   return request.subject
     ? 'The user changed in CometChat since this request was made; it is now stale and nothing was sent.'

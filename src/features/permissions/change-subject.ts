@@ -124,6 +124,26 @@ export async function changedSinceReview(
   return { changed, known: undefined };
 }
 
+/**
+ * Whether CometChat already has every "after" of a change to a user: after an attempt whose
+ * outcome was not known, the user may well hold the change already, and then it did take.
+ */
+export async function userHasChange(
+  app: { cometchat: Pick<CometChatClient, 'getUser'> },
+  change: {
+    subject?: ChangeSubject | undefined;
+    changes: readonly { key: string; after: unknown }[];
+  },
+  scope: RequestScope,
+): Promise<boolean> {
+  if (!change.subject) return false;
+  const user = await app.cometchat.getUser(change.subject.uid, {
+    ref: scope.ref,
+    logger: scope.log,
+  });
+  return change.changes.every(({ key, after }) => currentValue(user, key) === after);
+}
+
 /** "`role`", or "user `uid`": what a change acts on. */
 export function subjectText(change: { role: string; subject?: ChangeSubject | undefined }): string {
   return change.subject ? `user ${code(change.subject.uid)}` : code(change.role);
