@@ -263,6 +263,28 @@ describe('changing a user', () => {
     expect(audit.map((r) => r.changes[0]?.after)).toEqual(['active', 'deactivated']);
   });
 
+  it('a deactivation CometChat does not list is read back: still active, so it failed', async () => {
+    const h = await withEditors();
+    const card = await commandReply(h, 'user customer-1001');
+    const review = await clickIntoModal(h, card, ACTIONS.userAccount);
+    h.sandbox.inject({
+      kind: 'schema',
+      method: 'DELETE',
+      pathIncludes: '/users',
+      body: { data: { success: true, deactivatedUids: [] } },
+    });
+    const mark = h.sandbox.requests.length;
+    const { outcome } = await confirm(h, review);
+    expect(textOf(outcome)).toContain('did not list the user as deactivated');
+    expect(textOf(outcome)).toContain('CometChat has now: role');
+    expect(textOf(outcome)).toContain('account active');
+    // The answer, then the user read back to check it, then read again for the modal.
+    const after = h.sandbox.requests.slice(mark).map((r) => `${r.method} ${r.path}`);
+    expect(after.filter((r) => r === 'GET /v3/users/customer-1001').length).toBeGreaterThan(1);
+    const [record] = (await store.listAudit({ offset: 0, limit: 1 })).records;
+    expect(record).toMatchObject({ outcome: 'failed', errorKind: 'not_taken' });
+  });
+
   describe('with approvals', () => {
     async function requested(h: Harness) {
       const card = await commandReply(h, 'user cometchat-uid-4');
