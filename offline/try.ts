@@ -283,44 +283,68 @@ async function promotion(stack: OfflineStack, role: string, verb: string, key: s
   print(`\n${updatesOf(stack, 'prod')}`);
 }
 
-async function run(args: string[]): Promise<void> {
-  // "staging roles" and "promote" run two apps; anything else, the single app as always.
+/** A try as asked: the app it is for (two-app try only), the command, and the command's words. */
+type Try = { app: TryApp | undefined; what: string; rest: string[] };
+
+/** The commands of every try. */
+const COMMANDS = [
+  'roles',
+  'call',
+  'calls',
+  'user',
+  'users',
+  'perms',
+  'permissions',
+  'shortcut',
+  'help',
+  'demo',
+  'approve',
+  'home',
+];
+/** The commands that only make sense where two apps are served. */
+const TWO_APP_COMMANDS = ['promote', 'apps', 'audit'];
+
+/** An app's name first means the two-app try, whose default is the roles; else the demo. */
+function readTry(args: string[]): Try {
   const app = isTryApp(args[0]) ? args[0] : undefined;
   const [what = app ? 'roles' : 'demo', ...rest] = app ? args.slice(1) : args;
-  if (what === 'sessions') {
-    print('staging (and the single app):');
-    for (const [name, id] of Object.entries(SANDBOX_SESSION_IDS))
-      print(`  ${name.padEnd(16)} ${id}`);
-    print('prod:');
-    for (const [name, id] of Object.entries(SECOND_SANDBOX_SESSION_IDS))
-      print(`  ${name.padEnd(16)} ${id}`);
-    return;
-  }
-  const known = [
-    'roles',
-    'call',
-    'calls',
-    'user',
-    'users',
-    'perms',
-    'permissions',
-    'shortcut',
-    'help',
-    'demo',
-    'approve',
-    'home',
-  ];
-  const twoApps = app !== undefined || what === 'promote' || what === 'apps';
-  if (!known.includes(what) && !(twoApps && ['promote', 'apps', 'audit'].includes(what))) {
-    process.stderr.write(`There is no try command "${what}".\n\n`);
-    print(USAGE);
-    process.exitCode = 2;
-    return;
-  }
-  const stack = await startOfflineStack({
+  return { app, what, rest };
+}
+
+/** "staging roles", "promote" and "apps" run two apps; anything else, the single app as always. */
+function servesTwoApps({ app, what }: Try): boolean {
+  return app !== undefined || what === 'promote' || what === 'apps';
+}
+
+/** Decides, before anything starts, whether the try can run this command at all. */
+function isKnown(asked: Try): boolean {
+  return (
+    COMMANDS.includes(asked.what) || (servesTwoApps(asked) && TWO_APP_COMMANDS.includes(asked.what))
+  );
+}
+
+/** A command the try does not know is a mistake: said with the usage, and exit 2 for scripts. */
+function refuse(what: string): void {
+  process.stderr.write(`There is no try command "${what}".\n\n`);
+  print(USAGE);
+  process.exitCode = 2;
+}
+
+/** The sandboxes' session ids are fixed data, so they are printed without starting anything. */
+function printSessions(): void {
+  print('staging (and the single app):');
+  for (const [name, id] of Object.entries(SANDBOX_SESSION_IDS)) print(`  ${name.padEnd(16)} ${id}`);
+  print('prod:');
+  for (const [name, id] of Object.entries(SECOND_SANDBOX_SESSION_IDS))
+    print(`  ${name.padEnd(16)} ${id}`);
+}
+
+/** The stand-ins and the app the command needs: an approval channel, or the two apps. */
+function startTryStack(asked: Try): Promise<OfflineStack> {
+  return startOfflineStack({
     env: {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      ...(what === 'approve'
+      ...(asked.what === 'approve'
         ? {
             APPROVAL_CHANNEL: TRY_APPROVAL.channel,
             EDITORS: `${OPERATOR},${TRY_APPROVAL.approver}`,
@@ -328,52 +352,75 @@ async function run(args: string[]): Promise<void> {
         : {}),
     },
     logDestination: process.stderr,
-    ...(twoApps ? { apps: TRY_APPS } : {}),
+    ...(servesTwoApps(asked) ? { apps: TRY_APPS } : {}),
   });
-  const named = (text: string) => (app ? `${app} ${text}` : text);
+}
+
+/** The slash command's text, addressed to the app the try named, if it named one. */
+const forApp = (app: TryApp | undefined, text: string) => (app ? `${app} ${text}` : text);
+
+/** Dispatches a command to what runs it; most are one slash command, as typed. */
+async function runTry(stack: OfflineStack, { app, what, rest }: Try): Promise<void> {
+  switch (what) {
+    case 'perms':
+    case 'permissions':
+      await perms(stack, rest[0] ?? 'default', rest[1], rest[2], app);
+      break;
+    case 'home':
+      await homeTab(stack);
+      break;
+    case 'approve':
+      await approval(stack, rest[0] ?? 'default', rest[1] ?? 'deny', rest[2] ?? 'sendMessage');
+      break;
+    case 'promote':
+      await promotion(stack, rest[0] ?? 'default', rest[1] ?? 'deny', rest[2] ?? 'sendMessage');
+      break;
+    case 'apps':
+      await command(stack, 'apps');
+      break;
+    case 'shortcut':
+      await shortcut(
+        stack,
+        rest.join(' ') || `Customer says ${SANDBOX_SESSION_IDS.audioEnded} dropped`,
+      );
+      break;
+    case 'demo':
+      await demo(stack);
+      break;
+    case 'user':
+      await user(stack, app, rest);
+      break;
+    default:
+      await command(stack, forApp(app, [what, ...rest].join(' ')));
+  }
+}
+
+/** The default try: a little of each flow, after the note on the sandbox's hostile data. */
+async function demo(stack: OfflineStack): Promise<void> {
+  print(DEMO_NOTE);
+  await command(stack, 'roles');
+  await command(stack, `call ${SANDBOX_SESSION_IDS.groupOngoing}`);
+  await command(stack, 'user cometchat-uid-2');
+  await command(stack, 'calls cometchat-uid-2 since:2d');
+  await perms(stack, 'default', 'deny', 'sendMessage');
+}
+
+/** `user …` as typed; a role change once applied shows the card, as CometChat now has them. */
+async function user(stack: OfflineStack, app: TryApp | undefined, rest: string[]): Promise<void> {
+  const outcome = await command(stack, forApp(app, ['user', ...rest].join(' ')), app);
+  if (outcome && textOf(outcome.title) === 'Applied' && rest[1]?.toLowerCase() === 'role') {
+    await command(stack, forApp(app, `user ${rest[0]}`));
+  }
+}
+
+/** The outline of a try: read the words, refuse a mistake, run the command, stop the stack. */
+async function run(args: string[]): Promise<void> {
+  const asked = readTry(args);
+  if (asked.what === 'sessions') return printSessions();
+  if (!isKnown(asked)) return refuse(asked.what);
+  const stack = await startTryStack(asked);
   try {
-    switch (what) {
-      case 'perms':
-      case 'permissions':
-        await perms(stack, rest[0] ?? 'default', rest[1], rest[2], app);
-        break;
-      case 'home':
-        await homeTab(stack);
-        break;
-      case 'approve':
-        await approval(stack, rest[0] ?? 'default', rest[1] ?? 'deny', rest[2] ?? 'sendMessage');
-        break;
-      case 'promote':
-        await promotion(stack, rest[0] ?? 'default', rest[1] ?? 'deny', rest[2] ?? 'sendMessage');
-        break;
-      case 'apps':
-        await command(stack, 'apps');
-        break;
-      case 'shortcut':
-        await shortcut(
-          stack,
-          rest.join(' ') || `Customer says ${SANDBOX_SESSION_IDS.audioEnded} dropped`,
-        );
-        break;
-      case 'demo':
-        print(DEMO_NOTE);
-        await command(stack, 'roles');
-        await command(stack, `call ${SANDBOX_SESSION_IDS.groupOngoing}`);
-        await command(stack, 'user cometchat-uid-2');
-        await command(stack, 'calls cometchat-uid-2 since:2d');
-        await perms(stack, 'default', 'deny', 'sendMessage');
-        break;
-      case 'user': {
-        const outcome = await command(stack, named([what, ...rest].join(' ')), app);
-        // A role change applied: the user's card, as CometChat now has them.
-        if (outcome && textOf(outcome.title) === 'Applied' && rest[1]?.toLowerCase() === 'role') {
-          await command(stack, named(`user ${rest[0]}`));
-        }
-        break;
-      }
-      default:
-        await command(stack, named([what, ...rest].join(' ')));
-    }
+    await runTry(stack, asked);
   } finally {
     await stack.stop();
   }

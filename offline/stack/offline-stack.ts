@@ -241,6 +241,40 @@ function sharedSandboxes<A extends string>(
   );
 }
 
+/** The sandboxes the stack serves: the shared ones, one per app, or the single app's. */
+async function stackSandboxes<A extends string>(
+  options: OfflineStackOptions<A>,
+  apps: readonly OfflineApp<A>[] | undefined,
+): Promise<Readonly<Record<A, Sandbox>>> {
+  const latency =
+    options.sandboxLatencyMs !== undefined ? { latencyMs: options.sandboxLatencyMs } : {};
+  if (apps) {
+    return options.shared
+      ? sharedSandboxes(apps, options.shared)
+      : startAppSandboxes(apps, latency);
+  }
+  const single =
+    options.shared?.sandbox ??
+    (await startSandbox({
+      apiKey: options.env?.COMETCHAT_API_KEY ?? OFFLINE_SECRETS.apiKey,
+      ...latency,
+    }));
+  // Without `apps`, A is 'default' unless a caller spelled out another type argument.
+  return byName([['default' as A, single]]);
+}
+
+/** Drops the app's start checks from each sandbox's record, so a caller sees what it caused. */
+function forgetStartChecks(
+  sandboxes: Readonly<Record<string, Sandbox>>,
+  requestsBefore: ReadonlyMap<Sandbox, number>,
+): void {
+  for (const s of Object.values<Sandbox>(sandboxes)) {
+    const before = requestsBefore.get(s) ?? 0;
+    const kept = s.requests.slice(before).filter((r) => !isStartCheck(r));
+    s.requests.splice(before, s.requests.length - before, ...kept);
+  }
+}
+
 /**
  * Starts the stand-ins (unless shared) and the app between them. `A` is the app names, so that
  * `stack.sandboxes.prod` is typed; without `apps` the one app is `default`.
@@ -249,24 +283,8 @@ export async function startOfflineStack<const A extends string = 'default'>(
   options: OfflineStackOptions<A> = {},
 ): Promise<OfflineStack<A>> {
   const mode = options.mode ?? 'http';
-  const latency =
-    options.sandboxLatencyMs !== undefined ? { latencyMs: options.sandboxLatencyMs } : {};
   const apps = options.apps ? planOfflineApps(options.apps, options.env) : undefined;
-  let sandboxes: Readonly<Record<A, Sandbox>>;
-  if (apps) {
-    sandboxes = options.shared
-      ? sharedSandboxes(apps, options.shared)
-      : await startAppSandboxes(apps, latency);
-  } else {
-    const single =
-      options.shared?.sandbox ??
-      (await startSandbox({
-        apiKey: options.env?.COMETCHAT_API_KEY ?? OFFLINE_SECRETS.apiKey,
-        ...latency,
-      }));
-    // Without `apps`, A is 'default' unless a caller spelled out another type argument.
-    sandboxes = byName([['default' as A, single]]);
-  }
+  const sandboxes = await stackSandboxes(options, apps);
   const first = apps?.[0]?.name ?? ('default' as A);
   const sandbox = sandboxes[first];
   const slack =
@@ -312,11 +330,7 @@ export async function startOfflineStack<const A extends string = 'default'>(
   // is what it caused. A fault armed before the start would meet the check first: arm faults
   // once the stack is running.
   await app.checked;
-  for (const s of Object.values<Sandbox>(sandboxes)) {
-    const before = requestsBefore.get(s) ?? 0;
-    const kept = s.requests.slice(before).filter((r) => !isStartCheck(r));
-    s.requests.splice(before, s.requests.length - before, ...kept);
-  }
+  forgetStartChecks(sandboxes, requestsBefore);
   const appUrl = `http://127.0.0.1:${app.port}/slack/events`;
   const driver = createSlackDriver({
     appUrl,

@@ -26,6 +26,24 @@ describe('npm run try', () => {
     expect(run.status).toBe(2);
   });
 
+  it('refuses a two-app command without an app, and an unknown command with one', () => {
+    // "audit" is a try command only where two apps are served ("staging audit").
+    const audit = tryWith('audit');
+    expect(audit.stderr).toContain('There is no try command "audit".');
+    expect(audit.status).toBe(2);
+    const staging = tryWith('staging', 'nonsense');
+    expect(staging.stderr).toContain('There is no try command "nonsense".');
+    expect(staging.stdout).toContain('Usage: npm run try');
+    expect(staging.status).toBe(2);
+  }, 60_000);
+
+  it("lists both sandboxes' session ids", () => {
+    const run = tryWith('sessions');
+    expect(run.stdout).toMatch(/^staging \(and the single app\):\n {2}\w+ +\S+$/m);
+    expect(run.stdout).toMatch(/^prod:\n {2}\w+ +\S+$/m);
+    expect(run.status).toBe(0);
+  }, 60_000);
+
   it('fails, changing nothing, when asked for a change it cannot make', () => {
     const run = tryWith('perms', 'default', 'deny', 'nosuchkey');
     expect(run.stderr).toContain('"deny nosuchkey"');
