@@ -1,7 +1,9 @@
+import { z } from 'zod';
 import { ROLE_ID } from './schemas.ts';
 
 // What an id typed by a person must look like before it is sent anywhere: one definition, used
-// by the command parser, the call search and the lookup form.
+// by the command parser, the call search and the lookup form, and by the schemas that read a uid
+// back from a button or a modal.
 
 export const MAX_SESSION_ID = 255;
 export const MAX_UID = 100;
@@ -44,6 +46,15 @@ export function uidProblem(uid: string): string | undefined {
       : 'A uid is letters, digits, `-` and `_` only, as CometChat makes them.')
   );
 }
+
+/**
+ * A uid as a button's value or a modal's metadata carries it back from Slack: exactly what
+ * {@link uidProblem} lets through, refused with its sentence otherwise.
+ */
+export const UidSchema = z.string().superRefine((uid, context) => {
+  const problem = uidProblem(uid);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
 
 /** Why a role id (lower-cased already) cannot be used, or undefined when it can. */
 export function roleIdProblem(role: string): string | undefined {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type {
   CallRecord,
   CallSummaryRecord,
@@ -43,8 +44,12 @@ export interface User {
   deactivatedAt?: number | undefined;
 }
 
-/** A user's account as a change and a card name it. */
-export function accountOf(user: Pick<User, 'deactivatedAt'>): 'active' | 'deactivated' {
+/** A user's account, as a change, a card and a button's value name it. */
+export const AccountSchema = z.enum(['active', 'deactivated']);
+export type Account = z.infer<typeof AccountSchema>;
+
+/** A user's account: deactivated while `deactivatedAt` is set. */
+export function accountOf(user: Pick<User, 'deactivatedAt'>): Account {
   return user.deactivatedAt === undefined ? 'active' : 'deactivated';
 }
 

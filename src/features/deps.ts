@@ -37,14 +37,14 @@ export interface SharedDeps extends FeatureDeps {
   approvalTtlMs: number;
 }
 
+/** The title of every modal of a change to a user, whichever feature draws it. */
+export const USER_CHANGE_TITLE = 'Change a user';
+
 /**
  * A change to one CometChat user, as a person asked for it: its role, or its account (`active`,
  * `deactivated`). Defined here because the users feature asks for it and the permissions
  * feature, which owns every change's confirmation, approval, sending and audit, carries it out.
  */
-/** The title of every modal of a change to a user, whichever feature draws it. */
-export const USER_CHANGE_TITLE = 'Change a user';
-
 export interface UserChange {
   uid: string;
   /** The user's name, to name them in the confirmation (escaped where shown). */

@@ -1,3 +1,4 @@
+import { editRefusal } from '../../access/edit-refusal.ts';
 import type { CometChatApp } from '../../apps/apps.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
@@ -5,7 +6,6 @@ import type { AuditRecord, Store } from '../../store/store.ts';
 import { ChangeNotTaken } from '../../voice/failure.ts';
 import type { AuditTrail } from '../deps.ts';
 import { type ChangeClient, changedSinceReview, type Sent, sendChange } from './change-subject.ts';
-import { editRefusal } from './editor-access.ts';
 import { type ConfirmMetadata, changePayload } from './editor-state.ts';
 
 /** How long a confirmation's claim is held: long past any retry of the same submission. */

@@ -7,7 +7,7 @@ import type { RequestScope } from '../../slack/request-context.ts';
 import type { ChangeSubject, KnownPermissions, Store } from '../../store/store.ts';
 import { ChangeNotTaken } from '../../voice/failure.ts';
 import { inApp } from '../../voice/sentences.ts';
-import { type Change, changePayload } from './editor-state.ts';
+import { type Change, changePayload, type UserKeyChange, userKeyChange } from './editor-state.ts';
 
 // What a change acts on: a role's permissions (no subject), or a CometChat user's role or
 // account (subject). Everything else about a change is the same whatever it acts on: who may,
@@ -27,7 +27,11 @@ export type ChangeClient = Pick<
   'setRolePermissions' | 'setUserRole' | 'deactivateUsers' | 'reactivateUsers' | 'getUser'
 >;
 
-/** Sends the change to CometChat: the role's changed keys, or the user's role or account. */
+/**
+ * Sends the change to CometChat: the role's changed keys, or the user's one change (its role or
+ * its account). Changes to a user that are not exactly one of those are refused where the
+ * confirmation is read (ConfirmSchema); one that reaches here all the same sends nothing.
+ */
 export async function sendChange(
   client: ChangeClient,
   change: { role: string; subject?: ChangeSubject | undefined; changes: readonly Change[] },
@@ -36,19 +40,15 @@ export async function sendChange(
   const { subject } = change;
   if (!subject)
     return client.setRolePermissions(change.role, changePayload(change.changes), request);
-  const results: Record<string, KeyResult> = {};
-  // A user change has one key (the review makes it so); each is sent on its own all the same.
-  for (const { key, after } of change.changes) {
-    results[key] = await sendUserKey(client, subject.uid, key, String(after), request);
-  }
-  return { results };
+  const one = userKeyChange(change.changes);
+  if (!one) throw new Error('a change to a user is exactly one change of its role or account');
+  return { results: { [one.key]: await sendUserKey(client, subject.uid, one, request) } };
 }
 
 async function sendUserKey(
   client: ChangeClient,
   uid: string,
-  key: string,
-  after: string,
+  { key, after }: UserKeyChange,
   request: RequestOptions,
 ): Promise<KeyResult> {
   if (key === 'role') {

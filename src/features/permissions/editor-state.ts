@@ -9,6 +9,8 @@ import {
   permissionsInCategory,
   validatePermissions,
 } from '../../cometchat/catalogue.ts';
+import { UidSchema } from '../../cometchat/id-rules.ts';
+import { AccountSchema } from '../../cometchat/model.ts';
 import { type PermissionMap, type PermissionValue, RoleIdSchema } from '../../cometchat/schemas.ts';
 import type { ChangeSubject, KnownPermissions } from '../../store/store.ts';
 
@@ -123,16 +125,49 @@ const ChangeSchema = z.object({
   explicit: z.boolean(),
 });
 
-/** A confirmation's metadata as it comes back from Slack. */
+/**
+ * What a change to a user is: exactly one change, of its role (to a role id) or of its account.
+ * Nothing else is ever sent to a user, so nothing else is read back as one.
+ */
+const UserChangesSchema = z.tuple([
+  z.discriminatedUnion('key', [
+    ChangeSchema.extend({ key: z.literal('role'), after: RoleIdSchema }),
+    ChangeSchema.extend({ key: z.literal('status'), after: AccountSchema }),
+  ]),
+]);
+
+/** The one change a change to a user makes (see UserChangesSchema). */
+export type UserKeyChange = z.infer<typeof UserChangesSchema>[0];
+
+/** A change's changes read as a change to a user's, or undefined when they are not one. Pure. */
+export function userKeyChange(changes: readonly Change[]): UserKeyChange | undefined {
+  const parsed = UserChangesSchema.safeParse(changes);
+  return parsed.success ? parsed.data[0] : undefined;
+}
+
+const ConfirmFields = z.object({
+  role: RoleIdSchema,
+  id: z.string().regex(/^[0-9a-f]{24}$/),
+  seenAt: z.number().optional(),
+  promotedFrom: PromotedFromSchema.optional(),
+});
+
+/**
+ * A confirmation's metadata as it comes back from Slack: a role's changed keys, or, with a
+ * `subject` (a uid the app could have sent), exactly one change to that user. Anything else is
+ * not the app's, and is refused where it is read.
+ */
 export const ConfirmSchema = z
-  .object({
-    role: RoleIdSchema,
-    id: z.string().regex(/^[0-9a-f]{24}$/),
-    changes: z.array(ChangeSchema).min(1),
-    seenAt: z.number().optional(),
-    promotedFrom: PromotedFromSchema.optional(),
-    subject: z.object({ kind: z.literal('user'), uid: z.string().min(1).max(100) }).optional(),
-  })
+  .union([
+    ConfirmFields.extend({
+      subject: z.undefined().optional(),
+      changes: z.array(ChangeSchema).min(1),
+    }),
+    ConfirmFields.extend({
+      subject: z.object({ kind: z.literal('user'), uid: UidSchema }),
+      changes: UserChangesSchema,
+    }),
+  ])
   .transform(
     ({ role, id, changes, seenAt, promotedFrom, subject }): ConfirmMetadata => ({
       role,

@@ -6,6 +6,7 @@ import type {
   ViewSubmitAction,
 } from '@slack/bolt';
 import type { View } from '@slack/types';
+import { editRefusal } from '../../access/edit-refusal.ts';
 import { type CometChatApp, openRoleButton, tryOpenSealed } from '../../apps/apps.ts';
 import { countHolders } from '../../apps/holders.ts';
 import { destinationOf } from '../../slack/deliver.ts';
@@ -16,7 +17,6 @@ import { msLeft, type RequestScope, scopeOf, settledWithin } from '../../slack/r
 import { RefusedError, ShownFailure } from '../../voice/failure.ts';
 import type { EditorOpener } from '../deps.ts';
 import { applyFlow } from './apply-flow.ts';
-import { editRefusal } from './editor-access.ts';
 import {
   appLabel,
   type Confirmed,

@@ -1,10 +1,10 @@
 import type { View } from '@slack/types';
+import { editRefusal } from '../../access/edit-refusal.ts';
 import { type CometChatApp, tryOpenSealed } from '../../apps/apps.ts';
 import type { Role } from '../../cometchat/schemas.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import type { KnownPermissions } from '../../store/store.ts';
-import { editRefusal } from './editor-access.ts';
 import {
   appLabel,
   type EditorDeps,

@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { editRefusal } from '../../access/edit-refusal.ts';
 import type { CometChatApp } from '../../apps/apps.ts';
 import { slackErrorCode } from '../../slack/deliver.ts';
 import { showInModal } from '../../slack/modal-outcome.ts';
@@ -8,7 +9,6 @@ import type { ApprovalRequest, KnownPermissions } from '../../store/store.ts';
 import { counted } from '../../voice/sentences.ts';
 import { approvalMessage } from './approval-view.ts';
 import { changedSinceReview, subjectIn } from './change-subject.ts';
-import { editRefusal } from './editor-access.ts';
 import { appLabel, type Confirmed, type EditorDeps, failInEditor } from './editor-context.ts';
 import { baselineFrom, type ConfirmMetadata, withBeforeFrom } from './editor-state.ts';
 import { type AppLabel, messageView } from './editor-view.ts';

@@ -1,7 +1,7 @@
 import type { Button, KnownBlock } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
 import { defaultPermissions, valueInWords } from '../../cometchat/catalogue.ts';
-import type { User } from '../../cometchat/model.ts';
+import { accountOf, type User } from '../../cometchat/model.ts';
 import type { Role } from '../../cometchat/schemas.ts';
 import { ROLE_ID } from '../../cometchat/schemas.ts';
 import { actions, button, context, fields, header, section } from '../../slack/blocks.ts';
@@ -61,7 +61,7 @@ export function permissionsInShort(roleId: string, known: KnownPermissions | und
 }
 
 function accountText(user: User): string {
-  return user.deactivatedAt !== undefined
+  return accountOf(user) === 'deactivated'
     ? `:no_entry: deactivated ${slackDate(user.deactivatedAt)}`
     : ':large_green_circle: active';
 }
@@ -85,7 +85,7 @@ function cardButtons(user: User, options: UserCardOptions): Button[] {
   const uid = options.write({ uid: user.uid });
   const buttons: Button[] = [];
   if (options.editor) {
-    const to = user.deactivatedAt === undefined ? 'deactivated' : 'active';
+    const to = accountOf(user) === 'active' ? 'deactivated' : 'active';
     buttons.push(
       button('Change role', ACTIONS.userChangeRole, uid),
       to === 'deactivated'
@@ -120,7 +120,7 @@ export function userCardMessage(user: User, options: UserCardOptions): SlackMess
   blocks.push(context([`CometChat user${inApp(options.appName)}`]));
   return {
     response_type: 'ephemeral',
-    text: `User ${code(user.uid)}${inApp(options.appName)}: role ${code(user.role)}${user.deactivatedAt !== undefined ? ', deactivated' : ''}`,
+    text: `User ${code(user.uid)}${inApp(options.appName)}: role ${code(user.role)}${accountOf(user) === 'deactivated' ? ', deactivated' : ''}`,
     blocks,
   };
 }

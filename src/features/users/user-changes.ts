@@ -1,9 +1,11 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { View } from '@slack/types';
 import { z } from 'zod';
+import { editRefusal } from '../../access/edit-refusal.ts';
 import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../apps/apps.ts';
 import { defaultPermissions, valueInWords } from '../../cometchat/catalogue.ts';
-import { accountOf, type User } from '../../cometchat/model.ts';
+import { roleIdProblem, UidSchema } from '../../cometchat/id-rules.ts';
+import { type Account, accountOf, type User } from '../../cometchat/model.ts';
 import type { PermissionMap, Role } from '../../cometchat/schemas.ts';
 import { failureMessage, messageModal, plain, section } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
@@ -13,9 +15,11 @@ import { failInModal } from '../../slack/modal-outcome.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import type { KnownPermissions } from '../../store/store.ts';
-import { failureSentence, InputError } from '../../voice/failure.ts';
+import { failureSentence } from '../../voice/failure.ts';
 import { inApp } from '../../voice/sentences.ts';
 import { type AppDeps, USER_CHANGE_TITLE, type UserChange } from '../deps.ts';
+import { knownOf } from './known-permissions.ts';
+import { AccountValue, UidValue } from './user-values.ts';
 
 // Changing a user: their role (a picker, then the review) or their account (deactivate,
 // reactivate: the review at once). The review, approval, sending and audit are every change's
@@ -26,10 +30,8 @@ const PICK_INPUT = 'role';
 /** How many differing keys the review lists before counting the rest. */
 const DIFFERENCES_SHOWN = 12;
 
-const UidValue = z.object({ uid: z.string().min(1).max(100) });
-const AccountValue = UidValue.extend({ to: z.enum(['active', 'deactivated']) });
 const PickValue = z.object({
-  uid: z.string().min(1).max(100),
+  uid: UidSchema,
   name: z.string().max(100),
   role: z.string().max(100),
 });
@@ -99,11 +101,33 @@ export function rolePickerView(
   };
 }
 
-/** Why this person may not change the app's users, or undefined when they may. */
-async function editorRefusal(app: CometChatApp, userId: string, scope: RequestScope) {
-  const refusal = await app.access.editRefusal(userId, scope.log);
-  if (refusal) scope.log.warn({ user: userId }, 'user change refused: not an editor');
-  return refusal;
+/** What a person asked to change about a user: their role, or their account. */
+export type UserChangeAsked = { key: 'role'; to: string } | { key: 'status'; to: Account };
+
+/**
+ * Why a change to a user has nothing to review, or undefined when it has: a role that is no role
+ * id, or not one of `roles` (when they were read), or what the user has already. One sentence a
+ * case, whichever way the change was asked for. Pure.
+ */
+export function userChangeProblem(
+  user: Pick<User, 'uid' | 'role' | 'deactivatedAt'>,
+  roles: readonly Pick<Role, 'role'>[] | undefined,
+  asked: UserChangeAsked,
+  appName?: string,
+): string | undefined {
+  if (asked.key === 'status') {
+    return accountOf(user) === asked.to
+      ? `${code(user.uid)} is ${asked.to} already; nothing to change.`
+      : undefined;
+  }
+  const idProblem = roleIdProblem(asked.to);
+  if (idProblem) return idProblem;
+  if (roles && !roles.some((r) => r.role === asked.to)) {
+    return `There is no role ${code(asked.to)}${inApp(appName)}; see \`/cometchat roles\`.`;
+  }
+  return user.role === asked.to
+    ? `${code(user.uid)} has role ${code(user.role)} already; nothing to change.`
+    : undefined;
 }
 
 /** Opens "Loading…" on the trigger, then fills it with `build`, or with the failure. */
@@ -131,13 +155,6 @@ async function loadIntoModal(
       scope.log,
     );
   }
-}
-
-async function knownOf(deps: AppDeps, app: CometChatApp, role: string, scope: RequestScope) {
-  return deps.store.getKnownPermissions(app.name, role).catch((error: unknown) => {
-    scope.log.warn({ err: error, role }, 'known permissions not read; shown as defaults');
-    return undefined;
-  });
 }
 
 /** The review of a role change, with what it changes in the permissions the app knows. */
@@ -171,7 +188,7 @@ function createChangeRoleButton(deps: AppDeps) {
     await ack();
     const scope = scopeOf(context);
     const { app, value } = openSealed(deps.apps, UidValue, action.value);
-    const refusal = await editorRefusal(app, body.user.id, scope);
+    const refusal = await editRefusal(app.access, body.user.id, scope.log, 'change a user');
     if (refusal) return tell(deps, body, refusal, scope);
     await loadIntoModal(deps, body.trigger_id, scope, async () => {
       const request = { ref: scope.ref, logger: scope.log };
@@ -194,12 +211,12 @@ function createRolePicked(deps: AppDeps) {
   return async ({ ack, view, context }: SubmitArgs) => {
     const scope = scopeOf(context);
     const { app, value } = openSealed(deps.apps, PickValue, view.private_metadata);
-    const to = view.state.values[PICK_BLOCK]?.[PICK_INPUT]?.selected_option?.value;
-    if (!to || to === value.role) {
-      await ack({
-        response_action: 'errors',
-        errors: { [PICK_BLOCK]: 'Choose a role other than the current one.' },
-      });
+    // The input is required, so Slack sends a choice; none is a damaged submission.
+    const to = view.state.values[PICK_BLOCK]?.[PICK_INPUT]?.selected_option?.value ?? '';
+    // The roles are not read again: the picker offered them, and Slack waits three seconds.
+    const problem = userChangeProblem(value, undefined, { key: 'role', to });
+    if (problem) {
+      await ack({ response_action: 'errors', errors: { [PICK_BLOCK]: problem } });
       return;
     }
     const review = await roleChangeReview(deps, app, value, to, view.id, scope);
@@ -213,23 +230,18 @@ function createAccountButton(deps: AppDeps) {
     await ack();
     const scope = scopeOf(context);
     const { app, value } = openSealed(deps.apps, AccountValue, action.value);
-    const refusal = await editorRefusal(app, body.user.id, scope);
+    const refusal = await editRefusal(app.access, body.user.id, scope.log, 'change a user');
     if (refusal) return tell(deps, body, refusal, scope);
     await loadIntoModal(deps, body.trigger_id, scope, async (viewId) => {
       const user = await app.cometchat.getUser(value.uid, { ref: scope.ref, logger: scope.log });
-      const now = accountOf(user);
-      if (now === value.to) {
-        return messageModal(
-          USER_CHANGE_TITLE,
-          `${code(user.uid)} is ${now} already; nothing to change.`,
-        );
-      }
+      const problem = userChangeProblem(user, undefined, { key: 'status', to: value.to });
+      if (problem) return messageModal(USER_CHANGE_TITLE, problem);
       const change: UserChange = {
         uid: user.uid,
         name: user.name,
         role: user.role,
         key: 'status',
-        before: now,
+        before: accountOf(user),
         after: value.to,
       };
       return deps.reviewUserChange(app, change, viewId);
@@ -245,7 +257,7 @@ export function createRoleCommand(deps: AppDeps) {
     body: { trigger_id: string; user_id: string },
     scope: RequestScope,
   ): Promise<void> => {
-    const refusal = await editorRefusal(app, body.user_id, scope);
+    const refusal = await editRefusal(app.access, body.user_id, scope.log, 'change a user');
     if (refusal) return tell(deps, body, refusal, scope);
     await loadIntoModal(deps, body.trigger_id, scope, async (viewId) => {
       const request = { ref: scope.ref, logger: scope.log };
@@ -253,17 +265,9 @@ export function createRoleCommand(deps: AppDeps) {
         app.cometchat.getUser(words.uid, request),
         app.cometchat.listAllRoles(request),
       ]);
-      if (!roles.some((r) => r.role === words.role)) {
-        throw new InputError(
-          `There is no role ${code(words.role)}${inApp(appNameIfSeveral(deps.apps, app))}; see \`/cometchat roles\`.`,
-        );
-      }
-      if (user.role === words.role) {
-        return messageModal(
-          USER_CHANGE_TITLE,
-          `${code(user.uid)} has role ${code(user.role)} already; nothing to change.`,
-        );
-      }
+      const asked = { key: 'role', to: words.role } as const;
+      const problem = userChangeProblem(user, roles, asked, appNameIfSeveral(deps.apps, app));
+      if (problem) return messageModal(USER_CHANGE_TITLE, problem);
       return roleChangeReview(deps, app, user, words.role, viewId, scope);
     });
   };

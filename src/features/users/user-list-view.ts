@@ -1,6 +1,6 @@
 import type { Button, KnownBlock } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
-import type { User, UserPage } from '../../cometchat/model.ts';
+import { accountOf, type User, type UserPage } from '../../cometchat/model.ts';
 import {
   actions,
   button,
@@ -47,7 +47,7 @@ function userTable(users: readonly User[]): KnownBlock {
       rawText(user.name, 100),
       rawText(user.role, 100),
       rawText(user.status, 20),
-      rawText(user.deactivatedAt !== undefined ? 'deactivated' : 'active', 20),
+      rawText(accountOf(user), 20),
       dateCell(user.lastActiveAt),
     ]),
     [{ align: 'right' }, {}, { is_wrapped: true }],

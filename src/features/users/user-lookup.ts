@@ -1,19 +1,20 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { z } from 'zod';
 import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../apps/apps.ts';
-import type { User } from '../../cometchat/model.ts';
+import { accountOf, type User } from '../../cometchat/model.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
-import type { KnownPermissions } from '../../store/store.ts';
 import type { FeatureDeps, SharedDeps } from '../deps.ts';
 import { inPlace, sealedButton } from '../sealed-button.ts';
 import { type CanFacts, explainCan, factsNeeded } from './can.ts';
 import { canMessage } from './can-view.ts';
+import { knownOf } from './known-permissions.ts';
 import { userCardMessage } from './user-card.ts';
 import { USERS_PER_PAGE, userListMessage } from './user-list-view.ts';
+import { UidValue } from './user-values.ts';
 import type { UserSearch } from './user-words.ts';
 
 // The user side read from CometChat: a user's card, the user search, and "can". Each render is
@@ -22,24 +23,6 @@ import type { UserSearch } from './user-words.ts';
 export type UserDeps = FeatureDeps & Pick<SharedDeps, 'store'>;
 
 const request = (scope: RequestScope) => ({ ref: scope.ref, logger: scope.log });
-
-/**
- * What this app last saw of a role's permissions. A store that cannot answer is logged and read
- * as "not known": the card and "can" then say what they cannot tell, rather than fail.
- */
-async function knownOf(
-  deps: Pick<UserDeps, 'store'>,
-  app: CometChatApp,
-  role: string,
-  scope: RequestScope,
-): Promise<KnownPermissions | undefined> {
-  try {
-    return await deps.store.getKnownPermissions(app.name, role);
-  } catch (error) {
-    scope.log.warn({ err: error, role }, 'known permissions not read; shown as not known');
-    return undefined;
-  }
-}
 
 /**
  * The card of `uid` for `viewer`: the user, their role's record (for its name), what is known of
@@ -128,7 +111,7 @@ async function canFacts(
 }
 
 function person(user: User) {
-  return { uid: user.uid, role: user.role, deactivated: user.deactivatedAt !== undefined };
+  return { uid: user.uid, role: user.role, deactivated: accountOf(user) === 'deactivated' };
 }
 
 /** "Can <uid> <action> [<uid>]": the walk, explained. */
@@ -143,7 +126,6 @@ export function createCan(deps: UserDeps) {
   };
 }
 
-const UidValue = z.object({ uid: z.string().min(1).max(100) });
 const SearchValue = z.object({
   s: z.object({
     text: z.string().max(100).optional(),

@@ -1,7 +1,7 @@
 import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
 import { CometChatError } from '../../cometchat/errors.ts';
 import { uidProblem } from '../../cometchat/id-rules.ts';
-import type { User } from '../../cometchat/model.ts';
+import { accountOf, type User } from '../../cometchat/model.ts';
 import { button, context, section } from '../../slack/blocks.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
@@ -18,7 +18,7 @@ export function userLinkCard(
   appName: string | undefined,
 ): UnfurlCard {
   const details = valueWriter(app)({ uid: user.uid });
-  const account = user.deactivatedAt !== undefined ? ' · :no_entry: deactivated' : '';
+  const account = accountOf(user) === 'deactivated' ? ' · :no_entry: deactivated' : '';
   return {
     blocks: [
       section(

@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { UidSchema } from '../../cometchat/id-rules.ts';
+import { AccountSchema } from '../../cometchat/model.ts';
+
+// What the users feature's buttons carry (sealed for their app), read back by their listeners:
+// each defined once, for the card and the lists that write them and the listeners that read them.
+
+/** A button about one user: Details, Change role. */
+export const UidValue = z.object({ uid: UidSchema });
+
+/** Deactivate or Reactivate: the user, and the account they are to have. */
+export const AccountValue = UidValue.extend({ to: AccountSchema });

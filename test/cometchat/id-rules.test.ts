@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { UidSchema, uidProblem } from '../../src/cometchat/id-rules.ts';
+import { AccountSchema, accountOf } from '../../src/cometchat/model.ts';
+
+// A uid read back from a button or a modal passes the same rule as one a person types; an
+// account is one of the two a user can have.
+
+describe('UidSchema', () => {
+  it('takes what uidProblem takes', () => {
+    for (const uid of ['cometchat-uid-4', 'u_1', 'A1', 'x'.repeat(100)]) {
+      expect(UidSchema.parse(uid)).toBe(uid);
+    }
+  });
+
+  it("refuses what uidProblem refuses, with uidProblem's sentence", () => {
+    for (const uid of ['', 'a b', 'x'.repeat(101), 'name@example.com', '..', 'a\u0000b', '名前']) {
+      const parsed = UidSchema.safeParse(uid);
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toBe(uidProblem(uid));
+    }
+    expect(UidSchema.safeParse(7).success).toBe(false);
+  });
+});
+
+describe('accounts', () => {
+  it('reads a user as deactivated while deactivatedAt is set, and knows the two accounts', () => {
+    expect(accountOf({})).toBe('active');
+    expect(accountOf({ deactivatedAt: 1_700_000_000 })).toBe('deactivated');
+    expect(AccountSchema.options).toEqual(['active', 'deactivated']);
+  });
+});
