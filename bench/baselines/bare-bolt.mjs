@@ -1,36 +1,9 @@
-import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
+import { startBareBolt } from './bolt-app.mjs';
 
-// Baseline: a bare Bolt app over HTTP with the same receiver settings as the real one. Its only
-// command acknowledges and posts one fixed line to the response_url with Bolt's respond().
-// Its bot identity is given, so Bolt never calls auth.test: the bare app makes no Web API call.
-// Plain JavaScript, run without a loader like every subject (processes.ts).
+// Baseline: a bare Bolt app (bolt-app.mjs) whose only command acknowledges and posts one fixed
+// line to the response_url with Bolt's respond().
 
-const port = Number(process.env.PORT);
-const receiver = new HTTPReceiver({
-  signingSecret: process.env.SLACK_SIGNING_SECRET ?? '',
-  endpoints: '/slack/events',
-  customRoutes: [
-    {
-      path: '/healthz',
-      method: ['GET'],
-      /** @param {unknown} _request @param {import('node:http').ServerResponse} response */
-      handler: (_request, response) => {
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-      },
-    },
-  ],
-  port,
-});
-const app = new App({
-  token: 'xoxb-bench-baseline',
-  botId: 'B0BASELINE',
-  botUserId: 'U0BASELINE',
-  tokenVerificationEnabled: false,
-  receiver,
-  logLevel: LogLevel.WARN,
-});
-app.command('/cometchat', async ({ ack, respond }) => {
+await startBareBolt(async ({ ack, respond }) => {
   await ack();
   await respond({ response_type: 'ephemeral', text: 'Bare Bolt says hello.' });
 });
-await app.start(port);
