@@ -35,19 +35,7 @@ export async function openEditor(
  * took a while) opened on "Loading…" and then filled in or told what failed.
  */
 export async function editorShown(stack: OfflineStack, mark: number): Promise<StoredView> {
-  const opened = await stack.slack.nextCall('views.open', mark);
-  const answer = await waitFor(() => opened.answer, 5_000, 'the answer to views.open');
-  const id = String((answer.view as Json | undefined)?.id);
-  if (!isLoadingView(opened.args.view)) return currentView(stack, id);
-  await waitFor(
-    () =>
-      stack.slack.calls
-        .slice(mark)
-        .find((c) => c.method === 'views.update' && c.args.view_id === id && c.answer),
-    5_000,
-    `the update of the loading view ${id}`,
-  );
-  return currentView(stack, id);
+  return modalShown(stack, mark, 5_000);
 }
 
 /**

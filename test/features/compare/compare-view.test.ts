@@ -1,21 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { assertWithinLimits } from '../../../offline/slack-standin/block-kit-limits.ts';
 import { cellText } from '../../../offline/stack/terminal-render.ts';
-import { defaultPermissions, PERMISSIONS } from '../../../src/cometchat/catalogue.ts';
+import { PERMISSIONS } from '../../../src/cometchat/catalogue.ts';
 import { compareMessage } from '../../../src/features/compare/compare-view.ts';
-import { compareKnownMaps, type KnownMap } from '../../../src/features/compare/known-maps.ts';
+import { compareKnownMaps } from '../../../src/features/compare/known-maps.ts';
+import { SEEN, setMap } from './known-map-fixtures.ts';
 
-const SEEN = 1_700_000_000_000;
 const ISO = '2023-11-14T22:13:20Z';
 const ALL = PERMISSIONS.length;
-
-function setMap(changes: Record<string, string | string[] | null>, ref?: string): KnownMap {
-  return {
-    permissions: { ...defaultPermissions(), ...changes },
-    seenAt: SEEN,
-    ...(ref === undefined ? {} : { ref }),
-  };
-}
 
 const roles = (appName?: string) =>
   ({ kind: 'roles', left: 'admin', right: 'default', appName }) as const;

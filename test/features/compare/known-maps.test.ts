@@ -1,23 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   CATEGORIES,
-  defaultPermissions,
   PERMISSIONS,
   permissionsInCategory,
 } from '../../../src/cometchat/catalogue.ts';
 import { compareKnownMaps, type KnownMap } from '../../../src/features/compare/known-maps.ts';
+import { SEEN, setMap } from './known-map-fixtures.ts';
 
-const SEEN = 1_700_000_000_000;
 const ALL = PERMISSIONS.length;
-
-/** A map as an update answers it: the whole effective map, `changes` over the defaults. */
-function setMap(changes: Record<string, string | string[] | null>, ref?: string): KnownMap {
-  return {
-    permissions: { ...defaultPermissions(), ...changes },
-    seenAt: SEEN,
-    ...(ref === undefined ? {} : { ref }),
-  };
-}
 
 const keysOf = (map: KnownMap, other: KnownMap) =>
   compareKnownMaps(map, other).differing.map((d) => d.key);
