@@ -177,3 +177,18 @@ export function valueInWords(value: PermissionValue | undefined): string {
   if (Array.isArray(value)) return value.length === 0 ? 'no restriction' : value.join(', ');
   return value;
 }
+
+/**
+ * Whether two permission values are the same, as the editor, the review and `compare` judge it:
+ * lists compare as sets, and `null` (no restriction) equals `[]`.
+ */
+export function sameValue(a: PermissionValue | undefined, b: PermissionValue | undefined): boolean {
+  const list = (v: PermissionValue | undefined) => (v === null || v === undefined ? [] : v);
+  if (Array.isArray(a) || Array.isArray(b) || a === null || b === null) {
+    if (typeof a === 'string' || typeof b === 'string') return false;
+    const left = new Set(list(a));
+    const right = new Set(list(b));
+    return left.size === right.size && [...left].every((item) => right.has(item));
+  }
+  return a === b;
+}

@@ -1,4 +1,9 @@
-import { CATEGORIES, permissionSpec, permissionsInCategory } from '../../cometchat/catalogue.ts';
+import {
+  CATEGORIES,
+  permissionSpec,
+  permissionsInCategory,
+  sameValue,
+} from '../../cometchat/catalogue.ts';
 import type { PermissionValue } from '../../cometchat/schemas.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import type { SetByThisApp } from '../../voice/sentences.ts';
@@ -53,7 +58,7 @@ export function compareKnownMaps(left: KnownMap, right: KnownMap): Comparison {
   let equal = 0;
   for (const key of [...CATALOGUE_ORDER, ...others]) {
     const sides = { key, left: sideValue(left, key), right: sideValue(right, key) };
-    if (sameValue(sides.left, sides.right)) equal += 1;
+    if (sameSide(sides.left, sides.right)) equal += 1;
     else differing.push(sides);
   }
   return { differing, equal, known: { left: left !== undefined, right: right !== undefined } };
@@ -69,15 +74,8 @@ export function sideValue(known: KnownMap, key: string): SideValue {
   return spec ? { source: 'default', value: spec.default } : { source: 'none' };
 }
 
-/**
- * The editor's rule: lists compare as sets, and `null` (no restriction) equals `[]`. A value not
- * known equals only another not known.
- */
-function sameValue(a: SideValue, b: SideValue): boolean {
+/** The editor's rule for two values (catalogue.ts); a value not known equals only another. */
+function sameSide(a: SideValue, b: SideValue): boolean {
   if (a.source === 'none' || b.source === 'none') return a.source === b.source;
-  const [x, y] = [a.value, b.value];
-  if (typeof x === 'string' || typeof y === 'string') return x === y;
-  const left = new Set(x ?? []);
-  const right = new Set(y ?? []);
-  return left.size === right.size && [...left].every((item) => right.has(item));
+  return sameValue(a.value, b.value);
 }

@@ -7,6 +7,7 @@ import {
   type PermissionSpec,
   permissionSpec,
   permissionsInCategory,
+  sameValue,
   validatePermissions,
 } from '../../cometchat/catalogue.ts';
 import { UidSchema } from '../../cometchat/id-rules.ts';
@@ -270,18 +271,6 @@ export function displayedValue(
   key: string,
 ): PermissionValue {
   return key in state.edits ? (state.edits[key] ?? null) : (baseline.values[key] ?? null);
-}
-
-/** Lists compare as sets, and `null` (no restriction) equals `[]`. */
-export function sameValue(a: PermissionValue | undefined, b: PermissionValue | undefined): boolean {
-  const list = (v: PermissionValue | undefined) => (v === null || v === undefined ? [] : v);
-  if (Array.isArray(a) || Array.isArray(b) || a === null || b === null) {
-    if (typeof a === 'string' || typeof b === 'string') return false;
-    const left = new Set(list(a));
-    const right = new Set(list(b));
-    return left.size === right.size && [...left].every((item) => right.has(item));
-  }
-  return a === b;
 }
 
 /**
