@@ -17,6 +17,17 @@ export interface RequestScope {
 }
 
 /**
+ * What a request to an upstream service carries from the request that caused it: its reference
+ * (which the service's failure and log lines repeat) and its logger.
+ */
+export function tracedBy(scope: Pick<RequestScope, 'ref' | 'log'>): {
+  ref: string;
+  logger: Logger;
+} {
+  return { ref: scope.ref, logger: scope.log };
+}
+
+/**
  * What is left of a deadline counted from the request's arrival. Slack allows three seconds
  * for an acknowledgement or a `views.open`, from the click, and every check before it (the
  * viewer check, the editor check, the store) takes its share of that one budget.

@@ -4,6 +4,7 @@ import { isCometChatError } from '../../cometchat/errors.ts';
 import { newReference } from '../../reference.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
+import { tracedBy } from '../../slack/request-context.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { type AppStatus, appsMessage, type KeyCheck } from './apps-view.ts';
@@ -15,7 +16,7 @@ export async function checkKey(
   budgetSeconds: number,
 ): Promise<KeyCheck> {
   try {
-    await app.cometchat.listRoles({ page: 1, perPage: 1 }, { ref: scope.ref, logger: scope.log });
+    await app.cometchat.listRoles({ page: 1, perPage: 1 }, tracedBy(scope));
     return { state: 'working' };
   } catch (error) {
     scope.log.warn({ app: app.name, err: error }, 'apps: key check failed');

@@ -5,6 +5,7 @@ import type { Call, CallSummary } from '../../cometchat/model.ts';
 import { button, context, section } from '../../slack/blocks.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
+import { tracedBy } from '../../slack/request-context.ts';
 import { inApp } from '../../voice/sentences.ts';
 import type { LinkUnfurler, UnfurlCard, UnfurlContext } from '../feature.ts';
 import { callLine } from './call-search-view.ts';
@@ -51,7 +52,7 @@ export const callUnfurler: LinkUnfurler = {
   async card(id, { app, scope, deps }: UnfurlContext) {
     const appName = appNameIfSeveral(deps.apps, app);
     try {
-      const call = await app.cometchat.getCall(id, { ref: scope.ref, logger: scope.log });
+      const call = await app.cometchat.getCall(id, tracedBy(scope));
       return callCard(call, app, appName);
     } catch (error) {
       if (error instanceof CometChatError && error.kind === 'not_found') {

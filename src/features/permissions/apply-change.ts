@@ -2,6 +2,7 @@ import { editRefusal } from '../../access/edit-refusal.ts';
 import type { CometChatApp } from '../../apps/apps.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
+import { tracedBy } from '../../slack/request-context.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
 import { ChangeNotTaken } from '../../voice/failure.ts';
 import type { AuditTrail } from '../deps.ts';
@@ -91,7 +92,7 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
   if (notStored) return notStored;
   let update: Sent;
   try {
-    update = await sendChange(app.cometchat, meta, { ref: scope.ref, logger: scope.log });
+    update = await sendChange(app.cometchat, meta, tracedBy(scope));
   } catch (error) {
     return recordFailure(deps, request, error);
   }

@@ -1,5 +1,6 @@
 import { showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
+import { tracedBy } from '../../slack/request-context.ts';
 import { counted, withRef } from '../../voice/sentences.ts';
 import { USER_CHANGE_TITLE } from '../deps.ts';
 import { type ApplyOutcome, applyChange, USER_CHANGED } from './apply-change.ts';
@@ -45,12 +46,10 @@ export async function applyFlow(deps: EditorDeps, confirmed: Confirmed): Promise
 async function failUserChange(deps: EditorDeps, confirmed: Confirmed, error: unknown) {
   const { app, meta, target, scope } = confirmed;
   const uid = meta.subject?.uid ?? '';
-  const now = await app.cometchat
-    .getUser(uid, { ref: scope.ref, logger: scope.log })
-    .catch((readError: unknown) => {
-      scope.log.warn({ err: readError }, 'the user could not be read after a failed change');
-      return undefined;
-    });
+  const now = await app.cometchat.getUser(uid, tracedBy(scope)).catch((readError: unknown) => {
+    scope.log.warn({ err: readError }, 'the user could not be read after a failed change');
+    return undefined;
+  });
   return failInEditor({ viewId: target.viewId }, error, scope, deps, {
     title: USER_CHANGE_TITLE,
     more: userNowText(now),

@@ -13,7 +13,13 @@ import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, SelectArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { type ModalTarget, showModal } from '../../slack/modal-outcome.ts';
-import { msLeft, type RequestScope, scopeOf, settledWithin } from '../../slack/request-context.ts';
+import {
+  msLeft,
+  type RequestScope,
+  scopeOf,
+  settledWithin,
+  tracedBy,
+} from '../../slack/request-context.ts';
 import { RefusedError, ShownFailure } from '../../voice/failure.ts';
 import type { EditorOpener } from '../deps.ts';
 import { applyFlow } from './apply-flow.ts';
@@ -71,7 +77,7 @@ export async function loadEditorView(
 ): Promise<View> {
   const label = appLabel(deps, app);
   const [roles, { known, unavailable }] = await Promise.all([
-    app.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
+    app.cometchat.listAllRoles(tracedBy(scope)),
     // Without the store the editor still opens, on the documented defaults, and says why.
     deps.store.getKnownPermissions(app.name, role).then(
       (found) => ({ known: found, unavailable: false }),
@@ -124,7 +130,7 @@ export function createEditorOpener(deps: EditorDeps): EditorOpener {
     });
     if (refusal) throw new RefusedError(refusal);
     // Warms the count the review will show (cached briefly per app); nobody waits for it here.
-    void countHolders(app, role, { ref: scope.ref, logger: scope.log });
+    void countHolders(app, role, tracedBy(scope));
     const loading: Promise<Loaded> = loadEditorView(deps, app, role, scope).then(
       (view) => ({ view }),
       (error: unknown) => ({ error }),
@@ -177,7 +183,7 @@ export function createCategorySwitch(deps: EditorDeps) {
     // modal, which must not be touched.
     if (await editRefusal(app.access, body.user.id, scope.log, 'switch category')) return;
     const [roles, known] = await Promise.all([
-      app.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
+      app.cometchat.listAllRoles(tracedBy(scope)),
       deps.store.getKnownPermissions(app.name, state.role),
     ]);
     const next = categorySwitchView({
@@ -367,7 +373,7 @@ export function createReviewSubmission(deps: EditorDeps) {
       { app: app.name, role: answer.state.role },
       'editor: values changed meanwhile; redrawn',
     );
-    const roles = await app.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log });
+    const roles = await app.cometchat.listAllRoles(tracedBy(scope));
     await deps.views.update({
       view_id: view.id,
       view: editorView({

@@ -3,7 +3,7 @@ import { editRefusal } from '../../access/edit-refusal.ts';
 import { type CometChatApp, tryOpenSealed } from '../../apps/apps.ts';
 import type { Role } from '../../cometchat/schemas.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
-import { msLeft, type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import { msLeft, type RequestScope, scopeOf, tracedBy } from '../../slack/request-context.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import {
   appLabel,
@@ -54,10 +54,7 @@ export async function appsWithRole(
         timer = setTimeout(() => resolve(undefined), PROMOTION_CHECK_MS);
       });
       try {
-        const roles = await Promise.race([
-          other.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
-          late,
-        ]);
+        const roles = await Promise.race([other.cometchat.listAllRoles(tracedBy(scope)), late]);
         if (!roles) scope.log.info({ app: other.name }, 'promotion: role list not in time');
         return roles?.some((r) => r.role === role) ? other.name : undefined;
       } catch (error) {
@@ -128,7 +125,7 @@ async function showPromotion(
   const { applied, from, to, viewId, scope } = input;
   try {
     const [roles, known] = await Promise.all([
-      to.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log }),
+      to.cometchat.listAllRoles(tracedBy(scope)),
       deps.store.getKnownPermissions(to.name, applied.role),
     ]);
     await deps.views.update({

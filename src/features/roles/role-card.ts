@@ -15,7 +15,7 @@ import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
-import { scopeOf } from '../../slack/request-context.ts';
+import { scopeOf, tracedBy } from '../../slack/request-context.ts';
 import { inApp } from '../../voice/sentences.ts';
 import type { FeatureDeps } from '../deps.ts';
 import type { LinkUnfurler, UnfurlCard } from '../feature.ts';
@@ -94,7 +94,7 @@ export function roleDetailsMessage(
 
 /** The app's role `id`, from the (cached) list: an app has 25 roles at most. */
 async function findRole(app: CometChatApp, id: string, scope: RequestScope) {
-  const roles = await app.cometchat.listAllRoles({ ref: scope.ref, logger: scope.log });
+  const roles = await app.cometchat.listAllRoles(tracedBy(scope));
   return roles.find((role) => role.role === id);
 }
 

@@ -10,7 +10,7 @@ import { countHolders } from '../../apps/holders.ts';
 import { sharedCopy } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import { type RequestScope, settledWithin } from '../../slack/request-context.ts';
+import { type RequestScope, settledWithin, tracedBy } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { inPlace, sealedButton } from '../sealed-button.ts';
@@ -31,7 +31,7 @@ async function holdersOf(
   roles: readonly { role: string }[],
   scope: RequestScope,
 ) {
-  const request = { ref: scope.ref, logger: scope.log };
+  const request = tracedBy(scope);
   const counts = await Promise.all(
     roles.map((r) => settledWithin(countHolders(app, r.role, request), HOLDERS_WAIT_MS)),
   );
@@ -43,7 +43,7 @@ export function createRoleList({ apps }: Pick<FeatureDeps, 'apps'>) {
   return async (app: CometChatApp, page: number, scope: RequestScope) => {
     const result = await app.cometchat.listRoles(
       { page, perPage: ROLES_PER_PAGE },
-      { ref: scope.ref, logger: scope.log },
+      tracedBy(scope),
     );
     return roleListMessage(result, {
       value: valueWriter(app),

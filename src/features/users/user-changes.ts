@@ -13,7 +13,7 @@ import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
-import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import { type RequestScope, scopeOf, tracedBy } from '../../slack/request-context.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import { inApp } from '../../voice/sentences.ts';
@@ -191,7 +191,7 @@ function createChangeRoleButton(deps: AppDeps) {
     const refusal = await editRefusal(app.access, body.user.id, scope.log, 'change a user');
     if (refusal) return tell(deps, body, refusal, scope);
     await loadIntoModal(deps, body.trigger_id, scope, async () => {
-      const request = { ref: scope.ref, logger: scope.log };
+      const request = tracedBy(scope);
       const [user, roles] = await Promise.all([
         app.cometchat.getUser(value.uid, request),
         app.cometchat.listAllRoles(request),
@@ -233,7 +233,7 @@ function createAccountButton(deps: AppDeps) {
     const refusal = await editRefusal(app.access, body.user.id, scope.log, 'change a user');
     if (refusal) return tell(deps, body, refusal, scope);
     await loadIntoModal(deps, body.trigger_id, scope, async (viewId) => {
-      const user = await app.cometchat.getUser(value.uid, { ref: scope.ref, logger: scope.log });
+      const user = await app.cometchat.getUser(value.uid, tracedBy(scope));
       const problem = userChangeProblem(user, undefined, { key: 'status', to: value.to });
       if (problem) return messageModal(USER_CHANGE_TITLE, problem);
       const change: UserChange = {
@@ -260,7 +260,7 @@ export function createRoleCommand(deps: AppDeps) {
     const refusal = await editRefusal(app.access, body.user_id, scope.log, 'change a user');
     if (refusal) return tell(deps, body, refusal, scope);
     await loadIntoModal(deps, body.trigger_id, scope, async (viewId) => {
-      const request = { ref: scope.ref, logger: scope.log };
+      const request = tracedBy(scope);
       const [user, roles] = await Promise.all([
         app.cometchat.getUser(words.uid, request),
         app.cometchat.listAllRoles(request),

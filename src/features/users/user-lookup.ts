@@ -5,7 +5,7 @@ import { accountOf, type User } from '../../cometchat/model.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
-import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import { type RequestScope, scopeOf, tracedBy } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps, SharedDeps } from '../deps.ts';
 import { inPlace, sealedButton } from '../sealed-button.ts';
@@ -22,8 +22,6 @@ import type { UserSearch } from './user-words.ts';
 
 export type UserDeps = FeatureDeps & Pick<SharedDeps, 'store'>;
 
-const request = (scope: RequestScope) => ({ ref: scope.ref, logger: scope.log });
-
 /**
  * The card of `uid` for `viewer`: the user, their role's record (for its name), what is known of
  * the role, and the change buttons when the viewer may change the app's users (asked again when
@@ -37,9 +35,9 @@ export function createUserCard(deps: UserDeps) {
     scope: RequestScope,
   ): Promise<SlackMessage> => {
     const [user, roles, refusal] = await Promise.all([
-      app.cometchat.getUser(uid, request(scope)),
+      app.cometchat.getUser(uid, tracedBy(scope)),
       // The role's name only: a role list that fails leaves the card its id.
-      app.cometchat.listAllRoles(request(scope)).catch(() => []),
+      app.cometchat.listAllRoles(tracedBy(scope)).catch(() => []),
       app.access.editRefusal(viewer, scope.log),
     ]);
     return userCardMessage(user, {
@@ -63,7 +61,7 @@ export function createUserList(deps: Pick<FeatureDeps, 'apps'>) {
         page: search.page,
         perPage: USERS_PER_PAGE,
       },
-      request(scope),
+      tracedBy(scope),
     );
     return userListMessage(page, search, {
       write: valueWriter(app),
@@ -86,18 +84,18 @@ async function canFacts(
   scope: RequestScope,
 ): Promise<CanFacts> {
   const [subject, target] = await Promise.all([
-    app.cometchat.getUser(ask.uid, request(scope)),
-    ask.target === undefined ? undefined : app.cometchat.getUser(ask.target, request(scope)),
+    app.cometchat.getUser(ask.uid, tracedBy(scope)),
+    ask.target === undefined ? undefined : app.cometchat.getUser(ask.target, tracedBy(scope)),
   ]);
   const known = await knownOf(deps, app, subject.role, scope);
   const values = { known };
   const needed = factsNeeded(ask.action, values, target !== undefined);
   const [friends, blocks] = await Promise.all([
     needed.friends && target
-      ? app.cometchat.areFriends(subject.uid, target.uid, request(scope))
+      ? app.cometchat.areFriends(subject.uid, target.uid, tracedBy(scope))
       : undefined,
     needed.blocks && target
-      ? app.cometchat.blocksBetween(subject.uid, target.uid, request(scope))
+      ? app.cometchat.blocksBetween(subject.uid, target.uid, tracedBy(scope))
       : undefined,
   ]);
   return {

@@ -5,6 +5,7 @@ import { accountOf, type User } from '../../cometchat/model.ts';
 import { button, context, section } from '../../slack/blocks.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
+import { tracedBy } from '../../slack/request-context.ts';
 import { inApp } from '../../voice/sentences.ts';
 import type { LinkUnfurler, UnfurlCard } from '../feature.ts';
 
@@ -47,7 +48,7 @@ export const userUnfurler: LinkUnfurler = {
   async card(id, { app, scope, deps }) {
     const appName = appNameIfSeveral(deps.apps, app);
     try {
-      const user = await app.cometchat.getUser(id, { ref: scope.ref, logger: scope.log });
+      const user = await app.cometchat.getUser(id, tracedBy(scope));
       return userLinkCard(user, app, appName);
     } catch (error) {
       if (error instanceof CometChatError && error.kind === 'not_found') {
