@@ -63,10 +63,10 @@ async function approvalRefusal(
     scope.log.warn({ user: click.userId, request: request.id }, 'approval refused');
     return refusal;
   }
-  const { changed } = await changedSinceReview(deps, app, request, scope);
+  const { changed, user } = await changedSinceReview(deps, app, request, scope);
   if (!changed) return undefined;
   // A user who now has the change after an attempt whose outcome was not known: it did take.
-  if (request.status === 'unknown' && (await userHasChange(app, request, scope))) {
+  if (request.status === 'unknown' && user && userHasChange(user, request)) {
     scope.log.info({ request: request.id }, 'an unknown outcome found applied; nothing sent again');
     await announce(deps, click.client, app, { ...request, status: 'applied' }, scope);
     return 'CometChat already has this change: the earlier attempt did take, so nothing was sent again.';

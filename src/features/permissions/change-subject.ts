@@ -3,7 +3,7 @@ import type { CometChatClient, RequestOptions } from '../../cometchat/client.ts'
 import { accountOf, type User } from '../../cometchat/model.ts';
 import type { KeyResult, PermissionMap } from '../../cometchat/schemas.ts';
 import { code } from '../../slack/mrkdwn.ts';
-import type { RequestScope } from '../../slack/request-context.ts';
+import { type RequestScope, tracedBy } from '../../slack/request-context.ts';
 import type { ChangeSubject, KnownPermissions, Store } from '../../store/store.ts';
 import { ChangeNotTaken } from '../../voice/failure.ts';
 import { inApp } from '../../voice/sentences.ts';
@@ -101,7 +101,8 @@ function currentValue(user: User, key: string): string {
 /**
  * Whether what the change was reviewed against is still so: for a role, no other change of it
  * was seen since (the store's last known map); for a user, CometChat still has the "before" of
- * every key. `known` is the role's last known map, for the caller that shows it.
+ * every key. `known` is the role's last known map, for the caller that shows it; `user`, the
+ * user as CometChat has them now.
  */
 export async function changedSinceReview(
   deps: { store: Pick<Store, 'getKnownPermissions'> },
@@ -113,36 +114,24 @@ export async function changedSinceReview(
     changes: readonly { key: string; before?: unknown }[];
   },
   scope: RequestScope,
-): Promise<{ changed: boolean; known: KnownPermissions | undefined }> {
+): Promise<{ changed: boolean; known: KnownPermissions | undefined; user?: User }> {
   if (!change.subject) {
     const known = await deps.store.getKnownPermissions(app.name, change.role);
     return { changed: known?.seenAt !== change.seenAt, known };
   }
-  const user = await app.cometchat.getUser(change.subject.uid, {
-    ref: scope.ref,
-    logger: scope.log,
-  });
+  const user = await app.cometchat.getUser(change.subject.uid, tracedBy(scope));
   const changed = change.changes.some(({ key, before }) => currentValue(user, key) !== before);
-  return { changed, known: undefined };
+  return { changed, known: undefined, user };
 }
 
 /**
- * Whether CometChat already has every "after" of a change to a user: after an attempt whose
- * outcome was not known, the user may well hold the change already, and then it did take.
+ * Whether `user` already has every "after" of a change: after an attempt whose outcome was not
+ * known, the user may well hold the change already, and then it did take. Pure.
  */
-export async function userHasChange(
-  app: { cometchat: Pick<CometChatClient, 'getUser'> },
-  change: {
-    subject?: ChangeSubject | undefined;
-    changes: readonly { key: string; after: unknown }[];
-  },
-  scope: RequestScope,
-): Promise<boolean> {
-  if (!change.subject) return false;
-  const user = await app.cometchat.getUser(change.subject.uid, {
-    ref: scope.ref,
-    logger: scope.log,
-  });
+export function userHasChange(
+  user: User,
+  change: { changes: readonly { key: string; after: unknown }[] },
+): boolean {
   return change.changes.every(({ key, after }) => currentValue(user, key) === after);
 }
 
