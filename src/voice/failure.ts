@@ -74,7 +74,8 @@ const USER_OPERATIONS: Readonly<Record<string, true>> = Object.freeze({
  * The writes, each with where a person checks what CometChat has now: said of a write CometChat
  * may have carried out though no readable answer confirmed it.
  */
-const LOOK_UP_USER = 'Look the user up again (`/cometchat user <uid>`)';
+/** Where a person sees what CometChat has of a user now. */
+export const LOOK_UP_USER = 'Look the user up again (`/cometchat user <uid>`)';
 const WRITES: Readonly<Record<string, string>> = Object.freeze({
   setRolePermissions: 'Open the editor again',
   setUserRole: LOOK_UP_USER,

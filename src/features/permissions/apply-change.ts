@@ -4,7 +4,7 @@ import { isCometChatError } from '../../cometchat/errors.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import { tracedBy } from '../../slack/request-context.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
-import { ChangeNotTaken } from '../../voice/failure.ts';
+import { ChangeNotTaken, LOOK_UP_USER } from '../../voice/failure.ts';
 import type { AuditTrail } from '../deps.ts';
 import { type ChangeClient, changedSinceReview, type Sent, sendChange } from './change-subject.ts';
 import { type ConfirmMetadata, changePayload } from './editor-state.ts';
@@ -24,8 +24,7 @@ export const STORE_DOWN =
   "Nothing was sent: the app's store is not answering, and the store is what makes a change apply exactly once. Try again in a moment; tell whoever runs the app if it keeps happening.";
 
 /** Said when a user is no longer as the review showed them: nothing was sent. */
-export const USER_CHANGED =
-  'The user changed in CometChat since the review, so nothing was sent. Look them up again (`/cometchat user <uid>`) to see what they have now.';
+export const USER_CHANGED = `The user changed in CometChat since the review, so nothing was sent. ${LOOK_UP_USER} to see what they have now.`;
 
 /** Said when the intent could not be stored: the update was never sent. */
 export const NOT_SENT =
