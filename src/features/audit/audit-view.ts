@@ -14,7 +14,7 @@ import {
 } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import { code, codeList, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import {
   type AuditChange,
   type AuditPage,
@@ -22,6 +22,7 @@ import {
   DEFAULT_APP,
 } from '../../store/store.ts';
 import { counted } from '../../voice/sentences.ts';
+import { permissionValueText } from '../permission-value-text.ts';
 
 export const AUDIT_PER_PAGE = 10;
 const CHANGES_SHOWN = 6;
@@ -39,15 +40,9 @@ export interface AuditListOptions {
   appName?: string | undefined;
 }
 
-/**
- * A value as mrkdwn: role ids (`ids`) as code, each copied exactly (whole ids only); anything
- * else escaped. Both are cut near 120 characters.
- */
-function valueText(value: AuditChange['before'], ids: boolean): string {
-  return ids && value && value.length > 0
-    ? codeList(value, 120)
-    : escapeMrkdwn(truncate(valueInWords(value), 120));
-}
+/** A value as mrkdwn, cut near 120 characters (permission-value-text.ts). */
+const valueText = (value: AuditChange['before'], ids: boolean) =>
+  permissionValueText(value, ids, 120);
 
 /**
  * A change as one mrkdwn line. Role ids (a role list's items, a user's role when `subject` is a

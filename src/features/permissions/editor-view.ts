@@ -21,9 +21,10 @@ import {
   section,
 } from '../../slack/blocks.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
-import { code, codeList, escapeMrkdwn, slackDate } from '../../slack/mrkdwn.ts';
+import { code, escapeMrkdwn, slackDate } from '../../slack/mrkdwn.ts';
 import type { ChangeSubject } from '../../store/store.ts';
 import { counted, inApp } from '../../voice/sentences.ts';
+import { permissionValueText } from '../permission-value-text.ts';
 import { subjectIn } from './change-subject.ts';
 import {
   type Baseline,
@@ -306,11 +307,6 @@ function checkboxes(
   };
 }
 
-/** A value as mrkdwn: role ids (`ids`) as code, each copied exactly; anything else escaped. */
-function valueText(value: PermissionValue | undefined, ids: boolean): string {
-  return ids && value && value.length > 0 ? codeList(value) : escapeMrkdwn(valueInWords(value));
-}
-
 /**
  * One line per change, as the user confirms it: `key: before -> after`, lists as +/- items.
  * Role ids (a role list's items, a user's role when `subject` is a user) are code, so they copy
@@ -322,17 +318,17 @@ export function changeLine(change: Change, subject?: ChangeSubject): string {
   const ids = holdsRoleIds(change.key, subject !== undefined);
   const item = (x: string) => (ids ? code(x) : escapeMrkdwn(x));
   if (change.explicit)
-    return `${key}: ${valueText(change.after, ids)} _(unchanged, stated explicitly)_`;
+    return `${key}: ${permissionValueText(change.after, ids)} _(unchanged, stated explicitly)_`;
   const isList = spec
     ? spec.kind.endsWith('List')
     : Array.isArray(change.after) || Array.isArray(change.before);
   if (isList) {
     const { added, removed } = listDelta(change.before, change.after);
     const parts = [...added.map((x) => `+${item(x)}`), ...removed.map((x) => `−${item(x)}`)];
-    const now = valueText(change.after, ids);
+    const now = permissionValueText(change.after, ids);
     return `${key}: ${parts.join(', ') || now} _(now ${now})_`;
   }
-  return `${key}: ${valueText(change.before, ids)} → *${valueText(change.after, ids)}*`;
+  return `${key}: ${permissionValueText(change.before, ids)} → *${permissionValueText(change.after, ids)}*`;
 }
 
 /** The block and field of the reason an approval request may give. */
@@ -475,7 +471,7 @@ export function resultView(
   const byCategory = new Map<string, string[]>();
   for (const [key, value] of Object.entries(update.permissions)) {
     const category = permissionSpec(key)?.category ?? 'Other keys';
-    const line = `${changed.has(key) ? '*' : ''}${code(key)}: ${valueText(value, holdsRoleIds(key))}${changed.has(key) ? '* ← changed' : ''}`;
+    const line = `${changed.has(key) ? '*' : ''}${code(key)}: ${permissionValueText(value, holdsRoleIds(key))}${changed.has(key) ? '* ← changed' : ''}`;
     byCategory.set(category, [...(byCategory.get(category) ?? []), line]);
   }
   const blocks: KnownBlock[] = [
