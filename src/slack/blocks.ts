@@ -109,22 +109,30 @@ export function richText(elements: readonly RichTextElement[]): RichTextBlock {
 }
 
 /**
- * A time as Slack's `date` element, in each reader's own zone, like `slackDate` in mrkdwn
- * (a raw_text cell cannot render `<!date>`); the fallback is ISO-8601 UTC. No time, or one that
- * is not a real time: `—`.
+ * A time as Slack's `date` element, in each reader's own zone, like `slackDate` in mrkdwn (rich
+ * text cannot render `<!date>`); the fallback is ISO-8601 UTC. Undefined for no time, or one
+ * that is not a real time.
  */
+export function dateElement(
+  unixSeconds: number | null | undefined,
+  format = '{date_short_pretty} {time}',
+): RichTextElement | undefined {
+  if (typeof unixSeconds !== 'number' || !Number.isFinite(unixSeconds) || unixSeconds <= 0) {
+    return undefined;
+  }
+  const timestamp = Math.floor(unixSeconds);
+  const date = new Date(timestamp * 1000);
+  if (Number.isNaN(date.getTime())) return undefined;
+  return { type: 'date', timestamp, format, fallback: `${date.toISOString().slice(0, -5)}Z` };
+}
+
+/** A table cell of one {@link dateElement}; no time, or not a real one: `—`. */
 export function dateCell(
   unixSeconds: number | null | undefined,
   format = '{date_short_pretty} {time}',
 ): TableCell {
-  if (typeof unixSeconds !== 'number' || !Number.isFinite(unixSeconds) || unixSeconds <= 0) {
-    return rawText('');
-  }
-  const timestamp = Math.floor(unixSeconds);
-  const date = new Date(timestamp * 1000);
-  if (Number.isNaN(date.getTime())) return rawText('');
-  const fallback = `${date.toISOString().slice(0, -5)}Z`;
-  return richText([{ type: 'date', timestamp, format, fallback }]);
+  const element = dateElement(unixSeconds, format);
+  return element ? richText([element]) : rawText('');
 }
 
 /**

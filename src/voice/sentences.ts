@@ -1,4 +1,5 @@
 import type { RichTextElement } from '@slack/types';
+import { dateElement } from '../slack/blocks.ts';
 import { escapeMrkdwn, slackDate } from '../slack/mrkdwn.ts';
 
 // The small pieces every reply is written with, defined once: how a count reads, how a reply
@@ -54,18 +55,11 @@ export function valueSourceText(set: SetByThisApp | undefined): string {
  */
 export function valueSourceRuns(set: SetByThisApp | undefined): RichTextElement[] {
   if (set === undefined) return [{ type: 'text', text: DOCUMENTED_DEFAULT }];
-  const timestamp = Math.floor(set.seenAt / 1000);
-  const date = new Date(timestamp * 1000);
   // Not a real time: `—`, as slackDate writes it.
-  const when: RichTextElement =
-    timestamp > 0 && !Number.isNaN(date.getTime())
-      ? {
-          type: 'date',
-          timestamp,
-          format: '{date_short_pretty} {time}',
-          fallback: `${date.toISOString().slice(0, -5)}Z`,
-        }
-      : { type: 'text', text: '—' };
+  const when: RichTextElement = dateElement(Math.floor(set.seenAt / 1000)) ?? {
+    type: 'text',
+    text: '—',
+  };
   const runs: RichTextElement[] = [{ type: 'text', text: SET_BY_THIS_APP }, when];
   if (set.ref === undefined) return runs;
   return [
