@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'ERR_BAD_REQUEST'
   | 'ERR_PAYLOAD_TOO_LARGE'
   | 'ERR_ROLE_NOT_FOUND'
+  | 'ERR_PERMISSION_NOT_FOUND'
   | 'ERR_CALL_SESSION_NOT_FOUND'
   | 'ERR_UID_NOT_FOUND'
   | 'ERR_NOT_FOUND'
@@ -55,6 +56,11 @@ const TEXTS: Record<ErrorCode, ErrorText> = {
     status: 404,
     message: 'The role does not exist.',
     devMessage: 'Check the role identifier in the path.',
+  },
+  ERR_PERMISSION_NOT_FOUND: {
+    status: 404,
+    message: 'The permission is not set for the role.',
+    devMessage: 'Only a permission set explicitly on the role can be unset.',
   },
   ERR_CALL_SESSION_NOT_FOUND: {
     status: 404,
@@ -118,16 +124,20 @@ export function errorResponse(code: ErrorCode, options: ErrorOptions = {}): Sand
   return response;
 }
 
+/** A raw path naming one permission of one role: what DELETE unsets. */
+const PERMISSION_PATH = /^\/v3\/roles\/[^/]+\/permissions\/[^/]+$/;
+
 /**
  * The error a status fault sends when the test did not give a body: the closest real one. A 404
- * names what the path looks up (a call, a user, else a role).
+ * names what the path looks up (a call, a user, a role's permission, else a role).
  */
 export function errorCodeForStatus(status: number, host: 'api' | 'call', path = ''): ErrorCode {
   if (status === 401) return 'AUTH_ERR_APIKEY_NOT_FOUND';
   if (status === 403) return 'AUTH_ERR_NO_ACCESS';
   if (status === 404) {
     if (host === 'call') return 'ERR_CALL_SESSION_NOT_FOUND';
-    return path.startsWith('/v3/users') ? 'ERR_UID_NOT_FOUND' : 'ERR_ROLE_NOT_FOUND';
+    if (path.startsWith('/v3/users')) return 'ERR_UID_NOT_FOUND';
+    return PERMISSION_PATH.test(path) ? 'ERR_PERMISSION_NOT_FOUND' : 'ERR_ROLE_NOT_FOUND';
   }
   if (status === 405) return 'ERR_METHOD_NOT_ALLOWED';
   if (status === 413) return 'ERR_PAYLOAD_TOO_LARGE';

@@ -12,6 +12,18 @@ export function badRequest(field: string, message: string): SandboxResponse {
   return errorResponse('ERR_BAD_REQUEST', { details: { [field]: [message] } });
 }
 
+/** Validation issues as the service's `details`: each field's messages, keyed by its name. */
+export function detailsOf(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+): Record<string, string[]> {
+  const details: Record<string, string[]> = {};
+  for (const issue of issues) {
+    const field = String(issue.path[0] ?? 'body');
+    details[field] = [...(details[field] ?? []), issue.message];
+  }
+  return details;
+}
+
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

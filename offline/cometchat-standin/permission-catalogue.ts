@@ -26,11 +26,44 @@ const EntrySchema = z.discriminatedUnion('kind', [
 ]);
 export type CatalogueEntry = z.infer<typeof EntrySchema>;
 
-const ENTRIES: readonly CatalogueEntry[] = z
+/** An entry with the texts the definitions list shows, where the generic ones would not do. */
+export type DescribedEntry = CatalogueEntry & { title?: string; description?: string };
+
+const SHIPPED: readonly CatalogueEntry[] = z
   .object({ permissions: z.array(EntrySchema) })
   .parse(catalogueJson).permissions;
 
+/**
+ * Keys the stand-in knows and the shipped catalogue lacks: the live service knows keys the
+ * catalogue does not name (live-api-notes.md, "Permissions"), and a client must meet one as a
+ * definition, a default in the effective map and an action an update accepts, not only as a
+ * value someone wrote. Should the catalogue come to list one, its entry wins.
+ */
+const STANDIN_ONLY: readonly DescribedEntry[] = [
+  {
+    key: 'removeReaction',
+    kind: 'action',
+    values: ['allow', 'deny'],
+    default: 'allow',
+    title: 'Allows/Denies removing reactions from messages',
+    description: 'When denied, users with the role cannot remove reactions from messages.',
+  },
+];
+
+const ENTRIES: readonly DescribedEntry[] = [
+  ...SHIPPED,
+  ...STANDIN_ONLY.filter((extra) => !SHIPPED.some((e) => e.key === extra.key)),
+];
+
+/** The keys the stand-in adds to the shipped catalogue. */
+export const STANDIN_ONLY_PERMISSION_KEYS: readonly string[] = STANDIN_ONLY.map((e) => e.key);
+
 const BY_KEY: ReadonlyMap<string, CatalogueEntry> = new Map(ENTRIES.map((e) => [e.key, e]));
+
+/** Every key the stand-in knows, in catalogue order, its own keys last. */
+export function catalogueEntries(): readonly DescribedEntry[] {
+  return ENTRIES;
+}
 
 /** An action name, optionally followed by dotted qualifiers (`sendMessage.allowedMimeTypes`). */
 const PERMISSION_NAME = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*$/;
@@ -59,6 +92,13 @@ export function defaultPermissionMap(): PermissionMap {
       Array.isArray(e.default) ? [...e.default] : e.default,
     ]),
   );
+}
+
+/** A key's default (a fresh copy), or undefined for a key the stand-in does not know. */
+export function defaultValueOf(key: string): PermissionValue | undefined {
+  const entry = catalogueEntry(key);
+  if (entry === undefined) return undefined;
+  return Array.isArray(entry.default) ? [...entry.default] : entry.default;
 }
 
 export type ValidationDetails = Record<string, string[]>;

@@ -3,8 +3,10 @@ import { getCall } from './calls.ts';
 import { errorResponse } from './errors.ts';
 import type { RequestBody } from './json-body.ts';
 import { decodeIdSegment } from './path-segment.ts';
+import { listPermissionDefinitions } from './permission-definitions.ts';
 import type { SandboxResponse } from './response.ts';
-import { listRoles, updateRolePermissions } from './roles.ts';
+import { createRole, deleteRole, updateRole } from './role-management.ts';
+import { listRoles, unsetRolePermission, updateRolePermissions } from './roles.ts';
 import type { SandboxState } from './state.ts';
 import { deactivateUsers, reactivateUsers } from './user-activation.ts';
 import { listUsers } from './user-list.ts';
@@ -43,23 +45,9 @@ type Methods = Partial<Record<string, Handler>>;
  */
 function routesFor(host: SandboxHost, path: string): Methods | undefined {
   const segments = path.split('/');
-  const [root, version, collection, id, sub] = segments;
+  const [root, version, collection, id] = segments;
   if (root !== '' || version !== 'v3') return undefined;
-  if (host === 'api' && collection === 'roles') {
-    if (segments.length === 3) return { GET: (r, c) => listRoles(c.state, r.query) };
-    if (segments.length === 5 && id !== undefined && sub === 'permissions') {
-      const roleId = decodeIdSegment(id);
-      return {
-        PUT: (r, c) =>
-          updateRolePermissions(c.state, {
-            roleId,
-            contentType: r.headers['content-type'],
-            body: r.body,
-            now: c.now,
-          }),
-      };
-    }
-  }
+  if (host === 'api' && collection === 'roles') return roleRoutes(segments);
   if (host === 'api' && collection === 'users') return userRoutes(segments);
   if (host === 'call' && collection === 'calls' && segments.length === 3) {
     // `onBehalfOf` is only recorded here too: the list does not depend on who asks.
@@ -76,6 +64,42 @@ function routesFor(host: SandboxHost, path: string): Methods | undefined {
 /** What a write carries, for the handlers that change users. */
 function write(r: IncomingRequest, c: RespondContext) {
   return { contentType: r.headers['content-type'], body: r.body, now: c.now };
+}
+
+/**
+ * The role routes: the list and the permission update of the reference, and the role
+ * management beyond it (live-api-notes.md). `/v3/roles/` names no role and is no route.
+ */
+function roleRoutes(segments: string[]): Methods | undefined {
+  const [, , , id, sub, key] = segments;
+  if (segments.length === 3) {
+    return {
+      GET: (r, c) => listRoles(c.state, r.query),
+      POST: (r, c) => createRole(c.state, write(r, c)),
+    };
+  }
+  if (id === undefined || (segments.length === 4 && id === '')) return undefined;
+  const roleId = decodeIdSegment(id);
+  if (segments.length === 4) {
+    return {
+      PUT: (r, c) => updateRole(c.state, { roleId, ...write(r, c) }),
+      DELETE: (_r, c) => deleteRole(c.state, { roleId, now: c.now }),
+    };
+  }
+  if (sub !== 'permissions') return undefined;
+  if (segments.length === 5) {
+    return {
+      GET: (r, c) => listPermissionDefinitions(c.state, roleId, r.query),
+      PUT: (r, c) => updateRolePermissions(c.state, { roleId, ...write(r, c) }),
+    };
+  }
+  if (segments.length === 6 && key !== undefined && key !== '') {
+    const permission = decodeIdSegment(key);
+    return {
+      DELETE: (_r, c) => unsetRolePermission(c.state, { roleId, key: permission, now: c.now }),
+    };
+  }
+  return undefined;
 }
 
 /**

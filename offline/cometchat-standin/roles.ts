@@ -1,11 +1,9 @@
 import { errorResponse } from './errors.ts';
 import { badRequest, isObject, jsonBody, type RequestBody } from './json-body.ts';
-import {
-  checkPermissionUpdate,
-  defaultPermissionMap,
-  isActionKey,
-} from './permission-catalogue.ts';
+import { type Paging, pageOf } from './paging.ts';
+import { checkPermissionUpdate, isActionKey } from './permission-catalogue.ts';
 import { ok, type SandboxResponse } from './response.ts';
+import { unsetPermission, writePermissions } from './role-permissions.ts';
 import type { SandboxState } from './state.ts';
 
 const DEFAULT_PAGE = 1;
@@ -19,31 +17,29 @@ function positiveInteger(value: string | undefined, fallback: number): number | 
   return Number.isSafeInteger(number) ? number : undefined;
 }
 
-/** GET /v3/roles: one page of the roles in list order; a page past the end is empty. */
-export function listRoles(state: SandboxState, query: Record<string, string>): SandboxResponse {
+/**
+ * `page` and `perPage` of the role API's lists (roles, permission definitions): older than the
+ * other v3 lists (paging.ts), with no maximum a page. Or the 400 naming both problems.
+ */
+export function readRolePaging(
+  query: Record<string, string>,
+): { ok: true; paging: Paging } | { ok: false; response: SandboxResponse } {
   const page = positiveInteger(query.page, DEFAULT_PAGE);
   const perPage = positiveInteger(query.perPage, DEFAULT_PER_PAGE);
   const details: Record<string, string[]> = {};
   if (page === undefined) details.page = ['The page must be a positive integer.'];
   if (perPage === undefined) details.perPage = ['The perPage must be a positive integer.'];
   if (page === undefined || perPage === undefined) {
-    return errorResponse('ERR_BAD_REQUEST', { details });
+    return { ok: false, response: errorResponse('ERR_BAD_REQUEST', { details }) };
   }
+  return { ok: true, paging: { page, perPage } };
+}
 
-  const total = state.roles.length;
-  const data = state.roles.slice((page - 1) * perPage, page * perPage);
-  return ok({
-    data,
-    meta: {
-      pagination: {
-        total,
-        count: data.length,
-        per_page: perPage,
-        current_page: page,
-        total_pages: Math.max(1, Math.ceil(total / perPage)),
-      },
-    },
-  });
+/** GET /v3/roles: one page of the roles in list order; a page past the end is empty. */
+export function listRoles(state: SandboxState, query: Record<string, string>): SandboxResponse {
+  const paging = readRolePaging(query);
+  if (!paging.ok) return paging.response;
+  return ok(pageOf(state.roles, paging.paging));
 }
 
 export interface PermissionUpdateRequest {
@@ -85,11 +81,7 @@ export function updateRolePermissions(
   const checked = checkPermissionUpdate(permissions, new Set(state.roles.map((r) => r.role)));
   if (!checked.ok) return errorResponse('ERR_BAD_REQUEST', { details: checked.details });
 
-  const effective = {
-    ...(state.permissions.get(roleId) ?? defaultPermissionMap()),
-    ...checked.permissions,
-  };
-  state.permissions.set(roleId, effective);
+  const effective = writePermissions(state, roleId, checked.permissions);
   role.updatedAt = Math.max(request.now, role.createdAt);
 
   const results = Object.entries(checked.permissions)
@@ -99,4 +91,30 @@ export function updateRolePermissions(
       { success: true, message: `Permission ${key} is mapped to the role ${roleId}.` },
     ]);
   return ok({ data: { permissions: structuredClone(effective), ...Object.fromEntries(results) } });
+}
+
+export interface PermissionUnsetRequest {
+  /** The role id and the key after one decoding; undefined when a segment cannot be one. */
+  roleId: string | undefined;
+  key: string | undefined;
+  /** Unix seconds, for `updatedAt`. */
+  now: number;
+}
+
+/**
+ * DELETE /v3/roles/{role}/permissions/{permission}: the key goes back to its default, and the
+ * answer holds the role's effective map after, as an update's does. Only a key set explicitly
+ * can be unset: for any other, the documented 404 `ERR_PERMISSION_NOT_FOUND`.
+ */
+export function unsetRolePermission(
+  state: SandboxState,
+  request: PermissionUnsetRequest,
+): SandboxResponse {
+  const role = state.roles.find((r) => r.role === request.roleId);
+  if (role === undefined) return errorResponse('ERR_ROLE_NOT_FOUND');
+  const effective =
+    request.key === undefined ? undefined : unsetPermission(state, role.role, request.key);
+  if (effective === undefined) return errorResponse('ERR_PERMISSION_NOT_FOUND');
+  role.updatedAt = Math.max(request.now, role.createdAt);
+  return ok({ data: { permissions: structuredClone(effective) } });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkPermissionUpdate, defaultPermissionMap } from './permission-catalogue.ts';
+import { checkPermissionUpdate } from './permission-catalogue.ts';
 import { generatePresenterCall } from './presenter-call.ts';
 import {
   RECENT_CALLS_UID,
@@ -7,6 +7,7 @@ import {
   recentCalls,
   SECOND_RECENT_USERS,
 } from './recent-calls.ts';
+import { startRolePermissions, writePermissions } from './role-permissions.ts';
 import callsJson from './seed/calls.json' with { type: 'json' };
 import rolePermissionsJson from './seed/role-permissions.json' with { type: 'json' };
 import rolesJson from './seed/roles.json' with { type: 'json' };
@@ -167,20 +168,6 @@ export function loadSeed(
   if (!roleIds.has('default')) throw new Error(`${where}: the role "default" must exist`);
   if (roleIds.size !== roles.length) throw new Error(`${where}: a role id is listed twice`);
 
-  const permissions = new Map(roles.map((r) => [r.role, defaultPermissionMap()]));
-  const overrides = RolePermissionsSeedSchema.parse(structuredClone(data.rolePermissions));
-  for (const [role, update] of Object.entries(overrides)) {
-    const current = permissions.get(role);
-    if (current === undefined) throw new Error(`${where}: permissions for unknown role "${role}"`);
-    const checked = checkPermissionUpdate(update, roleIds);
-    if (!checked.ok) {
-      throw new Error(
-        `${where}: bad permissions for "${role}": ${JSON.stringify(checked.details)}`,
-      );
-    }
-    permissions.set(role, { ...current, ...checked.permissions });
-  }
-
   const seeded: SeededCall[] = [
     ...CallsSeedSchema.parse(structuredClone(data.calls)),
     ...data.generated(startedAt),
@@ -190,13 +177,36 @@ export function loadSeed(
   for (const [name, id] of Object.entries(SANDBOX_SEEDS[seed].sessionIds)) {
     if (!calls.has(id)) throw new Error(`${where}: no call for its session id "${name}"`);
   }
-  return {
+  const state: SandboxState = {
     roles,
-    permissions,
+    permissions: new Map(),
+    explicitPermissionKeys: new Map(),
     calls,
     callList: { perPage: true, paging: true },
     ...loadUsers(data.users, roleIds, where),
   };
+  loadPermissions(state, data.rolePermissions, where);
+  return state;
+}
+
+/**
+ * Every role starts from the catalogue defaults; the seed's maps are written on top as keys set
+ * explicitly, so they can be unset like any written since.
+ */
+function loadPermissions(state: SandboxState, data: unknown, where: string): void {
+  const roleIds = new Set(state.roles.map((r) => r.role));
+  for (const role of roleIds) startRolePermissions(state, role);
+  const overrides = RolePermissionsSeedSchema.parse(structuredClone(data));
+  for (const [role, update] of Object.entries(overrides)) {
+    if (!roleIds.has(role)) throw new Error(`${where}: permissions for unknown role "${role}"`);
+    const checked = checkPermissionUpdate(update, roleIds);
+    if (!checked.ok) {
+      throw new Error(
+        `${where}: bad permissions for "${role}": ${JSON.stringify(checked.details)}`,
+      );
+    }
+    writePermissions(state, role, checked.permissions);
+  }
 }
 
 /** The seed's users by uid, and their relations as sets, after checking they hold together. */

@@ -68,10 +68,16 @@ export interface SandboxState {
   /** Roles in list order: the order GET /v3/roles pages through. */
   roles: Role[];
   /**
-   * The effective permission map of each role. A role without an entry (say one a test pushed
-   * onto `roles`) has the catalogue defaults.
+   * The effective permission map of each role: the catalogue defaults with the explicitly set
+   * keys on top. A role without an entry (say one a test pushed onto `roles`) has the defaults.
    */
   permissions: Map<string, PermissionMap>;
+  /**
+   * Which keys of each role's map were set explicitly (the seed's, and those written since):
+   * only these can be unset. The stand-in keeps both maps in step (role-permissions.ts); a test
+   * that writes `permissions` directly should add the keys here if it means them as set.
+   */
+  explicitPermissionKeys: Map<string, Set<string>>;
   /** Calls by session id, exactly as received in the path after one decoding. */
   calls: Map<string, SeededCall>;
   /**
@@ -95,6 +101,10 @@ export function replaceState(target: SandboxState, source: SandboxState): void {
   target.roles.splice(0, target.roles.length, ...source.roles);
   target.permissions.clear();
   for (const [role, map] of source.permissions) target.permissions.set(role, map);
+  target.explicitPermissionKeys.clear();
+  for (const [role, keys] of source.explicitPermissionKeys) {
+    target.explicitPermissionKeys.set(role, keys);
+  }
   target.calls.clear();
   for (const [id, call] of source.calls) target.calls.set(id, call);
   Object.assign(target.callList, source.callList);
