@@ -483,6 +483,7 @@ describe('loadConfig with several apps', () => {
   it('refuses an app named like a subcommand, given the subcommands', () => {
     expect(SUBCOMMAND_NAMES).toEqual([
       'roles',
+      'role',
       'compare',
       'perms',
       'permissions',

@@ -124,7 +124,11 @@ export function categoryOnScreen(view: StoredView): string | undefined {
   return undefined;
 }
 
-/** The state a person produces by setting one field of the category on screen. */
+/**
+ * The state a person produces by setting one field of the category on screen. A key the shipped
+ * catalogue lacks (one the app's CometChat defines) can be set when it is an allow/deny checkbox
+ * on screen.
+ */
 export function withFieldSet(
   view: StoredView,
   key: string,
@@ -132,12 +136,13 @@ export function withFieldSet(
 ): ViewStateValues {
   const values = initialStateValues(view);
   const spec = permissionSpec(key);
-  if (!spec) throw new Error(`${key} is not in the permission catalogue`);
-  if (spec.kind === 'action') {
-    const block = blocksOf(view).find((b) => {
-      const options = ((b.element as Json | undefined)?.options ?? []) as Json[];
-      return String(b.block_id).startsWith('a:') && options.some((o) => o.value === key);
-    });
+  const checkbox = blocksOf(view).find((b) => {
+    const options = ((b.element as Json | undefined)?.options ?? []) as Json[];
+    return String(b.block_id).startsWith('a:') && options.some((o) => o.value === key);
+  });
+  if (!spec && !checkbox) throw new Error(`${key} is not in the permission catalogue`);
+  if (!spec || spec.kind === 'action') {
+    const block = checkbox;
     if (!block) throw new Error(`${key} is not on screen`);
     const options = ((block.element as Json).options ?? []) as Json[];
     const field = values[String(block.block_id)]?.[ACTIONS.permissionsField] as {

@@ -1,6 +1,7 @@
 import { createHash, createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Access } from '../access/access.ts';
+import { type CatalogueReader, createCatalogueReader } from '../cometchat/catalogue-reader.ts';
 import type { CometChatClient } from '../cometchat/client.ts';
 import { RoleIdSchema } from '../cometchat/schemas.ts';
 import { InputError } from '../voice/failure.ts';
@@ -15,6 +16,11 @@ export interface CometChatApp {
   appId: string | undefined;
   region: string | undefined;
   cometchat: CometChatClient;
+  /**
+   * The app's permission catalogue: its CometChat's definitions merged with the shipped ones,
+   * kept a few minutes; the shipped catalogue (as `fallback`) when they cannot be read.
+   */
+  catalogue: CatalogueReader;
   /** Who may edit this app's permissions (its own editors, else the workspace's). */
   access: Access;
   /**
@@ -48,6 +54,8 @@ export interface AppSettings {
   region: string | undefined;
   apiKey: string;
   cometchat: CometChatClient;
+  /** Injected in tests; else one over `cometchat` (catalogue-reader.ts). */
+  catalogue?: CatalogueReader | undefined;
   access: Access;
   approval?: CometChatApp['approval'];
 }
@@ -63,7 +71,11 @@ export function createApps(
     const key = createSecretKey(
       createHash('sha256').update(`cometchat-ops seal\n${apiKey}`).digest(),
     );
-    return { ...app, seal: (text) => createHmac('sha256', key).update(text).digest('base64url') };
+    return {
+      ...app,
+      catalogue: app.catalogue ?? createCatalogueReader(app.cometchat),
+      seal: (text) => createHmac('sha256', key).update(text).digest('base64url'),
+    };
   });
   const first = all[0];
   if (!first) throw new Error('at least one CometChat app is configured');

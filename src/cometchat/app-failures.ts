@@ -15,6 +15,13 @@ export function withAppFailures<C extends CometChatClient>(client: C, app: Faile
     listAllRoles: (request) => client.listAllRoles(request).catch(label),
     setRolePermissions: (role, permissions, request) =>
       client.setRolePermissions(role, permissions, request).catch(label),
+    listPermissionDefinitions: (role, request) =>
+      client.listPermissionDefinitions(role, request).catch(label),
+    createRole: (role, request) => client.createRole(role, request).catch(label),
+    updateRole: (role, update, request) => client.updateRole(role, update, request).catch(label),
+    deleteRole: (role, request) => client.deleteRole(role, request).catch(label),
+    unsetRolePermission: (role, key, request) =>
+      client.unsetRolePermission(role, key, request).catch(label),
     getCall: (sessionId, request) => client.getCall(sessionId, request).catch(label),
     listCalls: (query, request) => client.listCalls(query, request).catch(label),
     getUser: (uid, request) => client.getUser(uid, request).catch(label),

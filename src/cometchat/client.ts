@@ -44,10 +44,14 @@ import {
   CallResponseSchema,
   DeactivateUsersResponseSchema,
   ErrorBodySchema,
+  type PermissionDefinition,
+  PermissionDefinitionListResponseSchema,
   type PermissionMap,
   PermissionUpdateResponseSchema,
   ReactivateUsersResponseSchema,
+  RoleDeletedResponseSchema,
   RoleListResponseSchema,
+  RoleResponseSchema,
   UserCountResponseSchema,
   UserListResponseSchema,
   UserResponseSchema,
@@ -101,6 +105,23 @@ export interface CometChatClient {
     permissions: PermissionMap,
     options?: RequestOptions,
   ): Promise<PermissionUpdate>;
+  /** The service's definitions of the permission keys (titles, values, defaults), every page. */
+  listPermissionDefinitions(
+    role: string,
+    options?: RequestOptions,
+  ): Promise<PermissionDefinition[]>;
+  /** Creates a role; answers it as the service stored it (the service lower-cases the id). */
+  createRole(role: NewRole, options?: RequestOptions): Promise<Role>;
+  /** Renames or describes a role (an empty description unsets it); answers the role. */
+  updateRole(role: string, update: RoleUpdate, options?: RequestOptions): Promise<Role>;
+  /** Deletes a role (the service refuses `default`). */
+  deleteRole(role: string, options?: RequestOptions): Promise<void>;
+  /** Unsets one key of a role (back to its default); answers the role's map after. */
+  unsetRolePermission(
+    role: string,
+    key: string,
+    options?: RequestOptions,
+  ): Promise<PermissionUpdate>;
   getCall(
     sessionId: string,
     options?: RequestOptions & { onBehalfOf?: string | undefined },
@@ -134,12 +155,29 @@ export interface CometChatClient {
   blocksBetween(uid: string, other: string, options?: RequestOptions): Promise<Blocks>;
 }
 
+/** A role to create: `POST /v3/roles`. */
+export interface NewRole {
+  role: string;
+  name: string;
+  description?: string | undefined;
+}
+
+/** What `PUT /v3/roles/{role}` changes; a field left out is left as it is. */
+export interface RoleUpdate {
+  name?: string | undefined;
+  /** An empty description unsets it. */
+  description?: string | undefined;
+}
+
 const MAX_ERROR_BODY = 64 * 1024;
 
 /** What `send` asks of the service, as ky options. */
 interface Outgoing {
-  /** `delete` deactivates users: it changes something, as a `put` does. */
-  method: 'get' | 'put' | 'delete';
+  /**
+   * `delete` deactivates users or removes a role: it changes something, as a `put` does; `post`
+   * creates a role (ky never retries it: a repeat would create it twice, or be refused).
+   */
+  method: 'get' | 'put' | 'post' | 'delete';
   headers?: Record<string, string>;
   searchParams?: Record<string, string | number>;
   /** Sent as JSON, with its content type. */
@@ -179,6 +217,7 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
     listAllRoles: (request = {}) => listAllRoles(context, request),
     setRolePermissions: (role, permissions, request = {}) =>
       setRolePermissions(context, role, permissions, request),
+    ...roleOperations(context),
     getCall: (sessionId, request = {}) => getCall(context, sessionId, request),
     listCalls: (query, request = {}) => listCalls(context, query, request),
     ...userOperations(context),
@@ -282,6 +321,128 @@ async function setRolePermissions(
     'setRolePermissions',
     path,
     { method: 'put', json: { permissions } },
+    PermissionUpdateResponseSchema,
+    request,
+  );
+  return toPermissionUpdate(body.data);
+}
+
+type RoleOperations = Pick<
+  CometChatClient,
+  'listPermissionDefinitions' | 'createRole' | 'updateRole' | 'deleteRole' | 'unsetRolePermission'
+>;
+
+/** The role-management operations, arrows over `context` like the others. */
+function roleOperations(context: Context): RoleOperations {
+  return {
+    listPermissionDefinitions: (role, request = {}) =>
+      listPermissionDefinitions(context, role, request),
+    createRole: (role, request = {}) => createRole(context, role, request),
+    updateRole: (role, update, request = {}) => updateRole(context, role, update, request),
+    deleteRole: (role, request = {}) => deleteRole(context, role, request),
+    unsetRolePermission: (role, key, request = {}) =>
+      unsetRolePermission(context, role, key, request),
+  };
+}
+
+/** `roles/{role}`, the id as one path segment. */
+function rolePath(context: Context, role: string, operation: string, request: RequestOptions) {
+  return `roles/${segment(role, 'role', operation, request, context.newRef)}`;
+}
+
+/** Every page of the definitions, the first saying how many there are (like listAllRoles). */
+async function listPermissionDefinitions(
+  context: Context,
+  role: string,
+  request: RequestOptions,
+): Promise<PermissionDefinition[]> {
+  const shared = underOneRef(context, request);
+  const path = `${rolePath(context, role, 'listPermissionDefinitions', shared)}/permissions`;
+  const page = (number: number) =>
+    context.send(
+      'api',
+      'listPermissionDefinitions',
+      path,
+      { method: 'get', searchParams: { page: number, perPage: 100 } },
+      PermissionDefinitionListResponseSchema,
+      shared,
+    );
+  const first = await page(1);
+  const pages = Math.min(first.meta.pagination.total_pages, 20);
+  const rest = await Promise.all(
+    Array.from({ length: Math.max(0, pages - 1) }, (_, i) => page(i + 2)),
+  );
+  return [first, ...rest].flatMap((body) => body.data);
+}
+
+async function createRole(
+  { send }: Context,
+  role: NewRole,
+  request: RequestOptions,
+): Promise<Role> {
+  const json = {
+    role: role.role,
+    name: role.name,
+    ...(role.description ? { description: role.description } : {}),
+  };
+  const body = await send(
+    'api',
+    'createRole',
+    'roles',
+    { method: 'post', json },
+    RoleResponseSchema,
+    request,
+  );
+  return body.data;
+}
+
+async function updateRole(
+  context: Context,
+  role: string,
+  update: RoleUpdate,
+  request: RequestOptions,
+): Promise<Role> {
+  const json: Record<string, unknown> = {};
+  if (update.name !== undefined) json.name = update.name;
+  if (update.description === '') json.unset = ['description'];
+  else if (update.description !== undefined) json.description = update.description;
+  const path = rolePath(context, role, 'updateRole', request);
+  const body = await context.send(
+    'api',
+    'updateRole',
+    path,
+    { method: 'put', json },
+    RoleResponseSchema,
+    request,
+  );
+  return body.data;
+}
+
+async function deleteRole(context: Context, role: string, request: RequestOptions): Promise<void> {
+  const path = rolePath(context, role, 'deleteRole', request);
+  await context.send(
+    'api',
+    'deleteRole',
+    path,
+    { method: 'delete' },
+    RoleDeletedResponseSchema,
+    request,
+  );
+}
+
+async function unsetRolePermission(
+  context: Context,
+  role: string,
+  key: string,
+  request: RequestOptions,
+): Promise<PermissionUpdate> {
+  const base = rolePath(context, role, 'unsetRolePermission', request);
+  const path = `${base}/permissions/${segment(key, 'permission', 'unsetRolePermission', request, context.newRef)}`;
+  const body = await context.send(
+    'api',
+    'unsetRolePermission',
+    path,
+    { method: 'delete' },
     PermissionUpdateResponseSchema,
     request,
   );

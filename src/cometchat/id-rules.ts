@@ -6,6 +6,8 @@ import { ROLE_ID } from './schemas.ts';
 // back from a button or a modal.
 
 export const MAX_SESSION_ID = 255;
+/** CometChat keeps at most this many roles per app (`default` included). */
+export const MAX_ROLES = 25;
 export const MAX_UID = 100;
 // Controls and separators have no place in an id; rejecting them early gives a clear message
 // instead of a confusing 404.

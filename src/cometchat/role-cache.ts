@@ -36,6 +36,16 @@ export function withRoleCache(
     pages.clear();
     lists.clear();
   };
+  /** A change to roles: the lists are cleared whatever its outcome. */
+  const clearingRoles =
+    <A extends unknown[], R>(send: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await send(...args);
+      } finally {
+        clear();
+      }
+    };
   /** A change to users: the counts are cleared whatever its outcome. */
   const clearingCounts =
     <A extends unknown[], R>(send: (...args: A) => Promise<R>) =>
@@ -56,13 +66,12 @@ export function withRoleCache(
       ),
     listAllRoles: (request) =>
       lists.get(`${request?.perPage ?? ''}`, () => client.listAllRoles(request)),
-    setRolePermissions: async (role, permissions, request) => {
-      try {
-        return await client.setRolePermissions(role, permissions, request);
-      } finally {
-        clear();
-      }
-    },
+    setRolePermissions: clearingRoles(client.setRolePermissions),
+    unsetRolePermission: clearingRoles(client.unsetRolePermission),
+    createRole: clearingRoles(client.createRole),
+    updateRole: clearingRoles(client.updateRole),
+    // Its users now hold another role: their counts go too.
+    deleteRole: clearingRoles(clearingCounts(client.deleteRole)),
     countUsersWithRole: (role, request) =>
       counts.get(`${role}:${request?.withDeactivated ?? false}`, () =>
         client.countUsersWithRole(role, request),

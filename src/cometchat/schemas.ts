@@ -54,6 +54,33 @@ export const PermissionUpdateResponseSchema = z.looseObject({
   data: z.looseObject({ permissions: PermissionMapSchema }),
 });
 
+/** One role, as the service answers a creation or an update. */
+export const RoleResponseSchema = z.looseObject({ data: RoleSchema });
+
+/** A deletion's answer: `{ data: { success, message } }`. */
+export const RoleDeletedResponseSchema = z.looseObject({
+  data: z.looseObject({ success: z.boolean(), message: z.string().default('') }),
+});
+
+/**
+ * A permission's definition as the service gives it (`GET /v3/roles/{role}/permissions`): not a
+ * role's value but what the key is. Only `id` is required: the rest may drift or be missing.
+ */
+export const PermissionDefinitionSchema = z.looseObject({
+  id: z.string().min(1).max(100),
+  title: z.string().max(500).optional(),
+  description: z.string().max(2000).optional(),
+  dataType: z.string().optional(),
+  availableValues: z.array(z.string()).nullable().optional(),
+  defaultValue: PermissionValueSchema.optional(),
+});
+export type PermissionDefinition = z.infer<typeof PermissionDefinitionSchema>;
+
+export const PermissionDefinitionListResponseSchema = z.looseObject({
+  data: z.array(PermissionDefinitionSchema),
+  meta: z.looseObject({ pagination: PaginationSchema }),
+});
+
 // A receiver entity is a user (`uid`, `avatar`) or, for group calls, a group (`guid`, `icon`).
 const EntitySchema = z.object({
   uid: z.string().optional(),

@@ -3,6 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { Access } from '../access/access.ts';
 import type { Apps, CometChatApp } from '../apps/apps.ts';
+import type { PermissionValue } from '../cometchat/schemas.ts';
 import type { Deliverer, SlackMessage } from '../slack/deliver.ts';
 import type { RequestScope } from '../slack/request-context.ts';
 import type { TimeZones } from '../slack/time-zones.ts';
@@ -65,10 +66,35 @@ export interface UserChange {
  */
 export type UserChangeReview = (app: CometChatApp, change: UserChange, origin: string) => View;
 
+/** The title of every modal of a change to a role itself, whichever feature draws it. */
+export const ROLE_CHANGE_TITLE = 'Change a role';
+
+/**
+ * A change to a role itself, as a person asked for it: its creation (a name, perhaps a
+ * description, and the permissions to set right after), a new name or description, or its
+ * deletion. The roles feature asks for it; the permissions feature, which owns every change's
+ * confirmation, approval, sending and audit, carries it out.
+ */
+export interface RoleChange {
+  action: 'create' | 'update' | 'delete';
+  role: string;
+  /** `name`, `description`; a new role's permissions beside them; `role` (to null) to delete. */
+  changes: readonly { key: string; before: PermissionValue; after: PermissionValue }[];
+  /** What the confirmation asks, in mrkdwn. */
+  question: string;
+  /** mrkdwn lines under the question: a new role's permissions, who holds a role to delete. */
+  details?: readonly string[] | undefined;
+}
+
+/** The confirmation of a role change, for a modal (see UserChangeReview for `origin`). */
+export type RoleChangeReview = (app: CometChatApp, change: RoleChange, origin: string) => View;
+
 /** What every feature is registered with. */
 export interface AppDeps extends SharedDeps {
   /** The confirmation modal of a change to a user (see UserChange). */
   reviewUserChange: UserChangeReview;
+  /** The confirmation modal of a change to a role itself (see RoleChange). */
+  reviewRoleChange: RoleChangeReview;
   /** The help message: every subcommand's usage. */
   help(): SlackMessage;
   /** Publishes a person's Home tab again (after an approval or rejection made there). */

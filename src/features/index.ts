@@ -10,7 +10,13 @@ import type { Feature } from './feature.ts';
 import { helpMessage } from './help/help-view.ts';
 import { help } from './help/index.ts';
 import { createHome, registerHome } from './home/home.ts';
-import { editorOpener, homeApprovals, permissions, userChangeReview } from './permissions/index.ts';
+import {
+  editorOpener,
+  homeApprovals,
+  permissions,
+  roleChangeReview,
+  userChangeReview,
+} from './permissions/index.ts';
 import { roles } from './roles/index.ts';
 import { registerUnfurls } from './unfurl.ts';
 import { users } from './users/index.ts';
@@ -62,6 +68,7 @@ export function registerFeatures(bolt: App, shared: SharedDeps): RegisteredFeatu
     help: () => helpMessage(SUBCOMMANDS, names),
     refreshHome: home.publish,
     reviewUserChange: userChangeReview(shared),
+    reviewRoleChange: roleChangeReview(shared),
   };
   for (const feature of FEATURES) feature.register(bolt, deps);
   registerHome(bolt, deps, home, editorOpener(deps));

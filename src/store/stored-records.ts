@@ -40,6 +40,8 @@ const AuditChangeSchema = z.object({
   after: PermissionValueSchema,
   /** Sent although it equals the shown value, because the user asked to state it. */
   explicit: z.boolean(),
+  /** Unset (back to its default, `after`), not set to a value; absent for a set key. */
+  unset: z.literal(true).optional(),
 });
 export type AuditChange = z.infer<typeof AuditChangeSchema>;
 
@@ -58,12 +60,14 @@ export type AuditApproval = z.infer<typeof AuditApprovalSchema>;
 /**
  * What a change acts on when it is not a role's permissions: a CometChat user, whose `role` or
  * account `status` it changes (the record's `changes` then name those keys, and `role` is the
- * user's role when the change was asked for).
+ * user's role when the change was asked for); or the role itself, created, renamed or described,
+ * or deleted (the changes then name `name` and `description`, a created role's permissions
+ * beside them, or `role` for a deletion).
  */
-export const ChangeSubjectSchema = z.object({
-  kind: z.literal('user'),
-  uid: z.string(),
-});
+export const ChangeSubjectSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('user'), uid: z.string() }),
+  z.object({ kind: z.literal('role'), action: z.enum(['create', 'update', 'delete']) }),
+]);
 export type ChangeSubject = z.infer<typeof ChangeSubjectSchema>;
 
 /** One attempted change (a role's permissions, or a user's role or account), applied or not. */

@@ -17,9 +17,10 @@ export class InputError extends Error {
 export class ChangeNotTaken extends Error {
   override readonly name = 'ChangeNotTaken';
   readonly sentence: string;
-  constructor(uid: string, answered: { plain: string; mrkdwn: string }) {
+  /** `subject` is mrkdwn, ids in code: "user `ana`", "role `vip`". */
+  constructor(subject: string, answered: { plain: string; mrkdwn: string }) {
     super(`CometChat ${answered.plain}`);
-    this.sentence = `CometChat ${answered.mrkdwn} for user ${inlineCode(uid)}: the change did not take.`;
+    this.sentence = `CometChat ${answered.mrkdwn} for ${subject}: the change did not take.`;
   }
 }
 

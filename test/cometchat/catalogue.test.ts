@@ -4,6 +4,7 @@ import {
   CATEGORIES,
   defaultPermissions,
   holdsRoleIds,
+  labelOf,
   PERMISSIONS,
   permissionSpec,
   permissionsInCategory,
@@ -92,6 +93,16 @@ describe('the catalogue', () => {
     );
     expect([...covered].sort()).toEqual(PERMISSIONS.map((spec) => spec.key).sort());
     expect(permissionsInCategory('No such category')).toEqual([]);
+  });
+
+  it("gives every key a short label of its own, as CometChat's dashboard names them", () => {
+    const labels = PERMISSIONS.map((spec) => spec.label);
+    expect(new Set(labels).size).toBe(labels.length);
+    for (const label of labels) expect(label.length, label).toBeLessThanOrEqual(40);
+    expect(labelOf('sendMessage')).toBe('Message Sending');
+    expect(labelOf('listUsers.mode')).toBe('User Listing Mode');
+    expect(labelOf('blockUser.allowedRoles')).toBe('Block User Role Filter');
+    expect(labelOf('flagMessage')).toBeUndefined();
   });
 
   it('cannot be changed by its users', () => {

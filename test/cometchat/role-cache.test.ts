@@ -115,6 +115,11 @@ describe('role list cache, in front of a client the test answers by hand', () =>
         };
       },
       setRolePermissions: async () => ({ permissions: {}, results: {} }),
+      listPermissionDefinitions: notAsked,
+      createRole: notAsked,
+      updateRole: notAsked,
+      deleteRole: notAsked,
+      unsetRolePermission: notAsked,
       getCall: notAsked,
       listCalls: notAsked,
       getUser: notAsked,

@@ -182,7 +182,7 @@ describe('audit trail', () => {
     expect(textOf(list)).toContain('2 records');
     const [newest, older] = tableRecords(list);
     expect([newest?.Outcome, older?.Outcome]).toEqual(['✘ failed', '✔ applied']);
-    expect(older?.Changes).toMatch(/^sendMessage: allow → deny$/m);
+    expect(older?.Changes).toMatch(/^Message Sending \(sendMessage\): allow → deny$/m);
     const events = h.logs.records().filter((r) => r.event === 'permission_change');
     expect(events).toHaveLength(2);
     expect(puts(h).length).toBeGreaterThanOrEqual(2);

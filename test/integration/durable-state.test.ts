@@ -60,7 +60,7 @@ describe.skipIf(skipRedisSuites)('two replicas sharing Redis', { tags: ['redis']
     await applyChange(a, { key: 'deleteMessage', value: 'deny' });
     expect(await allowedMessageActions(b)).not.toContain('deleteMessage');
     const [newest] = tableRecords(await commandReply(b, 'audit'));
-    expect(newest?.Changes).toMatch(/^deleteMessage: allow → deny$/m);
+    expect(newest?.Changes).toMatch(/^Message Deleting \(deleteMessage\): allow → deny$/m);
   });
 
   it('applies one confirmation raced from both replicas once', async () => {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { StoredView } from '../../offline/slack-standin/web-api.ts';
 import { editorShown, submitView } from '../../offline/stack/editor-steps.ts';
 import { ACTIONS } from '../../src/slack/ids.ts';
-import { type Harness, sandboxOf, textOf } from './harness.ts';
-import { driverAs, puts, reviewFlip, useHarnessStarter } from './support.ts';
+import { commandReply, type Harness, sandboxOf, textOf } from './harness.ts';
+import { applyChange, driverAs, puts, reviewFlip, useHarnessStarter } from './support.ts';
 
 // The Home tab through the real app: app_home_opened over HTTP and Socket Mode, what each person
 // is shown, and every button working from the tab.
@@ -163,6 +163,32 @@ describe('the Home tab', () => {
     const pickers = elements(home).filter((e) => e.action_id === ACTIONS.homeEditRole);
     expect(pickers).toHaveLength(1);
     expect(pickers[0]?.options?.every((o) => o.value.startsWith('staging:'))).toBe(true);
+  });
+
+  it('shows, for two apps, the roles whose known maps differ once a change is applied in one', async () => {
+    const h = await start({ apps: ['staging', 'prod'], env: { VIEWERS: 'U0VIEWER' } });
+    members(h, 'U0VIEWER');
+    const before = textOf(await openHome(h, 'U0VIEWER'));
+    expect(before).toContain('Roles that differ between apps');
+    // Never changed through the app: both are the documented defaults.
+    expect(before).toContain('*staging* and *prod*: no role known in both differs.');
+    expect(before).toMatch(/Known in one app only: \*staging\* `[^`]+`.* · \*prod\* `auditor`/);
+
+    await applyChange(h, { app: 'staging', role: 'admin', key: 'sendMessage', value: 'deny' });
+    const after = textOf(await openHome(h, 'U0VIEWER', 'role differs'));
+    const listed = after.match(
+      /\*staging\* and \*prod\*: \*1 role differs\*\n• `admin` · (\d+ keys? differs?) · `\/cometchat compare admin staging prod`/,
+    );
+    expect(listed).not.toBeNull();
+    // The command it names counts the same keys.
+    const reply = await commandReply(h, 'compare admin staging prod');
+    expect(textOf(reply)).toContain(`*${listed?.[1]}*`);
+    expect(textOf(await openHome(h))).not.toContain('no role known in both differs');
+  });
+
+  it('has no such section with one app', async () => {
+    const h = await start();
+    expect(textOf(await openHome(h))).not.toContain('Roles that differ between apps');
   });
 
   it('is published for app_home_opened over Socket Mode too', async () => {

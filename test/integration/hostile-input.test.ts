@@ -105,7 +105,8 @@ function everythingShown(h: Harness): unknown[] {
 }
 
 /**
- * CometChat was asked only for what was meant: the role list, or one call whose id is exactly
+ * CometChat was asked only for what was meant: the role list (with the users holding each role
+ * and the permission definitions), or one call whose id is exactly
  * one of `sessionIds`, encoded as a single path segment that URL parsing leaves alone.
  */
 function expectOnlyIntendedRequests(
@@ -114,7 +115,9 @@ function expectOnlyIntendedRequests(
 ): void {
   for (const request of h.sandbox.requests) {
     expect(request.method, request.path).toBe('GET');
-    if (request.path === '/v3/roles' || isHolderCount(request)) {
+    // The editor reads the permission definitions too (the catalogue from the service).
+    const definitions = request.path === '/v3/roles/default/permissions';
+    if (request.path === '/v3/roles' || isHolderCount(request) || definitions) {
       expect(allowed.roles, 'an unexpected role list request').toBe(true);
       expect(request.host).toBe('api');
       continue;

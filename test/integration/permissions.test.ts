@@ -9,7 +9,12 @@ import {
   switchCategory,
   withFieldSet,
 } from '../../offline/stack/editor-steps.ts';
-import { permissionsInCategory } from '../../src/cometchat/catalogue.ts';
+import {
+  OTHER_CATEGORY,
+  permissionSpec,
+  permissionsInCategory,
+} from '../../src/cometchat/catalogue.ts';
+import { SHIPPED_CATALOGUE_NOTE } from '../../src/features/permissions/editor-view.ts';
 import { sealedJson, textOf } from './harness.ts';
 import {
   allowedActions,
@@ -240,5 +245,55 @@ describe('permission editor through the real app', () => {
     expect(textOf(review.view)).toMatch(/editMessage.*allow → \*deny\*/);
     expect(textOf(review.view)).not.toContain('sendMessage');
     expect(puts(h)).toHaveLength(putsBefore);
+  });
+});
+
+describe("the editor on the app's own catalogue (its CometChat's definitions)", () => {
+  const h = useHarness();
+
+  /** The stand-in defines this key; the shipped catalogue does not. */
+  const SERVICE_ONLY = 'removeReaction';
+
+  it('shows a key only the service defines under Other, by its title, and sends it', async () => {
+    const editor = await openEditor(h, 'default');
+    expect(textOf(editor)).not.toContain(SHIPPED_CATALOGUE_NOTE);
+    // Labels, with the key as a hint.
+    expect(textOf(editor)).toContain('User Listing Mode');
+    expect(textOf(editor)).toContain('listUsers.mode · ');
+    const other = await switchCategory(h, editor, OTHER_CATEGORY);
+    expect(allowedActions(other)).toEqual([SERVICE_ONLY]);
+    expect(textOf(other)).toContain('Allows/Denies removing reactions from messages');
+    expect(textOf(other)).toContain(`${SERVICE_ONLY} · default: allow`);
+    expect(permissionSpec(SERVICE_ONLY)).toBeUndefined();
+
+    const review = await submitView(h, other, withFieldSet(other, SERVICE_ONLY, 'deny'));
+    expect(review.response_action).toBe('push');
+    expect(textOf(review.view)).toContain(
+      `*Allows/Denies removing reactions from messages* (\`${SERVICE_ONLY}\`): allow → *deny*`,
+    );
+    const confirmation = confirmationOf(h, editor);
+    if (!confirmation) throw new Error('no confirmation view');
+    await confirm(h, confirmation);
+    expect(puts(h).map((r) => r.body)).toEqual([{ permissions: { [SERVICE_ONLY]: 'deny' } }]);
+  });
+
+  it('opens on the shipped catalogue when the definitions cannot be read, and says so', async () => {
+    h.sandbox.inject({
+      kind: 'status',
+      status: 500,
+      method: 'GET',
+      pathIncludes: '/permissions',
+      times: 10,
+    });
+    const editor = await openEditor(h, 'default');
+    expect(textOf(editor)).toContain(SHIPPED_CATALOGUE_NOTE);
+    expect(textOf(editor)).toContain('User Listing');
+    expect(allowedActions(editor)).toContain('listUsers');
+    expect(JSON.stringify(editor.blocks)).not.toContain(`"value":"${OTHER_CATEGORY}"`);
+    // The failure was not kept: a later opening asks again (and the stand-in answers it).
+    h.sandbox.clearFaults();
+    const again = await openEditor(h, 'default');
+    expect(textOf(again)).not.toContain(SHIPPED_CATALOGUE_NOTE);
+    expect(JSON.stringify(again.blocks)).toContain(`"value":"${OTHER_CATEGORY}"`);
   });
 });

@@ -158,7 +158,9 @@ describe('users through the real app', () => {
     it('is denied by the mode `friends` between two who are not friends', async () => {
       await knownRole('support-agent', { 'sendMessage.mode': 'friends' });
       const reply = await commandReply(h, 'user cometchat-uid-2 can sendMessage cometchat-uid-3');
-      expect(textOf(reply)).toContain(':no_entry: *Denied by* `sendMessage.mode` = `friends`');
+      expect(textOf(reply)).toContain(
+        ':no_entry: *Denied by* *Message Sending Mode* (`sendMessage.mode`) = `friends`',
+      );
       // A map stored without a reference (as an earlier version stored them): the date alone.
       expect(textOf(reply)).toMatch(/\(as this app last set the role, <!date[^>]*>\):/);
       expect(textOf(reply)).not.toContain('(ref ');
@@ -170,7 +172,7 @@ describe('users through the real app', () => {
       await knownRole('premium', { 'sendMessage.allowedReceiverRoles': ['admin'] });
       const reply = await commandReply(h, 'user cometchat-uid-4 can sendMessage cometchat-uid-5');
       expect(textOf(reply)).toContain(
-        ':no_entry: *Denied by* `sendMessage.allowedReceiverRoles` = `admin`',
+        ':no_entry: *Denied by* *Message Receiver Roles* (`sendMessage.allowedReceiverRoles`) = `admin`',
       );
     });
 

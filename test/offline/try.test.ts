@@ -53,6 +53,27 @@ describe('npm run try', () => {
   }, 60_000);
 });
 
+describe('npm run try -- perms', () => {
+  it('shows each key by its label, with the key itself as the hint', () => {
+    const run = tryWith('perms', 'default');
+    expect(run.status).toBe(0);
+    // The allowed actions by label; each field labelled, its key first in its hint.
+    expect(run.stdout).toContain('[x] User Listing\n');
+    expect(run.stdout).toContain('[x] Profile Editing\n');
+    expect(run.stdout).toMatch(/^║ User Listing Mode\n║ {3}all\n║ {3}\(listUsers\.mode · /m);
+    expect(run.stdout).toMatch(/^║ Block User Role Filter\n/m);
+    expect(run.stdout).not.toMatch(/^║ listUsers\.mode$/m);
+    expect(run.stdout).not.toContain('[x] listUsers\n');
+  }, 60_000);
+
+  it('names the changed key by its label and its key in the review and the result', () => {
+    const run = tryWith('perms', 'default', 'deny', 'sendMessage');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('║ Message Sending (`sendMessage`): allow → deny');
+    expect(run.stdout).toContain('║ Message Sending (`sendMessage`): deny ← changed');
+  }, 60_000);
+});
+
 describe('npm run try, the demo', () => {
   it("says before the demo that the sandbox's hostile names are escaping fixtures, then runs it", () => {
     const run = tryWith();
@@ -99,7 +120,7 @@ describe('npm run try -- user, users', () => {
     const run = tryWith('user', 'cometchat-uid-5', 'can', 'sendMessage', 'cometchat-uid-7');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('Can cometchat-uid-5 sendMessage?');
-    expect(run.stdout).toContain('✔ the action `sendMessage` = `allow`');
+    expect(run.stdout).toContain('✔ the action Message Sending (`sendMessage`) = `allow`');
     expect(run.stdout).toMatch(/^│ ⛔ Denied: `cometchat-uid-5` blocked `cometchat-uid-7`\.$/m);
   }, 60_000);
 

@@ -22,6 +22,7 @@ import {
   DEFAULT_APP,
 } from '../../store/store.ts';
 import { counted } from '../../voice/sentences.ts';
+import { permissionKeyRuns, permissionKeyText } from '../permission-key-text.ts';
 import { permissionValueText } from '../permission-value-text.ts';
 
 export const AUDIT_PER_PAGE = 10;
@@ -49,11 +50,18 @@ const valueText = (value: AuditChange['before'], ids: boolean) =>
  * user) are code, so they copy exactly; other values are escaped.
  */
 export function auditChangeLine(change: AuditChange, subject?: AuditRecord['subject']): string {
-  const ids = holdsRoleIds(change.key, subject !== undefined);
+  const ids = holdsRoleIds(
+    change.key,
+    subject?.kind === 'user' || (subject?.kind === 'role' && change.key === 'role'),
+  );
   const after = valueText(change.after, ids);
+  const key = permissionKeyText(change.key);
+  if (change.unset) {
+    return `${key}: ${valueText(change.before, ids)} → ${after} _(back to the default)_`;
+  }
   return change.explicit
-    ? `${code(change.key)}: ${after} _(stated explicitly)_`
-    : `${code(change.key)}: ${valueText(change.before, ids)} → ${after}`;
+    ? `${key}: ${after} _(stated explicitly)_`
+    : `${key}: ${valueText(change.before, ids)} → ${after}`;
 }
 
 /** The app, named unless it is the single app of an install with one (`default`). */
@@ -81,16 +89,24 @@ function recordHeadline(record: AuditRecord): string {
   return `${OUTCOME_MARK[record.outcome]} · ${slackDate(Math.floor(record.at / 1000))} · ${whoPart(record)} · ${appPart(record)}${subjectPart(record)}`;
 }
 
-/** What the change acted on: a role's permissions, or a user (who had that role). */
+/** What the change acted on: a role's permissions, a user (who had that role), or a role itself. */
 function subjectPart(record: AuditRecord): string {
-  return record.subject
-    ? `user ${code(record.subject.uid)} (role ${code(record.role)})`
-    : `role ${code(record.role)}`;
+  const { subject } = record;
+  if (subject?.kind === 'user') return `user ${code(subject.uid)} (role ${code(record.role)})`;
+  if (subject?.kind === 'role') return `role ${code(record.role)} (${ROLE_ACTION[subject.action]})`;
+  return `role ${code(record.role)}`;
 }
+
+/** A change to a role itself, in a word. */
+const ROLE_ACTION = { create: 'created', update: 'renamed or described', delete: 'deleted' };
+
+/** The uid a record's change acted on, for a change to a user. */
+const uidOf = (record: AuditRecord) =>
+  record.subject?.kind === 'user' ? record.subject.uid : undefined;
 
 /** One record in one line (the Home tab's recent changes): the headline and the keys. */
 export function auditSummaryLine(record: AuditRecord): string {
-  const keys = record.changes.slice(0, 3).map((c) => code(c.key));
+  const keys = record.changes.slice(0, 3).map((c) => permissionKeyText(c.key));
   if (record.changes.length > 3) keys.push(`+${record.changes.length - 3}`);
   return `${recordHeadline(record)} · ${keys.join(', ')}`;
 }
@@ -167,14 +183,14 @@ export function auditMessage(
  * from) is in the Changes cell, in italics, under the changes it explains.
  */
 function auditTable(records: readonly AuditRecord[]): KnownBlock {
-  const users = records.some((record) => record.subject !== undefined);
+  const users = records.some((record) => uidOf(record) !== undefined);
   return table(
     ['When', 'Who', 'Role', ...(users ? ['User'] : []), 'Changes', 'Outcome', 'Reference'],
     records.map((record) => [
       dateCell(Math.floor(record.at / 1000)),
       richText(whoRuns(record)),
       rawText(record.role, 100),
-      ...(users ? [rawText(record.subject?.uid ?? '', 100)] : []),
+      ...(users ? [rawText(uidOf(record) ?? '', 100)] : []),
       richText(changeRuns(record)),
       richText(OUTCOME_RUNS[record.outcome]),
       rawText(record.ref, 100),
@@ -227,11 +243,11 @@ const italic = (text: string): RichTextElement => ({ type: 'text', text, style: 
 const runLength = (line: readonly RichTextElement[]) =>
   line.reduce((sum, run) => sum + (run.type === 'text' ? run.text.length : 0), 1);
 
-/** A change as runs: the key as code, then what it went from and to. */
+/** A change as runs: the key (its label, then the key as code), then what it went from and to. */
 function changeLine(change: AuditChange): RichTextElement[] {
   const value = (v: AuditChange['after']) => truncate(valueInWords(v), 80);
   return [
-    { type: 'text', text: truncate(change.key, 60), style: { code: true } },
+    ...permissionKeyRuns(change.key, 60),
     {
       type: 'text',
       text: change.explicit
@@ -269,10 +285,17 @@ function changeRuns(record: AuditRecord): RichTextElement[] {
   return lines.flatMap((line, i) => (i === 0 ? line : [{ type: 'text', text: '\n' }, ...line]));
 }
 
+/** What the audit post's text says a change acted on. */
+function postSubject(record: AuditRecord): string {
+  const uid = uidOf(record);
+  if (uid !== undefined) return `User ${code(uid)}`;
+  return record.subject?.kind === 'role' ? `Role ${record.role}` : `Permissions of ${record.role}`;
+}
+
 /** The post for AUDIT_CHANNEL. Pure. */
 export function auditPost(record: AuditRecord): SlackMessage {
   return {
-    text: `${record.subject ? `User ${code(record.subject.uid)}` : `Permissions of ${record.role}`}${record.app === DEFAULT_APP ? '' : ` in ${record.app}`} ${{ applied: 'changed', failed: 'change failed', unknown: 'change of unknown outcome' }[record.outcome]} by user ${record.userId}${record.approval ? `, approved by user ${record.approval.approvedBy}` : ''} (ref ${record.ref})`,
+    text: `${postSubject(record)}${record.app === DEFAULT_APP ? '' : ` in ${record.app}`} ${{ applied: 'changed', failed: 'change failed', unknown: 'change of unknown outcome' }[record.outcome]} by user ${record.userId}${record.approval ? `, approved by user ${record.approval.approvedBy}` : ''} (ref ${record.ref})`,
     blocks: [section(auditRecordText(record))],
   };
 }

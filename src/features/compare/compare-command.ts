@@ -6,9 +6,9 @@ import type { Store } from '../../store/store.ts';
 import { inputRefused } from '../../voice/refusals.ts';
 import { unknownApp } from '../command.ts';
 import type { FeatureDeps } from '../deps.ts';
+import { compareKnownMaps } from '../known-maps.ts';
 import { compareMessage } from './compare-view.ts';
 import type { CompareWords } from './compare-words.ts';
-import { compareKnownMaps } from './known-maps.ts';
 
 export type CompareDeps = Pick<FeatureDeps, 'apps' | 'deliver'> & {
   store: Pick<Store, 'getKnownPermissions'>;

@@ -12,7 +12,8 @@ import {
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import { counted, valueSourceRuns } from '../../voice/sentences.ts';
-import type { Comparison, KeyDifference, SideValue } from './known-maps.ts';
+import type { Comparison, KeyDifference, SideValue } from '../known-maps.ts';
+import { permissionKeyRuns } from '../permission-key-text.ts';
 
 // A comparison as a message: what it compares, how many keys differ and how many are equal,
 // the differing keys as a table (key, then each side's value and where it came from), and why
@@ -36,6 +37,8 @@ export type CompareSubject =
  */
 const TABLE_TEXT = 9_000;
 const VALUE_SHOWN = 150;
+/** A key is at most 100 characters (the service's limit); its label comes before it. */
+const KEY_SHOWN = 100;
 
 const WHY = `Compared from this app's own record, without asking CometChat: CometChat offers no read of a role's configured permissions, so this compares what this app set (a role it never changed has the documented defaults, and a change made in CometChat's dashboard does not show).`;
 
@@ -108,7 +111,7 @@ function differenceRows(differing: readonly KeyDifference[]) {
   let text = 0;
   for (const difference of differing) {
     const runs = [
-      [{ type: 'text', text: difference.key, style: { code: true } } as const],
+      permissionKeyRuns(difference.key, KEY_SHOWN),
       sideRuns(difference.left),
       sideRuns(difference.right),
     ];

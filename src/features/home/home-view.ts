@@ -3,10 +3,12 @@ import { actions, button, context, divider, header, plain, section } from '../..
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import { counted } from '../../voice/sentences.ts';
+import { differenceBlocks } from './differences-view.ts';
+import type { PairSummary } from './role-differences.ts';
 
 // The Home tab as Slack shows it: what needs this person first, then each CometChat app, the
-// last changes, and a button for each thing they do. Pure; within Slack's 100 blocks whatever it
-// is given (the approvals part comes already bounded).
+// roles that differ between apps, the last changes, and a button for each thing they do. Pure;
+// within Slack's 100 blocks whatever it is given (the approvals part comes already bounded).
 
 /** What is known of an app's roles (and so of its key) for the tab. */
 export type AppSnapshot =
@@ -31,10 +33,17 @@ export interface HomeInput {
   apps: readonly HomeApp[];
   /** The last changes, one line each; undefined when the trail could not be read. */
   recent: readonly string[] | undefined;
+  /**
+   * Each pair of apps the person may view, with its roles that differ (`unread`: the known maps
+   * could not be read); undefined shows no such section (fewer than two apps to view).
+   */
+  differences?: readonly PairSummary[] | 'unread' | undefined;
   /** When the tab was drawn (Unix ms). */
   at: number;
 }
 
+/** Slack's limit of a Home tab. */
+const MAX_BLOCKS = 100;
 /** Roles named in an app's line before "and N more". */
 const ROLES_LISTED = 25;
 /** Options a static select takes. */
@@ -121,18 +130,28 @@ export function homeView(input: HomeInput): View {
   if (input.approvals.length > 0) blocks.push(divider(), ...input.approvals);
   blocks.push(divider(), header(input.several ? 'CometChat apps' : 'CometChat app'));
   for (const app of input.apps) blocks.push(...appBlocks(app, input.several));
-  blocks.push(divider(), header('Recent permission changes'));
-  if (input.recent === undefined) {
+  const recent = recentBlocks(input.recent);
+  if (input.differences !== undefined) {
+    // What is left of Slack's 100 blocks once the rest is drawn.
+    blocks.push(...differenceBlocks(input.differences, MAX_BLOCKS - blocks.length - recent.length));
+  }
+  blocks.push(...recent);
+  return { type: 'home', blocks: blocks.slice(0, MAX_BLOCKS) };
+}
+
+function recentBlocks(recent: readonly string[] | undefined): KnownBlock[] {
+  const blocks = [divider(), header('Recent permission changes')];
+  if (recent === undefined) {
     blocks.push(section(':warning: The audit trail could not be read just now.'));
-  } else if (input.recent.length === 0) {
+  } else if (recent.length === 0) {
     blocks.push(section('No permission change yet.'));
   } else {
     // Five lines a section keeps each well under Slack's 3,000 characters.
-    for (let i = 0; i < input.recent.length; i += 5) {
-      blocks.push(section(input.recent.slice(i, i + 5).join('\n')));
+    for (let i = 0; i < recent.length; i += 5) {
+      blocks.push(section(recent.slice(i, i + 5).join('\n')));
     }
   }
-  return { type: 'home', blocks: blocks.slice(0, 100) };
+  return blocks;
 }
 
 /** The Home tab of someone who may not use the app. */

@@ -8,14 +8,24 @@ import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { SelectArgs } from '../../slack/listener-args.ts';
 import { scopeOf } from '../../slack/request-context.ts';
+import type { Store } from '../../store/store.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import type { EditorOpener, SharedDeps } from '../deps.ts';
-import { type AppSnapshot, homeView, noAccessHome, readEditValue } from './home-view.ts';
+import type { KnownMap } from '../known-maps.ts';
+import {
+  type AppSnapshot,
+  type HomeInput,
+  homeView,
+  noAccessHome,
+  readEditValue,
+} from './home-view.ts';
+import { type PairApp, roleDifferences, rolesToRead } from './role-differences.ts';
 
 // The Home tab: published for a person when they open it (and again once slow parts arrive),
 // from data that is cached or fetched at once. Each CometChat app is asked for its roles at most
-// once a minute, whoever opens the tab; one app failing shows in its own section only.
+// once a minute, whoever opens the tab; one app failing shows in its own section only. With
+// several apps, the roles both apps of a pair list are compared from the store's known maps.
 
 /** What the tab shows of other features, supplied by the feature list (features/index.ts). */
 export interface HomeParts {
@@ -40,11 +50,10 @@ export interface Home {
   publish(userId: string, log: Logger): Promise<void>;
 }
 
-export function createHome(deps: HomeDeps): Home {
-  const waitMs = deps.waitMs ?? 700;
+/** Each app's roles (and so its key's state), asked of CometChat once a minute at most. */
+function snapshotLoader(deps: Pick<HomeDeps, 'budgetSeconds'>) {
   const snapshots = createTtlCache<AppSnapshot>({ max: 100, ttlMs: SNAPSHOT_TTL_MS });
-
-  const snapshotOf = (app: CometChatApp, log: Logger): Promise<AppSnapshot> =>
+  return (app: CometChatApp, log: Logger): Promise<AppSnapshot> =>
     snapshots.get(app.name, async () => {
       try {
         const roles = await app.cometchat.listAllRoles({ logger: log });
@@ -58,6 +67,53 @@ export function createHome(deps: HomeDeps): Home {
         return { state: 'failed', sentence: failureSentence(error, deps.budgetSeconds), ref };
       }
     });
+}
+
+const rolesOf = (snapshot: AppSnapshot): PairApp['roles'] => {
+  if (snapshot.state === 'ok') return snapshot.roles.map((r) => r.role);
+  return snapshot.state === 'loading' ? 'loading' : 'unread';
+};
+
+/**
+ * The roles that differ between each pair of `apps`, from the snapshots as drawn: the known maps
+ * of the roles both apps of a pair list are read from the store, each once per publish (a tab
+ * drawn twice reads again only what a late app adds). Undefined with fewer than two apps.
+ */
+function differencesOf(
+  apps: readonly CometChatApp[],
+  store: Pick<Store, 'getKnownPermissions'>,
+  log: Logger,
+) {
+  const read = new Map<string, Promise<KnownMap>>();
+  const readOnce = (app: string, role: string) => {
+    const key = JSON.stringify([app, role]);
+    const known = read.get(key) ?? store.getKnownPermissions(app, role);
+    read.set(key, known);
+    return known;
+  };
+  return async (shown: readonly AppSnapshot[]): Promise<HomeInput['differences']> => {
+    if (apps.length < 2) return undefined;
+    const pairApps = apps.map((app, i) => ({
+      name: app.name,
+      roles: rolesOf(shown[i] ?? { state: 'loading' }),
+    }));
+    const wanted = [...rolesToRead(pairApps)].flatMap(([app, roles]) =>
+      roles.map((role) => [app, role] as const),
+    );
+    try {
+      const maps = await Promise.all(wanted.map(([app, role]) => readOnce(app, role)));
+      const byKey = new Map(wanted.map(([app, role], i) => [JSON.stringify([app, role]), maps[i]]));
+      return roleDifferences(pairApps, (app, role) => byKey.get(JSON.stringify([app, role])));
+    } catch (error) {
+      log.warn({ err: error }, 'home: known permissions not read');
+      return 'unread';
+    }
+  };
+}
+
+export function createHome(deps: HomeDeps): Home {
+  const waitMs = deps.waitMs ?? 700;
+  const snapshotOf = snapshotLoader(deps);
 
   async function publish(userId: string, log: Logger): Promise<void> {
     const refusal = await deps.access.viewRefusal(userId, log, { withinMs: waitMs });
@@ -85,6 +141,8 @@ export function createHome(deps: HomeDeps): Home {
       }),
     ]);
     const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), waitMs));
+    // VIEWERS is one list for every app: whoever passed the check above may view each of them.
+    const differences = differencesOf(apps, deps.store, log);
     const draw = async (wait: boolean) => {
       const shown = await Promise.all(
         pending.map(async (snapshot) => {
@@ -105,6 +163,7 @@ export function createHome(deps: HomeDeps): Home {
             editable: editors[i] ?? false,
           })),
           recent,
+          differences: await differences(shown),
           at: deps.now(),
         }),
       };

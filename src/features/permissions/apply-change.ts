@@ -6,7 +6,13 @@ import { tracedBy } from '../../slack/request-context.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
 import { ChangeNotTaken, LOOK_UP_USER } from '../../voice/failure.ts';
 import type { AuditTrail } from '../deps.ts';
-import { type ChangeClient, changedSinceReview, type Sent, sendChange } from './change-subject.ts';
+import {
+  type ChangeClient,
+  changedSinceReview,
+  type Sent,
+  sendChange,
+  userSubject,
+} from './change-subject.ts';
 import { type ConfirmMetadata, changePayload } from './editor-state.ts';
 
 /** How long a confirmation's claim is held: long past any retry of the same submission. */
@@ -70,8 +76,11 @@ export type ApplyOutcome =
    * it, or its answer could not be read): recorded as unknown, and a new attempt is let through.
    */
   | { kind: 'unknown'; error: unknown; audited: boolean }
-  /** A change to a user who is no longer as the review showed them: nothing was sent. */
-  | { kind: 'stale' }
+  /**
+   * A change to a user, or to a role itself, no longer as the review showed them: nothing was
+   * sent; `sentence` says what changed.
+   */
+  | { kind: 'stale'; sentence: string }
   | { kind: 'applied'; update: Sent; audited: boolean };
 
 /**
@@ -86,7 +95,8 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
   if (refusal) return { kind: 'refused', sentence: refusal };
   const notClaimed = await claimOnce(deps, request);
   if (notClaimed) return notClaimed;
-  if (await userChangedSinceReview(deps, request)) return { kind: 'stale' };
+  const stale = await subjectChangedSinceReview(deps, request);
+  if (stale) return { kind: 'stale', sentence: stale };
   const notStored = await storeIntent(deps, request);
   if (notStored) return notStored;
   let update: Sent;
@@ -100,33 +110,43 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
     {
       app: app.name,
       role: meta.role,
-      user: meta.subject?.uid,
+      user: userSubject(meta)?.uid,
       keys: Object.keys(changePayload(meta.changes)),
       change: meta.id,
       promotedFrom: meta.promotedFrom?.ref,
     },
-    meta.subject ? 'user changed' : 'permissions updated',
+    APPLIED_LOG[meta.subject?.kind ?? 'permissions'],
   );
   return { kind: 'applied', update, audited };
 }
 
+/** The log line of an applied change, by what it acted on. */
+const APPLIED_LOG = {
+  permissions: 'permissions updated',
+  user: 'user changed',
+  role: 'role changed',
+} as const;
+
 /**
- * A change to a user is checked against CometChat once its claim is taken, just before it is
- * sent: another editor, or CometChat's dashboard, may have changed the user since the review, and
- * a change made on a stale "before" would undo theirs and audit a false one. The claim is let go
- * when it is stale, or when the user cannot be read (the error then says why nothing was sent).
- * An approved request was checked when the approver clicked (approve-flow.ts).
+ * A change to a user, or to a role itself, is checked against CometChat once its claim is taken,
+ * just before it is sent: another editor, or CometChat's dashboard, may have changed it since
+ * the review, and a change made on a stale "before" would undo theirs and audit a false one.
+ * The claim is let go when it is stale (the sentence says why), or when CometChat cannot be read
+ * (the error then says why nothing was sent). An approved request was checked when the approver
+ * clicked (approve-flow.ts).
  */
-async function userChangedSinceReview(deps: ApplyDeps, request: ApplyRequest): Promise<boolean> {
+async function subjectChangedSinceReview(
+  deps: ApplyDeps,
+  request: ApplyRequest,
+): Promise<string | undefined> {
   const { app, meta, scope } = request;
-  if (!meta.subject || request.approval) return false;
+  if (!meta.subject || request.approval) return undefined;
   try {
-    const { changed } = await changedSinceReview(deps, app, meta, scope);
-    if (changed) {
-      scope.log.warn({ change: meta.id, user: meta.subject.uid }, 'user changed since the review');
-      await releaseClaim(deps, request);
-    }
-    return changed;
+    const { changed, why } = await changedSinceReview(deps, app, meta, scope);
+    if (!changed) return undefined;
+    scope.log.warn({ change: meta.id, subject: meta.subject }, 'changed since the review');
+    await releaseClaim(deps, request);
+    return why ?? USER_CHANGED;
   } catch (error) {
     await releaseClaim(deps, request);
     throw error;
@@ -166,7 +186,7 @@ async function storeIntent(
   try {
     await deps.store.putIntent(
       auditRecord(request, deps.now(), 'unknown', {
-        serviceMessage: meta.subject ? UNKNOWN_USER_OUTCOME : UNKNOWN_OUTCOME,
+        serviceMessage: userSubject(meta) ? UNKNOWN_USER_OUTCOME : UNKNOWN_OUTCOME,
       }),
     );
     return undefined;
@@ -221,7 +241,8 @@ async function recordApplied(
  */
 async function rememberPermissions(deps: ApplyDeps, request: ApplyRequest, update: Sent) {
   const { app, meta, scope } = request;
-  if (!update.permissions || meta.subject) return;
+  // A user's answer holds no map; a created role's does (its permissions were set after it).
+  if (!update.permissions || userSubject(meta)) return;
   await deps.store
     .setKnownPermissions({
       app: app.name,
@@ -257,7 +278,8 @@ export function mayHaveApplied(error: unknown): boolean {
 
 /** Where a change's "before" values came from. */
 function beforeSourceOf(meta: ConfirmMetadata): AuditRecord['beforeSource'] {
-  // A user's role or account is read from CometChat at the review, and checked again when sent.
+  // A user's role or account, or a role itself, is read from CometChat at the review, and
+  // checked again when sent.
   if (meta.subject) return 'service';
   return meta.seenAt !== undefined ? 'last-update' : 'defaults';
 }
@@ -283,6 +305,7 @@ export function auditRecord(
       before: c.before ?? null,
       after: c.after,
       explicit: c.explicit,
+      ...(c.unset ? { unset: true as const } : {}),
     })),
     beforeSource: beforeSourceOf(meta),
     outcome,

@@ -3,8 +3,8 @@ import { code } from '../../slack/mrkdwn.ts';
 import { tracedBy } from '../../slack/request-context.ts';
 import { counted, withRef } from '../../voice/sentences.ts';
 import { USER_CHANGE_TITLE } from '../deps.ts';
-import { type ApplyOutcome, applyChange, USER_CHANGED } from './apply-change.ts';
-import { subjectIn, userChangeDone, userNowText } from './change-subject.ts';
+import { type ApplyOutcome, applyChange } from './apply-change.ts';
+import { subjectChangeDone, subjectIn, userNowText, userSubject } from './change-subject.ts';
 import {
   appLabel,
   type Confirmed,
@@ -31,7 +31,7 @@ export async function applyFlow(deps: EditorDeps, confirmed: Confirmed): Promise
     return failInEditor({ viewId: target.viewId }, error, scope, deps);
   }
   if (outcome.kind === 'failed' || outcome.kind === 'unknown') {
-    if (meta.subject) return failUserChange(deps, confirmed, outcome.error);
+    if (userSubject(meta)) return failUserChange(deps, confirmed, outcome.error);
     return failInEditor({ viewId: target.viewId }, outcome.error, scope, deps);
   }
   if (outcome.kind === 'applied') return showApplied(deps, confirmed, outcome);
@@ -45,7 +45,7 @@ export async function applyFlow(deps: EditorDeps, confirmed: Confirmed): Promise
  */
 async function failUserChange(deps: EditorDeps, confirmed: Confirmed, error: unknown) {
   const { app, meta, target, scope } = confirmed;
-  const uid = meta.subject?.uid ?? '';
+  const uid = userSubject(meta)?.uid ?? '';
   const now = await app.cometchat.getUser(uid, tracedBy(scope)).catch((readError: unknown) => {
     scope.log.warn({ err: readError }, 'the user could not be read after a failed change');
     return undefined;
@@ -69,7 +69,7 @@ export function applyNotice(
     case 'not-sent':
       return { title: 'Not sent', sentence: withRef(outcome.sentence, ref) };
     case 'stale':
-      return { title: 'Not sent', sentence: USER_CHANGED };
+      return { title: 'Not sent', sentence: outcome.sentence };
     case 'repeated':
       return {
         title: 'Already applied',
@@ -87,7 +87,7 @@ async function showApplied(deps: EditorDeps, confirmed: Confirmed, outcome: Appl
   const label = appLabel(deps, app);
   const { permissions, results } = outcome.update;
   if (meta.subject || !permissions) {
-    const sentence = userAppliedText(meta, label, outcome.audited);
+    const sentence = subjectAppliedText(meta, label, outcome.audited);
     return showInModal(
       deps,
       target,
@@ -124,13 +124,13 @@ export function promotionMetadata(
   return metadata.length <= METADATA_LIMIT ? metadata : undefined;
 }
 
-/** A user change, applied: what the user now has, key by key. Pure. */
-export function userAppliedText(
+/** A change to a user or to a role itself, applied: what it now has, in words. Pure. */
+export function subjectAppliedText(
   meta: Pick<ConfirmMetadata, 'role' | 'subject' | 'changes'>,
   label: AppLabel,
   audited: boolean,
 ): string {
-  return `Applied to ${subjectIn(meta, label)}: ${userChangeDone(meta.changes)}.${audited ? '' : ` ${AUDIT_NOT_STORED}`}`;
+  return `Applied to ${subjectIn(meta, label)}: ${subjectChangeDone(meta)}.${audited ? '' : ` ${AUDIT_NOT_STORED}`}`;
 }
 
 /**

@@ -5,8 +5,9 @@ import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
 import { counted, inApp } from '../../voice/sentences.ts';
-import { subjectText } from './change-subject.ts';
+import { roleSubject, subjectChangeDone, subjectText } from './change-subject.ts';
 import { type AppLabel, changeLine, chunkedSections, MAX_REASON } from './editor-view.ts';
+import { roleAsk, roleChangeLines } from './role-definition.ts';
 
 // An approval request as Slack shows it: the message in the approval channel (updated in place
 // as the request ends), and the line the requester gets by direct message. Pure.
@@ -31,21 +32,56 @@ export function outcomeLine(request: ApprovalRequest): string {
     case 'failed':
       return `:x: Approved${by}, but CometChat did not apply it${when}. An approver may retry.`;
     case 'unknown':
-      return `:grey_question: Approved${by}${when}, but CometChat's answer never came or could not be read, so it may or may not have been applied. Check ${request.subject ? 'the user' : 'the role'} before an approver retries.`;
+      return `:grey_question: Approved${by}${when}, but CometChat's answer never came or could not be read, so it may or may not have been applied. Check ${request.subject?.kind === 'user' ? 'the user' : 'the role'} before an approver retries.`;
     case 'rejected':
       return `:no_entry: Rejected${by}${when}${request.rejectReason ? `: ${escapeMrkdwn(truncate(request.rejectReason, 300))}` : '.'}`;
     case 'expired':
       return `:hourglass: Expired before anyone approved it; nothing was sent. ${askAgain(request)}`;
     case 'stale':
-      return request.subject
-        ? ":warning: The user changed in CometChat since this request was made, so nothing was sent. Ask again from the user's card."
-        : ":warning: The role changed since this request was made (someone applied another change), so nothing was sent. Ask again from the editor, on the role's new values.";
+      return staleLine(request);
   }
 }
 
-/** Where to make a request again: the user's card for a user, the editor for a role. Pure. */
+/** A request found stale: what changed, and where to ask again. Pure. */
+function staleLine(request: Pick<ApprovalRequest, 'subject'>): string {
+  switch (request.subject?.kind) {
+    case 'user':
+      return `:warning: The user changed in CometChat since this request was made, so nothing was sent. ${askAgain(request)}`;
+    case 'role':
+      return `:warning: The role changed in CometChat since this request was made, so nothing was sent. ${askAgain(request)}`;
+    default:
+      return ":warning: The role changed since this request was made (someone applied another change), so nothing was sent. Ask again from the editor, on the role's new values.";
+  }
+}
+
+/**
+ * Where to make a request again: the user's card for a user, the command for a role itself, the
+ * editor for a role's permissions. Pure.
+ */
 export function askAgain(request: Pick<ApprovalRequest, 'subject'>): string {
-  return request.subject ? "Ask again from the user's card." : 'Ask again from the editor.';
+  switch (request.subject?.kind) {
+    case 'user':
+      return "Ask again from the user's card.";
+    case 'role':
+      return 'Ask again with `/cometchat role`.';
+    default:
+      return 'Ask again from the editor.';
+  }
+}
+
+/** What a request asks, after "asks to": the role change's own verb, else how many changes. */
+function askedText(request: Pick<ApprovalRequest, 'role' | 'subject' | 'changes'>): string {
+  const role = roleSubject(request);
+  if (role) return roleAsk(role.action, request.role);
+  return `apply ${counted(request.changes.length, 'change')} to ${subjectText(request)}`;
+}
+
+/** A request's changes, line by line, as the approver reads them. */
+function requestedLines(request: Pick<ApprovalRequest, 'subject' | 'changes'>): string[] {
+  if (roleSubject(request)) return roleChangeLines(request.changes);
+  return request.changes.map((c) =>
+    changeLine({ ...c, before: c.before ?? undefined }, request.subject),
+  );
 }
 
 /** The request in the approval channel: the exact change, who asked and why, and its state. */
@@ -59,13 +95,9 @@ export function approvalMessage(
   const blocks: KnownBlock[] = [
     header(`Approval request${options.appName ? ` · ${options.appName}` : ''}`),
     section(
-      `<@${request.requester}> asks to apply ${counted(n, 'change')} to ${subjectText(request)}${app}.${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
+      `<@${request.requester}> asks to ${askedText(request)}${app}.${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
     ),
-    ...chunkedSections(
-      request.changes.map((c) =>
-        changeLine({ ...c, before: c.before ?? undefined }, request.subject),
-      ),
-    ),
+    ...chunkedSections(requestedLines(request)),
     context([
       `Requested ${slackDate(seconds(request.requestedAt))} · expires ${slackDate(seconds(request.expiresAt))}${request.promotedFrom ? ` · promoted from ${code(request.promotedFrom)}` : ''}`,
     ]),
@@ -170,6 +202,7 @@ export function requestLine(
   keys: number,
 ): string {
   const what = `${subjectText(request)}${inApp(appName)}`;
+  if (request.subject?.kind === 'role') return `${what}: ${subjectChangeDone(request)}`;
   if (request.subject) {
     const changes = request.changes.map(
       (c) => `${code(c.key)} ${code(String(c.before ?? '—'))} → ${code(String(c.after))}`,

@@ -2,7 +2,7 @@ import { code, escapeMrkdwn } from '../../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import { withRef } from '../../voice/sentences.ts';
-import { type ApplyOutcome, applyChange, NOT_SENT, USER_CHANGED } from './apply-change.ts';
+import { type ApplyOutcome, applyChange, NOT_SENT } from './apply-change.ts';
 import {
   ACTING_CLAIM_SECONDS,
   type ApprovalDeps,
@@ -12,7 +12,7 @@ import {
   type Click,
   tell,
 } from './approval-steps.ts';
-import { changedSinceReview, userChangeDone, userHasChange } from './change-subject.ts';
+import { alreadyHasChange, changedSinceReview, subjectChangeDone } from './change-subject.ts';
 import type { ConfirmMetadata } from './editor-state.ts';
 
 // Approving a request, or retrying one whose sending failed: the change is sent as the editor
@@ -63,15 +63,18 @@ async function approvalRefusal(
     scope.log.warn({ user: click.userId, request: request.id }, 'approval refused');
     return refusal;
   }
-  const { changed, user } = await changedSinceReview(deps, app, request, scope);
-  if (!changed) return undefined;
-  // A user who now has the change after an attempt whose outcome was not known: it did take.
-  if (request.status === 'unknown' && user && userHasChange(user, request)) {
+  const found = await changedSinceReview(deps, app, request, scope);
+  if (!found.changed) return undefined;
+  // A user or role that now has the change after an attempt whose outcome was not known: it
+  // did take.
+  if (request.status === 'unknown' && alreadyHasChange(found, request)) {
     scope.log.info({ request: request.id }, 'an unknown outcome found applied; nothing sent again');
     await announce(deps, click.client, app, { ...request, status: 'applied' }, scope);
     return 'CometChat already has this change: the earlier attempt did take, so nothing was sent again.';
   }
   await announce(deps, click.client, app, { ...request, status: 'stale' }, scope);
+  // For a role itself, what changed is said in full ("There is no role `vip` any more…").
+  if (found.why) return found.why;
   return request.subject
     ? 'The user changed in CometChat since this request was made; it is now stale and nothing was sent.'
     : 'The role changed since this request was made; it is now stale and nothing was sent.';
@@ -156,7 +159,7 @@ export function approvalReport(
       // CometChat's own words for a role's keys are external text; a user's change is said from
       // the change itself, which CometChat's answer matched.
       const messages = request.subject
-        ? `:white_check_mark: ${userChangeDone(request.changes)}`
+        ? `:white_check_mark: ${subjectChangeDone(request)}`
         : Object.entries(outcome.update.results)
             .map(
               ([key, r]) =>
@@ -187,6 +190,6 @@ export function approvalReport(
       return { tell: withRef(outcome.sentence, ref), release: true };
     case 'stale':
       // An approved request is checked when the approver clicks; this is for completeness.
-      return { announce: { ...request, status: 'stale' }, detail: USER_CHANGED, release: true };
+      return { announce: { ...request, status: 'stale' }, detail: outcome.sentence, release: true };
   }
 }

@@ -1,13 +1,21 @@
 import type { CometChatApp } from '../../apps/apps.ts';
 import type { CometChatClient, RequestOptions } from '../../cometchat/client.ts';
+import { isCometChatError } from '../../cometchat/errors.ts';
 import { accountOf, type User } from '../../cometchat/model.ts';
-import type { KeyResult, PermissionMap } from '../../cometchat/schemas.ts';
+import type { KeyResult, PermissionMap, Role } from '../../cometchat/schemas.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { type RequestScope, tracedBy } from '../../slack/request-context.ts';
 import type { ChangeSubject, KnownPermissions, Store } from '../../store/store.ts';
 import { ChangeNotTaken } from '../../voice/failure.ts';
 import { inApp } from '../../voice/sentences.ts';
 import { type Change, changePayload, type UserKeyChange, userKeyChange } from './editor-state.ts';
+import {
+  type RoleChangeClient,
+  roleChangeDone,
+  roleHasChange,
+  roleStaleness,
+  sendRoleChange,
+} from './role-definition.ts';
 
 // What a change acts on: a role's permissions (no subject), or a CometChat user's role or
 // account (subject). Everything else about a change is the same whatever it acts on: who may,
@@ -21,16 +29,36 @@ export interface Sent {
   permissions?: PermissionMap | undefined;
 }
 
-/** What a change may send: the client's writes. */
+/** What a change may send: the client's writes, and the reads that check them. */
 export type ChangeClient = Pick<
   CometChatClient,
-  'setRolePermissions' | 'setUserRole' | 'deactivateUsers' | 'reactivateUsers' | 'getUser'
->;
+  | 'setRolePermissions'
+  | 'unsetRolePermission'
+  | 'setUserRole'
+  | 'deactivateUsers'
+  | 'reactivateUsers'
+  | 'getUser'
+> &
+  RoleChangeClient;
+
+/** A change to a user's, or undefined when it is not one. */
+export function userSubject(change: {
+  subject?: ChangeSubject | undefined;
+}): Extract<ChangeSubject, { kind: 'user' }> | undefined {
+  return change.subject?.kind === 'user' ? change.subject : undefined;
+}
+
+/** A change to a role itself (created, renamed, deleted), or undefined when it is not one. */
+export function roleSubject(change: {
+  subject?: ChangeSubject | undefined;
+}): Extract<ChangeSubject, { kind: 'role' }> | undefined {
+  return change.subject?.kind === 'role' ? change.subject : undefined;
+}
 
 /**
- * Sends the change to CometChat: the role's changed keys, or the user's one change (its role or
- * its account). Changes to a user that are not exactly one of those are refused where the
- * confirmation is read (ConfirmSchema); one that reaches here all the same sends nothing.
+ * Sends the change to CometChat: the role's changed keys, the user's one change (its role or
+ * its account), or the role's own change. Changes that are not one of those are refused where
+ * the confirmation is read (ConfirmSchema); one that reaches here all the same sends nothing.
  */
 export async function sendChange(
   client: ChangeClient,
@@ -38,11 +66,43 @@ export async function sendChange(
   request: RequestOptions,
 ): Promise<Sent> {
   const { subject } = change;
-  if (!subject)
-    return client.setRolePermissions(change.role, changePayload(change.changes), request);
+  if (!subject) return sendPermissions(client, change.role, change.changes, request);
+  if (subject.kind === 'role') {
+    return sendRoleChange(client, { ...change, action: subject.action }, request);
+  }
   const one = userKeyChange(change.changes);
   if (!one) throw new Error('a change to a user is exactly one change of its role or account');
   return { results: { [one.key]: await sendUserKey(client, subject.uid, one, request) } };
+}
+
+/**
+ * A role's permissions: the keys to set in one update, then each key to unset (back to its
+ * default) by CometChat's own unset, one request a key. The last answer holds the role's map.
+ * A key CometChat says is not set is at its default already, which is what was asked.
+ */
+async function sendPermissions(
+  client: ChangeClient,
+  role: string,
+  changes: readonly Change[],
+  request: RequestOptions,
+): Promise<Sent> {
+  const toSet = changePayload(changes.filter((c) => !c.unset));
+  let sent: Sent = { results: {} };
+  if (Object.keys(toSet).length > 0) sent = await client.setRolePermissions(role, toSet, request);
+  for (const { key } of changes.filter((c) => c.unset)) {
+    const unset = await client.unsetRolePermission(role, key, request).catch((error: unknown) => {
+      if (isCometChatError(error) && error.serviceCode === 'ERR_PERMISSION_NOT_FOUND') {
+        return undefined;
+      }
+      throw error;
+    });
+    const message = unset ? 'back to its default' : 'was not set: at its default already';
+    sent = {
+      results: { ...sent.results, [key]: { success: true, message } },
+      permissions: unset?.permissions ?? sent.permissions,
+    };
+  }
+  return sent;
 }
 
 async function sendUserKey(
@@ -54,7 +114,7 @@ async function sendUserKey(
   if (key === 'role') {
     const user = await client.setUserRole(uid, after, request);
     if (user.role !== after) {
-      throw new ChangeNotTaken(uid, {
+      throw new ChangeNotTaken(`user ${code(uid)}`, {
         plain: `answered with role ${user.role}, not ${after}`,
         mrkdwn: `answered with role ${code(user.role)}, not ${code(after)},`,
       });
@@ -69,7 +129,7 @@ async function sendUserKey(
   // already (a retried request, another change meanwhile): the user, read again, says.
   if (!uids.includes(uid) && accountOf(await client.getUser(uid, request)) !== after) {
     const answered = `did not list the user as ${after}`;
-    throw new ChangeNotTaken(uid, { plain: answered, mrkdwn: answered });
+    throw new ChangeNotTaken(`user ${code(uid)}`, { plain: answered, mrkdwn: answered });
   }
   return { success: true, message: `account is now ${after}` };
 }
@@ -87,6 +147,18 @@ export function userChangeDone(changes: readonly { key: string; after: unknown }
     .join('; ');
 }
 
+/**
+ * What a change to a user or to a role itself did, once CometChat confirmed it: "role is now
+ * `vip`", "created, with 3 permissions set". Built from the change, as userChangeDone. Pure.
+ */
+export function subjectChangeDone(change: {
+  subject?: ChangeSubject | undefined;
+  changes: readonly { key: string; after: unknown }[];
+}): string {
+  const role = roleSubject(change);
+  return role ? roleChangeDone(role.action, change.changes) : userChangeDone(change.changes);
+}
+
 /** What CometChat has now of the user a failed change was about, in one sentence. Pure. */
 export function userNowText(user: User | undefined): string {
   if (!user) return 'What CometChat has now of the user could not be read; look them up again.';
@@ -98,30 +170,68 @@ function currentValue(user: User, key: string): string {
   return key === 'role' ? user.role : accountOf(user);
 }
 
+/** What "has it changed since the review?" found (see changedSinceReview). */
+export interface SinceReview {
+  changed: boolean;
+  /** The role's last known map, for a change of its permissions. */
+  known: KnownPermissions | undefined;
+  /** The user as CometChat has them now, for a change to a user. */
+  user?: User | undefined;
+  /** The roles as CometChat has them now, for a change to a role itself. */
+  roles?: readonly Role[] | undefined;
+  /** For a change to a role itself that changed: why, in one sentence. */
+  why?: string | undefined;
+}
+
 /**
- * Whether what the change was reviewed against is still so: for a role, no other change of it
- * was seen since (the store's last known map); for a user, CometChat still has the "before" of
- * every key. `known` is the role's last known map, for the caller that shows it; `user`, the
- * user as CometChat has them now.
+ * Whether what the change was reviewed against is still so: for a role's permissions, no other
+ * change of it was seen since (the store's last known map); for a user, CometChat still has the
+ * "before" of every key; for a role itself, it is (or, to create, is not) in CometChat's list
+ * as the review saw it, and a new one still fits.
  */
 export async function changedSinceReview(
   deps: { store: Pick<Store, 'getKnownPermissions'> },
-  app: Pick<CometChatApp, 'name'> & { cometchat: Pick<CometChatClient, 'getUser'> },
+  app: Pick<CometChatApp, 'name'> & {
+    cometchat: Pick<CometChatClient, 'getUser' | 'listAllRoles'>;
+  },
   change: {
     role: string;
     subject?: ChangeSubject | undefined;
     seenAt?: number | undefined;
-    changes: readonly { key: string; before?: unknown }[];
+    changes: readonly { key: string; before?: unknown; after: unknown }[];
   },
   scope: RequestScope,
-): Promise<{ changed: boolean; known: KnownPermissions | undefined; user?: User }> {
-  if (!change.subject) {
+): Promise<SinceReview> {
+  const { subject } = change;
+  if (!subject) {
     const known = await deps.store.getKnownPermissions(app.name, change.role);
     return { changed: known?.seenAt !== change.seenAt, known };
   }
-  const user = await app.cometchat.getUser(change.subject.uid, tracedBy(scope));
+  if (subject.kind === 'role') {
+    const roles = await app.cometchat.listAllRoles(tracedBy(scope));
+    const why = roleStaleness(roles, { ...change, action: subject.action });
+    return { changed: why !== undefined, known: undefined, roles, why };
+  }
+  const user = await app.cometchat.getUser(subject.uid, tracedBy(scope));
   const changed = change.changes.some(({ key, before }) => currentValue(user, key) !== before);
   return { changed, known: undefined, user };
+}
+
+/**
+ * Whether CometChat, as `found` read it, already has every "after" of a change to a user or to a
+ * role itself: after an attempt whose outcome was not known, it may well have taken. Pure.
+ */
+export function alreadyHasChange(
+  found: SinceReview,
+  change: {
+    role: string;
+    subject?: ChangeSubject | undefined;
+    changes: readonly { key: string; after: unknown }[];
+  },
+): boolean {
+  const role = roleSubject(change);
+  if (role && found.roles) return roleHasChange(found.roles, { ...change, action: role.action });
+  return found.user !== undefined && userHasChange(found.user, change);
 }
 
 /**
@@ -135,9 +245,12 @@ export function userHasChange(
   return change.changes.every(({ key, after }) => currentValue(user, key) === after);
 }
 
-/** "`role`", or "user `uid`": what a change acts on. */
+/** "`role`", "user `uid`", or "role `vip` (new)": what a change acts on. */
 export function subjectText(change: { role: string; subject?: ChangeSubject | undefined }): string {
-  return change.subject ? `user ${code(change.subject.uid)}` : code(change.role);
+  const { subject } = change;
+  if (!subject) return code(change.role);
+  if (subject.kind === 'user') return `user ${code(subject.uid)}`;
+  return `role ${code(change.role)}${subject.action === 'create' ? ' (new)' : ''}`;
 }
 
 /** {@link subjectText}, with the app when several are configured. */

@@ -1,15 +1,16 @@
 import type { View } from '@slack/types';
+import { type Catalogue, SHIPPED_CATALOGUE } from '../../cometchat/catalogue.ts';
 import type { Role } from '../../cometchat/schemas.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import {
   baselineFrom,
-  CATEGORIES,
   type ConfirmMetadata,
   changeId,
-  changePayload,
   computeChanges,
   confirmRecord,
+  EDITOR_CATEGORIES,
   type EditorState,
+  idPayload,
   METADATA_LIMIT,
   mergeEdits,
   rebase,
@@ -42,11 +43,13 @@ export interface CategorySwitch {
   roles: RoleContext;
   /** Which app the editor is for, and how its metadata is written (sealed for that app). */
   label?: AppLabel;
+  /** The app's catalogue (its CometChat's definitions merged in); the shipped one by default. */
+  catalogue?: Catalogue | undefined;
 }
 
 /** Whether a category-switch request names a category at all (anything else is ignored). */
 export function isCategory(value: string | undefined): value is string {
-  return value !== undefined && CATEGORIES.includes(value);
+  return value !== undefined && EDITOR_CATEGORIES.includes(value);
 }
 
 /**
@@ -60,14 +63,18 @@ export function categorySwitchView({
   values,
   roles,
   label = {},
+  catalogue = SHIPPED_CATALOGUE,
 }: CategorySwitch): View {
-  const baseline = baselineFrom(known);
-  const read = readCategory(state, baseline, values, roles.roleIds);
+  const baseline = baselineFrom(known, catalogue);
+  const read = readCategory(state, baseline, values, roles.roleIds, catalogue);
   let next: EditorState;
   let notice: string | undefined;
   if (known?.seenAt !== state.seenAt) {
     next = rebase(state, baseline);
     notice = STALE_NOTICE;
+  } else if (!catalogue.categories.includes(state.category)) {
+    next = state;
+    notice = CATEGORY_UNREAD;
   } else if (Object.keys(read.errors).length > 0) {
     // Same render number, same block ids: Slack keeps what the user typed, so they can fix it.
     next = state;
@@ -76,10 +83,15 @@ export function categorySwitchView({
     const merged = mergeEdits(state, baseline, read.values, read.applyCategory);
     next = { ...merged, category: target, render: state.render + 1 };
   }
-  const rendered = editorView({ state: next, baseline, ...roles, ...label, notice });
+  const shown = { baseline, ...roles, ...label, catalogue };
+  const rendered = editorView({ state: next, ...shown, notice });
   if ((rendered.private_metadata ?? '').length <= METADATA_LIMIT) return rendered;
-  return editorView({ state, baseline, ...roles, ...label, notice: TOO_MANY_EDITS });
+  return editorView({ state, ...shown, notice: TOO_MANY_EDITS });
 }
+
+/** Said when the category on screen is one the catalogue at hand lacks (see reviewDecision). */
+const CATEGORY_UNREAD =
+  "CometChat's permission definitions could not be read just now, so the fields of this category could not be read. Nothing was sent; try again in a moment.";
 
 const TOO_MANY_EDITS =
   'There are too many pending edits to carry further: review and apply these first.';
@@ -102,6 +114,8 @@ export interface ReviewInput {
   app: string;
   /** How the confirmation's metadata is written (sealed for the app); plain JSON by default. */
   write?: (payload: Record<string, unknown>) => string;
+  /** The app's catalogue, as the editor showed it; the shipped one by default. */
+  catalogue?: Catalogue | undefined;
 }
 
 /** What "Review changes" leads to. Nothing is sent to CometChat at this step. */
@@ -112,21 +126,28 @@ export function reviewDecision({
   viewId,
   app,
   write = JSON.stringify,
+  catalogue = SHIPPED_CATALOGUE,
 }: ReviewInput): ReviewOutcome {
   // The values on screen are not the ones the diff would be taken against: comparing them
   // would turn someone else's change into "edits" of this user.
   if (known?.seenAt !== state.seenAt) return { kind: 'stale', state, known };
-  const baseline = baselineFrom(known);
-  const read = readCategory(state, baseline, values);
+  // The category on screen is one the catalogue at hand lacks ("Other", its definitions not
+  // read this time): its fields cannot be read, and must not be dropped unseen.
+  if (!catalogue.categories.includes(state.category)) {
+    return { kind: 'errors', errors: { [blockIds.apply(state.render)]: CATEGORY_UNREAD } };
+  }
+  const baseline = baselineFrom(known, catalogue);
+  const read = readCategory(state, baseline, values, [], catalogue);
   if (Object.keys(read.errors).length > 0) return { kind: 'errors', errors: read.errors };
   const changes = computeChanges(
     mergeEdits(state, baseline, read.values, read.applyCategory),
     baseline,
+    catalogue,
   );
   if (changes.length === 0) return { kind: 'nothing', role: state.role };
   const meta: ConfirmMetadata = {
     role: state.role,
-    id: changeId(viewId, app, state.role, changePayload(changes)),
+    id: changeId(viewId, app, state.role, idPayload(changes)),
     changes,
     seenAt: baseline.seenAt,
   };

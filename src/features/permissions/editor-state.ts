@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import {
   CATEGORIES,
-  defaultPermissions,
-  PERMISSIONS,
-  type PermissionSpec,
+  type Catalogue,
+  type CatalogueSpec,
+  OTHER_CATEGORY,
   permissionSpec,
-  permissionsInCategory,
+  SHIPPED_CATALOGUE,
   sameValue,
   validatePermissions,
 } from '../../cometchat/catalogue.ts';
@@ -14,6 +14,7 @@ import { UidSchema } from '../../cometchat/id-rules.ts';
 import { AccountSchema } from '../../cometchat/model.ts';
 import { type PermissionMap, type PermissionValue, RoleIdSchema } from '../../cometchat/schemas.ts';
 import type { ChangeSubject, KnownPermissions } from '../../store/store.ts';
+import { RoleActionSchema, roleChangesProblem } from './role-definition.ts';
 
 // The editor's state lives in the modal's private_metadata between interactions: which role,
 // which category is on screen, and the values the user chose that differ from what the
@@ -45,13 +46,21 @@ const SubmittedValueSchema = z.union([
   z.null(),
 ]);
 
+/**
+ * The categories an editor may be on: the shipped catalogue's, and "Other" (the keys an app's
+ * CometChat defines that the shipped catalogue lacks).
+ */
+export const EDITOR_CATEGORIES: readonly string[] = Object.freeze([...CATEGORIES, OTHER_CATEGORY]);
+
 /** The editor's state as it comes back in a modal's metadata (short keys: it must fit 3000). */
 export const EditorStateSchema = z
   .object({
     r: RoleIdSchema,
-    c: z.string().refine((c) => CATEGORIES.includes(c)),
+    c: z.string().refine((c) => EDITOR_CATEGORIES.includes(c)),
     e: z.record(z.string().max(100), SubmittedValueSchema),
-    g: z.array(z.string().refine((c) => CATEGORIES.includes(c))).max(CATEGORIES.length),
+    g: z
+      .array(z.string().refine((c) => EDITOR_CATEGORIES.includes(c)))
+      .max(EDITOR_CATEGORIES.length),
     n: z.number().int().min(0),
     s: z.number().optional(),
   })
@@ -124,7 +133,21 @@ const ChangeSchema = z.object({
   before: SubmittedValueSchema.optional(),
   after: SubmittedValueSchema,
   explicit: z.boolean(),
+  unset: z.literal(true).optional(),
 });
+
+/** A role's name or description, as a change to the role carries them (see roleChangesProblem). */
+const RoleTextSchema = z.string().max(255);
+
+/**
+ * What a change to a role itself is: its creation (a name, perhaps a description, and the
+ * permissions set right after), a new name or description, or its deletion. Anything else is not
+ * the app's (roleChangesProblem says why), so it is refused where it is read.
+ */
+const RoleChangesSchema = z
+  .array(ChangeSchema.extend({ after: z.union([SubmittedValueSchema, RoleTextSchema]) }))
+  .min(1)
+  .max(200);
 
 /**
  * What a change to a user is: exactly one change, of its role (to a role id) or of its account.
@@ -168,6 +191,10 @@ export const ConfirmSchema = z
       subject: z.object({ kind: z.literal('user'), uid: UidSchema }),
       changes: UserChangesSchema,
     }),
+    ConfirmFields.extend({
+      subject: z.object({ kind: z.literal('role'), action: RoleActionSchema }),
+      changes: RoleChangesSchema,
+    }).refine((m) => roleChangesProblem(m.subject.action, m.changes) === undefined),
   ])
   .transform(
     ({ role, id, changes, seenAt, promotedFrom, subject }): ConfirmMetadata => ({
@@ -179,6 +206,7 @@ export const ConfirmSchema = z
         before: c.before,
         after: c.after,
         explicit: c.explicit,
+        ...(c.unset ? { unset: true as const } : {}),
       })),
       seenAt,
       ...(promotedFrom ? { promotedFrom } : {}),
@@ -237,7 +265,7 @@ export function promotedChange(input: {
   });
   return {
     role: applied.role,
-    id: changeId(`promoted ${applied.ref}`, input.to, applied.role, changePayload(changes)),
+    id: changeId(`promoted ${applied.ref}`, input.to, applied.role, idPayload(changes)),
     changes,
     seenAt: baseline.seenAt,
     promotedFrom: { app: input.from, ref: applied.ref },
@@ -259,10 +287,14 @@ export interface Baseline {
   seenAt?: number | undefined;
 }
 
-export function baselineFrom(known: KnownPermissions | undefined): Baseline {
+/** What the editor shows before any edit: the last known values over `catalogue`'s defaults. */
+export function baselineFrom(
+  known: KnownPermissions | undefined,
+  catalogue: Catalogue = SHIPPED_CATALOGUE,
+): Baseline {
   return known
-    ? { values: { ...defaultPermissions(), ...known.permissions }, seenAt: known.seenAt }
-    : { values: defaultPermissions() };
+    ? { values: { ...catalogue.defaults(), ...known.permissions }, seenAt: known.seenAt }
+    : { values: catalogue.defaults() };
 }
 
 export function displayedValue(
@@ -299,21 +331,26 @@ export interface Change {
   after: PermissionValue;
   /** True when the value equals what was shown and is sent only because the user asked. */
   explicit: boolean;
+  /**
+   * Unset rather than set: the key goes back to its default (`after` is that default), by
+   * CometChat's own unset, so the role follows the default from then on.
+   */
+  unset?: true | undefined;
 }
 
 /** Exactly what will be sent, in catalogue order: the edits, plus every key of the
  * categories the user chose to state in full. */
-export function computeChanges(state: EditorState, baseline: Baseline): Change[] {
+export function computeChanges(
+  state: EditorState,
+  baseline: Baseline,
+  catalogue: Catalogue = SHIPPED_CATALOGUE,
+): Change[] {
   const keys = new Set(Object.keys(state.edits));
   for (const category of state.apply) {
-    for (const spec of permissionsInCategory(category)) keys.add(spec.key);
+    for (const spec of catalogue.inCategory(category)) keys.add(spec.key);
   }
-  const order = (key: string) => {
-    const index = PERMISSIONS.findIndex((spec) => spec.key === key);
-    return index === -1 ? PERMISSIONS.length : index;
-  };
   return [...keys]
-    .sort((a, b) => order(a) - order(b) || a.localeCompare(b))
+    .sort((a, b) => catalogue.order(a) - catalogue.order(b) || a.localeCompare(b))
     .map((key) => {
       const before = baseline.values[key];
       const after = displayedValue(state, baseline, key);
@@ -326,14 +363,25 @@ export function computeChanges(state: EditorState, baseline: Baseline): Change[]
  * `baseline`, the server's last known values, whatever the submitted metadata said of them.
  */
 export function withBeforeFrom(changes: readonly Change[], baseline: Baseline): Change[] {
-  return changes.map(({ key, after }) => {
+  return changes.map(({ key, after, unset }) => {
     const before = baseline.values[key];
-    return { key, before, after, explicit: sameValue(before, after) };
+    // An unset is sent whatever the value shows: the key is to follow the default from now on.
+    return unset
+      ? { key, before, after, explicit: false, unset }
+      : { key, before, after, explicit: sameValue(before, after) };
   });
 }
 
 export function changePayload(changes: readonly Change[]): PermissionMap {
   return Object.fromEntries(changes.map((c) => [c.key, c.after]));
+}
+
+/**
+ * What a change's id is made of: its keys and values, an unset told apart from setting the same
+ * key to its default value (they are two changes).
+ */
+export function idPayload(changes: readonly Change[]): PermissionMap {
+  return Object.fromEntries(changes.map((c) => [c.unset ? `${c.key} (unset)` : c.key, c.after]));
 }
 
 /**
@@ -372,13 +420,20 @@ export function parseFreeList(text: string | null | undefined): string[] {
   ];
 }
 
-export function fieldErrors(values: Record<string, PermissionValue>): Record<string, string> {
-  const result = validatePermissions(values);
+/** Problems with `values` by key, checked against the app's catalogue (the shipped one by default). */
+export function fieldErrors(
+  values: Record<string, PermissionValue>,
+  catalogue: Catalogue = SHIPPED_CATALOGUE,
+): Record<string, string> {
+  const result = validatePermissions(values, { catalogue });
   return result.ok ? {} : result.errors;
 }
 
-export function specsOf(category: string): readonly PermissionSpec[] {
-  return permissionsInCategory(category);
+export function specsOf(
+  category: string,
+  catalogue: Catalogue = SHIPPED_CATALOGUE,
+): readonly CatalogueSpec[] {
+  return catalogue.inCategory(category);
 }
 
 export { CATEGORIES, permissionSpec };

@@ -7,7 +7,13 @@ import type {
   View,
 } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
-import { holdsRoleIds, type PermissionSpec, valueInWords } from '../../cometchat/catalogue.ts';
+import {
+  type Catalogue,
+  type CatalogueSpec,
+  holdsRoleIds,
+  SHIPPED_CATALOGUE,
+  valueInWords,
+} from '../../cometchat/catalogue.ts';
 import type { PermissionUpdate } from '../../cometchat/model.ts';
 import type { PermissionValue } from '../../cometchat/schemas.ts';
 import {
@@ -24,18 +30,17 @@ import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate } from '../../slack/mrkdwn.ts';
 import type { ChangeSubject } from '../../store/store.ts';
 import { counted, inApp } from '../../voice/sentences.ts';
+import { permissionKeyText } from '../permission-key-text.ts';
 import { permissionValueText } from '../permission-value-text.ts';
 import { subjectIn } from './change-subject.ts';
 import {
   type Baseline,
-  CATEGORIES,
   type Change,
   type ConfirmMetadata,
   displayedValue,
   type EditorState,
   listDelta,
   type PromotedFrom,
-  permissionSpec,
   specsOf,
   stateRecord,
 } from './editor-state.ts';
@@ -70,15 +75,32 @@ export interface EditorViewInput extends AppLabel {
   roleIds: readonly string[];
   /** A problem to show above the fields (e.g. why a category switch was refused). */
   notice?: string | undefined;
+  /** The app's catalogue (its CometChat's definitions merged in); the shipped one by default. */
+  catalogue?: Catalogue | undefined;
 }
+
+/** Said in the editor when the app's CometChat did not give its permission definitions. */
+export const SHIPPED_CATALOGUE_NOTE =
+  ":information_source: CometChat's permission definitions could not be read just now: the editor shows the keys this app ships with.";
+
+/** Said of a key this app ships with that the app's CometChat no longer defines. */
+export const NO_LONGER_DEFINED = 'CometChat no longer defines this key.';
 
 export function editorView(input: EditorViewInput): View {
   const { state, baseline } = input;
+  const catalogue = input.catalogue ?? SHIPPED_CATALOGUE;
+  // A category the catalogue lacks (Other, when the definitions could not be read again) stays
+  // selectable: Slack refuses a menu whose initial option is not among its options.
+  const categories = catalogue.categories.includes(state.category)
+    ? catalogue.categories
+    : [...catalogue.categories, state.category];
+  const option = categoryOption(state, catalogue);
   const blocks: KnownBlock[] = [
     section(
       `${input.appName ? `*App:* ${escapeMrkdwn(input.appName)} · ` : ''}*Role:* ${escapeMrkdwn(input.roleName)} ${code(state.role)}`,
     ),
     context([knownNote(baseline)]),
+    ...(catalogue.source === 'fallback' ? [context([SHIPPED_CATALOGUE_NOTE])] : []),
     {
       type: 'actions',
       block_id: `c:${state.render}`,
@@ -86,14 +108,14 @@ export function editorView(input: EditorViewInput): View {
         {
           type: 'static_select',
           action_id: ACTIONS.permissionsCategory,
-          options: CATEGORIES.map(categoryOption(state)),
-          initial_option: categoryOption(state)(state.category),
+          options: categories.map(option),
+          initial_option: option(state.category),
         },
       ],
     },
   ];
   if (input.notice) blocks.push(section(`:warning: ${escapeMrkdwn(input.notice)}`));
-  blocks.push(...categoryFields(input));
+  blocks.push(...categoryFields({ ...input, catalogue }));
   blocks.push(
     {
       type: 'input',
@@ -128,9 +150,9 @@ const applyOption: PlainTextOption = {
   value: 'apply',
 };
 
-function categoryOption(state: EditorState) {
+function categoryOption(state: EditorState, catalogue: Catalogue) {
   return (category: string): PlainTextOption => {
-    const changed = specsOf(category).filter((s) => s.key in state.edits).length;
+    const changed = specsOf(category, catalogue).filter((s) => s.key in state.edits).length;
     const label = changed > 0 ? `${category} (${changed} changed)` : category;
     return { text: plain(label), value: category };
   };
@@ -151,13 +173,18 @@ function pendingSummary(state: EditorState): string {
     : `${counted(count, 'changed field')} pending${applied}. Review shows the exact change before anything is sent.`;
 }
 
-function categoryFields({ state, baseline, roleIds }: EditorViewInput): KnownBlock[] {
-  const specs = specsOf(state.category);
+function categoryFields({
+  state,
+  baseline,
+  roleIds,
+  catalogue,
+}: EditorViewInput & { catalogue: Catalogue }): KnownBlock[] {
+  const specs = specsOf(state.category, catalogue);
   const blocks: KnownBlock[] = [];
   const actions = specs.filter((s) => s.kind === 'action');
   for (let chunk = 0; chunk * CHECKBOX_LIMIT < actions.length; chunk++) {
     const group = actions.slice(chunk * CHECKBOX_LIMIT, (chunk + 1) * CHECKBOX_LIMIT);
-    const options = group.map((spec) => option(spec.key, describe(state, baseline, spec)));
+    const options = group.map((spec) => actionOption(spec, describe(state, baseline, spec)));
     const allowed = options.filter(
       (o) => displayedValue(state, baseline, o.value ?? '') === 'allow',
     );
@@ -176,10 +203,25 @@ function categoryFields({ state, baseline, roleIds }: EditorViewInput): KnownBlo
   return blocks;
 }
 
+/**
+ * An action as a checkbox: its label, and under it the key (the label's `value` too, which the
+ * review reads) and what the box showed, or that CometChat no longer defines the key.
+ */
+function actionOption(spec: CatalogueSpec, described: string): PlainTextOption {
+  return option(
+    spec.key,
+    `${spec.key} · ${spec.undefinedByService ? NO_LONGER_DEFINED : described}`,
+    spec.label,
+  );
+}
+
+/** Labels are short; one from an app's CometChat (its title) is cut here. */
+const LABEL_SHOWN = 150;
+
 function fieldBlock(
   state: EditorState,
   baseline: Baseline,
-  spec: PermissionSpec,
+  spec: CatalogueSpec,
   roleIds: readonly string[],
 ): InputBlock {
   const value = displayedValue(state, baseline, spec.key);
@@ -187,21 +229,47 @@ function fieldBlock(
     type: 'input' as const,
     block_id: blockIds.field(state.render, spec.key),
     optional: true,
-    label: plain(spec.key, 2000),
+    label: plain(spec.label, LABEL_SHOWN),
   };
   const described = describe(state, baseline, spec);
   const list = Array.isArray(value) ? value : [];
-  switch (spec.kind) {
-    case 'action':
-    case 'mode':
-      return { ...base, ...selectField(spec.values, value, described) };
-    case 'fixedList':
-      return { ...base, ...fixedListField(spec.values, list, described) };
-    case 'roleList':
-      return { ...base, ...roleListField(roleIds, list, described) };
-    case 'freeList':
-      return { ...base, ...freeListField(spec.key, list, described) };
-  }
+  const field = (): Field => {
+    switch (spec.kind) {
+      case 'action':
+      case 'mode':
+        return selectField(spec.values, value, described);
+      case 'fixedList':
+        return fixedListField(spec.values, list, described);
+      case 'roleList':
+        return roleListField(roleIds, list, described);
+      case 'freeList':
+        return freeListField(spec.key, list, described);
+    }
+  };
+  const { hint, element } = field();
+  return { ...base, element, hint: plain(`${fieldNotes(spec)} · ${hint?.text ?? ''}`, 2000) };
+}
+
+/**
+ * What a field's hint says before how to fill it in: the key (which copies exactly), what the
+ * app's CometChat says of it where that adds to the label, and when CometChat no longer defines
+ * the key.
+ */
+function fieldNotes(spec: CatalogueSpec): string {
+  const said =
+    spec.description && !sameWords(spec.description, spec.label) ? [spec.description] : [];
+  const defined = spec.undefinedByService ? [NO_LONGER_DEFINED] : [];
+  return [spec.key, ...said, ...defined].join(' · ');
+}
+
+/** Whether two texts say the same words, case and punctuation aside. */
+function sameWords(a: string, b: string): boolean {
+  const words = (text: string) =>
+    text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim();
+  return words(a) === words(b);
 }
 
 /** A field's hint and element, under the label its block gives it. */
@@ -280,7 +348,7 @@ function freeListField(key: string, list: readonly string[], described: string):
   };
 }
 
-function describe(state: EditorState, baseline: Baseline, spec: PermissionSpec): string {
+function describe(state: EditorState, baseline: Baseline, spec: CatalogueSpec): string {
   const before = baseline.values[spec.key] ?? null;
   const source = baseline.seenAt !== undefined ? 'last seen' : 'default';
   return spec.key in state.edits
@@ -288,8 +356,9 @@ function describe(state: EditorState, baseline: Baseline, spec: PermissionSpec):
     : `${source}: ${valueInWords(before)}`;
 }
 
-function option(value: string, description?: string): PlainTextOption {
-  return { text: plain(value), value, ...(description ? { description: plain(description) } : {}) };
+/** An option showing `text` (the value itself by default), with a description under it. */
+function option(value: string, description?: string, text = value): PlainTextOption {
+  return { text: plain(text), value, ...(description ? { description: plain(description) } : {}) };
 }
 
 function checkboxes(
@@ -308,15 +377,27 @@ function checkboxes(
 }
 
 /**
- * One line per change, as the user confirms it: `key: before -> after`, lists as +/- items.
+ * One line per change, as the user confirms it: `*Label* (`key`): before -> after`, lists as +/-
+ * items; the label from the app's catalogue (the shipped one by default).
  * Role ids (a role list's items, a user's role when `subject` is a user) are code, so they copy
  * exactly; other values are escaped.
  */
-export function changeLine(change: Change, subject?: ChangeSubject): string {
-  const key = code(change.key);
-  const spec = permissionSpec(change.key);
-  const ids = holdsRoleIds(change.key, subject !== undefined);
+export function changeLine(
+  change: Change,
+  subject?: ChangeSubject,
+  catalogue: Catalogue = SHIPPED_CATALOGUE,
+): string {
+  const key = permissionKeyText(change.key, catalogue);
+  const spec = catalogue.spec(change.key);
+  const ids = holdsRoleIds(
+    change.key,
+    subject?.kind === 'user' || (subject?.kind === 'role' && change.key === 'role'),
+    catalogue,
+  );
   const item = (x: string) => (ids ? code(x) : escapeMrkdwn(x));
+  if (change.unset) {
+    return `${key}: ${permissionValueText(change.before, ids)} → *the default* (${permissionValueText(change.after, ids)}) _(unset)_`;
+  }
   if (change.explicit)
     return `${key}: ${permissionValueText(change.after, ids)} _(unchanged, stated explicitly)_`;
   const isList = spec
@@ -350,8 +431,11 @@ export function confirmView(
   appName?: string,
   /** Set when the app's changes need a second person: where the request goes. */
   approvalChannel?: string,
-  /** How many users hold the role (CometChat's count); undefined when it could not say. */
-  { holders }: { holders?: number | undefined } = {},
+  /**
+   * How many users hold the role (CometChat's count; undefined when it could not say), and the
+   * app's catalogue, which names the keys (the shipped one by default).
+   */
+  { holders, catalogue }: { holders?: number | undefined; catalogue?: Catalogue | undefined } = {},
 ): View {
   const promoted = meta.promotedFrom ? [promotedNote(meta.promotedFrom, appName)] : [];
   const n = meta.changes.length;
@@ -369,7 +453,7 @@ export function confirmView(
           ? `Ask for approval of ${what} in <#${approvalChannel}>? Nothing is sent until another person approves; then exactly these keys are sent.`
           : `Apply ${what}? Exactly these keys are sent; nothing else changes.`,
       ),
-      ...chunkedSections(meta.changes.map((c) => changeLine(c, meta.subject))),
+      ...chunkedSections(meta.changes.map((c) => changeLine(c, meta.subject, catalogue))),
       context([
         holdersLine(holders),
         ...promoted,
@@ -453,6 +537,8 @@ export interface ResultOptions {
   promoteTo?: readonly string[];
   /** The applied change as the result's metadata carries it (sealed for the app). */
   metadata?: string | undefined;
+  /** The app's catalogue, which names and groups the keys; the shipped one by default. */
+  catalogue?: Catalogue | undefined;
 }
 
 /** The outcome: the service's per-key messages and the role's resulting permissions. */
@@ -464,14 +550,18 @@ export function resultView(
   options: ResultOptions = {},
 ): View {
   const changed = new Set(changes.map((c) => c.key));
+  const { catalogue = SHIPPED_CATALOGUE } = options;
+  const keyText = (key: string) => permissionKeyText(key, catalogue);
   const messages = Object.entries(update.results).map(
     ([key, r]) =>
-      `${r.success ? ':white_check_mark:' : ':x:'} ${code(key)}: ${escapeMrkdwn(r.message || (r.success ? 'applied' : 'not applied'))}`,
+      `${r.success ? ':white_check_mark:' : ':x:'} ${keyText(key)}: ${escapeMrkdwn(r.message || (r.success ? 'applied' : 'not applied'))}`,
   );
   const byCategory = new Map<string, string[]>();
   for (const [key, value] of Object.entries(update.permissions)) {
-    const category = permissionSpec(key)?.category ?? 'Other keys';
-    const line = `${changed.has(key) ? '*' : ''}${code(key)}: ${permissionValueText(value, holdsRoleIds(key))}${changed.has(key) ? '* ← changed' : ''}`;
+    const category = catalogue.spec(key)?.category ?? 'Other keys';
+    const shown = permissionValueText(value, holdsRoleIds(key, false, catalogue));
+    // The label is bold already: a changed key's value is, and the line says so.
+    const line = `${keyText(key)}: ${changed.has(key) ? `*${shown}* ← changed` : shown}`;
     byCategory.set(category, [...(byCategory.get(category) ?? []), line]);
   }
   const blocks: KnownBlock[] = [

@@ -12,6 +12,7 @@ import {
 import { type EditorDeps, LOADING_VIEW_AFTER_MS } from './editor-context.ts';
 import { createEditorOpener, registerPermissionEditor } from './permission-editor.ts';
 
+export { roleChangeReview } from './role-change.ts';
 export { userChangeReview } from './user-change.ts';
 
 /**

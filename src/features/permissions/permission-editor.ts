@@ -9,6 +9,7 @@ import type { View } from '@slack/types';
 import { editRefusal } from '../../access/edit-refusal.ts';
 import { type CometChatApp, openRoleButton, tryOpenSealed } from '../../apps/apps.ts';
 import { countHolders } from '../../apps/holders.ts';
+import type { Catalogue } from '../../cometchat/catalogue.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, SelectArgs, SubmitArgs } from '../../slack/listener-args.ts';
@@ -66,8 +67,8 @@ import { requestApprovalFlow } from './request-approval.ts';
 // functions of editor-flow.ts and apply-change.ts; promotion to another app is promotion.ts.
 
 /**
- * The editor for a role, ready to show: the role list and the last known values, fetched
- * together. A role CometChat does not have gets a sentence instead.
+ * The editor for a role, ready to show: the role list, the app's catalogue and the last known
+ * values, fetched together. A role CometChat does not have gets a sentence instead.
  */
 export async function loadEditorView(
   deps: Pick<EditorDeps, 'apps' | 'store'>,
@@ -76,8 +77,10 @@ export async function loadEditorView(
   scope: RequestScope,
 ): Promise<View> {
   const label = appLabel(deps, app);
-  const [roles, { known, unavailable }] = await Promise.all([
+  const [roles, catalogue, { known, unavailable }] = await Promise.all([
     app.cometchat.listAllRoles(tracedBy(scope)),
+    // Never fails: without the app's definitions the editor opens on the shipped catalogue.
+    app.catalogue(tracedBy(scope)),
     // Without the store the editor still opens, on the documented defaults, and says why.
     deps.store.getKnownPermissions(app.name, role).then(
       (found) => ({ known: found, unavailable: false }),
@@ -97,13 +100,17 @@ export async function loadEditorView(
       `CometChat has no role ${roleIn(role, label)}. Check the id with \`/cometchat ${label.appName ? `${label.appName} ` : ''}roles\`.`,
     );
   }
-  scope.log.info({ app: app.name, role, known: known !== undefined }, 'editor opened');
+  scope.log.info(
+    { app: app.name, role, known: known !== undefined, catalogue: catalogue.source },
+    'editor opened',
+  );
   return editorView({
     state: newEditorState(role, known?.seenAt),
-    baseline: baselineFrom(known),
+    baseline: baselineFrom(known, catalogue),
     ...roleContext(roles, role),
     ...label,
     notice: unavailable ? PREFILL_UNAVAILABLE : undefined,
+    catalogue,
   });
 }
 
@@ -182,8 +189,9 @@ export function createCategorySwitch(deps: EditorDeps) {
     // Refused silently (and logged): the view id in a refused request may be someone else's
     // modal, which must not be touched.
     if (await editRefusal(app.access, body.user.id, scope.log, 'switch category')) return;
-    const [roles, known] = await Promise.all([
+    const [roles, catalogue, known] = await Promise.all([
       app.cometchat.listAllRoles(tracedBy(scope)),
+      app.catalogue(tracedBy(scope)),
       deps.store.getKnownPermissions(app.name, state.role),
     ]);
     const next = categorySwitchView({
@@ -193,6 +201,7 @@ export function createCategorySwitch(deps: EditorDeps) {
       values: view.state.values,
       roles: roleContext(roles, state.role),
       label: appLabel(deps, app),
+      catalogue,
     });
     try {
       await deps.views.update({ view_id: view.id, hash: view.hash, view: next });
@@ -212,7 +221,13 @@ export type ReviewAnswer =
    * Decided for the app the editor was sealed for; with how many users hold the role, when
    * CometChat said so in time.
    */
-  | (ReviewOutcome & { app: CometChatApp; label: AppLabel; holders?: number | undefined })
+  | (ReviewOutcome & {
+      app: CometChatApp;
+      label: AppLabel;
+      holders?: number | undefined;
+      /** The app's catalogue the review read the fields with. */
+      catalogue?: Catalogue | undefined;
+    })
   | { kind: 'refused'; sentence: string }
   | { kind: 'outdated' }
   /** The checks did not finish before the deadline: nothing decided, nothing sent. */
@@ -262,7 +277,11 @@ export async function reviewSubmission(
     );
     if (refusal) return { kind: 'refused', sentence: refusal };
     try {
-      const known = await deps.store.getKnownPermissions(app.name, state.role);
+      const [known, catalogue] = await Promise.all([
+        deps.store.getKnownPermissions(app.name, state.role),
+        // Kept from the opening (a few minutes); never fails (the shipped one stands in).
+        app.catalogue({ ref: submission.scope.ref, logger: submission.scope.log }),
+      ]);
       const outcome = reviewDecision({
         state,
         known,
@@ -270,13 +289,14 @@ export async function reviewSubmission(
         viewId: submission.viewId,
         app: app.name,
         ...(label.write ? { write: label.write } : {}),
+        catalogue,
       });
-      if (outcome.kind !== 'confirm') return { ...outcome, app, label };
+      if (outcome.kind !== 'confirm') return { ...outcome, app, label, catalogue };
       const within = Math.min(
         HOLDERS_WAIT_MS,
         msLeft(submission.scope, deps.reviewDeadlineMs, deps.now),
       );
-      return { ...outcome, app, label, holders: await settledWithin(holders, within) };
+      return { ...outcome, app, label, catalogue, holders: await settledWithin(holders, within) };
     } catch (error) {
       return { kind: 'failed', error };
     }
@@ -334,6 +354,7 @@ export function reviewResponse(answer: ReviewAnswer, failure: (error: unknown) =
         response_action: 'push' as const,
         view: confirmView(meta, meta.role, metadata, label.appName, answer.app.approval?.channel, {
           holders: answer.holders,
+          catalogue: answer.catalogue,
         }),
       };
     }
@@ -368,20 +389,22 @@ export function createReviewSubmission(deps: EditorDeps) {
       );
     }
     if (answer.kind !== 'stale') return;
-    const { app, label } = answer;
+    const { app, label, catalogue } = answer;
     scope.log.info(
       { app: app.name, role: answer.state.role },
       'editor: values changed meanwhile; redrawn',
     );
     const roles = await app.cometchat.listAllRoles(tracedBy(scope));
+    const baseline = baselineFrom(answer.known, catalogue);
     await deps.views.update({
       view_id: view.id,
       view: editorView({
-        state: rebase(answer.state, baselineFrom(answer.known)),
-        baseline: baselineFrom(answer.known),
+        state: rebase(answer.state, baseline),
+        baseline,
         ...roleContext(roles, answer.state.role),
         ...label,
         notice: STALE_NOTICE,
+        catalogue,
       }),
     });
   };

@@ -1,6 +1,7 @@
 import type { View } from '@slack/types';
 import { editRefusal } from '../../access/edit-refusal.ts';
 import { type CometChatApp, tryOpenSealed } from '../../apps/apps.ts';
+import type { Catalogue } from '../../cometchat/catalogue.ts';
 import type { Role } from '../../cometchat/schemas.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { msLeft, type RequestScope, scopeOf, tracedBy } from '../../slack/request-context.ts';
@@ -124,8 +125,9 @@ async function showPromotion(
 ): Promise<void> {
   const { applied, from, to, viewId, scope } = input;
   try {
-    const [roles, known] = await Promise.all([
+    const [roles, catalogue, known] = await Promise.all([
       to.cometchat.listAllRoles(tracedBy(scope)),
+      to.catalogue(tracedBy(scope)),
       deps.store.getKnownPermissions(to.name, applied.role),
     ]);
     await deps.views.update({
@@ -138,6 +140,7 @@ async function showPromotion(
         roles,
         known,
         approvalChannel: to.approval?.channel,
+        catalogue,
       }),
     });
     scope.log.info(
@@ -159,6 +162,8 @@ export function promotionView(input: {
   known: KnownPermissions | undefined;
   /** Set when that app's changes need approval: the confirmation asks for it instead. */
   approvalChannel?: string | undefined;
+  /** That app's catalogue: its defaults are the "before" of a key it never set. */
+  catalogue?: Catalogue | undefined;
 }): View {
   const { applied, label } = input;
   const target = roleIn(applied.role, label);
@@ -172,7 +177,7 @@ export function promotionView(input: {
     applied,
     from: input.from,
     to: input.to,
-    baseline: baselineFrom(input.known),
+    baseline: baselineFrom(input.known, input.catalogue),
   });
   const metadata = (label.write ?? JSON.stringify)(confirmRecord(meta));
   if (metadata.length > METADATA_LIMIT) {
@@ -182,5 +187,7 @@ export function promotionView(input: {
     );
   }
   const roleName = input.roles.find((r) => r.role === applied.role)?.name || applied.role;
-  return confirmView(meta, roleName, metadata, label.appName, input.approvalChannel);
+  return confirmView(meta, roleName, metadata, label.appName, input.approvalChannel, {
+    catalogue: input.catalogue,
+  });
 }

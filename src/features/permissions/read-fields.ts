@@ -1,4 +1,8 @@
-import type { PermissionSpec } from '../../cometchat/catalogue.ts';
+import {
+  type Catalogue,
+  type PermissionSpec,
+  SHIPPED_CATALOGUE,
+} from '../../cometchat/catalogue.ts';
 import type { PermissionValue } from '../../cometchat/schemas.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import {
@@ -31,18 +35,20 @@ export interface ReadResult {
 }
 
 /**
- * Reads the fields of the category on screen. A field missing from the state (it should not
- * be) keeps its shown value rather than being read as "cleared".
+ * Reads the fields of the category on screen, as `catalogue` (the app's) draws them. A field
+ * missing from the state (it should not be) keeps its shown value rather than being read as
+ * "cleared".
  */
 export function readCategory(
   state: EditorState,
   baseline: Baseline,
   values: StateValues,
   knownRoleIds: readonly string[] = [],
+  catalogue: Catalogue = SHIPPED_CATALOGUE,
 ): ReadResult {
   const out: Record<string, PermissionValue> = {};
   const errors: Record<string, string> = {};
-  const specs = specsOf(state.category);
+  const specs = specsOf(state.category, catalogue);
   const field = (blockId: string) => values[blockId]?.[ACTIONS.permissionsField];
 
   const actions = specs.filter((s) => s.kind === 'action');
@@ -66,7 +72,7 @@ export function readCategory(
   }
 
   // Catalogue validation, mapped back onto the block that holds each key.
-  for (const [key, message] of Object.entries(fieldErrors(out))) {
+  for (const [key, message] of Object.entries(fieldErrors(out, catalogue))) {
     const spec = specs.find((s) => s.key === key);
     const blockId =
       spec?.kind === 'action'

@@ -24,7 +24,8 @@ export type RequestOutcome =
   | { kind: 'refused'; sentence: string }
   | { kind: 'repeated' }
   /** The role changed since the review: nothing requested. */
-  | { kind: 'stale' }
+  /** `why`: for a change to a role itself, what changed. */
+  | { kind: 'stale'; why?: string | undefined }
   | { kind: 'not-posted'; sentence: string };
 
 /** "Request approval" submitted: the request posted, and the modal says where, or why not. */
@@ -65,9 +66,11 @@ export function requestedNotice(
     case 'stale':
       return {
         title: 'Not requested',
-        sentence: meta.subject
-          ? `${what} changed in CometChat since you reviewed this, so nothing was requested. Open the user's card again to see what CometChat has now.`
-          : `${what} changed since you reviewed this (someone applied another change), so nothing was requested. Open the editor again to review on its new values.`,
+        sentence:
+          outcome.why ??
+          (meta.subject
+            ? `${what} changed in CometChat since you reviewed this, so nothing was requested. Open the user's card again to see what CometChat has now.`
+            : `${what} changed since you reviewed this (someone applied another change), so nothing was requested. Open the editor again to review on its new values.`),
       };
     case 'refused':
       return { title: 'Not allowed', sentence: outcome.sentence };
@@ -90,8 +93,8 @@ export async function requestApproval(
   if (refusal) return { kind: 'refused', sentence: refusal };
   // Read before the claim below, so that a store that fails here leaves nothing claimed. Someone
   // changed the role (or CometChat the user) since the review: its "before" is not so any more.
-  const { changed, known } = await changedSinceReview(deps, app, meta, scope);
-  if (changed) return { kind: 'stale' };
+  const { changed, known, why } = await changedSinceReview(deps, app, meta, scope);
+  if (changed) return { kind: 'stale', why };
   // A double click on "Request approval" posts one request.
   const claim = requestClaim(app.name, meta.id);
   if (!(await deps.store.claim(claim, deps.approvalTtlMs / 1000))) return { kind: 'repeated' };

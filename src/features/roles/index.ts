@@ -2,8 +2,11 @@ import { appNameIfSeveral } from '../../apps/apps.ts';
 import { inApp } from '../../voice/sentences.ts';
 import { PAGE_PROBLEM, pageWord } from '../command.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
+import { PRESETS } from './presets.ts';
 import { registerRoleDetails, roleUnfurler } from './role-card.ts';
+import { createRoleChangeCommand } from './role-changes.ts';
 import { createRolesCommand, registerRoleList } from './role-list.ts';
+import { parseRoleWords, ROLE_USAGE } from './role-words.ts';
 
 const USAGE = '`/cometchat roles [page]`';
 
@@ -23,6 +26,14 @@ export const roles: Feature = {
       working: (page, { app, deps }) =>
         `Asking CometChat for the roles${page > 1 ? ` (page ${page})` : ''}${inApp(appNameIfSeveral(deps.apps, app))}…`,
       run: (page, { body, scope, app, deps }) => createRolesCommand(deps)(app, page, body, scope),
+    }),
+    subcommand({
+      names: ['role'],
+      usage: `${ROLE_USAGE} - make a role (empty, a copy, or from a preset: ${PRESETS.map((p) => `\`${p.name}\``).join(', ')}), rename, describe or delete it (editors)`,
+      parse: parseRoleWords,
+      // The review opens in a modal at once: no line to replace.
+      run: (words, { body, scope, app, deps }) =>
+        createRoleChangeCommand(deps)(app, words, body, scope),
     }),
   ],
   unfurlers: [roleUnfurler],

@@ -4,6 +4,7 @@ import { context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { code, truncate } from '../../slack/mrkdwn.ts';
 import { inApp, valueSourceText } from '../../voice/sentences.ts';
+import { permissionKeyText } from '../permission-key-text.ts';
 import type { CanConclusion, CanExplanation, CanStep, ValueSource } from './can.ts';
 
 // The walk of "can <uid> <action>" as a message: one line per step, each with its value and
@@ -32,7 +33,7 @@ export function stepLine(step: CanStep): string {
   const value =
     step.key === undefined
       ? ''
-      : ` ${code(step.key)}${step.verdict === 'not-checked' ? '' : ` = ${code(truncate(valueInWords(step.value), 80))}`}`;
+      : ` ${permissionKeyText(step.key)}${step.verdict === 'not-checked' ? '' : ` = ${code(truncate(valueInWords(step.value), 80))}`}`;
   const source = step.verdict === 'not-checked' ? '' : ` (${sourceText(step.source)})`;
   return `${VERDICT_MARK[step.verdict]} *${step.rule}*${value}${source}: ${step.because}`;
 }
@@ -44,7 +45,7 @@ export function conclusionLine(conclusion: CanConclusion): string {
     case 'denied':
       return conclusion.key === undefined
         ? `:no_entry: *Denied*: ${conclusion.why}.`
-        : `:no_entry: *Denied by* ${code(conclusion.key)} = ${code(truncate(valueInWords(conclusion.value), 80))}.`;
+        : `:no_entry: *Denied by* ${permissionKeyText(conclusion.key)} = ${code(truncate(valueInWords(conclusion.value), 80))}.`;
     case 'cannot-tell': {
       const defaults = conclusion.byDefaults
         ? ` By the documented defaults it would be ${conclusion.byDefaults}.`

@@ -1,6 +1,7 @@
 import { PERMISSIONS, permissionSpec } from '../../cometchat/catalogue.ts';
 import type { PermissionMap, PermissionValue } from '../../cometchat/schemas.ts';
 import { code } from '../../slack/mrkdwn.ts';
+import { permissionKeyText } from '../permission-key-text.ts';
 
 // "Can this user do that?": the walk CometChat's RBAC documents, one step per rule, each with the
 // value it used and where that value came from. Pure: the facts it needs (the two users, the
@@ -249,7 +250,7 @@ export function conclude(steps: readonly CanStep[]): CanConclusion {
   if (unknown) {
     return {
       kind: 'cannot-tell',
-      why: `${unknown.key ? code(unknown.key) : unknown.rule}: ${unknown.because}`,
+      why: `${unknown.key ? permissionKeyText(unknown.key) : unknown.rule}: ${unknown.because}`,
     };
   }
   const defaultDenial = steps.find((step) => step.verdict === 'denies');
@@ -257,7 +258,7 @@ export function conclude(steps: readonly CanStep[]): CanConclusion {
   if (defaulted) {
     return {
       kind: 'cannot-tell',
-      why: `${code(defaulted.key ?? '')} was never set through this app, and CometChat offers no read of a role's permissions`,
+      why: `${permissionKeyText(defaulted.key ?? '')} was never set through this app, and CometChat offers no read of a role's permissions`,
       byDefaults: defaultDenial ? 'denied' : 'allowed',
     };
   }

@@ -10,6 +10,7 @@ import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import { counted, inApp } from '../../voice/sentences.ts';
+import { permissionKeyText } from '../permission-key-text.ts';
 
 // A CometChat user as one card: who they are, their role, their account, what the app knows of
 // their role's permissions, and the buttons to act. Pure.
@@ -55,7 +56,9 @@ export function permissionsInShort(roleId: string, known: KnownPermissions | und
   }
   const shown = set
     .slice(0, KEYS_SHOWN)
-    .map(([key, value]) => `${code(key)} = ${code(truncate(valueInWords(value), 60))}`);
+    .map(
+      ([key, value]) => `${permissionKeyText(key)} = ${code(truncate(valueInWords(value), 60))}`,
+    );
   const more = set.length > KEYS_SHOWN ? ` and ${set.length - KEYS_SHOWN} more` : '';
   return `As this app last saw ${code(roleId)} (${seen}), ${counted(set.length, 'key')} differ from the documented defaults: ${shown.join(' · ')}${more}. The rest are documented defaults.`;
 }

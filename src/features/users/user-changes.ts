@@ -7,17 +7,16 @@ import { defaultPermissions, valueInWords } from '../../cometchat/catalogue.ts';
 import { roleIdProblem, UidSchema } from '../../cometchat/id-rules.ts';
 import { type Account, accountOf, type User } from '../../cometchat/model.ts';
 import type { PermissionMap, Role } from '../../cometchat/schemas.ts';
-import { failureMessage, messageModal, plain, section } from '../../slack/blocks.ts';
-import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
+import { messageModal, plain, section } from '../../slack/blocks.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, SubmitArgs } from '../../slack/listener-args.ts';
-import { failInModal } from '../../slack/modal-outcome.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import { type RequestScope, scopeOf, tracedBy } from '../../slack/request-context.ts';
 import type { KnownPermissions } from '../../store/store.ts';
-import { failureSentence } from '../../voice/failure.ts';
 import { inApp } from '../../voice/sentences.ts';
 import { type AppDeps, USER_CHANGE_TITLE, type UserChange } from '../deps.ts';
+import { loadIntoModal, tellPerson } from '../load-into-modal.ts';
+import { permissionKeyText } from '../permission-key-text.ts';
 import { knownOf } from './known-permissions.ts';
 import { AccountValue, UidValue } from './user-values.ts';
 
@@ -60,7 +59,7 @@ export function roleDifference(
     .slice(0, DIFFERENCES_SHOWN)
     .map(
       (key) =>
-        `${code(key)}: ${code(truncate(valueInWords(before[key]), 60))} → *${code(truncate(valueInWords(after[key]), 60))}*`,
+        `${permissionKeyText(key)}: ${code(truncate(valueInWords(before[key]), 60))} → *${code(truncate(valueInWords(after[key]), 60))}*`,
     );
   const more = differing.length - DIFFERENCES_SHOWN;
   return [head, ...lines, ...(more > 0 ? [`…and ${more} more.`] : [])];
@@ -130,33 +129,6 @@ export function userChangeProblem(
     : undefined;
 }
 
-/** Opens "Loading…" on the trigger, then fills it with `build`, or with the failure. */
-async function loadIntoModal(
-  deps: AppDeps,
-  triggerId: string,
-  scope: RequestScope,
-  build: (viewId: string) => Promise<View>,
-): Promise<void> {
-  const viewId = await deps.views.open({
-    trigger_id: triggerId,
-    view: messageModal(USER_CHANGE_TITLE, ':hourglass_flowing_sand: Asking CometChat…', {
-      clearOnClose: true,
-    }),
-  });
-  try {
-    await deps.views.update({ view_id: viewId, view: await build(viewId) });
-  } catch (error) {
-    const message = failureMessage(failureSentence(error, deps.budgetSeconds), scope.ref);
-    await failInModal(
-      deps.views,
-      { viewId },
-      messageModal(USER_CHANGE_TITLE, message.blocks ?? []),
-      error,
-      scope.log,
-    );
-  }
-}
-
 /** The review of a role change, with what it changes in the permissions the app knows. */
 async function roleChangeReview(
   deps: AppDeps,
@@ -182,6 +154,13 @@ async function roleChangeReview(
   return deps.reviewUserChange(app, change, origin);
 }
 
+/** Where a user change's modal opens, and under which title. */
+const changeModal = (triggerId: string, scope: RequestScope) => ({
+  triggerId,
+  title: USER_CHANGE_TITLE,
+  scope,
+});
+
 /** "Change role" on a card: the picker, for an editor. */
 function createChangeRoleButton(deps: AppDeps) {
   return async ({ ack, body, action, context }: ButtonArgs) => {
@@ -189,8 +168,8 @@ function createChangeRoleButton(deps: AppDeps) {
     const scope = scopeOf(context);
     const { app, value } = openSealed(deps.apps, UidValue, action.value);
     const refusal = await editRefusal(app.access, body.user.id, scope.log, 'change a user');
-    if (refusal) return tell(deps, body, refusal, scope);
-    await loadIntoModal(deps, body.trigger_id, scope, async () => {
+    if (refusal) return tellPerson(deps, body, refusal, scope);
+    await loadIntoModal(deps, changeModal(body.trigger_id, scope), async () => {
       const request = tracedBy(scope);
       const [user, roles] = await Promise.all([
         app.cometchat.getUser(value.uid, request),
@@ -231,8 +210,8 @@ function createAccountButton(deps: AppDeps) {
     const scope = scopeOf(context);
     const { app, value } = openSealed(deps.apps, AccountValue, action.value);
     const refusal = await editRefusal(app.access, body.user.id, scope.log, 'change a user');
-    if (refusal) return tell(deps, body, refusal, scope);
-    await loadIntoModal(deps, body.trigger_id, scope, async (viewId) => {
+    if (refusal) return tellPerson(deps, body, refusal, scope);
+    await loadIntoModal(deps, changeModal(body.trigger_id, scope), async (viewId) => {
       const user = await app.cometchat.getUser(value.uid, tracedBy(scope));
       const problem = userChangeProblem(user, undefined, { key: 'status', to: value.to });
       if (problem) return messageModal(USER_CHANGE_TITLE, problem);
@@ -258,8 +237,8 @@ export function createRoleCommand(deps: AppDeps) {
     scope: RequestScope,
   ): Promise<void> => {
     const refusal = await editRefusal(app.access, body.user_id, scope.log, 'change a user');
-    if (refusal) return tell(deps, body, refusal, scope);
-    await loadIntoModal(deps, body.trigger_id, scope, async (viewId) => {
+    if (refusal) return tellPerson(deps, body, refusal, scope);
+    await loadIntoModal(deps, changeModal(body.trigger_id, scope), async (viewId) => {
       const request = tracedBy(scope);
       const [user, roles] = await Promise.all([
         app.cometchat.getUser(words.uid, request),
@@ -271,15 +250,6 @@ export function createRoleCommand(deps: AppDeps) {
       return roleChangeReview(deps, app, user, words.role, viewId, scope);
     });
   };
-}
-
-async function tell(deps: AppDeps, body: unknown, sentence: string, scope: RequestScope) {
-  const message: SlackMessage = {
-    response_type: 'ephemeral',
-    replace_original: false,
-    text: sentence,
-  };
-  await deps.deliver(destinationOf(body), message, scope.log);
 }
 
 export function registerUserChanges(bolt: App, deps: AppDeps): void {

@@ -90,8 +90,12 @@ describe('role ids in the trail and the audit post', () => {
 
   it('are code a reader can copy exactly, one span each, with no zero-width space', () => {
     const text = auditRecordText(roleList);
-    expect(text).toContain('`sendMessage.allowedReceiverRoles`: `admin` → `admin`, `beta_tester`');
-    expect(text).toContain('`listUsers.allowedRoles`: `vip_1` _(stated explicitly)_');
+    expect(text).toContain(
+      '*Message Receiver Roles* (`sendMessage.allowedReceiverRoles`): `admin` → `admin`, `beta_tester`',
+    );
+    expect(text).toContain(
+      '*User Listing Role Filter* (`listUsers.allowedRoles`): `vip_1` _(stated explicitly)_',
+    );
     expect(text).toContain('_Promoted from the change with ref `ref_0`._');
     const idLines = text.split('\n').filter((l) => /Roles`|Promoted/.test(l));
     expect(idLines).toHaveLength(3);
@@ -102,7 +106,7 @@ describe('role ids in the trail and the audit post', () => {
   it('leave free text and values that are not role ids escaped', () => {
     const text = auditRecordText(roleList);
     expect(text).toContain(
-      '`sendMessage.allowedCustomTypes`: no restriction → \u200B*\u200Bx\u200B_\u200By\u200B*\u200B',
+      '*Message Sending Custom Types* (`sendMessage.allowedCustomTypes`): no restriction → \u200B*\u200Bx\u200B_\u200By\u200B*\u200B',
     );
     expect(text).toContain(
       'CometChat: role \u200B*\u200Bbeta\u200B_\u200Btester\u200B*\u200B updated',
@@ -126,7 +130,10 @@ describe('role ids in the trail and the audit post', () => {
       ...roleList,
       changes: [{ key: 'listUsers.allowedRoles', before: null, after: ids, explicit: false }],
     });
-    const line = text.split('\n').find((l) => l.startsWith('`listUsers.allowedRoles`')) ?? '';
+    const line =
+      text
+        .split('\n')
+        .find((l) => l.startsWith('*User Listing Role Filter* (`listUsers.allowedRoles`)')) ?? '';
     expect(line).toMatch(/`role_\d+`, …$/);
     expect(line).toContain('`role_0`, `role_1`');
     expect(line).not.toContain('role_29');
@@ -167,8 +174,8 @@ describe('the audit list', () => {
         '@U0ASKER',
         'cometchat_uid_1*x',
         [
-          'sendMessage: allow → deny',
-          'listUsers: friends (stated explicitly)',
+          'Message Sending (sendMessage): allow → deny',
+          'User Listing (listUsers): friends (stated explicitly)',
           'Promoted from the change with ref ref-0.',
           'CometChat: <!channel> *down* <https://evil.example|here>',
           '“Before” values were the documented defaults, not read from CometChat.',
@@ -180,7 +187,7 @@ describe('the audit list', () => {
         '2023-11-14 22:13',
         '@U0ASKER (approved by @U0APPROVER)',
         'default',
-        'sendMessage: allow → deny',
+        'Message Sending (sendMessage): allow → deny',
         '✔ applied',
         'ref-1',
       ],

@@ -3,8 +3,8 @@ import { assertWithinLimits } from '../../../offline/slack-standin/block-kit-lim
 import { cellText } from '../../../offline/stack/terminal-render.ts';
 import { PERMISSIONS } from '../../../src/cometchat/catalogue.ts';
 import { compareMessage } from '../../../src/features/compare/compare-view.ts';
-import { compareKnownMaps } from '../../../src/features/compare/known-maps.ts';
-import { SEEN, setMap } from './known-map-fixtures.ts';
+import { compareKnownMaps } from '../../../src/features/known-maps.ts';
+import { SEEN, setMap } from '../known-map-fixtures.ts';
 
 const ISO = '2023-11-14T22:13:20Z';
 const ALL = PERMISSIONS.length;
@@ -36,12 +36,12 @@ describe('compareMessage', () => {
     expect(rowsOf(message)).toEqual([
       ['Key', 'admin', 'default'],
       [
-        'listUsers.allowedRoles',
+        'User Listing Role Filter (listUsers.allowedRoles)',
         `admin\nas this app last set the role, 2023-11-14 22:13 (ref abc123)`,
         'no restriction\nthe documented default',
       ],
       [
-        'sendMessage',
+        'Message Sending (sendMessage)',
         `deny\nas this app last set the role, 2023-11-14 22:13 (ref abc123)`,
         'allow\nthe documented default',
       ],
@@ -53,7 +53,7 @@ describe('compareMessage', () => {
     );
   });
 
-  it('writes keys and values as code, the time as a date element, the reference as code', () => {
+  it('writes keys (after their labels) and values as code, the time as a date element, the reference as code', () => {
     const message = compareMessage(
       roles(),
       compareKnownMaps(setMap({ sendMessage: 'deny' }, 'abc123'), undefined),
@@ -61,7 +61,12 @@ describe('compareMessage', () => {
     const [, row] = tableOf(message)?.rows ?? [];
     const runs = (cell: unknown) =>
       (cell as { elements: { elements: Json[] }[] }).elements[0]?.elements;
-    expect(runs(row?.[0])).toEqual([{ type: 'text', text: 'sendMessage', style: { code: true } }]);
+    expect(runs(row?.[0])).toEqual([
+      { type: 'text', text: 'Message Sending', style: { bold: true } },
+      { type: 'text', text: ' (' },
+      { type: 'text', text: 'sendMessage', style: { code: true } },
+      { type: 'text', text: ')' },
+    ]);
     expect(runs(row?.[1])).toEqual([
       { type: 'text', text: 'deny', style: { code: true } },
       { type: 'text', text: '\n' },

@@ -2,10 +2,12 @@ import type { View } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { checkView } from '../../../offline/slack-standin/block-kit-limits.ts';
 import { homeView } from '../../../src/features/home/home-view.ts';
+import type { PairSummary } from '../../../src/features/home/role-differences.ts';
 import { homeApprovalBlocks } from '../../../src/features/permissions/approval-view.ts';
 import type { ApprovalRequest } from '../../../src/store/store.ts';
 
-// The Home tab at its largest: three apps of 25 roles, 50 requests waiting, ten changes.
+// The Home tab at its largest: three apps of 25 roles, 50 requests waiting, ten changes, every
+// pair of apps with 25 roles that differ.
 
 const request = (i: number): ApprovalRequest => ({
   id: String(i).padStart(24, '0'),
@@ -21,6 +23,19 @@ const request = (i: number): ApprovalRequest => ({
 });
 
 const roles = Array.from({ length: 25 }, (_, i) => ({ role: `role-${i}`, name: `Role <${i}>` }));
+
+/** Three apps' pairs, each with 25 roles that differ and some known in one app only. */
+const pairs = (names: readonly string[]): PairSummary[] =>
+  names.flatMap((left, i) =>
+    names.slice(i + 1).map((right) => ({
+      state: 'compared' as const,
+      left,
+      right,
+      differing: roles.map((r, k) => ({ role: r.role, keys: k + 1 })),
+      onlyLeft: ['only-left'],
+      onlyRight: [],
+    })),
+  );
 
 function largest(): View {
   const waiting = Array.from({ length: 50 }, (_, i) => ({
@@ -39,6 +54,7 @@ function largest(): View {
       editable: true,
     })),
     recent: Array.from({ length: 10 }, (_, i) => `change ${i} <@U0X>`),
+    differences: pairs(['prod', 'staging', 'eu-prod']),
     at: 1_700_000_000_000,
   });
 }
@@ -55,6 +71,48 @@ describe('homeView', () => {
     expect(text).not.toContain('`role-39`');
     expect(text).toContain('40 older not shown');
     expect(text).toContain('_…and 2 more_');
+  });
+
+  it('shows the roles that differ between apps before the last changes, within 100 blocks', () => {
+    const text = JSON.stringify(largest());
+    expect(text).toContain('Roles that differ between apps');
+    expect(text).toContain('`/cometchat compare role-0 prod staging`');
+    expect(text.indexOf('Roles that differ')).toBeLessThan(text.indexOf('Recent permission'));
+
+    // Twelve apps: 66 pairs, more than the tab holds. The pairs are cut, the last changes kept.
+    const names = Array.from({ length: 12 }, (_, i) => `app-${i}`);
+    const crowded = homeView({
+      several: true,
+      approvals: [],
+      apps: names.map((name) => ({
+        name,
+        region: undefined,
+        snapshot: { state: 'ok', roles },
+        editable: false,
+      })),
+      recent: ['change <@U0X>'],
+      differences: pairs(names),
+      at: 1_700_000_000_000,
+    });
+    expect(checkView(crowded as never)).toEqual([]);
+    expect(crowded.blocks).toHaveLength(100);
+    const all = JSON.stringify(crowded);
+    expect(all).toMatch(/\d+ more pairs? of apps not shown/);
+    expect(all).toContain('Recent permission changes');
+    expect(all).toContain('change <@U0X>');
+  });
+
+  it('has no such section when it is given none (one app, or one to view)', () => {
+    const view = homeView({
+      several: false,
+      approvals: [],
+      apps: [
+        { name: 'default', region: undefined, snapshot: { state: 'ok', roles }, editable: false },
+      ],
+      recent: [],
+      at: 1_700_000_000_000,
+    });
+    expect(JSON.stringify(view)).not.toContain('Roles that differ');
   });
 
   it('shows a failing app in its own section, and loading ones as pending', () => {

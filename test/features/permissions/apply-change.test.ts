@@ -67,6 +67,12 @@ function setup(
       deactivateUsers: () => Promise.reject(new Error('not a user change')),
       reactivateUsers: () => Promise.reject(new Error('not a user change')),
       getUser: () => Promise.reject(new Error('not a user change')),
+      // Nor a role itself, nor an unset (those are tested in role-changes.test.ts).
+      unsetRolePermission: () => Promise.reject(new Error('no unset here')),
+      createRole: () => Promise.reject(new Error('not a role change')),
+      updateRole: () => Promise.reject(new Error('not a role change')),
+      deleteRole: () => Promise.reject(new Error('not a role change')),
+      listAllRoles: () => Promise.reject(new Error('not a role change')),
     },
   };
   const scope = { ref: 'ref0000001', log: pino({ level: 'debug' }, logs), receivedAt: NOW };

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { initialStateValues } from '../../../offline/slack-standin/view-state.ts';
 import {
+  FALLBACK_CATALOGUE,
+  OTHER_CATEGORY,
+  PERMISSIONS,
+} from '../../../src/cometchat/catalogue.ts';
+import { mergeCatalogue } from '../../../src/cometchat/catalogue-merge.ts';
+import {
   categorySwitchView,
   isCategory,
   lateReviewErrors,
@@ -184,5 +190,73 @@ describe('small rules', () => {
   it('names a role by its name, or by its id when it has none', () => {
     expect(roleContext([{ role: 'a', name: '', description: '' }], 'a').roleName).toBe('a');
     expect(roles).toEqual({ roleName: 'Default', roleIds: ['default', 'moderator'] });
+  });
+});
+
+describe('the editor on an app catalogue (its CometChat defines a key of its own)', () => {
+  const catalogue = mergeCatalogue(PERMISSIONS, [
+    ...PERMISSIONS.map((spec) => ({ id: spec.key })),
+    {
+      id: 'deleteReaction',
+      title: 'Reaction Deleting',
+      dataType: 'string',
+      availableValues: ['allow', 'deny'],
+      defaultValue: 'allow',
+    },
+  ]);
+  const other: EditorState = { ...newEditorState('default'), category: OTHER_CATEGORY };
+  const screen = (state: EditorState) =>
+    initialStateValues(
+      editorView({ state, baseline: baselineFrom(undefined, catalogue), ...roles, catalogue }),
+    ) as StateValues;
+
+  it('carries Other in its metadata as a category, and no made-up one', () => {
+    const back = decodeState(
+      JSON.stringify({ r: 'default', c: OTHER_CATEGORY, e: {}, g: [OTHER_CATEGORY], n: 1 }),
+    );
+    expect(back).toMatchObject({ category: OTHER_CATEGORY, apply: [OTHER_CATEGORY] });
+    expect(
+      decodeState(JSON.stringify({ r: 'default', c: 'Made up', e: {}, g: [], n: 1 })),
+    ).toBeUndefined();
+  });
+
+  it('switches to Other, and reads and sends its key', () => {
+    expect(isCategory(OTHER_CATEGORY)).toBe(true);
+    const state = { ...newEditorState('default') };
+    const view = categorySwitchView({
+      state,
+      target: OTHER_CATEGORY,
+      known: undefined,
+      values: screen(state),
+      roles,
+      catalogue,
+    });
+    const next = decodeState(view.private_metadata);
+    expect(next?.category).toBe(OTHER_CATEGORY);
+    const outcome = reviewDecision({
+      state: other,
+      known: undefined,
+      values: untick(screen(other), 'deleteReaction'),
+      viewId: 'V1',
+      app: 'default',
+      catalogue,
+    });
+    if (outcome.kind !== 'confirm') throw new Error(`expected confirm, got ${outcome.kind}`);
+    expect(outcome.meta.changes).toEqual([
+      { key: 'deleteReaction', before: 'allow', after: 'deny', explicit: false },
+    ]);
+  });
+
+  it('sends nothing from Other when the catalogue at hand lacks it, and says why', () => {
+    const outcome = reviewDecision({
+      state: other,
+      known: undefined,
+      values: untick(screen(other), 'deleteReaction'),
+      viewId: 'V1',
+      app: 'default',
+      catalogue: FALLBACK_CATALOGUE,
+    });
+    expect(outcome.kind).toBe('errors');
+    expect(JSON.stringify(outcome)).toContain('permission definitions could not be read');
   });
 });

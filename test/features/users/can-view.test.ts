@@ -21,14 +21,14 @@ function fromTheMap(ref?: string): CanStep {
 describe('stepLine', () => {
   it('names the reference of the change that set the map, as a code span after its date', () => {
     expect(stepLine(fromTheMap('0a1b2c3d4e'))).toBe(
-      `:white_check_mark: *the action* \`sendMessage\` = \`allow\` (as this app last set the role, ${date} (ref \`0a1b2c3d4e\`)): role \`admin\` is allowed it`,
+      `:white_check_mark: *the action* *Message Sending* (\`sendMessage\`) = \`allow\` (as this app last set the role, ${date} (ref \`0a1b2c3d4e\`)): role \`admin\` is allowed it`,
     );
   });
 
   it('gives the date alone for a map an earlier version stored without a reference', () => {
     const line = stepLine(fromTheMap());
     expect(line).toBe(
-      `:white_check_mark: *the action* \`sendMessage\` = \`allow\` (as this app last set the role, ${date}): role \`admin\` is allowed it`,
+      `:white_check_mark: *the action* *Message Sending* (\`sendMessage\`) = \`allow\` (as this app last set the role, ${date}): role \`admin\` is allowed it`,
     );
     expect(line).not.toContain('ref');
   });

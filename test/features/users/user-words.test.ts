@@ -86,7 +86,7 @@ describe('permissionsInShort', () => {
       seenAt: 1_700_000_000_000,
     });
     expect(text).toContain('1 key differ');
-    expect(text).toContain('`sendMessage` = `deny`');
+    expect(text).toContain('*Message Sending* (`sendMessage`) = `deny`');
     expect(text).toContain('The rest are documented defaults.');
   });
 });

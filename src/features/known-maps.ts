@@ -3,14 +3,15 @@ import {
   permissionSpec,
   permissionsInCategory,
   sameValue,
-} from '../../cometchat/catalogue.ts';
-import type { PermissionValue } from '../../cometchat/schemas.ts';
-import type { KnownPermissions } from '../../store/store.ts';
-import type { SetByThisApp } from '../../voice/sentences.ts';
+} from '../cometchat/catalogue.ts';
+import type { PermissionValue } from '../cometchat/schemas.ts';
+import type { KnownPermissions } from '../store/store.ts';
+import type { SetByThisApp } from '../voice/sentences.ts';
 
 // Two roles' permissions as this app knows them, key by key. CometChat offers no read of a
 // role's configured permissions, so what is known of a role is the map its last update through
-// this app answered, else (a role the app never changed) the documented defaults. Pure.
+// this app answered, else (a role the app never changed) the documented defaults. Pure; shared by
+// the compare feature and the Home tab's roles that differ between apps.
 
 /** What the app knows of one role: the map it last set, or nothing (the defaults hold). */
 export type KnownMap = Pick<KnownPermissions, 'permissions' | 'seenAt' | 'ref'> | undefined;
@@ -33,6 +34,7 @@ export interface Comparison {
   differing: KeyDifference[];
   /** How many keys have the same value on both sides. */
   equal: number;
+
   /** Whether each side has a map this app set (else all its values are documented defaults). */
   known: { left: boolean; right: boolean };
 }

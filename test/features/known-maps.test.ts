@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CATEGORIES,
-  PERMISSIONS,
-  permissionsInCategory,
-} from '../../../src/cometchat/catalogue.ts';
-import { compareKnownMaps, type KnownMap } from '../../../src/features/compare/known-maps.ts';
+import { CATEGORIES, PERMISSIONS, permissionsInCategory } from '../../src/cometchat/catalogue.ts';
+import { compareKnownMaps, type KnownMap } from '../../src/features/known-maps.ts';
 import { SEEN, setMap } from './known-map-fixtures.ts';
 
 const ALL = PERMISSIONS.length;

@@ -1,5 +1,5 @@
-import { defaultPermissions } from '../../../src/cometchat/catalogue.ts';
-import type { KnownMap } from '../../../src/features/compare/known-maps.ts';
+import { defaultPermissions } from '../../src/cometchat/catalogue.ts';
+import type { KnownMap } from '../../src/features/known-maps.ts';
 
 /** When the fixtures' maps were seen, in Unix ms. */
 export const SEEN = 1_700_000_000_000;
