@@ -17,6 +17,7 @@ import {
   submitView,
   switchCategory,
   withFieldSet,
+  withUnsetChosen,
 } from './stack/editor-steps.ts';
 import {
   type OfflineStack,
@@ -45,7 +46,14 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
                                     e.g. user cometchat-uid-4 role vip
   users [<text>] [role:<role>] [deactivated] [page:<n>]
                                     find users, e.g. users role:premium
+  role create <id> [from <role> | preset <preset>] [<name>]
+                                    make a role: the review, "Apply", and the roles after,
+                                    e.g. role create night preset no-calls Night
+  role rename|describe <id> <text>  rename or describe a role, e.g. role rename vip Gold
+  role delete <id>                  delete a role (the review says who holds it)
   perms <role> [allow|deny <key>]   open the editor; with a change, make it and confirm it
+  perms <role> reset <key>          put the key back to the default (CometChat's unset),
+                                    e.g. perms banned reset sendMessage
   shortcut "<message text>"         the "Look up call" message shortcut on a message
   approve [<role>] [allow|deny <key>]
                                     with an approval channel: a change requested by one
@@ -163,13 +171,15 @@ async function shortcut(stack: OfflineStack, text: string): Promise<void> {
   print(renderMessage(reply.body));
 }
 
-/** PUTs the app's sandbox received, as one line. */
+/** The updates (POSTs, PUTs and DELETEs) the app's sandbox received, as one line. */
 function updatesOf(stack: OfflineStack, app: string | undefined): string {
   const sandbox = app ? (stack.sandboxes[app] ?? stack.sandbox) : stack.sandbox;
-  const puts = sandbox.requests.filter((r) => r.method === 'PUT');
+  const puts = sandbox.requests.filter((r) => r.method !== 'GET');
   const who = `CometChat (${app ? `${app}'s sandbox` : 'sandbox'})`;
   if (puts.length === 0) return `${who} received no update`;
-  return `${who} received ${puts.length} update${puts.length === 1 ? '' : 's'}: ${puts.map((r) => `PUT ${r.path} ${JSON.stringify(r.body)}`).join('; ')}`;
+  const line = (r: (typeof puts)[number]) =>
+    `${r.method} ${r.path}${r.body === undefined ? '' : ` ${JSON.stringify(r.body)}`}`;
+  return `${who} received ${puts.length} update${puts.length === 1 ? '' : 's'}: ${puts.map(line).join('; ')}`;
 }
 
 /** Opens the editor; with a change, makes it and applies it. Resolves with the result view. */
@@ -185,10 +195,12 @@ async function perms(
   print(renderView(editor));
   if (!verb || !key) return undefined;
   const spec = permissionSpec(key);
-  if (spec?.kind !== 'action' || (verb !== 'allow' && verb !== 'deny')) {
+  // "reset": any key of the catalogue back to the default, chosen in "Back to the default".
+  const reset = verb === 'reset';
+  if (!spec || (!reset && (spec.kind !== 'action' || (verb !== 'allow' && verb !== 'deny')))) {
     // Nothing was changed: said on stderr, and the try fails, so a script notices.
     process.stderr.write(
-      `\n"${verb} ${key}": the try changes allow/deny permissions only (a key of the catalogue), e.g. "deny sendMessage". Nothing was changed.\n`,
+      `\n"${verb} ${key}": the try changes allow/deny permissions only (a key of the catalogue), e.g. "deny sendMessage", or puts a key back to the default, e.g. "reset sendMessage". Nothing was changed.\n`,
     );
     process.exitCode = 2;
     return undefined;
@@ -198,8 +210,12 @@ async function perms(
     editor = await switchCategory(stack, editor, spec.category);
     print(renderView(editor));
   }
-  print(`\n> ${verb === 'allow' ? 'check' : 'uncheck'} ${key}, then "Review changes"`);
-  const review = await submitView(stack, editor, withFieldSet(editor, key, verb));
+  const step = reset
+    ? `choose ${key} in "Back to the default"`
+    : `${verb === 'allow' ? 'check' : 'uncheck'} ${key}`;
+  print(`\n> ${step}, then "Review changes"`);
+  const values = reset ? withUnsetChosen(editor, [key]) : withFieldSet(editor, key, verb);
+  const review = await submitView(stack, editor, values);
   if (review.view) print(renderView(review.view));
   const confirmation = confirmationOf(stack, editor);
   if (!confirmation) return undefined;
@@ -293,6 +309,7 @@ const COMMANDS = [
   'calls',
   'user',
   'users',
+  'role',
   'perms',
   'permissions',
   'shortcut',
@@ -390,6 +407,9 @@ async function runTry(stack: OfflineStack, { app, what, rest }: Try): Promise<vo
     case 'user':
       await user(stack, app, rest);
       break;
+    case 'role':
+      await role(stack, app, rest);
+      break;
     default:
       await command(stack, forApp(app, [what, ...rest].join(' ')));
   }
@@ -410,6 +430,14 @@ async function user(stack: OfflineStack, app: TryApp | undefined, rest: string[]
   const outcome = await command(stack, forApp(app, ['user', ...rest].join(' ')), app);
   if (outcome && textOf(outcome.title) === 'Applied' && rest[1]?.toLowerCase() === 'role') {
     await command(stack, forApp(app, `user ${rest[0]}`));
+  }
+}
+
+/** `role …` as typed; once applied, the roles as CometChat now has them (a new one is last). */
+async function role(stack: OfflineStack, app: TryApp | undefined, rest: string[]): Promise<void> {
+  const outcome = await command(stack, forApp(app, ['role', ...rest].join(' ')), app);
+  if (outcome && textOf(outcome.title) === 'Applied') {
+    await command(stack, forApp(app, rest[0]?.toLowerCase() === 'create' ? 'roles 2' : 'roles'));
   }
 }
 

@@ -162,6 +162,31 @@ export function withFieldSet(
   return values;
 }
 
+/**
+ * The state a person produces by choosing exactly `keys` in the category's "Back to the default",
+ * on top of `values` (the form as shown, unless said).
+ */
+export function withUnsetChosen(
+  view: StoredView,
+  keys: readonly string[],
+  values: ViewStateValues = initialStateValues(view),
+): ViewStateValues {
+  const block = blocksOf(view).find(
+    (b) => (b.element as Json | undefined)?.action_id === ACTIONS.permissionsUnset,
+  );
+  if (!block) throw new Error('the category on screen has no "Back to the default"');
+  const options = ((block.element as Json).options ?? []) as Json[];
+  const chosen = keys.map((key) => {
+    const found = options.find((o) => o.value === key);
+    if (!found) throw new Error(`"Back to the default" does not offer ${key} here`);
+    return found;
+  });
+  values[String(block.block_id)] = {
+    [ACTIONS.permissionsUnset]: { type: 'multi_static_select', selected_options: chosen },
+  };
+  return values;
+}
+
 export interface SubmitAnswer {
   status: number;
   response_action?: string;

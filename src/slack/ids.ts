@@ -14,6 +14,8 @@ export const ACTIONS = {
   permissionsCategory: 'perms_category',
   permissionsField: 'perms_field',
   permissionsApplyGroup: 'perms_apply_group',
+  /** The editor's "Back to the default": the keys of the category to unset. */
+  permissionsUnset: 'perms_unset',
   auditPage: 'audit_page',
   callsPage: 'calls_page',
   shareCalls: 'share_calls',

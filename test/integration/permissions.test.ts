@@ -8,6 +8,7 @@ import {
   submitView,
   switchCategory,
   withFieldSet,
+  withUnsetChosen,
 } from '../../offline/stack/editor-steps.ts';
 import {
   OTHER_CATEGORY,
@@ -15,14 +16,17 @@ import {
   permissionsInCategory,
 } from '../../src/cometchat/catalogue.ts';
 import { SHIPPED_CATALOGUE_NOTE } from '../../src/features/permissions/editor-view.ts';
-import { sealedJson, textOf } from './harness.ts';
+import { createMemoryStore, type Store } from '../../src/store/store.ts';
+import { type Harness, sealedJson, textOf } from './harness.ts';
 import {
   allowedActions,
   applyChange,
   confirmationsAnswered,
+  newestAudit,
   puts,
   reviewChange,
   useHarness,
+  useHarnessStarter,
 } from './support.ts';
 
 describe('permission editor through the real app', () => {
@@ -295,5 +299,94 @@ describe("the editor on the app's own catalogue (its CometChat's definitions)", 
     const again = await openEditor(h, 'default');
     expect(textOf(again)).not.toContain(SHIPPED_CATALOGUE_NOTE);
     expect(JSON.stringify(again.blocks)).toContain(`"value":"${OTHER_CATEGORY}"`);
+  });
+});
+
+describe('"Back to the default" through the real app (issue 32, item 3)', () => {
+  const start = useHarnessStarter();
+  let store: Store;
+  const started = () => {
+    store = createMemoryStore();
+    return start({ store });
+  };
+
+  /** What CometChat was asked to change, in order. */
+  const writes = (h: Harness) =>
+    h.sandbox.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
+
+  /** Opens `role`'s Messages, chooses `keys` in "Back to the default" (and `values`), reviews. */
+  async function reviewUnset(h: Harness, role: string, keys: string[], key?: string) {
+    const editor = await openEditor(h, role);
+    const messages = await switchCategory(h, editor, 'Messages');
+    const values = key ? withFieldSet(messages, key, 'deny') : undefined;
+    const review = await submitView(h, messages, withUnsetChosen(messages, keys, values));
+    expect(review.response_action).toBe('push');
+    const confirmation = confirmationOf(h, editor);
+    if (!confirmation) throw new Error('no confirmation view');
+    return { review, confirmation };
+  }
+
+  it('unsets a key the role has set: one DELETE, no PUT, the default back, audited', async () => {
+    const h = await started();
+    // The seed sets sendMessage explicitly for banned (deny).
+    expect(h.sandbox.state.permissions.get('banned')?.sendMessage).toBe('deny');
+    const { review, confirmation } = await reviewUnset(h, 'banned', ['sendMessage']);
+    expect(textOf(review.view)).toContain(
+      '*Message Sending* (`sendMessage`): allow → *the default* (allow) _(unset)_',
+    );
+    expect(writes(h)).toEqual([]);
+
+    const { outcome } = await confirm(h, confirmation);
+    expect(textOf(outcome)).toContain('Resulting permissions');
+    expect(textOf(outcome)).toContain('(`sendMessage`): back to its default');
+    expect(textOf(outcome)).toContain('(`sendMessage`): *allow* ← back to the default');
+    expect(writes(h)).toEqual(['DELETE /v3/roles/banned/permissions/sendMessage']);
+    expect(h.sandbox.state.permissions.get('banned')?.sendMessage).toBe('allow');
+    expect(h.sandbox.state.explicitPermissionKeys.get('banned')?.has('sendMessage')).toBe(false);
+    // The map the DELETE answered is the editor's next "before": the rest of the role as it is.
+    const known = await store.getKnownPermissions('default', 'banned');
+    expect(known?.permissions).toMatchObject({ sendMessage: 'allow', editMessage: 'deny' });
+
+    const [record] = (await store.listAudit({ offset: 0, limit: 1 })).records;
+    expect(record).toMatchObject({
+      outcome: 'applied',
+      role: 'banned',
+      changes: [
+        { key: 'sendMessage', before: 'allow', after: 'allow', explicit: false, unset: true },
+      ],
+    });
+    expect((await newestAudit(h, 'banned')).Changes).toContain(
+      'Message Sending (sendMessage): allow → allow (back to the default)',
+    );
+  });
+
+  it('sets and unsets in one change: the PUT, then the DELETE, whose map the result shows', async () => {
+    const h = await started();
+    const { review, confirmation } = await reviewUnset(h, 'banned', ['sendMessage'], 'editMessage');
+    expect(textOf(review.view)).toContain('2 changes');
+    const { outcome } = await confirm(h, confirmation);
+    expect(writes(h)).toEqual([
+      'PUT /v3/roles/banned/permissions',
+      'DELETE /v3/roles/banned/permissions/sendMessage',
+    ]);
+    expect(puts(h)[0]?.body).toEqual({ permissions: { editMessage: 'deny' } });
+    expect(textOf(outcome)).toContain('(`sendMessage`): *allow* ← back to the default');
+    expect(textOf(outcome)).toContain('(`editMessage`): *deny* ← changed');
+  });
+
+  it('takes a key that was not set as at its default already, and says so', async () => {
+    const h = await started();
+    // The seed sets nothing for default: sendMessage follows the default already.
+    const { confirmation } = await reviewUnset(h, 'default', ['sendMessage']);
+    const { outcome } = await confirm(h, confirmation);
+    expect(writes(h)).toEqual(['DELETE /v3/roles/default/permissions/sendMessage']);
+    expect(textOf(outcome)).toContain(
+      'Applied to `default`: *Message Sending* (`sendMessage`) was not set in CometChat: it was at its default already.',
+    );
+    const [record] = (await store.listAudit({ offset: 0, limit: 1 })).records;
+    expect(record).toMatchObject({
+      outcome: 'applied',
+      changes: [{ key: 'sendMessage', unset: true }],
+    });
   });
 });

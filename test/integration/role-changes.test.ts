@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { confirm, currentView, submitView } from '../../offline/stack/editor-steps.ts';
+import {
+  confirm,
+  currentView,
+  promote,
+  promotionsOf,
+  submitView,
+} from '../../offline/stack/editor-steps.ts';
 import { ACTIONS } from '../../src/slack/ids.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
-import { actionButtons, commandReply, type Harness, textOf } from './harness.ts';
+import { actionButtons, commandReply, type Harness, sandboxOf, textOf } from './harness.ts';
 import { driverAs, useHarnessStarter } from './support.ts';
 
 // A role itself, created (empty, from a preset, as a copy), renamed, described and deleted
@@ -39,7 +45,7 @@ describe('a role from start to end', () => {
     const review = await reviewOf(h, 'role create support-ro preset no-calls Support (read)');
     expect(textOf(review)).toContain('Create role `support-ro` named *Support (read)*');
     expect(textOf(review)).toContain('preset `no-calls`');
-    expect(textOf(review)).toContain('`initiateCall`: deny');
+    expect(textOf(review)).toContain('(`initiateCall`): deny');
     const { outcome } = await confirm(h, review);
     expect(textOf(outcome)).toContain('Applied to role `support-ro` (new)');
     expect(textOf(outcome)).toContain('with 2 permissions set');
@@ -231,5 +237,42 @@ describe('a role from start to end', () => {
       subject: { kind: 'role', action: 'delete' },
       approval: { approvedBy: 'U0LEAD', reason: 'retired plan' },
     });
+  });
+
+  it('offers a created role to another app through its own review, and a deletion to where the role is', async () => {
+    store = createMemoryStore();
+    const h = await start({ apps: ['staging', 'prod'], store, env: EDITORS });
+    const review = await reviewOf(h, 'staging role create night preset no-calls Night');
+    const { outcome } = await confirm(h, review);
+    expect(textOf(outcome)).toContain('Applied to role `night` (new) in *staging*');
+    // prod has no role `night`: the same creation is offered there, through prod's review.
+    expect([...promotionsOf(outcome).keys()]).toEqual(['prod']);
+    const prodReview = await promote(h, outcome, 'prod');
+    expect(textOf(prodReview)).toContain('create role `night`');
+    expect(textOf(prodReview)).toContain('(`initiateCall`): deny');
+    const { outcome: inProd } = await confirm(h, prodReview);
+    expect(textOf(inProd)).toContain('Applied to role `night` (new) in *prod*');
+    const prodWrites = sandboxOf(h, 'prod')
+      .requests.filter((r) => r.path.startsWith('/v3/roles') && r.method !== 'GET')
+      .map((r) => [r.method, r.path]);
+    expect(prodWrites).toEqual([
+      ['POST', '/v3/roles'],
+      ['PUT', '/v3/roles/night/permissions'],
+    ]);
+    const [record] = (await store.listAudit({ app: 'prod', offset: 0, limit: 1 })).records;
+    expect(record).toMatchObject({ subject: { kind: 'role', action: 'create' } });
+    expect(record?.promotedFrom).toBeDefined();
+    // Not offered back to staging, where it came from.
+    expect(promotionsOf(inProd).size).toBe(0);
+
+    // Deleted in staging: offered to prod, which has the role now.
+    const removal = await reviewOf(h, 'staging role delete night');
+    const { outcome: removed } = await confirm(h, removal);
+    expect([...promotionsOf(removed).keys()]).toEqual(['prod']);
+    const prodRemoval = await promote(h, removed, 'prod');
+    expect(textOf(prodRemoval)).toContain('delete role `night`');
+    expect(textOf(prodRemoval)).toContain('0 users hold it there');
+    await confirm(h, prodRemoval);
+    expect(sandboxOf(h, 'prod').state.roles.some((r) => r.role === 'night')).toBe(false);
   });
 });

@@ -66,6 +66,23 @@ describe('npm run try -- perms', () => {
     expect(run.stdout).not.toContain('[x] listUsers\n');
   }, 60_000);
 
+  it('puts a key back to the default with "reset": chosen, reviewed, one DELETE', () => {
+    const run = tryWith('perms', 'banned', 'reset', 'sendMessage');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(
+      '> choose sendMessage in "Back to the default", then "Review changes"',
+    );
+    expect(run.stdout).toContain('║ Message Sending (`sendMessage`): allow → the default (allow)');
+    expect(run.stdout).toContain('║ Message Sending (`sendMessage`): allow ← back to the default');
+    expect(run.stdout).toContain(
+      'CometChat (sandbox) received 1 update: DELETE /v3/roles/banned/permissions/sendMessage\n',
+    );
+    const unknown = tryWith('perms', 'banned', 'reset', 'nosuchkey');
+    expect(unknown.stderr).toContain('"reset nosuchkey"');
+    expect(unknown.stdout).not.toContain('received 1 update');
+    expect(unknown.status).toBe(2);
+  }, 120_000);
+
   it('names the changed key by its label and its key in the review and the result', () => {
     const run = tryWith('perms', 'default', 'deny', 'sendMessage');
     expect(run.status).toBe(0);
@@ -173,5 +190,33 @@ describe('npm run try -- --json', () => {
     expect(json.blocks?.length).toBeGreaterThan(0);
     // Every emoji the reply uses is drawn.
     expect(run.stdout.slice(0, start)).not.toMatch(/:[a-z_]+:/);
+  }, 60_000);
+});
+
+describe('npm run try -- role', () => {
+  it('makes a role from a preset: the review, one POST and one PUT, and the role in the list', () => {
+    const run = tryWith('role', 'create', 'night', 'preset', 'no-calls', 'Night');
+    expect(run.stderr).not.toContain('try failed');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('╔ modal: Change a role');
+    expect(run.stdout).toContain('Create role `night` named Night?');
+    expect(run.stdout).toContain(
+      'Applied to role `night` (new): created, named Night, with 2 permissions set.',
+    );
+    expect(run.stdout).toContain(
+      'received 2 updates: POST /v3/roles {"role":"night","name":"Night"}; PUT /v3/roles/night/permissions',
+    );
+    // The roles after: the new one is the eleventh, on the second page.
+    expect(run.stdout.slice(run.stdout.lastIndexOf('> /cometchat roles 2'))).toContain('night');
+  }, 60_000);
+
+  it('deletes a role after the review, and refuses default before anything is sent', () => {
+    const run = tryWith('role', 'delete', 'vip');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('Delete role `vip`');
+    expect(run.stdout).toContain('received 1 update: DELETE /v3/roles/vip');
+    const refused = tryWith('role', 'delete', 'default');
+    expect(refused.stdout).toContain('The role `default` cannot be deleted');
+    expect(refused.stdout).not.toContain('received 1 update');
   }, 60_000);
 });

@@ -246,15 +246,11 @@ const runLength = (line: readonly RichTextElement[]) =>
 /** A change as runs: the key (its label, then the key as code), then what it went from and to. */
 function changeLine(change: AuditChange): RichTextElement[] {
   const value = (v: AuditChange['after']) => truncate(valueInWords(v), 80);
-  return [
-    ...permissionKeyRuns(change.key, 60),
-    {
-      type: 'text',
-      text: change.explicit
-        ? `: ${value(change.after)} (stated explicitly)`
-        : `: ${value(change.before)} → ${value(change.after)}`,
-    },
-  ];
+  const moved = `: ${value(change.before)} → ${value(change.after)}`;
+  let text = moved;
+  if (change.unset) text = `${moved} (back to the default)`;
+  else if (change.explicit) text = `: ${value(change.after)} (stated explicitly)`;
+  return [...permissionKeyRuns(change.key, 60), { type: 'text', text }];
 }
 
 /**

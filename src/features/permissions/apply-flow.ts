@@ -1,10 +1,16 @@
 import { showInModal } from '../../slack/modal-outcome.ts';
-import { code } from '../../slack/mrkdwn.ts';
 import { tracedBy } from '../../slack/request-context.ts';
 import { counted, withRef } from '../../voice/sentences.ts';
 import { USER_CHANGE_TITLE } from '../deps.ts';
+import { permissionKeyText } from '../permission-key-text.ts';
 import { type ApplyOutcome, applyChange } from './apply-change.ts';
-import { subjectChangeDone, subjectIn, userNowText, userSubject } from './change-subject.ts';
+import {
+  roleSubject,
+  subjectChangeDone,
+  subjectIn,
+  userNowText,
+  userSubject,
+} from './change-subject.ts';
 import {
   appLabel,
   type Confirmed,
@@ -15,6 +21,7 @@ import {
 import { type AppliedChange, type ConfirmMetadata, METADATA_LIMIT } from './editor-state.ts';
 import { type AppLabel, AUDIT_NOT_STORED, messageView, resultView } from './editor-view.ts';
 import { appsWithRole } from './promotion.ts';
+import { roleResultView } from './role-change.ts';
 
 // The editor's last step for an app without an approval channel: the change applied once (see
 // apply-change.ts), and the modal, acknowledged as pending, then shows the outcome.
@@ -86,6 +93,16 @@ async function showApplied(deps: EditorDeps, confirmed: Confirmed, outcome: Appl
   const { app, meta, target, scope } = confirmed;
   const label = appLabel(deps, app);
   const { permissions, results } = outcome.update;
+  const role = roleSubject(meta);
+  if (role) {
+    // Offered where it can be made the same: a new role where there is none, else where it is.
+    const promoteTo = await appsWithRole(deps, app, meta.role, scope, meta.promotedFrom?.app, {
+      without: role.action === 'create',
+    });
+    const sentence = subjectAppliedText(meta, label, outcome.audited);
+    const result = roleResultView(sentence, promotionMetadata(meta, scope.ref, label), promoteTo);
+    return showInModal(deps, target, result, { text: sentence }, scope.log);
+  }
   if (meta.subject || !permissions) {
     const sentence = subjectAppliedText(meta, label, outcome.audited);
     return showInModal(
@@ -111,14 +128,20 @@ async function showApplied(deps: EditorDeps, confirmed: Confirmed, outcome: Appl
  * back means no promotion: it is never offered half. Pure.
  */
 export function promotionMetadata(
-  meta: Pick<ConfirmMetadata, 'role' | 'changes'>,
+  meta: Pick<ConfirmMetadata, 'role' | 'changes' | 'subject'>,
   ref: string,
   label: AppLabel,
 ): string | undefined {
+  const role = roleSubject(meta);
   const applied: AppliedChange = {
     role: meta.role,
     ref,
-    changes: meta.changes.map(({ key, after }) => ({ key, after })),
+    changes: meta.changes.map(({ key, after, unset }) => ({
+      key,
+      after,
+      ...(unset ? { unset } : {}),
+    })),
+    ...(role ? { subject: role } : {}),
   };
   const metadata = (label.write ?? JSON.stringify)(applied);
   return metadata.length <= METADATA_LIMIT ? metadata : undefined;
@@ -143,6 +166,6 @@ export function appliedText(
   audited: boolean,
 ): string {
   const count = meta.changes.length;
-  const keys = meta.changes.map((c) => code(c.key)).join(', ');
+  const keys = meta.changes.map((c) => permissionKeyText(c.key)).join(', ');
   return `Applied ${counted(count, 'change')} to ${roleIn(meta.role, label)}: ${keys}.${audited ? '' : ` ${AUDIT_NOT_STORED}`}`;
 }

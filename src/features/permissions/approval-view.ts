@@ -5,6 +5,7 @@ import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
 import { counted, inApp } from '../../voice/sentences.ts';
+import { permissionKeyText } from '../permission-key-text.ts';
 import { roleSubject, subjectChangeDone, subjectText } from './change-subject.ts';
 import { type AppLabel, changeLine, chunkedSections, MAX_REASON } from './editor-view.ts';
 import { roleAsk, roleChangeLines } from './role-definition.ts';
@@ -210,7 +211,7 @@ export function requestLine(
     return `${what}: ${changes.join(', ')}`;
   }
   const n = request.changes.length;
-  const shown = request.changes.slice(0, keys).map((c) => code(c.key));
+  const shown = request.changes.slice(0, keys).map((c) => permissionKeyText(c.key));
   return `${counted(n, 'change')} to ${what} (${shown.join(', ')}${n > keys ? ', …' : ''})`;
 }
 

@@ -1,7 +1,8 @@
-import { code, escapeMrkdwn } from '../../slack/mrkdwn.ts';
+import { escapeMrkdwn } from '../../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import { withRef } from '../../voice/sentences.ts';
+import { permissionKeyText } from '../permission-key-text.ts';
 import { type ApplyOutcome, applyChange, NOT_SENT } from './apply-change.ts';
 import {
   ACTING_CLAIM_SECONDS,
@@ -163,7 +164,7 @@ export function approvalReport(
         : Object.entries(outcome.update.results)
             .map(
               ([key, r]) =>
-                `${r.success ? ':white_check_mark:' : ':x:'} ${code(key)}: ${escapeMrkdwn(r.message)}`,
+                `${r.success ? ':white_check_mark:' : ':x:'} ${permissionKeyText(key)}: ${escapeMrkdwn(r.message)}`,
             )
             .join('\n');
       return {

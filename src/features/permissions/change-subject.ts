@@ -8,6 +8,7 @@ import { type RequestScope, tracedBy } from '../../slack/request-context.ts';
 import type { ChangeSubject, KnownPermissions, Store } from '../../store/store.ts';
 import { ChangeNotTaken } from '../../voice/failure.ts';
 import { inApp } from '../../voice/sentences.ts';
+import { permissionKeyText } from '../permission-key-text.ts';
 import { type Change, changePayload, type UserKeyChange, userKeyChange } from './editor-state.ts';
 import {
   type RoleChangeClient,
@@ -149,14 +150,27 @@ export function userChangeDone(changes: readonly { key: string; after: unknown }
 
 /**
  * What a change to a user or to a role itself did, once CometChat confirmed it: "role is now
- * `vip`", "created, with 3 permissions set". Built from the change, as userChangeDone. Pure.
+ * `vip`", "created, with 3 permissions set". Built from the change, as userChangeDone. A role's
+ * permissions are said so only when CometChat answered no map (see keysAtDefaultDone). Pure.
  */
 export function subjectChangeDone(change: {
   subject?: ChangeSubject | undefined;
   changes: readonly { key: string; after: unknown }[];
 }): string {
   const role = roleSubject(change);
-  return role ? roleChangeDone(role.action, change.changes) : userChangeDone(change.changes);
+  if (role) return roleChangeDone(role.action, change.changes);
+  return change.subject ? userChangeDone(change.changes) : keysAtDefaultDone(change.changes);
+}
+
+/**
+ * A change of a role's permissions whose answer held no map: one that only unset keys, none of
+ * them set, so each was at its default already (sendPermissions); nothing else answers without
+ * one. Pure.
+ */
+function keysAtDefaultDone(changes: readonly { key: string }[]): string {
+  const keys = changes.map(({ key }) => permissionKeyText(key)).join(', ');
+  const one = changes.length === 1;
+  return `${keys} ${one ? 'was' : 'were'} not set in CometChat: ${one ? 'it was at its' : 'each was at its'} default already`;
 }
 
 /** What CometChat has now of the user a failed change was about, in one sentence. Pure. */

@@ -15,6 +15,7 @@ import {
   mergeEdits,
   rebase,
   STALE_NOTICE,
+  unsetProblem,
 } from './editor-state.ts';
 import { type AppLabel, blockIds, editorView } from './editor-view.ts';
 import { readCategory, type StateValues } from './read-fields.ts';
@@ -80,7 +81,7 @@ export function categorySwitchView({
     next = state;
     notice = `Fix these before switching: ${Object.values(read.errors).join(' ')}`;
   } else {
-    const merged = mergeEdits(state, baseline, read.values, read.applyCategory);
+    const merged = mergeEdits(state, baseline, read.values, read.applyCategory, read.unset);
     next = { ...merged, category: target, render: state.render + 1 };
   }
   const shown = { baseline, ...roles, ...label, catalogue };
@@ -139,11 +140,10 @@ export function reviewDecision({
   const baseline = baselineFrom(known, catalogue);
   const read = readCategory(state, baseline, values, [], catalogue);
   if (Object.keys(read.errors).length > 0) return { kind: 'errors', errors: read.errors };
-  const changes = computeChanges(
-    mergeEdits(state, baseline, read.values, read.applyCategory),
-    baseline,
-    catalogue,
-  );
+  const merged = mergeEdits(state, baseline, read.values, read.applyCategory, read.unset);
+  const unknown = unsetProblem(merged, catalogue);
+  if (unknown) return { kind: 'errors', errors: { [blockIds.apply(state.render)]: unknown } };
+  const changes = computeChanges(merged, baseline, catalogue);
   if (changes.length === 0) return { kind: 'nothing', role: state.role };
   const meta: ConfirmMetadata = {
     role: state.role,

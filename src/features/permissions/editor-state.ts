@@ -10,11 +10,11 @@ import {
   sameValue,
   validatePermissions,
 } from '../../cometchat/catalogue.ts';
-import { UidSchema } from '../../cometchat/id-rules.ts';
+import { idProblem, UidSchema } from '../../cometchat/id-rules.ts';
 import { AccountSchema } from '../../cometchat/model.ts';
 import { type PermissionMap, type PermissionValue, RoleIdSchema } from '../../cometchat/schemas.ts';
 import type { ChangeSubject, KnownPermissions } from '../../store/store.ts';
-import { RoleActionSchema, roleChangesProblem } from './role-definition.ts';
+import { type RoleAction, RoleActionSchema, roleChangesProblem } from './role-definition.ts';
 
 // The editor's state lives in the modal's private_metadata between interactions: which role,
 // which category is on screen, and the values the user chose that differ from what the
@@ -30,6 +30,11 @@ export interface EditorState {
   edits: Record<string, PermissionValue>;
   /** Categories whose every value the user chose to state explicitly. */
   apply: string[];
+  /**
+   * Keys the user chose to put back to the default: unset in CometChat rather than set, so the
+   * role follows CometChat's default from then on. An edit of the same key gives way to it.
+   */
+  unset: string[];
   /** Bumped on every render, so block ids change and Slack shows the new initial values. */
   render: number;
   /**
@@ -52,6 +57,28 @@ const SubmittedValueSchema = z.union([
  */
 export const EDITOR_CATEGORIES: readonly string[] = Object.freeze([...CATEGORIES, OTHER_CATEGORY]);
 
+/** The most keys one editor carries back to the default (the metadata's 3000 bind first). */
+const MAX_UNSET = 200;
+
+/**
+ * Whether `key` can be a key of a catalogue, as the editor's metadata carries it back: what the
+ * app asks of any id (no spaces, no control characters, no dot segment, 100 characters at most).
+ * Only such keys are offered to go back to the default, so every one offered can be carried.
+ */
+export function isCarriedKey(key: string): boolean {
+  return idProblem(key, 'A permission key', 100) === undefined;
+}
+
+/**
+ * The keys to put back to the default, as the metadata carries them: distinct, bounded, each one
+ * a catalogue's key could be. Whether each is a key of the app's catalogue is asked where that
+ * catalogue is at hand (computeChanges, unsetProblem): it is read after the metadata is opened.
+ */
+const UnsetKeysSchema = z
+  .array(z.string().refine(isCarriedKey))
+  .max(MAX_UNSET)
+  .refine((keys) => new Set(keys).size === keys.length);
+
 /** The editor's state as it comes back in a modal's metadata (short keys: it must fit 3000). */
 export const EditorStateSchema = z
   .object({
@@ -61,6 +88,8 @@ export const EditorStateSchema = z
     g: z
       .array(z.string().refine((c) => EDITOR_CATEGORIES.includes(c)))
       .max(EDITOR_CATEGORIES.length),
+    // Absent when none: an editor opened before this was carried reads as choosing none.
+    u: UnsetKeysSchema.optional(),
     n: z.number().int().min(0),
     s: z.number().optional(),
   })
@@ -70,13 +99,22 @@ export const EditorStateSchema = z
       category: m.c,
       edits: m.e,
       apply: m.g,
+      unset: m.u ?? [],
       render: m.n,
       seenAt: m.s,
     }),
   );
 
 export function newEditorState(role: string, seenAt?: number): EditorState {
-  return { role, category: CATEGORIES[0] ?? '', edits: {}, apply: [], render: 1, seenAt };
+  return {
+    role,
+    category: CATEGORIES[0] ?? '',
+    edits: {},
+    apply: [],
+    unset: [],
+    render: 1,
+    seenAt,
+  };
 }
 
 /** The state as the modal carries it (see EditorStateSchema), before it is written out. */
@@ -86,6 +124,7 @@ export function stateRecord(state: EditorState): Record<string, unknown> {
     c: state.category,
     e: state.edits,
     g: state.apply,
+    ...(state.unset.length > 0 ? { u: state.unset } : {}),
     n: state.render,
     s: state.seenAt,
   };
@@ -236,15 +275,25 @@ export function decodeConfirm(raw: string | undefined): ConfirmMetadata | undefi
 export interface AppliedChange {
   role: string;
   ref: string;
-  changes: { key: string; after: PermissionValue }[];
+  changes: { key: string; after: PermissionValue; unset?: true | undefined }[];
+  /** For a change to the role itself (created, renamed, deleted); absent for its permissions. */
+  subject?: { kind: 'role'; action: RoleAction } | undefined;
 }
 
 export const AppliedChangeSchema = z.object({
   role: RoleIdSchema,
   ref: z.string().min(1).max(64),
   changes: z
-    .array(z.object({ key: z.string().min(1).max(100), after: SubmittedValueSchema }))
-    .min(1),
+    .array(
+      z.object({
+        key: z.string().min(1).max(100),
+        after: z.union([SubmittedValueSchema, z.string().max(255)]),
+        unset: z.literal(true).optional(),
+      }),
+    )
+    .min(1)
+    .max(200),
+  subject: z.object({ kind: z.literal('role'), action: RoleActionSchema }).optional(),
 });
 
 /**
@@ -259,8 +308,10 @@ export function promotedChange(input: {
   baseline: Baseline;
 }): ConfirmMetadata {
   const { applied, baseline } = input;
-  const changes = applied.changes.map(({ key, after }) => {
+  const changes = applied.changes.map(({ key, after, unset }) => {
     const before = baseline.values[key];
+    // An unset is sent whatever the value there: that app's role is to follow the default too.
+    if (unset) return { key, before, after, explicit: false, unset };
     return { key, before, after, explicit: sameValue(before, after) };
   });
   return {
@@ -305,24 +356,50 @@ export function displayedValue(
   return key in state.edits ? (state.edits[key] ?? null) : (baseline.values[key] ?? null);
 }
 
+/** What the category on screen said of going back to the default: its keys, and those chosen. */
+export interface UnsetChoice {
+  /** The keys the category offered (a key of another category keeps its choice). */
+  offered: readonly string[];
+  chosen: readonly string[];
+}
+
 /**
  * Folds the values read from the category on screen into the edits: a value equal to the
- * baseline is not an edit (the user may have changed it and changed it back).
+ * baseline is not an edit (the user may have changed it and changed it back). A key chosen to go
+ * back to the default drops its edit (the unset wins); one no longer chosen is no longer unset.
  */
 export function mergeEdits(
   state: EditorState,
   baseline: Baseline,
   values: Record<string, PermissionValue>,
   applyCategory: boolean,
+  unsetChoice: UnsetChoice = { offered: [], chosen: [] },
 ): EditorState {
+  const offered = new Set(unsetChoice.offered);
+  const unset = state.unset.filter((key) => !offered.has(key));
+  for (const key of unsetChoice.chosen) if (!unset.includes(key)) unset.push(key);
   const edits = { ...state.edits };
   for (const [key, value] of Object.entries(values)) {
     if (sameValue(value, baseline.values[key])) delete edits[key];
     else edits[key] = value;
   }
+  for (const key of unset) delete edits[key];
   const apply = state.apply.filter((c) => c !== state.category);
   if (applyCategory) apply.push(state.category);
-  return { ...state, edits, apply };
+  return { ...state, edits, apply, unset };
+}
+
+/**
+ * Why the keys chosen to go back to the default cannot be sent as the app's catalogue has them,
+ * or undefined: a key the catalogue lacks has no default to go back to (its CometChat's
+ * definitions were not read this time, or the metadata was not the editor's). Pure.
+ */
+export function unsetProblem(state: EditorState, catalogue: Catalogue): string | undefined {
+  const unknown = state.unset.filter((key) => !catalogue.spec(key));
+  if (unknown.length === 0) return undefined;
+  const named =
+    unknown.length > 3 ? `${unknown.slice(0, 3).join(', ')} and others` : unknown.join(', ');
+  return `${named} cannot be put back to the default: CometChat's permission definitions do not name ${unknown.length === 1 ? 'it' : 'them'} just now. Nothing was sent; try again in a moment.`;
 }
 
 export interface Change {
@@ -338,8 +415,12 @@ export interface Change {
   unset?: true | undefined;
 }
 
-/** Exactly what will be sent, in catalogue order: the edits, plus every key of the
- * categories the user chose to state in full. */
+/**
+ * Exactly what will be sent, in catalogue order: the edits, every key of the categories the user
+ * chose to state in full, and the keys chosen to go back to the default, each unset (to the
+ * catalogue's default) whatever else was said of it. A key the catalogue lacks has no default to
+ * go back to, and is not unset (see unsetProblem).
+ */
 export function computeChanges(
   state: EditorState,
   baseline: Baseline,
@@ -349,10 +430,21 @@ export function computeChanges(
   for (const category of state.apply) {
     for (const spec of catalogue.inCategory(category)) keys.add(spec.key);
   }
+  const defaults = new Map<string, PermissionValue>();
+  for (const key of state.unset) {
+    const spec = catalogue.spec(key);
+    if (!spec) continue;
+    defaults.set(key, spec.default);
+    keys.add(key);
+  }
   return [...keys]
     .sort((a, b) => catalogue.order(a) - catalogue.order(b) || a.localeCompare(b))
-    .map((key) => {
+    .map((key): Change => {
       const before = baseline.values[key];
+      const fallback = defaults.get(key);
+      if (fallback !== undefined) {
+        return { key, before, after: fallback, explicit: false, unset: true };
+      }
       const after = displayedValue(state, baseline, key);
       return { key, before, after, explicit: sameValue(before, after) };
     });

@@ -39,6 +39,7 @@ import {
   type ConfirmMetadata,
   displayedValue,
   type EditorState,
+  isCarriedKey,
   listDelta,
   type PromotedFrom,
   specsOf,
@@ -57,6 +58,7 @@ export const blockIds = {
   actions: (render: number, chunk: number) => `a:${render}:${chunk}`,
   field: (render: number, key: string) => `f:${render}:${key}`,
   apply: (render: number) => `g:${render}`,
+  unset: (render: number) => `u:${render}`,
 };
 
 /** Which CometChat app a view is about, and how its metadata is written for Slack. */
@@ -117,6 +119,7 @@ export function editorView(input: EditorViewInput): View {
   if (input.notice) blocks.push(section(`:warning: ${escapeMrkdwn(input.notice)}`));
   blocks.push(...categoryFields({ ...input, catalogue }));
   blocks.push(
+    ...unsetInput(state, specsOf(state.category, catalogue)),
     {
       type: 'input',
       block_id: blockIds.apply(state.render),
@@ -152,7 +155,9 @@ const applyOption: PlainTextOption = {
 
 function categoryOption(state: EditorState, catalogue: Catalogue) {
   return (category: string): PlainTextOption => {
-    const changed = specsOf(category, catalogue).filter((s) => s.key in state.edits).length;
+    const changed = specsOf(category, catalogue).filter(
+      (s) => s.key in state.edits || state.unset.includes(s.key),
+    ).length;
     const label = changed > 0 ? `${category} (${changed} changed)` : category;
     return { text: plain(label), value: category };
   };
@@ -168,9 +173,59 @@ function pendingSummary(state: EditorState): string {
   const count = Object.keys(state.edits).length;
   const applied =
     state.apply.length > 0 ? ` · all values of ${state.apply.map(escapeMrkdwn).join(', ')}` : '';
-  return count === 0 && applied === ''
+  const unset =
+    state.unset.length > 0 ? ` · ${counted(state.unset.length, 'key')} back to the default` : '';
+  return count === 0 && applied === '' && unset === ''
     ? 'No changes yet.'
-    : `${counted(count, 'changed field')} pending${applied}. Review shows the exact change before anything is sent.`;
+    : `${counted(count, 'changed field')} pending${applied}${unset}. Review shows the exact change before anything is sent.`;
+}
+
+/** Slack's most options in a multi-select. */
+const MULTI_SELECT_OPTIONS = 100;
+
+/**
+ * The keys of a category "Back to the default" offers: those the editor's metadata can carry
+ * (every key a catalogue has, in practice), as many as one menu holds.
+ */
+export function unsetOffered(specs: readonly CatalogueSpec[]): readonly CatalogueSpec[] {
+  return specs.filter((spec) => isCarriedKey(spec.key)).slice(0, MULTI_SELECT_OPTIONS);
+}
+
+/** Slack's longest option text. */
+const OPTION_TEXT = 75;
+
+/**
+ * "Back to the default": the category's keys, each by its label and its key (the label alone
+ * when both do not fit; a menu's options show no description), those chosen already selected.
+ * None when the category has no key (Slack refuses a menu without options).
+ */
+function unsetInput(state: EditorState, specs: readonly CatalogueSpec[]): InputBlock[] {
+  const options = unsetOffered(specs).map((spec) => {
+    const both = `${spec.label} (${spec.key})`;
+    return option(spec.key, undefined, both.length <= OPTION_TEXT ? both : spec.label);
+  });
+  if (options.length === 0) return [];
+  // The very same objects as in `options`, as Slack requires.
+  const initial = options.filter((o) => state.unset.includes(o.value ?? ''));
+  return [
+    {
+      type: 'input',
+      block_id: blockIds.unset(state.render),
+      optional: true,
+      label: plain('Back to the default', 2000),
+      element: {
+        type: 'multi_static_select',
+        action_id: ACTIONS.permissionsUnset,
+        placeholder: plain('Keys to unset'),
+        options,
+        ...(initial.length > 0 ? { initial_options: initial } : {}),
+      },
+      hint: plain(
+        "Unsets each chosen key in CometChat, so this role follows CometChat's default for it from then on. A key chosen here is not set from its field above: the unset wins.",
+        2000,
+      ),
+    },
+  ];
 }
 
 function categoryFields({
@@ -351,6 +406,9 @@ function freeListField(key: string, list: readonly string[], described: string):
 function describe(state: EditorState, baseline: Baseline, spec: CatalogueSpec): string {
   const before = baseline.values[spec.key] ?? null;
   const source = baseline.seenAt !== undefined ? 'last seen' : 'default';
+  if (state.unset.includes(spec.key)) {
+    return `Back to the default chosen (${source}: ${valueInWords(before)})`;
+  }
   return spec.key in state.edits
     ? `Changed (${source}: ${valueInWords(before)})`
     : `${source}: ${valueInWords(before)}`;
@@ -549,7 +607,7 @@ export function resultView(
   audited = true,
   options: ResultOptions = {},
 ): View {
-  const changed = new Set(changes.map((c) => c.key));
+  const changed = new Map(changes.map((c) => [c.key, c]));
   const { catalogue = SHIPPED_CATALOGUE } = options;
   const keyText = (key: string) => permissionKeyText(key, catalogue);
   const messages = Object.entries(update.results).map(
@@ -561,7 +619,8 @@ export function resultView(
     const category = catalogue.spec(key)?.category ?? 'Other keys';
     const shown = permissionValueText(value, holdsRoleIds(key, false, catalogue));
     // The label is bold already: a changed key's value is, and the line says so.
-    const line = `${keyText(key)}: ${changed.has(key) ? `*${shown}* ← changed` : shown}`;
+    const mark = changed.get(key)?.unset ? 'back to the default' : 'changed';
+    const line = `${keyText(key)}: ${changed.has(key) ? `*${shown}* ← ${mark}` : shown}`;
     byCategory.set(category, [...(byCategory.get(category) ?? []), line]);
   }
   const blocks: KnownBlock[] = [

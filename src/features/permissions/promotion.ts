@@ -22,6 +22,7 @@ import {
   promotedChange,
 } from './editor-state.ts';
 import { type AppLabel, confirmView, messageView } from './editor-view.ts';
+import { rolePromotionView } from './role-change.ts';
 
 // Promotion: a change applied to one app, offered to each other app that has the role, through
 // that app's own review and confirmation.
@@ -44,6 +45,8 @@ export async function appsWithRole(
   role: string,
   scope: RequestScope,
   cameFrom?: string,
+  /** `without`: the apps whose list lacks the role instead (to create it there). */
+  options: { without?: boolean } = {},
 ): Promise<string[]> {
   const others = deps.apps.all.filter(
     (other) => other.name !== applied.name && other.name !== cameFrom,
@@ -57,7 +60,10 @@ export async function appsWithRole(
       try {
         const roles = await Promise.race([other.cometchat.listAllRoles(tracedBy(scope)), late]);
         if (!roles) scope.log.info({ app: other.name }, 'promotion: role list not in time');
-        return roles?.some((r) => r.role === role) ? other.name : undefined;
+        if (!roles) return undefined;
+        return roles.some((r) => r.role === role) !== (options.without ?? false)
+          ? other.name
+          : undefined;
       } catch (error) {
         scope.log.warn({ err: error, app: other.name }, 'promotion: role list failed');
         return undefined;
@@ -125,6 +131,14 @@ async function showPromotion(
 ): Promise<void> {
   const { applied, from, to, viewId, scope } = input;
   try {
+    if (applied.subject) {
+      const view = await rolePromotion({
+        ...input,
+        applied: { ...applied, subject: applied.subject },
+      });
+      await deps.views.update({ view_id: viewId, view });
+      return;
+    }
     const [roles, catalogue, known] = await Promise.all([
       to.cometchat.listAllRoles(tracedBy(scope)),
       to.catalogue(tracedBy(scope)),
@@ -150,6 +164,32 @@ async function showPromotion(
   } catch (error) {
     await failInEditor({ viewId }, error, scope, deps);
   }
+}
+
+/** A role change's promotion: that app's roles (and who holds the role, to delete it) read. */
+async function rolePromotion(input: {
+  applied: AppliedChange & { subject: NonNullable<AppliedChange['subject']> };
+  from: CometChatApp;
+  to: CometChatApp;
+  label: AppLabel;
+  scope: RequestScope;
+}): Promise<View> {
+  const { applied, to, label, scope } = input;
+  const request = tracedBy(scope);
+  const [roles, holders] = await Promise.all([
+    to.cometchat.listAllRoles(request),
+    applied.subject.action === 'delete'
+      ? to.cometchat.countUsersWithRole(applied.role, { ...request, withDeactivated: true })
+      : undefined,
+  ]);
+  const target = {
+    roles,
+    holders,
+    approvalChannel: to.approval?.channel,
+    write: label.write ?? JSON.stringify,
+    appName: label.appName,
+  };
+  return rolePromotionView(applied, { from: input.from.name, to: to.name, target });
 }
 
 /** What a promotion shows: that app's confirmation, or why there is none. Pure. */

@@ -12,8 +12,9 @@ import {
   fieldErrors,
   parseFreeList,
   specsOf,
+  type UnsetChoice,
 } from './editor-state.ts';
-import { blockIds, REASON_BLOCK, REASON_INPUT } from './editor-view.ts';
+import { blockIds, REASON_BLOCK, REASON_INPUT, unsetOffered } from './editor-view.ts';
 import { resolveRoleOption } from './role-options.ts';
 
 /** What one element of the form sent, for the element types the editor uses. */
@@ -30,6 +31,8 @@ export type StateValues = Record<string, Record<string, FieldState>>;
 export interface ReadResult {
   values: Record<string, PermissionValue>;
   applyCategory: boolean;
+  /** The keys of the category chosen to go back to the default (none offered: not read). */
+  unset: UnsetChoice;
   /** Problems by block id, ready for `response_action: 'errors'`. */
   errors: Record<string, string>;
 }
@@ -50,6 +53,9 @@ export function readCategory(
   const errors: Record<string, string> = {};
   const specs = specsOf(state.category, catalogue);
   const field = (blockId: string) => values[blockId]?.[ACTIONS.permissionsField];
+  const unset = readUnset(state, values, specs);
+  // A field of a key going back to the default is not sent, so it is neither read nor checked.
+  const unsetting = new Set(unset.chosen);
 
   const actions = specs.filter((s) => s.kind === 'action');
   for (let chunk = 0; chunk * 10 < actions.length; chunk++) {
@@ -57,11 +63,13 @@ export function readCategory(
     const group = actions.slice(chunk * 10, (chunk + 1) * 10);
     if (!input) continue;
     const checked = new Set((input.selected_options ?? []).map((o) => o.value));
-    for (const spec of group) out[spec.key] = checked.has(spec.key) ? 'allow' : 'deny';
+    for (const spec of group) {
+      if (!unsetting.has(spec.key)) out[spec.key] = checked.has(spec.key) ? 'allow' : 'deny';
+    }
   }
 
   for (const spec of specs) {
-    if (spec.kind === 'action') continue;
+    if (spec.kind === 'action' || unsetting.has(spec.key)) continue;
     const blockId = blockIds.field(state.render, spec.key);
     const input = field(blockId);
     if (!input) continue;
@@ -81,7 +89,29 @@ export function readCategory(
     errors[blockId] = message;
   }
   const apply = values[blockIds.apply(state.render)]?.[ACTIONS.permissionsApplyGroup];
-  return { values: out, applyCategory: (apply?.selected_options ?? []).length > 0, errors };
+  return {
+    values: out,
+    applyCategory: (apply?.selected_options ?? []).length > 0,
+    unset,
+    errors,
+  };
+}
+
+/**
+ * "Back to the default" as the category sent it: the keys it offered and those chosen, only ever
+ * keys of the category (anything else in the form is not the editor's). Missing from the form
+ * (it should not be), it offered nothing: what was chosen before stands.
+ */
+function readUnset(
+  state: EditorState,
+  values: StateValues,
+  specs: readonly PermissionSpec[],
+): UnsetChoice {
+  const input = values[blockIds.unset(state.render)]?.[ACTIONS.permissionsUnset];
+  if (!input) return { offered: [], chosen: [] };
+  const offered = unsetOffered(specs).map((s) => s.key);
+  const picked = new Set((input.selected_options ?? []).map((o) => o.value));
+  return { offered, chosen: offered.filter((key) => picked.has(key)) };
 }
 
 /** One field as its element sent it (`shown`: what it showed), or why it cannot be read. */

@@ -1,15 +1,26 @@
 import type { View } from '@slack/types';
 import { type CometChatApp, valueWriter } from '../../apps/apps.ts';
-import { context, plain, section } from '../../slack/blocks.ts';
-import { CALLBACKS } from '../../slack/ids.ts';
+import { MAX_ROLES } from '../../cometchat/id-rules.ts';
+import type { Role } from '../../cometchat/schemas.ts';
+import { actions, button, context, plain, section } from '../../slack/blocks.ts';
+import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
+import { code, escapeMrkdwn } from '../../slack/mrkdwn.ts';
+import { counted, inApp } from '../../voice/sentences.ts';
 import {
   type FeatureDeps,
   ROLE_CHANGE_TITLE,
   type RoleChange,
   type RoleChangeReview,
 } from '../deps.ts';
-import { type ConfirmMetadata, changeId, confirmRecord, METADATA_LIMIT } from './editor-state.ts';
+import {
+  type AppliedChange,
+  type ConfirmMetadata,
+  changeId,
+  confirmRecord,
+  METADATA_LIMIT,
+} from './editor-state.ts';
 import { chunkedSections, messageView, reasonInput } from './editor-view.ts';
+import { type RoleAction, roleAsk, roleChangeLines, roleLimitSentence } from './role-definition.ts';
 
 // A change to a role itself (created, renamed or described, deleted), reviewed like every other
 // change: the same confirmation callback, so "Apply" and "Request approval" run the same flows
@@ -60,6 +71,97 @@ export function roleChangeView(
       ...(approvalChannel ? [reasonInput()] : []),
     ],
   };
+}
+
+/**
+ * The result of an applied role change, with the same change offered to each app where it can
+ * be made the same (`promoteTo`), when `metadata` carries it. Pure.
+ */
+export function roleResultView(
+  sentence: string,
+  metadata: string | undefined,
+  promoteTo: readonly string[],
+): View {
+  const offer = metadata ? promoteTo.slice(0, 25) : [];
+  const buttons = offer.map((app) =>
+    button(`Apply the same to ${app}`, `${ACTIONS.promoteChange}:${app}`, app),
+  );
+  return {
+    ...messageView('Applied', [
+      section(sentence),
+      // Each opens that app's own review; nothing is sent from here.
+      ...(buttons.length > 0 ? [actions(buttons)] : []),
+    ]),
+    ...(buttons.length > 0 && metadata ? { private_metadata: metadata } : {}),
+  };
+}
+
+/** What another app has of the role a promoted role change is about. */
+export interface PromotionTarget {
+  roles: readonly Role[];
+  /** For a deletion: how many users hold the role there, deactivated ones included. */
+  holders?: number | undefined;
+  approvalChannel?: string | undefined;
+  write: (value: unknown) => string;
+  appName?: string | undefined;
+}
+
+/**
+ * A role change applied to one app, as that app's own review: the same name, description or
+ * permissions, each "before" that app's own; or why it cannot be made there. Pure.
+ */
+export function rolePromotionView(
+  applied: AppliedChange & { subject: { kind: 'role'; action: RoleAction } },
+  input: { from: string; to: string; target: PromotionTarget },
+): View {
+  const { target } = input;
+  const action = applied.subject.action;
+  const there = target.roles.find((r) => r.role === applied.role);
+  const why = rolePromotionProblem(applied, target.roles, target.appName);
+  if (why) return messageView('Apply to another app', why);
+  const changes = applied.changes.map(({ key, after }) => ({
+    key,
+    before: beforeThere(key, there),
+    after,
+  }));
+  const holders = target.holders ?? 0;
+  const change: RoleChange = {
+    action,
+    role: applied.role,
+    changes,
+    question: `The change made in *${escapeMrkdwn(input.from)}*: ${roleAsk(action, applied.role)}${inApp(target.appName)}?${action === 'delete' ? ` ${counted(holders, 'user')} hold it there (deactivated ones included).` : ''}`,
+    details: roleChangeLines(changes),
+  };
+  const meta: ConfirmMetadata = {
+    ...roleChangeMeta(input.to, change, `promoted ${applied.ref}`),
+    promotedFrom: { app: input.from, ref: applied.ref },
+  };
+  const metadata = target.write(confirmRecord(meta));
+  if (metadata.length > METADATA_LIMIT) return messageView(ROLE_CHANGE_TITLE, TOO_LARGE);
+  return roleChangeView(change, metadata, target.approvalChannel);
+}
+
+/** A role field's value in the other app, the "before" of the promoted change there. */
+function beforeThere(key: string, there: Role | undefined): string | null {
+  if (key === 'role') return there?.role ?? null;
+  if (key === 'name') return there?.name ?? null;
+  if (key === 'description') return there?.description ?? null;
+  return null;
+}
+
+/** Why a role change cannot be made the same in another app, or undefined. Pure. */
+function rolePromotionProblem(
+  applied: AppliedChange & { subject: { kind: 'role'; action: RoleAction } },
+  roles: readonly Role[],
+  appName: string | undefined,
+): string | undefined {
+  const exists = roles.some((r) => r.role === applied.role);
+  const id = code(applied.role);
+  if (applied.subject.action === 'create') {
+    if (exists) return `There is a role ${id}${inApp(appName)} already. Nothing was sent.`;
+    return roles.length >= MAX_ROLES ? roleLimitSentence(roles.length) : undefined;
+  }
+  return exists ? undefined : `There is no role ${id}${inApp(appName)}. Nothing was sent.`;
 }
 
 /** The review the roles feature opens (AppDeps.reviewRoleChange). */

@@ -7,6 +7,7 @@ import type { KeyResult, PermissionMap, Role } from '../../cometchat/schemas.ts'
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import { ChangeNotTaken } from '../../voice/failure.ts';
 import { counted } from '../../voice/sentences.ts';
+import { permissionKeyText } from '../permission-key-text.ts';
 import { permissionValueText } from '../permission-value-text.ts';
 
 // A change to a role itself, not to its permissions: created (with the permissions set right
@@ -250,7 +251,7 @@ export function roleChangeLines(changes: readonly RoleChangeLike[]): string[] {
     .map((c) =>
       ROLE_FIELDS.includes(c.key)
         ? `${c.key}: ${text(c.before)} → ${text(c.after)}`
-        : `${code(c.key)}: ${permissionValueText(c.after as PermissionMap[string], holdsRoleIds(c.key))}`,
+        : `${permissionKeyText(c.key)}: ${permissionValueText(c.after as PermissionMap[string], holdsRoleIds(c.key))}`,
     );
 }
 

@@ -10,6 +10,7 @@ import type { KnownPermissions } from '../../store/store.ts';
 import { counted, inApp } from '../../voice/sentences.ts';
 import { type AppDeps, ROLE_CHANGE_TITLE, type RoleChange } from '../deps.ts';
 import { loadIntoModal, tellPerson } from '../load-into-modal.ts';
+import { permissionKeyText } from '../permission-key-text.ts';
 import { permissionValueText } from '../permission-value-text.ts';
 import { presetNamed } from './presets.ts';
 import type { RoleWords } from './role-words.ts';
@@ -97,7 +98,8 @@ function createChange(words: Extract<RoleWords, { kind: 'create' }>, facts: Role
     details: [
       `${counted(keys.length, 'permission')} set right after it is created; every other key keeps its default.`,
       ...keys.map(
-        ([key, value]) => `${code(key)}: ${permissionValueText(value, holdsRoleIds(key))}`,
+        ([key, value]) =>
+          `${permissionKeyText(key)}: ${permissionValueText(value, holdsRoleIds(key))}`,
       ),
       `This app has ${counted(facts.roles.length, 'role')} of the ${MAX_ROLES} CometChat keeps.`,
     ],

@@ -256,3 +256,19 @@ describe('the audit list', () => {
     expect(tableOf(message.blocks).rows).toHaveLength(AUDIT_PER_PAGE + 1);
   });
 });
+
+describe('a key put back to the default (issue 32, item 3)', () => {
+  const unset: AuditRecord = {
+    ...approved,
+    changes: [{ key: 'sendMessage', before: 'deny', after: 'allow', explicit: false, unset: true }],
+  };
+
+  it('is said so in the trail, the post and the list', () => {
+    expect(auditRecordText(unset)).toContain(
+      '*Message Sending* (`sendMessage`): deny → allow _(back to the default)_',
+    );
+    expect(JSON.stringify(auditPost(unset).blocks)).toContain('(back to the default)');
+    const { rows } = tableOf(auditMessage({ records: [unset], total: 1 }, { page: 1 }).blocks);
+    expect(rows[1]?.[3]).toBe('Message Sending (sendMessage): deny → allow (back to the default)');
+  });
+});

@@ -87,14 +87,14 @@ describe('promotionMetadata', () => {
 describe('appliedText', () => {
   it('names the count, the role, the app and each key', () => {
     expect(appliedText(meta, { appName: 'prod' }, true)).toBe(
-      'Applied 2 changes to `default` in *prod*: `sendMessage`, `joinGroup`.',
+      'Applied 2 changes to `default` in *prod*: *Message Sending* (`sendMessage`), *Group Joining* (`joinGroup`).',
     );
   });
 
   it('says so when the audit record was not stored', () => {
     const one = { ...meta, changes: meta.changes.slice(0, 1) };
     expect(appliedText(one, {}, false)).toBe(
-      `Applied 1 change to \`default\`: \`sendMessage\`. ${AUDIT_NOT_STORED}`,
+      `Applied 1 change to \`default\`: *Message Sending* (\`sendMessage\`). ${AUDIT_NOT_STORED}`,
     );
   });
 });

@@ -39,7 +39,7 @@ describe('approvalReport', () => {
     });
     expect(applied).toEqual({
       announce: { ...request, ...decided, status: 'applied', ref: 'ref0000001' },
-      detail: ':white_check_mark: `sendMessage`: updated',
+      detail: ':white_check_mark: *Message Sending* (`sendMessage`): updated',
       release: false,
     });
   });

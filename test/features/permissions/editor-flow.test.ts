@@ -260,3 +260,80 @@ describe('the editor on an app catalogue (its CometChat defines a key of its own
     expect(JSON.stringify(outcome)).toContain('permission definitions could not be read');
   });
 });
+
+describe('going back to the default through the form (issue 32, item 3)', () => {
+  /** The form of `state` with these keys chosen in "Back to the default". */
+  function choose(state: EditorState, keys: string[]): StateValues {
+    const values = onScreen(state);
+    const field = values[blockIds.unset(state.render)]?.perms_unset;
+    if (!field) throw new Error('no "Back to the default" on screen');
+    field.selected_options = keys.map((value) => ({ value }));
+    return values;
+  }
+
+  it('reviews a change of nothing but unsets', () => {
+    const state = messages();
+    const outcome = reviewDecision({
+      state,
+      known: undefined,
+      values: choose(state, ['sendMessage']),
+      viewId: 'V1',
+      app: 'default',
+    });
+    if (outcome.kind !== 'confirm') throw new Error(`expected confirm, got ${outcome.kind}`);
+    expect(outcome.meta.changes).toEqual([
+      { key: 'sendMessage', before: 'allow', after: 'allow', explicit: false, unset: true },
+    ]);
+    expect(decodeConfirm(encodeConfirm(outcome.meta))).toEqual(outcome.meta);
+  });
+
+  it('keeps the keys chosen across a category switch, and drops one unchosen', () => {
+    const state = messages();
+    const switched = categorySwitchView({
+      state,
+      target: 'Users',
+      known: undefined,
+      values: choose(state, ['sendMessage', 'editMessage']),
+      roles,
+    });
+    const users = decodeState(switched.private_metadata);
+    expect(users?.unset).toEqual(['sendMessage', 'editMessage']);
+    if (!users) throw new Error('no state');
+    const back = decodeState(
+      categorySwitchView({
+        state: users,
+        target: 'Messages',
+        known: undefined,
+        values: onScreen(users),
+        roles,
+      }).private_metadata,
+    );
+    if (!back) throw new Error('no state');
+    expect(back.unset).toEqual(['sendMessage', 'editMessage']);
+    const outcome = reviewDecision({
+      state: back,
+      known: undefined,
+      values: choose(back, ['editMessage']),
+      viewId: 'V1',
+      app: 'default',
+    });
+    expect(outcome.kind === 'confirm' && outcome.meta.changes.map((c) => c.key)).toEqual([
+      'editMessage',
+    ]);
+  });
+
+  it('refuses a key the catalogue lacks, naming it, and sends nothing', () => {
+    const state = { ...messages(), unset: ['noSuchKey'] };
+    const outcome = reviewDecision({
+      state,
+      known: undefined,
+      values: onScreen(state),
+      viewId: 'V1',
+      app: 'default',
+    });
+    expect(outcome.kind).toBe('errors');
+    expect(outcome.kind === 'errors' && outcome.errors).toEqual({
+      [blockIds.apply(state.render)]: expect.stringMatching(/^noSuchKey cannot be put back/),
+    });
+  });
+});

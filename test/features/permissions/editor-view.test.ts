@@ -1,13 +1,19 @@
-import type { Checkboxes, InputBlock } from '@slack/types';
+import type { Checkboxes, InputBlock, MultiStaticSelect } from '@slack/types';
 import { describe, expect, it } from 'vitest';
+import { initialStateValues } from '../../../offline/slack-standin/view-state.ts';
 import {
   FALLBACK_CATALOGUE,
   OTHER_CATEGORY,
   PERMISSIONS,
 } from '../../../src/cometchat/catalogue.ts';
 import { mergeCatalogue } from '../../../src/cometchat/catalogue-merge.ts';
-import { baselineFrom, newEditorState } from '../../../src/features/permissions/editor-state.ts';
 import {
+  baselineFrom,
+  type EditorState,
+  newEditorState,
+} from '../../../src/features/permissions/editor-state.ts';
+import {
+  blockIds,
   changeLine,
   confirmView,
   type EditorViewInput,
@@ -16,7 +22,9 @@ import {
   resultView,
   SHIPPED_CATALOGUE_NOTE,
 } from '../../../src/features/permissions/editor-view.ts';
+import { readCategory, type StateValues } from '../../../src/features/permissions/read-fields.ts';
 import { context } from '../../../src/slack/blocks.ts';
+import { ACTIONS } from '../../../src/slack/ids.ts';
 
 // Role ids in a change line are code spans, so what a reader copies from Slack is the id itself;
 // names and free text stay escaped (issue 30, item 4).
@@ -259,3 +267,141 @@ describe('the words people read (issue 32)', () => {
 });
 
 const text = (v: { blocks?: unknown[] }) => JSON.stringify(v.blocks ?? []);
+
+// Issue 32, item 3: "Back to the default", one more optional input in each category.
+
+describe('"Back to the default"', () => {
+  const catalogue = mergeCatalogue(PERMISSIONS, [
+    ...PERMISSIONS.map((spec) => ({ id: spec.key })),
+    {
+      id: 'deleteReaction',
+      title: `Reaction Deleting ${'and more '.repeat(10)}`,
+      dataType: 'string',
+      availableValues: ['allow', 'deny'],
+      defaultValue: 'deny',
+    },
+  ]);
+  const state = (over: Partial<EditorState> = {}): EditorState => ({
+    ...newEditorState('default'),
+    category: 'Messages',
+    ...over,
+  });
+  const render = (s: EditorState) =>
+    editorView({
+      state: s,
+      baseline: baselineFrom(undefined, catalogue),
+      roleName: 'Default',
+      roleIds: ['default'],
+      catalogue,
+    });
+  /** The menu's block id in `view`: it carries the render number, as every input's does. */
+  const menuId = (view: ReturnType<typeof render>) =>
+    blockIds.unset(JSON.parse(view.private_metadata ?? '{}').n as number);
+  const menuOf = (view: ReturnType<typeof render>) => {
+    const block = (view.blocks ?? []).find(
+      (b): b is InputBlock => b.type === 'input' && b.block_id === menuId(view),
+    );
+    return { block, menu: block?.element as MultiStaticSelect | undefined };
+  };
+
+  it("lists the category's keys by label, the key and its default under each, none chosen", () => {
+    const { block, menu } = menuOf(render(state()));
+    expect(block?.optional).toBe(true);
+    expect(block?.label.text).toBe('Back to the default');
+    expect(block?.hint?.text).toMatch(
+      /^Unsets each chosen key in CometChat, so this role follows CometChat's default/,
+    );
+    expect(block?.hint?.text).toContain('the unset wins');
+    expect(menu?.type).toBe('multi_static_select');
+    expect(menu?.action_id).toBe(ACTIONS.permissionsUnset);
+    expect(menu?.options?.map((o) => o.value)).toEqual(
+      catalogue.inCategory('Messages').map((s) => s.key),
+    );
+    expect(menu?.options?.find((o) => o.value === 'sendMessage')).toEqual({
+      text: { type: 'plain_text', text: 'Message Sending (sendMessage)', emoji: true },
+      value: 'sendMessage',
+    });
+    expect(menu?.initial_options).toBeUndefined();
+  });
+
+  it('starts with the keys chosen already, the very options it lists', () => {
+    const { menu } = menuOf(render(state({ unset: ['editMessage', 'listUsers.mode'] })));
+    expect(menu?.initial_options?.map((o) => o.value)).toEqual(['editMessage']);
+    const listed = menu?.options?.find((o) => o.value === 'editMessage');
+    expect(menu?.initial_options?.[0]).toBe(listed);
+  });
+
+  it("keeps within Slack's limits: 100 options, option text of 75 characters", () => {
+    const { menu } = menuOf(render(state({ category: OTHER_CATEGORY })));
+    expect(menu?.options?.map((o) => o.value)).toEqual(['deleteReaction']);
+    // A label too long to show with its key is shown alone, cut to fit.
+    expect(menu?.options?.[0]?.text.text).toMatch(/^Reaction Deleting and more .*…$/);
+    expect(menu?.options?.[0]?.text.text.length).toBeLessThanOrEqual(75);
+    for (const category of catalogue.categories) {
+      const options = menuOf(render(state({ category }))).menu?.options ?? [];
+      expect(options.length).toBeGreaterThan(0);
+      expect(options.length).toBeLessThanOrEqual(100);
+    }
+  });
+
+  it('is read back as the keys chosen on screen, and only keys of the category', () => {
+    const view = render(state());
+    const values = initialStateValues(view) as StateValues;
+    const field = values[menuId(view)]?.[ACTIONS.permissionsUnset];
+    if (!field) throw new Error('no "Back to the default" in the form');
+    field.selected_options = [{ value: 'sendMessage' }, { value: 'listUsers.mode' }];
+    const read = readCategory(state(), baselineFrom(undefined, catalogue), values, [], catalogue);
+    expect(read.unset.chosen).toEqual(['sendMessage']);
+    expect(read.unset.offered).toContain('editMessage');
+    expect(read.unset.offered).not.toContain('listUsers.mode');
+    // The field of a key going back to the default is not read: the unset wins.
+    expect(read.values).not.toHaveProperty('sendMessage');
+  });
+
+  it('counts the chosen keys as pending, and marks them in their category and field', () => {
+    const view = render(state({ unset: ['sendMessage', 'listUsers.mode'] }));
+    const text = JSON.stringify(view.blocks);
+    expect(text).toContain('0 changed fields pending · 2 keys back to the default.');
+    expect(text).toContain('"text":"Messages (1 changed)"');
+    expect(text).toContain('"text":"Users (1 changed)"');
+    expect(text).toContain('sendMessage · Back to the default chosen (default: allow)');
+  });
+});
+
+describe('an unset, reviewed and applied', () => {
+  const unset = {
+    key: 'sendMessage',
+    before: 'deny',
+    after: 'allow',
+    explicit: false,
+    unset: true as const,
+  };
+
+  it('is a line of the review: to the default, unset', () => {
+    const view = confirmView(
+      { role: 'banned', id: 'c'.repeat(24), changes: [unset] },
+      'Banned',
+      '{}',
+    );
+    expect(textOf(view.blocks)).toContain(
+      '*Message Sending* (`sendMessage`): deny → *the default* (allow) _(unset)_',
+    );
+  });
+
+  it('shows the map the last unset answered, the key marked as back to the default', () => {
+    const view = resultView(
+      'banned',
+      {
+        permissions: { sendMessage: 'allow', editMessage: 'deny' },
+        results: { sendMessage: { success: true, message: 'back to its default' } },
+      },
+      [unset],
+    );
+    const text = textOf(view.blocks);
+    expect(text).toContain(
+      ':white_check_mark: *Message Sending* (`sendMessage`): back to its default',
+    );
+    expect(text).toContain('*Message Sending* (`sendMessage`): *allow* ← back to the default');
+    expect(text).toContain('*Message Editing* (`editMessage`): deny');
+  });
+});
