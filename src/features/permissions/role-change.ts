@@ -2,8 +2,8 @@ import type { View } from '@slack/types';
 import { type CometChatApp, valueWriter } from '../../apps/apps.ts';
 import { MAX_ROLES } from '../../cometchat/id-rules.ts';
 import type { Role } from '../../cometchat/schemas.ts';
-import { actions, button, context, plain, section } from '../../slack/blocks.ts';
-import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
+import { actions, button, section } from '../../slack/blocks.ts';
+import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn } from '../../slack/mrkdwn.ts';
 import { counted, inApp } from '../../voice/sentences.ts';
 import {
@@ -19,8 +19,9 @@ import {
   confirmRecord,
   METADATA_LIMIT,
 } from './editor-state.ts';
-import { chunkedSections, messageView, reasonInput } from './editor-view.ts';
+import { messageView } from './editor-view.ts';
 import { type RoleAction, roleAsk, roleChangeLines, roleLimitSentence } from './role-definition.ts';
+import { subjectReviewView } from './subject-review.ts';
 
 // A change to a role itself (created, renamed or described, deleted), reviewed like every other
 // change: the same confirmation callback, so "Apply" and "Request approval" run the same flows
@@ -52,25 +53,14 @@ export function roleChangeView(
   privateMetadata: string,
   approvalChannel: string | undefined,
 ): View {
-  const asked = approvalChannel
-    ? `Ask for approval in <#${approvalChannel}>: ${change.question} Nothing is sent until another person approves.`
-    : change.question;
-  return {
-    type: 'modal',
-    callback_id: CALLBACKS.permissionsConfirm,
-    title: plain(approvalChannel ? 'Request approval' : ROLE_CHANGE_TITLE, 24),
-    submit: plain(approvalChannel ? 'Request approval' : 'Apply', 24),
-    close: plain('Cancel', 24),
-    private_metadata: privateMetadata,
-    blocks: [
-      section(asked),
-      ...chunkedSections([...(change.details ?? [])]),
-      context([
-        'CometChat’s role list is read again when the change is sent: if the role changed meanwhile, nothing is sent.',
-      ]),
-      ...(approvalChannel ? [reasonInput()] : []),
-    ],
-  };
+  return subjectReviewView({
+    title: ROLE_CHANGE_TITLE,
+    question: change.question,
+    details: change.details,
+    note: 'CometChat’s role list is read again when the change is sent: if the role changed meanwhile, nothing is sent.',
+    privateMetadata,
+    approvalChannel,
+  });
 }
 
 /**

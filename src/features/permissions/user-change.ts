@@ -1,7 +1,5 @@
 import type { View } from '@slack/types';
 import { type CometChatApp, valueWriter } from '../../apps/apps.ts';
-import { context, plain, section } from '../../slack/blocks.ts';
-import { CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import { inApp } from '../../voice/sentences.ts';
 import {
@@ -11,7 +9,7 @@ import {
   type UserChangeReview,
 } from '../deps.ts';
 import { type ConfirmMetadata, changeId, confirmRecord } from './editor-state.ts';
-import { chunkedSections, reasonInput } from './editor-view.ts';
+import { subjectReviewView } from './subject-review.ts';
 
 // A change to a user, reviewed like a change to a role: the same confirmation callback, so
 // "Apply" and "Request approval" run the same flows (apply-flow.ts, request-approval.ts), with
@@ -45,26 +43,14 @@ export function userChangeView(
   appName: string | undefined,
   approvalChannel: string | undefined,
 ): View {
-  const question = userChangeQuestion(change, appName);
-  const asked = approvalChannel
-    ? `Ask for approval in <#${approvalChannel}>: ${question} Nothing is sent until another person approves.`
-    : question;
-  return {
-    type: 'modal',
-    callback_id: CALLBACKS.permissionsConfirm,
-    title: plain(approvalChannel ? 'Request approval' : USER_CHANGE_TITLE, 24),
-    submit: plain(approvalChannel ? 'Request approval' : 'Apply', 24),
-    close: plain('Cancel', 24),
-    private_metadata: privateMetadata,
-    blocks: [
-      section(asked),
-      ...chunkedSections([...(change.details ?? [])]),
-      context([
-        `“Before” is what CometChat had when you asked; it is checked again when the change is sent.`,
-      ]),
-      ...(approvalChannel ? [reasonInput()] : []),
-    ],
-  };
+  return subjectReviewView({
+    title: USER_CHANGE_TITLE,
+    question: userChangeQuestion(change, appName),
+    details: change.details,
+    note: '“Before” is what CometChat had when you asked; it is checked again when the change is sent.',
+    privateMetadata,
+    approvalChannel,
+  });
 }
 
 /** The review the users feature opens (AppDeps.reviewUserChange). */
