@@ -98,8 +98,14 @@ export interface CometChatClient {
     query?: { page?: number; perPage?: number },
     options?: RequestOptions,
   ): Promise<RolePage>;
-  /** Every role, page by page (`perPage` default 100: one page holds the service's 25 at most). */
-  listAllRoles(options?: RequestOptions & { perPage?: number | undefined }): Promise<Role[]>;
+  /**
+   * Every role, page by page (`perPage` default 100: one page holds the service's 25 at most).
+   * `fresh` asks past any cache in front of the client (role-cache.ts): for a check that a change
+   * is still as reviewed, which a list kept from the review itself could not make.
+   */
+  listAllRoles(
+    options?: RequestOptions & { perPage?: number | undefined; fresh?: boolean | undefined },
+  ): Promise<Role[]>;
   setRolePermissions(
     role: string,
     permissions: PermissionMap,
@@ -114,8 +120,11 @@ export interface CometChatClient {
   createRole(role: NewRole, options?: RequestOptions): Promise<Role>;
   /** Renames or describes a role (an empty description unsets it); answers the role. */
   updateRole(role: string, update: RoleUpdate, options?: RequestOptions): Promise<Role>;
-  /** Deletes a role (the service refuses `default`). */
-  deleteRole(role: string, options?: RequestOptions): Promise<void>;
+  /** Deletes a role (the service refuses `default`); answers whether the service says it did. */
+  deleteRole(
+    role: string,
+    options?: RequestOptions,
+  ): Promise<{ success: boolean; message: string }>;
   /** Unsets one key of a role (back to its default); answers the role's map after. */
   unsetRolePermission(
     role: string,
@@ -418,9 +427,13 @@ async function updateRole(
   return body.data;
 }
 
-async function deleteRole(context: Context, role: string, request: RequestOptions): Promise<void> {
+async function deleteRole(
+  context: Context,
+  role: string,
+  request: RequestOptions,
+): Promise<{ success: boolean; message: string }> {
   const path = rolePath(context, role, 'deleteRole', request);
-  await context.send(
+  const body = await context.send(
     'api',
     'deleteRole',
     path,
@@ -428,6 +441,7 @@ async function deleteRole(context: Context, role: string, request: RequestOption
     RoleDeletedResponseSchema,
     request,
   );
+  return body.data;
 }
 
 async function unsetRolePermission(

@@ -8,6 +8,9 @@ import { ROLE_ID } from './schemas.ts';
 export const MAX_SESSION_ID = 255;
 /** CometChat keeps at most this many roles per app (`default` included). */
 export const MAX_ROLES = 25;
+/** At most what CometChat keeps of a role's name and of its description. */
+export const MAX_ROLE_NAME = 100;
+export const MAX_ROLE_DESCRIPTION = 255;
 export const MAX_UID = 100;
 // Controls and separators have no place in an id; rejecting them early gives a clear message
 // instead of a confusing 404.

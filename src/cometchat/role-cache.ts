@@ -64,8 +64,10 @@ export function withRoleCache(
       pages.get(`${query.page ?? 1}:${query.perPage ?? ''}`, () =>
         client.listRoles(query, request),
       ),
-    listAllRoles: (request) =>
-      lists.get(`${request?.perPage ?? ''}`, () => client.listAllRoles(request)),
+    listAllRoles: (request) => {
+      if (request?.fresh) clear();
+      return lists.get(`${request?.perPage ?? ''}`, () => client.listAllRoles(request));
+    },
     setRolePermissions: clearingRoles(client.setRolePermissions),
     unsetRolePermission: clearingRoles(client.unsetRolePermission),
     createRole: clearingRoles(client.createRole),

@@ -76,8 +76,17 @@ export const PermissionDefinitionSchema = z.looseObject({
 });
 export type PermissionDefinition = z.infer<typeof PermissionDefinitionSchema>;
 
+/**
+ * A page of definitions. Each is read on its own: one the app cannot read (a field of another
+ * type, say) is left out, not the whole catalogue, which the shipped one then stands in for.
+ */
 export const PermissionDefinitionListResponseSchema = z.looseObject({
-  data: z.array(PermissionDefinitionSchema),
+  data: z.array(z.unknown()).transform((items) =>
+    items.flatMap((item) => {
+      const parsed = PermissionDefinitionSchema.safeParse(item);
+      return parsed.success ? [parsed.data] : [];
+    }),
+  ),
   meta: z.looseObject({ pagination: PaginationSchema }),
 });
 

@@ -68,7 +68,7 @@ export function registerFeatures(bolt: App, shared: SharedDeps): RegisteredFeatu
     help: () => helpMessage(SUBCOMMANDS, names),
     refreshHome: home.publish,
     reviewUserChange: userChangeReview(shared),
-    reviewRoleChange: roleChangeReview(shared),
+    reviewRoleChange: roleChangeReview(),
   };
   for (const feature of FEATURES) feature.register(bolt, deps);
   registerHome(bolt, deps, home, editorOpener(deps));

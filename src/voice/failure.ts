@@ -17,10 +17,20 @@ export class InputError extends Error {
 export class ChangeNotTaken extends Error {
   override readonly name = 'ChangeNotTaken';
   readonly sentence: string;
-  /** `subject` is mrkdwn, ids in code: "user `ana`", "role `vip`". */
-  constructor(subject: string, answered: { plain: string; mrkdwn: string }) {
+  /**
+   * `subject` is mrkdwn, ids in code: "user `ana`", "role `vip`". `partial`: part of the change
+   * took and could not be undone, so what CometChat has is neither before nor after (recorded
+   * as an unknown outcome).
+   */
+  constructor(
+    subject: string,
+    answered: { plain: string; mrkdwn: string },
+    readonly partial = false,
+  ) {
     super(`CometChat ${answered.plain}`);
-    this.sentence = `CometChat ${answered.mrkdwn} for ${subject}: the change did not take.`;
+    this.sentence = partial
+      ? `CometChat ${answered.mrkdwn} for ${subject}.`
+      : `CometChat ${answered.mrkdwn} for ${subject}: the change did not take.`;
   }
 }
 
@@ -42,6 +52,11 @@ const WHAT: Record<string, string> = {
   reactivateUsers: 'the reactivation',
   listFriends: "the user's friends",
   listBlockedUsers: "the user's blocks",
+  listPermissionDefinitions: 'the permission definitions',
+  createRole: 'the role creation',
+  updateRole: "the role's new name or description",
+  deleteRole: 'the role deletion',
+  unsetRolePermission: 'the reset to the default',
 };
 
 /**
@@ -82,6 +97,10 @@ const WRITES: Readonly<Record<string, string>> = Object.freeze({
   setUserRole: LOOK_UP_USER,
   deactivateUsers: LOOK_UP_USER,
   reactivateUsers: LOOK_UP_USER,
+  createRole: 'Look at `/cometchat roles`',
+  updateRole: 'Look at `/cometchat roles`',
+  deleteRole: 'Look at `/cometchat roles`',
+  unsetRolePermission: 'Open the editor again',
 });
 
 function mayHaveApplied(operation: string): string {

@@ -1,4 +1,5 @@
 import type { RichTextElement } from '@slack/types';
+import { MAX_ROLES } from '../cometchat/id-rules.ts';
 import { dateElement } from '../slack/blocks.ts';
 import { escapeMrkdwn, slackDate } from '../slack/mrkdwn.ts';
 
@@ -68,4 +69,9 @@ export function valueSourceRuns(set: SetByThisApp | undefined): RichTextElement[
     { type: 'text', text: set.ref, style: { code: true } },
     { type: 'text', text: ')' },
   ];
+}
+
+/** The sentence for a 26th role, said before anything is sent. */
+export function roleLimitSentence(count: number, appName?: string): string {
+  return `This app has ${counted(count, 'role')}${inApp(appName)}, and CometChat keeps at most ${MAX_ROLES} per app: delete one first. Nothing was sent.`;
 }

@@ -241,13 +241,18 @@ async function recordApplied(
  */
 async function rememberPermissions(deps: ApplyDeps, request: ApplyRequest, update: Sent) {
   const { app, meta, scope } = request;
-  // A user's answer holds no map; a created role's does (its permissions were set after it).
-  if (!update.permissions || userSubject(meta)) return;
+  if (userSubject(meta)) return;
+  // A created role's answer holds its map when permissions were set after it. A role deleted, or
+  // created with none, starts from the defaults: an empty map says so, so that what was known of
+  // an earlier role of the same id is never shown as this one's.
+  const fresh = meta.subject?.kind === 'role' && meta.subject.action !== 'update';
+  const permissions = update.permissions ?? (fresh ? {} : undefined);
+  if (!permissions) return;
   await deps.store
     .setKnownPermissions({
       app: app.name,
       role: meta.role,
-      permissions: update.permissions,
+      permissions,
       seenAt: deps.now(),
       ref: scope.ref,
     })
@@ -273,6 +278,7 @@ function failureFacts(error: unknown): Pick<AuditRecord, 'serviceMessage' | 'err
 
 /** Whether a failed update may still have been applied: then its outcome is not known. */
 export function mayHaveApplied(error: unknown): boolean {
+  if (error instanceof ChangeNotTaken) return error.partial;
   return isCometChatError(error) && error.mayHaveReached;
 }
 

@@ -1,7 +1,7 @@
 import { showInModal } from '../../slack/modal-outcome.ts';
 import { tracedBy } from '../../slack/request-context.ts';
 import { counted, withRef } from '../../voice/sentences.ts';
-import { USER_CHANGE_TITLE } from '../deps.ts';
+import { ROLE_CHANGE_TITLE, USER_CHANGE_TITLE } from '../deps.ts';
 import { permissionKeyText } from '../permission-key-text.ts';
 import { type ApplyOutcome, applyChange } from './apply-change.ts';
 import {
@@ -39,7 +39,14 @@ export async function applyFlow(deps: EditorDeps, confirmed: Confirmed): Promise
   }
   if (outcome.kind === 'failed' || outcome.kind === 'unknown') {
     if (userSubject(meta)) return failUserChange(deps, confirmed, outcome.error);
-    return failInEditor({ viewId: target.viewId }, outcome.error, scope, deps);
+    // A role's own change is said under its own title, with where to see the role now.
+    const role = roleSubject(meta)
+      ? {
+          title: ROLE_CHANGE_TITLE,
+          more: '`/cometchat roles` shows the roles as CometChat has them now.',
+        }
+      : {};
+    return failInEditor({ viewId: target.viewId }, outcome.error, scope, deps, role);
   }
   if (outcome.kind === 'applied') return showApplied(deps, confirmed, outcome);
   const { title, sentence } = applyNotice(outcome, meta, appLabel(deps, app), scope.ref);

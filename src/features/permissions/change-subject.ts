@@ -76,6 +76,33 @@ export async function sendChange(
   return { results: { [one.key]: await sendUserKey(client, subject.uid, one, request) } };
 }
 
+/** One key unset; a key CometChat says is not set is at its default already (undefined). */
+function unsetOnce(client: ChangeClient, role: string, key: string, request: RequestOptions) {
+  return client.unsetRolePermission(role, key, request).catch((error: unknown) => {
+    if (isCometChatError(error) && error.serviceCode === 'ERR_PERMISSION_NOT_FOUND') {
+      return undefined;
+    }
+    throw error;
+  });
+}
+
+/**
+ * A reset that failed after other keys of the same change were applied: part of it took, so
+ * the outcome is not known as a whole (recorded as unknown; the editor shows the role again).
+ */
+function partlySent(role: string, key: string, error: unknown): ChangeNotTaken {
+  const why = isCometChatError(error) ? error.kind : 'an error inside the app';
+  const said = `applied part of the change but not the reset of ${key} (${why})`;
+  return new ChangeNotTaken(
+    code(role),
+    {
+      plain: said,
+      mrkdwn: `applied part of the change but not the reset of ${code(key)} (${why})`,
+    },
+    true,
+  );
+}
+
 /**
  * A role's permissions: the keys to set in one update, then each key to unset (back to its
  * default) by CometChat's own unset, one request a key. The last answer holds the role's map.
@@ -91,11 +118,10 @@ async function sendPermissions(
   let sent: Sent = { results: {} };
   if (Object.keys(toSet).length > 0) sent = await client.setRolePermissions(role, toSet, request);
   for (const { key } of changes.filter((c) => c.unset)) {
-    const unset = await client.unsetRolePermission(role, key, request).catch((error: unknown) => {
-      if (isCometChatError(error) && error.serviceCode === 'ERR_PERMISSION_NOT_FOUND') {
-        return undefined;
-      }
-      throw error;
+    const unset = await unsetOnce(client, role, key, request).catch((error: unknown) => {
+      throw Object.keys(sent.results).length > 0 || sent.permissions
+        ? partlySent(role, key, error)
+        : error;
     });
     const message = unset ? 'back to its default' : 'was not set: at its default already';
     sent = {
@@ -222,7 +248,7 @@ export async function changedSinceReview(
     return { changed: known?.seenAt !== change.seenAt, known };
   }
   if (subject.kind === 'role') {
-    const roles = await app.cometchat.listAllRoles(tracedBy(scope));
+    const roles = await app.cometchat.listAllRoles({ ...tracedBy(scope), fresh: true });
     const why = roleStaleness(roles, { ...change, action: subject.action });
     return { changed: why !== undefined, known: undefined, roles, why };
   }

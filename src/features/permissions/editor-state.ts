@@ -233,7 +233,7 @@ export const ConfirmSchema = z
     ConfirmFields.extend({
       subject: z.object({ kind: z.literal('role'), action: RoleActionSchema }),
       changes: RoleChangesSchema,
-    }).refine((m) => roleChangesProblem(m.subject.action, m.changes) === undefined),
+    }).refine((m) => roleChangesProblem(m.subject.action, m.changes, m.role) === undefined),
   ])
   .transform(
     ({ role, id, changes, seenAt, promotedFrom, subject }): ConfirmMetadata => ({

@@ -5,13 +5,8 @@ import type { Role } from '../../cometchat/schemas.ts';
 import { actions, button, section } from '../../slack/blocks.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn } from '../../slack/mrkdwn.ts';
-import { counted, inApp } from '../../voice/sentences.ts';
-import {
-  type FeatureDeps,
-  ROLE_CHANGE_TITLE,
-  type RoleChange,
-  type RoleChangeReview,
-} from '../deps.ts';
+import { counted, inApp, roleLimitSentence } from '../../voice/sentences.ts';
+import { ROLE_CHANGE_TITLE, type RoleChange, type RoleChangeReview } from '../deps.ts';
 import {
   type AppliedChange,
   type ConfirmMetadata,
@@ -20,7 +15,7 @@ import {
   METADATA_LIMIT,
 } from './editor-state.ts';
 import { messageView } from './editor-view.ts';
-import { type RoleAction, roleAsk, roleChangeLines, roleLimitSentence } from './role-definition.ts';
+import { type RoleAction, roleAsk, roleChangeLines } from './role-definition.ts';
 import { subjectReviewView } from './subject-review.ts';
 
 // A change to a role itself (created, renamed or described, deleted), reviewed like every other
@@ -149,13 +144,13 @@ function rolePromotionProblem(
   const id = code(applied.role);
   if (applied.subject.action === 'create') {
     if (exists) return `There is a role ${id}${inApp(appName)} already. Nothing was sent.`;
-    return roles.length >= MAX_ROLES ? roleLimitSentence(roles.length) : undefined;
+    return roles.length >= MAX_ROLES ? roleLimitSentence(roles.length, appName) : undefined;
   }
   return exists ? undefined : `There is no role ${id}${inApp(appName)}. Nothing was sent.`;
 }
 
 /** The review the roles feature opens (AppDeps.reviewRoleChange). */
-export function roleChangeReview(_deps: Pick<FeatureDeps, 'apps'>): RoleChangeReview {
+export function roleChangeReview(): RoleChangeReview {
   return (app: CometChatApp, change, origin) => {
     const meta = roleChangeMeta(app.name, change, origin);
     const metadata = valueWriter(app)(confirmRecord(meta));

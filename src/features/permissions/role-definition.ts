@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { holdsRoleIds } from '../../cometchat/catalogue.ts';
 import type { CometChatClient, RequestOptions } from '../../cometchat/client.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
-import { MAX_ROLES } from '../../cometchat/id-rules.ts';
+import { MAX_ROLE_DESCRIPTION, MAX_ROLE_NAME, MAX_ROLES } from '../../cometchat/id-rules.ts';
 import type { KeyResult, PermissionMap, Role } from '../../cometchat/schemas.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import { ChangeNotTaken } from '../../voice/failure.ts';
-import { counted } from '../../voice/sentences.ts';
+import { counted, roleLimitSentence } from '../../voice/sentences.ts';
 import { permissionKeyText } from '../permission-key-text.ts';
 import { permissionValueText } from '../permission-value-text.ts';
 
@@ -21,10 +21,6 @@ export type RoleAction = z.infer<typeof RoleActionSchema>;
 
 /** The keys of a role's own fields; a created role's other keys are its permissions. */
 export const ROLE_FIELDS: readonly string[] = ['name', 'description'];
-
-/** At most what CometChat keeps of a role's name and description. */
-const MAX_NAME = 100;
-const MAX_DESCRIPTION = 255;
 
 interface RoleChangeLike {
   key: string;
@@ -41,9 +37,12 @@ interface RoleChangeLike {
 export function roleChangesProblem(
   action: RoleAction,
   changes: readonly RoleChangeLike[],
+  role?: string,
 ): string | undefined {
   if (changes.some((c) => c.unset)) return 'a change to a role unsets nothing';
   if (action === 'delete') {
+    // CometChat keeps `default` for every user given no other role: never asked to delete it.
+    if (role === 'default') return 'the role `default` is never deleted';
     const [only] = changes;
     return changes.length === 1 && only?.key === 'role' && only.after === null
       ? undefined
@@ -63,8 +62,8 @@ export function roleChangesProblem(
 function fieldFits(key: string, value: unknown): boolean {
   if (typeof value !== 'string') return false;
   return key === 'name'
-    ? value.trim().length > 0 && value.length <= MAX_NAME
-    : value.length <= MAX_DESCRIPTION;
+    ? value.trim().length > 0 && value.length <= MAX_ROLE_NAME
+    : value.length <= MAX_ROLE_DESCRIPTION;
 }
 
 /** A role change's parts: its name and description, and a created role's permissions. Pure. */
@@ -117,8 +116,10 @@ export async function sendRoleChange(
     request,
   );
   if (created.role !== role) {
-    const said = `created role ${created.role}, not ${role}`;
-    throw new ChangeNotTaken(`role ${code(role)}`, { plain: said, mrkdwn: said });
+    throw new ChangeNotTaken(`role ${code(role)}`, {
+      plain: `created role ${created.role}, not ${role}`,
+      mrkdwn: `created role ${code(truncate(created.role, 100))}, not ${code(role)},`,
+    });
   }
   if (Object.keys(parts.permissions).length === 0) {
     return { results: { role: { success: true, message: `role ${role} created` } } };
@@ -136,10 +137,16 @@ async function deleteOnce(
   request: RequestOptions,
 ): Promise<RoleSent> {
   try {
-    await client.deleteRole(role, request);
+    const answer = await client.deleteRole(role, request);
+    if (!answer.success) {
+      throw new ChangeNotTaken(`role ${code(role)}`, {
+        plain: `answered that the role was not deleted (${answer.message})`,
+        mrkdwn: `answered that the role was not deleted (${escapeMrkdwn(truncate(answer.message, 200))})`,
+      });
+    }
   } catch (error) {
     if (!isCometChatError(error) || error.kind !== 'not_found') throw error;
-    const roles = await client.listAllRoles(request);
+    const roles = await client.listAllRoles({ ...request, fresh: true });
     if (roles.some((r) => r.role === role)) throw error;
   }
   return { results: { role: { success: true, message: `role ${role} deleted` } } };
@@ -163,15 +170,33 @@ async function permissionsOfNew(
     };
   } catch (error) {
     const removed = await client.deleteRole(role, request).then(
-      () => true,
+      (answer) => answer.success,
       () => false,
     );
-    const cause = error instanceof Error ? error.message : String(error);
-    const said = removed
-      ? `created the role but refused its permissions (${cause}); the role was removed again`
-      : `created the role but refused its permissions (${cause}), and the role could not be removed: it exists with the default permissions`;
-    throw new ChangeNotTaken(`role ${code(role)}`, { plain: said, mrkdwn: said });
+    throw refusedPermissions(role, error, removed);
   }
+}
+
+/**
+ * A new role whose permissions CometChat refused: removed again (the change did not take), or,
+ * when even that failed, left with the default permissions (partly taken: an unknown outcome).
+ * CometChat's own words are escaped; they may hold anything.
+ */
+function refusedPermissions(role: string, error: unknown, removed: boolean): ChangeNotTaken {
+  const why = isCometChatError(error)
+    ? `${error.kind}${error.serviceMessage ? `: ${error.serviceMessage}` : ''}`
+    : 'an error inside the app';
+  const after = removed
+    ? 'the role was removed again'
+    : 'and the role could not be removed: it exists with the default permissions';
+  return new ChangeNotTaken(
+    `role ${code(role)}`,
+    {
+      plain: `created the role but refused its permissions (${why}); ${after}`,
+      mrkdwn: `created the role but refused its permissions (${escapeMrkdwn(truncate(why, 300))}); ${after}`,
+    },
+    !removed,
+  );
 }
 
 /** Why an update's answer is not what was sent, in words, or undefined when it is. Pure. */
@@ -187,7 +212,7 @@ function roleAnswerProblem(
 }
 
 /** The role as CometChat has it now, from the list (undefined: there is no such role). */
-function roleIn(roles: readonly Role[], role: string): Role | undefined {
+function roleNamed(roles: readonly Role[], role: string): Role | undefined {
   return roles.find((r) => r.role === role);
 }
 
@@ -200,9 +225,12 @@ export function roleStaleness(
   roles: readonly Role[],
   change: { role: string; action: RoleAction; changes: readonly RoleChangeLike[] },
 ): string | undefined {
-  const now = roleIn(roles, change.role);
+  const now = roleNamed(roles, change.role);
   const id = code(change.role);
   if (change.action === 'create') {
+    if (now && Object.keys(roleParts(change.changes).permissions).length > 0) {
+      return `A role ${id} exists now (perhaps from an earlier attempt whose answer never came), so nothing was sent; its permissions may not be set: check them with \`/cometchat perms ${change.role}\`.`;
+    }
     if (now) return `A role ${id} exists now, so nothing was sent.`;
     return roles.length >= MAX_ROLES ? roleLimitSentence(roles.length) : undefined;
   }
@@ -220,17 +248,17 @@ export function roleHasChange(
   roles: readonly Role[],
   change: { role: string; action: RoleAction; changes: readonly RoleChangeLike[] },
 ): boolean {
-  const now = roleIn(roles, change.role);
+  const now = roleNamed(roles, change.role);
   if (change.action === 'delete') return now === undefined;
   if (!now) return false;
+  // A new role found there after an unknown outcome may lack the permissions that were to be
+  // set right after it: that cannot be read, so it is not called done.
+  if (change.action === 'create' && Object.keys(roleParts(change.changes).permissions).length > 0) {
+    return false;
+  }
   return change.changes
     .filter((c) => ROLE_FIELDS.includes(c.key))
     .every((c) => (now[c.key as 'name'] ?? '') === c.after);
-}
-
-/** The sentence for a 26th role: before anything is sent. Pure. */
-export function roleLimitSentence(count: number): string {
-  return `This app has ${counted(count, 'role')}, and CometChat keeps at most ${MAX_ROLES} per app: delete one first. Nothing was sent.`;
 }
 
 /** What a role change asks, as a verb phrase: "delete role `vip`". Pure. */

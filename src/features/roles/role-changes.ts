@@ -7,7 +7,7 @@ import { messageModal } from '../../slack/blocks.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import { type RequestScope, tracedBy } from '../../slack/request-context.ts';
 import type { KnownPermissions } from '../../store/store.ts';
-import { counted, inApp } from '../../voice/sentences.ts';
+import { counted, inApp, roleLimitSentence } from '../../voice/sentences.ts';
 import { type AppDeps, ROLE_CHANGE_TITLE, type RoleChange } from '../deps.ts';
 import { loadIntoModal, tellPerson } from '../load-into-modal.ts';
 import { permissionKeyText } from '../permission-key-text.ts';
@@ -37,7 +37,7 @@ export function roleChangeFor(words: RoleWords, facts: RoleFacts): RoleChange | 
   if (words.kind === 'create') {
     if (role) return `There is a role ${id}${where} already; see \`/cometchat roles\`.`;
     if (facts.roles.length >= MAX_ROLES) {
-      return `This app has ${counted(facts.roles.length, 'role')}${where}, and CometChat keeps at most ${MAX_ROLES}: delete one first. Nothing was sent.`;
+      return roleLimitSentence(facts.roles.length, facts.appName);
     }
     return createChange(words, facts);
   }
@@ -151,7 +151,8 @@ async function readFacts(
 ): Promise<RoleFacts> {
   const request = tracedBy(scope);
   const [roles, known, holders] = await Promise.all([
-    app.cometchat.listAllRoles(request),
+    // Fresh: the count against CometChat's 25, and what the role is called, are read as they are.
+    app.cometchat.listAllRoles({ ...request, fresh: true }),
     words.kind === 'create' && words.from
       ? deps.store.getKnownPermissions(app.name, words.from)
       : undefined,

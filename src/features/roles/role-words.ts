@@ -1,3 +1,4 @@
+import { MAX_ROLE_DESCRIPTION, MAX_ROLE_NAME } from '../../cometchat/id-rules.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { roleWord } from '../command.ts';
 import { Refusal } from '../feature.ts';
@@ -8,10 +9,6 @@ import { PRESETS, presetNamed } from './presets.ts';
 
 export const ROLE_USAGE =
   '`/cometchat role create &lt;id&gt; [from &lt;role&gt; | preset &lt;preset&gt;] [&lt;name&gt;]`, `role rename &lt;id&gt; &lt;name&gt;`, `role describe &lt;id&gt; [&lt;text&gt;]`, `role delete &lt;id&gt;`';
-
-/** At most what CometChat keeps of a role's name and of its description. */
-export const MAX_ROLE_NAME = 100;
-export const MAX_ROLE_DESCRIPTION = 255;
 
 export type RoleWords =
   | {

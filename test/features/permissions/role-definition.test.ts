@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { CometChatError } from '../../../src/cometchat/errors.ts';
 import type { Role } from '../../../src/cometchat/schemas.ts';
 import { decodeConfirm } from '../../../src/features/permissions/editor-state.ts';
 import {
+  type RoleChangeClient,
   roleChangesProblem,
   roleHasChange,
   roleStaleness,
+  sendRoleChange,
 } from '../../../src/features/permissions/role-definition.ts';
+import { ChangeNotTaken } from '../../../src/voice/failure.ts';
 
 const role = (id: string, name = id, description = ''): Role => ({ role: id, name, description });
 
@@ -75,5 +79,96 @@ describe('a change to a role itself', () => {
       changes: [{ key: 'name', after: 'Gold' }],
     };
     expect(roleHasChange([role('vip', 'Gold')], rename)).toBe(true);
+  });
+
+  it('never takes a forged deletion of `default`', () => {
+    const forged = {
+      role: 'default',
+      id: 'b'.repeat(24),
+      subject: { kind: 'role', action: 'delete' },
+      changes: [{ key: 'role', before: 'default', after: null, explicit: false }],
+    };
+    expect(decodeConfirm(JSON.stringify(forged))).toBeUndefined();
+  });
+
+  it('does not call a new role with permissions done because a role of its id exists', () => {
+    const create = {
+      role: 'night',
+      action: 'create' as const,
+      changes: [
+        { key: 'name', after: 'Night' },
+        { key: 'initiateCall', after: 'deny' },
+      ],
+    };
+    expect(roleHasChange([role('night', 'Night')], create)).toBe(false);
+    expect(roleStaleness([role('night', 'Night')], create)).toContain(
+      'its permissions may not be set',
+    );
+  });
+});
+
+describe('sending a change to a role itself', () => {
+  const refused = new CometChatError({
+    kind: 'bad_request',
+    ref: 'r1',
+    operation: 'setRolePermissions',
+    status: 400,
+    serviceCode: 'ERR_BAD_REQUEST',
+    serviceMessage: 'Value *bold* <!here> not allowed',
+  });
+  const create = {
+    role: 'night',
+    action: 'create' as const,
+    changes: [
+      { key: 'name', after: 'Night' },
+      { key: 'initiateCall', after: 'deny' },
+    ],
+  };
+  function client(deleted: Promise<{ success: boolean; message: string }>): RoleChangeClient {
+    return {
+      createRole: async () => ({ role: 'night', name: 'Night', description: '' }),
+      setRolePermissions: () => Promise.reject(refused),
+      deleteRole: () => deleted,
+      updateRole: () => Promise.reject(new Error('not asked')),
+      listAllRoles: () => Promise.reject(new Error('not asked')),
+    };
+  }
+
+  it('removes a new role whose permissions were refused, and escapes what CometChat said', async () => {
+    const error = await sendRoleChange(
+      client(Promise.resolve({ success: true, message: 'ok' })),
+      create,
+      {},
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChangeNotTaken);
+    const taken = error as ChangeNotTaken;
+    expect(taken.partial).toBe(false);
+    expect(taken.sentence).toContain('the role was removed again');
+    expect(taken.sentence).toContain('&lt;!here&gt;');
+    expect(taken.sentence).not.toContain('<!here>');
+  });
+
+  it('calls it partly taken when the new role cannot be removed either', async () => {
+    const error = (await sendRoleChange(
+      client(Promise.reject(new Error('down'))),
+      create,
+      {},
+    ).catch((e: unknown) => e)) as ChangeNotTaken;
+    expect(error.partial).toBe(true);
+    expect(error.sentence).toContain('it exists with the default permissions');
+  });
+
+  it('does not call a deletion done when CometChat answers that it was not', async () => {
+    const remove = {
+      role: 'vip',
+      action: 'delete' as const,
+      changes: [{ key: 'role', before: 'vip', after: null }],
+    };
+    const error = await sendRoleChange(
+      client(Promise.resolve({ success: false, message: 'role in use' })),
+      remove,
+      {},
+    ).catch((e: unknown) => e);
+    expect((error as ChangeNotTaken).sentence).toContain('the role was not deleted (role in use)');
   });
 });
