@@ -5,7 +5,9 @@ import {
   SANDBOX_SEEDS,
   type Sandbox,
   type SandboxOptions,
+  type ScheduledDelivery,
   startSandbox,
+  type WebhookConfig,
 } from './server.ts';
 
 // `npm run sandbox`: the sandbox on fixed ports, for trying the app offline. The environment
@@ -18,25 +20,65 @@ const emptyIsMissing = (value: unknown) => (value === '' ? undefined : value);
 const port = (fallback: number) =>
   z.preprocess(emptyIsMissing, z.coerce.number().int().min(0).max(65_535).default(fallback));
 
-const EnvSchema = z.object({
-  COMETCHAT_API_KEY: z.preprocess(emptyIsMissing, z.string().optional()),
-  SANDBOX_API_PORT: port(4010),
-  SANDBOX_CALL_PORT: port(4011),
-  SANDBOX_LATENCY_MS: z.preprocess(emptyIsMissing, z.coerce.number().int().min(0).default(0)),
-  SANDBOX_SEED: z.preprocess(
-    emptyIsMissing,
-    z
-      .enum(SANDBOX_SEED_NAMES, {
-        error: `must be one of ${SANDBOX_SEED_NAMES.join(', ')}`,
-      })
-      .default('default'),
-  ),
-});
+const optionalText = z.preprocess(emptyIsMissing, z.string().optional());
+
+const EnvSchema = z
+  .object({
+    COMETCHAT_API_KEY: z.preprocess(emptyIsMissing, z.string().optional()),
+    SANDBOX_API_PORT: port(4010),
+    SANDBOX_CALL_PORT: port(4011),
+    SANDBOX_LATENCY_MS: z.preprocess(emptyIsMissing, z.coerce.number().int().min(0).default(0)),
+    SANDBOX_SEED: z.preprocess(
+      emptyIsMissing,
+      z
+        .enum(SANDBOX_SEED_NAMES, {
+          error: `must be one of ${SANDBOX_SEED_NAMES.join(', ')}`,
+        })
+        .default('default'),
+    ),
+    // CometChat's webhook to the app (README.md, "Webhooks"): where, how, and how often.
+    SANDBOX_WEBHOOK_URL: z.preprocess(
+      emptyIsMissing,
+      z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).optional(),
+    ),
+    SANDBOX_WEBHOOK_USER: optionalText,
+    SANDBOX_WEBHOOK_PASSWORD: optionalText,
+    SANDBOX_WEBHOOK_EVERY_SECONDS: z.preprocess(
+      emptyIsMissing,
+      z.coerce.number().int().positive().optional(),
+    ),
+  })
+  .superRefine(
+    (env, context) => {
+      if (
+        (env.SANDBOX_WEBHOOK_USER === undefined) !==
+        (env.SANDBOX_WEBHOOK_PASSWORD === undefined)
+      ) {
+        context.addIssue({
+          code: 'custom',
+          path: ['SANDBOX_WEBHOOK_PASSWORD'],
+          message: 'SANDBOX_WEBHOOK_USER and SANDBOX_WEBHOOK_PASSWORD go together',
+        });
+      }
+      if (env.SANDBOX_WEBHOOK_URL === undefined) {
+        for (const key of ['SANDBOX_WEBHOOK_USER', 'SANDBOX_WEBHOOK_EVERY_SECONDS'] as const) {
+          if (env[key] !== undefined) {
+            context.addIssue({ code: 'custom', path: [key], message: 'needs SANDBOX_WEBHOOK_URL' });
+          }
+        }
+      }
+      // Run even when a variable above is bad, so that every problem is named at once; these
+      // checks only ask whether a variable is set.
+    },
+    { when: () => true },
+  );
 
 export interface SandboxCliConfig {
   options: SandboxOptions;
   /** True when no key was given and the sandbox runs with DEFAULT_SANDBOX_KEY. */
   defaultKey: boolean;
+  /** Present when SANDBOX_WEBHOOK_URL is set; `everySeconds` when a schedule is asked for. */
+  webhook?: { config: WebhookConfig; everySeconds?: number };
 }
 
 /** Reads the sandbox's settings from an env object; throws once, naming every bad variable. */
@@ -50,6 +92,20 @@ export function parseSandboxEnv(env: Record<string, string | undefined>): Sandbo
   }
   const { COMETCHAT_API_KEY, SANDBOX_API_PORT, SANDBOX_CALL_PORT, SANDBOX_LATENCY_MS } =
     parsed.data;
+  const url = parsed.data.SANDBOX_WEBHOOK_URL;
+  const username = parsed.data.SANDBOX_WEBHOOK_USER;
+  const password = parsed.data.SANDBOX_WEBHOOK_PASSWORD;
+  const everySeconds = parsed.data.SANDBOX_WEBHOOK_EVERY_SECONDS;
+  const webhook =
+    url === undefined
+      ? undefined
+      : {
+          config: {
+            url,
+            ...(username !== undefined && password !== undefined ? { username, password } : {}),
+          },
+          ...(everySeconds === undefined ? {} : { everySeconds }),
+        };
   return {
     options: {
       apiKey: COMETCHAT_API_KEY ?? DEFAULT_SANDBOX_KEY,
@@ -59,6 +115,7 @@ export function parseSandboxEnv(env: Record<string, string | undefined>): Sandbo
       seed: parsed.data.SANDBOX_SEED,
     },
     defaultKey: COMETCHAT_API_KEY === undefined,
+    ...(webhook === undefined ? {} : { webhook }),
   };
 }
 
@@ -78,8 +135,36 @@ export function describeSandbox(sandbox: Sandbox, config: SandboxCliConfig): str
     ...Object.entries(seed.sessionIds).map(
       ([name, id]) => `    ${name.padEnd(15)}${JSON.stringify(id)}`,
     ),
+    ...describeWebhook(config),
     'Press Ctrl+C to stop.',
   ];
+}
+
+/** The webhook's setting, its password never. */
+function describeWebhook(config: SandboxCliConfig): string[] {
+  const { webhook } = config;
+  if (webhook === undefined) {
+    return ['  webhook: none (SANDBOX_WEBHOOK_URL and SANDBOX_WEBHOOK_EVERY_SECONDS send some)'];
+  }
+  const auth = webhook.config.username === undefined ? 'no authentication' : 'Basic authentication';
+  const when =
+    webhook.everySeconds === undefined
+      ? 'nothing sent on its own (SANDBOX_WEBHOOK_EVERY_SECONDS sends on a schedule)'
+      : `a call_ended of a seeded call every ${webhook.everySeconds} s`;
+  return [`  webhook: ${webhook.config.url} (${auth}), ${when}`];
+}
+
+/** One line per scheduled delivery: what was sent and what came back. */
+export function describeDelivery(delivery: ScheduledDelivery): string {
+  const { data } = delivery;
+  const what =
+    `webhook ${delivery.trigger} ${JSON.stringify(delivery.sessionId)}` +
+    (data === undefined
+      ? ''
+      : ` (${data.all_occupants.length} occupants, ${data.created_at} to ${data.destroyed_at})`);
+  if (delivery.error !== undefined) return `${what}: not delivered: ${delivery.error.message}`;
+  if (delivery.answer === undefined) return `${what}: not sent (no webhook for this trigger)`;
+  return `${what}: answered ${delivery.answer.status}`;
 }
 
 export async function runSandboxCli(
@@ -89,6 +174,15 @@ export async function runSandboxCli(
   const config = parseSandboxEnv(env);
   const sandbox = await startSandbox(config.options);
   for (const line of describeSandbox(sandbox, config)) print(line);
+  if (config.webhook !== undefined) {
+    sandbox.webhooks.configure(config.webhook.config);
+    if (config.webhook.everySeconds !== undefined) {
+      sandbox.webhooks.schedule({
+        everySeconds: config.webhook.everySeconds,
+        onDelivery: (delivery) => print(describeDelivery(delivery)),
+      });
+    }
+  }
   return sandbox;
 }
 

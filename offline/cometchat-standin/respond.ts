@@ -8,6 +8,7 @@ import type { SandboxResponse } from './response.ts';
 import { createRole, deleteRole, updateRole } from './role-management.ts';
 import { listRoles, unsetRolePermission, updateRolePermissions } from './roles.ts';
 import type { SandboxState } from './state.ts';
+import { usageStats } from './stats.ts';
 import { deactivateUsers, reactivateUsers } from './user-activation.ts';
 import { listUsers } from './user-list.ts';
 import { listBlockedUsers, listFriends } from './user-relations.ts';
@@ -49,6 +50,9 @@ function routesFor(host: SandboxHost, path: string): Methods | undefined {
   if (root !== '' || version !== 'v3') return undefined;
   if (host === 'api' && collection === 'roles') return roleRoutes(segments);
   if (host === 'api' && collection === 'users') return userRoutes(segments);
+  if (host === 'api' && collection === 'stats' && segments.length === 3) {
+    return { GET: (r, c) => usageStats(c.state, r.query, c.now) };
+  }
   if (host === 'call' && collection === 'calls' && segments.length === 3) {
     // `onBehalfOf` is only recorded here too: the list does not depend on who asks.
     return { GET: (r, c) => listCalls(c.state, r.query) };

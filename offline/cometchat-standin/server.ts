@@ -7,6 +7,7 @@ import { type IncomingRequest, respond, type SandboxHost } from './respond.ts';
 import type { SandboxResponse } from './response.ts';
 import { loadSeed, SANDBOX_SEEDS, type SandboxSeedName } from './seed.ts';
 import { replaceState, type SandboxState } from './state.ts';
+import { createWebhookSender, type SandboxWebhooks } from './webhooks.ts';
 
 // The HTTP layer of the sandbox: two loopback listeners (the live service has a role host and a
 // call host), a request log, latency and faults. What a request means is decided in
@@ -36,6 +37,21 @@ export type {
   SeededCall,
   User as SandboxUser,
 } from './state.ts';
+export type {
+  CallEndedData,
+  CallEndedOccupant,
+  EndedStatus,
+  RecordingGeneratedData,
+  TranscriptionGeneratedData,
+} from './webhook-payloads.ts';
+export type {
+  SandboxWebhooks,
+  ScheduledDelivery,
+  WebhookAnswer,
+  WebhookConfig,
+  WebhookEnvelope,
+  WebhookScheduleOptions,
+} from './webhooks.ts';
 
 export interface RecordedRequest {
   method: string;
@@ -62,7 +78,10 @@ export interface SandboxOptions {
   latencyMs?: number;
   /** Which data to start (and reset) with; default 'default'. See README.md, "Seed data". */
   seed?: SandboxSeedName;
-  /** Cosmetic (named in error messages), default the seed's app id: 'sandbox-app' for 'default'. */
+  /**
+   * Named in error messages and in the webhook envelope's `appId`; default the seed's app id:
+   * 'sandbox-app' for 'default'.
+   */
   appId?: string;
 }
 
@@ -80,13 +99,18 @@ export interface Sandbox {
   inject(fault: FaultSpec): void;
   clearFaults(): void;
   setLatency(ms: number): void;
-  /** Back to seed data, no faults, requests cleared, latency as started. */
+  /**
+   * CometChat's webhook to the app: configure it, send any trigger, build the documented
+   * payloads from the state, end a call and send its `call_ended` (README.md, "Webhooks").
+   */
+  webhooks: SandboxWebhooks;
+  /** Back to seed data, no faults, requests cleared, latency as started, no webhook. */
   reset(): void;
   /** The live in-memory state; tests may read and change it. */
   state: SandboxState;
   /** The seed it started with and goes back to on reset(). */
   seed: SandboxSeedName;
-  /** Closes both listeners and destroys open sockets. */
+  /** Closes both listeners and destroys open sockets; stops webhook deliveries and schedules. */
   close(): Promise<void>;
 }
 
@@ -119,6 +143,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   // Every request waiting out latency listens on this one signal (and lets go after): with
   // hundreds in flight, Node's leak warning at eleven listeners is a false alarm.
   setMaxListeners(0, stopping.signal);
+  const webhooks = createWebhookSender({
+    state,
+    appId,
+    region: SANDBOX_SEEDS[seed].region,
+    namedSessionIds: Object.values(SANDBOX_SEEDS[seed].sessionIds),
+    stop: stopping.signal,
+  });
   const rate = { windowStart: Date.now(), count: 0 };
   let latencyMs = initialLatency;
 
@@ -197,6 +228,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     requests,
     state,
     seed,
+    webhooks,
     inject: (fault) => faults.add(fault),
     clearFaults: () => faults.clear(),
     setLatency: (ms) => {
@@ -208,6 +240,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       requests.length = 0;
       latencyMs = initialLatency;
       Object.assign(rate, { windowStart: Date.now(), count: 0 });
+      webhooks.clear();
     },
     close: () => {
       closing ??= (async () => {

@@ -1,7 +1,13 @@
 import { createClient, ErrorReply, type RedisClientType } from 'redis';
 import { z } from 'zod';
 import { redactUrl } from './redact-url.ts';
-import type { AuditPage, AuditQuery, Store } from './store.ts';
+import {
+  type AuditPage,
+  type AuditQuery,
+  type Store,
+  type SubscriptionQuery,
+  WEBHOOK_EVENTS_LIMIT,
+} from './store.ts';
 import { StoreDataError, StoreUnavailableError } from './store-errors.ts';
 import {
   type ApprovalRequest,
@@ -13,6 +19,10 @@ import {
   decodeStoredJson,
   type KnownPermissions,
   KnownPermissionsSchema,
+  type Subscription,
+  SubscriptionSchema,
+  type WebhookEvent,
+  WebhookEventSchema,
 } from './stored-records.ts';
 
 export interface RedisStoreOptions {
@@ -45,8 +55,16 @@ const CONNECT_TIMEOUT_MS = 5_000;
  *   intents-by-time                  sorted set of intent refs scored by `at`
  *   approval:<id>                    string, JSON of an ApprovalRequest
  *   approvals-open                   sorted set of the ids of open requests, scored by requestedAt
+ *   subscriptions                    hash, subscription id to JSON of a Subscription
+ *   subscriptions-by-time            sorted set of subscription ids scored by createdAt (all)
+ *   app:<app>:subscriptions          sorted set of the ids of one app's subscriptions, likewise
+ *   channel:<channel>:subscriptions  sorted set of the ids of one channel's subscriptions, likewise
+ *   webhook-events                   hash, event id to JSON of a WebhookEvent not yet handled
+ *   webhook-events-by-time           sorted set of those event ids scored by receivedAt
  * App names and role ids hold no `:` (see the config and ROLE_ID), so `app:<app>:` ends at its
- * first colon, and no key of one app is a key of another, or one of version 1's `known:<role>`.
+ * first colon, and no key of one app is a key of another, or one of version 1's `known:<role>`;
+ * nor do Slack channel ids. The subscription and webhook-event keys came without a new version:
+ * they are new keys, which an older version never reads.
  */
 const SCHEMA_VERSION = 2;
 
@@ -60,6 +78,45 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
   for i = 4, #KEYS do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[3]) end
   return 1
 end
+return 0
+`;
+
+/*
+ * Puts (ARGV[2] a JSON text) or removes (ARGV[2] empty) the subscription ARGV[1] with its index
+ * entries, in one step: a put racing another put or a removal of the same id leaves one record,
+ * listed once. The indexes the stored one is in are named by its `app` (absent: ARGV[4], the
+ * default app) and `channel`, so the script makes their keys itself, as redisKeys does, from
+ * the prefix (ARGV[5]): the one place keys are not passed as KEYS (the store is for one server,
+ * not a cluster, whose MULTI could not span keys either). One that does not decode leaves its
+ * entries behind, which list nothing (listSubscriptions reads the record). Returns 1 when a
+ * subscription was there before, 0 when none was.
+ *
+ * KEYS: subscriptions, subscriptions-by-time, then for a put the new app's and channel's
+ * indexes. ARGV[3] is the new `createdAt`.
+ */
+const PUT_SUBSCRIPTION_SCRIPT = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if current then
+  local decoded, old = pcall(cjson.decode, current)
+  if decoded and type(old) == 'table' then
+    local app = old.app
+    if app == nil then app = ARGV[4] end
+    if type(app) == 'string' then
+      redis.call('ZREM', ARGV[5] .. 'app:' .. app .. ':subscriptions', ARGV[1])
+    end
+    if type(old.channel) == 'string' then
+      redis.call('ZREM', ARGV[5] .. 'channel:' .. old.channel .. ':subscriptions', ARGV[1])
+    end
+  end
+end
+if ARGV[2] == '' then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  redis.call('ZREM', KEYS[2], ARGV[1])
+else
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+  for i = 2, #KEYS do redis.call('ZADD', KEYS[i], ARGV[3], ARGV[1]) end
+end
+if current then return 1 end
 return 0
 `;
 
@@ -216,6 +273,12 @@ function redisKeys(prefix: string) {
     intentsByTime: `${prefix}intents-by-time`,
     approval: (id: string) => `${prefix}approval:${id}`,
     openApprovals: `${prefix}approvals-open`,
+    subscriptions: `${prefix}subscriptions`,
+    subscriptionsByTime: `${prefix}subscriptions-by-time`,
+    appSubscriptions: (name: string) => `${app(name)}subscriptions`,
+    channelSubscriptions: (channel: string) => `${prefix}channel:${channel}:subscriptions`,
+    webhookEvents: `${prefix}webhook-events`,
+    webhookEventsByTime: `${prefix}webhook-events-by-time`,
     byTime,
     byRole,
     appByTime,
@@ -435,6 +498,86 @@ class RedisStore implements Store {
     };
   };
 
+  readonly putSubscription = async (subscription: Subscription): Promise<void> => {
+    await this.#writeSubscription('store subscription', subscription.id, subscription);
+  };
+
+  readonly listSubscriptions = async ({
+    app,
+    channel,
+  }: SubscriptionQuery): Promise<Subscription[]> => {
+    const operation = 'list subscriptions';
+    const keys = this.#keys;
+    // A channel has few subscriptions: with an app as well, its own are read and narrowed.
+    const index =
+      channel !== undefined
+        ? keys.channelSubscriptions(channel)
+        : app !== undefined
+          ? keys.appSubscriptions(app)
+          : keys.subscriptionsByTime;
+    const ids = decodeStored(
+      RefListSchema,
+      await this.#run(operation, () => this.#client.zRange(index, 0, -1)),
+      'a subscription index',
+    );
+    const subscriptions = await this.#readFields(
+      operation,
+      keys.subscriptions,
+      ids,
+      SubscriptionSchema,
+      'subscription',
+    );
+    // The record decides, not the index: an entry left behind (a key edited by hand) lists
+    // nothing where the subscription is not.
+    return subscriptions.filter(
+      (s) =>
+        (app === undefined || s.app === app) && (channel === undefined || s.channel === channel),
+    );
+  };
+
+  readonly removeSubscription = async (id: string): Promise<boolean> => {
+    return this.#writeSubscription('remove subscription', id, undefined);
+  };
+
+  readonly putWebhookEvent = async (event: WebhookEvent): Promise<void> => {
+    const keys = this.#keys;
+    const text = JSON.stringify(event);
+    await this.#run('store webhook event', () =>
+      this.#client
+        .multi()
+        .hSet(keys.webhookEvents, event.id, text)
+        .zAdd(keys.webhookEventsByTime, { score: event.receivedAt, value: event.id })
+        .exec(),
+    );
+  };
+
+  readonly listWebhookEvents = async (before: number): Promise<WebhookEvent[]> => {
+    const operation = 'list webhook events';
+    const ids = decodeStored(
+      RefListSchema,
+      await this.#run(operation, () =>
+        this.#client.zRangeByScore(this.#keys.webhookEventsByTime, '-inf', `(${before}`, {
+          LIMIT: { offset: 0, count: WEBHOOK_EVENTS_LIMIT },
+        }),
+      ),
+      'the webhook event index',
+    );
+    return this.#readFields(
+      operation,
+      this.#keys.webhookEvents,
+      ids,
+      WebhookEventSchema,
+      'webhook event',
+    );
+  };
+
+  readonly removeWebhookEvent = async (id: string): Promise<void> => {
+    const keys = this.#keys;
+    await this.#run('remove webhook event', () =>
+      this.#client.multi().hDel(keys.webhookEvents, id).zRem(keys.webhookEventsByTime, id).exec(),
+    );
+  };
+
   readonly ping = async (): Promise<void> => {
     await this.#run('answer a ping', () => this.#client.ping());
   };
@@ -448,6 +591,56 @@ class RedisStore implements Store {
 
   #run<T>(operation: string, commands: () => Promise<T>): Promise<T> {
     return run(this.#connection, operation, commands);
+  }
+
+  /**
+   * Puts `subscription` under `id`, or removes what is there (`undefined`), with its index
+   * entries (PUT_SUBSCRIPTION_SCRIPT). True when a subscription of that id was there.
+   */
+  async #writeSubscription(
+    operation: string,
+    id: string,
+    subscription: Subscription | undefined,
+  ): Promise<boolean> {
+    const keys = this.#keys;
+    const reply = await this.#run(operation, () =>
+      this.#client.eval(PUT_SUBSCRIPTION_SCRIPT, {
+        keys: [
+          keys.subscriptions,
+          keys.subscriptionsByTime,
+          ...(subscription === undefined
+            ? []
+            : [
+                keys.appSubscriptions(subscription.app),
+                keys.channelSubscriptions(subscription.channel),
+              ]),
+        ],
+        arguments: [
+          id,
+          subscription === undefined ? '' : JSON.stringify(subscription),
+          String(subscription?.createdAt ?? 0),
+          DEFAULT_APP,
+          keys.prefix,
+        ],
+      }),
+    );
+    return decodeStored(z.number(), reply, 'a subscription write') === 1;
+  }
+
+  /** The fields `ids` of the hash `key`, each parsed with `schema`, in the order of `ids`. */
+  async #readFields<T>(
+    operation: string,
+    key: string,
+    ids: readonly string[],
+    schema: z.ZodType<T>,
+    what: string,
+  ): Promise<T[]> {
+    if (ids.length === 0) return [];
+    const texts = await this.#run(operation, () => this.#client.hmGet(key, [...ids]));
+    // A field gone since its index was read (removed meanwhile) leaves only its index entry.
+    return texts.flatMap((text, i) =>
+      text === null ? [] : [decodeStoredJson(schema, text, `${what} ${ids[i]}`)],
+    );
   }
 
   /** The values of the keys of `ids`, each parsed with `schema`, in the order of `ids`. */

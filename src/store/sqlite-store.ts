@@ -3,7 +3,13 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod';
 import { PermissionMapSchema } from '../cometchat/schemas.ts';
-import type { AuditPage, AuditQuery, Store } from './store.ts';
+import {
+  type AuditPage,
+  type AuditQuery,
+  type Store,
+  type SubscriptionQuery,
+  WEBHOOK_EVENTS_LIMIT,
+} from './store.ts';
 import { StoreUnavailableError } from './store-errors.ts';
 import {
   type ApprovalRequest,
@@ -17,20 +23,25 @@ import {
   decodeStored,
   decodeStoredJson,
   type KnownPermissions,
+  type Subscription,
+  SubscriptionSchema,
+  type WebhookEvent,
+  WebhookEventSchema,
 } from './stored-records.ts';
 
 /*
- * Version 6 of the file's layout; `user_version` records it so that a later version can migrate.
+ * Version 7 of the file's layout; `user_version` records it so that a later version can migrate.
  * Version 2 keeps every row under its CometChat app; 3 adds `audit_intents`; 4 `approvals` and an
  * audit record's `approval`; 5 an audit record's `subject`; 6 the `ref` of the change that set a
- * role's known permissions.
+ * role's known permissions; 7 `subscriptions` (channels subscribed to an app's webhook events)
+ * and `webhook_events` (events received and not yet handled, each the whole record as JSON).
  * Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
  * list of changes); everything a query filters or sorts on is a column of its own.
  *
  * Version 1 (before the app knew of several CometChat apps) had no `app` column; opening its file
  * moves every row into app `default` (see `migrateFromVersion1`).
  */
-const SCHEMA_VERSION = 6;
+const SCHEMA_VERSION = 7;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS known_permissions (
     app TEXT NOT NULL,
@@ -77,6 +88,21 @@ const SCHEMA = `
     request TEXT NOT NULL
   );
   CREATE INDEX IF NOT EXISTS approvals_by_status ON approvals (status, requested_at);
+  CREATE TABLE IF NOT EXISTS subscriptions (
+    id TEXT PRIMARY KEY,
+    app TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    subscription TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS subscriptions_by_app ON subscriptions (app, created_at);
+  CREATE INDEX IF NOT EXISTS subscriptions_by_channel ON subscriptions (channel, created_at);
+  CREATE TABLE IF NOT EXISTS webhook_events (
+    id TEXT PRIMARY KEY,
+    received_at INTEGER NOT NULL,
+    event TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS webhook_events_by_time ON webhook_events (received_at);
 `;
 
 /** How long a write waits for another connection (another process on the same file) to finish. */
@@ -122,7 +148,7 @@ function migrate(db: DatabaseSync, path: string): void {
   }
   if (version === SCHEMA_VERSION) return;
   if (version === 1) migrateFromVersion1(db);
-  // A new file, or version 2 to 5: every statement is IF NOT EXISTS, so an earlier file
+  // A new file, or version 2 to 6: every statement is IF NOT EXISTS, so an earlier file
   // gains the tables it lacks and keeps the rest; its tables gain the columns they lack.
   else {
     db.exec(SCHEMA);
@@ -182,6 +208,25 @@ function prepareStatements(db: DatabaseSync) {
     selectOpenApprovals: db.prepare(
       "SELECT request FROM approvals WHERE status = 'open' ORDER BY requested_at, id",
     ),
+    upsertSubscription: db.prepare(
+      `INSERT INTO subscriptions (id, app, channel, created_at, subscription) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET app = excluded.app, channel = excluded.channel,
+         created_at = excluded.created_at, subscription = excluded.subscription`,
+    ),
+    deleteSubscription: db.prepare('DELETE FROM subscriptions WHERE id = ?'),
+    // One query per combination, as for the audit below.
+    subscriptionsAll: subscriptionQuery(db, ''),
+    subscriptionsOfApp: subscriptionQuery(db, 'WHERE app = @app'),
+    subscriptionsOfChannel: subscriptionQuery(db, 'WHERE channel = @channel'),
+    subscriptionsOfAppChannel: subscriptionQuery(db, 'WHERE app = @app AND channel = @channel'),
+    upsertWebhookEvent: db.prepare(
+      `INSERT INTO webhook_events (id, received_at, event) VALUES (?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET received_at = excluded.received_at, event = excluded.event`,
+    ),
+    selectWebhookEvents: db.prepare(
+      'SELECT event FROM webhook_events WHERE received_at < ? ORDER BY received_at, id LIMIT ?',
+    ),
+    deleteWebhookEvent: db.prepare('DELETE FROM webhook_events WHERE id = ?'),
     // One query per combination, so that each is planned on its own index.
     auditAll: auditQuery(db, ''),
     auditOfApp: auditQuery(db, 'WHERE app = @app'),
@@ -199,6 +244,11 @@ function auditQuery(db: DatabaseSync, where: string) {
     ),
     count: db.prepare(`SELECT count(*) AS total FROM audit_records ${where}`),
   };
+}
+
+/** The subscriptions that `where` keeps (by `@app` and `@channel`), oldest first. */
+function subscriptionQuery(db: DatabaseSync, where: string) {
+  return db.prepare(`SELECT subscription FROM subscriptions ${where} ORDER BY created_at, id`);
 }
 
 /**
@@ -323,6 +373,48 @@ class SqliteStore implements Store {
     };
   };
 
+  readonly putSubscription = async (subscription: Subscription): Promise<void> => {
+    this.#sameFile();
+    const { id, app, channel, createdAt } = subscription;
+    this.#sql.upsertSubscription.run(id, app, channel, createdAt, JSON.stringify(subscription));
+  };
+
+  readonly listSubscriptions = async ({
+    app,
+    channel,
+  }: SubscriptionQuery): Promise<Subscription[]> => {
+    this.#sameFile();
+    const filter: SubscriptionFilter = {
+      ...(app === undefined ? {} : { app }),
+      ...(channel === undefined ? {} : { channel }),
+    };
+    return this.#subscriptionQueryFor(filter).all(filter).map(decodeSubscription);
+  };
+
+  readonly removeSubscription = async (id: string): Promise<boolean> => {
+    this.#sameFile();
+    return this.#sql.deleteSubscription.run(id).changes > 0;
+  };
+
+  readonly putWebhookEvent = async (event: WebhookEvent): Promise<void> => {
+    this.#sameFile();
+    this.#sql.upsertWebhookEvent.run(event.id, event.receivedAt, JSON.stringify(event));
+  };
+
+  readonly listWebhookEvents = async (before: number): Promise<WebhookEvent[]> => {
+    this.#sameFile();
+    const what = 'a webhook event';
+    return this.#sql.selectWebhookEvents.all(before, WEBHOOK_EVENTS_LIMIT).map((raw) => {
+      const { event } = decodeStored(WebhookEventRowSchema, raw, what);
+      return decodeStoredJson(WebhookEventSchema, event, what);
+    });
+  };
+
+  readonly removeWebhookEvent = async (id: string): Promise<void> => {
+    this.#sameFile();
+    this.#sql.deleteWebhookEvent.run(id);
+  };
+
   readonly ping = async (): Promise<void> => {
     this.#sameFile();
     // A write, so that a file that can no longer be written (a read-only mount) is not ready.
@@ -346,11 +438,28 @@ class SqliteStore implements Store {
     }
   }
 
+  #subscriptionQueryFor(filter: SubscriptionFilter): ReturnType<typeof subscriptionQuery> {
+    if (filter.app !== undefined) {
+      return filter.channel === undefined
+        ? this.#sql.subscriptionsOfApp
+        : this.#sql.subscriptionsOfAppChannel;
+    }
+    return filter.channel === undefined
+      ? this.#sql.subscriptionsAll
+      : this.#sql.subscriptionsOfChannel;
+  }
+
   #auditQueryFor(filter: AuditFilter): ReturnType<typeof auditQuery> {
     if (filter.app !== undefined)
       return filter.role === undefined ? this.#sql.auditOfApp : this.#sql.auditOfAppRole;
     return filter.role === undefined ? this.#sql.auditAll : this.#sql.auditOfRole;
   }
+}
+
+function decodeSubscription(raw: unknown): Subscription {
+  const what = 'a subscription';
+  const { subscription } = decodeStored(SubscriptionRowSchema, raw, what);
+  return decodeStoredJson(SubscriptionSchema, subscription, what);
 }
 
 function decodeApproval(raw: unknown): ApprovalRequest {
@@ -446,6 +555,7 @@ function inTransaction<T>(db: DatabaseSync, mode: 'IMMEDIATE' | 'DEFERRED', work
 
 /** Only the keys a query names: node:sqlite refuses a parameter the statement does not have. */
 type AuditFilter = { app?: string; role?: string };
+type SubscriptionFilter = { app?: string; channel?: string };
 
 const KnownRowSchema = z.object({
   app: z.string(),
@@ -459,6 +569,8 @@ const UserVersionRowSchema = z.object({ user_version: z.number().int().nonnegati
 const CountRowSchema = z.object({ total: z.number() });
 const IntentRowSchema = z.object({ record: z.string() });
 const ApprovalRowSchema = z.object({ request: z.string() });
+const SubscriptionRowSchema = z.object({ subscription: z.string() });
+const WebhookEventRowSchema = z.object({ event: z.string() });
 
 const AuditRowSchema = z.object({
   ref: z.string(),

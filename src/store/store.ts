@@ -1,4 +1,10 @@
-import type { ApprovalRequest, AuditRecord, KnownPermissions } from './stored-records.ts';
+import type {
+  ApprovalRequest,
+  AuditRecord,
+  KnownPermissions,
+  Subscription,
+  WebhookEvent,
+} from './stored-records.ts';
 
 // The records are defined once, as the schemas a backend parses them with (stored-records.ts);
 // they are exported here too, beside the interface that takes and returns them.
@@ -11,6 +17,9 @@ export {
   type ChangeSubject,
   DEFAULT_APP,
   type KnownPermissions,
+  type Subscription,
+  type SubscriptionKind,
+  type WebhookEvent,
 } from './stored-records.ts';
 
 export interface AuditPage {
@@ -25,6 +34,15 @@ export interface AuditQuery {
   offset: number;
   limit: number;
 }
+
+/** Which subscriptions `listSubscriptions` lists: of one app, of one channel, each when given. */
+export interface SubscriptionQuery {
+  app?: string | undefined;
+  channel?: string | undefined;
+}
+
+/** The most webhook events one `listWebhookEvents` returns. */
+export const WEBHOOK_EVENTS_LIMIT = 100;
 
 /**
  * The app's small durable state, behind one interface so that a single process can keep it in
@@ -63,6 +81,24 @@ export interface Store {
   listOpenApprovals(): Promise<ApprovalRequest[]>;
   /** Newest first; `app` narrows to one app, `role` to one role (of every app, or of `app`). */
   listAudit(query: AuditQuery): Promise<AuditPage>;
+  /** Creates or replaces a channel's subscription (by `id`). */
+  putSubscription(subscription: Subscription): Promise<void>;
+  /** Oldest first (by `createdAt`, then `id`); `app` and `channel` narrow, each when given. */
+  listSubscriptions(query: SubscriptionQuery): Promise<Subscription[]>;
+  /** True when a subscription of that id existed (and is now gone). */
+  removeSubscription(id: string): Promise<boolean>;
+  /**
+   * Keeps a webhook event until it is handled (creates or replaces it by `id`). Deduplication is
+   * the caller's, with `claim`.
+   */
+  putWebhookEvent(event: WebhookEvent): Promise<void>;
+  /**
+   * Events whose `receivedAt` (Unix ms) is before `before`, oldest first (then by `id`), at most
+   * WEBHOOK_EVENTS_LIMIT of them.
+   */
+  listWebhookEvents(before: number): Promise<WebhookEvent[]>;
+  /** Forgets a handled event; one that is not stored is no error. */
+  removeWebhookEvent(id: string): Promise<void>;
   /**
    * Rejects unless the store can be written now (readiness): a small write on SQLite, a PING on
    * Redis. Cheap enough for every /readyz.
@@ -91,6 +127,8 @@ class MemoryStore implements Store {
   readonly #audit: AuditRecord[] = [];
   readonly #intents = new Map<string, AuditRecord>();
   readonly #approvals = new Map<string, ApprovalRequest>();
+  readonly #subscriptions = new Map<string, Subscription>();
+  readonly #webhookEvents = new Map<string, WebhookEvent>();
 
   readonly #now: () => number;
 
@@ -166,6 +204,46 @@ class MemoryStore implements Store {
     };
   };
 
+  readonly putSubscription = async (subscription: Subscription): Promise<void> => {
+    this.#subscriptions.set(subscription.id, structuredClone(subscription));
+  };
+
+  readonly listSubscriptions = async ({
+    app,
+    channel,
+  }: SubscriptionQuery): Promise<Subscription[]> => {
+    return structuredClone(
+      [...this.#subscriptions.values()]
+        .filter(
+          (s) =>
+            (app === undefined || s.app === app) &&
+            (channel === undefined || s.channel === channel),
+        )
+        .sort((a, b) => a.createdAt - b.createdAt || byId(a, b)),
+    );
+  };
+
+  readonly removeSubscription = async (id: string): Promise<boolean> => {
+    return this.#subscriptions.delete(id);
+  };
+
+  readonly putWebhookEvent = async (event: WebhookEvent): Promise<void> => {
+    this.#webhookEvents.set(event.id, structuredClone(event));
+  };
+
+  readonly listWebhookEvents = async (before: number): Promise<WebhookEvent[]> => {
+    return structuredClone(
+      [...this.#webhookEvents.values()]
+        .filter((e) => e.receivedAt < before)
+        .sort((a, b) => a.receivedAt - b.receivedAt || byId(a, b))
+        .slice(0, WEBHOOK_EVENTS_LIMIT),
+    );
+  };
+
+  readonly removeWebhookEvent = async (id: string): Promise<void> => {
+    this.#webhookEvents.delete(id);
+  };
+
   readonly ping = async (): Promise<void> => {};
 
   readonly close = async (): Promise<void> => {};
@@ -174,4 +252,14 @@ class MemoryStore implements Store {
 /** [app, role] as JSON: no separator can be confused with part of a name. */
 function knownKey(app: string, role: string): string {
   return JSON.stringify([app, role]);
+}
+
+/**
+ * Ids in code-unit order, not the locale's: SQLite (BINARY) and Redis (a sorted set's members)
+ * order equal times by the id's UTF-8 bytes, which this order matches (but between characters
+ * above U+E000 and those beyond U+FFFF, which no id holds).
+ */
+function byId(a: { id: string }, b: { id: string }): number {
+  if (a.id === b.id) return 0;
+  return a.id < b.id ? -1 : 1;
 }

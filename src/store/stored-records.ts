@@ -149,6 +149,47 @@ export const ApprovalRequestSchema = z.object({
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 
+/** What a channel's subscription posts: call events, recordings, transcripts, or a daily digest. */
+export const SubscriptionKindSchema = z.enum(['calls', 'recordings', 'transcripts', 'digest']);
+export type SubscriptionKind = z.infer<typeof SubscriptionKindSchema>;
+
+/** A Slack channel subscribed to one CometChat app's webhook events (or its daily digest). */
+export const SubscriptionSchema = z.object({
+  /** Opaque and unique; the caller makes it. */
+  id: z.string(),
+  /** The CometChat app's configured name. */
+  app: z.string().default(DEFAULT_APP),
+  /** The Slack channel's id. */
+  channel: z.string(),
+  kind: SubscriptionKindSchema,
+  /** The call search's filter words, as the caller normalised them. */
+  filters: z.array(z.string()).default([]),
+  /** For a digest: the local time 'HH:MM' and the IANA zone it is read in. */
+  at: z.object({ time: z.string(), zone: z.string() }).optional(),
+  /** The Slack user who made it. */
+  createdBy: z.string(),
+  /** Unix milliseconds. */
+  createdAt: z.number(),
+});
+export type Subscription = z.infer<typeof SubscriptionSchema>;
+
+/**
+ * A webhook delivery from CometChat, stored before it is answered and removed once handled, so
+ * that an app stopping in between loses no event (a sweep handles what is left).
+ */
+export const WebhookEventSchema = z.object({
+  /** The delivery's id: a hash the caller makes of it. */
+  id: z.string(),
+  /** The CometChat app it was sent for (its configured name). */
+  app: z.string(),
+  trigger: z.string(),
+  /** Unix milliseconds. */
+  receivedAt: z.number(),
+  /** The parsed JSON envelope as received (the receiver refuses one over 1 MB). */
+  body: z.unknown(),
+});
+export type WebhookEvent = z.infer<typeof WebhookEventSchema>;
+
 /** Parses `value` with `schema`, or throws a `StoreDataError` naming what was read. */
 export function decodeStored<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const result = schema.safeParse(value);

@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createRedisStore } from '../../src/store/redis-store.ts';
-import { type AuditRecord, DEFAULT_APP, type Store } from '../../src/store/store.ts';
+import {
+  type AuditRecord,
+  DEFAULT_APP,
+  type Store,
+  type Subscription,
+} from '../../src/store/store.ts';
 import { StoreDataError, StoreUnavailableError } from '../../src/store/store-errors.ts';
 import {
   type RedisServer,
@@ -27,6 +32,16 @@ const record: AuditRecord = {
   beforeSource: 'last-update',
   outcome: 'applied',
   promotedFrom: 'ref-0',
+};
+
+const subscription: Subscription = {
+  id: 'sub-1',
+  app: 'prod',
+  channel: 'C0ALERTS',
+  kind: 'calls',
+  filters: ['status:unanswered'],
+  createdBy: 'U0OPERATOR',
+  createdAt: 1_700_000_000_000,
 };
 
 describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
@@ -95,6 +110,20 @@ describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
       const known = { app: 'staging', role: 'mod', permissions: { send: ['own'] }, seenAt: 42 };
       await b.setKnownPermissions(known);
       expect(await a.getKnownPermissions('staging', 'mod')).toEqual(known);
+    });
+
+    it('lists and removes through one the subscriptions and events put through the other', async () => {
+      await a.putSubscription(subscription);
+      expect(await b.listSubscriptions({ app: 'prod', channel: 'C0ALERTS' })).toEqual([
+        subscription,
+      ]);
+      expect(await b.removeSubscription(subscription.id)).toBe(true);
+      expect(await a.removeSubscription(subscription.id)).toBe(false);
+      const event = { id: 'ev', app: 'prod', trigger: 'call_ended', receivedAt: 5, body: [1] };
+      await b.putWebhookEvent(event);
+      expect(await a.listWebhookEvents(6)).toEqual([event]);
+      await a.removeWebhookEvent(event.id);
+      expect(await b.listWebhookEvents(6)).toEqual([]);
     });
 
     it('lets one replica take a claim the other released', async () => {
@@ -254,6 +283,103 @@ describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
     } finally {
       await client.close();
     }
+  });
+
+  describe('subscriptions and webhook events', () => {
+    let prefix: string;
+    let store: Store;
+    let client: RedisClient;
+    beforeEach(async () => {
+      prefix = `alerts:${randomUUID()}:`;
+      store = await replica(server().url, prefix);
+      client = newClient(server().url);
+      await client.connect();
+    });
+    afterEach(async () => {
+      await client.close();
+    });
+    const keysUnder = async () => {
+      const keys: string[] = [];
+      for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1_000 })) {
+        keys.push(...batch);
+      }
+      return keys.map((key) => key.slice(prefix.length)).sort();
+    };
+
+    it('keeps them in the keys the layout names, an index entry only where each is', async () => {
+      await store.putSubscription(subscription);
+      await store.putWebhookEvent({
+        id: 'ev',
+        app: 'prod',
+        trigger: 'call_ended',
+        receivedAt: 5,
+        body: { x: 1 },
+      });
+      expect(await keysUnder()).toEqual(
+        [
+          'schema-version',
+          'subscriptions',
+          'subscriptions-by-time',
+          'app:prod:subscriptions',
+          'channel:C0ALERTS:subscriptions',
+          'webhook-events',
+          'webhook-events-by-time',
+        ].sort(),
+      );
+      expect(await client.zRangeWithScores(`${prefix}webhook-events-by-time`, 0, -1)).toEqual([
+        { value: 'ev', score: 5 },
+      ]);
+      // Moved to another app and channel: the old indexes lose it (and, empty, are gone).
+      await store.putSubscription({ ...subscription, app: 'staging', channel: 'C0OTHER' });
+      const moved = await keysUnder();
+      expect(moved).toContain('app:staging:subscriptions');
+      expect(moved).toContain('channel:C0OTHER:subscriptions');
+      expect(moved).not.toContain('app:prod:subscriptions');
+      expect(moved).not.toContain('channel:C0ALERTS:subscriptions');
+      await store.removeSubscription(subscription.id);
+      await store.removeWebhookEvent('ev');
+      expect(await keysUnder()).toEqual(['schema-version']);
+    });
+
+    it('moves a subscription stored without an app out of the default app when replaced', async () => {
+      const { app: _, ...withoutApp } = subscription;
+      await client.hSet(`${prefix}subscriptions`, subscription.id, JSON.stringify(withoutApp));
+      for (const index of [
+        'subscriptions-by-time',
+        `app:${DEFAULT_APP}:subscriptions`,
+        'channel:C0ALERTS:subscriptions',
+      ]) {
+        await client.zAdd(prefix + index, { score: 1, value: subscription.id });
+      }
+      expect(await store.listSubscriptions({ app: DEFAULT_APP })).toEqual([
+        { ...subscription, app: DEFAULT_APP },
+      ]);
+      await store.putSubscription(subscription);
+      expect(await keysUnder()).not.toContain(`app:${DEFAULT_APP}:subscriptions`);
+      expect(await store.listSubscriptions({ app: 'prod' })).toEqual([subscription]);
+    });
+
+    it('reports one that does not decode as a StoreDataError, and replaces or removes it', async () => {
+      await store.putSubscription(subscription);
+      await client.hSet(`${prefix}subscriptions`, subscription.id, '{"id":"sub-1","kind":"sms"}');
+      await expect(store.listSubscriptions({})).rejects.toBeInstanceOf(StoreDataError);
+      await expect(store.listSubscriptions({ channel: 'C0ALERTS' })).rejects.toThrow(
+        /subscription sub-1 in the store is not valid/,
+      );
+      await store.putSubscription({ ...subscription, channel: 'C0OTHER' });
+      // Its old entries are left (the script could not read where it was), and list nothing.
+      expect(await store.listSubscriptions({ channel: 'C0ALERTS' })).toEqual([]);
+      expect(await store.listSubscriptions({ channel: 'C0OTHER' })).toHaveLength(1);
+      await client.hSet(`${prefix}subscriptions`, subscription.id, 'not json');
+      expect(await store.removeSubscription(subscription.id)).toBe(true);
+      expect(await store.listSubscriptions({})).toEqual([]);
+
+      await client.hSet(`${prefix}webhook-events`, 'ev', '{"id":"ev"}');
+      await client.zAdd(`${prefix}webhook-events-by-time`, { score: 1, value: 'ev' });
+      await expect(store.listWebhookEvents(2)).rejects.toThrow(
+        /webhook event ev in the store is not valid/,
+      );
+    });
   });
 
   it('rejects, without the password, when no server answers', async () => {

@@ -20,6 +20,27 @@ const column = (db: DatabaseSync, sql: string) =>
     .all()
     .map((row) => Object.values(row)[0]);
 
+/** The file's tables and indexes, as SQLite records them, and the version it records. */
+const layout = (path: string) => {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    return {
+      version: pragma(db, 'user_version'),
+      objects: db
+        .prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name')
+        .all(),
+    };
+  } finally {
+    db.close();
+  }
+};
+
+/** What version 7 added: a file of an earlier version has neither table (nor their indexes). */
+const dropVersion7Tables = (db: DatabaseSync) => {
+  db.exec('DROP TABLE subscriptions');
+  db.exec('DROP TABLE webhook_events');
+};
+
 const record: AuditRecord = {
   ref: 'ref-1',
   at: 1_700_000_000_000,
@@ -118,7 +139,7 @@ describe('sqlite store', () => {
     const db = new DatabaseSync(path, { readOnly: true });
     try {
       expect(pragma(db, 'journal_mode')).toBe('wal');
-      expect(pragma(db, 'user_version')).toBe(6);
+      expect(pragma(db, 'user_version')).toBe(7);
     } finally {
       db.close();
     }
@@ -131,6 +152,7 @@ describe('sqlite store', () => {
     await before.close();
     // Version 2's file: the same tables without audit_intents, approvals and the later columns.
     const db = new DatabaseSync(path);
+    dropVersion7Tables(db);
     db.exec('DROP TABLE audit_intents');
     db.exec('DROP TABLE approvals');
     db.exec('ALTER TABLE audit_records DROP COLUMN approval');
@@ -155,7 +177,7 @@ describe('sqlite store', () => {
       requestedAt: 1,
     });
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(pragma(check, 'user_version')).toBe(6);
+    expect(pragma(check, 'user_version')).toBe(7);
     check.close();
   });
 
@@ -165,6 +187,7 @@ describe('sqlite store', () => {
     await before.appendAudit(record);
     await before.close();
     const db = new DatabaseSync(path);
+    dropVersion7Tables(db);
     db.exec('ALTER TABLE audit_records DROP COLUMN subject');
     db.exec('ALTER TABLE known_permissions DROP COLUMN ref');
     db.exec('PRAGMA user_version = 4');
@@ -189,6 +212,7 @@ describe('sqlite store', () => {
     await before.appendAudit(record);
     await before.close();
     const db = new DatabaseSync(path);
+    dropVersion7Tables(db);
     db.exec('ALTER TABLE known_permissions DROP COLUMN ref');
     db.exec('PRAGMA user_version = 5');
     db.close();
@@ -200,8 +224,75 @@ describe('sqlite store', () => {
     await after.setKnownPermissions(withRef);
     expect(await after.getKnownPermissions('staging', 'admin')).toStrictEqual(withRef);
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(pragma(check, 'user_version')).toBe(6);
+    expect(pragma(check, 'user_version')).toBe(7);
     check.close();
+  });
+
+  it('adds subscriptions and webhook events to a file version 6 wrote, keeping its rows', async () => {
+    const path = join(dir, 'v6.sqlite');
+    const before = openStore(path, () => 1_000);
+    const known = {
+      app: 'staging',
+      role: 'mod',
+      permissions: { pin: ['own'] },
+      seenAt: 5,
+      ref: 'r',
+    };
+    const intent = { ...record, ref: 'intent-1', outcome: 'unknown' as const };
+    const approval = {
+      id: 'approval-1',
+      app: 'staging',
+      role: 'mod',
+      changes: record.changes,
+      teamId: 'T1',
+      requester: 'U1',
+      requestedAt: 10,
+      expiresAt: 20,
+      channel: 'C0APPROVE',
+      status: 'open' as const,
+    };
+    await before.setKnownPermissions(known);
+    await before.appendAudit(record);
+    await before.putIntent(intent);
+    await before.putApproval(approval);
+    expect(await before.claim('held', 600)).toBe(true);
+    await before.close();
+    // Version 6's file: this layout without version 7's tables.
+    const db = new DatabaseSync(path);
+    dropVersion7Tables(db);
+    db.exec('PRAGMA user_version = 6');
+    db.close();
+    expect(layout(path).objects.map((o) => o.name)).not.toContain('subscriptions');
+
+    const after = openStore(path, () => 2_000);
+    expect(await after.getKnownPermissions('staging', 'mod')).toStrictEqual(known);
+    expect(await after.listAudit({ offset: 0, limit: 10 })).toEqual({
+      records: [record],
+      total: 1,
+    });
+    expect(await after.listIntents(Number.MAX_SAFE_INTEGER)).toEqual([intent]);
+    expect(await after.listOpenApprovals()).toEqual([approval]);
+    expect(await after.claim('held', 600)).toBe(false);
+    const subscription = {
+      id: 'sub-1',
+      app: 'staging',
+      channel: 'C0ALERTS',
+      kind: 'calls' as const,
+      filters: ['status:unanswered'],
+      createdBy: 'U1',
+      createdAt: 3,
+    };
+    await after.putSubscription(subscription);
+    expect(await after.listSubscriptions({ channel: 'C0ALERTS' })).toStrictEqual([subscription]);
+    const event = { id: 'ev-1', app: 'staging', trigger: 'call_ended', receivedAt: 4, body: {} };
+    await after.putWebhookEvent(event);
+    expect(await after.listWebhookEvents(5)).toStrictEqual([event]);
+    await after.close();
+    // The migrated file has the layout of a new one.
+    const fresh = join(dir, 'fresh.sqlite');
+    await openStore(fresh).close();
+    expect(layout(path)).toEqual(layout(fresh));
+    expect(layout(path).version).toBe(7);
   });
 
   it('refuses a file written by a newer version', async () => {
@@ -224,29 +315,46 @@ describe('sqlite store', () => {
     );
   });
 
-  describe('a file version 1 wrote', () => {
-    /** The file's tables and indexes, as SQLite records them. */
-    const layout = (path: string) => {
-      const db = new DatabaseSync(path, { readOnly: true });
-      try {
-        return {
-          version: pragma(db, 'user_version'),
-          objects: db
-            .prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name')
-            .all(),
-        };
-      } finally {
-        db.close();
-      }
-    };
+  it('reports a subscription or webhook event that does not decode as a StoreDataError', async () => {
+    const path = join(dir, 'broken-alerts.sqlite');
+    const store = openStore(path);
+    await store.putSubscription({
+      id: 's',
+      app: DEFAULT_APP,
+      channel: 'C1',
+      kind: 'calls',
+      filters: [],
+      createdBy: 'U1',
+      createdAt: 1,
+    });
+    await store.putWebhookEvent({
+      id: 'e',
+      app: DEFAULT_APP,
+      trigger: 't',
+      receivedAt: 1,
+      body: {},
+    });
+    const db = new DatabaseSync(path);
+    db.prepare(
+      "UPDATE subscriptions SET subscription = json_set(subscription, '$.kind', 'sms')",
+    ).run();
+    db.prepare("UPDATE webhook_events SET event = '{not json'").run();
+    db.close();
+    await expect(store.listSubscriptions({})).rejects.toThrow(
+      /a subscription in the store is not valid/,
+    );
+    await expect(store.listSubscriptions({ channel: 'C1' })).rejects.toBeInstanceOf(StoreDataError);
+    await expect(store.listWebhookEvents(2)).rejects.toBeInstanceOf(StoreDataError);
+  });
 
+  describe('a file version 1 wrote', () => {
     it('is moved to the current version, with the layout of a new file', async () => {
       const migrated = copyV1SqliteFile(dir);
       await openStore(migrated).close();
       const fresh = join(dir, 'fresh.sqlite');
       await openStore(fresh).close();
       expect(layout(migrated)).toEqual(layout(fresh));
-      expect(layout(migrated).version).toBe(6);
+      expect(layout(migrated).version).toBe(7);
     });
 
     it('keeps every row, each in the default app', async () => {
@@ -345,7 +453,7 @@ describe('sqlite store', () => {
       const at = Date.now() + 3_000;
       const totals = await Promise.all([open(), open(), open()]);
       expect(totals).toEqual(Array(3).fill(String(v1Audit().length)));
-      expect(layout(path).version).toBe(6);
+      expect(layout(path).version).toBe(7);
     });
   });
 });

@@ -11,6 +11,9 @@ import {
   createMemoryStore,
   DEFAULT_APP,
   type Store,
+  type Subscription,
+  WEBHOOK_EVENTS_LIMIT,
+  type WebhookEvent,
 } from '../../src/store/store.ts';
 import { skipRedisSuites, useRedisServer } from './redis-server.ts';
 import {
@@ -439,6 +442,180 @@ function describeStoreContract(
         });
       });
     });
+
+    describe('subscriptions', () => {
+      const ids = (list: Subscription[]) => list.map((s) => s.id);
+
+      it('keeps a subscription as it was put, every field, and replaces it by id', async () => {
+        const calls = subscription('calls-1', {
+          app: 'prod',
+          filters: ['status:unanswered', 'type:video', 'cometchat-uid-1'],
+        });
+        const digest = subscription('digest-1', {
+          kind: 'digest',
+          filters: [],
+          at: { time: '09:30', zone: 'Europe/Paris' },
+          createdAt: calls.createdAt + 1,
+        });
+        await store.putSubscription(calls);
+        await store.putSubscription(digest);
+        expect(await store.listSubscriptions({})).toStrictEqual([calls, digest]);
+
+        // Replaced by id: its app, channel and time go with it, and it is listed only there.
+        const moved = subscription('calls-1', {
+          app: 'staging',
+          channel: 'C0OTHER',
+          kind: 'recordings',
+          createdAt: digest.createdAt + 1,
+        });
+        await store.putSubscription(moved);
+        expect(await store.listSubscriptions({})).toStrictEqual([digest, moved]);
+        expect(await store.listSubscriptions({ app: 'prod' })).toEqual([]);
+        expect(await store.listSubscriptions({ channel: calls.channel })).toStrictEqual([digest]);
+        expect(await store.listSubscriptions({ app: 'staging', channel: 'C0OTHER' })).toStrictEqual(
+          [moved],
+        );
+      });
+
+      it('lists oldest first, narrowed to an app, a channel, or both', async () => {
+        const made = [
+          subscription('s3', { app: 'prod', channel: 'C1', createdAt: 30 }),
+          subscription('s1', { app: 'prod', channel: 'C2', createdAt: 10 }),
+          subscription('s5', { app: 'staging', channel: 'C1', createdAt: 50 }),
+          subscription('s2', { app: 'staging', channel: 'C2', createdAt: 20 }),
+          subscription('s4', { app: 'prod', channel: 'C1', createdAt: 40 }),
+        ];
+        for (const s of made) await store.putSubscription(s);
+        const listed = async (query: { app?: string; channel?: string }) =>
+          ids(await store.listSubscriptions(query));
+        expect(await listed({})).toEqual(['s1', 's2', 's3', 's4', 's5']);
+        expect(await listed({ app: 'prod' })).toEqual(['s1', 's3', 's4']);
+        expect(await listed({ app: 'staging' })).toEqual(['s2', 's5']);
+        expect(await listed({ channel: 'C1' })).toEqual(['s3', 's4', 's5']);
+        expect(await listed({ channel: 'C2' })).toEqual(['s1', 's2']);
+        expect(await listed({ app: 'prod', channel: 'C1' })).toEqual(['s3', 's4']);
+        expect(await listed({ app: 'staging', channel: 'C2' })).toEqual(['s2']);
+        expect(await listed({ app: 'nowhere' })).toEqual([]);
+        expect(await listed({ channel: 'C0NONE' })).toEqual([]);
+        expect(await listed({ app: 'staging', channel: 'C0NONE' })).toEqual([]);
+      });
+
+      it('orders subscriptions made at the same time by id', async () => {
+        for (const id of ['b', 'c', 'a']) await store.putSubscription(subscription(id));
+        expect(ids(await store.listSubscriptions({}))).toEqual(['a', 'b', 'c']);
+        expect(ids(await store.listSubscriptions({ app: DEFAULT_APP }))).toEqual(['a', 'b', 'c']);
+      });
+
+      it('removes a subscription: true once, then false, and listed nowhere', async () => {
+        await store.putSubscription(subscription('keep', { app: 'prod', createdAt: 1 }));
+        await store.putSubscription(subscription('gone', { app: 'prod', createdAt: 2 }));
+        expect(await store.removeSubscription('gone')).toBe(true);
+        expect(await store.removeSubscription('gone')).toBe(false);
+        expect(await store.removeSubscription('never-made')).toBe(false);
+        for (const query of [{}, { app: 'prod' }, { channel: 'C0ALERTS' }]) {
+          expect(ids(await store.listSubscriptions(query))).toEqual(['keep']);
+        }
+        // An id removed can be used again.
+        await store.putSubscription(subscription('gone', { app: 'staging', createdAt: 3 }));
+        expect(ids(await store.listSubscriptions({ app: 'staging' }))).toEqual(['gone']);
+      });
+
+      it('keeps one subscription of an id put and removed concurrently', async () => {
+        await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            store.putSubscription(subscription('raced', { channel: `C${i % 4}`, createdAt: i })),
+          ),
+        );
+        const [kept, ...more] = await store.listSubscriptions({});
+        expect(more).toEqual([]);
+        const channels = ['C0', 'C1', 'C2', 'C3'];
+        const byChannel = await Promise.all(
+          channels.map((channel) => store.listSubscriptions({ channel })),
+        );
+        expect(byChannel.flat()).toEqual([kept]);
+        const removed = await Promise.all(
+          Array.from({ length: 10 }, () => store.removeSubscription('raced')),
+        );
+        expect(removed.filter(Boolean)).toHaveLength(1);
+        expect(await store.listSubscriptions({})).toEqual([]);
+      });
+
+      it('is not changed by mutating what was passed in or read out', async () => {
+        const s = subscription('m', { filters: ['recorded'] });
+        await store.putSubscription(s);
+        s.filters.push('type:audio');
+        const [read] = await store.listSubscriptions({});
+        read?.filters.push('to:group');
+        expect((await store.listSubscriptions({}))[0]?.filters).toEqual(['recorded']);
+      });
+    });
+
+    describe('webhook events', () => {
+      const ids = (list: WebhookEvent[]) => list.map((e) => e.id);
+
+      it('lists events received before a time, oldest first, as they were put', async () => {
+        const e2 = webhookEvent('e2', 20, {
+          trigger: 'call_ended',
+          data: { sessionId: 'v1.us.abc', occupants: ['Ana', 'Bo'], durationSeconds: 0 },
+          note: 'ünïcode ✓',
+        });
+        await store.putWebhookEvent(webhookEvent('e3', 30));
+        await store.putWebhookEvent(webhookEvent('e1', 10));
+        await store.putWebhookEvent(e2);
+        expect(ids(await store.listWebhookEvents(25))).toEqual(['e1', 'e2']);
+        expect(await store.listWebhookEvents(21)).toStrictEqual([webhookEvent('e1', 10), e2]);
+        expect(await store.listWebhookEvents(10)).toEqual([]);
+        expect(ids(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER))).toEqual([
+          'e1',
+          'e2',
+          'e3',
+        ]);
+      });
+
+      it('orders events received at the same time by id', async () => {
+        for (const id of ['b', 'c', 'a']) await store.putWebhookEvent(webhookEvent(id, 5));
+        expect(ids(await store.listWebhookEvents(6))).toEqual(['a', 'b', 'c']);
+      });
+
+      it(`lists at most ${WEBHOOK_EVENTS_LIMIT}, the oldest`, async () => {
+        const count = WEBHOOK_EVENTS_LIMIT + 30;
+        const all = Array.from({ length: count }, (_, i) => `ev-${String(i).padStart(3, '0')}`);
+        // Put newest first, so that the order listed is the store's, not the order put.
+        for (const [i, id] of [...all.entries()].reverse()) {
+          await store.putWebhookEvent(webhookEvent(id, 1_000 + i));
+        }
+        expect(ids(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER))).toEqual(
+          all.slice(0, WEBHOOK_EVENTS_LIMIT),
+        );
+        for (const id of all.slice(0, 50)) await store.removeWebhookEvent(id);
+        expect(ids(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER))).toEqual(all.slice(50));
+        expect(ids(await store.listWebhookEvents(1_000 + 52))).toEqual(all.slice(50, 52));
+      });
+
+      it('replaces an event by id, and removes it: once gone, listed no more', async () => {
+        await store.putWebhookEvent(webhookEvent('e', 10, { first: true }));
+        await store.putWebhookEvent(webhookEvent('e', 40, { second: true }));
+        expect(await store.listWebhookEvents(30)).toEqual([]);
+        expect(await store.listWebhookEvents(50)).toStrictEqual([
+          webhookEvent('e', 40, { second: true }),
+        ]);
+        await store.removeWebhookEvent('e');
+        expect(await store.listWebhookEvents(50)).toEqual([]);
+        await expect(store.removeWebhookEvent('e')).resolves.toBeUndefined();
+        await expect(store.removeWebhookEvent('never-stored')).resolves.toBeUndefined();
+      });
+
+      it('is not changed by mutating what was passed in or read out', async () => {
+        const body = { data: { status: 'ended' } };
+        await store.putWebhookEvent(webhookEvent('m', 1, body));
+        body.data.status = 'changed';
+        const [read] = await store.listWebhookEvents(2);
+        if (typeof read?.body === 'object' && read.body !== null) {
+          Object.assign(read.body, { data: 'changed too' });
+        }
+        expect((await store.listWebhookEvents(2))[0]?.body).toEqual({ data: { status: 'ended' } });
+      });
+    });
   });
 
   if (!openV1) return;
@@ -525,6 +702,23 @@ function record(overrides: Partial<AuditRecord> & { ref: string }): AuditRecord 
     outcome: 'applied',
     ...overrides,
   };
+}
+
+function subscription(id: string, overrides: Partial<Subscription> = {}): Subscription {
+  return {
+    id,
+    app: DEFAULT_APP,
+    channel: 'C0ALERTS',
+    kind: 'calls',
+    filters: ['status:unanswered'],
+    createdBy: 'U0OPERATOR',
+    createdAt: 1_700_000_000_000,
+    ...overrides,
+  };
+}
+
+function webhookEvent(id: string, receivedAt: number, body: unknown = { id }): WebhookEvent {
+  return { id, app: 'prod', trigger: 'call_ended', receivedAt, body };
 }
 
 function fakeClock(): { now: () => number; advance: (ms: number) => void } {

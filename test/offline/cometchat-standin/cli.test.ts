@@ -1,4 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   DEFAULT_SANDBOX_KEY,
   parseSandboxEnv,
@@ -12,6 +15,7 @@ import {
 
 const started: Sandbox[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   await Promise.all(started.splice(0).map((s) => s.close()));
 });
 
@@ -70,6 +74,45 @@ describe('parseSandboxEnv', () => {
   });
 });
 
+describe('parseSandboxEnv: the webhook', () => {
+  it('has none unless SANDBOX_WEBHOOK_URL is set', () => {
+    expect(parseSandboxEnv({ SANDBOX_WEBHOOK_URL: '' }).webhook).toBeUndefined();
+  });
+
+  it('reads the URL, Basic authentication and the period', () => {
+    expect(
+      parseSandboxEnv({
+        SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:3000/cometchat/webhooks/default',
+        SANDBOX_WEBHOOK_USER: 'cometchat',
+        SANDBOX_WEBHOOK_PASSWORD: 's3cret',
+        SANDBOX_WEBHOOK_EVERY_SECONDS: '30',
+      }).webhook,
+    ).toEqual({
+      config: {
+        url: 'http://127.0.0.1:3000/cometchat/webhooks/default',
+        username: 'cometchat',
+        password: 's3cret',
+      },
+      everySeconds: 30,
+    });
+  });
+
+  it('names every bad webhook variable, with the others', () => {
+    expect(() =>
+      parseSandboxEnv({
+        SANDBOX_API_PORT: 'x',
+        SANDBOX_WEBHOOK_USER: 'u',
+        SANDBOX_WEBHOOK_EVERY_SECONDS: '0',
+      }),
+    ).toThrow(
+      /SANDBOX_API_PORT[\s\S]*SANDBOX_WEBHOOK_EVERY_SECONDS[\s\S]*SANDBOX_WEBHOOK_PASSWORD: SANDBOX_WEBHOOK_USER and SANDBOX_WEBHOOK_PASSWORD go together[\s\S]*SANDBOX_WEBHOOK_USER: needs SANDBOX_WEBHOOK_URL/,
+    );
+    expect(() => parseSandboxEnv({ SANDBOX_WEBHOOK_URL: 'ftp://x/' })).toThrow(
+      /SANDBOX_WEBHOOK_URL: must be an http or https URL/,
+    );
+  });
+});
+
 describe('runSandboxCli', () => {
   it('prints both addresses and the session ids, and the default key as such', async () => {
     const lines: string[] = [];
@@ -114,5 +157,65 @@ describe('runSandboxCli', () => {
     };
     started.push(await runSandboxCli(env, (line) => lines.push(line)));
     expect(lines.join('\n')).not.toContain('real-looking-key-0c9d');
+  });
+
+  it('sends a call_ended of a seeded call on schedule, printing each, never the password', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const arrivals: { authorization: string | undefined; body: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => {
+        body += chunk.toString('utf8');
+      });
+      req.on('end', () => {
+        arrivals.push({ authorization: req.headers.authorization, body });
+        res.end('ok');
+      });
+    });
+    receiver.listen(0, '127.0.0.1');
+    await once(receiver, 'listening');
+    try {
+      const { port } = receiver.address() as AddressInfo;
+      const lines: string[] = [];
+      const sandbox = await runSandboxCli(
+        {
+          SANDBOX_API_PORT: '0',
+          SANDBOX_CALL_PORT: '0',
+          SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${port}/hooks`,
+          SANDBOX_WEBHOOK_USER: 'cometchat',
+          SANDBOX_WEBHOOK_PASSWORD: 'pw-7f3e',
+          SANDBOX_WEBHOOK_EVERY_SECONDS: '10',
+        },
+        (line) => lines.push(line),
+      );
+      started.push(sandbox);
+      expect(lines.join('\n')).toContain(
+        `webhook: http://127.0.0.1:${port}/hooks (Basic authentication), a call_ended of a seeded call every 10 s`,
+      );
+
+      vi.advanceTimersByTime(10_000);
+      await vi.waitFor(() => expect(lines.at(-1)).toMatch(/answered 200$/));
+      expect(lines.at(-1)).toBe(
+        `webhook call_ended "${SANDBOX_SESSION_IDS.audioEnded}" (2 occupants, 1700000006 to 1700000756): answered 200`,
+      );
+      expect(arrivals).toHaveLength(1);
+      expect(arrivals[0]?.authorization).toBe(
+        `Basic ${Buffer.from('cometchat:pw-7f3e').toString('base64')}`,
+      );
+      expect(JSON.parse(arrivals[0]?.body ?? '')).toMatchObject({
+        trigger: 'call_ended',
+        data: { sessionId: SANDBOX_SESSION_IDS.audioEnded },
+      });
+
+      vi.advanceTimersByTime(10_000);
+      await vi.waitFor(() => expect(arrivals).toHaveLength(2));
+      expect(JSON.parse(arrivals[1]?.body ?? '').data.sessionId).toBe(
+        SANDBOX_SESSION_IDS.unanswered,
+      );
+      expect(lines.join('\n')).not.toContain('pw-7f3e');
+    } finally {
+      receiver.close();
+      receiver.closeAllConnections();
+    }
   });
 });

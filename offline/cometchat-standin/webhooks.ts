@@ -1,0 +1,249 @@
+import type { SandboxState } from './state.ts';
+import {
+  type CallEndedData,
+  callEndedData,
+  type EndedStatus,
+  endCallInState,
+  type RecordingGeneratedData,
+  recordingGeneratedData,
+  type TranscriptionGeneratedData,
+  transcriptionGeneratedData,
+} from './webhook-payloads.ts';
+
+// The webhook CometChat sends to an app's server (live-api-notes.md, "Webhooks"): one URL, set
+// up like the dashboard does it, optional Basic authentication (there is no signature), a list
+// of triggers, and the envelope `{trigger, data, appId, region, webhook}` POSTed as JSON. The
+// stand-in sends when told to (a test, `endCall`, the manual sandbox's schedule); it never
+// retries, like a webhook whose `retryOnFailure` is off, the default.
+
+export interface WebhookConfig {
+  /** Where to POST; http is allowed here (the live service wants https). */
+  url: string;
+  /** Basic authentication when both are given: `Authorization: Basic base64(user:password)`. */
+  username?: string;
+  password?: string;
+  /** Only these triggers are sent; every trigger when omitted. */
+  triggers?: readonly string[];
+  /** The envelope's `webhook`; default 'sandbox-webhook'. */
+  id?: string;
+  /** How long to wait for the receiver's answer; default 10,000 ms. */
+  timeoutMs?: number;
+}
+
+/** What the receiver answered: any status (a 401 or a 500 is an answer too), the body as text. */
+export interface WebhookAnswer {
+  status: number;
+  body: string;
+}
+
+export interface WebhookEnvelope {
+  trigger: string;
+  data: Record<string, unknown>;
+  appId: string;
+  region: string;
+  webhook: string;
+}
+
+/** One tick of a schedule: what was sent, and the answer or why there is none. */
+export interface ScheduledDelivery {
+  trigger: string;
+  sessionId: string;
+  /** The payload, when it could be built. */
+  data?: CallEndedData;
+  /** Undefined when nothing was sent (no webhook, or the trigger is filtered out). */
+  answer?: WebhookAnswer;
+  error?: Error;
+}
+
+export interface WebhookScheduleOptions {
+  everySeconds: number;
+  /** The calls to cycle through; default the seed's named calls that have ended. */
+  sessionIds?: readonly string[];
+  /** Told about every tick, sent or not. */
+  onDelivery?: (delivery: ScheduledDelivery) => void;
+}
+
+export interface SandboxWebhooks {
+  /** Sets the app's one webhook, replacing any earlier one. Throws on a setting that cannot work. */
+  configure(config: WebhookConfig): void;
+  /** The current setting (a copy), undefined when none. */
+  readonly config: Readonly<WebhookConfig> | undefined;
+  /** No webhook, no schedule: what `reset()` does. */
+  clear(): void;
+  /**
+   * POSTs the envelope. Resolves with the receiver's answer whatever its status; resolves
+   * undefined when nothing is sent (no webhook, or a trigger the setting leaves out); throws
+   * only when the receiver cannot be reached or does not answer in time.
+   */
+  send(trigger: string, data: Record<string, unknown>): Promise<WebhookAnswer | undefined>;
+  callEndedData(sessionId: string): CallEndedData;
+  recordingGeneratedData(sessionId: string, rid?: string): RecordingGeneratedData;
+  transcriptionGeneratedData(sessionId: string, tid?: string): TranscriptionGeneratedData;
+  /**
+   * Ends a seeded call in the state (status, default 'ended'; `endedAt`, default now) and sends
+   * its `call_ended`.
+   */
+  endCall(
+    sessionId: string,
+    outcome?: { status?: EndedStatus; endedAt?: number },
+  ): Promise<WebhookAnswer | undefined>;
+  /** Sends a `call_ended` of a seeded call every N seconds, cycling; returns the stop. */
+  schedule(options: WebhookScheduleOptions): () => void;
+}
+
+export interface WebhookSenderOptions {
+  state: SandboxState;
+  appId: string;
+  region: string;
+  /** The seed's named calls: what a schedule cycles through by default. */
+  namedSessionIds: readonly string[];
+  /** Aborted when the sandbox closes: deliveries in flight stop, schedules end. */
+  stop: AbortSignal;
+}
+
+const DEFAULT_WEBHOOK_ID = 'sandbox-webhook';
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+function checkConfig(config: WebhookConfig): WebhookConfig {
+  let url: URL;
+  try {
+    url = new URL(config.url);
+  } catch {
+    throw new TypeError(`webhooks: not a URL: ${JSON.stringify(config.url)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError('webhooks: the URL must be http or https');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new TypeError('webhooks: give username and password apart, not inside the URL');
+  }
+  if ((config.username === undefined) !== (config.password === undefined)) {
+    throw new TypeError('webhooks: Basic authentication needs both username and password');
+  }
+  // RFC 7617: the user-id cannot hold a colon, the separator.
+  if (config.username?.includes(':')) {
+    throw new TypeError('webhooks: a Basic authentication username cannot contain ":"');
+  }
+  if (config.triggers?.some((t) => typeof t !== 'string' || t === '')) {
+    throw new TypeError('webhooks: triggers must be non-empty strings');
+  }
+  const timeout = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(Number.isFinite(timeout) && timeout > 0)) {
+    throw new TypeError('webhooks: timeoutMs must be a positive number');
+  }
+  return {
+    ...config,
+    ...(config.triggers === undefined ? {} : { triggers: [...config.triggers] }),
+  };
+}
+
+export function createWebhookSender(options: WebhookSenderOptions): SandboxWebhooks {
+  const { state } = options;
+  let config: WebhookConfig | undefined;
+  const schedules = new Set<() => void>();
+
+  async function send(trigger: string, data: Record<string, unknown>) {
+    const current = config;
+    if (current === undefined) return undefined;
+    if (current.triggers !== undefined && !current.triggers.includes(trigger)) return undefined;
+    const envelope: WebhookEnvelope = {
+      trigger,
+      data,
+      appId: options.appId,
+      region: options.region,
+      webhook: current.id ?? DEFAULT_WEBHOOK_ID,
+    };
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (current.username !== undefined && current.password !== undefined) {
+      const credentials = Buffer.from(`${current.username}:${current.password}`, 'utf8');
+      headers.authorization = `Basic ${credentials.toString('base64')}`;
+    }
+    const timeout = AbortSignal.timeout(current.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    try {
+      const response = await fetch(current.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(envelope),
+        signal: AbortSignal.any([timeout, options.stop]),
+        // A redirect is the receiver's answer like any other: the webhook posts where it is set.
+        redirect: 'manual',
+      });
+      return { status: response.status, body: await response.text() };
+    } catch (error) {
+      const reason = error instanceof Error ? (error.cause ?? error) : error;
+      const text = reason instanceof Error ? reason.message : String(reason);
+      throw new Error(`webhooks: could not deliver ${trigger} to ${current.url}: ${text}`, {
+        cause: error,
+      });
+    }
+  }
+
+  function stopSchedules() {
+    for (const stop of schedules) stop();
+  }
+  options.stop.addEventListener('abort', stopSchedules, { once: true });
+
+  return {
+    configure(next) {
+      config = checkConfig(next);
+    },
+    get config() {
+      return config === undefined ? undefined : { ...config };
+    },
+    clear() {
+      config = undefined;
+      stopSchedules();
+    },
+    send,
+    callEndedData: (sessionId) => callEndedData(state, sessionId),
+    recordingGeneratedData: (sessionId, rid) => recordingGeneratedData(state, sessionId, rid),
+    transcriptionGeneratedData: (sessionId, tid) =>
+      transcriptionGeneratedData(state, sessionId, tid),
+    async endCall(sessionId, outcome = {}) {
+      endCallInState(state, sessionId, {
+        status: outcome.status ?? 'ended',
+        endedAt: outcome.endedAt ?? Math.floor(Date.now() / 1000),
+      });
+      return send('call_ended', callEndedData(state, sessionId));
+    },
+    schedule({ everySeconds, sessionIds, onDelivery }) {
+      if (!(Number.isInteger(everySeconds) && everySeconds > 0)) {
+        throw new TypeError('webhooks: everySeconds must be a positive integer');
+      }
+      const cycle =
+        sessionIds ??
+        options.namedSessionIds.filter(
+          (id) => typeof state.calls.get(id)?.record.endedAt === 'number',
+        );
+      if (cycle.length === 0) throw new Error('webhooks: no ended call to send');
+      let next = 0;
+      const tick = () => {
+        const sessionId = cycle[next % cycle.length] ?? '';
+        next += 1;
+        const report = (delivery: Omit<ScheduledDelivery, 'trigger' | 'sessionId'>) =>
+          onDelivery?.({ trigger: 'call_ended', sessionId, ...delivery });
+        let data: CallEndedData;
+        try {
+          data = callEndedData(state, sessionId);
+        } catch (error) {
+          report({ error: error instanceof Error ? error : new Error(String(error)) });
+          return;
+        }
+        send('call_ended', data).then(
+          (answer) => report(answer === undefined ? { data } : { data, answer }),
+          (error: unknown) =>
+            report({ data, error: error instanceof Error ? error : new Error(String(error)) }),
+        );
+      };
+      const timer = setInterval(tick, everySeconds * 1000);
+      // The sandbox's listeners keep the process alive; a forgotten schedule should not.
+      timer.unref();
+      const stop = () => {
+        clearInterval(timer);
+        schedules.delete(stop);
+      };
+      schedules.add(stop);
+      return stop;
+    },
+  };
+}
