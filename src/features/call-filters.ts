@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { idProblem, MAX_UID, uidProblem } from '../../cometchat/id-rules.ts';
-import type { CallQuery } from '../../cometchat/model.ts';
-import { code, truncate } from '../../slack/mrkdwn.ts';
+import { idProblem, MAX_UID, uidProblem } from '../cometchat/id-rules.ts';
+import type { CallQuery } from '../cometchat/model.ts';
+import { code, truncate } from '../slack/mrkdwn.ts';
 
 // The call search's words, the way chat-ops search reads: an optional uid, `key:value` filters
 // and flags in any order, and `as <uid>`. Parsing is pure; relative times (`since:2h`) stay

@@ -30,7 +30,6 @@ import { code } from '../../slack/mrkdwn.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import type { TimeZones } from '../../slack/time-zones.ts';
 import { failureSentence } from '../../voice/failure.ts';
-import type { FeatureDeps } from '../deps.ts';
 import {
   type CallSearch,
   MODES,
@@ -38,7 +37,8 @@ import {
   RECEIVER_TYPES,
   STATUSES,
   TYPES,
-} from './call-filters.ts';
+} from '../call-filters.ts';
+import type { FeatureDeps } from '../deps.ts';
 import { createCallListRender } from './call-search.ts';
 import { type CallRef, CallRefSchema, callMessage, participantsView } from './call-view.ts';
 import {

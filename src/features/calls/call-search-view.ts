@@ -19,7 +19,7 @@ import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import { PageSchema } from '../../slack/values.ts';
 import { counted } from '../../voice/sentences.ts';
-import { type ResolvedSearch, ResolvedSearchSchema } from './call-filters.ts';
+import { type ResolvedSearch, ResolvedSearchSchema } from '../call-filters.ts';
 import { type CallRef, type CallViewOptions, personText } from './call-view.ts';
 import { statusMark } from './status-marks.ts';
 

@@ -5,9 +5,9 @@ import { sharedCopy } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
+import { callQuery, type ResolvedSearch, ResolvedSearchSchema } from '../call-filters.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { inPlace, sealedButton } from '../sealed-button.ts';
-import { callQuery, type ResolvedSearch, ResolvedSearchSchema } from './call-filters.ts';
 import {
   CALLS_PER_PAGE,
   type CallListOptions,

@@ -3,7 +3,7 @@ import { MAX_SESSION_ID, MAX_UID } from '../../cometchat/id-rules.ts';
 import { context, plain, section } from '../../slack/blocks.ts';
 import { BLOCKS, CALLBACKS } from '../../slack/ids.ts';
 import { code } from '../../slack/mrkdwn.ts';
-import { MODES, RECEIVER_TYPES, STATUSES, TYPES } from './call-filters.ts';
+import { MODES, RECEIVER_TYPES, STATUSES, TYPES } from '../call-filters.ts';
 
 export const SESSION_INPUT = 'session_id';
 export const ON_BEHALF_INPUT = 'on_behalf_of';

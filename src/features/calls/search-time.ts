@@ -1,7 +1,7 @@
 import { slackDate } from '../../slack/mrkdwn.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import type { TimeZones } from '../../slack/time-zones.ts';
-import { type CallSearch, namesADay, resolveSearch, type TimeBound } from './call-filters.ts';
+import { type CallSearch, namesADay, resolveSearch, type TimeBound } from '../call-filters.ts';
 import { describeFilters } from './call-search-view.ts';
 
 // A search's times fixed for the person who asked: `since:2h` from when the request arrived, a

@@ -6,7 +6,7 @@ import {
   parseCallSearch,
   parseTimeBound,
   resolveSearch,
-} from '../../../src/features/calls/call-filters.ts';
+} from '../../../src/features/call-filters.ts';
 import { readCommand } from '../../../src/features/command.ts';
 import { SUBCOMMANDS } from '../../../src/features/index.ts';
 

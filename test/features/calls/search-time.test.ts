@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCallSearch } from '../../../src/features/calls/call-filters.ts';
+import { parseCallSearch } from '../../../src/features/call-filters.ts';
 import { describeSearch } from '../../../src/features/calls/call-search-view.ts';
 import { workingDescription } from '../../../src/features/calls/search-time.ts';
 import { slackDate } from '../../../src/slack/mrkdwn.ts';
