@@ -4,12 +4,12 @@ import { appsFromConfig } from './apps/from-config.ts';
 import type { CometChatClient } from './cometchat/client.ts';
 import type { Config } from './config.ts';
 import { createAuditTrail } from './features/audit/audit-trail.ts';
-import { registerFeatures, SUBCOMMAND_NAMES } from './features/index.ts';
+import { registerFeatures, SUBCOMMAND_NAMES, WEBHOOK_ROUTE_PATH } from './features/index.ts';
 import { boltLogger } from './log.ts';
 import { countHandled } from './observe/handled.ts';
 import { createMetrics, type Metrics } from './observe/metrics.ts';
 import { observedStore } from './observe/observed-store.ts';
-import { opsRoutes } from './observe/readiness.ts';
+import { type HttpRoute, opsRoutes } from './observe/readiness.ts';
 import { noticeMessage } from './slack/blocks.ts';
 import { boltLevel, createSlackClients } from './slack/clients.ts';
 import { createDeliverer, type Deliverer, destinationOf } from './slack/deliver.ts';
@@ -48,7 +48,14 @@ export function createSlackApp(options: SlackAppOptions) {
   const { config, logger } = options;
   const metrics = options.metrics ?? createMetrics();
   const store = observedStore(options.store ?? createMemoryStore(), metrics);
-  const { app, slack, receiver, socket, routes } = slackSide(config, logger, metrics, store);
+  const webhooks = lateRoute(WEBHOOK_ROUTE_PATH);
+  const { app, slack, receiver, socket, routes } = slackSide(
+    config,
+    logger,
+    metrics,
+    store,
+    webhooks.route,
+  );
   const { apps, access } = appsFromConfig(config, {
     logger,
     metrics,
@@ -95,7 +102,10 @@ export function createSlackApp(options: SlackAppOptions) {
     budgetMs: config.cometchat.budgetMs,
     budgetSeconds,
     approvalTtlMs: config.approvalTtlHours * 60 * 60 * 1000,
+    logger,
+    countWebhook: (name, outcome) => metrics.webhookEvent(name, outcome),
   });
+  webhooks.answerWith(features.webhooks);
   return {
     app,
     installedTeam: slack.installedTeam,
@@ -103,6 +113,7 @@ export function createSlackApp(options: SlackAppOptions) {
     store,
     metrics,
     routes,
+    webhookRoute: webhooks.route,
     socket,
     inflight,
     periodic: features.periodic,
@@ -111,7 +122,37 @@ export function createSlackApp(options: SlackAppOptions) {
 }
 
 /** Slack's side: the Web API clients, the health routes, the receiver, and Bolt's app over it. */
-function slackSide(config: Config, logger: Logger, metrics: Metrics, store: Store) {
+/**
+ * A route the listener is given when it is made, answered by what the features register later
+ * (the listener is made before Bolt's app, and the features after it). Until then: 503.
+ */
+function lateRoute(path: string): {
+  route: HttpRoute;
+  answerWith: (handler: HttpRoute['handler']) => void;
+} {
+  let answer: HttpRoute['handler'] | undefined;
+  return {
+    route: {
+      path,
+      method: ['POST'],
+      handler: (req, res) => {
+        if (answer) answer(req, res);
+        else res.writeHead(503).end();
+      },
+    },
+    answerWith: (handler) => {
+      answer = handler;
+    },
+  };
+}
+
+function slackSide(
+  config: Config,
+  logger: Logger,
+  metrics: Metrics,
+  store: Store,
+  webhookRoute: HttpRoute,
+) {
   const bolt = boltLogger(logger);
   const logLevel = boltLevel(config.logLevel);
   const slack = createSlackClients(
@@ -131,8 +172,9 @@ function slackSide(config: Config, logger: Logger, metrics: Metrics, store: Stor
   });
   const { receiver, socket } = createReceiver({
     ...config.slack,
-    // With METRICS_PORT they move to a listener of their own (start.ts).
-    routes: config.slack.metricsPort === undefined ? routes : [],
+    // With METRICS_PORT they move to a listener of their own (start.ts); CometChat's webhooks
+    // stay here, on the public listener.
+    routes: [...(config.slack.metricsPort === undefined ? routes : []), webhookRoute],
     clientOptions: slack.options(),
     bolt,
     logger,

@@ -158,6 +158,16 @@ const AppSchema = z.object({
   EDITORS: slackIdList(),
   APPROVAL_CHANNEL: channel(),
   APPROVERS: slackIdList(),
+  // The Basic authentication CometChat's webhooks for this app are set up with (its dashboard's
+  // webhook settings); without them, the app takes no webhook for it.
+  WEBHOOK_USER: optionalText(),
+  WEBHOOK_PASSWORD: z.preprocess(
+    blankIsMissing,
+    z
+      .string()
+      .min(16, 'must be at least 16 characters (CometChat sends it on every webhook)')
+      .optional(),
+  ),
 });
 type AppVariable = keyof typeof AppSchema.shape;
 const APP_VARIABLES = AppSchema.keyof().options;
@@ -216,6 +226,7 @@ function readApp(env: Env, source: AppSource): AppRead {
       }
     }
   }
+  problems.push(...webhookProblems(has, variable, source.label));
   if (!parsed.success || problems.length > 0) return { problems };
   const a = parsed.data;
   // Two hosts: `api-` for roles and permissions, `call-` for calls (live-api-notes.md).
@@ -235,8 +246,29 @@ function readApp(env: Env, source: AppSource): AppRead {
       approvalChannel: a.APPROVAL_CHANNEL,
       approvers: a.APPROVERS,
       approversSetting: a.APPROVERS ? variable('APPROVERS') : 'APPROVERS',
+      webhook:
+        a.WEBHOOK_USER && a.WEBHOOK_PASSWORD
+          ? {
+              user: a.WEBHOOK_USER,
+              password: a.WEBHOOK_PASSWORD,
+              setting: variable('WEBHOOK_PASSWORD'),
+            }
+          : undefined,
     },
   };
+}
+
+/** A webhook user without its password, or the other way round, is a half setting. */
+function webhookProblems(
+  has: (key: AppVariable) => boolean,
+  variable: (key: AppVariable) => string,
+  label: string,
+): string[] {
+  if (has('WEBHOOK_USER') === has('WEBHOOK_PASSWORD')) return [];
+  const [set, missing] = has('WEBHOOK_USER')
+    ? [variable('WEBHOOK_USER'), variable('WEBHOOK_PASSWORD')]
+    : [variable('WEBHOOK_PASSWORD'), variable('WEBHOOK_USER')];
+  return [`${label}${missing} is missing (${set} is set: webhooks need both)`];
 }
 
 interface AppNames {
@@ -382,6 +414,11 @@ export interface CometChatAppConfig {
    */
   approvers: readonly string[] | undefined;
   approversSetting: string;
+  /**
+   * The Basic authentication of this app's CometChat webhooks (COMETCHAT[_<NAME>]_WEBHOOK_USER
+   * and _PASSWORD); undefined: webhooks for this app are refused.
+   */
+  webhook?: { user: string; password: string; setting: string } | undefined;
 }
 
 export interface Config {
@@ -529,6 +566,7 @@ function toConfig(e: z.output<typeof EnvSchema>, read: AppsRead): Config {
       e.SLACK_SIGNING_SECRET,
       e.SLACK_APP_TOKEN,
       ...apps.map((app) => app.apiKey),
+      ...apps.flatMap((app) => (app.webhook ? [app.webhook.password] : [])),
       storePassword(e.STORE_URL),
     ].filter((value): value is string => value !== undefined),
   };

@@ -54,7 +54,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
   const opened = options.store ?? (await openStore(config.storeUrl));
   const closeStore = options.store ? async () => {} : () => opened.close();
   const built = createSlackApp({ ...options, store: opened });
-  const { app, metrics, routes, socket, inflight } = built;
+  const { app, metrics, routes, webhookRoute, socket, inflight } = built;
   try {
     await app.init();
     await built.installedTeam();
@@ -71,8 +71,14 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
   const opsPortWanted = config.slack.socketMode
     ? (config.slack.metricsPort ?? config.slack.port)
     : config.slack.metricsPort;
+  // In Socket Mode this is the one listener, so CometChat's webhooks arrive here too.
   const opsServer =
-    opsPortWanted === undefined ? undefined : createServer(SERVER_OPTIONS, opsHandler(routes));
+    opsPortWanted === undefined
+      ? undefined
+      : createServer(
+          SERVER_OPTIONS,
+          opsHandler(config.slack.socketMode ? [...routes, webhookRoute] : routes),
+        );
   const opsPort = opsServer ? await listen(opsServer, opsPortWanted as number) : undefined;
 
   let slackServer: Server | undefined;

@@ -492,6 +492,8 @@ describe('loadConfig with several apps', () => {
       'users',
       'call',
       'calls',
+      'subscribe',
+      'subscriptions',
       'audit',
       'apps',
       'help',

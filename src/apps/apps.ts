@@ -30,6 +30,11 @@ export interface CometChatApp {
    */
   approval?: { channel: string; approvers?: Access | undefined } | undefined;
   /**
+   * The Basic authentication this app's CometChat webhooks come with, and the setting that holds
+   * its password; undefined: the app takes no webhook.
+   */
+  webhook?: { user: string; password: string; setting: string } | undefined;
+  /**
    * Seals a value that goes to Slack and comes back (a button, a modal's metadata) so that it
    * cannot be made to name another app: keyed by this app's own API key, never shown.
    */
@@ -58,6 +63,7 @@ export interface AppSettings {
   catalogue?: CatalogueReader | undefined;
   access: Access;
   approval?: CometChatApp['approval'];
+  webhook?: CometChatApp['webhook'];
 }
 
 export function createApps(

@@ -51,6 +51,7 @@ export function appsFromConfig(config: Config, deps: AppsDeps): { apps: Apps; ac
               : undefined,
           }
         : undefined,
+      webhook: settings.webhook,
     })),
     config.cometchat.channelApps,
   );

@@ -1,9 +1,11 @@
-import type { View } from '@slack/types';
+import type { KnownBlock, View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { Access } from '../access/access.ts';
 import type { Apps, CometChatApp } from '../apps/apps.ts';
+import type { Call } from '../cometchat/model.ts';
 import type { PermissionValue } from '../cometchat/schemas.ts';
+import type { WebhookOutcome } from '../observe/metrics.ts';
 import type { Deliverer, SlackMessage } from '../slack/deliver.ts';
 import type { RequestScope } from '../slack/request-context.ts';
 import type { TimeZones } from '../slack/time-zones.ts';
@@ -36,6 +38,10 @@ export interface SharedDeps extends FeatureDeps {
   budgetMs: number;
   /** How long an approval request stays open (APPROVAL_TTL_HOURS). */
   approvalTtlMs: number;
+  /** The app's logger, for work no Slack request started (a webhook delivery). */
+  logger: Logger;
+  /** Counts a CometChat webhook delivery by app and outcome (metrics). */
+  countWebhook: (app: string, outcome: WebhookOutcome) => void;
 }
 
 /** The title of every modal of a change to a user, whichever feature draws it. */
@@ -95,6 +101,11 @@ export interface AppDeps extends SharedDeps {
   reviewUserChange: UserChangeReview;
   /** The confirmation modal of a change to a role itself (see RoleChange). */
   reviewRoleChange: RoleChangeReview;
+  /**
+   * A call as the calls feature shows it in a card (its line and Details button), for an alert
+   * about it: the alerts feature posts, the calls feature draws.
+   */
+  callCard: (app: CometChatApp, call: Call) => KnownBlock[];
   /** The help message: every subcommand's usage. */
   help(): SlackMessage;
   /** Publishes a person's Home tab again (after an approval or rejection made there). */

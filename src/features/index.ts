@@ -1,8 +1,10 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
+import type { HttpRoute } from '../observe/readiness.ts';
+import { alerts, webhookRoute } from './alerts/index.ts';
 import { apps } from './apps/index.ts';
 import { audit, recentChanges } from './audit/index.ts';
-import { calls } from './calls/index.ts';
+import { callCardBlocks, calls } from './calls/index.ts';
 import { registerCommand } from './command.ts';
 import { compare } from './compare/index.ts';
 import type { AppDeps, SharedDeps } from './deps.ts';
@@ -31,6 +33,7 @@ export const FEATURES: readonly Feature[] = [
   permissions,
   users,
   calls,
+  alerts,
   audit,
   apps,
   help,
@@ -50,7 +53,11 @@ export interface RegisteredFeatures {
   periodic(log: Logger): Promise<unknown>;
   /** What features do once the app has started (startSlackApp does not wait for it). */
   atStart(log: Logger): Promise<unknown>;
+  /** Where CometChat's webhooks arrive (`WEBHOOK_ROUTE_PATH`). */
+  webhooks: HttpRoute['handler'];
 }
+
+export { WEBHOOK_ROUTE_PATH } from './alerts/webhook-intake.ts';
 
 /**
  * Registers every feature and `/cometchat` with Bolt. The Home tab is drawn from two features'
@@ -69,6 +76,7 @@ export function registerFeatures(bolt: App, shared: SharedDeps): RegisteredFeatu
     refreshHome: home.publish,
     reviewUserChange: userChangeReview(shared),
     reviewRoleChange: roleChangeReview(),
+    callCard: callCardBlocks(shared.apps),
   };
   for (const feature of FEATURES) feature.register(bolt, deps);
   registerHome(bolt, deps, home, editorOpener(deps));
@@ -77,5 +85,6 @@ export function registerFeatures(bolt: App, shared: SharedDeps): RegisteredFeatu
   return {
     periodic: (log) => Promise.all(FEATURES.map((feature) => feature.periodic?.(deps, log))),
     atStart: (log) => Promise.all(FEATURES.map((feature) => feature.atStart?.(deps, log))),
+    webhooks: webhookRoute(deps).handler,
   };
 }

@@ -17,7 +17,15 @@ export interface Metrics extends CometChatObserver {
   auditWrite(outcome: 'stored' | 'failed'): void;
   auditPostFailure(): void;
   storeError(operation: string): void;
+  /**
+   * A CometChat webhook delivery, by app and what became of it: `received` (stored), `refused`
+   * (unknown app, wrong password, too large, not JSON), `deduplicated` (delivered before),
+   * `dropped` (a trigger alerts are not made of), `posted` (one post to one channel).
+   */
+  webhookEvent(app: string, outcome: WebhookOutcome): void;
 }
+
+export type WebhookOutcome = 'received' | 'refused' | 'deduplicated' | 'dropped' | 'posted';
 
 /** prom-client's event-loop-lag metrics, replaced below. */
 const PROM_CLIENT_LAG = ['', '_min', '_max', '_mean', '_stddev', '_p50', '_p90', '_p99'].map(
@@ -134,8 +142,17 @@ function slackMetrics(registry: Registry): Pick<Metrics, 'slackApiFailure' | 'so
 /** What the app keeps a record of: permission changes, the audit trail and the store under it. */
 function recordMetrics(
   registry: Registry,
-): Pick<Metrics, 'permissionUpdate' | 'auditWrite' | 'auditPostFailure' | 'storeError'> {
+): Pick<
+  Metrics,
+  'permissionUpdate' | 'auditWrite' | 'auditPostFailure' | 'storeError' | 'webhookEvent'
+> {
   const registers = [registry];
+  const webhooks = new Counter({
+    name: 'cometchat_ops_webhook_events_total',
+    help: 'CometChat webhook deliveries, by app and outcome (received, refused, deduplicated, dropped, posted).',
+    labelNames: ['app', 'outcome'],
+    registers,
+  });
   const updates = new Counter({
     name: 'cometchat_ops_permission_updates_total',
     help: 'Permission updates sent to CometChat, by outcome (applied, failed, unknown).',
@@ -164,5 +181,6 @@ function recordMetrics(
     auditWrite: (outcome) => auditWrites.inc({ outcome }),
     auditPostFailure: () => auditPosts.inc(),
     storeError: (operation) => storeErrors.inc({ operation }),
+    webhookEvent: (app, outcome) => webhooks.inc({ app, outcome }),
   };
 }

@@ -44,6 +44,13 @@ export const OPS_PATHS = { health: '/healthz', ready: '/readyz', metrics: '/metr
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** A route of the app's own listeners, as Bolt's HTTP receiver takes them too. */
+export interface HttpRoute {
+  path: string;
+  method: string[];
+  handler: Handler;
+}
+
 /** The three routes, as Bolt's HTTP receiver takes them (`customRoutes`). */
 export function opsRoutes(deps: {
   checks: Readonly<Record<string, ReadinessCheck>>;
@@ -88,11 +95,23 @@ export function opsRoutes(deps: {
 }
 
 /** A server of its own for the routes (Socket Mode, or METRICS_PORT): anything else is 404. */
-export function opsHandler(routes: ReturnType<typeof opsRoutes>): Handler {
+export function opsHandler(routes: readonly HttpRoute[]): Handler {
   return (req, res) => {
-    const path = req.url?.split('?')[0];
-    const route = routes.find((r) => r.path === path && r.method.includes(req.method ?? ''));
+    const path = req.url?.split('?')[0] ?? '';
+    const route = routes.find(
+      (r) => pathMatches(r.path, path) && r.method.includes(req.method ?? ''),
+    );
     if (route) route.handler(req, res);
     else res.writeHead(404).end();
   };
+}
+
+/** A route's path as Bolt writes them: `:name` stands for one segment (`/cometchat/webhooks/:app`). */
+function pathMatches(route: string, path: string): boolean {
+  const want = route.split('/');
+  const got = path.split('/');
+  return (
+    want.length === got.length &&
+    want.every((part, i) => (part.startsWith(':') ? (got[i] ?? '') !== '' : part === got[i]))
+  );
 }

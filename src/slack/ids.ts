@@ -35,6 +35,8 @@ export const ACTIONS = {
   userCalls: 'user_calls',
   userChangeRole: 'user_change_role',
   userAccount: 'user_account',
+  /** A channel's subscription's "Remove"; its value is the subscription's id, sealed. */
+  removeSubscription: 'remove_subscription',
 } as const;
 
 export const CALLBACKS = {

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { Sandbox } from '../../offline/cometchat-standin/server.ts';
 import { assertWithinLimits } from '../../offline/slack-standin/block-kit-limits.ts';
-import type { SlackDriver } from '../../offline/slack-standin/driver.ts';
+import type { SlackDriver, SlashCommandFields } from '../../offline/slack-standin/driver.ts';
 import {
   type OfflineStack,
   type OfflineStackOptions,
@@ -206,9 +206,11 @@ export async function commandReply(
   h: Harness,
   text: string,
   driver: SlackDriver = h.driver,
+  /** The command's fields as Slack would send them otherwise (the channel it is typed in). */
+  overrides: Partial<SlashCommandFields> = {},
 ): Promise<Record<string, unknown>> {
   const before = h.slack.responses.length;
-  const sent = await driver.command(text);
+  const sent = await driver.command(text, overrides);
   expect(sent.status).toBe(200);
   return (await h.slack.nextResponse(before)).body;
 }

@@ -8,11 +8,16 @@ import { inApp } from '../../voice/sentences.ts';
 import { parseCallSearch } from '../call-filters.ts';
 import type { AppDeps } from '../deps.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
-import { callUnfurler } from './call-card.ts';
+import { callCard, callUnfurler } from './call-card.ts';
 import { createCallCommand, registerCallLookup } from './call-lookup.ts';
 import { createCallsCommand, registerCallSearch } from './call-search.ts';
 import { lookupFormView } from './lookup-modal-view.ts';
 import { resolvedFor, workingDescription } from './search-time.ts';
+
+/** A call's card, for another feature's post about it (AppDeps.callCard). */
+export function callCardBlocks(apps: Pick<AppDeps['apps'], 'several'>): AppDeps['callCard'] {
+  return (app, call) => callCard(call, app, appNameIfSeveral(apps, app)).blocks;
+}
 
 const CALL_USAGE = '`/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]`';
 

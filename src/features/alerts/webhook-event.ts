@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+// What CometChat's webhooks send (live-api-notes.md, "Webhooks"): an envelope naming the trigger,
+// and the trigger's data. Only the triggers alerts are made of are read further; every other
+// trigger is counted and dropped where it arrives.
+
+/** The envelope every webhook delivery has. */
+export const EnvelopeSchema = z.looseObject({
+  trigger: z.string().min(1).max(100),
+  data: z.looseObject({}),
+  appId: z.string().max(200).optional(),
+  region: z.string().max(20).optional(),
+  webhook: z.string().max(200).optional(),
+});
+export type Envelope = z.infer<typeof EnvelopeSchema>;
+
+/** The triggers alerts are made of, and the subscription kind each one reaches. */
+export const ALERT_TRIGGERS = {
+  call_ended: 'calls',
+  recording_generated: 'recordings',
+  transcription_generated: 'transcripts',
+} as const;
+export type AlertTrigger = keyof typeof ALERT_TRIGGERS;
+
+export function isAlertTrigger(trigger: string): trigger is AlertTrigger {
+  return Object.hasOwn(ALERT_TRIGGERS, trigger);
+}
+
+/** Every alert's data names its call; the rest is read per trigger. Times come as text or numbers. */
+const SessionSchema = z.looseObject({ sessionId: z.string().min(1).max(255) });
+const Text = z.union([z.string(), z.number()]).transform(String).optional();
+
+export const RecordingDataSchema = SessionSchema.extend({
+  recording_url: z.string().max(2000).optional(),
+  duration: Text,
+});
+export const TranscriptionDataSchema = SessionSchema.extend({
+  transcript_url: z.string().max(2000).optional(),
+});
+
+/** What an alert needs of an event: its call, and for an artefact, its link. */
+export interface AlertFacts {
+  trigger: AlertTrigger;
+  sessionId: string;
+  /** A recording's or a transcript's address, as CometChat sent it. */
+  link?: string | undefined;
+}
+
+/** The facts of an alert trigger's data, or undefined when the data is not of its shape. Pure. */
+export function alertFacts(trigger: AlertTrigger, data: unknown): AlertFacts | undefined {
+  if (trigger === 'recording_generated') {
+    const parsed = RecordingDataSchema.safeParse(data);
+    return parsed.success
+      ? { trigger, sessionId: parsed.data.sessionId, link: parsed.data.recording_url }
+      : undefined;
+  }
+  if (trigger === 'transcription_generated') {
+    const parsed = TranscriptionDataSchema.safeParse(data);
+    return parsed.success
+      ? { trigger, sessionId: parsed.data.sessionId, link: parsed.data.transcript_url }
+      : undefined;
+  }
+  const parsed = SessionSchema.safeParse(data);
+  return parsed.success ? { trigger, sessionId: parsed.data.sessionId } : undefined;
+}
+
+/**
+ * A delivery's id: the same bytes to the same app are the same event, however often CometChat or
+ * a proxy sends them (a retry repeats the body exactly).
+ */
+export function deliveryId(app: string, body: Buffer): string {
+  return createHash('sha256').update(app).update('\n').update(body).digest('hex').slice(0, 32);
+}
+
+/** A link CometChat sent, if it is one a person may open: https only. */
+export function safeLink(link: string | undefined): string | undefined {
+  if (!link) return undefined;
+  try {
+    const url = new URL(link);
+    return url.protocol === 'https:' ? url.toString() : undefined;
+  } catch {
+    return undefined;
+  }
+}

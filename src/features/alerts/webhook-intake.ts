@@ -1,0 +1,152 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Apps, CometChatApp } from '../../apps/apps.ts';
+import type { WebhookOutcome } from '../../observe/metrics.ts';
+import type { Store, WebhookEvent } from '../../store/store.ts';
+import { deliveryId, EnvelopeSchema, isAlertTrigger } from './webhook-event.ts';
+
+// `POST /cometchat/webhooks/<app>`: where CometChat's webhooks for one app arrive. Everything a
+// delivery can be refused for is decided before anything is kept (the app, its password, the
+// size, the shape), and the answer is 200 as soon as the event is stored: posting it, which asks
+// CometChat and Slack, happens after (alert-delivery.ts), and a stop before then loses nothing
+// (the sweep posts what is left). The same delivery twice is kept once, across replicas.
+
+export const WEBHOOK_PATH_PREFIX = '/cometchat/webhooks/';
+/** The route as Bolt's HTTP receiver takes it (the app's name is read from the path). */
+export const WEBHOOK_ROUTE_PATH = `${WEBHOOK_PATH_PREFIX}:app`;
+/** CometChat's payloads are small; anything near this is not one of them. */
+export const MAX_WEBHOOK_BYTES = 1024 * 1024;
+/** How long a delivery's id is remembered: far past CometChat's and any proxy's retries. */
+export const DELIVERY_CLAIM_SECONDS = 7 * 24 * 60 * 60;
+
+export interface IntakeDeps {
+  apps: Pick<Apps, 'byName'>;
+  store: Pick<Store, 'claim' | 'release' | 'putWebhookEvent'>;
+  count: (app: string, outcome: WebhookOutcome) => void;
+  log: Logger;
+  now: () => number;
+  /** Called once an event is stored and answered: posts it (not awaited). */
+  stored: (event: WebhookEvent) => void;
+}
+
+/** An answer with a short JSON body; `extra` headers beside its content type. */
+function answer(res: ServerResponse, status: number, body: object, extra = {}): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json', ...extra });
+  res.end(JSON.stringify(body));
+}
+
+/** The handler of the webhook route, for Bolt's HTTP receiver and the Socket Mode listener. */
+export function createWebhookIntake(deps: IntakeDeps) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    intake(deps, req, res).catch((error: unknown) => {
+      deps.log.error({ err: error }, 'webhook: not handled');
+      answer(res, 500, { error: 'not handled' });
+    });
+  };
+}
+
+async function intake(deps: IntakeDeps, req: IncomingMessage, res: ServerResponse) {
+  const refuse = (status: number, error: string, app = '-', headers = {}) => {
+    deps.count(app, 'refused');
+    deps.log.warn({ status, app, reason: error }, 'webhook refused');
+    // The rest of a refused body is not read: the connection closes after the answer.
+    answer(res, status, { error }, { connection: 'close', ...headers });
+  };
+  if (req.method !== 'POST') return refuse(405, 'POST only', '-', { allow: 'POST' });
+  const app = appOf(deps.apps, req.url);
+  if (!app?.webhook) return refuse(404, 'no such app takes webhooks');
+  if (!passwordMatches(req.headers.authorization, app.webhook)) {
+    return refuse(401, 'wrong or missing credentials', app.name, {
+      'www-authenticate': 'Basic realm="cometchat-webhooks"',
+    });
+  }
+  const body = await readBody(req, MAX_WEBHOOK_BYTES);
+  if (body === 'too large') return refuse(413, 'body over 1 MB', app.name);
+  const envelope = EnvelopeSchema.safeParse(parseJson(body));
+  if (!envelope.success) return refuse(400, 'not a CometChat webhook', app.name);
+  const { trigger } = envelope.data;
+  if (!isAlertTrigger(trigger)) {
+    deps.count(app.name, 'dropped');
+    return answer(res, 200, { ok: true, kept: false });
+  }
+  await keep(deps, res, {
+    id: deliveryId(app.name, body),
+    app: app.name,
+    trigger,
+    receivedAt: deps.now(),
+    body: envelope.data,
+  });
+}
+
+/** Keeps the event once (its claim), answers, then hands it on. */
+async function keep(deps: IntakeDeps, res: ServerResponse, event: WebhookEvent) {
+  if (!(await deps.store.claim(`webhook:${event.id}`, DELIVERY_CLAIM_SECONDS))) {
+    deps.count(event.app, 'deduplicated');
+    return answer(res, 200, { ok: true, kept: false });
+  }
+  try {
+    await deps.store.putWebhookEvent(event);
+  } catch (error) {
+    // Not kept: the claim goes, so CometChat's retry (or the next delivery) is taken.
+    await deps.store.release(`webhook:${event.id}`).catch(() => {});
+    deps.log.error({ err: error, app: event.app }, 'webhook: event not stored');
+    return answer(res, 503, { error: 'not stored; retry' });
+  }
+  deps.count(event.app, 'received');
+  answer(res, 200, { ok: true, kept: true });
+  deps.stored(event);
+}
+
+/** The app a path names: `/cometchat/webhooks/<app>`, nothing after it. */
+function appOf(apps: Pick<Apps, 'byName'>, url: string | undefined): CometChatApp | undefined {
+  const path = (url ?? '').split('?')[0] ?? '';
+  if (!path.startsWith(WEBHOOK_PATH_PREFIX)) return undefined;
+  const name = path.slice(WEBHOOK_PATH_PREFIX.length);
+  return /^[a-z][a-z0-9-]{0,31}$/.test(name) ? apps.byName(name) : undefined;
+}
+
+/**
+ * Whether `Authorization: Basic …` holds the app's user and password. Both are compared as
+ * digests in constant time, so neither their length nor where they differ shows in the timing.
+ */
+export function passwordMatches(
+  header: string | undefined,
+  expected: { user: string; password: string },
+): boolean {
+  const match = /^Basic ([A-Za-z0-9+/=]{1,1024})$/.exec(header ?? '');
+  const given = match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : '';
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(`${expected.user}:${expected.password}`));
+}
+
+/**
+ * The body, or `too large` as soon as it passes `limit` (a declared length says so at once).
+ * Reading stops there: the rest is never taken in, and the connection closes after the answer.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too large'> {
+  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.resolve('too large');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.pause();
+      resolve('too large');
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}

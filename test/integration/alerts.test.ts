@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
+import { createMemoryStore, type Store } from '../../src/store/store.ts';
+import { commandReply, type Harness, interactionReply, textOf } from './harness.ts';
+import { useHarnessStarter } from './support.ts';
+
+// Alerts through the real app: CometChat's webhooks, sent by the stand-in with Basic
+// authentication to the app's listener, posted to the channels subscribed to them.
+
+const USER = 'cometchat-hooks';
+const PASSWORD = 'a-webhook-password-of-some-length';
+const WEBHOOK_ENV = { COMETCHAT_WEBHOOK_USER: USER, COMETCHAT_WEBHOOK_PASSWORD: PASSWORD };
+
+/** The app's webhook address for `app`, on the listener Slack's requests arrive on. */
+function webhookUrl(h: Harness, app = 'default'): string {
+  return h.appUrl.replace('/slack/events', `/cometchat/webhooks/${app}`);
+}
+
+/** The alerts posted so far (not the subscription's own announcement), by channel. */
+function alertsIn(h: Harness, channel: string): string[] {
+  return h.slack.calls
+    .filter((c) => c.method === 'chat.postMessage' && c.args.channel === channel)
+    .map((c) => textOf(c.args))
+    .filter((text) => !text.includes('subscribed this channel'));
+}
+
+describe('alerts from CometChat webhooks', () => {
+  const start = useHarnessStarter();
+  let store: Store;
+  const withWebhooks = async () => {
+    store = createMemoryStore();
+    const h = await start({ store, env: WEBHOOK_ENV });
+    h.sandbox.webhooks.configure({ url: webhookUrl(h), username: USER, password: PASSWORD });
+    return h;
+  };
+
+  it('posts an unanswered call once to exactly the channels whose filters match, even delivered twice', async () => {
+    const h = await withWebhooks();
+    const subscribed = await commandReply(h, 'subscribe calls status:unanswered', h.driver, {
+      channel_id: 'C0ALERTS',
+    });
+    expect(textOf(subscribed)).toContain('Subscribed <#C0ALERTS> to *calls* `status:unanswered`');
+    await commandReply(h, 'subscribe calls status:ended', h.driver, { channel_id: 'C0ENDED' });
+    const data = h.sandbox.webhooks.callEndedData(SANDBOX_SESSION_IDS.unanswered);
+    const first = await h.sandbox.webhooks.send('call_ended', data);
+    expect(first?.status).toBe(200);
+    const again = await h.sandbox.webhooks.send('call_ended', data);
+    expect(again?.status).toBe(200);
+    await h.slack.waitFor(() => alertsIn(h, 'C0ALERTS')[0]);
+    // A moment for a second post, were there one.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(alertsIn(h, 'C0ALERTS')).toHaveLength(1);
+    expect(alertsIn(h, 'C0ALERTS')[0]).toContain('A call ended (unanswered)');
+    expect(alertsIn(h, 'C0ENDED')).toEqual([]);
+    expect(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER)).toEqual([]);
+  });
+
+  it('refuses a wrong password, an oversized body and an unknown app, posting nothing', async () => {
+    const h = await withWebhooks();
+    await commandReply(h, 'subscribe calls', h.driver, { channel_id: 'C0ALERTS' });
+    h.sandbox.webhooks.configure({
+      url: webhookUrl(h),
+      username: USER,
+      password: 'wrong-password-of-length',
+    });
+    const data = h.sandbox.webhooks.callEndedData(SANDBOX_SESSION_IDS.audioEnded);
+    expect((await h.sandbox.webhooks.send('call_ended', data))?.status).toBe(401);
+    const auth = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+    const big = JSON.stringify({
+      trigger: 'call_ended',
+      data: { sessionId: 'x', pad: 'x'.repeat(1_100_000) },
+    });
+    const oversized = await fetch(webhookUrl(h), {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: big,
+    });
+    expect(oversized.status).toBe(413);
+    const unknown = await fetch(webhookUrl(h, 'nowhere'), {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ trigger: 'call_ended', data }),
+    });
+    expect(unknown.status).toBe(404);
+    // A trigger alerts are not made of: taken, and dropped.
+    h.sandbox.webhooks.configure({ url: webhookUrl(h), username: USER, password: PASSWORD });
+    expect((await h.sandbox.webhooks.send('message_sent', { id: '1' }))?.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(alertsIn(h, 'C0ALERTS')).toEqual([]);
+    const metrics = await h.app.metrics.registry.getSingleMetricAsString(
+      'cometchat_ops_webhook_events_total',
+    );
+    expect(metrics).toMatch(/app="default",outcome="refused"} 2/);
+    expect(metrics).toMatch(/app="-",outcome="refused"} 1/);
+    expect(metrics).toMatch(/app="default",outcome="dropped"} 1/);
+    // The password is never logged.
+    expect(h.logs.lines.join('\n')).not.toContain(PASSWORD);
+  });
+
+  it('posts a recording with its link, lists the subscriptions and removes one', async () => {
+    const h = await withWebhooks();
+    await commandReply(h, 'subscribe recordings', h.driver, { channel_id: 'C0ALERTS' });
+    const data = h.sandbox.webhooks.recordingGeneratedData(SANDBOX_SESSION_IDS.withRecordings);
+    await h.sandbox.webhooks.send('recording_generated', data);
+    await h.slack.waitFor(() => alertsIn(h, 'C0ALERTS')[0]);
+    expect(alertsIn(h, 'C0ALERTS')[0]).toContain('Open the recording');
+    const listed = await commandReply(h, 'subscriptions', h.driver, { channel_id: 'C0ALERTS' });
+    expect(textOf(listed)).toContain('*recordings*');
+    expect(await store.listSubscriptions({ channel: 'C0ALERTS' })).toHaveLength(1);
+    // Each subscription's Remove sits beside it, as the section's accessory.
+    const remove = (listed.blocks as { accessory?: { action_id: string; value: string } }[]).find(
+      (block) => block.accessory,
+    )?.accessory;
+    const reply = await interactionReply(
+      h,
+      h.driver.blockAction({ actionId: String(remove?.action_id), value: String(remove?.value) }),
+    );
+    expect(textOf(reply)).toContain('Removed the subscription');
+    expect(await store.listSubscriptions({ channel: 'C0ALERTS' })).toEqual([]);
+  });
+
+  it('refuses a subscription filter it cannot keep, in one sentence', async () => {
+    const h = await withWebhooks();
+    const refused = await commandReply(h, 'subscribe calls since:2d', h.driver, {
+      channel_id: 'C0ALERTS',
+    });
+    expect(textOf(refused)).toContain('not `since`');
+    expect(await store.listSubscriptions({})).toEqual([]);
+  });
+});
