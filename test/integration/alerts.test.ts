@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
+import { skipRedisSuites, useRedisServer } from '../store/redis-server.ts';
 import { commandReply, type Harness, interactionReply, textOf } from './harness.ts';
-import { useHarnessStarter } from './support.ts';
+import { useHarnessStarter, useReplicas } from './support.ts';
 
 // Alerts through the real app: CometChat's webhooks, sent by the stand-in with Basic
 // authentication to the app's listener, posted to the channels subscribed to them.
@@ -127,4 +128,58 @@ describe('alerts from CometChat webhooks', () => {
     expect(textOf(refused)).toContain('not `since`');
     expect(await store.listSubscriptions({})).toEqual([]);
   });
+
+  it('makes 30 matching alerts in a minute a few posts and one count message updated in place', async () => {
+    const h = await withWebhooks();
+    await commandReply(h, 'subscribe calls status:unanswered', h.driver, {
+      channel_id: 'C0ALERTS',
+    });
+    const data = h.sandbox.webhooks.callEndedData(SANDBOX_SESSION_IDS.unanswered);
+    const sent = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        // Thirty deliveries, each its own (a repeat would be kept once).
+        h.sandbox.webhooks.send('call_ended', { ...data, destroyed_at: 1_700_003_700 + i }),
+      ),
+    );
+    expect(sent.map((answer) => answer?.status)).toEqual(Array(30).fill(200));
+    const updated = await h.slack.waitFor(
+      () =>
+        h.slack.calls.find(
+          (c) => c.method === 'chat.update' && textOf(c.args).includes('27 more alerts'),
+        ),
+      10_000,
+    );
+    expect(updated.args.channel).toBe('C0ALERTS');
+    const posts = alertsIn(h, 'C0ALERTS');
+    // Three alerts one by one, then the one message that counts the rest.
+    expect(posts.filter((text) => text.includes('A call ended'))).toHaveLength(3);
+    expect(posts.filter((text) => text.includes('in the last minute'))).toHaveLength(1);
+    expect(posts).toHaveLength(4);
+  }, 20_000);
 });
+
+describe.skipIf(skipRedisSuites)(
+  'alerts with two replicas sharing Redis',
+  { tags: ['redis'] },
+  () => {
+    const redis = useRedisServer();
+    const replicas = useReplicas();
+
+    it('posts a delivery once when it reaches both replicas (CometChat or a proxy retrying)', async () => {
+      const [a, b] = await replicas({ STORE_URL: redis().url, ...WEBHOOK_ENV });
+      await commandReply(a, 'subscribe calls status:unanswered', a.driver, {
+        channel_id: 'C0REDIS',
+      });
+      const data = a.sandbox.webhooks.callEndedData(SANDBOX_SESSION_IDS.unanswered);
+      const answers = [];
+      for (const h of [a, b, a, b]) {
+        a.sandbox.webhooks.configure({ url: webhookUrl(h), username: USER, password: PASSWORD });
+        answers.push((await a.sandbox.webhooks.send('call_ended', data))?.status);
+      }
+      expect(answers).toEqual([200, 200, 200, 200]);
+      await a.slack.waitFor(() => alertsIn(a, 'C0REDIS')[0]);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(alertsIn(a, 'C0REDIS')).toHaveLength(1);
+    });
+  },
+);

@@ -5,8 +5,10 @@ import { type Apps, appNameIfSeveral, type CometChatApp } from '../../apps/apps.
 import type { Call } from '../../cometchat/model.ts';
 import type { WebhookOutcome } from '../../observe/metrics.ts';
 import { newReference } from '../../reference.ts';
+import type { SlackMessage } from '../../slack/deliver.ts';
 import type { Store, WebhookEvent } from '../../store/store.ts';
-import { alertPost } from './alert-view.ts';
+import { alertPost, countText } from './alert-view.ts';
+import { type BurstGate, createBurstGate, createThrottle } from './burst.ts';
 import { subscriptionsReached } from './subscription-rules.ts';
 import { type AlertFacts, alertFacts, EnvelopeSchema, isAlertTrigger } from './webhook-event.ts';
 
@@ -30,6 +32,18 @@ export interface DeliveryDeps {
   callCard: (app: CometChatApp, call: Call) => KnownBlock[];
   log: Logger;
   now: () => number;
+  /** Which alerts a channel gets one by one, and which its count message counts. */
+  burst: Burst;
+}
+
+/** A replica's bursts: the gate, and each channel's throttled count message. */
+export interface Burst {
+  gate: BurstGate;
+  updates: Map<string, (text: string) => void>;
+}
+
+export function createBurst(): Burst {
+  return { gate: createBurstGate(), updates: new Map() };
 }
 
 /** Posts one stored event where its subscriptions ask, once; then lets it go. */
@@ -75,13 +89,48 @@ async function postWhereAsked(
   });
   for (const channel of channels) {
     try {
-      await deps.client.chat.postMessage({ channel, ...post });
+      await postOrCount(deps, channel, post, appNameIfSeveral(deps.apps, app));
       deps.count(app.name, 'posted');
     } catch (error) {
       // One channel the app left, or archived, does not keep the others from their post.
       log.warn({ err: error, channel }, 'alert not posted');
     }
   }
+}
+
+/** The alert posted, or, past the few a channel gets in a minute, counted in one message. */
+async function postOrCount(
+  deps: DeliveryDeps,
+  channel: string,
+  post: SlackMessage,
+  appName: string | undefined,
+): Promise<void> {
+  const step = deps.burst.gate.next(channel, deps.now());
+  if (step.kind === 'post') {
+    await deps.client.chat.postMessage({ channel, ...post });
+    return;
+  }
+  if (step.kind === 'start-count') {
+    const posted = await deps.client.chat.postMessage({ channel, text: countText(1, appName) });
+    deps.burst.gate.started(channel, posted.ts);
+    return;
+  }
+  countUpdater(deps, channel)(countText(step.count, appName));
+}
+
+/** The channel's count message, updated at most every few seconds with the latest count. */
+function countUpdater(deps: DeliveryDeps, channel: string): (text: string) => void {
+  const known = deps.burst.updates.get(channel);
+  if (known) return known;
+  const update = createThrottle(async (text) => {
+    const ts = deps.burst.gate.countMessage(channel);
+    if (!ts) return;
+    await deps.client.chat.update({ channel, ts, text }).catch((error: unknown) => {
+      deps.log.warn({ err: error, channel }, 'alert count not updated');
+    });
+  });
+  deps.burst.updates.set(channel, update);
+  return update;
 }
 
 /** Posts the events an earlier run (or replica) stored and never posted. */

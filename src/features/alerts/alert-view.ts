@@ -53,6 +53,14 @@ export function alertPost(input: {
   return { text, blocks: [section(text), ...body] };
 }
 
+/**
+ * The message that counts a channel's alerts past the few it gets one by one in a minute, as it
+ * says at `count`. Pure.
+ */
+export function countText(count: number, appName: string | undefined): string {
+  return `:bell: ${count} more alert${count === 1 ? '' : 's'} from CometChat${inApp(appName)} in the last minute, counted here rather than posted one by one. \`/cometchat calls\` lists the calls.`;
+}
+
 const KIND_WORDS: Record<Subscription['kind'], string> = {
   calls: 'calls',
   recordings: 'recordings',

@@ -2,7 +2,7 @@ import type { HttpRoute } from '../../observe/readiness.ts';
 import { noWords } from '../command.ts';
 import type { AppDeps } from '../deps.ts';
 import { type Feature, subcommand } from '../feature.ts';
-import { type DeliveryDeps, deliverEvent, sweepEvents } from './alert-delivery.ts';
+import { createBurst, type DeliveryDeps, deliverEvent, sweepEvents } from './alert-delivery.ts';
 import { parseSubscribeWords, SUBSCRIBE_USAGE } from './subscription-rules.ts';
 import {
   createSubscribeCommand,
@@ -17,7 +17,7 @@ import { createWebhookIntake, WEBHOOK_ROUTE_PATH } from './webhook-intake.ts';
 
 const SUBSCRIPTIONS_USAGE = '`/cometchat subscriptions`';
 
-function deliveryDeps(deps: AppDeps): DeliveryDeps {
+function deliveryDeps(deps: AppDeps, burst = createBurst()): DeliveryDeps {
   return {
     apps: deps.apps,
     store: deps.store,
@@ -26,6 +26,7 @@ function deliveryDeps(deps: AppDeps): DeliveryDeps {
     callCard: deps.callCard,
     log: deps.logger.child({ component: 'alerts' }),
     now: deps.now,
+    burst,
   };
 }
 
