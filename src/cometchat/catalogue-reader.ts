@@ -15,6 +15,9 @@ export type CatalogueReader = (request?: RequestOptions) => Promise<Catalogue>;
 /** How long an app's definitions are kept: they change with CometChat's releases, not by the minute. */
 export const CATALOGUE_TTL_MS = 5 * 60_000;
 
+/** How long the shipped catalogue stands in after a failed read before CometChat is asked again. */
+export const FALLBACK_MS = 30_000;
+
 export function createCatalogueReader(
   client: Pick<CometChatClient, 'listPermissionDefinitions'>,
   options: { ttlMs?: number; now?: () => number } = {},
@@ -25,12 +28,18 @@ export function createCatalogueReader(
     ttlMs: options.ttlMs ?? CATALOGUE_TTL_MS,
     now: options.now,
   });
+  const now = options.now ?? Date.now;
+  // After a failed read, the shipped catalogue stands in for a short while without asking again:
+  // during an outage every category switch and review would otherwise wait out the whole budget.
+  let fallbackUntil = 0;
   return async (request) => {
+    if (now() < fallbackUntil) return FALLBACK_CATALOGUE;
     try {
       return await cache.get('default', async () =>
         mergeCatalogue(PERMISSIONS, await client.listPermissionDefinitions('default', request)),
       );
     } catch (error) {
+      fallbackUntil = now() + FALLBACK_MS;
       request?.logger?.warn(
         { err: error },
         'permission definitions not read: the shipped catalogue stands in',

@@ -1,9 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
 import { FALLBACK_CATALOGUE, OTHER_CATEGORY } from '../../src/cometchat/catalogue.ts';
-import { CATALOGUE_TTL_MS, createCatalogueReader } from '../../src/cometchat/catalogue-reader.ts';
+import {
+  CATALOGUE_TTL_MS,
+  createCatalogueReader,
+  FALLBACK_MS,
+} from '../../src/cometchat/catalogue-reader.ts';
 import type { PermissionDefinition } from '../../src/cometchat/schemas.ts';
 
-// An app's catalogue is read at most every five minutes; a failed read is not kept (issue 32).
+// An app's catalogue is read at most every five minutes; after a failed read the shipped one
+// stands in for half a minute (issue 32).
 
 const extra: PermissionDefinition = {
   id: 'deleteReaction',
@@ -32,17 +37,23 @@ describe('createCatalogueReader', () => {
     expect(listPermissionDefinitions).toHaveBeenCalledTimes(2);
   });
 
-  it('answers the shipped catalogue when the read fails, and tries again at the next ask', async () => {
+  it('answers the shipped catalogue when the read fails, for a short while, then asks again', async () => {
+    let now = 0;
     const listPermissionDefinitions = vi
       .fn<() => Promise<PermissionDefinition[]>>()
       .mockRejectedValueOnce(new Error('CometChat is unavailable'))
       .mockResolvedValue([extra]);
     const warn = vi.fn();
-    const read = createCatalogueReader({ listPermissionDefinitions });
+    const read = createCatalogueReader({ listPermissionDefinitions }, { now: () => now });
     const failed = await read({ logger: { warn } as never });
     expect(failed).toBe(FALLBACK_CATALOGUE);
     expect(failed.source).toBe('fallback');
     expect(warn).toHaveBeenCalledTimes(1);
+    // Within the fallback's while, CometChat is not asked again (an outage would cost every ask).
+    now += FALLBACK_MS - 1;
+    expect(await read()).toBe(FALLBACK_CATALOGUE);
+    expect(listPermissionDefinitions).toHaveBeenCalledTimes(1);
+    now += 1;
     const next = await read();
     expect(next.source).toBe('service');
     expect(listPermissionDefinitions).toHaveBeenCalledTimes(2);
