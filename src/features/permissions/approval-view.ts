@@ -49,7 +49,7 @@ function staleLine(request: Pick<ApprovalRequest, 'subject'>): string {
     case 'user':
       return `:warning: The user changed in CometChat since this request was made, so nothing was sent. ${askAgain(request)}`;
     case 'role':
-      return `:warning: The role changed in CometChat since this request was made, so nothing was sent. ${askAgain(request)}`;
+      return `:warning: CometChat's roles are no longer as this request was reviewed against, so nothing was sent. ${askAgain(request)}`;
     default:
       return ":warning: The role changed since this request was made (someone applied another change), so nothing was sent. Ask again from the editor, on the role's new values.";
   }

@@ -146,7 +146,13 @@ function rolePromotionProblem(
     if (exists) return `There is a role ${id}${inApp(appName)} already. Nothing was sent.`;
     return roles.length >= MAX_ROLES ? roleLimitSentence(roles.length, appName) : undefined;
   }
-  return exists ? undefined : `There is no role ${id}${inApp(appName)}. Nothing was sent.`;
+  const there = roles.find((r) => r.role === applied.role);
+  if (!there) return `There is no role ${id}${inApp(appName)}. Nothing was sent.`;
+  // A rename or description the other app has already would send a change that does nothing.
+  const same = applied.changes.every(({ key, after }) => beforeThere(key, there) === after);
+  return applied.subject.action === 'update' && same
+    ? `${id}${inApp(appName)} has that name and description already. Nothing was sent.`
+    : undefined;
 }
 
 /** The review the roles feature opens (AppDeps.reviewRoleChange). */
