@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,6 +5,7 @@ import { join } from 'node:path';
 import { cpuMeter } from './cpu.ts';
 import { pacedLoad, saturate } from './load.ts';
 import { APP_ENTRY, freePort, type Subject, spawnSubject } from './processes.ts';
+import { startRedis } from './redis.ts';
 import { machine, ms, table } from './report.ts';
 import { appEnv, COMMAND_TEXTS, signedCommand, startStandIns } from './stack.ts';
 import { median, percentile } from './stats.ts';
@@ -39,29 +39,6 @@ async function roundRobin(
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return { port, server };
-}
-
-async function startRedis(): Promise<{ url: string; stop: () => void }> {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.once('error', () => reject(new Error('bench: redis-server is not on PATH')));
-    const poll = () => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.destroy();
-        resolve();
-      });
-      socket.on('error', () => setTimeout(poll, 50));
-    };
-    poll();
-  });
-  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }
 
 const work = await mkdtemp(join(tmpdir(), 'bench-replicas-'));
@@ -193,5 +170,5 @@ try {
   await Promise.allSettled(replicas.map((r) => r.stop()));
   proxy.server.close();
   await close();
-  redis.stop();
+  await redis.stop();
 }

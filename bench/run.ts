@@ -21,12 +21,14 @@ import { measureRendering } from './render.ts';
 import { type Budget, budgetLines, machine, mib, ms, ratio, table } from './report.ts';
 import { appEnv, COMMAND_TEXTS, SIGNING_SECRET, signedCommand } from './stack.ts';
 import { median, medianOf, percentile, wallNow } from './stats.ts';
+import { measureIntake, redisNotMeasured } from './webhook-intake.ts';
 
 // `npm run bench`: the real app as it ships (the Dockerfile's CMD: dist/main.js, which the npm
 // script builds from src/ just before, with the image's node options, in a child process) between
 // the CometChat sandbox (with an injected latency) and the Slack stand-in, driven with signed
 // slash commands; a bare Bolt app and a plain node:http server, with the same node options, go
-// through the same rounds as baselines. Prints every figure as a median over rounds, then the
+// through the same rounds as baselines. CometChat's webhooks are measured apart, on apps of
+// their own (webhook-intake.ts). Prints every figure as a median over rounds, then the
 // budgets as PASS/FAIL. Exits 0 when budgets fail (it reports them) and 1 when the bench itself
 // breaks.
 
@@ -414,6 +416,16 @@ async function main(): Promise<void> {
       }
     }
 
+    // CometChat's webhooks: apps of their own (SQLite, and Redis when there is a redis-server)
+    // and a node:http server, against the same stand-ins (webhook-intake.ts).
+    const intake = await measureIntake({
+      slack: stand,
+      sandbox: sand,
+      work,
+      quick: QUICK,
+      progress,
+    });
+
     // ---- Report ----
     const lat = (rate: number, label: string) => latency.get(`${rate}|${label}`) ?? [];
     const budgets: Budget[] = [];
@@ -789,6 +801,9 @@ async function main(): Promise<void> {
       pass: appStart <= 2 * median(startup.bolt),
     });
 
+    log(intake.report);
+    budgets.push(...intake.budgets);
+
     log('\n## App log during the run');
     log(
       `${appLog.warnings} warnings, ${appLog.errors} errors${appLog.samples.length > 0 ? ` (e.g. ${appLog.samples.join(' | ')})` : ''}`,
@@ -804,6 +819,7 @@ async function main(): Promise<void> {
     log(
       `Subjects' logs, and every acknowledgement time by rate|subject and round (acks.json): ${work}`,
     );
+    if (!intake.redisMeasured) log(redisNotMeasured());
   } catch (error) {
     process.stderr.write(`Logs of the subjects are kept in ${work}\n`);
     throw error;

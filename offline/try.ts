@@ -2,6 +2,7 @@ import { permissionSpec } from '../src/cometchat/catalogue.ts';
 import { SANDBOX_SESSION_IDS, SECOND_SANDBOX_SESSION_IDS } from './cometchat-standin/server.ts';
 import { createSlackDriver } from './slack-standin/driver.ts';
 import { dmChannelIdFor } from './slack-standin/ids.ts';
+import type { SlashCommandFields } from './slack-standin/payloads.ts';
 import type { ResponseUrlPost } from './slack-standin/server.ts';
 import { waitFor } from './slack-standin/wait-for.ts';
 import type { StoredView } from './slack-standin/web-api.ts';
@@ -59,6 +60,9 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
                                     with an approval channel: a change requested by one
                                     editor, then approved by another, and applied once
   home                              the Home tab, as the operator sees it
+  alerts                            a channel subscribed to unanswered calls, a call that
+                                    ends unanswered, CometChat's webhook and the post it
+                                    causes; the same webhook again, not posted twice
   help                              the app's help
   demo                              roles, a call, a user and their calls, and a
                                     permission change (the default)
@@ -104,11 +108,13 @@ async function command(
   stack: OfflineStack,
   text: string,
   app?: string,
+  fields?: Partial<SlashCommandFields>,
 ): Promise<StoredView | undefined> {
-  print(`\n> /cometchat ${text}`);
+  const where = fields?.channel_name ? `   (in #${fields.channel_name})` : '';
+  print(`\n> /cometchat ${text}${where}`);
   const mark = stack.slack.responses.length;
   const calls = stack.slack.calls.length;
-  const sent = await stack.driver.command(text);
+  const sent = await stack.driver.command(text, fields);
   print(`  (acknowledged: HTTP ${sent.status} in ${Math.round(sent.elapsedMs)} ms)`);
   // A subcommand that waits on CometChat acknowledges with what it is doing; its answer then
   // replaces that line in Slack.
@@ -299,6 +305,76 @@ async function promotion(stack: OfflineStack, role: string, verb: string, key: s
   print(`\n${updatesOf(stack, 'prod')}`);
 }
 
+/**
+ * The alerts try: the channel it subscribes, and the Basic authentication CometChat's webhook is
+ * set up with (COMETCHAT_WEBHOOK_USER / _PASSWORD; the app wants a password of 16 characters or
+ * more). Not secrets: they exist only in this run.
+ */
+const TRY_ALERTS = {
+  channel: 'C0TRYALERTS',
+  channelName: 'call-alerts',
+  user: 'cometchat-webhooks',
+  password: 'offline-webhook-password-5e81c2',
+} as const;
+
+/** The app's posts in the try's channel since `mark`. */
+function alertPosts(stack: OfflineStack, mark: number) {
+  return stack.slack.calls
+    .slice(mark)
+    .filter((c) => c.method === 'chat.postMessage' && c.args.channel === TRY_ALERTS.channel);
+}
+
+/** What the app answered CometChat's webhook, as one line. */
+function webhookAnswer(answer: { status: number; body: string } | undefined): string {
+  return answer === undefined
+    ? '  (nothing was sent: the sandbox has no webhook set)'
+    : `  (the app answered CometChat: HTTP ${answer.status} ${answer.body})`;
+}
+
+/**
+ * A channel subscribed to unanswered calls; a seeded call that ended unanswered, whose
+ * `call_ended` the sandbox sends to the app as CometChat would; the alert posted in the channel;
+ * then the same delivery again (CometChat's or a proxy's retry), taken and not posted twice.
+ */
+async function alerts(stack: OfflineStack): Promise<void> {
+  const url = stack.appUrl.replace(/\/slack\/events$/, '/cometchat/webhooks/default');
+  const { user, password, channel, channelName } = TRY_ALERTS;
+  stack.sandbox.webhooks.configure({ url, username: user, password });
+  print(`CometChat's webhook (the sandbox's) posts to ${url}, with Basic authentication.`);
+  const announced = stack.slack.calls.length;
+  await command(stack, 'subscribe calls status:unanswered', undefined, {
+    channel_id: channel,
+    channel_name: channelName,
+  });
+  const announcement = alertPosts(stack, announced)[0];
+  if (announcement) print(`\n${renderMessage(announcement.args, `posted in #${channelName}`)}`);
+
+  const sessionId = SANDBOX_SESSION_IDS.unanswered;
+  const data = stack.sandbox.webhooks.callEndedData(sessionId);
+  const mark = stack.slack.calls.length;
+  print(`\n> CometChat: the call ${sessionId} ended unanswered; it sends call_ended to the app`);
+  const first = await stack.sandbox.webhooks.send('call_ended', data);
+  print(webhookAnswer(first));
+  if (first?.status !== 200) {
+    process.stderr.write('\nThe app did not take the webhook, so nothing is posted.\n');
+    process.exitCode = 1;
+    return;
+  }
+  const posted = await stack.slack.waitFor(() => alertPosts(stack, mark)[0], 15_000);
+  print(`\n${renderMessage(posted.args, `posted in #${channelName}`)}`);
+
+  print('\n> CometChat sends the same call_ended again (a retry, or a proxy repeating it)');
+  print(webhookAnswer(await stack.sandbox.webhooks.send('call_ended', data)));
+  // A moment for a second post to arrive, were there one.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const count = alertPosts(stack, mark).length;
+  print(`\nAlerts posted in #${channelName} for the two deliveries: ${count}.`);
+  if (count !== 1) {
+    process.stderr.write(`\nThe same delivery was posted ${count} times; it should post once.\n`);
+    process.exitCode = 1;
+  }
+}
+
 /** A try as asked: the app it is for (two-app try only), the command, and the command's words. */
 type Try = { app: TryApp | undefined; what: string; rest: string[] };
 
@@ -317,9 +393,12 @@ const COMMANDS = [
   'demo',
   'approve',
   'home',
+  'alerts',
 ];
 /** The commands that only make sense where two apps are served. */
 const TWO_APP_COMMANDS = ['promote', 'apps', 'audit'];
+/** The commands the try runs on the single app only (the second seed has no unanswered call). */
+const SINGLE_APP_COMMANDS = ['alerts'];
 
 /** An app's name first means the two-app try, whose default is the roles; else the demo. */
 function readTry(args: string[]): Try {
@@ -367,6 +446,12 @@ function startTryStack(asked: Try): Promise<OfflineStack> {
             EDITORS: `${OPERATOR},${TRY_APPROVAL.approver}`,
           }
         : {}),
+      ...(asked.what === 'alerts'
+        ? {
+            COMETCHAT_WEBHOOK_USER: TRY_ALERTS.user,
+            COMETCHAT_WEBHOOK_PASSWORD: TRY_ALERTS.password,
+          }
+        : {}),
     },
     logDestination: process.stderr,
     ...(servesTwoApps(asked) ? { apps: TRY_APPS } : {}),
@@ -385,6 +470,9 @@ async function runTry(stack: OfflineStack, { app, what, rest }: Try): Promise<vo
       break;
     case 'home':
       await homeTab(stack);
+      break;
+    case 'alerts':
+      await alerts(stack);
       break;
     case 'approve':
       await approval(stack, rest[0] ?? 'default', rest[1] ?? 'deny', rest[2] ?? 'sendMessage');
@@ -446,6 +534,13 @@ async function run(args: string[]): Promise<void> {
   const asked = readTry(args);
   if (asked.what === 'sessions') return printSessions();
   if (!isKnown(asked)) return refuse(asked.what);
+  if (asked.app && SINGLE_APP_COMMANDS.includes(asked.what)) {
+    process.stderr.write(
+      `The "${asked.what}" try runs on the single app: npm run try -- ${asked.what}\n`,
+    );
+    process.exitCode = 2;
+    return;
+  }
   const stack = await startTryStack(asked);
   try {
     await runTry(stack, asked);

@@ -33,6 +33,8 @@ export interface SlackAppOptions {
   cometchat?: CometChatClient;
   deliver?: Deliverer;
   store?: Store;
+  /** The features' clock (Unix ms): injected in tests of what is due when; `Date.now` otherwise. */
+  now?: () => number;
 }
 
 /** An access check waits within a budget of its own; its request may outlive it (for the next). */
@@ -98,7 +100,7 @@ export function createSlackApp(options: SlackAppOptions) {
     audit,
     access,
     timeZones: createTimeZones(slack.quick(ACCESS_CLIENT_TIMEOUT_MS)),
-    now: Date.now,
+    now: options.now ?? Date.now,
     budgetMs: config.cometchat.budgetMs,
     budgetSeconds,
     approvalTtlMs: config.approvalTtlHours * 60 * 60 * 1000,

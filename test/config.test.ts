@@ -493,6 +493,7 @@ describe('loadConfig with several apps', () => {
       'call',
       'calls',
       'subscribe',
+      'digest',
       'subscriptions',
       'audit',
       'apps',

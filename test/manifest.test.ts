@@ -79,7 +79,7 @@ describe('manifest.yml', () => {
         command: '/cometchat',
         should_escape: false,
         usage_hint:
-          '[app] roles · role (create | rename | describe | delete) <id> · compare <role> (<role> | <app> <app>) · perms <role> · approvals · user <uid> [can <action> | role <role>] · users [text] · call <sessionId> · calls [uid] [filters] · subscribe (calls [filters] | recordings | transcripts) · subscriptions · audit [role] · apps · help',
+          '[app] roles · role (create | rename | describe | delete) <id> · compare <role> (<role> | <app> <app>) · perms <role> · approvals · user <uid> [can <action> | role <role>] · users [text] · call <sessionId> · calls [uid] [filters] · subscribe (calls [filters] | recordings | transcripts) · digest daily [HH:MM] · subscriptions · audit [role] · apps · help',
       }),
     ]);
   });
@@ -117,8 +117,10 @@ describe('manifest.yml', () => {
     const bot = at(scopes, 'bot');
     expect(Array.isArray(bot) ? [...bot].sort() : bot).toEqual(
       [
+        'channels:read',
         'chat:write',
         'commands',
+        'groups:read',
         'im:write',
         'links:read',
         'links:write',

@@ -110,6 +110,8 @@ export interface SlackStandIn {
   setUsers(users: readonly StandInUser[]): void;
   /** usergroup id -> member user ids, for `usergroups.users.list`. */
   setUserGroups(groups: Readonly<Record<string, readonly string[]>>): void;
+  /** channel id -> member user ids, for `users.conversations` (an id starting with G is private). */
+  setChannelMembers(channels: Readonly<Record<string, readonly string[]>>): void;
   setLatency(latencyMs: number): void;
   /**
    * Delays every answer of one Web API method by `latencyMs` instead of the overall latency, to
@@ -145,8 +147,8 @@ export interface SlackStandIn {
   dropConnections(): void;
   socketConnectionCount(): number;
   /**
-   * Forgets records, views, users, groups, failures, per-method latencies and issued urls;
-   * connections stay open.
+   * Forgets records, views, users, groups, channels, failures, per-method latencies and issued
+   * urls; connections stay open.
    */
   reset(): void;
   /**
@@ -406,6 +408,10 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       state.userGroups.clear();
       for (const [id, members] of Object.entries(groups)) state.userGroups.set(id, members);
     },
+    setChannelMembers(channels) {
+      state.channelMembers.clear();
+      for (const [id, members] of Object.entries(channels)) state.channelMembers.set(id, members);
+    },
     setLatency(ms) {
       latencyMs = ms;
     },
@@ -447,6 +453,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       responseUrls.clear();
       state.users.clear();
       state.userGroups.clear();
+      state.channelMembers.clear();
       state.views.clear();
       state.homes.clear();
       state.messages.clear();

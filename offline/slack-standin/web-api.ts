@@ -31,6 +31,8 @@ export interface WebApiState {
   users: Map<string, StandInUser>;
   /** usergroup id -> ids of its members */
   userGroups: Map<string, readonly string[]>;
+  /** channel id -> ids of its members (`users.conversations`); an id starting with G is private */
+  channelMembers: Map<string, readonly string[]>;
   views: Map<string, StoredView>;
   /** Each user's Home tab, as last published (`views.publish`). */
   homes: Map<string, StoredView>;
@@ -45,6 +47,7 @@ export function createWebApiState(): WebApiState {
   return {
     users: new Map(),
     userGroups: new Map(),
+    channelMembers: new Map(),
     views: new Map(),
     homes: new Map(),
     messages: new Map(),
@@ -323,6 +326,51 @@ const userGroupMembers: Handler = (args, { state }) => {
   return users === undefined ? failure('no_such_subteam') : { ok: true, users: [...users] };
 };
 
+/** Slack's cursors are opaque base64; the stand-in's hold where the next page starts. */
+const cursorAt = (offset: number) => Buffer.from(`offset:${offset}`).toString('base64');
+/** Where a cursor's page starts (0 without one), or NaN for a cursor the stand-in never gave. */
+function offsetOf(cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
+  const offset = /^offset:(\d+)$/.exec(Buffer.from(cursor, 'base64').toString())?.[1];
+  return offset === undefined ? Number.NaN : Number(offset);
+}
+const CONVERSATION_TYPES = ['public_channel', 'private_channel', 'mpim', 'im'];
+
+/**
+ * `users.conversations`: the channels a user (the bot when none is named) is a member of, of the
+ * types asked (public ones by default), a page of `limit` (100 by default, 1000 at most) at a
+ * time. Only channels are known: `im` and `mpim` list nothing.
+ */
+const userConversations: Handler = (args, { state }) => {
+  const user = text(args, 'user') ?? STAND_IN_WORKSPACE.botUserId;
+  if (!state.users.has(user) && state.users.size > 0) return failure('user_not_found');
+  const types = (text(args, 'types') ?? 'public_channel').split(',').map((t) => t.trim());
+  if (types.some((t) => !CONVERSATION_TYPES.includes(t))) return failure('invalid_types');
+  const start = offsetOf(text(args, 'cursor'));
+  if (!Number.isInteger(start)) return failure('invalid_cursor');
+  const limit = Math.min(Number(text(args, 'limit') ?? 100) || 100, 1000);
+  const member = [...state.channelMembers]
+    .filter(
+      ([id, members]) =>
+        members.includes(user) &&
+        types.includes(id.startsWith('G') ? 'private_channel' : 'public_channel'),
+    )
+    .map(([id]) => id);
+  const channels = member.slice(start, start + limit).map((id) => ({
+    id,
+    name: id.toLowerCase(),
+    is_channel: true,
+    is_group: false,
+    is_im: false,
+    is_mpim: false,
+    is_private: id.startsWith('G'),
+    is_archived: false,
+    context_team_id: STAND_IN_WORKSPACE.teamId,
+  }));
+  const next = start + limit < member.length ? cursorAt(start + limit) : '';
+  return { ok: true, channels, response_metadata: { next_cursor: next } };
+};
+
 const openConversation: Handler = (args) => {
   const channel = text(args, 'channel');
   if (channel !== undefined) return { ok: true, channel: { id: channel } };
@@ -360,6 +408,7 @@ export const WEB_API_METHODS: ReadonlyMap<string, { token: TokenKind; handle: Ha
     'views.publish': { token: 'bot', handle: publishView },
     'users.info': { token: 'bot', handle: userInfo },
     'usergroups.users.list': { token: 'bot', handle: userGroupMembers },
+    'users.conversations': { token: 'bot', handle: userConversations },
     'conversations.open': { token: 'bot', handle: openConversation },
     'apps.connections.open': { token: 'app', handle: openConnection },
   } satisfies Record<string, { token: TokenKind; handle: Handler }>),

@@ -24,6 +24,9 @@ const EMOJI: Readonly<Record<string, string>> = {
   hourglass: '⌛',
   movie_camera: '🎥',
   no_entry: '⛔',
+  telephone_receiver: '☎',
+  page_facing_up: '📄',
+  bell: '🔔',
 };
 
 /** An ISO date to the minute, `2023-07-10 14:42` (UTC): narrow, and all a reader needs. */

@@ -24,6 +24,7 @@ export function withAppFailures<C extends CometChatClient>(client: C, app: Faile
       client.unsetRolePermission(role, key, request).catch(label),
     getCall: (sessionId, request) => client.getCall(sessionId, request).catch(label),
     listCalls: (query, request) => client.listCalls(query, request).catch(label),
+    getUsage: (range, request) => client.getUsage(range, request).catch(label),
     getUser: (uid, request) => client.getUser(uid, request).catch(label),
     listUsers: (query, request) => client.listUsers(query, request).catch(label),
     countUsersWithRole: (role, request) => client.countUsersWithRole(role, request).catch(label),

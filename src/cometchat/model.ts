@@ -9,6 +9,7 @@ import type {
   Recording,
   Role,
   Transcription,
+  UsageMetrics,
   UserRecord,
 } from './schemas.ts';
 
@@ -315,4 +316,30 @@ function isKeyResult(value: unknown): value is { success: boolean; message?: unk
     value !== null &&
     typeof (value as { success?: unknown }).success === 'boolean'
   );
+}
+
+/** The time range usage is asked for: Unix seconds, both ends included. */
+export interface UsageRange {
+  fromDate: number;
+  toDate: number;
+}
+
+/** An app's usage over a time range; a figure the service did not give is undefined. */
+export interface Usage {
+  audioMinutes?: number | undefined;
+  videoMinutes?: number | undefined;
+  recordedMinutes?: number | undefined;
+  activeUsers?: number | undefined;
+  /** The most users in calls at one moment. */
+  concurrentUsers?: number | undefined;
+}
+
+export function toUsage(metrics: UsageMetrics): Usage {
+  return {
+    audioMinutes: metrics.audio_minutes ?? undefined,
+    videoMinutes: metrics.video_minutes ?? undefined,
+    recordedMinutes: metrics.recorded_minutes ?? undefined,
+    activeUsers: metrics.active_users ?? undefined,
+    concurrentUsers: metrics.concurrent_users ?? undefined,
+  };
 }

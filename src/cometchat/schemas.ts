@@ -210,6 +210,34 @@ export const CallListResponseSchema = z.object({
     .optional(),
 });
 
+/** A usage figure: a number, or absent (null read as absent). */
+const figure = z.number().finite().nullish();
+
+/**
+ * `GET /v3/stats` (live-api-notes.md, "Usage"): the figures under `data.metrics`, each of which
+ * may be missing, and `data.time_range` as the service echoes it (seconds or milliseconds).
+ */
+export const UsageResponseSchema = z.looseObject({
+  data: z.looseObject({
+    metrics: z
+      .looseObject({
+        audio_minutes: figure,
+        video_minutes: figure,
+        recorded_minutes: figure,
+        active_users: figure,
+        concurrent_users: figure,
+      })
+      .default({}),
+    time_range: z
+      .looseObject({
+        fromDate: z.union([z.number(), z.string()]).optional(),
+        toDate: z.union([z.number(), z.string()]).optional(),
+      })
+      .optional(),
+  }),
+});
+export type UsageMetrics = z.infer<typeof UsageResponseSchema>['data']['metrics'];
+
 /**
  * Unix seconds. User records are read loosely: a timestamp may come as digits in a string (as
  * the webhooks send theirs) and an absent value as null.

@@ -216,7 +216,7 @@ export function dayStart(day: string, zone: string): number {
 }
 
 /** The calendar day (YYYY-MM-DD) the instant `ms` falls on in `zone`. */
-function localDay(ms: number, zone: string): string {
+export function localDay(ms: number, zone: string): string {
   return new Intl.DateTimeFormat('en-CA', {
     timeZone: zone,
     year: 'numeric',
@@ -226,7 +226,7 @@ function localDay(ms: number, zone: string): string {
 }
 
 /** How far `zone`'s wall clock is ahead of UTC at the instant `ms`. */
-function offsetMs(ms: number, zone: string): number {
+export function offsetMs(ms: number, zone: string): number {
   const parts = new Intl.DateTimeFormat('en-US', {
     timeZone: zone,
     hourCycle: 'h23',

@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { HttpRoute } from '../observe/readiness.ts';
-import { alerts, webhookRoute } from './alerts/index.ts';
+import { alerts, homeAlerts, webhookRoute } from './alerts/index.ts';
 import { apps } from './apps/index.ts';
 import { audit, recentChanges } from './audit/index.ts';
 import { callCardBlocks, calls } from './calls/index.ts';
@@ -60,14 +60,19 @@ export interface RegisteredFeatures {
 export { WEBHOOK_ROUTE_PATH } from './alerts/webhook-intake.ts';
 
 /**
- * Registers every feature and `/cometchat` with Bolt. The Home tab is drawn from two features'
- * parts (approvals, recent changes) and opens a third's editor, and the permissions feature
- * publishes it again after an approval: so it is made here, first, from their parts.
+ * Registers every feature and `/cometchat` with Bolt. The Home tab is drawn from three features'
+ * parts (approvals, recent changes, the alerts in the person's channels) and opens the
+ * permissions feature's editor, and the permissions feature publishes it again after an
+ * approval: so it is made here, first, from their parts.
  */
 export function registerFeatures(bolt: App, shared: SharedDeps): RegisteredFeatures {
   const home = createHome({
     ...shared,
-    parts: { approvals: homeApprovals(shared), recentChanges: recentChanges(shared) },
+    parts: {
+      approvals: homeApprovals(shared),
+      recentChanges: recentChanges(shared),
+      alertsInChannels: homeAlerts(shared),
+    },
   });
   const names = shared.apps.all.map((a) => a.name);
   const deps: AppDeps = {

@@ -44,6 +44,7 @@ const WHAT: Record<string, string> = {
   setRolePermissions: 'the permission update',
   getCall: 'the call lookup',
   listCalls: 'the call search',
+  getUsage: 'the usage figures',
   getUser: 'the user lookup',
   listUsers: 'the user search',
   countUsersWithRole: "the count of a role's users",
@@ -130,6 +131,9 @@ function cometchatSentence(error: CometChatError, budgetSeconds: number): string
     case 'not_found':
       if (error.operation === 'getCall') {
         return `CometChat has no call with that session id${code}. Check the id: it is case-sensitive and must be complete.`;
+      }
+      if (error.operation === 'getUsage') {
+        return `CometChat has no usage figures for that time${code}.`;
       }
       return error.serviceCode === 'ERR_ROLE_NOT_FOUND' || !(error.operation in USER_OPERATIONS)
         ? `CometChat has no such role${code}. Check the id with \`${roles}\`.`

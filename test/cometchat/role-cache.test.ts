@@ -122,6 +122,7 @@ describe('role list cache, in front of a client the test answers by hand', () =>
       unsetRolePermission: notAsked,
       getCall: notAsked,
       listCalls: notAsked,
+      getUsage: notAsked,
       getUser: notAsked,
       listUsers: notAsked,
       countUsersWithRole: notAsked,

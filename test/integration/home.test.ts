@@ -191,6 +191,41 @@ describe('the Home tab', () => {
     expect(textOf(await openHome(h))).not.toContain('Roles that differ between apps');
   });
 
+  it('lists the alert subscriptions of the channels the person is in, and only those', async () => {
+    const h = await start({ env: { VIEWERS: 'U0OPERATOR,U0VIEWER' } });
+    members(h, 'U0VIEWER');
+    h.slack.setChannelMembers({ C0OPS: ['U0OPERATOR', 'U0VIEWER'], C0ELSE: ['U0OPERATOR'] });
+    expect(textOf(await openHome(h, 'U0VIEWER'))).not.toContain('Alerts in your channels');
+    // With no subscription anywhere, Slack is not asked for anyone's channels.
+    expect(h.slack.calls.map((c) => c.method)).not.toContain('users.conversations');
+
+    await commandReply(h, 'subscribe calls status:unanswered', h.driver, { channel_id: 'C0OPS' });
+    await commandReply(h, 'subscribe recordings', h.driver, { channel_id: 'C0ELSE' });
+    const text = textOf(await openHome(h, 'U0VIEWER', 'Alerts in your channels'));
+    expect(text).toContain('<#C0OPS> · *calls* `status:unanswered` · by <@U0OPERATOR>');
+    expect(text).not.toContain('C0ELSE');
+    expect(text).toContain('`/cometchat subscriptions`');
+    expect(text.indexOf('Alerts in your channels')).toBeLessThan(
+      text.indexOf('Recent permission changes'),
+    );
+    const asked = await h.slack.nextCall('users.conversations');
+    expect(asked.args).toMatchObject({ user: 'U0VIEWER', types: 'public_channel,private_channel' });
+    expect(textOf(await openHome(h, 'U0OPERATOR', 'Alerts in your channels'))).toContain(
+      '<#C0ELSE> · *recordings*',
+    );
+  });
+
+  it('says in one line that the person’s channels could not be read, the rest drawn', async () => {
+    const h = await start();
+    await commandReply(h, 'subscribe calls', h.driver, { channel_id: 'C0OPS' });
+    // An install made before the app asked for channels:read, say.
+    h.slack.fail('users.conversations', { error: 'missing_scope' });
+    const text = textOf(await openHome(h, 'U0OPERATOR', 'Alerts in your channels'));
+    expect(text).toContain('Your channels could not be read just now');
+    expect(text).toContain('Key works');
+    expect(text).toContain('No permission change yet.');
+  });
+
   it('is published for app_home_opened over Socket Mode too', async () => {
     const h = await start({ mode: 'socket', env: { SLACK_SIGNING_SECRET: undefined } });
     const mark = h.slack.calls.length;

@@ -220,3 +220,29 @@ describe('npm run try -- role', () => {
     expect(refused.stdout).not.toContain('received 1 update');
   }, 60_000);
 });
+
+describe('npm run try -- alerts', () => {
+  it('subscribes a channel, posts the unanswered call once, and takes the same delivery again without a second post', () => {
+    const run = tryWith('alerts');
+    expect(run.stderr).not.toContain('try failed');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('> /cometchat subscribe calls status:unanswered');
+    expect(run.stdout).toContain('Subscribed <#C0TRYALERTS> to calls `status:unanswered`');
+    // The alert, drawn as posted in the channel, after the first delivery was kept.
+    const first = run.stdout.indexOf('"kept":true');
+    const alert = run.stdout.indexOf('A call ended (unanswered)');
+    expect(first).toBeGreaterThan(0);
+    expect(alert).toBeGreaterThan(first);
+    expect(run.stdout.slice(0, alert)).toMatch(/message \(posted in #call-alerts\)\n│ ☎ $/);
+    // The same delivery again: answered 200, not kept, and still one post.
+    expect(run.stdout.slice(alert)).toContain('HTTP 200 {"ok":true,"kept":false}');
+    expect(run.stdout.match(/A call ended \(unanswered\)/g)).toHaveLength(1);
+    expect(run.stdout).toContain('Alerts posted in #call-alerts for the two deliveries: 1.');
+  }, 60_000);
+
+  it('runs on the single app only', () => {
+    const run = tryWith('prod', 'alerts');
+    expect(run.stderr).toContain('runs on the single app');
+    expect(run.status).toBe(2);
+  }, 60_000);
+});

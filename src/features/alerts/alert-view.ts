@@ -47,7 +47,8 @@ export function alertPost(input: {
   const id = code(truncate(facts.sessionId, 200));
   const body = input.card ?? [
     context([
-      `Call ${id}: CometChat could not be read just now; \`/cometchat call ${truncate(facts.sessionId, 200)}\` looks it up.`,
+      // The id is CometChat's text: `code` escapes it, so a backtick or a mention in it is inert.
+      `Call ${id}: CometChat could not be read just now; ${code(`/cometchat call ${truncate(facts.sessionId, 200)}`)} looks it up.`,
     ]),
   ];
   return { text, blocks: [section(text), ...body] };

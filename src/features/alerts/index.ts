@@ -3,6 +3,8 @@ import { noWords } from '../command.ts';
 import type { AppDeps } from '../deps.ts';
 import { type Feature, subcommand } from '../feature.ts';
 import { createBurst, type DeliveryDeps, deliverEvent, sweepEvents } from './alert-delivery.ts';
+import { createDigestCommand, postDigests } from './digest.ts';
+import { DIGEST_USAGE, parseDigestWords } from './digest-rules.ts';
 import { parseSubscribeWords, SUBSCRIBE_USAGE } from './subscription-rules.ts';
 import {
   createSubscribeCommand,
@@ -16,6 +18,9 @@ import { createWebhookIntake, WEBHOOK_ROUTE_PATH } from './webhook-intake.ts';
 // answers at once; alert-delivery.ts posts it.
 
 const SUBSCRIPTIONS_USAGE = '`/cometchat subscriptions`';
+
+/** The Home tab's "Alerts in your channels", given to the Home by the feature list. */
+export { homeAlerts } from './home-alerts.ts';
 
 function deliveryDeps(deps: AppDeps, burst = createBurst()): DeliveryDeps {
   return {
@@ -59,6 +64,13 @@ export const alerts: Feature = {
         createSubscribeCommand(deps)(app, words, body, scope),
     }),
     subcommand({
+      names: ['digest'],
+      usage: `${DIGEST_USAGE} - post this app's usage and calls of the last day in this channel each day, at that time in your time zone (09:00 when left out)`,
+      parse: parseDigestWords,
+      run: (words, { body, scope, app, deps }) =>
+        createDigestCommand(deps)(app, words, body, scope),
+    }),
+    subcommand({
       names: ['subscriptions'],
       usage: `${SUBSCRIPTIONS_USAGE} - this channel's subscriptions, each with Remove`,
       parse: noWords(SUBSCRIPTIONS_USAGE),
@@ -66,6 +78,7 @@ export const alerts: Feature = {
     }),
   ],
   register: registerSubscriptions,
-  // Events stored and never posted (the app stopped first), on any replica: posted now.
-  periodic: (deps) => sweepEvents(deliveryDeps(deps)),
+  // Events stored and never posted (the app stopped first), on any replica: posted now. And the
+  // daily digests that are due (each posted once, by whichever replica claims it first).
+  periodic: (deps, log) => Promise.all([sweepEvents(deliveryDeps(deps)), postDigests(deps, log)]),
 };

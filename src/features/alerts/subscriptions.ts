@@ -20,54 +20,88 @@ import type { SubscribeWords } from './subscription-rules.ts';
 
 const RemoveValue = z.object({ id: z.string().min(1).max(64) });
 
-/** One subscription per channel, app, kind and filters: asked again, it is the same one. */
-export function subscriptionId(app: string, channel: string, words: SubscribeWords): string {
+/**
+ * One subscription per channel, app, kind and filters: asked again, it is the same one (a
+ * digest has no filters, so a channel has one per app, and asking again replaces its time).
+ */
+export function subscriptionId(
+  app: string,
+  channel: string,
+  words: { kind: Subscription['kind']; filters: readonly string[] },
+): string {
   const key = [app, channel, words.kind, ...words.filters].join('\n');
   return createHash('sha256').update(key).digest('hex').slice(0, 24);
 }
 
 /** Slack's errors that mean the app cannot post in the channel (not a member, a DM, gone). */
-const NOT_THERE = new Set(['not_in_channel', 'channel_not_found', 'is_archived']);
+export const NOT_THERE: ReadonlySet<string> = new Set([
+  'not_in_channel',
+  'channel_not_found',
+  'is_archived',
+]);
+
+/** What a subscription is, before who made it, where and when are added. */
+export type SubscriptionAsked = Pick<Subscription, 'id' | 'kind' | 'filters'> &
+  Partial<Pick<Subscription, 'at'>>;
 
 /** `subscribe`: kept, then announced in the channel; a channel the app cannot post in is undone. */
 export function createSubscribeCommand(deps: AppDeps) {
-  return async (
+  return (
     app: CometChatApp,
     words: SubscribeWords,
     body: { channel_id: string; user_id: string },
     scope: RequestScope,
-  ): Promise<void> => {
-    const reply = (text: string) => tell(deps, body, { text }, scope);
-    const channel = body.channel_id;
-    if (!/^[CG]/.test(channel)) {
-      return reply('Subscriptions are made in a channel: run it there (invite the app first).');
-    }
-    const subscription: Subscription = {
-      id: subscriptionId(app.name, channel, words),
-      app: app.name,
-      channel,
+  ): Promise<void> =>
+    subscribeChannel(deps, { app, body, scope }, async () => ({
+      id: subscriptionId(app.name, body.channel_id, words),
       kind: words.kind,
       filters: words.filters,
-      createdBy: body.user_id,
-      createdAt: deps.now(),
-    };
-    const line = subscriptionLine(subscription, appNameIfSeveral(deps.apps, app));
-    await deps.store.putSubscription(subscription);
-    try {
-      await deps.client.chat.postMessage({
-        channel,
-        text: `<@${body.user_id}> subscribed this channel to ${line}. \`/cometchat subscriptions\` lists and removes them.`,
-      });
-    } catch (error) {
-      if (!NOT_THERE.has(platformErrorCode(error) ?? '')) throw error;
-      await deps.store.removeSubscription(subscription.id);
-      return reply(
-        `The app is not in <#${channel}>, so it could not post there: invite it (\`/invite\`), then subscribe again. Nothing was subscribed.`,
-      );
-    }
-    scope.log.info({ app: app.name, channel, kind: words.kind }, 'channel subscribed');
-    return reply(`Subscribed <#${channel}> to ${line}.`);
+    }));
+}
+
+/**
+ * A subscription of the channel the command was typed in, whatever it posts: kept, then
+ * announced there; a channel the app cannot post in is undone. `asked` is read once the channel
+ * is known to be one.
+ */
+export async function subscribeChannel(
+  deps: AppDeps,
+  request: {
+    app: CometChatApp;
+    body: { channel_id: string; user_id: string };
+    scope: RequestScope;
+  },
+  asked: () => Promise<SubscriptionAsked>,
+): Promise<void> {
+  const { app, body, scope } = request;
+  const reply = (text: string) => tell(deps, body, { text }, scope);
+  const channel = body.channel_id;
+  if (!/^[CG]/.test(channel)) {
+    return reply('Subscriptions are made in a channel: run it there (invite the app first).');
+  }
+  const subscription: Subscription = {
+    ...(await asked()),
+    app: app.name,
+    channel,
+    createdBy: body.user_id,
+    createdAt: deps.now(),
   };
+  const line = subscriptionLine(subscription, appNameIfSeveral(deps.apps, app));
+  await deps.store.putSubscription(subscription);
+  try {
+    await deps.client.chat.postMessage({
+      channel,
+      text: `<@${body.user_id}> subscribed this channel to ${line}. \`/cometchat subscriptions\` lists and removes them.`,
+    });
+  } catch (error) {
+    if (!NOT_THERE.has(platformErrorCode(error) ?? '')) throw error;
+    await deps.store.removeSubscription(subscription.id);
+    return reply(
+      `The app is not in <#${channel}>, so it could not post there: invite it (\`/invite\`), then subscribe again. Nothing was subscribed.`,
+    );
+  }
+  scope.log.info({ app: app.name, channel, kind: subscription.kind }, 'channel subscribed');
+  return reply(`Subscribed <#${channel}> to ${line}.`);
 }
 
 /** `subscriptions`: the channel's subscriptions, of every app. */

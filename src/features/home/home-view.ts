@@ -3,12 +3,14 @@ import { actions, button, context, divider, header, plain, section } from '../..
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import { counted } from '../../voice/sentences.ts';
+import { type ChannelAlerts, channelAlertBlocks } from './channel-alerts-view.ts';
 import { differenceBlocks } from './differences-view.ts';
 import type { PairSummary } from './role-differences.ts';
 
 // The Home tab as Slack shows it: what needs this person first, then each CometChat app, the
-// roles that differ between apps, the last changes, and a button for each thing they do. Pure;
-// within Slack's 100 blocks whatever it is given (the approvals part comes already bounded).
+// alerts in their channels, the roles that differ between apps, the last changes, and a button
+// for each thing they do. Pure; within Slack's 100 blocks whatever it is given (the approvals
+// part comes already bounded).
 
 /** What is known of an app's roles (and so of its key) for the tab. */
 export type AppSnapshot =
@@ -33,6 +35,11 @@ export interface HomeInput {
   apps: readonly HomeApp[];
   /** The last changes, one line each; undefined when the trail could not be read. */
   recent: readonly string[] | undefined;
+  /**
+   * The subscriptions of the channels the person is in (`unread`: their channels could not be
+   * read); undefined shows no such section (not known yet).
+   */
+  alerts?: ChannelAlerts | 'unread' | undefined;
   /**
    * Each pair of apps the person may view, with its roles that differ (`unread`: the known maps
    * could not be read); undefined shows no such section (fewer than two apps to view).
@@ -131,8 +138,10 @@ export function homeView(input: HomeInput): View {
   blocks.push(divider(), header(input.several ? 'CometChat apps' : 'CometChat app'));
   for (const app of input.apps) blocks.push(...appBlocks(app, input.several));
   const recent = recentBlocks(input.recent);
+  // What is left of Slack's 100 blocks once the rest is drawn: the alerts take theirs (a few
+  // sections), then the differences what remains.
+  blocks.push(...channelAlertBlocks(input.alerts, MAX_BLOCKS - blocks.length - recent.length));
   if (input.differences !== undefined) {
-    // What is left of Slack's 100 blocks once the rest is drawn.
     blocks.push(...differenceBlocks(input.differences, MAX_BLOCKS - blocks.length - recent.length));
   }
   blocks.push(...recent);

@@ -13,6 +13,7 @@ import { createTtlCache } from '../../ttl-cache.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import type { EditorOpener, SharedDeps } from '../deps.ts';
 import type { KnownMap } from '../known-maps.ts';
+import type { ChannelAlerts } from './channel-alerts-view.ts';
 import {
   type AppSnapshot,
   type HomeInput,
@@ -33,6 +34,8 @@ export interface HomeParts {
   approvals(userId: string, log: Logger): Promise<KnownBlock[]>;
   /** The last `limit` permission changes, one line each. */
   recentChanges(limit: number): Promise<string[]>;
+  /** The subscriptions of the channels this person is a member of, one line each. */
+  alertsInChannels(userId: string, log: Logger): Promise<ChannelAlerts>;
 }
 
 export interface HomeDeps extends SharedDeps {
@@ -111,6 +114,28 @@ function differencesOf(
   };
 }
 
+/**
+ * The other features' parts. The store's are local and quick: awaited. The alerts', which ask
+ * Slack for the person's channels, are waited for like CometChat's, a moment at most.
+ */
+async function readParts(parts: HomeParts, userId: string, log: Logger) {
+  const alerts = parts.alertsInChannels(userId, log).catch((error: unknown) => {
+    log.warn({ err: error }, 'home: alerts in channels not read');
+    return 'unread' as const;
+  });
+  const [approvals, recent] = await Promise.all([
+    parts.approvals(userId, log).catch((error: unknown) => {
+      log.warn({ err: error }, 'home: approvals not read');
+      return [];
+    }),
+    parts.recentChanges(RECENT_CHANGES).catch((error: unknown) => {
+      log.warn({ err: error }, 'home: audit trail not read');
+      return undefined;
+    }),
+  ]);
+  return { approvals, recent, alerts };
+}
+
 export function createHome(deps: HomeDeps): Home {
   const waitMs = deps.waitMs ?? 700;
   const snapshotOf = snapshotLoader(deps);
@@ -129,17 +154,7 @@ export function createHome(deps: HomeDeps): Home {
         () => false,
       ),
     );
-    // The store's parts are local and quick: awaited. CometChat's wait a moment at most.
-    const [approvals, recent] = await Promise.all([
-      deps.parts.approvals(userId, log).catch((error: unknown) => {
-        log.warn({ err: error }, 'home: approvals not read');
-        return [];
-      }),
-      deps.parts.recentChanges(RECENT_CHANGES).catch((error: unknown) => {
-        log.warn({ err: error }, 'home: audit trail not read');
-        return undefined;
-      }),
-    ]);
+    const { approvals, recent, alerts } = await readParts(deps.parts, userId, log);
     const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), waitMs));
     // VIEWERS is one list for every app: whoever passed the check above may view each of them.
     const differences = differencesOf(apps, deps.store, log);
@@ -151,8 +166,9 @@ export function createHome(deps: HomeDeps): Home {
         }),
       );
       const editors = await Promise.all(editable);
+      const inChannels = wait ? await alerts : await Promise.race([alerts, late]);
       return {
-        loading: shown.some((s) => s.state === 'loading'),
+        loading: shown.some((s) => s.state === 'loading') || inChannels === 'late',
         view: homeView({
           several: deps.apps.several,
           approvals,
@@ -163,6 +179,7 @@ export function createHome(deps: HomeDeps): Home {
             editable: editors[i] ?? false,
           })),
           recent,
+          alerts: inChannels === 'late' ? undefined : inChannels,
           differences: await differences(shown),
           at: deps.now(),
         }),
@@ -171,7 +188,7 @@ export function createHome(deps: HomeDeps): Home {
     const first = await draw(false);
     await deps.views.publish({ user_id: userId, view: first.view });
     if (!first.loading) return;
-    // An app that was slow is drawn again once it answers (within its CometChat budget).
+    // An app (or Slack, for the alerts) that was slow is drawn again once it answers.
     const final = await draw(true);
     await deps.views.publish({ user_id: userId, view: final.view });
   }

@@ -1,7 +1,7 @@
 import type { View } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { checkView } from '../../../offline/slack-standin/block-kit-limits.ts';
-import { homeView } from '../../../src/features/home/home-view.ts';
+import { type HomeInput, homeView } from '../../../src/features/home/home-view.ts';
 import type { PairSummary } from '../../../src/features/home/role-differences.ts';
 import { homeApprovalBlocks } from '../../../src/features/permissions/approval-view.ts';
 import type { ApprovalRequest } from '../../../src/store/store.ts';
@@ -37,14 +37,14 @@ const pairs = (names: readonly string[]): PairSummary[] =>
     })),
   );
 
-function largest(): View {
+function largestInput(): HomeInput {
   const waiting = Array.from({ length: 50 }, (_, i) => ({
     request: request(i),
     appName: 'prod',
     value: JSON.stringify({ id: request(i).id }),
   }));
   const own = Array.from({ length: 12 }, (_, i) => ({ request: request(100 + i) }));
-  return homeView({
+  return {
     several: true,
     approvals: homeApprovalBlocks(waiting, own),
     apps: ['prod', 'staging', 'eu-prod'].map((name) => ({
@@ -56,8 +56,10 @@ function largest(): View {
     recent: Array.from({ length: 10 }, (_, i) => `change ${i} <@U0X>`),
     differences: pairs(['prod', 'staging', 'eu-prod']),
     at: 1_700_000_000_000,
-  });
+  };
 }
+
+const largest = (): View => homeView(largestInput());
 
 describe('homeView', () => {
   it("stays within Slack's limits with 3 apps of 25 roles and 50 requests waiting", () => {
@@ -100,6 +102,27 @@ describe('homeView', () => {
     expect(all).toMatch(/\d+ more pairs? of apps not shown/);
     expect(all).toContain('Recent permission changes');
     expect(all).toContain('change <@U0X>');
+  });
+
+  it('lists the alerts in the person’s channels after the apps, the differences taking what is left', () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `<#C${i}> · *calls* \`status:unanswered\``);
+    const view = homeView({
+      ...largestInput(),
+      alerts: { lines, partial: false },
+    });
+    expect(checkView(view as never)).toEqual([]);
+    expect(view.blocks.length).toBeLessThanOrEqual(100);
+    const text = JSON.stringify(view);
+    expect(text).toContain('Alerts in your channels');
+    expect(text).toContain('…and 10 more subscriptions.');
+    expect(text.indexOf('CometChat apps')).toBeLessThan(text.indexOf('Alerts in your channels'));
+    expect(text.indexOf('Alerts in your channels')).toBeLessThan(text.indexOf('Roles that differ'));
+    expect(text).toContain('Recent permission changes');
+    const unread = JSON.stringify(homeView({ ...largestInput(), alerts: 'unread' }));
+    expect(unread).toContain('Your channels could not be read just now');
+    expect(
+      JSON.stringify(homeView({ ...largestInput(), alerts: { lines: [], partial: false } })),
+    ).not.toContain('Alerts in your channels');
   });
 
   it('has no such section when it is given none (one app, or one to view)', () => {

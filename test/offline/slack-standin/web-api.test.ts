@@ -168,6 +168,41 @@ describe('Web API', () => {
     );
   });
 
+  it('answers users.conversations with the channels a user is in, by type, page by page', async () => {
+    standIn.setChannelMembers({ C1: ['U1', 'U2'], C2: ['U2'], G3: ['U1'], C4: ['U1'] });
+    const publicOnes = await bot.users.conversations({ user: 'U1' });
+    expect(publicOnes.channels?.map((c) => c.id)).toEqual(['C1', 'C4']);
+    const first = await bot.users.conversations({
+      user: 'U1',
+      types: 'public_channel,private_channel',
+      limit: 2,
+    });
+    expect(first.channels?.map((c) => [c.id, c.is_private])).toEqual([
+      ['C1', false],
+      ['G3', true],
+    ]);
+    const cursor = first.response_metadata?.next_cursor ?? '';
+    expect(cursor).not.toBe('');
+    const second = await bot.users.conversations({
+      user: 'U1',
+      types: 'public_channel,private_channel',
+      limit: 2,
+      cursor,
+    });
+    expect(second.channels?.map((c) => c.id)).toEqual(['C4']);
+    expect(second.response_metadata?.next_cursor).toBe('');
+    expect(await platformError(bot.users.conversations({ user: 'U1', cursor: 'nonsense' }))).toBe(
+      'invalid_cursor',
+    );
+    expect(await platformError(bot.users.conversations({ types: 'public_channel,dm' }))).toBe(
+      'invalid_types',
+    );
+    standIn.setUsers([{ id: 'U1' }]);
+    expect(await platformError(bot.users.conversations({ user: 'U9' }))).toBe('user_not_found');
+    standIn.reset();
+    expect((await bot.users.conversations({ user: 'U1' })).channels).toEqual([]);
+  });
+
   it('checks the token kind and value', async () => {
     expect(await platformError(client('xoxb-wrong').auth.test())).toBe('invalid_auth');
     expect(await platformError(client(standIn.appToken).auth.test())).toBe(

@@ -1,0 +1,97 @@
+import type { KnownBlock } from '@slack/types';
+import type { Usage } from '../../cometchat/model.ts';
+import { context, fields, section } from '../../slack/blocks.ts';
+import type { SlackMessage } from '../../slack/deliver.ts';
+import { escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import { inApp } from '../../voice/sentences.ts';
+import type { DigestDay } from './digest-rules.ts';
+
+// What a channel sees of its daily digest: the app's usage over the day and its calls by status,
+// or, where CometChat could not be read, the sentence that says so in their place. Pure.
+
+/** The calls of the day, counted by status from the pages read. */
+export interface CallCounts {
+  /** Status (as CometChat names it) to how many calls had it. */
+  byStatus: ReadonlyMap<string, number>;
+  /** How many calls were counted. */
+  counted: number;
+  /** More calls than the pages read hold: the counts are of the newest `counted`. */
+  capped: boolean;
+  /** The list's own total, where it gives one. */
+  total: number;
+}
+
+/** A part of the digest CometChat did not give: the sentence of its failure (mrkdwn). */
+export interface Unread {
+  failure: string;
+}
+
+export interface DigestInput {
+  /** The app's name when several are configured. */
+  appName: string | undefined;
+  day: DigestDay;
+  at: { time: string; zone: string };
+  usage: Usage | Unread;
+  calls: CallCounts | Unread;
+}
+
+/** Statuses in the order a reader looks for them; others follow by name. */
+const STATUS_ORDER = ['ended', 'unanswered', 'rejected', 'canceled', 'ongoing', 'initiated'];
+
+const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+
+function figure(value: number | undefined): string {
+  return value === undefined ? '— (not given)' : NUMBER.format(value);
+}
+
+function usageFields(usage: Usage): KnownBlock {
+  return fields([
+    `*Audio minutes*\n${figure(usage.audioMinutes)}`,
+    `*Video minutes*\n${figure(usage.videoMinutes)}`,
+    `*Recorded minutes*\n${figure(usage.recordedMinutes)}`,
+    `*Active users*\n${figure(usage.activeUsers)}`,
+  ]);
+}
+
+/** `12 ended · 3 unanswered`, the known statuses first; CometChat's words escaped. */
+function statusLine(byStatus: ReadonlyMap<string, number>): string {
+  const rank = (status: string) => {
+    const known = STATUS_ORDER.indexOf(status);
+    return known === -1 ? STATUS_ORDER.length : known;
+  };
+  return [...byStatus]
+    .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
+    .slice(0, 20)
+    .map(([status, n]) => `${NUMBER.format(n)} ${escapeMrkdwn(truncate(status, 40))}`)
+    .join(' · ');
+}
+
+function callsLine(calls: CallCounts): string {
+  if (calls.counted === 0) return '*Calls*: none started and ended in these 24 hours.';
+  if (!calls.capped)
+    return `*Calls*: ${NUMBER.format(calls.counted)}, ${statusLine(calls.byStatus)}`;
+  // The list's total counts them all; by status, only the pages read were.
+  const total = NUMBER.format(Math.max(calls.total, calls.counted));
+  return `*Calls*: ${total}; at least ${statusLine(calls.byStatus)} (only the newest ${NUMBER.format(calls.counted)} were counted)`;
+}
+
+const isUnread = <T extends object>(part: T | Unread): part is Unread => 'failure' in part;
+
+/** The digest's post: a heading, the usage figures, the calls by status, and how to stop it. */
+export function digestPost(input: DigestInput): SlackMessage {
+  const { day, at, usage, calls } = input;
+  const span = `the 24 hours to ${slackDate(day.to)}`;
+  const heading = `:bar_chart: *Daily digest*${inApp(input.appName)}: ${span}`;
+  const blocks: KnownBlock[] = [
+    section(heading),
+    isUnread(usage) ? section(`*Usage*: ${usage.failure}`) : usageFields(usage),
+    section(isUnread(calls) ? `*Calls*: ${calls.failure}` : callsLine(calls)),
+    context([
+      `Posted each day at ${at.time} (${escapeMrkdwn(at.zone)}). \`/cometchat subscriptions\` lists and removes it.`,
+    ]),
+  ];
+  return {
+    text: `Daily digest${input.appName ? ` of ${input.appName}` : ''} for ${day.day}`,
+    blocks,
+  };
+}

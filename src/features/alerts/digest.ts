@@ -1,0 +1,187 @@
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
+import { type Apps, appNameIfSeveral, type CometChatApp } from '../../apps/apps.ts';
+import type { CometChatClient, RequestOptions } from '../../cometchat/client.ts';
+import type { CallPage, Usage } from '../../cometchat/model.ts';
+import { newReference } from '../../reference.ts';
+import type { RequestScope } from '../../slack/request-context.ts';
+import { platformErrorCode } from '../../slack/slack-errors.ts';
+import type { Store, Subscription } from '../../store/store.ts';
+import { failureSentence } from '../../voice/failure.ts';
+import type { AppDeps } from '../deps.ts';
+import { type DigestDay, type DigestWords, digestDue } from './digest-rules.ts';
+import { type CallCounts, digestPost, type Unread } from './digest-view.ts';
+import { NOT_THERE, subscribeChannel, subscriptionId } from './subscriptions.ts';
+
+// The daily digest: `/cometchat digest daily [HH:MM]` subscribes the channel, and every minute
+// each replica posts the digests that are due. The claim on a digest's day, asked for before
+// anything is read, makes it once across replicas; it is let go again whenever nothing was
+// posted, so the next minute tries again.
+
+/** The claim on a day's digest outlives the day, so no replica posts it twice. */
+const POSTED_CLAIM_SECONDS = 2 * 24 * 60 * 60;
+/**
+ * A CometChat read that fails is tried again each minute for this long after the digest is
+ * due, then the digest is posted with the failure's sentence in place of what was not read.
+ * Not posting at once: a passing outage would cost the day's figures, which nobody can ask for
+ * again later. Not waiting longer: the channel would hear nothing, and nobody would know why.
+ */
+export const READ_RETRY_MS = 30 * 60_000;
+/** The calls of a day are counted from at most this many pages of the list, newest first. */
+export const CALL_PAGES = 10;
+const CALLS_PER_PAGE = 100;
+
+/** `digest daily [HH:MM]`: the channel's digest of the app, at that time in the person's zone. */
+export function createDigestCommand(deps: AppDeps) {
+  return (
+    app: CometChatApp,
+    words: DigestWords,
+    body: { channel_id: string; user_id: string },
+    scope: RequestScope,
+  ): Promise<void> =>
+    subscribeChannel(deps, { app, body, scope }, async () => ({
+      id: subscriptionId(app.name, body.channel_id, { kind: 'digest', filters: [] }),
+      kind: 'digest',
+      filters: [],
+      at: { time: words.time, zone: await deps.timeZones.of(body.user_id, scope.log) },
+    }));
+}
+
+export interface DigestDeps {
+  apps: Pick<Apps, 'byName' | 'several'>;
+  store: Pick<Store, 'claim' | 'release' | 'listSubscriptions'>;
+  /** The Web API client the posts go through. */
+  client: Pick<WebClient, 'chat'>;
+  now: () => number;
+  /** For the sentences of CometChat's failures. */
+  budgetSeconds: number;
+  log: Logger;
+}
+
+/** The feature's periodic job: its dependencies, from the app's. */
+export function postDigests(deps: AppDeps, log: Logger): Promise<number> {
+  return postDueDigests({
+    apps: deps.apps,
+    store: deps.store,
+    client: deps.client,
+    now: deps.now,
+    budgetSeconds: deps.budgetSeconds,
+    log: log.child({ component: 'digest' }),
+  });
+}
+
+/** Posts every digest that is due and not yet posted today; answers how many it posted. */
+export async function postDueDigests(deps: DigestDeps): Promise<number> {
+  const now = deps.now();
+  const digests = await deps.store.listSubscriptions({});
+  let posted = 0;
+  for (const subscription of digests) {
+    if (subscription.kind !== 'digest') continue;
+    try {
+      if (await postIfDue(deps, subscription, now)) posted += 1;
+    } catch (error) {
+      // One channel's digest does not keep the others from theirs.
+      deps.log.warn({ err: error, subscription: subscription.id }, 'digest not posted');
+    }
+  }
+  return posted;
+}
+
+async function postIfDue(
+  deps: DigestDeps,
+  subscription: Subscription,
+  now: number,
+): Promise<boolean> {
+  const { at } = subscription;
+  const app = deps.apps.byName(subscription.app);
+  const due = app && at ? digestDue(at, subscription.createdAt, now) : undefined;
+  if (!app || !at || !due) return false;
+  const claim = `digest:${subscription.id}:${due.day}`;
+  if (!(await deps.store.claim(claim, POSTED_CLAIM_SECONDS))) return false;
+  const ref = newReference();
+  const log = deps.log.child({ ref, subscription: subscription.id, day: due.day });
+  try {
+    const figures = await readFigures(app, due, { ref, logger: log });
+    const failed = [figures.usage, figures.calls].find(isFailure);
+    if (failed && now < due.dueAt + READ_RETRY_MS) {
+      log.warn({ err: failed.error }, 'digest: CometChat not read; tried again next minute');
+      await deps.store.release(claim);
+      return false;
+    }
+    const told = <T extends object>(part: T | Failure): T | Unread =>
+      isFailure(part) ? { failure: failureSentence(part.error, deps.budgetSeconds) } : part;
+    const post = digestPost({
+      appName: appNameIfSeveral(deps.apps, app),
+      day: due,
+      at,
+      usage: told(figures.usage),
+      calls: told(figures.calls),
+    });
+    await deps.client.chat.postMessage({ channel: subscription.channel, ...post });
+    log.info({ channel: subscription.channel, read: !failed }, 'digest posted');
+    return true;
+  } catch (error) {
+    // A channel the app cannot post in stays so all day: the day is given up (logged), not
+    // tried every minute. Anything else: nothing was posted, so the claim goes.
+    if (!NOT_THERE.has(platformErrorCode(error) ?? '')) await deps.store.release(claim);
+    throw error;
+  }
+}
+
+interface Failure {
+  error: unknown;
+}
+
+function isFailure(part: object): part is Failure {
+  return 'error' in part;
+}
+
+/** The usage and the calls of the day, read together; either may have failed. */
+async function readFigures(
+  app: CometChatApp,
+  due: DigestDay,
+  request: RequestOptions,
+): Promise<{ usage: Usage | Failure; calls: CallCounts | Failure }> {
+  const [usage, calls] = await Promise.allSettled([
+    app.cometchat.getUsage({ fromDate: due.from, toDate: due.to }, request),
+    countCalls(app.cometchat, due, request),
+  ]);
+  const settled = <T>(result: PromiseSettledResult<T>): T | Failure =>
+    result.status === 'fulfilled' ? result.value : { error: result.reason };
+  return { usage: settled(usage), calls: settled(calls) };
+}
+
+/**
+ * The calls that started and ended in the window, counted by status: the first page says how
+ * many pages there are, and the rest (up to CALL_PAGES in all) are read together.
+ */
+export async function countCalls(
+  cometchat: Pick<CometChatClient, 'listCalls'>,
+  window: { from: number; to: number },
+  request: RequestOptions,
+): Promise<CallCounts> {
+  const page = (number: number) =>
+    cometchat.listCalls(
+      { startedAt: window.from, endedAt: window.to, page: number, perPage: CALLS_PER_PAGE },
+      request,
+    );
+  const first = await page(1);
+  const pages = Math.min(first.totalPages, CALL_PAGES);
+  const rest = await Promise.all(
+    Array.from({ length: Math.max(0, pages - 1) }, (_, i) => page(i + 2)),
+  );
+  return tally([first, ...rest], first.totalPages > CALL_PAGES);
+}
+
+function tally(pages: readonly CallPage[], capped: boolean): CallCounts {
+  const byStatus = new Map<string, number>();
+  let counted = 0;
+  for (const { calls } of pages) {
+    for (const call of calls) {
+      const status = call.status ?? 'unknown';
+      byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+      counted += 1;
+    }
+  }
+  return { byStatus, counted, capped, total: pages[0]?.total ?? counted };
+}

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../offline/cometchat-standin/server.ts';
+import { type CometChatClient, createCometChatClient } from '../../src/cometchat/client.ts';
+import { failureSentence } from '../../src/voice/failure.ts';
+import { API_KEY, captureLogger, failure, only, T0 } from './client-harness.ts';
+
+// The client's usage read (GET /v3/stats) against the stand-in over real HTTP on loopback, as
+// role-management.test.ts does for the role operations.
+
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ apiKey: API_KEY });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => sandbox.reset());
+
+function client(): CometChatClient {
+  return createCometChatClient({
+    apiUrl: sandbox.apiUrl,
+    callApiUrl: sandbox.callUrl,
+    apiKey: API_KEY,
+    timeoutMs: 300,
+    budgetMs: 1_500,
+    logger: captureLogger().logger,
+    now: () => T0,
+    random: () => 0,
+    retryLimit: 0,
+  });
+}
+
+describe('usage', () => {
+  it('reads the figures of a range, sent as Unix seconds on the API host', async () => {
+    const usage = await client().getUsage({ fromDate: 1_700_000_000, toDate: 1_700_009_999 });
+    expect(usage).toEqual({
+      audioMinutes: 25.07,
+      videoMinutes: 0.86,
+      recordedMinutes: 0,
+      activeUsers: 5,
+      concurrentUsers: 2,
+    });
+    const request = only(sandbox.requests);
+    expect(request.path).toBe('/v3/stats');
+    expect(request.query).toEqual({ fromDate: '1700000000', toDate: '1700009999' });
+  });
+
+  it('takes a figure the service leaves out, or sends as null, as not given', async () => {
+    sandbox.inject({
+      kind: 'schema',
+      pathIncludes: '/stats',
+      body: {
+        data: {
+          metrics: { audio_minutes: 3.5, video_minutes: null, active_users: 2, extra: 'x' },
+          time_range: { fromDate: '1700000000000', toDate: 1_700_009_999_000 },
+        },
+      },
+    });
+    const usage = await client().getUsage({ fromDate: 1_700_000_000, toDate: 1_700_009_999 });
+    expect(usage).toEqual({
+      audioMinutes: 3.5,
+      videoMinutes: undefined,
+      recordedMinutes: undefined,
+      activeUsers: 2,
+      concurrentUsers: undefined,
+    });
+  });
+
+  it('reads an answer without metrics as no figures, and one of another shape as a failure', async () => {
+    sandbox.inject({ kind: 'schema', pathIncludes: '/stats', body: { data: {} } });
+    expect(await client().getUsage({ fromDate: 1, toDate: 2 })).toEqual({
+      audioMinutes: undefined,
+      videoMinutes: undefined,
+      recordedMinutes: undefined,
+      activeUsers: undefined,
+      concurrentUsers: undefined,
+    });
+    sandbox.inject({
+      kind: 'schema',
+      pathIncludes: '/stats',
+      body: { data: { metrics: { audio_minutes: 'lots' } } },
+    });
+    const error = await failure(client().getUsage({ fromDate: 1, toDate: 2 }));
+    expect(error).toMatchObject({ kind: 'invalid_response', operation: 'getUsage' });
+    expect(failureSentence(error, 8)).toContain('the usage figures');
+  });
+
+  it("passes on the service's refusal of a range, in one sentence", async () => {
+    const error = await failure(
+      client().getUsage({ fromDate: 1_700_009_999, toDate: 1_700_000_000 }),
+    );
+    expect(error).toMatchObject({ kind: 'bad_request', operation: 'getUsage' });
+    expect(failureSentence(error, 8)).toMatch(/^CometChat refused the usage figures/);
+  });
+
+  it('names the usage figures when CometChat is down', async () => {
+    sandbox.inject({ kind: 'status', status: 503, pathIncludes: '/stats' });
+    const error = await failure(client().getUsage({ fromDate: 1, toDate: 2 }));
+    expect(failureSentence(error, 8)).toContain('CometChat is not answering the usage figures');
+  });
+});
