@@ -94,8 +94,10 @@ describe('alerts from CometChat webhooks', () => {
     expect(metrics).toMatch(/app="default",outcome="refused"} 2/);
     expect(metrics).toMatch(/app="-",outcome="refused"} 1/);
     expect(metrics).toMatch(/app="default",outcome="dropped"} 1/);
-    // The password is never logged.
+    // The password is never logged, and a sender that fails leaves the app ready.
     expect(h.logs.lines.join('\n')).not.toContain(PASSWORD);
+    const ready = await fetch(h.appUrl.replace('/slack/events', '/readyz'));
+    expect(ready.status).toBe(200);
   });
 
   it('posts a recording with its link, lists the subscriptions and removes one', async () => {
@@ -183,3 +185,29 @@ describe.skipIf(skipRedisSuites)(
     });
   },
 );
+
+describe('alerts in Socket Mode', () => {
+  const start = useHarnessStarter();
+
+  it('takes webhooks on the listener of the health routes, the one public path', async () => {
+    const store = createMemoryStore();
+    const h = await start({
+      mode: 'socket',
+      store,
+      env: { ...WEBHOOK_ENV, SLACK_SIGNING_SECRET: undefined },
+    });
+    // In Socket Mode a command arrives as an envelope on the connection.
+    const subscribing = h.slack.responses.length;
+    await h.slack.sendEnvelope(
+      'slash_commands',
+      h.driver.commandFields('subscribe calls', { channel_id: 'C0SOCKET' }),
+    );
+    await h.slack.nextResponse(subscribing);
+    const url = `http://127.0.0.1:${h.app.opsPort}/cometchat/webhooks/default`;
+    h.sandbox.webhooks.configure({ url, username: USER, password: PASSWORD });
+    const data = h.sandbox.webhooks.callEndedData(SANDBOX_SESSION_IDS.audioEnded);
+    expect((await h.sandbox.webhooks.send('call_ended', data))?.status).toBe(200);
+    await h.slack.waitFor(() => alertsIn(h, 'C0SOCKET')[0]);
+    expect(alertsIn(h, 'C0SOCKET')).toHaveLength(1);
+  });
+});
