@@ -105,6 +105,7 @@ export function createSlackApp(options: SlackAppOptions) {
     budgetSeconds,
     approvalTtlMs: config.approvalTtlHours * 60 * 60 * 1000,
     logger,
+    lookupClient: slack.quick(ACCESS_CLIENT_TIMEOUT_MS),
     countWebhook: (name, outcome) => metrics.webhookEvent(name, outcome),
   });
   webhooks.answerWith(features.webhooks);
@@ -123,7 +124,6 @@ export function createSlackApp(options: SlackAppOptions) {
   };
 }
 
-/** Slack's side: the Web API clients, the health routes, the receiver, and Bolt's app over it. */
 /**
  * A route the listener is given when it is made, answered by what the features register later
  * (the listener is made before Bolt's app, and the features after it). Until then: 503.
@@ -148,6 +148,7 @@ function lateRoute(path: string): {
   };
 }
 
+/** Slack's side: the Web API clients, the health routes, the receiver, and Bolt's app over it. */
 function slackSide(
   config: Config,
   logger: Logger,

@@ -38,6 +38,12 @@ export interface SharedDeps extends FeatureDeps {
   budgetMs: number;
   /** How long an approval request stays open (APPROVAL_TTL_HOURS). */
   approvalTtlMs: number;
+  /**
+   * A Web API client that gives up at once on a rate limit instead of waiting it out, for reads a
+   * person waits on (their channels for the Home tab): a 429 there must not hold the shared
+   * client's posts (alerts, audit) behind it.
+   */
+  lookupClient: WebClient;
   /** The app's logger, for work no Slack request started (a webhook delivery). */
   logger: Logger;
   /** Counts a CometChat webhook delivery by app and outcome (metrics). */

@@ -20,12 +20,19 @@ export interface Metrics extends CometChatObserver {
   /**
    * A CometChat webhook delivery, by app and what became of it: `received` (stored), `refused`
    * (unknown app, wrong password, too large, not JSON), `deduplicated` (delivered before),
-   * `dropped` (a trigger alerts are not made of), `posted` (one post to one channel).
+   * `dropped` (a trigger alerts are not made of), `posted` (one post to one channel), `counted`
+   * (one alert a channel's count message counts instead, in a burst).
    */
   webhookEvent(app: string, outcome: WebhookOutcome): void;
 }
 
-export type WebhookOutcome = 'received' | 'refused' | 'deduplicated' | 'dropped' | 'posted';
+export type WebhookOutcome =
+  | 'received'
+  | 'refused'
+  | 'deduplicated'
+  | 'dropped'
+  | 'posted'
+  | 'counted';
 
 /** prom-client's event-loop-lag metrics, replaced below. */
 const PROM_CLIENT_LAG = ['', '_min', '_max', '_mean', '_stddev', '_p50', '_p90', '_p99'].map(
@@ -149,7 +156,7 @@ function recordMetrics(
   const registers = [registry];
   const webhooks = new Counter({
     name: 'cometchat_ops_webhook_events_total',
-    help: 'CometChat webhook deliveries, by app and outcome (received, refused, deduplicated, dropped, posted).',
+    help: 'CometChat webhook deliveries, by app and outcome (received, refused, deduplicated, dropped, posted, counted).',
     labelNames: ['app', 'outcome'],
     registers,
   });

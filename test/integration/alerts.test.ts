@@ -56,7 +56,7 @@ describe('alerts from CometChat webhooks', () => {
     expect(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER)).toEqual([]);
   });
 
-  it('refuses a wrong password, an oversized body and an unknown app, posting nothing', async () => {
+  it('refuses a wrong password, an oversized body (declared or not) and an unknown app, posting nothing', async () => {
     const h = await withWebhooks();
     await commandReply(h, 'subscribe calls', h.driver, { channel_id: 'C0ALERTS' });
     h.sandbox.webhooks.configure({
@@ -77,12 +77,28 @@ describe('alerts from CometChat webhooks', () => {
       body: big,
     });
     expect(oversized.status).toBe(413);
+    // Sent in pieces with no length declared: refused once past 1 MB, as it streams in.
+    const pieces = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 12; i += 1)
+          controller.enqueue(new TextEncoder().encode('x'.repeat(100_000)));
+        controller.close();
+      },
+    });
+    const streamed = await fetch(webhookUrl(h), {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: pieces,
+      duplex: 'half',
+    } as RequestInit).catch((error: unknown) => error);
+    expect(streamed instanceof Response ? streamed.status : 'reset').toBe(413);
     const unknown = await fetch(webhookUrl(h, 'nowhere'), {
       method: 'POST',
       headers: { authorization: auth, 'content-type': 'application/json' },
       body: JSON.stringify({ trigger: 'call_ended', data }),
     });
-    expect(unknown.status).toBe(404);
+    // As a wrong password is: the answers do not tell which apps exist.
+    expect(unknown.status).toBe(401);
     // A trigger alerts are not made of: taken, and dropped.
     h.sandbox.webhooks.configure({ url: webhookUrl(h), username: USER, password: PASSWORD });
     expect((await h.sandbox.webhooks.send('message_sent', { id: '1' }))?.status).toBe(200);
@@ -91,7 +107,7 @@ describe('alerts from CometChat webhooks', () => {
     const metrics = await h.app.metrics.registry.getSingleMetricAsString(
       'cometchat_ops_webhook_events_total',
     );
-    expect(metrics).toMatch(/app="default",outcome="refused"} 2/);
+    expect(metrics).toMatch(/app="default",outcome="refused"} 3/);
     expect(metrics).toMatch(/app="-",outcome="refused"} 1/);
     expect(metrics).toMatch(/app="default",outcome="dropped"} 1/);
     // The password is never logged, and a sender that fails leaves the app ready.
@@ -121,6 +137,30 @@ describe('alerts from CometChat webhooks', () => {
     expect(textOf(reply)).toContain('Removed the subscription');
     expect(await store.listSubscriptions({ channel: 'C0ALERTS' })).toEqual([]);
   });
+
+  it('keeps an alert it cannot match yet (the call cannot be read) for the sweep, posting nothing', async () => {
+    const h = await withWebhooks();
+    await commandReply(h, 'subscribe calls status:unanswered', h.driver, {
+      channel_id: 'C0ALERTS',
+    });
+    h.sandbox.inject({
+      kind: 'status',
+      status: 503,
+      method: 'GET',
+      pathIncludes: '/calls/',
+      times: 50,
+    });
+    const data = h.sandbox.webhooks.callEndedData(SANDBOX_SESSION_IDS.unanswered);
+    expect((await h.sandbox.webhooks.send('call_ended', data))?.status).toBe(200);
+    // The call's read is retried within its budget, then the alert is kept, not dropped.
+    await h.slack.waitFor(
+      () => h.logs.records().find((r) => r.msg === 'alert kept to be tried again'),
+      12_000,
+    );
+    expect(alertsIn(h, 'C0ALERTS')).toEqual([]);
+    const left = await store.listWebhookEvents(Number.MAX_SAFE_INTEGER);
+    expect(left.map((event) => event.trigger)).toEqual(['call_ended']);
+  }, 15_000);
 
   it('refuses a subscription filter it cannot keep, in one sentence', async () => {
     const h = await withWebhooks();

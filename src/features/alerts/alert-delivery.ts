@@ -6,10 +6,12 @@ import type { Call } from '../../cometchat/model.ts';
 import type { WebhookOutcome } from '../../observe/metrics.ts';
 import { newReference } from '../../reference.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
+import { platformErrorCode } from '../../slack/slack-errors.ts';
 import type { Store, WebhookEvent } from '../../store/store.ts';
 import { alertPost, countText } from './alert-view.ts';
 import { type BurstGate, createBurstGate, createThrottle } from './burst.ts';
 import { subscriptionsReached } from './subscription-rules.ts';
+import { NOT_THERE } from './subscriptions.ts';
 import { type AlertFacts, alertFacts, EnvelopeSchema, isAlertTrigger } from './webhook-event.ts';
 
 // A stored webhook event, posted: the subscriptions of its app and kind are read, the call is
@@ -24,7 +26,10 @@ export const SWEEP_AFTER_MS = 2 * 60_000;
 
 export interface DeliveryDeps {
   apps: Pick<Apps, 'byName' | 'several'>;
-  store: Pick<Store, 'claim' | 'listSubscriptions' | 'listWebhookEvents' | 'removeWebhookEvent'>;
+  store: Pick<
+    Store,
+    'claim' | 'release' | 'listSubscriptions' | 'listWebhookEvents' | 'removeWebhookEvent'
+  >;
   /** The Web API client the posts go through. */
   client: Pick<WebClient, 'chat'>;
   count: (app: string, outcome: WebhookOutcome) => void;
@@ -48,13 +53,18 @@ export function createBurst(): Burst {
 
 /** Posts one stored event where its subscriptions ask, once; then lets it go. */
 export async function deliverEvent(deps: DeliveryDeps, event: WebhookEvent): Promise<void> {
-  if (!(await deps.store.claim(`webhook-posting:${event.id}`, POSTING_CLAIM_SECONDS))) return;
+  const posting = `webhook-posting:${event.id}`;
+  if (!(await deps.store.claim(posting, POSTING_CLAIM_SECONDS))) return;
   const log = deps.log.child({ ref: newReference(), event: event.id, app: event.app });
   const app = deps.apps.byName(event.app);
   const facts = app ? factsOf(event) : undefined;
-  if (app && facts) await postWhereAsked(deps, app, facts, log);
+  let outcome: Delivered = 'done';
+  if (app && facts) outcome = await postWhereAsked(deps, { app, facts, event, log });
   else log.warn({ trigger: event.trigger }, 'webhook event dropped: no app or not of its shape');
-  await deps.store.removeWebhookEvent(event.id);
+  if (outcome === 'done') return deps.store.removeWebhookEvent(event.id);
+  // Kept for the sweep, which tries it again a minute or two from now.
+  log.info({ trigger: event.trigger }, 'alert kept to be tried again');
+  await deps.store.release(posting);
 }
 
 function factsOf(event: WebhookEvent): AlertFacts | undefined {
@@ -63,38 +73,79 @@ function factsOf(event: WebhookEvent): AlertFacts | undefined {
   return alertFacts(envelope.data.trigger, envelope.data.data);
 }
 
-async function postWhereAsked(
-  deps: DeliveryDeps,
-  app: CometChatApp,
-  facts: AlertFacts,
-  log: Logger,
-): Promise<void> {
+/** What became of an event: posted wherever it could be, or kept to be tried again. */
+type Delivered = 'done' | 'retry';
+
+/** How long an event is tried again while its call cannot be read or Slack fails a post. */
+export const RETRY_FOR_MS = 30 * 60_000;
+/** A channel's post of an event, once made, is never made again (a sweep, another replica). */
+const POSTED_CLAIM_SECONDS = 24 * 60 * 60;
+
+interface Delivery {
+  app: CometChatApp;
+  facts: AlertFacts;
+  event: WebhookEvent;
+  log: Logger;
+}
+
+async function postWhereAsked(deps: DeliveryDeps, delivery: Delivery): Promise<Delivered> {
+  const { app, facts, event, log } = delivery;
   const subscriptions = await deps.store.listSubscriptions({ app: app.name });
-  if (subscriptions.length === 0) return;
+  if (subscriptions.length === 0) return 'done';
+  const retrying = deps.now() - event.receivedAt < RETRY_FOR_MS;
   // The call is read only when someone subscribed: an app nobody listens to costs nothing.
-  const call = await app.cometchat
+  const call = await readCall(app, facts, log);
+  // Channels that asked for some calls only cannot be told whether this is one of them: the
+  // event waits for the call to be readable (CometChat slow, or a moment behind its webhook).
+  if (!call && retrying && subscriptions.some((s) => s.kind === 'calls' && s.filters.length > 0)) {
+    return 'retry';
+  }
+  const channels = [
+    ...new Set(subscriptionsReached(subscriptions, facts, call).map((s) => s.channel)),
+  ];
+  const appName = appNameIfSeveral(deps.apps, app);
+  const post = alertPost({
+    facts,
+    call,
+    card: call ? deps.callCard(app, call) : undefined,
+    appName,
+  });
+  let failed = false;
+  for (const channel of channels) {
+    failed = !(await postOnce(deps, { ...delivery, channel, post, appName })) || failed;
+  }
+  return failed && retrying ? 'retry' : 'done';
+}
+
+function readCall(app: CometChatApp, facts: AlertFacts, log: Logger) {
+  return app.cometchat
     .getCall(facts.sessionId, { ref: log.bindings().ref as string, logger: log })
     .catch((error: unknown) => {
       log.warn({ err: error, sessionId: facts.sessionId }, 'alert: the call could not be read');
       return undefined;
     });
-  const channels = [
-    ...new Set(subscriptionsReached(subscriptions, facts, call).map((s) => s.channel)),
-  ];
-  const post = alertPost({
-    facts,
-    call,
-    card: call ? deps.callCard(app, call) : undefined,
-    appName: appNameIfSeveral(deps.apps, app),
-  });
-  for (const channel of channels) {
-    try {
-      await postOrCount(deps, channel, post, appNameIfSeveral(deps.apps, app));
-      deps.count(app.name, 'posted');
-    } catch (error) {
-      // One channel the app left, or archived, does not keep the others from their post.
-      log.warn({ err: error, channel }, 'alert not posted');
-    }
+}
+
+/**
+ * One channel's post of an event, made once: its claim is taken first, and let go when Slack
+ * failed for a while (false: try again later). A channel the app is not in gets nothing, for good.
+ */
+async function postOnce(
+  deps: DeliveryDeps,
+  input: Delivery & { channel: string; post: SlackMessage; appName: string | undefined },
+): Promise<boolean> {
+  const { channel, event, app, log } = input;
+  const claim = `webhook-posted:${event.id}:${channel}`;
+  if (!(await deps.store.claim(claim, POSTED_CLAIM_SECONDS))) return true;
+  try {
+    deps.count(app.name, await postOrCount(deps, channel, input.post, input.appName));
+    return true;
+  } catch (error) {
+    const gone = NOT_THERE.has(platformErrorCode(error) ?? '');
+    log.warn({ err: error, channel, retried: !gone }, 'alert not posted');
+    if (gone) return true;
+    await deps.store.release(claim);
+    return false;
   }
 }
 
@@ -104,18 +155,19 @@ async function postOrCount(
   channel: string,
   post: SlackMessage,
   appName: string | undefined,
-): Promise<void> {
+): Promise<'posted' | 'counted'> {
   const step = deps.burst.gate.next(channel, deps.now());
   if (step.kind === 'post') {
     await deps.client.chat.postMessage({ channel, ...post });
-    return;
+    return 'posted';
   }
   if (step.kind === 'start-count') {
     const posted = await deps.client.chat.postMessage({ channel, text: countText(1, appName) });
     deps.burst.gate.started(channel, posted.ts);
-    return;
+    return 'counted';
   }
   countUpdater(deps, channel)(countText(step.count, appName));
+  return 'counted';
 }
 
 /** The channel's count message, updated at most every few seconds with the latest count. */
@@ -136,6 +188,11 @@ function countUpdater(deps: DeliveryDeps, channel: string): (text: string) => vo
 /** Posts the events an earlier run (or replica) stored and never posted. */
 export async function sweepEvents(deps: DeliveryDeps): Promise<number> {
   const left = await deps.store.listWebhookEvents(deps.now() - SWEEP_AFTER_MS);
-  for (const event of left) await deliverEvent(deps, event);
+  for (const event of left) {
+    // One event that fails does not keep the others from being posted.
+    await deliverEvent(deps, event).catch((error: unknown) =>
+      deps.log.warn({ err: error, event: event.id }, 'swept alert not posted'),
+    );
+  }
   return left.length;
 }

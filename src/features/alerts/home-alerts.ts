@@ -8,8 +8,9 @@ import { subscriptionLine } from './alert-view.ts';
 // The Home tab's part of alerts: the subscriptions of the channels a person is a member of, a
 // line each. Slack is asked (`users.conversations`) only when some channel has a subscription,
 // page by page until every subscribed channel is found, and once a minute at most per person and
-// set of subscribed channels: users.conversations is rate limited (Tier 3), and the shared client
-// waiting out a 429 would hold the alerts' own posts too.
+// set of subscribed channels: users.conversations is rate limited (Tier 3). It goes through a
+// client that fails at once on a 429 (the Home then says the channels could not be read): the
+// shared client would wait it out, holding the alerts' own posts behind it.
 
 /** The person's channels' subscriptions, a line each; `partial`: not every channel was read. */
 export interface ChannelAlerts {
@@ -76,7 +77,7 @@ async function memberOf(client: WebClient, user: string, wanted: ReadonlySet<str
 export function homeAlerts(deps: {
   apps: Apps;
   store: Pick<Store, 'listSubscriptions'>;
-  client: WebClient;
+  lookupClient: WebClient;
 }) {
   const memberships = createTtlCache<Membership>({ max: 1000, ttlMs: MEMBERSHIP_TTL_MS });
   return async (userId: string, log: Logger): Promise<ChannelAlerts> => {
@@ -85,7 +86,7 @@ export function homeAlerts(deps: {
     const wanted = new Set(subscriptions.map((s) => s.channel));
     const key = JSON.stringify([userId, ...[...wanted].sort()]);
     const { found, partial } = await memberships.get(key, () =>
-      memberOf(deps.client, userId, wanted),
+      memberOf(deps.lookupClient, userId, wanted),
     );
     if (partial) log.info({ pages: MAX_PAGES }, 'home: a person in more channels than read');
     const theirs = new Set(found);

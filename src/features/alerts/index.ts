@@ -22,7 +22,21 @@ const SUBSCRIPTIONS_USAGE = '`/cometchat subscriptions`';
 /** The Home tab's "Alerts in your channels", given to the Home by the feature list. */
 export { homeAlerts } from './home-alerts.ts';
 
-function deliveryDeps(deps: AppDeps, burst = createBurst()): DeliveryDeps {
+/**
+ * One delivery per app's features, shared by the webhook route and the sweep, so that both
+ * count a channel's alerts in the same burst.
+ */
+const deliveries = new WeakMap<AppDeps, DeliveryDeps>();
+
+function deliveryDeps(deps: AppDeps): DeliveryDeps {
+  const known = deliveries.get(deps);
+  if (known) return known;
+  const delivery = newDelivery(deps);
+  deliveries.set(deps, delivery);
+  return delivery;
+}
+
+function newDelivery(deps: AppDeps): DeliveryDeps {
   return {
     apps: deps.apps,
     store: deps.store,
@@ -31,7 +45,7 @@ function deliveryDeps(deps: AppDeps, burst = createBurst()): DeliveryDeps {
     callCard: deps.callCard,
     log: deps.logger.child({ component: 'alerts' }),
     now: deps.now,
-    burst,
+    burst: createBurst(),
   };
 }
 

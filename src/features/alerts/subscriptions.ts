@@ -94,8 +94,9 @@ export async function subscribeChannel(
       text: `<@${body.user_id}> subscribed this channel to ${line}. \`/cometchat subscriptions\` lists and removes them.`,
     });
   } catch (error) {
-    if (!NOT_THERE.has(platformErrorCode(error) ?? '')) throw error;
+    // Not announced, not kept: a subscription nobody was told of would post unannounced.
     await deps.store.removeSubscription(subscription.id);
+    if (!NOT_THERE.has(platformErrorCode(error) ?? '')) throw error;
     return reply(
       `The app is not in <#${channel}>, so it could not post there: invite it (\`/invite\`), then subscribe again. Nothing was subscribed.`,
     );

@@ -65,20 +65,30 @@ export function alertFacts(trigger: AlertTrigger, data: unknown): AlertFacts | u
   return parsed.success ? { trigger, sessionId: parsed.data.sessionId } : undefined;
 }
 
+/** The fields that tell one event from another of the same trigger and call. */
+const DISTINCT_FIELDS = ['sessionId', 'destroyed_at', 'recording_url', 'rid', 'tid'] as const;
+
 /**
- * A delivery's id: the same bytes to the same app are the same event, however often CometChat or
- * a proxy sends them (a retry repeats the body exactly).
+ * A delivery's id, from what the event is, not how its bytes are written: the same event to the
+ * same app is the same id however often CometChat or a proxy sends it, re-serialised or not
+ * (its trigger, its call, and for an end or an artefact what tells it from another of the call).
  */
-export function deliveryId(app: string, body: Buffer): string {
-  return createHash('sha256').update(app).update('\n').update(body).digest('hex').slice(0, 32);
+export function deliveryId(app: string, envelope: { trigger: string; data: object }): string {
+  const data = envelope.data as Record<string, unknown>;
+  const parts = [app, envelope.trigger, ...DISTINCT_FIELDS.map((key) => String(data[key] ?? ''))];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
 }
 
-/** A link CometChat sent, if it is one a person may open: https only. */
+/** Longer, a link would not fit the post's text (Slack's 3000 characters) with the rest. */
+const MAX_LINK = 2_000;
+
+/** A link CometChat sent, if it is one a person may open: https only, and short enough to post. */
 export function safeLink(link: string | undefined): string | undefined {
   if (!link) return undefined;
   try {
     const url = new URL(link);
-    return url.protocol === 'https:' ? url.toString() : undefined;
+    const text = url.toString();
+    return url.protocol === 'https:' && text.length <= MAX_LINK ? text : undefined;
   } catch {
     return undefined;
   }

@@ -17,8 +17,11 @@ export const WEBHOOK_PATH_PREFIX = '/cometchat/webhooks/';
 export const WEBHOOK_ROUTE_PATH = `${WEBHOOK_PATH_PREFIX}:app`;
 /** CometChat's payloads are small; anything near this is not one of them. */
 export const MAX_WEBHOOK_BYTES = 1024 * 1024;
-/** How long a delivery's id is remembered: far past CometChat's and any proxy's retries. */
-export const DELIVERY_CLAIM_SECONDS = 7 * 24 * 60 * 60;
+/**
+ * How long a delivery's id is remembered: far past CometChat's retries (minutes) and a proxy's,
+ * and short enough that a busy app's claims do not pile up in the store.
+ */
+export const DELIVERY_CLAIM_SECONDS = 24 * 60 * 60;
 
 export interface IntakeDeps {
   apps: Pick<Apps, 'byName'>;
@@ -56,9 +59,10 @@ async function intake(deps: IntakeDeps, req: IncomingMessage, res: ServerRespons
   };
   if (req.method !== 'POST') return refuse(405, 'POST only', '-', { allow: 'POST' });
   const app = appOf(deps.apps, req.url);
-  if (!app?.webhook) return refuse(404, 'no such app takes webhooks');
-  if (!passwordMatches(req.headers.authorization, app.webhook)) {
-    return refuse(401, 'wrong or missing credentials', app.name, {
+  // An app that takes no webhooks is answered as a wrong password is, with the same work done:
+  // the answers do not tell which app names exist.
+  if (!passwordMatches(req.headers.authorization, app?.webhook ?? NO_WEBHOOK) || !app?.webhook) {
+    return refuse(401, 'wrong or missing credentials', app?.webhook ? app.name : '-', {
       'www-authenticate': 'Basic realm="cometchat-webhooks"',
     });
   }
@@ -72,7 +76,7 @@ async function intake(deps: IntakeDeps, req: IncomingMessage, res: ServerRespons
     return answer(res, 200, { ok: true, kept: false });
   }
   await keep(deps, res, {
-    id: deliveryId(app.name, body),
+    id: deliveryId(app.name, envelope.data),
     app: app.name,
     trigger,
     receivedAt: deps.now(),
@@ -98,6 +102,9 @@ async function keep(deps: IntakeDeps, res: ServerResponse, event: WebhookEvent) 
   answer(res, 200, { ok: true, kept: true });
   deps.stored(event);
 }
+
+/** What an app without webhooks is compared against: nothing matches it. */
+const NO_WEBHOOK = { user: '', password: '\u0000' };
 
 /** The app a path names: `/cometchat/webhooks/<app>`, nothing after it. */
 function appOf(apps: Pick<Apps, 'byName'>, url: string | undefined): CometChatApp | undefined {

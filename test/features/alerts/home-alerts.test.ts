@@ -45,7 +45,7 @@ function slackWith(channels: readonly string[]) {
       response_metadata: { next_cursor: end < channels.length ? String(end) : '' },
     };
   });
-  return { client: { users: { conversations } } as unknown as WebClient, conversations };
+  return { lookupClient: { users: { conversations } } as unknown as WebClient, conversations };
 }
 
 const log = pino({ level: 'silent' });
@@ -78,8 +78,12 @@ describe('channelAlertLines', () => {
 
 describe('homeAlerts', () => {
   it('asks Slack nothing when no channel has a subscription', async () => {
-    const { client, conversations } = slackWith(['C1']);
-    const part = homeAlerts({ apps: appsNamed('default'), store: createMemoryStore(), client });
+    const { lookupClient, conversations } = slackWith(['C1']);
+    const part = homeAlerts({
+      apps: appsNamed('default'),
+      store: createMemoryStore(),
+      lookupClient,
+    });
     expect(await part('U1', log)).toEqual({ lines: [], partial: false });
     expect(conversations).not.toHaveBeenCalled();
   });
@@ -89,8 +93,8 @@ describe('homeAlerts', () => {
     await store.putSubscription(subscription('a', 'C1'));
     await store.putSubscription(subscription('b', 'G2'));
     await store.putSubscription(subscription('c', 'C3'));
-    const { client, conversations } = slackWith(['C0', 'C1', 'G2']);
-    const part = homeAlerts({ apps: appsNamed('default'), store, client });
+    const { lookupClient, conversations } = slackWith(['C0', 'C1', 'G2']);
+    const part = homeAlerts({ apps: appsNamed('default'), store, lookupClient });
     const { lines, partial } = await part('U1', log);
     expect(lines.map((line) => line.split(' · ')[0])).toEqual(['<#C1>', '<#G2>']);
     expect(partial).toBe(false);
@@ -108,14 +112,22 @@ describe('homeAlerts', () => {
     const store = createMemoryStore();
     await store.putSubscription(subscription('a', 'C00450'));
     const found = slackWith(many);
-    const part = homeAlerts({ apps: appsNamed('default'), store, client: found.client });
+    const part = homeAlerts({
+      apps: appsNamed('default'),
+      store,
+      lookupClient: found.lookupClient,
+    });
     expect((await part('U1', log)).lines).toHaveLength(1);
     // Pages of 200: the third holds it, and no page is asked after.
     expect(found.conversations).toHaveBeenCalledTimes(3);
 
     await store.putSubscription(subscription('b', 'C02400'));
     const beyond = slackWith(many);
-    const again = homeAlerts({ apps: appsNamed('default'), store, client: beyond.client });
+    const again = homeAlerts({
+      apps: appsNamed('default'),
+      store,
+      lookupClient: beyond.lookupClient,
+    });
     expect(await again('U1', log)).toMatchObject({ partial: true });
     expect((await again('U1', log)).lines).toHaveLength(1);
     expect(beyond.conversations).toHaveBeenCalledTimes(10);
@@ -124,8 +136,8 @@ describe('homeAlerts', () => {
   it('asks Slack once a minute at most per person and set of subscribed channels', async () => {
     const store = createMemoryStore();
     await store.putSubscription(subscription('a', 'C1'));
-    const { client, conversations } = slackWith(['C1', 'C2']);
-    const part = homeAlerts({ apps: appsNamed('default'), store, client });
+    const { lookupClient, conversations } = slackWith(['C1', 'C2']);
+    const part = homeAlerts({ apps: appsNamed('default'), store, lookupClient });
     await part('U1', log);
     await part('U1', log);
     expect(conversations).toHaveBeenCalledTimes(1);
@@ -140,9 +152,9 @@ describe('homeAlerts', () => {
   it('rejects when Slack does, and asks again the next time', async () => {
     const store = createMemoryStore();
     await store.putSubscription(subscription('a', 'C1'));
-    const { client, conversations } = slackWith(['C1']);
+    const { lookupClient, conversations } = slackWith(['C1']);
     conversations.mockRejectedValueOnce(new Error('ratelimited'));
-    const part = homeAlerts({ apps: appsNamed('default'), store, client });
+    const part = homeAlerts({ apps: appsNamed('default'), store, lookupClient });
     await expect(part('U1', log)).rejects.toThrow('ratelimited');
     expect((await part('U1', log)).lines).toHaveLength(1);
   });

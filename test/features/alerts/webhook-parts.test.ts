@@ -36,17 +36,27 @@ describe('passwordMatches', () => {
 });
 
 describe('deliveryId', () => {
-  const body = Buffer.from('{"trigger":"call_ended","data":{"sessionId":"s1"}}');
+  const ended = { trigger: 'call_ended', data: { sessionId: 's1', destroyed_at: 1_700_000_100 } };
 
-  it('is the same for the same bytes to the same app, however often they come', () => {
-    expect(deliveryId('default', body)).toBe(deliveryId('default', Buffer.from(body)));
-    expect(deliveryId('default', body)).toMatch(/^[0-9a-f]{32}$/);
+  it('is the same for the same event, however it is written or how often it comes', () => {
+    const rewritten = JSON.parse(JSON.stringify({ data: ended.data, trigger: ended.trigger }));
+    expect(deliveryId('default', rewritten)).toBe(deliveryId('default', ended));
+    expect(deliveryId('default', ended)).toMatch(/^[0-9a-f]{32}$/);
   });
 
-  it('differs for another app or other bytes', () => {
-    expect(deliveryId('staging', body)).not.toBe(deliveryId('default', body));
-    const spaced = Buffer.from('{"trigger": "call_ended","data":{"sessionId":"s1"}}');
-    expect(deliveryId('default', spaced)).not.toBe(deliveryId('default', body));
+  it('differs for another app, another call, another end, or another recording', () => {
+    expect(deliveryId('staging', ended)).not.toBe(deliveryId('default', ended));
+    const other = { ...ended, data: { ...ended.data, sessionId: 's2' } };
+    expect(deliveryId('default', other)).not.toBe(deliveryId('default', ended));
+    const later = { ...ended, data: { ...ended.data, destroyed_at: 1_700_000_200 } };
+    expect(deliveryId('default', later)).not.toBe(deliveryId('default', ended));
+    const recording = (url: string) => ({
+      trigger: 'recording_generated',
+      data: { sessionId: 's1', recording_url: url },
+    });
+    expect(deliveryId('default', recording('https://r/1'))).not.toBe(
+      deliveryId('default', recording('https://r/2')),
+    );
   });
 });
 
