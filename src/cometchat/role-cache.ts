@@ -36,26 +36,9 @@ export function withRoleCache(
     pages.clear();
     lists.clear();
   };
-  /** A change to roles: the lists are cleared whatever its outcome. */
-  const clearingRoles =
-    <A extends unknown[], R>(send: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await send(...args);
-      } finally {
-        clear();
-      }
-    };
-  /** A change to users: the counts are cleared whatever its outcome. */
-  const clearingCounts =
-    <A extends unknown[], R>(send: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await send(...args);
-      } finally {
-        counts.clear();
-      }
-    };
+  // A change to roles clears the lists, one to users the counts: whatever its outcome.
+  const clearingRoles = clearingAfter(clear);
+  const clearingCounts = clearingAfter(() => counts.clear());
 
   return {
     // What is not cached goes straight to the client (its methods are arrows: they travel).
@@ -83,4 +66,16 @@ export function withRoleCache(
     reactivateUsers: clearingCounts(client.reactivateUsers),
     invalidateRoles: clear,
   };
+}
+
+/** `send`, followed by `clear` once it settled, whatever its outcome. */
+function clearingAfter(clear: () => void) {
+  return <A extends unknown[], R>(send: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await send(...args);
+      } finally {
+        clear();
+      }
+    };
 }

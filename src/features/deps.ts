@@ -101,6 +101,15 @@ export interface RoleChange {
 /** The confirmation of a role change, for a modal (see UserChangeReview for `origin`). */
 export type RoleChangeReview = (app: CometChatApp, change: RoleChange, origin: string) => View;
 
+/**
+ * The subscriptions of the channels a person is in, a line each, as the Home tab shows them;
+ * `partial`: not every channel was read. The alerts feature reads them, the Home draws them.
+ */
+export interface ChannelAlerts {
+  lines: readonly string[];
+  partial: boolean;
+}
+
 /** What every feature is registered with. */
 export interface AppDeps extends SharedDeps {
   /** The confirmation modal of a change to a user (see UserChange). */

@@ -159,9 +159,9 @@ function pathOf(url: string | undefined): string {
 
 /**
  * The whole body, or undefined as soon as it passes `limit` bytes: the rest is not read (the
- * refusal closes the connection).
+ * refusal closes the connection). Also what CometChat's webhooks are read with.
  */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

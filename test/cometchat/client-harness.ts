@@ -1,6 +1,12 @@
 import { inspect } from 'node:util';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { RecordedRequest } from '../../offline/cometchat-standin/server.ts';
+import { type Sandbox, startSandbox } from '../../offline/cometchat-standin/server.ts';
+import {
+  type CometChatClient,
+  type CometChatClientOptions,
+  createCometChatClient,
+} from '../../src/cometchat/client.ts';
 import { CometChatError } from '../../src/cometchat/errors.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
 import { LogCapture } from '../log-capture.ts';
@@ -59,4 +65,39 @@ export function only(requests: RecordedRequest[]): RecordedRequest {
   const [request] = requests;
   if (!request) throw new Error('no request recorded');
   return request;
+}
+
+/**
+ * A stand-in for the file's tests (started once, reset before each) and a client of it with
+ * small budgets, the clock at T0 and no jitter: `sandbox()` and `client(overrides)`.
+ */
+export function useSandboxClient(): {
+  sandbox: () => Sandbox;
+  client: (overrides?: Partial<CometChatClientOptions>) => CometChatClient;
+} {
+  let sandbox: Sandbox | undefined;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ apiKey: API_KEY });
+  });
+  afterAll(() => sandbox?.close());
+  beforeEach(() => sandbox?.reset());
+  const started = () => {
+    if (!sandbox) throw new Error('the stand-in is not started yet');
+    return sandbox;
+  };
+  return {
+    sandbox: started,
+    client: (overrides = {}) =>
+      createCometChatClient({
+        apiUrl: started().apiUrl,
+        callApiUrl: started().callUrl,
+        apiKey: API_KEY,
+        timeoutMs: 300,
+        budgetMs: 1_500,
+        logger: captureLogger().logger,
+        now: () => T0,
+        random: () => 0,
+        ...overrides,
+      }),
+  };
 }

@@ -1,33 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../offline/cometchat-standin/server.ts';
-import { type CometChatClient, createCometChatClient } from '../../src/cometchat/client.ts';
-import { API_KEY, captureLogger, failure, only, T0 } from './client-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { failure, only, useSandboxClient } from './client-harness.ts';
 
 // The client's role management (definitions, create, update, delete, unset) against the
 // stand-in over real HTTP on loopback, as client.test.ts does for the rest.
 
-let sandbox: Sandbox;
+const { sandbox: standIn, client: clientOf } = useSandboxClient();
+const client = () => clientOf();
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ apiKey: API_KEY });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
-
-function client(): CometChatClient {
-  return createCometChatClient({
-    apiUrl: sandbox.apiUrl,
-    callApiUrl: sandbox.callUrl,
-    apiKey: API_KEY,
-    timeoutMs: 300,
-    budgetMs: 1_500,
-    logger: captureLogger().logger,
-    now: () => T0,
-    random: () => 0,
-  });
-}
-
-const writes = () => sandbox.requests.filter((r) => r.method !== 'GET');
+const writes = () => standIn().requests.filter((r) => r.method !== 'GET');
 
 describe('role management', () => {
   it('reads every definition, the key the shipped catalogue lacks included', async () => {
@@ -40,7 +20,7 @@ describe('role management', () => {
       availableValues: ['allow', 'deny'],
       defaultValue: 'allow',
     });
-    expect(only(sandbox.requests).path).toBe('/v3/roles/default/permissions');
+    expect(only(standIn().requests).path).toBe('/v3/roles/default/permissions');
   });
 
   it('creates a role by one POST, never retried: a repeat would be refused as taken', async () => {
@@ -51,8 +31,8 @@ describe('role management', () => {
       path: '/v3/roles',
       body: { role: 'night', name: 'Night', description: 'Late' },
     });
-    sandbox.requests.length = 0;
-    sandbox.inject({ kind: 'status', status: 503, method: 'POST', pathIncludes: '/roles' });
+    standIn().requests.length = 0;
+    standIn().inject({ kind: 'status', status: 503, method: 'POST', pathIncludes: '/roles' });
     const error = await failure(client().createRole({ role: 'day', name: 'Day' }));
     expect(error.kind).toBe('unavailable');
     expect(writes()).toHaveLength(1);
@@ -62,7 +42,7 @@ describe('role management', () => {
     await client().updateRole('vip', { name: 'Gold' });
     await client().updateRole('vip', { description: '' });
     expect(writes().map((r) => r.body)).toEqual([{ name: 'Gold' }, { unset: ['description'] }]);
-    expect(sandbox.state.roles.find((r) => r.role === 'vip')).toMatchObject({
+    expect(standIn().state.roles.find((r) => r.role === 'vip')).toMatchObject({
       name: 'Gold',
       description: '',
     });
@@ -70,7 +50,7 @@ describe('role management', () => {
 
   it('deletes a role; an unknown one is not_found', async () => {
     await client().deleteRole('vip');
-    expect(sandbox.state.roles.some((r) => r.role === 'vip')).toBe(false);
+    expect(standIn().state.roles.some((r) => r.role === 'vip')).toBe(false);
     const error = await failure(client().deleteRole('vip'));
     expect(error).toMatchObject({ kind: 'not_found', serviceCode: 'ERR_ROLE_NOT_FOUND' });
   });

@@ -1,33 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../offline/cometchat-standin/server.ts';
-import { type CometChatClient, createCometChatClient } from '../../src/cometchat/client.ts';
+import { describe, expect, it } from 'vitest';
 import { failureSentence } from '../../src/voice/failure.ts';
-import { API_KEY, captureLogger, failure, only, T0 } from './client-harness.ts';
+import { failure, only, useSandboxClient } from './client-harness.ts';
 
 // The client's usage read (GET /v3/stats) against the stand-in over real HTTP on loopback, as
 // role-management.test.ts does for the role operations.
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ apiKey: API_KEY });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
-
-function client(): CometChatClient {
-  return createCometChatClient({
-    apiUrl: sandbox.apiUrl,
-    callApiUrl: sandbox.callUrl,
-    apiKey: API_KEY,
-    timeoutMs: 300,
-    budgetMs: 1_500,
-    logger: captureLogger().logger,
-    now: () => T0,
-    random: () => 0,
-    retryLimit: 0,
-  });
-}
+const { sandbox: standIn, client: clientOf } = useSandboxClient();
+const client = () => clientOf({ retryLimit: 0 });
 
 describe('usage', () => {
   it('reads the figures of a range, sent as Unix seconds on the API host', async () => {
@@ -39,13 +18,13 @@ describe('usage', () => {
       activeUsers: 5,
       concurrentUsers: 2,
     });
-    const request = only(sandbox.requests);
+    const request = only(standIn().requests);
     expect(request.path).toBe('/v3/stats');
     expect(request.query).toEqual({ fromDate: '1700000000', toDate: '1700009999' });
   });
 
   it('takes a figure the service leaves out, or sends as null, as not given', async () => {
-    sandbox.inject({
+    standIn().inject({
       kind: 'schema',
       pathIncludes: '/stats',
       body: {
@@ -66,7 +45,7 @@ describe('usage', () => {
   });
 
   it('reads an answer without metrics as no figures, and one of another shape as a failure', async () => {
-    sandbox.inject({ kind: 'schema', pathIncludes: '/stats', body: { data: {} } });
+    standIn().inject({ kind: 'schema', pathIncludes: '/stats', body: { data: {} } });
     expect(await client().getUsage({ fromDate: 1, toDate: 2 })).toEqual({
       audioMinutes: undefined,
       videoMinutes: undefined,
@@ -74,7 +53,7 @@ describe('usage', () => {
       activeUsers: undefined,
       concurrentUsers: undefined,
     });
-    sandbox.inject({
+    standIn().inject({
       kind: 'schema',
       pathIncludes: '/stats',
       body: { data: { metrics: { audio_minutes: 'lots' } } },
@@ -93,7 +72,7 @@ describe('usage', () => {
   });
 
   it('names the usage figures when CometChat is down', async () => {
-    sandbox.inject({ kind: 'status', status: 503, pathIncludes: '/stats' });
+    standIn().inject({ kind: 'status', status: 503, pathIncludes: '/stats' });
     const error = await failure(client().getUsage({ fromDate: 1, toDate: 2 }));
     expect(failureSentence(error, 8)).toContain('CometChat is not answering the usage figures');
   });

@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll } from 'vitest';
+import { onPath } from '../../bench/redis.ts';
 
 /** A real redis-server on loopback, with nothing persisted, for one test file. */
 export interface RedisServer {
@@ -25,20 +25,6 @@ const READY_TIMEOUT_MS = 5_000;
  * the run.
  */
 export const skipRedisSuites = !process.env.CI && !onPath('redis-server');
-
-/** Whether an executable file named `command` is in one of PATH's directories. */
-function onPath(command: string): boolean {
-  return (process.env.PATH ?? '').split(delimiter).some((dir) => {
-    if (dir === '') return false;
-    const file = join(dir, command);
-    try {
-      accessSync(file, constants.X_OK);
-      return statSync(file).isFile();
-    } catch {
-      return false;
-    }
-  });
-}
 
 const MISSING = process.env.CI
   ? 'redis-server is not installed, but CI must run the Redis store tests: .ci/run installs it ' +

@@ -62,6 +62,10 @@ export function countText(count: number, appName: string | undefined): string {
   return `:bell: ${count} more alert${count === 1 ? '' : 's'} from CometChat${inApp(appName)} in the last minute, counted here rather than posted one by one. \`/cometchat calls\` lists the calls.`;
 }
 
+/** Said wherever a subscription is made: where to see and remove it. */
+export const SUBSCRIPTIONS_HINT =
+  "`/cometchat subscriptions` lists this channel's subscriptions and removes them.";
+
 const KIND_WORDS: Record<Subscription['kind'], string> = {
   calls: 'calls',
   recordings: 'recordings',

@@ -4,6 +4,7 @@ import { context, fields, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import { inApp } from '../../voice/sentences.ts';
+import { SUBSCRIPTIONS_HINT } from './alert-view.ts';
 import type { DigestDay } from './digest-rules.ts';
 
 // What a channel sees of its daily digest: the app's usage over the day and its calls by status,
@@ -86,9 +87,7 @@ export function digestPost(input: DigestInput): SlackMessage {
     section(heading),
     isUnread(usage) ? section(`*Usage*: ${usage.failure}`) : usageFields(usage),
     section(isUnread(calls) ? `*Calls*: ${calls.failure}` : callsLine(calls)),
-    context([
-      `Posted each day at ${at.time} (${escapeMrkdwn(at.zone)}). \`/cometchat subscriptions\` lists and removes it.`,
-    ]),
+    context([`Posted each day at ${at.time} (${escapeMrkdwn(at.zone)}). ${SUBSCRIPTIONS_HINT}`]),
   ];
   return {
     text: `Daily digest${input.appName ? ` of ${input.appName}` : ''} for ${day.day}`,

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { type Apps, appNameIfSeveral } from '../../apps/apps.ts';
 import type { Store, Subscription } from '../../store/store.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
+import type { ChannelAlerts } from '../deps.ts';
 import { subscriptionLine } from './alert-view.ts';
 
 // The Home tab's part of alerts: the subscriptions of the channels a person is a member of, a
@@ -11,12 +12,6 @@ import { subscriptionLine } from './alert-view.ts';
 // set of subscribed channels: users.conversations is rate limited (Tier 3). It goes through a
 // client that fails at once on a 429 (the Home then says the channels could not be read): the
 // shared client would wait it out, holding the alerts' own posts behind it.
-
-/** The person's channels' subscriptions, a line each; `partial`: not every channel was read. */
-export interface ChannelAlerts {
-  lines: string[];
-  partial: boolean;
-}
 
 /** Channels asked for a page; pages asked at most (a person in more channels is told so). */
 const PAGE_SIZE = 200;

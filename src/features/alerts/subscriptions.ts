@@ -10,7 +10,7 @@ import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { platformErrorCode } from '../../slack/slack-errors.ts';
 import type { Subscription } from '../../store/store.ts';
 import type { AppDeps } from '../deps.ts';
-import { subscriptionLine, subscriptionsMessage } from './alert-view.ts';
+import { SUBSCRIPTIONS_HINT, subscriptionLine, subscriptionsMessage } from './alert-view.ts';
 import type { SubscribeWords } from './subscription-rules.ts';
 
 // `/cometchat subscribe ...` and `/cometchat subscriptions`: a channel subscribed to one app's
@@ -91,7 +91,7 @@ export async function subscribeChannel(
   try {
     await deps.client.chat.postMessage({
       channel,
-      text: `<@${body.user_id}> subscribed this channel to ${line}. \`/cometchat subscriptions\` lists and removes them.`,
+      text: `<@${body.user_id}> subscribed this channel to ${line}. ${SUBSCRIPTIONS_HINT}`,
     });
   } catch (error) {
     // Not announced, not kept: a subscription nobody was told of would post unannounced.

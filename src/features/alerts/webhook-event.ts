@@ -13,7 +13,6 @@ export const EnvelopeSchema = z.looseObject({
   region: z.string().max(20).optional(),
   webhook: z.string().max(200).optional(),
 });
-export type Envelope = z.infer<typeof EnvelopeSchema>;
 
 /** The triggers alerts are made of, and the subscription kind each one reaches. */
 export const ALERT_TRIGGERS = {
@@ -27,13 +26,11 @@ export function isAlertTrigger(trigger: string): trigger is AlertTrigger {
   return Object.hasOwn(ALERT_TRIGGERS, trigger);
 }
 
-/** Every alert's data names its call; the rest is read per trigger. Times come as text or numbers. */
+/** Every alert's data names its call; an artefact's its link too (the rest is not read). */
 const SessionSchema = z.looseObject({ sessionId: z.string().min(1).max(255) });
-const Text = z.union([z.string(), z.number()]).transform(String).optional();
 
 export const RecordingDataSchema = SessionSchema.extend({
   recording_url: z.string().max(2000).optional(),
-  duration: Text,
 });
 export const TranscriptionDataSchema = SessionSchema.extend({
   transcript_url: z.string().max(2000).optional(),

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Apps, CometChatApp } from '../../apps/apps.ts';
 import type { WebhookOutcome } from '../../observe/metrics.ts';
+import { readBody } from '../../slack/request-gate.ts';
 import type { Store, WebhookEvent } from '../../store/store.ts';
 import { deliveryId, EnvelopeSchema, isAlertTrigger } from './webhook-event.ts';
 
@@ -66,8 +67,10 @@ async function intake(deps: IntakeDeps, req: IncomingMessage, res: ServerRespons
       'www-authenticate': 'Basic realm="cometchat-webhooks"',
     });
   }
-  const body = await readBody(req, MAX_WEBHOOK_BYTES);
-  if (body === 'too large') return refuse(413, 'body over 1 MB', app.name);
+  // A declared length past the limit is refused at once; an undeclared one as it streams in.
+  const declared = Number(req.headers['content-length'] ?? 0);
+  const body = declared > MAX_WEBHOOK_BYTES ? undefined : await readBody(req, MAX_WEBHOOK_BYTES);
+  if (!body) return refuse(413, 'body over 1 MB', app.name);
   const envelope = EnvelopeSchema.safeParse(parseJson(body));
   if (!envelope.success) return refuse(400, 'not a CometChat webhook', app.name);
   const { trigger } = envelope.data;
@@ -126,28 +129,6 @@ export function passwordMatches(
   const given = match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : '';
   const digest = (text: string) => createHash('sha256').update(text).digest();
   return timingSafeEqual(digest(given), digest(`${expected.user}:${expected.password}`));
-}
-
-/**
- * The body, or `too large` as soon as it passes `limit` (a declared length says so at once).
- * Reading stops there: the rest is never taken in, and the connection closes after the answer.
- */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too large'> {
-  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.resolve('too large');
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      req.off('data', onData);
-      req.pause();
-      resolve('too large');
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
 }
 
 function parseJson(body: Buffer): unknown {

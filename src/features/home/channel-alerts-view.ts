@@ -1,18 +1,13 @@
 import type { KnownBlock } from '@slack/types';
 import { context, divider, header, section, TEXT_LIMIT } from '../../slack/blocks.ts';
 import { counted } from '../../voice/sentences.ts';
+import type { ChannelAlerts } from '../deps.ts';
 
 // The Home tab's "Alerts in your channels": the subscriptions of the channels the person is a
 // member of, a line each as the alerts feature writes it. Pure; at most the blocks it is given
 // room for.
 
 export const ALERTS_TITLE = 'Alerts in your channels';
-
-/** What the alerts feature gives: a line per subscription; `partial`: not every channel read. */
-export interface ChannelAlerts {
-  lines: readonly string[];
-  partial: boolean;
-}
 
 /** Subscriptions listed before "…and N more": the rest is the channel's own list. */
 const LINES_LISTED = 20;

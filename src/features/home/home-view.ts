@@ -3,7 +3,8 @@ import { actions, button, context, divider, header, plain, section } from '../..
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import { counted } from '../../voice/sentences.ts';
-import { type ChannelAlerts, channelAlertBlocks } from './channel-alerts-view.ts';
+import type { ChannelAlerts } from '../deps.ts';
+import { channelAlertBlocks } from './channel-alerts-view.ts';
 import { differenceBlocks } from './differences-view.ts';
 import type { PairSummary } from './role-differences.ts';
 

@@ -11,9 +11,8 @@ import { scopeOf } from '../../slack/request-context.ts';
 import type { Store } from '../../store/store.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
 import { failureSentence } from '../../voice/failure.ts';
-import type { EditorOpener, SharedDeps } from '../deps.ts';
+import type { ChannelAlerts, EditorOpener, SharedDeps } from '../deps.ts';
 import type { KnownMap } from '../known-maps.ts';
-import type { ChannelAlerts } from './channel-alerts-view.ts';
 import {
   type AppSnapshot,
   type HomeInput,
