@@ -54,11 +54,26 @@ export function escapeMrkdwn(text: string): string {
  * Put the result after a space or punctuation: Slack only opens a span at a word boundary.
  */
 export function code(text: string): string {
-  if (!NEEDS_CODE.test(text)) return text === '' ? '' : `\`${text}\``;
-  const body = escapeControl(text)
-    .replace(/`/g, '\u02CB')
-    .replace(/\r\n|[\r\n\u2028\u2029]/g, ' ');
-  return body === '' ? '' : `\`${body}\``;
+  return codeUpTo(text, Number.POSITIVE_INFINITY);
+}
+
+/** {@link code} whose text is cut (after escaping) to at most `max` characters. */
+export function codeUpTo(text: string, max: number): string {
+  const body = NEEDS_CODE.test(text)
+    ? escapeControl(text)
+        .replace(/`/g, '\u02CB')
+        .replace(/\r\n|[\r\n\u2028\u2029]/g, ' ')
+    : text;
+  const shown = body.length > max ? truncate(body, max) : body;
+  return shown === '' ? '' : `\`${shown}\``;
+}
+
+/**
+ * External text as mrkdwn in at most `max` characters: escaped, then cut. Escaping first keeps
+ * the bound true (an `&` becomes five characters) and the cut never splits an entity.
+ */
+export function escapedUpTo(text: string, max: number): string {
+  return truncate(escapeMrkdwn(text), max);
 }
 
 /**

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   code,
   codeList,
+  codeUpTo,
   duration,
+  escapedUpTo,
   escapeMrkdwn,
   hms,
   link,
@@ -173,6 +175,12 @@ describe('code', () => {
     expect(code('')).toBe('');
   });
 
+  it('cuts to `max` characters after escaping, never inside an entity', () => {
+    expect(codeUpTo('v1.us.app.1', 100)).toBe('`v1.us.app.1`');
+    expect(codeUpTo('&'.repeat(300), 12)).toBe('`&amp;&amp;…`');
+    expect(codeUpTo('abcdef', 4)).toBe('`abc…`');
+  });
+
   it('property: one code span, no control characters inside', () => {
     fc.assert(
       fc.property(nasty.filter(Boolean), (s) => {
@@ -181,6 +189,20 @@ describe('code', () => {
         const body = out.slice(1, -1);
         expect(body).not.toMatch(/[<>`\n]/);
         expect(body).not.toMatch(STRAY_AMPERSAND);
+      }),
+    );
+  });
+});
+
+describe('escapedUpTo', () => {
+  it('escapes, then cuts, so the bound holds however much escaping lengthens', () => {
+    expect(escapedUpTo('plain', 10)).toBe('plain');
+    expect(escapedUpTo('<'.repeat(100), 10)).toBe('&lt;&lt;…');
+    fc.assert(
+      fc.property(nasty, fc.integer({ min: 1, max: 50 }), (s, max) => {
+        const out = escapedUpTo(s, max);
+        expect(out.length).toBeLessThanOrEqual(max);
+        expect(out).not.toMatch(STRAY_AMPERSAND);
       }),
     );
   });

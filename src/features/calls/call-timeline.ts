@@ -1,5 +1,13 @@
 import type { Call, Participant, Transcription } from '../../cometchat/model.ts';
-import { code, escapeMrkdwn, hms, link, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import {
+  codeUpTo,
+  escapedUpTo,
+  escapeMrkdwn,
+  hms,
+  link,
+  slackDate,
+  truncate,
+} from '../../slack/mrkdwn.ts';
 
 // Who was there when: a call's participants as bars across the call's span, for a person to
 // read at a glance, and the call's shape in one line. Pure: "now" (for a call still going on)
@@ -145,7 +153,7 @@ export function timelineSections(
     const names = never.map(
       // A name is escaped; a uid, shown for want of one, stays exact to copy.
       (p) =>
-        `${p.name ? escapeMrkdwn(truncate(p.name, 60)) : code(truncate(p.uid, 60))} (${escapeMrkdwn(p.state ?? 'no state')})`,
+        `${p.name ? escapedUpTo(p.name, 60) : codeUpTo(p.uid, 60)} (${escapedUpTo(p.state ?? 'no state', 40)})`,
     );
     texts.push(truncate(`*Never joined* (${never.length}): ${names.join(', ')}`, SECTION_TEXT));
   }
@@ -164,7 +172,7 @@ export function callShape(call: Call): string | undefined {
   }
   const counts = [
     `${joined} joined`,
-    ...[...notJoined].map(([state, n]) => `${n} ${escapeMrkdwn(truncate(state, 30))}`),
+    ...[...notJoined].map(([state, n]) => `${n} ${escapedUpTo(state, 30)}`),
   ].join(', ');
   const span = callSpan(call);
   const { firstLeave } = times(call.participants);
@@ -177,13 +185,14 @@ export function callShape(call: Call): string | undefined {
 export function transcriptsText(
   transcriptions: readonly Transcription[],
   marked: boolean,
+  listed = 10,
 ): string | undefined {
   if (transcriptions.length === 0) {
     return marked
       ? '*Transcripts*\n_The call is marked as transcribed, but no transcript is listed yet._'
       : undefined;
   }
-  const lines = transcriptions.slice(0, 10).map((t) => {
+  const lines = transcriptions.slice(0, listed).map((t) => {
     const label = `Transcript ${truncate(t.tid, 40)}`;
     const date = transcriptDate(t.transcriptDate);
     const parts = [t.transcriptUrl ? link(t.transcriptUrl, label) : escapeMrkdwn(label)];
@@ -193,8 +202,8 @@ export function transcriptsText(
     }
     return parts.join(' · ');
   });
-  const more =
-    transcriptions.length > 10 ? `\n_${transcriptions.length - 10} more not shown._` : '';
+  const hidden = transcriptions.length - lines.length;
+  const more = hidden > 0 ? `\n_${hidden} more not shown._` : '';
   return `*Transcripts* (${transcriptions.length})\n${lines.join('\n')}${more}`;
 }
 

@@ -5,27 +5,43 @@ import { MAX_SESSION_ID, MAX_UID } from '../../cometchat/id-rules.ts';
 import type { Call, Participant, Person, Recording } from '../../cometchat/model.ts';
 import {
   actions,
+  blocksTextLength,
   button,
   context,
   divider,
   fields,
   header,
+  MESSAGE_TEXT_LIMIT,
   plain,
   section,
 } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
-import { code, escapeMrkdwn, hms, link, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import {
+  code,
+  codeUpTo,
+  escapedUpTo,
+  escapeMrkdwn,
+  hms,
+  link,
+  slackDate,
+  truncate,
+} from '../../slack/mrkdwn.ts';
 import { PageSchema } from '../../slack/values.ts';
 import { counted } from '../../voice/sentences.ts';
 import { callShape, timelineSections, transcriptsText } from './call-timeline.ts';
 import { markedStatus } from './status-marks.ts';
 
-/** Participants shown in the message itself; the rest are a button away, in a paged modal. */
-export const PARTICIPANTS_IN_MESSAGE = 10;
+/**
+ * How many participants, recordings and transcripts the message lists: the first that keeps the
+ * whole message within Slack's text limit (long names and links from the service can fill it).
+ * Participants left out are a button away, in a paged modal.
+ */
+const LISTED = [10, 5, 2, 0] as const;
 export const PARTICIPANTS_PER_PAGE = 20;
 const LINES_PER_SECTION = 5;
-const RECORDINGS_IN_MESSAGE = 10;
+/** A call's kind, mode, status or state as CometChat wrote it: short words, cut if not. */
+const WORD_MAX = 40;
 
 /**
  * What a call's buttons carry (Details, Share in channel, Show all participants and the
@@ -55,19 +71,26 @@ export function callMessage(
   options: CallViewOptions = {},
 ): SlackMessage {
   const write = options.value ?? JSON.stringify;
-  return {
+  const listing = (listed: number): SlackMessage => ({
     text: fallbackText(call),
     blocks: [
       ...headlineBlocks(call, onBehalfOf, options.appName),
       ...whoBlocks(call),
       whenFields(call),
       divider(),
-      ...participantBlocks(call),
-      ...recordingBlocks(call),
-      ...transcriptBlocks(call),
-      ...footerBlocks(call, onBehalfOf, write),
+      ...participantBlocks(call, listed),
+      ...recordingBlocks(call, listed),
+      ...transcriptBlocks(call, listed),
+      ...footerBlocks(call, onBehalfOf, write, listed),
     ],
-  };
+  });
+  const [most, ...fewer] = LISTED;
+  let message = listing(most);
+  for (const listed of fewer) {
+    if (blocksTextLength(message.blocks ?? []) <= MESSAGE_TEXT_LIMIT) break;
+    message = listing(listed);
+  }
+  return message;
 }
 
 /** The title, the session id (and who it was looked up as), and the call's shape. */
@@ -80,7 +103,7 @@ function headlineBlocks(
   return [
     header(`${capitalise(call.type ?? 'unknown')} call · ${call.status ?? 'unknown status'}${app}`),
     section(
-      `Session ${code(call.sessionId)}${onBehalfOf ? ` · looked up as ${code(onBehalfOf)}` : ''}`,
+      `Session ${codeUpTo(call.sessionId, MAX_SESSION_ID)}${onBehalfOf ? ` · looked up as ${codeUpTo(onBehalfOf, MAX_UID)}` : ''}`,
     ),
     ...shapeContext(call),
   ];
@@ -94,10 +117,10 @@ function whoBlocks(call: Call): KnownBlock[] {
   ]);
   return [
     fields([
-      `*Type*\n${escapeMrkdwn(call.type ?? '—')}`,
-      `*Mode*\n${escapeMrkdwn(call.mode ?? '—')}`,
-      `*Status*\n${escapeMrkdwn(call.status ?? '—')}`,
-      `*Receiver type*\n${escapeMrkdwn(call.receiverType ?? '—')}`,
+      `*Type*\n${escapedUpTo(call.type ?? '—', WORD_MAX)}`,
+      `*Mode*\n${escapedUpTo(call.mode ?? '—', WORD_MAX)}`,
+      `*Status*\n${escapedUpTo(call.status ?? '—', WORD_MAX)}`,
+      `*Receiver type*\n${escapedUpTo(call.receiverType ?? '—', WORD_MAX)}`,
       `*Initiator*\n${personText(call.initiator)}`,
       `*Receiver*\n${personText(call.receiver)}`,
     ]),
@@ -118,8 +141,8 @@ function whenFields(call: Call): KnownBlock {
 }
 
 /** The first participants; the rest are counted in the footer. */
-function participantBlocks(call: Call): KnownBlock[] {
-  const shown = call.participants.slice(0, PARTICIPANTS_IN_MESSAGE);
+function participantBlocks(call: Call, listed: number): KnownBlock[] {
+  const shown = call.participants.slice(0, listed);
   return [
     section(
       `*Participants* (${call.totalParticipants})${shown.length === 0 ? '\n_None recorded_' : ''}`,
@@ -128,18 +151,16 @@ function participantBlocks(call: Call): KnownBlock[] {
   ];
 }
 
-function recordingBlocks(call: Call): KnownBlock[] {
+function recordingBlocks(call: Call, listed: number): KnownBlock[] {
   if (!call.hasRecording && call.recordings.length === 0) return [];
   return [
     divider(),
-    section(
-      recordingsText(call.recordings.slice(0, RECORDINGS_IN_MESSAGE), call.recordings.length),
-    ),
+    section(recordingsText(call.recordings.slice(0, listed), call.recordings.length)),
   ];
 }
 
-function transcriptBlocks(call: Call): KnownBlock[] {
-  const transcripts = transcriptsText(call.transcriptions, call.hasTranscription);
+function transcriptBlocks(call: Call, listed: number): KnownBlock[] {
+  const transcripts = transcriptsText(call.transcriptions, call.hasTranscription, listed);
   return transcripts ? [divider(), section(transcripts)] : [];
 }
 
@@ -148,17 +169,14 @@ function footerBlocks(
   call: Call,
   onBehalfOf: string | undefined,
   write: ValueWriter,
+  listed: number,
 ): KnownBlock[] {
-  const hidden = hiddenParticipants(call);
-  const buttons = callButtons(call, onBehalfOf, write);
+  const hidden = Math.max(0, call.participants.length - listed);
+  const buttons = callButtons(call, onBehalfOf, write, hidden > 0);
   return [
     ...(hidden > 0 ? [context([`${counted(hidden, 'more participant')} not shown here.`])] : []),
     ...(buttons.length > 0 ? [actions(buttons)] : []),
   ];
-}
-
-function hiddenParticipants(call: Call): number {
-  return Math.max(0, call.participants.length - PARTICIPANTS_IN_MESSAGE);
 }
 
 /**
@@ -167,11 +185,16 @@ function hiddenParticipants(call: Call): number {
  * service sent longer than that gets no buttons, rather than a message Slack refuses whole (a
  * button value is at most 2000 characters).
  */
-function callButtons(call: Call, onBehalfOf: string | undefined, write: ValueWriter): Button[] {
+function callButtons(
+  call: Call,
+  onBehalfOf: string | undefined,
+  write: ValueWriter,
+  someHidden: boolean,
+): Button[] {
   if (call.sessionId.length < 1 || call.sessionId.length > MAX_SESSION_ID) return [];
   const value = write({ sessionId: call.sessionId, onBehalfOf, page: 1 } satisfies CallRef);
   const share = button('Share in channel', ACTIONS.shareCall, value);
-  if (hiddenParticipants(call) === 0) return [share];
+  if (!someHidden) return [share];
   const count = call.participants.length;
   return [button(`Show all ${count} participants`, ACTIONS.callParticipants, value), share];
 }
@@ -182,7 +205,7 @@ function callButtons(call: Call, onBehalfOf: string | undefined, write: ValueWri
  */
 function fallbackText(call: Call): string {
   const summary = [call.type, call.status].filter(Boolean).join(' ');
-  return `Call ${code(call.sessionId)}${summary ? `: ${escapeMrkdwn(summary)}` : ''}`;
+  return `Call ${codeUpTo(call.sessionId, MAX_SESSION_ID)}${summary ? `: ${escapedUpTo(summary, 2 * WORD_MAX)}` : ''}`;
 }
 
 /** One page of a call's participants, as a modal. Pure. */
@@ -302,8 +325,8 @@ function recordingsText(recordings: readonly Recording[], total: number): string
 /** `*Name* (`uid`)`, or just the uid when the service gave no name. */
 export function personText(person: Person | undefined): string {
   if (!person) return '—';
-  const uid = code(truncate(person.uid, 100));
-  return person.name ? `*${escapeMrkdwn(truncate(person.name, 100))}* (${uid})` : uid;
+  const uid = codeUpTo(person.uid, MAX_UID);
+  return person.name ? `*${escapedUpTo(person.name, 100)}* (${uid})` : uid;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { escapeMrkdwn } from '../../slack/mrkdwn.ts';
+import { escapedUpTo } from '../../slack/mrkdwn.ts';
 
 // One colour per state, wherever a call or a participant is drawn: a search result and the call
 // it opens never disagree.
@@ -17,7 +17,7 @@ export function statusMark(state: string | undefined): string {
   return MARKS[state ?? ''] ?? ':grey_question:';
 }
 
-/** The mark and the state's name, escaped (the state comes from CometChat). */
+/** The mark and the state's name, escaped and cut short (the state comes from CometChat). */
 export function markedStatus(state: string): string {
-  return `${statusMark(state)} ${escapeMrkdwn(state)}`;
+  return `${statusMark(state)} ${escapedUpTo(state, 40)}`;
 }
