@@ -182,6 +182,7 @@ function slackSide(
     bolt,
     logger,
     onReconnect: () => metrics.socketReconnect(),
+    onAck: (kind, name, seconds) => metrics.slackAck(kind, name, seconds),
   });
   const app = boltApp(config.slack.botToken, receiver, {
     logger: bolt,

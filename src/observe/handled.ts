@@ -1,5 +1,6 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
+import { ackClockIn } from './ack-clock.ts';
 import { bounded, type Metrics } from './metrics.ts';
 
 // Every command, action, view submission and shortcut counted by name and outcome. The name is
@@ -51,7 +52,10 @@ export function handledName(
   }
 }
 
-/** Counts each request once its listeners are done: `error` when one of them threw. */
+/**
+ * Counts each request once its listeners are done (`error` when one of them threw), and names
+ * its acknowledgement clock with the same labels.
+ */
 export function countHandled(
   metrics: Pick<Metrics, 'handled'>,
   appNames: readonly string[],
@@ -59,8 +63,9 @@ export function countHandled(
 ): Middleware<AnyMiddlewareArgs> {
   const names = new Set(appNames);
   const subcommands = new Set(subcommandNames);
-  return async ({ body, next }) => {
+  return async ({ body, context, next }) => {
     const { kind, name } = handledName(body, names, subcommands);
+    ackClockIn(context)?.name(kind, name);
     try {
       await next();
     } catch (error) {

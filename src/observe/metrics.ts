@@ -1,6 +1,6 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { CometChatObserver } from '../cometchat/observer.ts';
+import { BUILD, type Build } from './build.ts';
 
 // What a platform team graphs and alerts on, in Prometheus's text format at /metrics. One
 // registry per running app (tests start several in one process). Every label value comes from a
@@ -11,6 +11,8 @@ export interface Metrics extends CometChatObserver {
   readonly registry: Registry;
   /** A command, action, view submission or shortcut handled, by name and outcome. */
   handled(kind: string, name: string, outcome: 'ok' | 'error'): void;
+  /** How long Slack waited for a request's acknowledgement, by kind and name as `handled`. */
+  slackAck(kind: string, name: string, seconds: number): void;
   slackApiFailure(method: string, error: string): void;
   socketReconnect(): void;
   permissionUpdate(outcome: string): void;
@@ -34,49 +36,17 @@ export type WebhookOutcome =
   | 'posted'
   | 'counted';
 
-/** prom-client's event-loop-lag metrics, replaced below. */
-const PROM_CLIENT_LAG = ['', '_min', '_max', '_mean', '_stddev', '_p50', '_p90', '_p99'].map(
-  (suffix) => `nodejs_eventloop_lag${suffix}_seconds`,
-);
-
-/**
- * The event loop's delay by quantile since the last scrape. prom-client's own collector reads the
- * delay histogram's standard deviation and mean at every scrape, about 0.4 ms of CPU on Node 20
- * (most of a scrape's cost); quantiles cost microseconds and say what an alert needs.
- */
-function eventLoopDelay(registry: Registry): void {
-  for (const name of PROM_CLIENT_LAG) registry.removeSingleMetric(name);
-  const delay = monitorEventLoopDelay({ resolution: 10 });
-  delay.enable();
-  new Gauge({
-    name: 'cometchat_ops_eventloop_delay_seconds',
-    help: 'Event loop delay since the last scrape, by quantile (0 is the minimum, 1 the maximum).',
-    labelNames: ['quantile'],
-    registers: [registry],
-    collect() {
-      // No sample yet (a scrape right after the last): nothing to say, the values stay.
-      if (delay.count === 0) return;
-      this.set({ quantile: '0' }, delay.min / 1e9);
-      for (const q of [50, 90, 99])
-        this.set({ quantile: String(q / 100) }, delay.percentile(q) / 1e9);
-      this.set({ quantile: '1' }, delay.max / 1e9);
-      delay.reset();
-    },
-  });
-}
-
 /** Names outside `known` are counted as `other`, so a forged payload cannot add a series. */
 export function bounded(known: ReadonlySet<string>, name: string | undefined): string {
   return name !== undefined && known.has(name) ? name : 'other';
 }
 
-export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+export function createMetrics(options: { defaultMetrics?: boolean; build?: Build } = {}): Metrics {
   const registry = new Registry();
-  if (options.defaultMetrics !== false) {
-    collectDefaultMetrics({ register: registry });
-    eventLoopDelay(registry);
-  }
-  // Registered in this order, so /metrics lists them as it always has.
+  // prom-client's standard process and Node.js metrics, under the names dashboards expect
+  // (nodejs_eventloop_lag_seconds and its percentiles, heap, GC, handles).
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  buildInfo(registry, options.build ?? BUILD);
   return {
     registry,
     ...handledMetrics(registry),
@@ -86,15 +56,38 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   };
 }
 
-/** Commands, actions, view submissions and shortcuts, as the app's listeners finish them. */
-function handledMetrics(registry: Registry): Pick<Metrics, 'handled'> {
+/** Which release runs on which Node: one series of value 1, for joins and upgrade graphs. */
+function buildInfo(registry: Registry, build: Build): void {
+  new Gauge({
+    name: 'cometchat_ops_build_info',
+    help: "The app's version and the Node.js version it runs on (value 1).",
+    labelNames: ['version', 'node'],
+    registers: [registry],
+  }).set({ version: build.version, node: build.node }, 1);
+}
+
+/**
+ * Slack's requests: how long each waited for its acknowledgement (Slack gives up after three
+ * seconds, so the buckets are finest there), and how its listeners finished.
+ */
+function handledMetrics(registry: Registry): Pick<Metrics, 'handled' | 'slackAck'> {
   const handled = new Counter({
     name: 'cometchat_ops_slack_requests_total',
     help: 'Commands, actions, view submissions and shortcuts handled, by kind, name and outcome.',
     labelNames: ['kind', 'name', 'outcome'],
     registers: [registry],
   });
-  return { handled: (kind, name, outcome) => handled.inc({ kind, name, outcome }) };
+  const ack = new Histogram({
+    name: 'cometchat_ops_slack_ack_duration_seconds',
+    help: "Time from a Slack request's arrival to its acknowledgement leaving, by kind and name (Slack waits 3 s).",
+    labelNames: ['kind', 'name'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 1.5, 2, 2.5, 3, 4, 6],
+    registers: [registry],
+  });
+  return {
+    handled: (kind, name, outcome) => handled.inc({ kind, name, outcome }),
+    slackAck: (kind, name, seconds) => ack.observe({ kind, name }, seconds),
+  };
 }
 
 /** What the CometChat client reports of its requests. */

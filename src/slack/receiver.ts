@@ -8,6 +8,7 @@ import {
 } from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
 import type { Logger } from 'pino';
+import { type AckObserver, httpAckClocks, socketAckClocks } from '../observe/ack-clock.ts';
 import { gateRequests, MAX_BODY_BYTES } from './request-gate.ts';
 import { guardSocket, type SocketGuard } from './socket-guard.ts';
 
@@ -26,6 +27,8 @@ export interface ReceiverSettings {
   bolt: BoltLogger;
   logger: Logger;
   onReconnect: () => void;
+  /** Told how long each request the app handled waited for its acknowledgement. */
+  onAck: AckObserver;
 }
 
 /**
@@ -37,18 +40,24 @@ export function createReceiver(settings: ReceiverSettings): {
   socket: SocketGuard | undefined;
 } {
   if (settings.socketMode) {
+    // The receiver's client is made with it, and the clocks listen to that client: until both
+    // exist, an envelope (there can be none before start) would get no clock.
+    let clocks: ReturnType<typeof socketAckClocks> | undefined;
     const receiver = new SocketModeReceiver({
       appToken: settings.appToken ?? '',
       logger: settings.bolt,
       // apps.connections.open must reach the same Web API address as the app's own client.
       installerOptions: { clientOptions: settings.clientOptions },
+      customPropertiesExtractor: (args) => clocks?.properties(args) ?? {},
     });
+    clocks = socketAckClocks(receiver.client, settings.onAck);
     const socket = guardSocket(receiver.client, {
       log: settings.logger.child({ component: 'socket-mode' }),
       onReconnect: settings.onReconnect,
     });
     return { receiver, socket };
   }
+  const clocks = httpAckClocks(settings.onAck);
   const receiver = new HTTPReceiver({
     signingSecret: settings.signingSecret ?? '',
     endpoints: SLACK_ENDPOINT,
@@ -56,10 +65,12 @@ export function createReceiver(settings: ReceiverSettings): {
     customRoutes: settings.routes,
     logger: settings.bolt,
     port: settings.port,
+    customPropertiesExtractor: clocks.properties,
   });
   gateRequests(receiver, {
     endpoint: SLACK_ENDPOINT,
     logger: settings.logger.child({ component: 'http' }),
+    arrived: clocks.start,
   });
   return { receiver, socket: undefined };
 }

@@ -91,7 +91,13 @@ function jsonObject(text: string): Record<string, unknown> | undefined {
  */
 export function gateRequests(
   receiver: HTTPReceiver,
-  options: { endpoint: string; logger: Logger; now?: () => number },
+  options: {
+    endpoint: string;
+    logger: Logger;
+    now?: () => number;
+    /** Told of each request to the endpoint as it arrives, before anything is read. */
+    arrived?: (req: IncomingMessage, res: ServerResponse) => void;
+  },
 ): void {
   const now = options.now ?? Date.now;
   const next = receiver.requestListener;
@@ -117,6 +123,7 @@ export function gateRequests(
     // Only what Bolt serves at the endpoint (a POST, by the path as Bolt reads it) is gated;
     // anything else goes to Bolt as it came, for its own answer.
     if (req.method !== 'POST' || pathOf(req.url) !== options.endpoint) return next(req, res);
+    options.arrived?.(req, res);
     const refusal = refusalOf(req.headers, now() / 1000);
     // Slack's certificate check comes unsigned: a short form Bolt answers itself.
     const mayBeSslCheck =

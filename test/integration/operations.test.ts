@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import { OFFLINE_OPERATOR } from '../../offline/stack/offline-stack.ts';
@@ -6,6 +7,9 @@ import { commandText, type Harness } from './harness.ts';
 import { useHarnessStarter } from './support.ts';
 
 // What a platform team runs the app by: liveness, readiness and metrics, through the real app.
+
+const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+  .version as string;
 
 const get = async (h: Harness, path: string, port = h.app.opsPort) => {
   const response = await fetch(`http://127.0.0.1:${port}${path}`);
@@ -39,8 +43,45 @@ describe('health, readiness and metrics', () => {
       ),
       // The start's check of the app, and the command's.
     ).toBe(2);
-    // The default process metrics come along.
-    expect(metrics.text).toContain('process_cpu_user_seconds_total');
+    // Slack's wait for the acknowledgement, against its three seconds.
+    expect(
+      sample(
+        metrics.text,
+        'cometchat_ops_slack_ack_duration_seconds_count{kind="command",name="roles"}',
+      ),
+    ).toBe(1);
+    expect(
+      sample(
+        metrics.text,
+        'cometchat_ops_slack_ack_duration_seconds_bucket{le="3",kind="command",name="roles"}',
+      ),
+    ).toBe(1);
+    // prom-client's standard Node.js metrics, under their own names, and what is running.
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_eventloop_lag_p99_seconds',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_active_handles_total',
+    ]) {
+      expect(metrics.text).toMatch(new RegExp(`^${name}(\\{[^}]*\\})? [\\d.e+-]+$`, 'm'));
+    }
+    expect(
+      sample(
+        metrics.text,
+        `cometchat_ops_build_info{version="${VERSION}",node="${process.versions.node}"}`,
+      ),
+    ).toBe(1);
+  });
+
+  it('times the acknowledgement over Socket Mode too', async () => {
+    const h = await start({ mode: 'socket', env: { SLACK_SIGNING_SECRET: undefined } });
+    await h.slack.sendEnvelope('slash_commands', h.driver.commandFields('help'));
+    const series = 'cometchat_ops_slack_ack_duration_seconds_count{kind="command",name="help"}';
+    await expect
+      .poll(async () => sample((await get(h, '/metrics')).text, series), { timeout: 5_000 })
+      .toBe(1);
   });
 
   it('counts rate limits, retries, failures and Slack API errors without any id in a label', async () => {

@@ -61,12 +61,23 @@ describe('status classes', () => {
 });
 
 describe('the registry', () => {
-  it("reports the event loop delay by quantile instead of prom-client's costly collector", async () => {
+  it("carries prom-client's standard Node.js metrics, event-loop lag among them", async () => {
     const metrics = createMetrics();
     await sleep(50);
     const text = await metrics.registry.metrics();
-    expect(text).toMatch(/cometchat_ops_eventloop_delay_seconds\{quantile="0.99"\} \d/);
-    expect(text).not.toContain('nodejs_eventloop_lag');
+    for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_p99_seconds']) {
+      expect(text).toMatch(new RegExp(`^${name} \\d`, 'm'));
+    }
     expect(text).toContain('process_resident_memory_bytes');
+  });
+
+  it('says which release runs on which Node, as one series of value 1', async () => {
+    const metrics = createMetrics({
+      defaultMetrics: false,
+      build: { version: '1.2.3', node: '24.21.0' },
+    });
+    expect(await metrics.registry.metrics()).toContain(
+      'cometchat_ops_build_info{version="1.2.3",node="24.21.0"} 1',
+    );
   });
 });

@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+// What is running: the app's release (package.json's version) and the Node.js under it. Read
+// once at start: from src/observe or dist/observe alike, package.json is two folders up (the
+// image copies it beside dist/).
+
+export interface Build {
+  version: string;
+  node: string;
+}
+
+const PackageJson = z.object({ version: z.string().min(1).max(64) });
+
+function readVersion(): string {
+  try {
+    const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+    return PackageJson.parse(JSON.parse(text)).version;
+  } catch {
+    // A build information metric is never worth failing a start for.
+    return 'unknown';
+  }
+}
+
+export const BUILD: Build = { version: readVersion(), node: process.versions.node };

@@ -1,0 +1,52 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { AckClock, ackClockIn, socketAckClocks } from '../../src/observe/ack-clock.ts';
+
+type Seen = [kind: string, name: string, seconds: number];
+
+describe('AckClock', () => {
+  it('reports the wait once, when both the name and the answer are known, in either order', () => {
+    const seen: Seen[] = [];
+    const named = new AckClock(1_000, (...args) => seen.push(args));
+    named.name('command', 'roles');
+    expect(seen).toEqual([]);
+    named.acked(1_250);
+    named.acked(9_000);
+    named.name('command', 'other');
+    // Bolt acknowledges an event before any middleware names it.
+    const event = new AckClock(2_000, (...args) => seen.push(args));
+    event.acked(2_004);
+    event.name('event', 'app_home_opened');
+    expect(seen).toEqual([
+      ['command', 'roles', 0.25],
+      ['event', 'app_home_opened', 0.004],
+    ]);
+  });
+
+  it('reports nothing for a request the app never read', () => {
+    const seen: Seen[] = [];
+    new AckClock(0, (...args) => seen.push(args)).acked(10);
+    expect(seen).toEqual([]);
+  });
+});
+
+describe('socketAckClocks', () => {
+  it("times an envelope from its arrival to the reply sent with the envelope's id", () => {
+    const client = new EventEmitter();
+    const seen: Seen[] = [];
+    let now = 100;
+    const clocks = socketAckClocks(
+      client,
+      (...args) => seen.push(args),
+      () => now,
+    );
+    const context = clocks.properties({ envelope_id: 'env-1' });
+    ackClockIn(context)?.name('action', 'approve_change');
+    now = 1_600;
+    client.emit('outgoing_message', { envelope_id: 'env-2', payload: {} });
+    client.emit('outgoing_message', { envelope_id: 'env-1', payload: {} });
+    client.emit('outgoing_message', { envelope_id: 'env-1', payload: {} });
+    expect(seen).toEqual([['action', 'approve_change', 1.5]]);
+    expect(ackClockIn({ ackClock: 'forged' })).toBeUndefined();
+  });
+});
