@@ -13,7 +13,7 @@ import { type HttpRoute, opsRoutes } from './observe/readiness.ts';
 import { noticeMessage } from './slack/blocks.ts';
 import { boltLevel, createSlackClients } from './slack/clients.ts';
 import { createDeliverer, type Deliverer, destinationOf } from './slack/deliver.ts';
-import { createInflight } from './slack/inflight.ts';
+import { createInflight, type Inflight } from './slack/inflight.ts';
 import { refuseOtherWorkspaces } from './slack/one-workspace.ts';
 import { boltApp, createReceiver } from './slack/receiver.ts';
 import { requestScope } from './slack/request-context.ts';
@@ -50,14 +50,15 @@ export function createSlackApp(options: SlackAppOptions) {
   const { config, logger } = options;
   const metrics = options.metrics ?? createMetrics();
   const store = observedStore(options.store ?? createMemoryStore(), metrics);
-  const webhooks = lateRoute(WEBHOOK_ROUTE_PATH);
-  const { app, slack, receiver, socket, routes } = slackSide(
-    config,
-    logger,
-    metrics,
+  const inflight = createInflight();
+  const webhooks = lateRoute(WEBHOOK_ROUTE_PATH, inflight);
+  // Set by a stop's first step: /readyz answers 503 while the app still serves (start.ts).
+  let draining = false;
+  const { app, slack, receiver, socket, routes } = slackSide(config, logger, metrics, {
     store,
-    webhooks.route,
-  );
+    webhookRoute: webhooks.route,
+    draining: () => draining,
+  });
   const { apps, access } = appsFromConfig(config, {
     logger,
     metrics,
@@ -72,7 +73,6 @@ export function createSlackApp(options: SlackAppOptions) {
     metrics,
   });
   const budgetSeconds = Math.round(config.cometchat.budgetMs / 1000);
-  const inflight = createInflight();
   // Every request, in this order, before any listener: its reference and logger, the workspace
   // check, the count, the in-flight tally a stop waits for, and VIEWERS.
   for (const middleware of [
@@ -119,6 +119,9 @@ export function createSlackApp(options: SlackAppOptions) {
     webhookRoute: webhooks.route,
     socket,
     inflight,
+    drain: () => {
+      draining = true;
+    },
     periodic: features.periodic,
     atStart: features.atStart,
   };
@@ -126,9 +129,13 @@ export function createSlackApp(options: SlackAppOptions) {
 
 /**
  * A route the listener is given when it is made, answered by what the features register later
- * (the listener is made before Bolt's app, and the features after it). Until then: 503.
+ * (the listener is made before Bolt's app, and the features after it). Until then: 503. Each
+ * request is in flight until its answer is sent, so that a stop waits for it.
  */
-function lateRoute(path: string): {
+function lateRoute(
+  path: string,
+  inflight: Pick<Inflight, 'begin'>,
+): {
   route: HttpRoute;
   answerWith: (handler: HttpRoute['handler']) => void;
 } {
@@ -138,6 +145,7 @@ function lateRoute(path: string): {
       path,
       method: ['POST'],
       handler: (req, res) => {
+        res.once('close', inflight.begin());
         if (answer) answer(req, res);
         else res.writeHead(503).end();
       },
@@ -153,9 +161,9 @@ function slackSide(
   config: Config,
   logger: Logger,
   metrics: Metrics,
-  store: Store,
-  webhookRoute: HttpRoute,
+  own: { store: Store; webhookRoute: HttpRoute; draining: () => boolean },
 ) {
+  const { store, webhookRoute } = own;
   const bolt = boltLogger(logger);
   const logLevel = boltLevel(config.logLevel);
   const slack = createSlackClients(
@@ -171,6 +179,7 @@ function slackSide(
         await store.ping();
         return undefined;
       },
+      serving: async () => (own.draining() ? 'stopping' : undefined),
     },
   });
   const { receiver, socket } = createReceiver({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type ReadSecretFile, readSecretFile, withSecretFiles } from './secret-files.ts';
 import { DEFAULT_APP } from './store/store.ts';
 
 // The app's configuration: one schema over an environment object that is passed in, parsed
@@ -89,7 +90,10 @@ const EnvSchema = z.object({
   PORT: integer(3000, 0, 65_535),
   // Health, readiness and metrics on a port of their own (off the public one over HTTP).
   METRICS_PORT: optionalInteger(0, 65_535),
-  // How long a stop waits for work in flight (an apply above all) before closing.
+  // On SIGTERM: how long the app stays up with /readyz answering 503 so that load balancers
+  // stop sending it requests, then how long a stop waits for work in flight (an apply above
+  // all) before closing.
+  SHUTDOWN_DELAY_MS: integer(5_000, 0, 120_000),
   SHUTDOWN_GRACE_MS: integer(10_000, 0, 120_000),
   // The CometChat apps (COMETCHAT_APPS, COMETCHAT_CHANNEL_APPS and each app's own variables)
   // are read by appNames, readApp and readChannelApps below: their names depend on values.
@@ -433,6 +437,8 @@ export interface Config {
     /** Health, readiness and metrics routes here instead of on `port` (METRICS_PORT). */
     metricsPort: number | undefined;
   };
+  /** How long a SIGTERM leaves the app serving, not ready, before it stops (SHUTDOWN_DELAY_MS). */
+  shutdownDelayMs: number;
   /** How long a stop waits for work in flight before closing (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
   cometchat: {
@@ -472,16 +478,22 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses the environment once. Throws a ConfigError naming every problem. */
 /**
- * Reads the settings. `reserved` are the words an app may not be called, because
- * `/cometchat <app> <subcommand>` could not tell them from a subcommand (main.ts passes the
- * subcommands' names).
+ * Reads the settings once; throws a ConfigError naming every problem. `reserved` are the words
+ * an app may not be called, because `/cometchat <app> <subcommand>` could not tell them from a
+ * subcommand (main.ts passes the subcommands' names). A secret may come from a file
+ * (`<NAME>_FILE`, see secret-files.ts), read with `readFile`.
  */
-export function loadConfig(env: Env, reserved: readonly string[] = []): Config {
+export function loadConfig(
+  given: Env,
+  reserved: readonly string[] = [],
+  readFile: ReadSecretFile = readSecretFile,
+): Config {
+  const { env, problems: fileProblems } = withSecretFiles(given, readFile);
   const parsed = EnvSchema.safeParse(env);
   const apps = readApps(env, new Set(reserved));
   const problems = [
+    ...fileProblems,
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue))),
     ...apps.problems,
     ...crossProblems(env),
@@ -548,6 +560,7 @@ function toConfig(e: z.output<typeof EnvSchema>, read: AppsRead): Config {
       port: e.PORT,
       metricsPort: e.METRICS_PORT,
     },
+    shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     cometchat: {
       apps,

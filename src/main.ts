@@ -26,7 +26,9 @@ async function main(env: NodeJS.ProcessEnv): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'stopping');
     try {
-      await running.stop();
+      // SIGTERM comes from an orchestrator, whose load balancer needs the delay to notice;
+      // SIGINT from a person at a terminal, who does not.
+      await running.stop(signal === 'SIGTERM' ? config.shutdownDelayMs : 0);
       logger.info('stopped');
       process.exit(0);
     } catch (error) {

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from '@slack/bolt';
 import { createSlackApp, type SlackAppOptions } from './app.ts';
 import type { Metrics } from './observe/metrics.ts';
@@ -41,10 +42,11 @@ export interface RunningApp {
   /** Settles once the start check (each CometChat app's key and addresses, logged) is done. */
   checked: Promise<void>;
   /**
-   * Stops taking requests, lets those in flight finish within SHUTDOWN_GRACE_MS, then closes the
-   * connection to Slack and the store.
+   * Turns /readyz to 503 and keeps serving for `delayMs` (SHUTDOWN_DELAY_MS on SIGTERM), so
+   * that load balancers take the replica out first; then stops taking requests, lets those in
+   * flight finish within SHUTDOWN_GRACE_MS, and closes the connection to Slack and the store.
    */
-  stop(): Promise<void>;
+  stop(delayMs?: number): Promise<void>;
 }
 
 /** Starts the app; resolves once it accepts requests. */
@@ -54,7 +56,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
   const opened = options.store ?? (await openStore(config.storeUrl));
   const closeStore = options.store ? async () => {} : () => opened.close();
   const built = createSlackApp({ ...options, store: opened });
-  const { app, metrics, routes, webhookRoute, socket, inflight } = built;
+  const { app, metrics, routes, webhookRoute, socket, inflight, drain } = built;
   try {
     await app.init();
     await built.installedTeam();
@@ -102,7 +104,15 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
     (error: unknown) => logger.warn({ err: error }, 'start check failed'),
   );
 
-  const stop = async () => {
+  const stopOnce = async (delayMs: number) => {
+    // Not ready first, still serving: a load balancer's probes take the replica out of rotation
+    // (Slack does not retry a command that finds the listener closed), and what it sends
+    // meanwhile is answered.
+    drain();
+    if (delayMs > 0) {
+      logger.info({ delayMs }, 'not ready; serving on until the stop');
+      await sleep(delayMs);
+    }
     // No new requests: over HTTP the listener stops accepting connections (the load balancer
     // sends them to another replica); in Socket Mode the connection closes, and Slack sends new
     // payloads over the app's other connections. Work already here goes on meanwhile.
@@ -130,6 +140,12 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
     }
     await sweep.stop();
     await closeStore();
+  };
+  // A second stop (a second signal, a test's clean-up) waits for the first.
+  let stopped: Promise<void> | undefined;
+  const stop = (delayMs = 0) => {
+    stopped ??= stopOnce(delayMs);
+    return stopped;
   };
   return { app, port, opsPort: opsPort ?? port, metrics, checked, stop };
 }

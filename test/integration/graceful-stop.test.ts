@@ -16,8 +16,9 @@ import { openStore } from '../../src/store/open-store.ts';
 import { applyOne, freePort, KEY, kill, startApp, waitFor } from '../crash/child-app.ts';
 import { textOf } from './harness.ts';
 
-// SIGTERM while an update is in flight: the app, started as production starts it, stops taking
-// requests, lets the apply finish (update, audit record, the person's result), and exits 0.
+// SIGTERM while an update is in flight: the app, started as production starts it, turns /readyz
+// to 503 and serves on for SHUTDOWN_DELAY_MS, then stops taking requests, lets the apply finish
+// (update, audit record, the person's result), and exits 0.
 
 const UPDATE_DELAY_MS = 1_500;
 
@@ -46,6 +47,7 @@ describe('a stop on SIGTERM', () => {
         STORE_URL: storeUrl,
         EDITORS: OFFLINE_OPERATOR,
         LOG_LEVEL: process.env.CHILD_LOG_LEVEL ?? 'error',
+        SHUTDOWN_DELAY_MS: '800',
         SHUTDOWN_GRACE_MS: '10000',
       },
       port,
@@ -66,6 +68,12 @@ describe('a stop on SIGTERM', () => {
     );
     const signalled = Date.now();
     child.kill('SIGTERM');
+    // Not ready at once, and still serving while SHUTDOWN_DELAY_MS runs.
+    await waitFor('/readyz to answer 503', 700, async () => {
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      return ready.status === 503 ? true : undefined;
+    });
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     expect(await exited).toBe(0);
     expect(Date.now() - signalled).toBeGreaterThan(UPDATE_DELAY_MS / 2);
 

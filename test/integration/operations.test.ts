@@ -4,7 +4,7 @@ import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import { OFFLINE_OPERATOR } from '../../offline/stack/offline-stack.ts';
 import { createMemoryStore } from '../../src/store/store.ts';
 import { commandText, type Harness } from './harness.ts';
-import { useHarnessStarter } from './support.ts';
+import { readiness, useHarnessStarter } from './support.ts';
 
 // What a platform team runs the app by: liveness, readiness and metrics, through the real app.
 
@@ -75,6 +75,25 @@ describe('health, readiness and metrics', () => {
     ).toBe(1);
   });
 
+  it('on a stop, answers 503 at /readyz through the delay while still answering, then closes', async () => {
+    const h = await start();
+    const stopping = h.app.stop(1_500);
+    const ready = await readiness(h);
+    expect(ready).toEqual({
+      status: 503,
+      body: { ready: false, slack: 'ok', store: 'ok', serving: 'stopping' },
+    });
+    // A command the load balancer sends before it notices is answered in full.
+    expect(await commandText(h, 'roles')).toContain('CometChat roles');
+    let settled = false;
+    void stopping.then(() => {
+      settled = true;
+    });
+    expect(settled).toBe(false);
+    await stopping;
+    await expect(fetch(`http://127.0.0.1:${h.app.port}/slack/events`)).rejects.toThrow();
+  });
+
   it('times the acknowledgement over Socket Mode too', async () => {
     const h = await start({ mode: 'socket', env: { SLACK_SIGNING_SECRET: undefined } });
     await h.slack.sendEnvelope('slash_commands', h.driver.commandFields('help'));
@@ -134,11 +153,21 @@ describe('health, readiness and metrics', () => {
     expect(await get(h, '/healthz')).toEqual({ status: 200, text: '{"ok":true}' });
     const ready = await get(h, '/readyz');
     expect(ready.status).toBe(200);
-    expect(JSON.parse(ready.text)).toEqual({ ready: true, slack: 'ok', store: 'ok' });
+    expect(JSON.parse(ready.text)).toEqual({
+      ready: true,
+      slack: 'ok',
+      store: 'ok',
+      serving: 'ok',
+    });
     storeUp = false;
     const down = await get(h, '/readyz');
     expect(down.status).toBe(503);
-    expect(JSON.parse(down.text)).toEqual({ ready: false, slack: 'ok', store: 'not answering' });
+    expect(JSON.parse(down.text)).toEqual({
+      ready: false,
+      slack: 'ok',
+      store: 'not answering',
+      serving: 'ok',
+    });
     // Liveness is not readiness.
     expect((await get(h, '/healthz')).status).toBe(200);
     expect(down.text).not.toMatch(/hunter2|10\.0\.0\.9|redis/);

@@ -27,7 +27,12 @@ describe('Slack outages in Socket Mode', () => {
 
   it('comes back after the socket is closed without warning', async () => {
     const h = await socketApp();
-    expect((await readiness(h)).body).toEqual({ ready: true, slack: 'ok', store: 'ok' });
+    expect((await readiness(h)).body).toEqual({
+      ready: true,
+      slack: 'ok',
+      store: 'ok',
+      serving: 'ok',
+    });
     h.slack.dropConnections();
     await readyzTurns(h, 503, 2_000);
     expect((await readiness(h)).body).toMatchObject({ ready: false, slack: 'not connected' });

@@ -65,6 +65,7 @@ async function storeNotAnswering(h: Parameters<typeof readiness>[0]): Promise<vo
     ready: false,
     slack: 'ok',
     store: 'not answering',
+    serving: 'ok',
   });
 }
 
