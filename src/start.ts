@@ -3,9 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from '@slack/bolt';
 import { createSlackApp, type SlackAppOptions } from './app.ts';
+import type { Logger } from './log.ts';
 import type { Metrics } from './observe/metrics.ts';
 import { opsHandler } from './observe/readiness.ts';
 import { startPeriodic } from './periodic.ts';
+import type { Inflight } from './slack/inflight.ts';
 import { MAX_CONNECTIONS, SERVER_OPTIONS } from './slack/request-gate.ts';
 import { platformErrorCode } from './slack/slack-errors.ts';
 import { openStore } from './store/open-store.ts';
@@ -104,11 +106,50 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
     (error: unknown) => logger.warn({ err: error }, 'start check failed'),
   );
 
-  const stopOnce = async (delayMs: number) => {
+  const stopOnce = stopInOrder({
+    app,
+    logger,
+    graceMs: config.shutdownGraceMs,
+    drain,
+    socket,
+    slackServer,
+    opsServer,
+    inflight,
+    finally: async () => {
+      await sweep.stop();
+      await closeStore();
+    },
+  });
+  // A second stop (a second signal, a test's clean-up) waits for the first.
+  let stopped: Promise<void> | undefined;
+  const stop = (delayMs = 0) => {
+    stopped ??= stopOnce(delayMs);
+    return stopped;
+  };
+  return { app, port, opsPort: opsPort ?? port, metrics, checked, stop };
+}
+
+/** What a stop takes down, in order. */
+interface StopParts {
+  app: App;
+  logger: Logger;
+  graceMs: number;
+  drain: () => void;
+  socket: { stop(): void } | undefined;
+  slackServer: Server | undefined;
+  opsServer: Server | undefined;
+  inflight: Inflight;
+  /** The periodic work and the store, once nothing is in flight. */
+  finally: () => Promise<void>;
+}
+
+function stopInOrder(parts: StopParts): (delayMs: number) => Promise<void> {
+  const { app, logger, socket, slackServer, opsServer, inflight } = parts;
+  return async (delayMs) => {
     // Not ready first, still serving: a load balancer's probes take the replica out of rotation
     // (Slack does not retry a command that finds the listener closed), and what it sends
     // meanwhile is answered.
-    drain();
+    parts.drain();
     if (delayMs > 0) {
       logger.info({ delayMs }, 'not ready; serving on until the stop');
       await sleep(delayMs);
@@ -123,10 +164,9 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
     } else {
       await app.stop();
     }
-    const drained = await inflight.idle(config.shutdownGraceMs);
-    if (!drained) {
+    if (!(await inflight.idle(parts.graceMs))) {
       logger.warn(
-        { inflight: inflight.count(), graceMs: config.shutdownGraceMs },
+        { inflight: inflight.count(), graceMs: parts.graceMs },
         'stopping with requests still in flight',
       );
     }
@@ -138,16 +178,8 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
       opsServer.close();
       opsServer.closeAllConnections();
     }
-    await sweep.stop();
-    await closeStore();
+    await parts.finally();
   };
-  // A second stop (a second signal, a test's clean-up) waits for the first.
-  let stopped: Promise<void> | undefined;
-  const stop = (delayMs = 0) => {
-    stopped ??= stopOnce(delayMs);
-    return stopped;
-  };
-  return { app, port, opsPort: opsPort ?? port, metrics, checked, stop };
 }
 
 function listen(server: Server, port: number): Promise<number> {
