@@ -6,7 +6,7 @@ import type { Config } from './config.ts';
 import { createAuditTrail } from './features/audit/audit-trail.ts';
 import { registerFeatures, SUBCOMMAND_NAMES, WEBHOOK_ROUTE_PATH } from './features/index.ts';
 import { boltLogger } from './log.ts';
-import { countHandled } from './observe/handled.ts';
+import { observeRequests } from './observe/handled.ts';
 import { createMetrics, type Metrics } from './observe/metrics.ts';
 import { observedStore } from './observe/observed-store.ts';
 import { type HttpRoute, opsRoutes } from './observe/readiness.ts';
@@ -74,11 +74,11 @@ export function createSlackApp(options: SlackAppOptions) {
   });
   const budgetSeconds = Math.round(config.cometchat.budgetMs / 1000);
   // Every request, in this order, before any listener: its reference and logger, the workspace
-  // check, the count, the in-flight tally a stop waits for, and VIEWERS.
+  // check, the count and the span, the in-flight tally a stop waits for, and VIEWERS.
   for (const middleware of [
     requestScope(logger),
     refuseOtherWorkspaces(slack.installedTeam),
-    countHandled(
+    observeRequests(
       metrics,
       apps.all.map((a) => a.name),
       SUBCOMMAND_NAMES,

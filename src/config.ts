@@ -114,6 +114,9 @@ const EnvSchema = z.object({
   APPROVERS: slackIdList(),
   APPROVAL_TTL_HOURS: integer(24, 1, 720),
   STORE_URL: optionalText(),
+  // Traces, opt-in: OpenTelemetry's own settings for where spans go over OTLP/HTTP.
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url(),
   LOG_LEVEL: z.preprocess(
     (value) => blankIsMissing(value)?.toString().toLowerCase(),
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -467,6 +470,8 @@ export interface Config {
   /** Where state is kept: a SQLite path, `redis://...`, or `memory:`; default ./data/. */
   storeUrl: string | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** Where spans are sent over OTLP/HTTP; undefined: no tracing. */
+  tracesEndpoint: string | undefined;
   /** Every secret value, so the logger can scrub them from anything it writes. */
   secrets: readonly string[];
 }
@@ -574,6 +579,10 @@ function toConfig(e: z.output<typeof EnvSchema>, read: AppsRead): Config {
     approvalTtlHours: e.APPROVAL_TTL_HOURS,
     storeUrl: e.STORE_URL,
     logLevel: e.LOG_LEVEL,
+    // OpenTelemetry's rule: a signal's own endpoint as it is, the general one with its path.
+    tracesEndpoint:
+      e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+      (e.OTEL_EXPORTER_OTLP_ENDPOINT && `${e.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces`),
     secrets: [
       e.SLACK_BOT_TOKEN,
       e.SLACK_SIGNING_SECRET,

@@ -4,8 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from '@slack/bolt';
 import { createSlackApp, type SlackAppOptions } from './app.ts';
 import type { Logger } from './log.ts';
+import { BUILD, SERVICE_NAME } from './observe/build.ts';
 import type { Metrics } from './observe/metrics.ts';
 import { opsHandler } from './observe/readiness.ts';
+import { startTracing } from './observe/tracing.ts';
 import { startPeriodic } from './periodic.ts';
 import type { Inflight } from './slack/inflight.ts';
 import { MAX_CONNECTIONS, SERVER_OPTIONS } from './slack/request-gate.ts';
@@ -56,14 +58,25 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
   const { config, logger } = options;
   // A store passed in belongs to the caller; one opened here is closed on stop.
   const opened = options.store ?? (await openStore(config.storeUrl));
-  const closeStore = options.store ? async () => {} : () => opened.close();
+  const tracing = await startTracing(
+    {
+      endpoint: config.tracesEndpoint,
+      service: { name: SERVICE_NAME, version: BUILD.version },
+    },
+    logger,
+  );
+  // The store opened here, and the traces' last spans, go with the app.
+  const release = async () => {
+    await tracing.shutdown();
+    if (!options.store) await opened.close();
+  };
   const built = createSlackApp({ ...options, store: opened });
   const { app, metrics, routes, webhookRoute, socket, inflight, drain } = built;
   try {
     await app.init();
     await built.installedTeam();
   } catch (error) {
-    await closeStore();
+    await release();
     throw tokenRefusal(error) ?? error;
   }
   // Each feature's periodic work, now and then every minute: updates in flight when an earlier
@@ -117,7 +130,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
     inflight,
     finally: async () => {
       await sweep.stop();
-      await closeStore();
+      await release();
     },
   });
   // A second stop (a second signal, a test's clean-up) waits for the first.

@@ -10,6 +10,7 @@ import {
 import type { Logger } from 'pino';
 import { systemCodeOf } from '../error-cause.ts';
 import { newReference } from '../reference.ts';
+import { inSpan } from '../spans.ts';
 import { AnswerTooLarge } from './answer-cap.ts';
 import {
   type CometChatAddress,
@@ -271,15 +272,18 @@ function createSend(options: CometChatClientOptions, newRef: () => string): Send
     // been made: the trip says so on its failure.
     const changes = outgoing.method !== 'get';
     const trip = new Trip(request.ref ?? newRef(), operation, parent, settings, changes);
-    try {
-      const body = await apis[api](path, { ...outgoing, ...trip.kyOptions() }).json(schema);
-      trip.succeeded();
-      return body;
-    } catch (error) {
-      const failure = toCometChatError(error, trip, withoutKey, now, api);
-      trip.failed(failure);
-      throw failure;
-    }
+    const attributes = { 'cometchat.operation': operation, 'cometchat_ops.ref': trip.ref };
+    return inSpan(`CometChat ${operation}`, 'client', attributes, async () => {
+      try {
+        const body = await apis[api](path, { ...outgoing, ...trip.kyOptions() }).json(schema);
+        trip.succeeded();
+        return body;
+      } catch (error) {
+        const failure = toCometChatError(error, trip, withoutKey, now, api);
+        trip.failed(failure);
+        throw failure;
+      }
+    });
   };
 }
 

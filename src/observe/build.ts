@@ -5,6 +5,9 @@ import { z } from 'zod';
 // once at start: from src/observe or dist/observe alike, package.json is two folders up (the
 // image copies it beside dist/).
 
+/** The name the app's logs, metrics and traces go by. */
+export const SERVICE_NAME = 'cometchat-slack-ops';
+
 export interface Build {
   version: string;
   node: string;

@@ -1,12 +1,13 @@
 import { ErrorCode, type WebAPICallResult, WebClient, type WebClientOptions } from '@slack/web-api';
 import { platformErrorCode } from '../slack/slack-errors.ts';
+import { inSpan } from '../spans.ts';
 import type { Metrics } from './metrics.ts';
 
-// The app's Web API traffic, counted: every call that fails, after the client's own retries, adds
-// to the failures of its method and of why (Slack's error code, an HTTP status, the network).
-// Every method of the client (`chat.postMessage`, `views.open`, ...) goes through `apiCall`, so
-// counting there sees them all and leaves the client's transport, retries and rate-limit
-// handling as they are.
+// The app's Web API traffic, counted and traced: every call that fails, after the client's own
+// retries, adds to the failures of its method and of why (Slack's error code, an HTTP status,
+// the network), and each call is a span when tracing is on. Every method of the client
+// (`chat.postMessage`, `views.open`, ...) goes through `apiCall`, so observing there sees them
+// all and leaves the client's transport, retries and rate-limit handling as they are.
 
 const PLAIN_CODE = /^[a-z_]{1,50}$/;
 
@@ -23,7 +24,9 @@ export class CountedWebClient extends WebClient {
     options?: Record<string, unknown>,
   ): Promise<WebAPICallResult> {
     try {
-      return await super.apiCall(method, options);
+      return await inSpan(`Slack ${method}`, 'client', { 'slack.method': method }, () =>
+        super.apiCall(method, options),
+      );
     } catch (error) {
       this.#metrics.slackApiFailure(method, failureLabel(error));
       throw error;

@@ -1,5 +1,7 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
+import { scopeIfAny } from '../slack/request-context.ts';
+import { inSpan } from '../spans.ts';
 import { ackClockIn } from './ack-clock.ts';
 import { bounded, type Metrics } from './metrics.ts';
 
@@ -53,10 +55,11 @@ export function handledName(
 }
 
 /**
- * Counts each request once its listeners are done (`error` when one of them threw), and names
- * its acknowledgement clock with the same labels.
+ * Counts each request once its listeners are done (`error` when one of them threw), names its
+ * acknowledgement clock with the same labels, and runs the rest of it in a span (when tracing
+ * is on) under which its CometChat and Slack calls appear.
  */
-export function countHandled(
+export function observeRequests(
   metrics: Pick<Metrics, 'handled'>,
   appNames: readonly string[],
   subcommandNames: readonly string[],
@@ -66,8 +69,13 @@ export function countHandled(
   return async ({ body, context, next }) => {
     const { kind, name } = handledName(body, names, subcommands);
     ackClockIn(context)?.name(kind, name);
+    const attributes = {
+      'slack.request.kind': kind,
+      'slack.request.name': name,
+      'cometchat_ops.ref': scopeIfAny(context)?.ref ?? '',
+    };
     try {
-      await next();
+      await inSpan(`slack ${kind} ${name}`, 'server', attributes, next);
     } catch (error) {
       metrics.handled(kind, name, 'error');
       throw error;

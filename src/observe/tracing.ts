@@ -1,0 +1,89 @@
+import type { Logger } from 'pino';
+import { useSpanRunner } from '../spans.ts';
+
+// Traces, opt-in. With an OTLP endpoint configured (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or
+// OTEL_EXPORTER_OTLP_ENDPOINT with /v1/traces after it), each Slack request the app handles is
+// a span, and the CometChat and Slack calls made for it are spans under it (with the HTTP
+// requests of `fetch`, ky's and `respond`'s, under those), exported over OTLP/HTTP. Without an
+// endpoint no OpenTelemetry module is even loaded, and `inSpan` (spans.ts) runs the work and
+// nothing else.
+//
+// Spans carry names and ids from small sets (the request's kind and name as the metrics label
+// them, the CometChat operation, the Slack method) and the request's reference; a failure is
+// recorded by its kind, never by its message, which may quote what a service was sent.
+
+export interface Tracing {
+  /** Sends the spans still buffered, then turns tracing off. */
+  shutdown(): Promise<void>;
+}
+
+export interface TracingSettings {
+  /** Where spans are sent (OTLP/HTTP, JSON); undefined: tracing is off. */
+  endpoint: string | undefined;
+  service: { name: string; version: string };
+}
+
+/** Turns tracing on when an endpoint is configured; loads OpenTelemetry only then. */
+export async function startTracing(settings: TracingSettings, logger: Logger): Promise<Tracing> {
+  const { endpoint } = settings;
+  if (endpoint === undefined) return { shutdown: async () => {} };
+  const [api, sdk, hooks, otlp, resources, undici] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/instrumentation-undici'),
+  ]);
+  // Parent and child spans find each other through the async context.
+  api.context.setGlobalContextManager(new hooks.AsyncLocalStorageContextManager().enable());
+  const provider = new sdk.TracerProvider({
+    resource: resources.resourceFromAttributes({
+      'service.name': settings.service.name,
+      'service.version': settings.service.version,
+    }),
+    spanProcessors: [
+      new sdk.BatchSpanProcessor({ exporter: new otlp.OTLPTraceExporter({ url: endpoint }) }),
+    ],
+  });
+  // `fetch` (ky's CometChat requests, Bolt's `respond`) reports through diagnostics channels:
+  // no module needs patching, so this works though the app's modules are loaded already.
+  const http = new undici.UndiciInstrumentation();
+  http.setTracerProvider(provider);
+  http.enable();
+  const tracer = provider.getTracer(settings.service.name, settings.service.version);
+  useSpanRunner((name, kind, attributes, work) =>
+    tracer.startActiveSpan(
+      name,
+      { kind: kind === 'server' ? api.SpanKind.SERVER : api.SpanKind.CLIENT, attributes },
+      async (span) => {
+        try {
+          return await work();
+        } catch (error) {
+          span.setStatus({ code: api.SpanStatusCode.ERROR, message: failureKind(error) });
+          throw error;
+        } finally {
+          span.end();
+        }
+      },
+    ),
+  );
+  logger.info({ collector: new URL(endpoint).host }, 'traces are exported over OTLP');
+  return {
+    async shutdown() {
+      useSpanRunner(undefined);
+      http.disable();
+      await provider.shutdown().catch((error: unknown) => {
+        logger.warn({ err: error }, 'the last spans could not be sent');
+      });
+      api.context.disable();
+    },
+  };
+}
+
+/** What failed, as a span's status says it: the error's class and code, never its message. */
+function failureKind(error: unknown): string {
+  if (!(error instanceof Error)) return 'error';
+  const code = 'code' in error && typeof error.code === 'string' ? ` ${error.code}` : '';
+  return `${error.name}${code}`;
+}

@@ -1,0 +1,111 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { commandText, startHarness } from './harness.ts';
+
+// Traces, opt-in: with an OTLP endpoint, each Slack request is a span with the CometChat and
+// Slack calls made for it under it, exported over OTLP/HTTP (JSON) to a collector stood in for
+// here.
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes?: { key: string; value: Record<string, unknown> }[];
+}
+/** OTLP's span kinds (SPAN_KIND_SERVER, SPAN_KIND_CLIENT). */
+const SERVER = 2;
+const CLIENT = 3;
+
+/** A collector: keeps the spans of every export it is sent, and the exports' headers. */
+async function startCollector() {
+  const spans: OtlpSpan[] = [];
+  const resources: unknown[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        resourceSpans: { resource: unknown; scopeSpans: { spans: OtlpSpan[] }[] }[];
+      };
+      for (const rs of body.resourceSpans) {
+        resources.push(rs.resource);
+        for (const ss of rs.scopeSpans) spans.push(...ss.spans);
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    spans,
+    resources,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function attribute(span: OtlpSpan, key: string): unknown {
+  const value = span.attributes?.find((a) => a.key === key)?.value;
+  return value ? Object.values(value)[0] : undefined;
+}
+
+describe('traces', () => {
+  const cleanup: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+
+  it('makes each Slack request a span, with its CometChat and Slack calls under it', async () => {
+    const collector = await startCollector();
+    cleanup.push(collector.close);
+    const h = await startHarness({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } });
+    let stopped = false;
+    cleanup.push(async () => {
+      if (!stopped) await h.stop();
+    });
+    expect(await commandText(h, 'roles')).toContain('CometChat roles');
+    const mark = h.slack.calls.length;
+    await h.driver.command('perms default');
+    await h.slack.nextCall('views.open', mark);
+    // A stop sends the spans still buffered.
+    await h.stop();
+    stopped = true;
+
+    const named = (name: string) => collector.spans.filter((s) => s.name === name);
+    const [roles] = named('slack command roles');
+    const [listRoles] = named('CometChat listRoles').filter(
+      (s) => s.parentSpanId === roles?.spanId,
+    );
+    expect(roles).toMatchObject({ kind: SERVER });
+    expect(attribute(roles as OtlpSpan, 'cometchat_ops.ref')).toMatch(/^\w+/);
+    expect(listRoles).toMatchObject({ kind: CLIENT, traceId: roles?.traceId });
+    // ky's request, under the operation: its HTTP span.
+    expect(collector.spans.some((s) => s.parentSpanId === listRoles?.spanId)).toBe(true);
+    // The reply went to the command's response_url, with fetch: a span of the same request.
+    expect(
+      collector.spans.some((s) => s.parentSpanId === roles?.spanId && s.name.startsWith('POST')),
+    ).toBe(true);
+
+    const [perms] = named('slack command perms');
+    const [viewsOpen] = named('Slack views.open');
+    expect(viewsOpen).toMatchObject({
+      kind: CLIENT,
+      traceId: perms?.traceId,
+      parentSpanId: perms?.spanId,
+    });
+    expect(JSON.stringify(collector.resources)).toContain('cometchat-slack-ops');
+    // Nothing secret travels with the spans.
+    const exported = JSON.stringify(collector.spans);
+    for (const secret of h.config.secrets) expect(exported).not.toContain(secret);
+  });
+
+  it('starts no exporter without an endpoint', async () => {
+    const h = await startHarness();
+    cleanup.push(() => h.stop());
+    expect(await commandText(h, 'roles')).toContain('CometChat roles');
+    expect(h.logs.records().some((r) => JSON.stringify(r).includes('OTLP'))).toBe(false);
+  });
+});
