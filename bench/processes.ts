@@ -225,7 +225,7 @@ export function tail(file: string, lines = 20): string {
   }
 }
 
-/** Warnings and errors a subject logged (pino JSON lines, level 40 and up). */
+/** Warnings and errors a subject logged (JSON lines in ECS: `log.level` warn and up). */
 export function logProblems(file: string): { warnings: number; errors: number; samples: string[] } {
   let warnings = 0;
   let errors = 0;
@@ -239,16 +239,17 @@ export function logProblems(file: string): { warnings: number; errors: number; s
   })();
   for (const line of text.split('\n')) {
     if (!line.startsWith('{')) continue;
-    let record: { level?: number; msg?: string };
+    let record: { 'log.level'?: string; message?: string };
     try {
-      record = JSON.parse(line) as { level?: number; msg?: string };
+      record = JSON.parse(line) as { 'log.level'?: string; message?: string };
     } catch {
       continue;
     }
-    if ((record.level ?? 0) >= 50) errors += 1;
-    else if ((record.level ?? 0) >= 40) warnings += 1;
+    const level = record['log.level'];
+    if (level === 'error' || level === 'fatal') errors += 1;
+    else if (level === 'warn') warnings += 1;
     else continue;
-    if (samples.length < 3) samples.push(String(record.msg ?? line).slice(0, 160));
+    if (samples.length < 3) samples.push(String(record.message ?? line).slice(0, 160));
   }
   return { warnings, errors, samples };
 }

@@ -1,5 +1,6 @@
 import type { AnyMiddlewareArgs, Context, Middleware } from '@slack/bolt';
 import type { Logger } from 'pino';
+import { withRequestRef } from '../log-context.ts';
 import { newReference } from '../reference.ts';
 import { factsOf } from './body-facts.ts';
 
@@ -54,7 +55,9 @@ export async function settledWithin<T>(promise: Promise<T>, ms: number): Promise
 
 /**
  * Global middleware: gives each incoming request a short reference id (shown to the user with
- * any failure) and a child logger that carries it with team, user and what was invoked.
+ * any failure) and a child logger that carries it with team, user and what was invoked. The
+ * rest of the request runs as that reference's work, so a line that Bolt, a Web API client or
+ * a CometChat client logs meanwhile carries the reference too (createLogger adds it).
  */
 export function requestScope(
   logger: Logger,
@@ -75,7 +78,7 @@ export function requestScope(
       callback: facts.callback,
     });
     context.scope = { ref, log, receivedAt } satisfies RequestScope;
-    await next();
+    await withRequestRef(ref, next);
   };
 }
 

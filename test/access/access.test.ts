@@ -7,6 +7,7 @@ import {
   DEFAULT_ACCESS_BUDGET_MS,
   requireViewer,
 } from '../../src/access/access.ts';
+import { createLogger } from '../../src/log.ts';
 import { REFUSALS } from '../../src/voice/refusals.ts';
 import { LogCapture } from '../log-capture.ts';
 
@@ -90,7 +91,7 @@ describe('createAccess', () => {
   beforeEach(() => {
     vi.useFakeTimers();
     logs = new LogCapture();
-    log = pino({ level: 'debug' }, logs);
+    log = createLogger({ level: 'debug', destination: logs });
   });
   afterEach(() => {
     vi.useRealTimers();
@@ -167,8 +168,11 @@ describe('createAccess', () => {
       expect(REFUSALS.editTimeout).toMatch(/did not answer in time.*try again in a moment/);
       const warning = logs
         .records()
-        .find((r) => r.msg === 'access check ran out of time; refusing');
-      expect(warning).toMatchObject({ check: 'edit', budgetMs: DEFAULT_ACCESS_BUDGET_MS });
+        .find((r) => r.message === 'access check ran out of time; refusing');
+      expect(warning?.cometchat_ops).toMatchObject({
+        check: 'edit',
+        budgetMs: DEFAULT_ACCESS_BUDGET_MS,
+      });
     });
 
     it('uses the budget it is given, for the admin check too', async () => {
@@ -212,8 +216,8 @@ describe('createAccess', () => {
       const a = access(slack, { editors: ['S1', 'S2'] });
       expect(await settle(a.editRefusal('U0NOBODY', log))).toBe(REFUSALS.editError);
       expect(REFUSALS.editError).not.toBe(REFUSALS.edit);
-      const warning = logs.records().find((r) => r.msg === 'access check failed; refusing');
-      expect(warning).toMatchObject({ check: 'edit', causes: ['no_such_subteam'] });
+      const warning = logs.records().find((r) => r.message === 'access check failed; refusing');
+      expect(warning?.cometchat_ops).toMatchObject({ check: 'edit', causes: ['no_such_subteam'] });
     });
 
     it('still lets in a user another group lists', async () => {

@@ -83,12 +83,12 @@ function attemptClock(ms: number): () => number {
 function retries(): { retryCount: unknown; waitedMs: unknown; cause: unknown }[] {
   return logs
     .records()
-    .filter((r) => r.msg === 'retrying CometChat request')
-    .map(({ retryCount, waitedMs, cause }) => ({ retryCount, waitedMs, cause }));
+    .filter((r) => r.message === 'retrying CometChat request')
+    .map(({ cometchat_ops: { retryCount, waitedMs, cause } }) => ({ retryCount, waitedMs, cause }));
 }
 
 function messages(): string[] {
-  return logs.records().map((record) => String(record.msg));
+  return logs.records().map((record) => record.message);
 }
 
 /** A loopback port nobody listens on. */
@@ -159,16 +159,23 @@ describe('listRoles', () => {
 
   it('logs the request at debug level with its reference and operation', async () => {
     await client().listRoles({}, { ref: 'ref-roles-1' });
-    const done = logs.records().find((r) => r.msg === 'CometChat request done');
-    expect(done).toMatchObject({ ref: 'ref-roles-1', operation: 'listRoles', status: 200 });
-    expect(typeof done?.ms).toBe('number');
+    const done = logs.records().find((r) => r.message === 'CometChat request done');
+    expect(done).toMatchObject({
+      log: { level: 'debug' },
+      cometchat_ops: { ref: 'ref-roles-1', operation: 'listRoles', status: 200 },
+    });
+    expect(typeof done?.cometchat_ops.ms).toBe('number');
   });
 
   it('logs through the per-request logger when one is given', async () => {
     const child = logger.child({ team: 'T123', user: 'U456' });
     await client().listRoles({}, { logger: child, ref: 'ref-child' });
     expect(logs.records()).toContainEqual(
-      expect.objectContaining({ team: 'T123', user: 'U456', ref: 'ref-child' }),
+      expect.objectContaining({
+        organization: { id: 'T123' },
+        user: { id: 'U456' },
+        cometchat_ops: expect.objectContaining({ ref: 'ref-child' }),
+      }),
     );
   });
 });
@@ -181,17 +188,17 @@ describe('listAllRoles', () => {
     expect(pages).toEqual(['1', '2', '3', '4']);
     expect(sandbox.requests.every((r) => r.query.perPage === '3')).toBe(true);
     // One user action, one reference: every page logs under it.
-    const done = logs.records().filter((r) => r.msg === 'CometChat request done');
+    const done = logs.records().filter((r) => r.message === 'CometChat request done');
     expect(done).toHaveLength(4);
-    expect(new Set(done.map((r) => r.ref))).toEqual(new Set(['ref-all']));
+    expect(new Set(done.map((r) => r.cometchat_ops.ref))).toEqual(new Set(['ref-all']));
   });
 
   it('makes one reference for all pages when none is given', async () => {
     await client().listAllRoles({ perPage: 4 });
     const refs = logs
       .records()
-      .filter((r) => r.msg === 'CometChat request done')
-      .map((r) => r.ref);
+      .filter((r) => r.message === 'CometChat request done')
+      .map((r) => r.cometchat_ops.ref);
     expect(refs).toHaveLength(3);
     expect(new Set(refs).size).toBe(1);
   });
@@ -734,8 +741,8 @@ describe('error kinds', () => {
     const made = await failure(client({ newRef: () => 'ref-made' }).getCall('v1.none'));
     expect(made.ref).toBe('ref-made');
     expect(made.message).toContain('(ref ref-made)');
-    const failed = logs.records().filter((r) => r.msg === 'CometChat request failed');
-    expect(failed.map((r) => r.ref)).toEqual(['ref-given', 'ref-made']);
+    const failed = logs.records().filter((r) => r.message === 'CometChat request failed');
+    expect(failed.map((r) => r.cometchat_ops.ref)).toEqual(['ref-given', 'ref-made']);
   });
 });
 
@@ -745,8 +752,12 @@ describe('retries and Retry-After', () => {
     const page = await client().listRoles();
     expect(page.roles).toHaveLength(10);
     expect(sandbox.requests).toHaveLength(2);
-    const retry = logs.records().find((r) => r.msg === 'retrying CometChat request');
-    expect(retry).toMatchObject({ retryCount: 1, cause: 'HTTP 503', operation: 'listRoles' });
+    const retry = logs.records().find((r) => r.message === 'retrying CometChat request');
+    expect(retry?.cometchat_ops).toMatchObject({
+      retryCount: 1,
+      cause: 'HTTP 503',
+      operation: 'listRoles',
+    });
   });
 
   it('retries a PUT after a dropped connection and writes once', async () => {
@@ -761,8 +772,8 @@ describe('retries and Retry-After', () => {
     const call = await client().getCall(SANDBOX_SESSION_IDS.videoRejected);
     expect(call.sessionId).toBe(SANDBOX_SESSION_IDS.videoRejected);
     expect(sandbox.requests).toHaveLength(2);
-    const retry = logs.records().find((r) => r.msg === 'retrying CometChat request');
-    expect(retry?.cause).toBe('attempt timed out');
+    const retry = logs.records().find((r) => r.message === 'retrying CometChat request');
+    expect(retry?.cometchat_ops.cause).toBe('attempt timed out');
   });
 
   it('does not retry when the retry limit is 0', async () => {
@@ -913,7 +924,8 @@ describe('the API key stays secret', () => {
     const failed = logs
       .records()
       .filter(
-        (r) => r.msg === 'CometChat request failed' || r.msg === 'CometChat response rejected',
+        (r) =>
+          r.message === 'CometChat request failed' || r.message === 'CometChat response rejected',
       );
     expect(failed).toHaveLength(scenarios.length - 1);
     for (const line of logs.lines) expect(line).not.toContain(API_KEY);

@@ -50,8 +50,8 @@ function client(overrides: Partial<CometChatClientOptions> = {}): CometChatClien
 function refsOfDoneRequests(): unknown[] {
   return logs
     .records()
-    .filter((r) => r.msg === 'CometChat request done')
-    .map((r) => r.ref);
+    .filter((r) => r.message === 'CometChat request done')
+    .map((r) => r.cometchat_ops.ref);
 }
 
 describe('getUser', () => {
@@ -290,8 +290,8 @@ describe('a DELETE is retried and judged like a PUT', () => {
     const done = await client().deactivateUsers(['cometchat-uid-5']);
     expect(done).toEqual(['cometchat-uid-5']);
     expect(sandbox.requests.map((r) => r.method)).toEqual(['DELETE', 'DELETE']);
-    const retry = logs.records().find((r) => r.msg === 'retrying CometChat request');
-    expect(retry).toMatchObject({ retryCount: 1, operation: 'deactivateUsers' });
+    const retry = logs.records().find((r) => r.message === 'retrying CometChat request');
+    expect(retry?.cometchat_ops).toMatchObject({ retryCount: 1, operation: 'deactivateUsers' });
   });
 
   it('retries a 503 on the DELETE as on the PUT', async () => {

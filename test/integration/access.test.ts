@@ -120,7 +120,8 @@ describe('who may edit and view', () => {
         .records()
         .find(
           (r) =>
-            r.msg === 'permission edit refused: not an editor' && r.attempt === 'switch category',
+            r.message === 'permission edit refused: not an editor' &&
+            r.cometchat_ops.attempt === 'switch category',
         ),
     );
     expect(h.slack.calls.slice(mark).filter((c) => c.method === 'views.update')).toHaveLength(0);
@@ -128,9 +129,13 @@ describe('who may edit and view', () => {
     expect(puts(h)).toHaveLength(0);
     const refusals = h.logs
       .records()
-      .filter((r) => r.msg === 'permission edit refused: not an editor');
-    expect(refusals.map((r) => r.attempt)).toEqual(['review', 'confirm', 'switch category']);
-    expect(refusals.every((r) => r.user === 'U0INTRUDER')).toBe(true);
+      .filter((r) => r.message === 'permission edit refused: not an editor');
+    expect(refusals.map((r) => r.cometchat_ops.attempt)).toEqual([
+      'review',
+      'confirm',
+      'switch category',
+    ]);
+    expect(refusals.every((r) => r.user?.id === 'U0INTRUDER')).toBe(true);
   });
 
   it('refuses everything to people outside VIEWERS, before CometChat is asked', async () => {
@@ -183,7 +188,7 @@ describe('audit trail', () => {
     const [newest, older] = tableRecords(list);
     expect([newest?.Outcome, older?.Outcome]).toEqual(['✘ failed', '✔ applied']);
     expect(older?.Changes).toMatch(/^Message Sending \(sendMessage\): allow → deny$/m);
-    const events = h.logs.records().filter((r) => r.event === 'permission_change');
+    const events = h.logs.records().filter((r) => r.cometchat_ops.event === 'permission_change');
     expect(events).toHaveLength(2);
     expect(puts(h).length).toBeGreaterThanOrEqual(2);
   });

@@ -154,7 +154,7 @@ describe('alerts from CometChat webhooks', () => {
     expect((await h.sandbox.webhooks.send('call_ended', data))?.status).toBe(200);
     // The call's read is retried within its budget, then the alert is kept, not dropped.
     await h.slack.waitFor(
-      () => h.logs.records().find((r) => r.msg === 'alert kept to be tried again'),
+      () => h.logs.records().find((r) => r.message === 'alert kept to be tried again'),
       12_000,
     );
     expect(alertsIn(h, 'C0ALERTS')).toEqual([]);

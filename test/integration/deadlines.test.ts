@@ -41,7 +41,7 @@ describe('"Review changes" within Slack\'s deadline', () => {
     expect(Object.values(answer.errors ?? {}).join(' ')).toContain('Nothing was sent');
     expect(h.sandbox.requests.filter((r) => r.method === 'PUT')).toHaveLength(0);
     expect(
-      h.logs.records().some((r) => r.msg === 'editor: review not checked in time; asked again'),
+      h.logs.records().some((r) => r.message === 'editor: review not checked in time; asked again'),
     ).toBe(true);
   });
 });

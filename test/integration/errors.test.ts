@@ -30,15 +30,15 @@ function expectFailure(
   const ref = referenceOf(reply);
   expect(ref).toMatch(/^[0-9a-f]{10}$/);
   expect(String((reply as { text?: string }).text)).toBe(`${sentence} (ref ${ref})`);
-  const logged = logsWithRef(h, ref ?? '').find((r) =>
-    /^request (failed|refused)/.test(String(r.msg)),
-  );
-  expect(logged?.level).toBe(level === 'info' ? 30 : 50);
+  const logged = logsWithRef(h, ref ?? '').find((r) => /^request (failed|refused)/.test(r.message));
+  expect(logged?.log.level).toBe(level);
   // Once: a JSON line with a duplicate key is refused by some log pipelines.
   const raw = h.logs.lines.find(
-    (line) => line.includes(`"ref":"${ref}"`) && /"msg":"request (failed|refused)/.test(line),
+    (line) =>
+      line.includes(`"cometchat_ops.ref":"${ref}"`) &&
+      /"message":"request (failed|refused)/.test(line),
   );
-  expect(raw?.match(/"ref":/g)).toHaveLength(1);
+  expect(raw?.match(/"cometchat_ops\.ref":/g)).toHaveLength(1);
   expect(JSON.stringify(reply)).not.toMatch(STACK_TRACE);
   expectNoInjectedMarkup(reply);
   return ref ?? '';
@@ -81,10 +81,13 @@ describe('errors a person can act on, through the real app', () => {
       'CometChat has no role `no-such-role`. Check the id with `/cometchat roles`.',
     );
     const logged = await h.slack.waitFor(() =>
-      h.logs.records().find((r) => r.msg === 'editor: unknown role'),
+      h.logs.records().find((r) => r.message === 'editor: unknown role'),
     );
-    expect(logged).toMatchObject({ role: 'no-such-role', level: 30 });
-    expect(logged?.ref).toMatch(/^[0-9a-f]{10}$/);
+    expect(logged).toMatchObject({
+      log: { level: 'info' },
+      cometchat_ops: { role: 'no-such-role' },
+    });
+    expect(logged?.cometchat_ops.ref).toMatch(/^[0-9a-f]{10}$/);
   });
 
   it('key rejected (401): said once, not retried', async () => {
@@ -96,7 +99,9 @@ describe('errors a person can act on, through the real app', () => {
       'error',
     );
     expect(callRequests(h)).toHaveLength(1);
-    expect(logsWithRef(h, ref).find((r) => r.msg === 'request failed')).toMatchObject({
+    expect(
+      logsWithRef(h, ref).find((r) => r.message === 'request failed')?.cometchat_ops,
+    ).toMatchObject({
       kind: 'unauthorized',
       status: 401,
       code: 'AUTH_ERR_APIKEY_NOT_FOUND',
@@ -173,7 +178,9 @@ describe('errors a person can act on, through the real app', () => {
     const sentence =
       'CometChat answered the call lookup with something this app cannot read. Report the reference; the details are in the log.';
     const ref = expectFailure(h, await lookUp(h, { kind: 'malformed' }), sentence, 'error');
-    expect(logsWithRef(h, ref).find((r) => r.msg === 'request failed')).toMatchObject({
+    expect(
+      logsWithRef(h, ref).find((r) => r.message === 'request failed')?.cometchat_ops,
+    ).toMatchObject({
       kind: 'invalid_response',
       cause: 'body is not JSON',
     });
@@ -226,7 +233,7 @@ describe('errors a person can act on, through the real app', () => {
       "Slack refused the app's reply (`internal_error`). Try again; report the reference if it keeps happening.",
       'error',
     );
-    const logged = logsWithRef(h, ref).find((r) => r.msg === 'request failed');
+    const logged = logsWithRef(h, ref).find((r) => r.message === 'request failed');
     // The log keeps what happened, stack included, for whoever reads the reference.
     expect(JSON.stringify(logged)).toContain('internal_error');
   });

@@ -352,15 +352,17 @@ async function expectOneSentence(
   // The editor shows its failure first and then hands the error to the global handler, which
   // writes the line: it may come a moment after what the user saw.
   const logged = await h.slack
-    .waitFor(() => logsWithRef(h, ref).find((r) => r.msg === 'request failed'), 2000)
+    .waitFor(() => logsWithRef(h, ref).find((r) => r.message === 'request failed'), 2000)
     .catch(() => undefined);
   expect(logged, `no 'request failed' line under ${ref}`).toBeDefined();
-  expect(logged).toMatchObject({ level: 50, kind: expected.kind, operation: op.operation });
-  if (expected.status !== undefined) expect(logged?.status).toBe(expected.status);
-  if (expected.code !== undefined) expect(logged?.code).toBe(expected.code);
-  if (expected.cause) expect(String(logged?.cause)).toMatch(expected.cause);
+  expect(logged?.log.level).toBe('error');
+  const fields = logged?.cometchat_ops;
+  expect(fields).toMatchObject({ kind: expected.kind, operation: op.operation });
+  if (expected.status !== undefined) expect(fields?.status).toBe(expected.status);
+  if (expected.code !== undefined) expect(fields?.code).toBe(expected.code);
+  if (expected.cause) expect(String(fields?.cause)).toMatch(expected.cause);
   // Either an HTTP status or a low-level cause: a reader of the log knows what happened.
-  expect(logged?.status !== undefined || typeof logged?.cause === 'string').toBe(true);
+  expect(fields?.status !== undefined || typeof fields?.cause === 'string').toBe(true);
   return ref;
 }
 

@@ -8,7 +8,7 @@ import {
   startOfflineStack,
 } from '../../offline/stack/offline-stack.ts';
 import { cellText } from '../../offline/stack/terminal-render.ts';
-import { LogCapture } from '../log-capture.ts';
+import { LogCapture, type LogRecord } from '../log-capture.ts';
 
 export interface Harness<A extends string = string> extends OfflineStack<A> {
   logs: LogCapture;
@@ -236,8 +236,8 @@ export async function interactionReply(
 }
 
 /** The log records that carry `ref` (the request's reference id). */
-export function logsWithRef(h: Harness, ref: string): Record<string, unknown>[] {
-  return h.logs.records().filter((record) => record.ref === ref);
+export function logsWithRef(h: Harness, ref: string): LogRecord[] {
+  return h.logs.records().filter((record) => record.cometchat_ops.ref === ref);
 }
 
 /**

@@ -72,8 +72,11 @@ describe('help and malformed input through the real app', () => {
     expect(lead(reply)).toContain('There is no subcommand `frobnicate`.');
     const ref = referenceOf(reply);
     expect(ref).toMatch(/^[0-9a-f]{10}$/);
-    const logged = logsWithRef(h, ref ?? '').find((r) => String(r.msg).includes('malformed'));
-    expect(logged).toMatchObject({ level: 30, problem: 'There is no subcommand `frobnicate`.' });
+    const logged = logsWithRef(h, ref ?? '').find((r) => r.message.includes('malformed'));
+    expect(logged).toMatchObject({
+      log: { level: 'info' },
+      cometchat_ops: { problem: 'There is no subcommand `frobnicate`.' },
+    });
   });
 
   it('what a person types is escaped like any outside text', async () => {
@@ -104,7 +107,7 @@ describe('help and malformed input through the real app', () => {
     expectHint(reply);
     const ref = referenceOf(reply);
     expect(ref).toMatch(/^[0-9a-f]{10}$/);
-    expect(logsWithRef(h, ref ?? '').some((r) => String(r.msg).includes('malformed'))).toBe(true);
+    expect(logsWithRef(h, ref ?? '').some((r) => r.message.includes('malformed'))).toBe(true);
     expectNoInjectedMarkup(reply);
   });
 

@@ -125,7 +125,7 @@ describe('load', () => {
       expect(textOf(body)).toContain((MIX[i % MIX.length] as { answer: string }).answer);
     });
     expect(h.slack.refusedResponses).toEqual([]);
-    expect(h.logs.records().filter((r) => Number(r.level) >= 50)).toEqual([]);
+    expect(h.logs.errors()).toEqual([]);
     expect(withoutHolderCounts(h)).toHaveLength(COMMANDS);
     expect(rejections).toEqual([]);
     h.checkAllPayloads();

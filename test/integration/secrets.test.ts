@@ -219,7 +219,7 @@ describe('secrets over HTTP: every flow and fault', () => {
     h.slack.fail('chat.postEphemeral', { error: 'not_in_channel' });
     await h.driver.command('roles');
     await h.slack.waitFor(() =>
-      h.logs.records().find((r) => r.msg === 'chat.postEphemeral failed; falling back to a DM'),
+      h.logs.records().find((r) => r.message === 'chat.postEphemeral failed; falling back to a DM'),
     );
     h.slack.fail('views.open', { error: 'expired_trigger_id' });
     await commandReply(h, 'perms default');

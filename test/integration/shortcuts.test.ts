@@ -185,9 +185,12 @@ describe('shortcuts through the real app', () => {
     // The error handler logs the failure last, and stops there when the modal already shows
     // it: once the line is written, the request is done.
     const refused = await h.slack.waitFor(() =>
-      logsWithRef(h, ref ?? '').find((r) => String(r.msg).startsWith('request refused')),
+      logsWithRef(h, ref ?? '').find((r) => r.message.startsWith('request refused')),
     );
-    expect(refused).toMatchObject({ level: 30, kind: 'not_found', status: 404 });
+    expect(refused).toMatchObject({
+      log: { level: 'info' },
+      cometchat_ops: { kind: 'not_found', status: 404 },
+    });
     // Told once, in the modal: no message on top of it.
     expect(h.messages()).toHaveLength(0);
   });

@@ -3,6 +3,7 @@ import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import type { WebApiCall } from '../../offline/slack-standin/server.ts';
 import { confirm } from '../../offline/stack/editor-steps.ts';
 import { OFFLINE_OPERATOR } from '../../offline/stack/offline-stack.ts';
+import type { LogRecord } from '../log-capture.ts';
 import {
   commandReply,
   type Harness,
@@ -26,11 +27,11 @@ function callsOf(h: Harness, method: string, from = 0): WebApiCall[] {
 }
 
 /** The log record with message `msg`, once it is written. */
-function logged(h: Harness, msg: string | RegExp): Promise<Record<string, unknown>> {
+function logged(h: Harness, msg: string | RegExp): Promise<LogRecord> {
   return h.slack.waitFor(() =>
     h.logs
       .records()
-      .find((r) => (typeof msg === 'string' ? r.msg === msg : msg.test(String(r.msg)))),
+      .find((r) => (typeof msg === 'string' ? r.message === msg : msg.test(r.message))),
   );
 }
 
@@ -44,8 +45,8 @@ describe('Slack refuses to open a modal', () => {
     expect(lead).toBe(`:warning: ${EXPIRED_TRIGGER}`);
     const ref = referenceOf(reply) ?? '';
     expect(reply.text).toBe(`${EXPIRED_TRIGGER} (ref ${ref})`);
-    const failed = logsWithRef(h, ref).find((r) => r.msg === 'request failed');
-    expect(failed?.level).toBe(50);
+    const failed = logsWithRef(h, ref).find((r) => r.message === 'request failed');
+    expect(failed?.log.level).toBe('error');
     expect(JSON.stringify(failed)).toContain('expired_trigger_id');
     // The editor's data was read (it is shown with the modal's opening), nothing written.
     expect(h.sandbox.requests.filter((r) => r.method !== 'GET')).toEqual([]);
@@ -96,8 +97,8 @@ describe('a response_url that refuses the reply', () => {
       expect(h.slack.responses).toHaveLength(0);
       expect(h.slack.refusedResponses.map((r) => r.status)).toEqual([status]);
       const warning = await logged(h, 'response_url refused the reply; falling back');
-      expect(warning).toMatchObject({ level: 40, status });
-      expect(warning.ref).toMatch(/^[0-9a-f]{10}$/);
+      expect(warning).toMatchObject({ log: { level: 'warn' }, cometchat_ops: { status } });
+      expect(warning.cometchat_ops.ref).toMatch(/^[0-9a-f]{10}$/);
     });
   }
 
@@ -110,7 +111,7 @@ describe('a response_url that refuses the reply', () => {
       /^:warning: CometChat is not answering the call lookup right now \(HTTP 503\)/,
     );
     const ref = referenceOf(ephemeral.args) ?? '';
-    const lines = logsWithRef(h, ref).map((r) => r.msg);
+    const lines = logsWithRef(h, ref).map((r) => r.message);
     expect(lines).toContain('request failed');
     expect(lines).toContain('response_url refused the reply; falling back');
   });
@@ -124,7 +125,10 @@ describe('a response_url that refuses the reply', () => {
     expect(textOf(dm.args)).toContain('CometChat roles');
     expect(callsOf(h, 'conversations.open')[0]?.args.users).toBe(OFFLINE_OPERATOR);
     const fallback = await logged(h, 'chat.postEphemeral failed; falling back to a DM');
-    expect(fallback).toMatchObject({ level: 40, cause: 'not_in_channel' });
+    expect(fallback).toMatchObject({
+      log: { level: 'warn' },
+      cometchat_ops: { cause: 'not_in_channel' },
+    });
   });
 
   it('a shared reply whose response_url fails is posted in the channel, or else sent as a DM', async () => {
@@ -147,7 +151,7 @@ describe('a response_url that refuses the reply', () => {
     expect(textOf(posts[1]?.args)).toContain('CometChat roles');
     expect(
       await logged(h, 'chat.postMessage to the channel failed; falling back to a DM'),
-    ).toMatchObject({ cause: 'not_in_channel' });
+    ).toMatchObject({ cometchat_ops: { cause: 'not_in_channel' } });
   });
 
   it('when every route fails, the loss is logged as an error and the app carries on', async () => {
@@ -156,8 +160,11 @@ describe('a response_url that refuses the reply', () => {
     h.slack.fail('conversations.open', { error: 'user_not_found' });
     await h.driver.command('help');
     const lost = await logged(h, 'reply could not be delivered by any route');
-    expect(lost).toMatchObject({ level: 50, cause: 'user_not_found' });
-    expect(lost.ref).toMatch(/^[0-9a-f]{10}$/);
+    expect(lost).toMatchObject({
+      log: { level: 'error' },
+      cometchat_ops: { cause: 'user_not_found' },
+    });
+    expect(lost.cometchat_ops.ref).toMatch(/^[0-9a-f]{10}$/);
     // Still answering the next person.
     const reply = await commandReply(h, 'help');
     expect(textOf(reply)).toContain('CometChat ops');
@@ -177,7 +184,10 @@ describe('the audit channel refuses the post', () => {
     expect(textOf(outcome)).toContain('Resulting permissions');
     expect((await newestAudit(h)).Outcome).toBe('✔ applied');
     const limited = await logged(h, /^audit post rate limited/);
-    expect(limited).toMatchObject({ level: 40, channel: 'C0AUDIT', retryAfter: 2 });
+    expect(limited).toMatchObject({
+      log: { level: 'warn' },
+      cometchat_ops: { channel: 'C0AUDIT', retryAfter: 2 },
+    });
     const posts = await h.slack.waitFor(() => {
       const found = callsOf(h, 'chat.postMessage').filter((c) => c.args.channel === 'C0AUDIT');
       return found.length >= 2 ? found : undefined;
@@ -210,16 +220,19 @@ describe('the audit channel refuses the post', () => {
     const { outcome } = await confirming;
     expect(textOf(outcome)).toContain('Resulting permissions');
     expect(puts(h)).toHaveLength(1);
-    const event = h.logs.records().find((r) => r.event === 'permission_change');
-    expect(event).toMatchObject({ audit: { outcome: 'applied', role: 'default' } });
+    const event = h.logs.records().find((r) => r.cometchat_ops.event === 'permission_change');
+    expect(event?.cometchat_ops).toMatchObject({ audit: { outcome: 'applied', role: 'default' } });
 
     expect((await newestAudit(h)).Outcome).toBe('✔ applied');
     const failedPost = await logged(
       h,
       'audit post failed; the record is kept in the store and the log',
     );
-    expect(failedPost).toMatchObject({ level: 40, channel: 'C0AUDIT' });
-    expect(String(failedPost.cause)).toMatch(/rate_limited/);
+    expect(failedPost).toMatchObject({
+      log: { level: 'warn' },
+      cometchat_ops: { channel: 'C0AUDIT' },
+    });
+    expect(String(failedPost.cometchat_ops.cause)).toMatch(/rate_limited/);
     // Not queued behind the audit channel's wait: the modal opened before the post was tried
     // again, Retry-After (2 s) after the first.
     const [, retried] = callsOf(h, 'chat.postMessage').filter((c) => c.args.channel === 'C0AUDIT');
@@ -242,12 +255,15 @@ describe('the audit channel refuses the post', () => {
     expect(textOf(outcome)).toMatch(/not answering the permission update right now \(HTTP 500\)/);
     const ref = referenceOf(outcome) ?? '';
     const failedPost = await logged(h, /^audit post failed/);
-    expect(failedPost).toMatchObject({ cause: 'not_in_channel', ref });
+    expect(failedPost.cometchat_ops).toMatchObject({ cause: 'not_in_channel', ref });
     const audit = await newestAudit(h);
     expect(audit.Outcome).toBe('✘ failed');
     expect(audit.Reference).toBe(ref);
     expect(
-      h.logs.records().find((r) => r.event === 'permission_change' && r.ref === ref),
+      h.logs
+        .records()
+        .find((r) => r.cometchat_ops.event === 'permission_change' && r.cometchat_ops.ref === ref)
+        ?.cometchat_ops,
     ).toMatchObject({ audit: { outcome: 'failed', errorKind: 'unavailable' } });
   });
 });

@@ -37,7 +37,7 @@ async function shareAndSettle(h: Harness, urls: string[], user = 'U0OPERATOR') {
     h.logs
       .records()
       .slice(logged)
-      .find((record) => /^links (not )?unfurled/.test(String(record.msg))),
+      .find((record) => /^links (not )?unfurled/.test(record.message)),
   );
   return {
     unfurls: h.slack.calls.slice(mark).filter((c) => c.method === 'chat.unfurl'),

@@ -113,7 +113,9 @@ describe('the check at start', () => {
     const base = await startHarness();
     running.push(base);
     expect(
-      base.logs.records().some((r) => r.msg === 'CometChat app checked: key and addresses work'),
+      base.logs
+        .records()
+        .some((r) => r.message === 'CometChat app checked: key and addresses work'),
     ).toBe(true);
     const wrong = await startHarness({
       shared: { sandbox: base.sandbox, slack: base.slack },
@@ -122,9 +124,12 @@ describe('the check at start', () => {
     running.push(wrong);
     const [warning] = wrong.logs
       .records()
-      .filter((r) => r.msg === 'CometChat app checked: a setting or the service is not right');
-    expect(warning).toMatchObject({ level: 40, app: 'default', calls: 'ok' });
-    expect(String(warning?.roles)).toContain('check COMETCHAT_API_URL');
+      .filter((r) => r.message === 'CometChat app checked: a setting or the service is not right');
+    expect(warning).toMatchObject({
+      log: { level: 'warn' },
+      cometchat_ops: { app: 'default', calls: 'ok' },
+    });
+    expect(String(warning?.cometchat_ops.roles)).toContain('check COMETCHAT_API_URL');
     // The offline stack takes the check's requests out of the sandbox's record; the one to the
     // wrong path stays, as any request the check did not mean.
     expect(base.sandbox.requests.map((r) => r.path)).toEqual(['/v3/v3/roles']);

@@ -1,7 +1,7 @@
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { sweepIntents } from '../../../src/features/audit/intent-sweep.ts';
 import type { AuditTrail } from '../../../src/features/deps.ts';
+import { createLogger } from '../../../src/log.ts';
 import { type AuditRecord, createMemoryStore } from '../../../src/store/store.ts';
 import { LogCapture } from '../../log-capture.ts';
 
@@ -38,7 +38,7 @@ function setup(stored = true) {
     audit,
     now: () => NOW,
     afterMs: 16_000,
-    log: pino({ level: 'debug' }, logs),
+    log: createLogger({ level: 'debug', destination: logs }),
   };
   return { store, recorded, deps, logs };
 }
@@ -53,7 +53,9 @@ describe('sweepIntents', () => {
     expect((await store.listIntents(Number.POSITIVE_INFINITY)).map((r) => r.ref)).toEqual([
       'young',
     ]);
-    expect(logs.records().some((r) => r.ref === 'old' && r.level === 40)).toBe(true);
+    expect(
+      logs.records().some((r) => r.cometchat_ops.ref === 'old' && r.log.level === 'warn'),
+    ).toBe(true);
     // Nothing left to do: a second sweep records nothing twice.
     expect(await sweepIntents(deps)).toBe(0);
   });

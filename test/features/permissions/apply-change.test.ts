@@ -1,4 +1,3 @@
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Access } from '../../../src/access/access.ts';
 import { CometChatError } from '../../../src/cometchat/errors.ts';
@@ -13,6 +12,7 @@ import {
   UNKNOWN_OUTCOME,
 } from '../../../src/features/permissions/apply-change.ts';
 import type { ConfirmMetadata } from '../../../src/features/permissions/editor-state.ts';
+import { createLogger } from '../../../src/log.ts';
 import {
   type AuditRecord,
   createMemoryStore,
@@ -75,7 +75,11 @@ function setup(
       listAllRoles: () => Promise.reject(new Error('not a role change')),
     },
   };
-  const scope = { ref: 'ref0000001', log: pino({ level: 'debug' }, logs), receivedAt: NOW };
+  const scope = {
+    ref: 'ref0000001',
+    log: createLogger({ level: 'debug', destination: logs }),
+    receivedAt: NOW,
+  };
   const request: ApplyRequest = { app, meta, userId: 'U0EDITOR', teamId: 'T0TEAM', scope };
   return { deps, request, sent, audited, store, logs };
 }
@@ -118,7 +122,8 @@ describe('applyChange', () => {
     });
     expect(sent).toHaveLength(0);
     expect(audited).toHaveLength(0);
-    expect(logs.records().find((r) => r.attempt === 'confirm')?.user).toBe('U0EDITOR');
+    const refused = logs.records().find((r) => r.cometchat_ops.attempt === 'confirm');
+    expect(refused?.user?.id).toBe('U0EDITOR');
   });
 
   it('applies a repeated confirmation once', async () => {
@@ -164,7 +169,9 @@ describe('applyChange', () => {
     const { deps, request, logs } = setup({ store });
     const outcome = await applyChange(deps, request);
     expect(outcome.kind).toBe('applied');
-    expect(logs.records().some((r) => r.msg === 'last known permissions not stored')).toBe(true);
+    expect(logs.records().some((r) => r.message === 'last known permissions not stored')).toBe(
+      true,
+    );
   });
 
   it('sends nothing when the claim cannot be taken (the store is down)', async () => {

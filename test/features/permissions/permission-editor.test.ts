@@ -16,6 +16,7 @@ import {
   reviewResponse,
   reviewSubmission,
 } from '../../../src/features/permissions/permission-editor.ts';
+import { createLogger } from '../../../src/log.ts';
 import type { Deliverer } from '../../../src/slack/deliver.ts';
 import type { Views } from '../../../src/slack/views.ts';
 import { createMemoryStore, type Store } from '../../../src/store/store.ts';
@@ -201,7 +202,9 @@ describe('the Apply listener', () => {
       },
       view: { id: 'V9', private_metadata: encodeConfirm(meta), state: { values: {} } },
       body: { type: 'view_submission', user: { id: 'U0EDITOR' }, team: { id: 'T1' } },
-      context: { scope: { ref: 'ref0000003', log: pino({ level: 'debug' }, logs) } },
+      context: {
+        scope: { ref: 'ref0000003', log: createLogger({ level: 'debug', destination: logs }) },
+      },
     } as unknown as Parameters<ReturnType<typeof createApplySubmission>>[0];
     return { run: () => createApplySubmission(deps)(args), updates, delivered, acks };
   }
