@@ -118,6 +118,22 @@ describe('a request’s reference on every line of it, through the real app', ()
       ]),
     );
   });
+
+  it('the failure’s reply sent by Bolt’s error handler, outside the middleware: still that reference', async () => {
+    const h = await started('http', { COMETCHAT_TIMEOUT_MS: '300', COMETCHAT_BUDGET_MS: '1000' });
+    h.sandbox.inject({ kind: 'status', status: 503, times: Number.POSITIVE_INFINITY });
+    // The response_url refuses, so the error handler replies through the Web API client.
+    h.slack.failResponseUrls(404, 5);
+    const mark = h.slack.calls.length;
+    await h.driver.command('roles');
+    await h.slack.nextCall('chat.postEphemeral', mark);
+    await settled(h);
+    theOneReference(h);
+    expect(
+      h.logs.records().filter((r) => r.log.logger === 'bolt').length,
+      'the Web API client’s lines',
+    ).toBeGreaterThan(0);
+  });
 });
 
 /** The reference of a line, as written (dotted keys) or as indexed. */

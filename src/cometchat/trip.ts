@@ -204,11 +204,20 @@ export class Trip {
   /**
    * Made when first needed (a retry, a failure, debug level): most requests log nothing, and a
    * child logger serialises its bindings as it is made. A request logger from the Slack layer
-   * already carries the ref; it is bound only once.
+   * already carries the ref; it is bound only once. A request under another reference (a role
+   * list shared by concurrent requests) keeps the logger's and names its own as `upstreamRef`,
+   * as the error handler does: a line holds one `ref`.
    */
   private log(): Logger {
     const { parent, ref, operation } = this;
-    this.child ??= parent.child(parent.bindings().ref === ref ? { operation } : { ref, operation });
+    const carried = parent.bindings().ref;
+    this.child ??= parent.child(
+      carried === undefined
+        ? { ref, operation }
+        : carried === ref
+          ? { operation }
+          : { upstreamRef: ref, operation },
+    );
     return this.child;
   }
 

@@ -1,6 +1,7 @@
 import type { Context } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { isCometChatError } from '../cometchat/errors.ts';
+import { withRequestRef } from '../log-context.ts';
 import { failureMessage, messageModal } from '../slack/blocks.ts';
 import { factsOf } from '../slack/body-facts.ts';
 import { type Deliverer, destinationOf } from '../slack/deliver.ts';
@@ -15,13 +16,15 @@ export interface ErrorHandlerDeps {
   budgetSeconds: number;
 }
 
+type Failed = { error: Error; context: Context; body: unknown };
+
 /**
  * Bolt's global error handler: every listener failure ends here, once. It logs the cause under
  * the request's reference and tells the user one sentence, wherever they are (a response_url,
  * or the modal they are looking at).
  */
 export function createErrorHandler(deps: ErrorHandlerDeps) {
-  return async ({ error, context, body }: { error: Error; context: Context; body: unknown }) => {
+  const handle = async ({ error, context, body }: Failed) => {
     // Bolt wraps listener errors that are not its own in an UnknownError with `original`.
     const raw: unknown = (error as { original?: unknown }).original ?? error;
     const shown = raw instanceof ShownFailure;
@@ -67,5 +70,11 @@ export function createErrorHandler(deps: ErrorHandlerDeps) {
       }
     }
     await deps.deliver(destinationOf(body), message, log);
+  };
+  // Bolt calls its error handler outside the middleware chain: the request's reference is set
+  // again, so that the lines of the reply (its Slack calls) carry it too.
+  return async (failed: Failed) => {
+    const ref = scopeIfAny(failed.context)?.ref;
+    return ref === undefined ? handle(failed) : withRequestRef(ref, () => handle(failed));
   };
 }

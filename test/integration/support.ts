@@ -18,6 +18,7 @@ import {
   startOfflineStack,
 } from '../../offline/stack/offline-stack.ts';
 import { decodeState } from '../../src/features/permissions/editor-state.ts';
+import { duplicateKeys } from '../log-ecs-rules.ts';
 import { type Harness, sealedJson, startHarness, tableRecords, textOf } from './harness.ts';
 
 // What the integration tests share beyond the harness itself: how a describe block gets its
@@ -62,6 +63,11 @@ export function useHarnessStarter(
     current = undefined;
     if (!h) return;
     h.checkAllPayloads();
+    // A log line holding a key twice is refused by Elasticsearch (and JSON.parse hides it).
+    const twice = h.logs.lines.flatMap((line) =>
+      duplicateKeys(line).map((key) => `${key}: ${line}`),
+    );
+    expect(twice, 'log lines with a key written twice').toEqual([]);
     await checks.alsoCheck?.(h);
     await h.stop();
   });
@@ -163,6 +169,11 @@ export function useSharedHarness(
     const h = current;
     if (!h) return;
     h.checkAllPayloads();
+    // A log line holding a key twice is refused by Elasticsearch (and JSON.parse hides it).
+    const twice = h.logs.lines.flatMap((line) =>
+      duplicateKeys(line).map((key) => `${key}: ${line}`),
+    );
+    expect(twice, 'log lines with a key written twice').toEqual([]);
     await checks.alsoCheck?.(h);
     await expectHealthy(h);
     expect(rejections.seen).toEqual([]);

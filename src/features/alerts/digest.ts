@@ -66,7 +66,8 @@ export function postDigests(deps: AppDeps, log: Logger): Promise<number> {
     client: deps.client,
     now: deps.now,
     budgetSeconds: deps.budgetSeconds,
-    log: log.child({ component: 'digest' }),
+    // `task`, not a second `component`: the sweep's logger names that already.
+    log: log.child({ task: 'digest' }),
   });
 }
 

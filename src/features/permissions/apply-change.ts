@@ -110,7 +110,8 @@ export async function applyChange(deps: ApplyDeps, request: ApplyRequest): Promi
     {
       app: app.name,
       role: meta.role,
-      user: userSubject(meta)?.uid,
+      // `uid`: a CometChat user. `user` is the Slack user the request logger carries already.
+      uid: userSubject(meta)?.uid,
       keys: Object.keys(changePayload(meta.changes)),
       change: meta.id,
       promotedFrom: meta.promotedFrom?.ref,
