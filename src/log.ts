@@ -10,6 +10,7 @@ import {
 } from 'pino';
 import { currentRequestRef } from './log-context.ts';
 import { BUILD, SERVICE_NAME } from './observe/build.ts';
+import { currentSpan } from './spans.ts';
 
 export type { Logger } from 'pino';
 
@@ -122,7 +123,14 @@ export function createLogger(options: LoggerOptions): Logger {
       formatters: { ...ecs.formatters, log: (fields) => ecsFields(ecsLog(fields)) },
       mixin: (_fields, _level, logger) => {
         const ref = currentRequestRef();
-        return ref === undefined || bound.get(logger)?.ref !== undefined ? NOTHING : { ref };
+        const span = currentSpan();
+        const addRef = ref !== undefined && bound.get(logger)?.ref === undefined;
+        if (!addRef && span === undefined) return NOTHING;
+        return {
+          ...(addRef ? { ref } : {}),
+          // With traces on, a line names its span (ECS's fields), to go from one to the other.
+          ...(span ? { 'trace.id': span.traceId, 'span.id': span.spanId } : {}),
+        };
       },
       // A line's own `ref` wins over the request's; a line with nothing to add is not copied.
       mixinMergeStrategy: (fields, added) => (added === NOTHING ? fields : { ...added, ...fields }),

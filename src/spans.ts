@@ -15,8 +15,16 @@ export type SpanRunner = <T>(
   work: () => Promise<T>,
 ) => Promise<T>;
 
+/** The span work runs in, as a log line names it to join the trace (ECS `trace.id`, `span.id`). */
+export interface SpanIds {
+  traceId: string;
+  spanId: string;
+}
+
 const untraced: SpanRunner = (_name, _kind, _attributes, work) => work();
+const noSpan = (): SpanIds | undefined => undefined;
 let runner: SpanRunner = untraced;
+let current = noSpan;
 
 /** Runs `work` in a span named `name`, a child of the span it is called in, when tracing is on. */
 export function inSpan<T>(
@@ -28,7 +36,15 @@ export function inSpan<T>(
   return runner(name, kind, attributes, work);
 }
 
-/** Tracing's switch: a runner that records spans, or undefined for none. */
-export function useSpanRunner(next: SpanRunner | undefined): void {
-  runner = next ?? untraced;
+/** The span the calling work runs in, when tracing is on and there is one. */
+export function currentSpan(): SpanIds | undefined {
+  return current();
+}
+
+/** Tracing's switch: a runner that records spans and says which is current, or none. */
+export function useSpanRunner(
+  next: { run: SpanRunner; current: () => SpanIds | undefined } | undefined,
+): void {
+  runner = next?.run ?? untraced;
+  current = next?.current ?? noSpan;
 }

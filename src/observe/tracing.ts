@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { useSpanRunner } from '../spans.ts';
+import { type SpanRunner, useSpanRunner } from '../spans.ts';
 
 // Traces, opt-in. With an OTLP endpoint configured (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or
 // OTEL_EXPORTER_OTLP_ENDPOINT with /v1/traces after it), each Slack request the app handles is
@@ -52,7 +52,7 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
   http.setTracerProvider(provider);
   http.enable();
   const tracer = provider.getTracer(settings.service.name, settings.service.version);
-  useSpanRunner((name, kind, attributes, work) =>
+  const run: SpanRunner = (name, kind, attributes, work) =>
     tracer.startActiveSpan(
       name,
       { kind: kind === 'server' ? api.SpanKind.SERVER : api.SpanKind.CLIENT, attributes },
@@ -66,8 +66,14 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
           span.end();
         }
       },
-    ),
-  );
+    );
+  const current = () => {
+    const context = api.trace.getActiveSpan()?.spanContext();
+    return context && api.isSpanContextValid(context)
+      ? { traceId: context.traceId, spanId: context.spanId }
+      : undefined;
+  };
+  useSpanRunner({ run, current });
   logger.info({ collector: new URL(endpoint).host }, 'traces are exported over OTLP');
   return {
     async shutdown() {

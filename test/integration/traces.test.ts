@@ -97,6 +97,14 @@ describe('traces', () => {
       parentSpanId: perms?.spanId,
     });
     expect(JSON.stringify(collector.resources)).toContain('cometchat-slack-ops');
+    // The request's log lines name its trace and span (ECS trace.id, span.id), to go from one to
+    // the other.
+    const rolesRef = attribute(roles as OtlpSpan, 'cometchat_ops.ref');
+    const rolesLines = h.logs.records().filter((r) => r.cometchat_ops.ref === rolesRef);
+    expect(rolesLines.length).toBeGreaterThan(0);
+    expect(rolesLines.every((r) => (r.trace as { id?: string })?.id === roles?.traceId)).toBe(true);
+    const spanIds = new Set(collector.spans.map((s) => s.spanId));
+    expect(rolesLines.every((r) => spanIds.has((r.span as { id: string }).id))).toBe(true);
     // Nothing secret travels with the spans.
     const exported = JSON.stringify(collector.spans);
     for (const secret of h.config.secrets) expect(exported).not.toContain(secret);
