@@ -46,9 +46,20 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
       new sdk.BatchSpanProcessor({ exporter: new otlp.OTLPTraceExporter({ url: endpoint }) }),
     ],
   });
-  // `fetch` (ky's CometChat requests, Bolt's `respond`) reports through diagnostics channels:
-  // no module needs patching, so this works though the app's modules are loaded already.
-  const http = new undici.UndiciInstrumentation();
+  // `fetch` (ky's CometChat requests, the replies to a response_url) reports through
+  // diagnostics channels: no module needs patching, so this works though the app's modules are
+  // loaded already. Only requests made for a span are traced, and an address leaves with its
+  // origin alone: a response_url is a capability (anyone holding it may post for half an hour)
+  // and a CometChat path names users and calls. No trace header is sent (no propagator is set):
+  // neither Slack nor CometChat takes part in the app's traces.
+  const http = new undici.UndiciInstrumentation({
+    requireParentforSpans: true,
+    startSpanHook: (request) => ({
+      'url.full': originOf(request.origin),
+      'url.path': '[redacted]',
+      'url.query': '',
+    }),
+  });
   http.setTracerProvider(provider);
   http.enable();
   const tracer = provider.getTracer(settings.service.name, settings.service.version);
@@ -85,6 +96,14 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
       api.context.disable();
     },
   };
+}
+
+function originOf(address: string): string {
+  try {
+    return new URL(address).origin;
+  } catch {
+    return '[redacted]';
+  }
 }
 
 /** What failed, as a span's status says it: the error's class and code, never its message. */

@@ -105,9 +105,19 @@ describe('traces', () => {
     expect(rolesLines.every((r) => (r.trace as { id?: string })?.id === roles?.traceId)).toBe(true);
     const spanIds = new Set(collector.spans.map((s) => s.spanId));
     expect(rolesLines.every((r) => spanIds.has((r.span as { id: string }).id))).toBe(true);
-    // Nothing secret travels with the spans.
+    // Nothing secret travels with the spans: no credential, no response_url (a capability) and
+    // no CometChat path (it names users and calls); only addresses' origins.
     const exported = JSON.stringify(collector.spans);
     for (const secret of h.config.secrets) expect(exported).not.toContain(secret);
+    const responseUrls = h.slack.responses.map((r) => r.id);
+    expect(responseUrls.length).toBeGreaterThan(0);
+    for (const id of responseUrls) expect(exported).not.toContain(id);
+    expect(exported).not.toContain('/v3/');
+    // Only requests made for the app's spans are traced (not the test's own): each HTTP span
+    // has a parent.
+    const http = collector.spans.filter((s) => /^(GET|POST|PUT|DELETE)$/.test(s.name));
+    expect(http.length).toBeGreaterThan(0);
+    expect(http.filter((s) => !s.parentSpanId)).toEqual([]);
   });
 
   it('starts no exporter without an endpoint', async () => {
