@@ -6,8 +6,8 @@ import type { Config } from './config.ts';
 import { createAuditTrail } from './features/audit/audit-trail.ts';
 import { registerFeatures, SUBCOMMAND_NAMES, WEBHOOK_ROUTE_PATH } from './features/index.ts';
 import { boltLogger } from './log.ts';
-import { observeRequests } from './observe/handled.ts';
 import { createMetrics, type Metrics } from './observe/metrics.ts';
+import { observeRequests } from './observe/observe-requests.ts';
 import { observedStore } from './observe/observed-store.ts';
 import { type HttpRoute, opsRoutes } from './observe/readiness.ts';
 import { noticeMessage } from './slack/blocks.ts';
@@ -122,6 +122,7 @@ export function createSlackApp(options: SlackAppOptions) {
     drain: () => {
       draining = true;
     },
+    refuseWebhooks: webhooks.refuse,
     periodic: features.periodic,
     atStart: features.atStart,
   };
@@ -129,8 +130,9 @@ export function createSlackApp(options: SlackAppOptions) {
 
 /**
  * A route the listener is given when it is made, answered by what the features register later
- * (the listener is made before Bolt's app, and the features after it). Until then: 503. Each
- * request is in flight until its answer is sent, so that a stop waits for it.
+ * (the listener is made before Bolt's app, and the features after it). Until then, and once a
+ * stop has begun refusing: 503. Each request answered is in flight until its answer is sent,
+ * so that a stop waits for it.
  */
 function lateRoute(
   path: string,
@@ -138,20 +140,29 @@ function lateRoute(
 ): {
   route: HttpRoute;
   answerWith: (handler: HttpRoute['handler']) => void;
+  /** From a stop on: 503, so that the sender retries elsewhere and the stop is not held up. */
+  refuse: () => void;
 } {
   let answer: HttpRoute['handler'] | undefined;
+  let refusing = false;
   return {
     route: {
       path,
       method: ['POST'],
       handler: (req, res) => {
+        if (refusing || !answer) {
+          res.writeHead(503, { connection: 'close' }).end();
+          return;
+        }
         res.once('close', inflight.begin());
-        if (answer) answer(req, res);
-        else res.writeHead(503).end();
+        answer(req, res);
       },
     },
     answerWith: (handler) => {
       answer = handler;
+    },
+    refuse: () => {
+      refusing = true;
     },
   };
 }
@@ -161,9 +172,9 @@ function slackSide(
   config: Config,
   logger: Logger,
   metrics: Metrics,
-  own: { store: Store; webhookRoute: HttpRoute; draining: () => boolean },
+  parts: { store: Store; webhookRoute: HttpRoute; draining: () => boolean },
 ) {
-  const { store, webhookRoute } = own;
+  const { store, webhookRoute } = parts;
   const bolt = boltLogger(logger);
   const logLevel = boltLevel(config.logLevel);
   const slack = createSlackClients(
@@ -179,7 +190,7 @@ function slackSide(
         await store.ping();
         return undefined;
       },
-      serving: async () => (own.draining() ? 'stopping' : undefined),
+      serving: async () => (parts.draining() ? 'stopping' : undefined),
     },
   });
   const { receiver, socket } = createReceiver({

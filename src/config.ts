@@ -117,6 +117,17 @@ const EnvSchema = z.object({
   // Traces, opt-in: OpenTelemetry's own settings for where spans go over OTLP/HTTP.
   OTEL_EXPORTER_OTLP_ENDPOINT: url(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url(),
+  // A collector's credentials (`authorization=Bearer ...`): a secret, so it may be a file too.
+  OTEL_EXPORTER_OTLP_HEADERS: z.preprocess(
+    blankIsMissing,
+    z
+      .string()
+      .refine((value) => value.split(',').every((pair) => /^\s*[^=\s]+\s*=/.test(pair)), {
+        error: 'must be key=value pairs, comma-separated',
+      })
+      .transform(otlpHeaders)
+      .optional(),
+  ),
   LOG_LEVEL: z.preprocess(
     (value) => blankIsMissing(value)?.toString().toLowerCase(),
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -124,6 +135,23 @@ const EnvSchema = z.object({
 });
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/** OpenTelemetry's header list: `key=value` pairs, comma-separated, values percent-encoded. */
+function otlpHeaders(value: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of value.split(',')) {
+    const at = pair.indexOf('=');
+    const raw = pair.slice(at + 1).trim();
+    let decoded = raw;
+    try {
+      decoded = decodeURIComponent(raw);
+    } catch {
+      // Not percent-encoded after all: taken as written.
+    }
+    headers[pair.slice(0, at).trim()] = decoded;
+  }
+  return headers;
+}
 
 const isSet = (env: Env, name: string) => blankIsMissing(env[name]) !== undefined;
 
@@ -472,6 +500,8 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   /** Where spans are sent over OTLP/HTTP; undefined: no tracing. */
   tracesEndpoint: string | undefined;
+  /** Headers sent with the spans (OTEL_EXPORTER_OTLP_HEADERS): a collector's credentials. */
+  tracesHeaders: Readonly<Record<string, string>>;
   /** Every secret value, so the logger can scrub them from anything it writes. */
   secrets: readonly string[];
 }
@@ -583,6 +613,7 @@ function toConfig(e: z.output<typeof EnvSchema>, read: AppsRead): Config {
     tracesEndpoint:
       e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
       (e.OTEL_EXPORTER_OTLP_ENDPOINT && `${e.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces`),
+    tracesHeaders: e.OTEL_EXPORTER_OTLP_HEADERS ?? {},
     secrets: [
       e.SLACK_BOT_TOKEN,
       e.SLACK_SIGNING_SECRET,
@@ -590,6 +621,7 @@ function toConfig(e: z.output<typeof EnvSchema>, read: AppsRead): Config {
       ...apps.map((app) => app.apiKey),
       ...apps.flatMap((app) => (app.webhook ? [app.webhook.password] : [])),
       storePassword(e.STORE_URL),
+      ...Object.values(e.OTEL_EXPORTER_OTLP_HEADERS ?? {}),
     ].filter((value): value is string => value !== undefined),
   };
 }

@@ -12,11 +12,19 @@ const SUFFIX = '_FILE';
 /** A token, key or password is a few hundred bytes; this bounds what a wrong path can cost. */
 const MAX_SECRET_BYTES = 64 * 1024;
 
-/** The settings that hold a secret: Slack's tokens and secret, CometChat's keys and webhook passwords, the store's address (a Redis password). */
+/**
+ * The settings that hold a secret: Slack's tokens and secret, CometChat's keys and webhook
+ * passwords, the store's address (a Redis password), a trace collector's headers.
+ */
 export function isSecretSetting(name: string): boolean {
   return (
-    ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'STORE_URL'].includes(name) ||
-    /^COMETCHAT_(?:[A-Z0-9_]+_)?(?:API_KEY|WEBHOOK_PASSWORD)$/.test(name)
+    [
+      'SLACK_BOT_TOKEN',
+      'SLACK_SIGNING_SECRET',
+      'SLACK_APP_TOKEN',
+      'STORE_URL',
+      'OTEL_EXPORTER_OTLP_HEADERS',
+    ].includes(name) || /^COMETCHAT_(?:[A-Z0-9_]+_)?(?:API_KEY|WEBHOOK_PASSWORD)$/.test(name)
   );
 }
 
@@ -75,5 +83,8 @@ function readOrProblem(
       problem: `${key} names a file that cannot be read (${code}): it must be the path of a file holding the value`,
     };
   }
-  return value.trim() === '' ? { problem: `${key} names an empty file` } : { value };
+  if (value.trim() === '') return { problem: `${key} names an empty file` };
+  // `echo value > file` ends the file with a line break that is not part of the secret (some
+  // settings, a webhook password among them, are taken as they are, spaces included).
+  return { value: value.replace(/\r?\n$/, '') };
 }

@@ -21,10 +21,15 @@ export interface SpanIds {
   spanId: string;
 }
 
+/** Runs work in the span that was current when it was made. */
+export type SpanResume = <T>(work: () => T) => T;
+
 const untraced: SpanRunner = (_name, _kind, _attributes, work) => work();
 const noSpan = (): SpanIds | undefined => undefined;
+const noResume = (): SpanResume => (work) => work();
 let runner: SpanRunner = untraced;
 let current = noSpan;
+let resume = noResume;
 
 /** Runs `work` in a span named `name`, a child of the span it is called in, when tracing is on. */
 export function inSpan<T>(
@@ -41,10 +46,21 @@ export function currentSpan(): SpanIds | undefined {
   return current();
 }
 
+/**
+ * A way back into the span current now, for work that runs after it has left it (Bolt calls its
+ * error handler outside the middleware): the work's spans and log lines join that trace.
+ */
+export function resumeCurrentSpan(): SpanResume {
+  return resume();
+}
+
 /** Tracing's switch: a runner that records spans and says which is current, or none. */
 export function useSpanRunner(
-  next: { run: SpanRunner; current: () => SpanIds | undefined } | undefined,
+  next:
+    | { run: SpanRunner; current: () => SpanIds | undefined; resume: () => SpanResume }
+    | undefined,
 ): void {
   runner = next?.run ?? untraced;
   current = next?.current ?? noSpan;
+  resume = next?.resume ?? noResume;
 }

@@ -6,7 +6,7 @@ import { createSlackApp, type SlackAppOptions } from './app.ts';
 import type { Logger } from './log.ts';
 import { BUILD, SERVICE_NAME } from './observe/build.ts';
 import type { Metrics } from './observe/metrics.ts';
-import { opsHandler } from './observe/readiness.ts';
+import { type HttpRoute, opsHandler } from './observe/readiness.ts';
 import { startTracing } from './observe/tracing.ts';
 import { startPeriodic } from './periodic.ts';
 import type { Inflight } from './slack/inflight.ts';
@@ -58,20 +58,27 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
   const { config, logger } = options;
   // A store passed in belongs to the caller; one opened here is closed on stop.
   const opened = options.store ?? (await openStore(config.storeUrl));
+  const closeOwnStore = async () => {
+    if (!options.store) await opened.close();
+  };
   const tracing = await startTracing(
     {
       endpoint: config.tracesEndpoint,
+      headers: config.tracesHeaders,
       service: { name: SERVICE_NAME, version: BUILD.version },
     },
     logger,
-  );
-  // The store opened here, and the traces' last spans, go with the app.
+  ).catch(async (error: unknown) => {
+    await closeOwnStore();
+    throw error;
+  });
+  // The store opened here, and the traces' last spans, go with the app (or a start that fails).
   const release = async () => {
     await tracing.shutdown();
-    if (!options.store) await opened.close();
+    await closeOwnStore();
   };
   const built = createSlackApp({ ...options, store: opened });
-  const { app, metrics, routes, webhookRoute, socket, inflight, drain } = built;
+  const { app, metrics, routes, webhookRoute, socket, inflight, drain, refuseWebhooks } = built;
   try {
     await app.init();
     await built.installedTeam();
@@ -83,29 +90,15 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
   // run stopped get their records, approval requests past their expiry are closed.
   const log = logger.child({ component: 'sweep' });
   const sweep = startPeriodic(() => built.periodic(log), log);
-  // Socket Mode has no public listener and METRICS_PORT asks for another one: the health,
-  // readiness and metrics routes get a small server of their own.
-  const opsPortWanted = config.slack.socketMode
-    ? (config.slack.metricsPort ?? config.slack.port)
-    : config.slack.metricsPort;
-  // In Socket Mode this is the one listener, so CometChat's webhooks arrive here too.
-  const opsServer =
-    opsPortWanted === undefined
-      ? undefined
-      : createServer(
-          SERVER_OPTIONS,
-          opsHandler(config.slack.socketMode ? [...routes, webhookRoute] : routes),
-        );
-  const opsPort = opsServer ? await listen(opsServer, opsPortWanted as number) : undefined;
-
-  let slackServer: Server | undefined;
-  if (config.slack.socketMode) {
-    await app.start();
-    socket?.arm();
-  } else {
-    slackServer = (await app.start(config.slack.port, SERVER_OPTIONS)) as Server;
-    slackServer.maxConnections = MAX_CONNECTIONS;
+  let listening: Listening;
+  try {
+    listening = await listenAll(config, app, socket, routes, webhookRoute);
+  } catch (error) {
+    await sweep.stop();
+    await release();
+    throw error;
   }
+  const { opsServer, opsPort, slackServer } = listening;
   const port = slackServer ? (slackServer.address() as AddressInfo).port : (opsPort as number);
   logger.info(
     { port, opsPort: opsPort ?? port, mode: config.slack.socketMode ? 'socket' : 'http' },
@@ -124,6 +117,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
     logger,
     graceMs: config.shutdownGraceMs,
     drain,
+    refuseWebhooks,
     socket,
     slackServer,
     opsServer,
@@ -148,6 +142,8 @@ interface StopParts {
   logger: Logger;
   graceMs: number;
   drain: () => void;
+  /** CometChat's webhooks answered 503 from now (in Socket Mode their listener stays open). */
+  refuseWebhooks: () => void;
   socket: { stop(): void } | undefined;
   slackServer: Server | undefined;
   opsServer: Server | undefined;
@@ -169,7 +165,9 @@ function stopInOrder(parts: StopParts): (delayMs: number) => Promise<void> {
     }
     // No new requests: over HTTP the listener stops accepting connections (the load balancer
     // sends them to another replica); in Socket Mode the connection closes, and Slack sends new
-    // payloads over the app's other connections. Work already here goes on meanwhile.
+    // payloads over the app's other connections; CometChat is answered 503 and retries. Work
+    // already here goes on meanwhile.
+    parts.refuseWebhooks();
     socket?.stop();
     if (slackServer) {
       slackServer.close();
@@ -193,6 +191,51 @@ function stopInOrder(parts: StopParts): (delayMs: number) => Promise<void> {
     }
     await parts.finally();
   };
+}
+
+interface Listening {
+  /** The health routes' own server (Socket Mode, or METRICS_PORT), and its port. */
+  opsServer: Server | undefined;
+  opsPort: number | undefined;
+  /** Bolt's HTTP listener (HTTP mode). */
+  slackServer: Server | undefined;
+}
+
+/** The listeners up and Slack's connection open; what was opened is closed again on a failure. */
+async function listenAll(
+  config: SlackAppOptions['config'],
+  app: App,
+  socket: { arm(): void } | undefined,
+  routes: readonly HttpRoute[],
+  webhookRoute: HttpRoute,
+): Promise<Listening> {
+  // Socket Mode has no public listener and METRICS_PORT asks for another one: the health,
+  // readiness and metrics routes get a small server of their own.
+  const opsPortWanted = config.slack.socketMode
+    ? (config.slack.metricsPort ?? config.slack.port)
+    : config.slack.metricsPort;
+  // In Socket Mode this is the one listener, so CometChat's webhooks arrive here too.
+  const opsServer =
+    opsPortWanted === undefined
+      ? undefined
+      : createServer(
+          SERVER_OPTIONS,
+          opsHandler(config.slack.socketMode ? [...routes, webhookRoute] : routes),
+        );
+  try {
+    const opsPort = opsServer ? await listen(opsServer, opsPortWanted as number) : undefined;
+    if (config.slack.socketMode) {
+      await app.start();
+      socket?.arm();
+      return { opsServer, opsPort, slackServer: undefined };
+    }
+    const slackServer = (await app.start(config.slack.port, SERVER_OPTIONS)) as Server;
+    slackServer.maxConnections = MAX_CONNECTIONS;
+    return { opsServer, opsPort, slackServer };
+  } catch (error) {
+    opsServer?.close();
+    throw error;
+  }
 }
 
 function listen(server: Server, port: number): Promise<number> {

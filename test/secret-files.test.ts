@@ -56,7 +56,8 @@ describe('secrets from files', () => {
       COMETCHAT_PROD_REGION: 'us',
       COMETCHAT_PROD_API_KEY_FILE: file('prod-key', API_KEY),
       COMETCHAT_PROD_WEBHOOK_USER: 'cometchat-hooks',
-      COMETCHAT_PROD_WEBHOOK_PASSWORD_FILE: file('hook', 'a-webhook-password-of-length'),
+      // Written with `echo`: the line break is not part of the password.
+      COMETCHAT_PROD_WEBHOOK_PASSWORD_FILE: file('hook', 'a-webhook-password-of-length\n'),
     });
     expect(config.cometchat.apps[0]?.apiKey).toBe(API_KEY);
     expect(config.cometchat.apps[0]?.webhook?.password).toBe('a-webhook-password-of-length');
@@ -101,5 +102,32 @@ describe('secrets from files', () => {
   it('refuses a file larger than any secret', () => {
     const big = file('big', 'x'.repeat(70_000));
     expect(() => readSecretFile(big)).toThrow(expect.objectContaining({ code: 'EFBIG' }));
+  });
+});
+
+describe("a trace collector's headers", () => {
+  it('are read as OpenTelemetry writes them, from a file too, and scrubbed as secrets', () => {
+    const config = loadConfig({
+      ...BASE,
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      COMETCHAT_API_KEY: API_KEY,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.example.com/',
+      OTEL_EXPORTER_OTLP_HEADERS_FILE: file('otlp', 'authorization=Bearer%20k-123, x-team = ops\n'),
+    });
+    expect(config.tracesEndpoint).toBe('https://collector.example.com/v1/traces');
+    expect(config.tracesHeaders).toEqual({ authorization: 'Bearer k-123', 'x-team': 'ops' });
+    expect(config.secrets).toContain('Bearer k-123');
+  });
+
+  it('refuses a list that is not key=value pairs, without repeating it', () => {
+    const problems = problemsOf({
+      ...BASE,
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      COMETCHAT_API_KEY: API_KEY,
+      OTEL_EXPORTER_OTLP_HEADERS: 'Bearer k-123',
+    });
+    expect(problems).toEqual([
+      'OTEL_EXPORTER_OTLP_HEADERS must be key=value pairs, comma-separated',
+    ]);
   });
 });

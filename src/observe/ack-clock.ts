@@ -1,8 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
 
 // How long Slack waited for each acknowledgement: from the request's arrival to the answer
-// leaving (the HTTP response sent, or the Socket Mode envelope's reply written to the socket).
+// leaving (the HTTP response sent, or the Socket Mode envelope's reply handed to the socket), or
+// to Slack giving up on it (the connection closed first).
 // Slack gives up after three seconds, and a command then shows `dispatch_failed`: this is what
 // an SRE watches. The receiver starts a clock per request and hands it to Bolt's context (as a
 // custom property); the middleware that names requests for the metrics names the clock too.
@@ -51,23 +51,33 @@ export function ackClockIn(context: Readonly<Record<string, unknown>>): AckClock
 
 type Now = () => number;
 
+/** What the clocks need of an HTTP response: its end, sent or cut short. */
+interface ResponseEvents {
+  once(event: 'finish' | 'close', listener: () => void): unknown;
+}
+
 /** What the clocks need of a Socket Mode client: its event for each message it sends. */
 interface OutgoingMessages {
   on(event: 'outgoing_message', listener: (message: { envelope_id?: unknown }) => void): unknown;
 }
 
-/** HTTP: a clock per request to the Slack endpoint, stopped when its response has been sent. */
+/**
+ * HTTP: a clock per request to the Slack endpoint, stopped when its response has been sent, or
+ * when the connection closed before (Slack, or a proxy in front, gave up at three seconds): a
+ * miss is what the histogram is watched for, so it counts until then.
+ */
 export function httpAckClocks(observe: AckObserver, now: Now = () => performance.now()) {
-  const clocks = new WeakMap<IncomingMessage, AckClock>();
+  const clocks = new WeakMap<object, AckClock>();
   return {
-    /** At arrival, before the body is read. */
-    start(req: IncomingMessage, res: ServerResponse): void {
+    /** At arrival, before the body is read: the request, and its response's events. */
+    start(req: object, res: ResponseEvents): void {
       const clock = new AckClock(now(), observe);
       clocks.set(req, clock);
       res.once('finish', () => clock.acked(now()));
+      res.once('close', () => clock.acked(now()));
     },
     /** The receiver's `customPropertiesExtractor`. */
-    properties(req: IncomingMessage): Record<string, AckClock> {
+    properties(req: object): Record<string, AckClock> {
       const clock = clocks.get(req);
       return clock ? { [ACK_CLOCK]: clock } : {};
     },

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type SpanRunner, useSpanRunner } from '../spans.ts';
+import { type SpanResume, type SpanRunner, useSpanRunner } from '../spans.ts';
 
 // Traces, opt-in. With an OTLP endpoint configured (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or
 // OTEL_EXPORTER_OTLP_ENDPOINT with /v1/traces after it), each Slack request the app handles is
@@ -20,6 +20,8 @@ export interface Tracing {
 export interface TracingSettings {
   /** Where spans are sent (OTLP/HTTP, JSON); undefined: tracing is off. */
   endpoint: string | undefined;
+  /** Sent with every export: a collector's credentials. */
+  headers: Readonly<Record<string, string>>;
   service: { name: string; version: string };
 }
 
@@ -43,7 +45,9 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
       'service.version': settings.service.version,
     }),
     spanProcessors: [
-      new sdk.BatchSpanProcessor({ exporter: new otlp.OTLPTraceExporter({ url: endpoint }) }),
+      new sdk.BatchSpanProcessor({
+        exporter: new otlp.OTLPTraceExporter({ url: endpoint, headers: { ...settings.headers } }),
+      }),
     ],
   });
   // `fetch` (ky's CometChat requests, the replies to a response_url) reports through
@@ -84,7 +88,11 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
       ? { traceId: context.traceId, spanId: context.spanId }
       : undefined;
   };
-  useSpanRunner({ run, current });
+  const resume = (): SpanResume => {
+    const context = api.context.active();
+    return (work) => api.context.with(context, work);
+  };
+  useSpanRunner({ run, current, resume });
   logger.info({ collector: new URL(endpoint).host }, 'traces are exported over OTLP');
   return {
     async shutdown() {

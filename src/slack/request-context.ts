@@ -2,6 +2,7 @@ import type { AnyMiddlewareArgs, Context, Middleware } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { withRequestRef } from '../log-context.ts';
 import { newReference } from '../reference.ts';
+import type { SpanResume } from '../spans.ts';
 import { factsOf } from './body-facts.ts';
 
 /** What every listener finds in Bolt's `context`: a reference id and a logger bound to it. */
@@ -15,6 +16,11 @@ export interface RequestScope {
    * replace that line (`replace_original`) instead of adding a message below it.
    */
   replacesWorkingLine?: boolean;
+  /**
+   * Runs work in the request's span (when traces are on), for what runs after the request has
+   * left it: Bolt's error handler, whose reply then belongs to the request's trace.
+   */
+  resumeSpan?: SpanResume;
 }
 
 /**

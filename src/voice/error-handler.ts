@@ -71,10 +71,12 @@ export function createErrorHandler(deps: ErrorHandlerDeps) {
     }
     await deps.deliver(destinationOf(body), message, log);
   };
-  // Bolt calls its error handler outside the middleware chain: the request's reference is set
-  // again, so that the lines of the reply (its Slack calls) carry it too.
+  // Bolt calls its error handler outside the middleware chain: the request's reference (and
+  // span, with traces on) is set again, so that the reply and its lines belong to the request.
   return async (failed: Failed) => {
-    const ref = scopeIfAny(failed.context)?.ref;
-    return ref === undefined ? handle(failed) : withRequestRef(ref, () => handle(failed));
+    const scope = scopeIfAny(failed.context);
+    if (scope === undefined) return handle(failed);
+    const asTheRequest = () => withRequestRef(scope.ref, () => handle(failed));
+    return scope.resumeSpan ? scope.resumeSpan(asTheRequest) : asTheRequest();
   };
 }

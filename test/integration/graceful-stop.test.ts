@@ -47,7 +47,7 @@ describe('a stop on SIGTERM', () => {
         STORE_URL: storeUrl,
         EDITORS: OFFLINE_OPERATOR,
         LOG_LEVEL: process.env.CHILD_LOG_LEVEL ?? 'error',
-        SHUTDOWN_DELAY_MS: '800',
+        SHUTDOWN_DELAY_MS: '2000',
         SHUTDOWN_GRACE_MS: '10000',
       },
       port,
@@ -69,7 +69,7 @@ describe('a stop on SIGTERM', () => {
     const signalled = Date.now();
     child.kill('SIGTERM');
     // Not ready at once, and still serving while SHUTDOWN_DELAY_MS runs.
-    await waitFor('/readyz to answer 503', 700, async () => {
+    await waitFor('/readyz to answer 503', 1_500, async () => {
       const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
       return ready.status === 503 ? true : undefined;
     });

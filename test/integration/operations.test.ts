@@ -85,11 +85,13 @@ describe('health, readiness and metrics', () => {
     });
     // A command the load balancer sends before it notices is answered in full.
     expect(await commandText(h, 'roles')).toContain('CometChat roles');
-    let settled = false;
-    void stopping.then(() => {
-      settled = true;
-    });
-    expect(settled).toBe(false);
+    // Still in the delay once that answer is in: the stop has not gone further.
+    const first = await Promise.race([
+      stopping.then(() => 'stopped'),
+      new Promise((resolve) => setTimeout(() => resolve('serving'), 0)),
+    ]);
+    expect(first).toBe('serving');
+    expect((await readiness(h)).status).toBe(503);
     await stopping;
     await expect(fetch(`http://127.0.0.1:${h.app.port}/slack/events`)).rejects.toThrow();
   });

@@ -6,7 +6,8 @@ import { OFFLINE_SECRETS } from '../../offline/stack/offline-stack.ts';
 import { commandText, type Harness, startHarness } from './harness.ts';
 
 // Secrets mounted as files, as Docker and Kubernetes do: the app reads the CometChat key and
-// the signing secret from `<NAME>_FILE`, works with them, and never writes them anywhere.
+// the signing secret from `<NAME>_FILE` and works with them; read, they are secrets like any
+// other (the logger's scrubber knows them; secrets.test.ts runs every flow without it).
 
 describe('secrets from files', () => {
   const cleanup: (() => Promise<void>)[] = [];
@@ -14,7 +15,7 @@ describe('secrets from files', () => {
     for (const step of cleanup.splice(0).reverse()) await step();
   });
 
-  it('signs and calls CometChat with secrets read from files, logging neither', async () => {
+  it('signs and calls CometChat with secrets read from files, which the logs and replies never show', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'secrets-'));
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
     const apiKeyFile = join(dir, 'cometchat-api-key');
@@ -39,7 +40,7 @@ describe('secrets from files', () => {
       expect(h.logs.text()).not.toContain(secret);
       expect(JSON.stringify(h.slack.responses)).not.toContain(secret);
     }
-    // Read from files, they are scrubbed from the log like any other secret.
+    // The scrubber's list holds them, as it holds a secret set directly.
     expect(h.config.secrets).toEqual(expect.arrayContaining(Object.values(OFFLINE_SECRETS)));
   });
 });

@@ -63,11 +63,7 @@ export function useHarnessStarter(
     current = undefined;
     if (!h) return;
     h.checkAllPayloads();
-    // A log line holding a key twice is refused by Elasticsearch (and JSON.parse hides it).
-    const twice = h.logs.lines.flatMap((line) =>
-      duplicateKeys(line).map((key) => `${key}: ${line}`),
-    );
-    expect(twice, 'log lines with a key written twice').toEqual([]);
+    expectNoKeyTwice(h);
     await checks.alsoCheck?.(h);
     await h.stop();
   });
@@ -169,17 +165,19 @@ export function useSharedHarness(
     const h = current;
     if (!h) return;
     h.checkAllPayloads();
-    // A log line holding a key twice is refused by Elasticsearch (and JSON.parse hides it).
-    const twice = h.logs.lines.flatMap((line) =>
-      duplicateKeys(line).map((key) => `${key}: ${line}`),
-    );
-    expect(twice, 'log lines with a key written twice').toEqual([]);
+    expectNoKeyTwice(h);
     await checks.alsoCheck?.(h);
     await expectHealthy(h);
     expect(rejections.seen).toEqual([]);
     if (checks.resetAfterEach) resetServices(h);
   });
   return runningHarness(() => current);
+}
+
+/** A log line holding a key twice is refused by Elasticsearch (and JSON.parse hides it). */
+function expectNoKeyTwice(h: Harness): void {
+  const twice = h.logs.lines.flatMap((line) => duplicateKeys(line).map((key) => `${key}: ${line}`));
+  expect(twice, 'log lines with a key written twice').toEqual([]);
 }
 
 /** No secret of the offline stack in any log line or anything that reached Slack. */

@@ -15,6 +15,7 @@ interface OtlpSpan {
   kind: number;
   attributes?: { key: string; value: Record<string, unknown> }[];
 }
+const COLLECTOR_KEY = 'collector-key-5b9e1f';
 /** OTLP's span kinds (SPAN_KIND_SERVER, SPAN_KIND_CLIENT). */
 const SERVER = 2;
 const CLIENT = 3;
@@ -23,7 +24,9 @@ const CLIENT = 3;
 async function startCollector() {
   const spans: OtlpSpan[] = [];
   const resources: unknown[] = [];
+  const authorizations: (string | undefined)[] = [];
   const server: Server = createServer((req, res) => {
+    authorizations.push(req.headers.authorization);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -43,6 +46,7 @@ async function startCollector() {
     url: `http://127.0.0.1:${port}`,
     spans,
     resources,
+    authorizations,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -61,7 +65,13 @@ describe('traces', () => {
   it('makes each Slack request a span, with its CometChat and Slack calls under it', async () => {
     const collector = await startCollector();
     cleanup.push(collector.close);
-    const h = await startHarness({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } });
+    const h = await startHarness({
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        // A collector's key, percent-encoded as OpenTelemetry writes header values.
+        OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${COLLECTOR_KEY}`,
+      },
+    });
     let stopped = false;
     cleanup.push(async () => {
       if (!stopped) await h.stop();
@@ -109,6 +119,10 @@ describe('traces', () => {
     // no CometChat path (it names users and calls); only addresses' origins.
     const exported = JSON.stringify(collector.spans);
     for (const secret of h.config.secrets) expect(exported).not.toContain(secret);
+    // The collector's key went with every export, and nowhere into the logs.
+    expect(collector.authorizations.length).toBeGreaterThan(0);
+    expect(new Set(collector.authorizations)).toEqual(new Set([`Bearer ${COLLECTOR_KEY}`]));
+    expect(h.logs.text()).not.toContain(COLLECTOR_KEY);
     const responseUrls = h.slack.responses.map((r) => r.id);
     expect(responseUrls.length).toBeGreaterThan(0);
     for (const id of responseUrls) expect(exported).not.toContain(id);
@@ -118,12 +132,49 @@ describe('traces', () => {
     const http = collector.spans.filter((s) => /^(GET|POST|PUT|DELETE)$/.test(s.name));
     expect(http.length).toBeGreaterThan(0);
     expect(http.filter((s) => !s.parentSpanId)).toEqual([]);
+    // Neither Slack nor CometChat is sent a trace header.
+    const headers = h.sandbox.requests.map((r) => Object.keys(r.headers));
+    expect(headers.length).toBeGreaterThan(0);
+    expect(headers.flat().filter((name) => /traceparent|tracestate|baggage/i.test(name))).toEqual(
+      [],
+    );
   });
 
-  it('starts no exporter without an endpoint', async () => {
+  it("puts a failure's reply, sent by Bolt's error handler after the request, in the request's trace", async () => {
+    const collector = await startCollector();
+    cleanup.push(collector.close);
+    const h = await startHarness({
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        COMETCHAT_TIMEOUT_MS: '300',
+        COMETCHAT_BUDGET_MS: '600',
+      },
+    });
+    let stopped = false;
+    cleanup.push(async () => {
+      if (!stopped) await h.stop();
+    });
+    h.sandbox.inject({ kind: 'status', status: 503, times: Number.POSITIVE_INFINITY });
+    await commandText(h, 'roles');
+    await h.stop();
+    stopped = true;
+    const [roles] = collector.spans.filter((s) => s.name === 'slack command roles');
+    // The reply to the response_url, made by the error handler: traced, in the same trace.
+    const replies = collector.spans.filter(
+      (s) => s.name === 'POST' && s.traceId === roles?.traceId && s.parentSpanId === roles?.spanId,
+    );
+    expect(replies.length).toBeGreaterThan(0);
+    const failed = h.logs.records().find((r) => r.message === 'request failed');
+    expect((failed?.trace as { id?: string } | undefined)?.id).toBe(roles?.traceId);
+  });
+
+  it('starts no exporter without an endpoint: no span ids on log lines, nothing said of OTLP', async () => {
     const h = await startHarness();
     cleanup.push(() => h.stop());
     expect(await commandText(h, 'roles')).toContain('CometChat roles');
-    expect(h.logs.records().some((r) => JSON.stringify(r).includes('OTLP'))).toBe(false);
+    const records = h.logs.records();
+    expect(records.length).toBeGreaterThan(0);
+    expect(records.filter((r) => r.trace !== undefined || r.span !== undefined)).toEqual([]);
+    expect(records.some((r) => JSON.stringify(r).includes('OTLP'))).toBe(false);
   });
 });

@@ -1,6 +1,11 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { AckClock, ackClockIn, socketAckClocks } from '../../src/observe/ack-clock.ts';
+import {
+  AckClock,
+  ackClockIn,
+  httpAckClocks,
+  socketAckClocks,
+} from '../../src/observe/ack-clock.ts';
 
 type Seen = [kind: string, name: string, seconds: number];
 
@@ -48,5 +53,48 @@ describe('socketAckClocks', () => {
     client.emit('outgoing_message', { envelope_id: 'env-1', payload: {} });
     expect(seen).toEqual([['action', 'approve_change', 1.5]]);
     expect(ackClockIn({ ackClock: 'forged' })).toBeUndefined();
+  });
+});
+
+describe('httpAckClocks', () => {
+  /** What the clocks read of a request and its response: their identity and the events. */
+  function exchange() {
+    return { req: new EventEmitter(), res: new EventEmitter() };
+  }
+
+  it('times a request from its arrival to its response sent, once', () => {
+    const seen: Seen[] = [];
+    let now = 0;
+    const clocks = httpAckClocks(
+      (...args) => seen.push(args),
+      () => now,
+    );
+    const { req, res } = exchange();
+    clocks.start(req, res);
+    ackClockIn(clocks.properties(req))?.name('command', 'roles');
+    now = 40;
+    res.emit('finish');
+    now = 45;
+    res.emit('close');
+    expect(seen).toEqual([['command', 'roles', 0.04]]);
+  });
+
+  it('counts a request Slack gave up on (closed before any answer) until it went', () => {
+    const seen: Seen[] = [];
+    let now = 0;
+    const clocks = httpAckClocks(
+      (...args) => seen.push(args),
+      () => now,
+    );
+    const { req, res } = exchange();
+    clocks.start(req, res);
+    ackClockIn(clocks.properties(req))?.name('command', 'call');
+    now = 3_001;
+    res.emit('close');
+    now = 5_000;
+    res.emit('finish');
+    expect(seen).toEqual([['command', 'call', 3.001]]);
+    // A request that reached no clock (another path) has none.
+    expect(clocks.properties(new EventEmitter())).toEqual({});
   });
 });

@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { statusClassOf } from '../../src/cometchat/observer.ts';
 import { SUBCOMMAND_NAMES } from '../../src/features/index.ts';
-import { handledName } from '../../src/observe/handled.ts';
 import { createMetrics } from '../../src/observe/metrics.ts';
+import { handledName } from '../../src/observe/observe-requests.ts';
 
 // The labels metrics are given: names from fixed sets only, whatever a request carries.
 

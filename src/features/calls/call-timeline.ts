@@ -8,6 +8,7 @@ import {
   slackDate,
   truncate,
 } from '../../slack/mrkdwn.ts';
+import { WORD_MAX } from './status-marks.ts';
 
 // Who was there when: a call's participants as bars across the call's span, for a person to
 // read at a glance, and the call's shape in one line. Pure: "now" (for a call still going on)
@@ -153,7 +154,7 @@ export function timelineSections(
     const names = never.map(
       // A name is escaped; a uid, shown for want of one, stays exact to copy.
       (p) =>
-        `${p.name ? escapedUpTo(p.name, 60) : codeUpTo(p.uid, 60)} (${escapedUpTo(p.state ?? 'no state', 40)})`,
+        `${p.name ? escapedUpTo(p.name, 60) : codeUpTo(p.uid, 60)} (${escapedUpTo(p.state ?? 'no state', WORD_MAX)})`,
     );
     texts.push(truncate(`*Never joined* (${never.length}): ${names.join(', ')}`, SECTION_TEXT));
   }
@@ -172,7 +173,7 @@ export function callShape(call: Call): string | undefined {
   }
   const counts = [
     `${joined} joined`,
-    ...[...notJoined].map(([state, n]) => `${n} ${escapedUpTo(state, 30)}`),
+    ...[...notJoined].map(([state, n]) => `${n} ${escapedUpTo(state, WORD_MAX)}`),
   ].join(', ');
   const span = callSpan(call);
   const { firstLeave } = times(call.participants);

@@ -30,7 +30,7 @@ import {
 import { PageSchema } from '../../slack/values.ts';
 import { counted } from '../../voice/sentences.ts';
 import { callShape, timelineSections, transcriptsText } from './call-timeline.ts';
-import { markedStatus } from './status-marks.ts';
+import { markedStatus, WORD_MAX } from './status-marks.ts';
 
 /**
  * How many participants, recordings and transcripts the message lists: the first that keeps the
@@ -40,8 +40,6 @@ import { markedStatus } from './status-marks.ts';
 const LISTED = [10, 5, 2, 0] as const;
 export const PARTICIPANTS_PER_PAGE = 20;
 const LINES_PER_SECTION = 5;
-/** A call's kind, mode, status or state as CometChat wrote it: short words, cut if not. */
-const WORD_MAX = 40;
 
 /**
  * What a call's buttons carry (Details, Share in channel, Show all participants and the

@@ -17,7 +17,10 @@ export function statusMark(state: string | undefined): string {
   return MARKS[state ?? ''] ?? ':grey_question:';
 }
 
+/** A call's type, mode or status, or a participant's state, as CometChat wrote it: short words, cut if not. */
+export const WORD_MAX = 40;
+
 /** The mark and the state's name, escaped and cut short (the state comes from CometChat). */
 export function markedStatus(state: string): string {
-  return `${statusMark(state)} ${escapedUpTo(state, 40)}`;
+  return `${statusMark(state)} ${escapedUpTo(state, WORD_MAX)}`;
 }

@@ -1,7 +1,7 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
 import { scopeIfAny } from '../slack/request-context.ts';
-import { inSpan } from '../spans.ts';
+import { inSpan, resumeCurrentSpan } from '../spans.ts';
 import { ackClockIn } from './ack-clock.ts';
 import { bounded, type Metrics } from './metrics.ts';
 
@@ -69,13 +69,17 @@ export function observeRequests(
   return async ({ body, context, next }) => {
     const { kind, name } = handledName(body, names, subcommands);
     ackClockIn(context)?.name(kind, name);
+    const scope = scopeIfAny(context);
     const attributes = {
       'slack.request.kind': kind,
       'slack.request.name': name,
-      'cometchat_ops.ref': scopeIfAny(context)?.ref ?? '',
+      'cometchat_ops.ref': scope?.ref ?? '',
     };
     try {
-      await inSpan(`slack ${kind} ${name}`, 'server', attributes, next);
+      await inSpan(`slack ${kind} ${name}`, 'server', attributes, () => {
+        if (scope) scope.resumeSpan = resumeCurrentSpan();
+        return next();
+      });
     } catch (error) {
       metrics.handled(kind, name, 'error');
       throw error;
