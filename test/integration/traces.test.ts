@@ -62,27 +62,31 @@ describe('traces', () => {
     for (const step of cleanup.splice(0).reverse()) await step();
   });
 
-  it('makes each Slack request a span, with its CometChat and Slack calls under it', async () => {
+  /** The app exporting to a collector of its own; `stop` sends the spans still buffered. */
+  async function startTraced(env: Record<string, string>) {
     const collector = await startCollector();
     cleanup.push(collector.close);
-    const h = await startHarness({
-      env: {
-        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-        // A collector's key, percent-encoded as OpenTelemetry writes header values.
-        OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${COLLECTOR_KEY}`,
-      },
-    });
-    let stopped = false;
-    cleanup.push(async () => {
-      if (!stopped) await h.stop();
+    const h = await startHarness({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, ...env } });
+    let stopped: Promise<void> | undefined;
+    const stop = () => {
+      stopped ??= h.stop();
+      return stopped;
+    };
+    cleanup.push(stop);
+    return { collector, h, stop };
+  }
+
+  it('makes each Slack request a span, with its CometChat and Slack calls under it', async () => {
+    const { collector, h, stop } = await startTraced({
+      // A collector's key, percent-encoded as OpenTelemetry writes header values.
+      OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${COLLECTOR_KEY}`,
     });
     expect(await commandText(h, 'roles')).toContain('CometChat roles');
     const mark = h.slack.calls.length;
     await h.driver.command('perms default');
     await h.slack.nextCall('views.open', mark);
     // A stop sends the spans still buffered.
-    await h.stop();
-    stopped = true;
+    await stop();
 
     const named = (name: string) => collector.spans.filter((s) => s.name === name);
     const [roles] = named('slack command roles');
@@ -141,23 +145,13 @@ describe('traces', () => {
   });
 
   it("puts a failure's reply, sent by Bolt's error handler after the request, in the request's trace", async () => {
-    const collector = await startCollector();
-    cleanup.push(collector.close);
-    const h = await startHarness({
-      env: {
-        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-        COMETCHAT_TIMEOUT_MS: '300',
-        COMETCHAT_BUDGET_MS: '600',
-      },
-    });
-    let stopped = false;
-    cleanup.push(async () => {
-      if (!stopped) await h.stop();
+    const { collector, h, stop } = await startTraced({
+      COMETCHAT_TIMEOUT_MS: '300',
+      COMETCHAT_BUDGET_MS: '600',
     });
     h.sandbox.inject({ kind: 'status', status: 503, times: Number.POSITIVE_INFINITY });
     await commandText(h, 'roles');
-    await h.stop();
-    stopped = true;
+    await stop();
     const [roles] = collector.spans.filter((s) => s.name === 'slack command roles');
     // The reply to the response_url, made by the error handler: traced, in the same trace.
     const replies = collector.spans.filter(

@@ -57,41 +57,35 @@ describe('socketAckClocks', () => {
 });
 
 describe('httpAckClocks', () => {
-  /** What the clocks read of a request and its response: their identity and the events. */
-  function exchange() {
-    return { req: new EventEmitter(), res: new EventEmitter() };
+  /** A request and its response as the clocks read them, on a clock the test moves. */
+  function exchange(name: string) {
+    const seen: Seen[] = [];
+    const clock = { now: 0 };
+    const clocks = httpAckClocks(
+      (...args) => seen.push(args),
+      () => clock.now,
+    );
+    const req = new EventEmitter();
+    const res = new EventEmitter();
+    clocks.start(req, res);
+    ackClockIn(clocks.properties(req))?.name('command', name);
+    return { seen, clock, clocks, res };
   }
 
   it('times a request from its arrival to its response sent, once', () => {
-    const seen: Seen[] = [];
-    let now = 0;
-    const clocks = httpAckClocks(
-      (...args) => seen.push(args),
-      () => now,
-    );
-    const { req, res } = exchange();
-    clocks.start(req, res);
-    ackClockIn(clocks.properties(req))?.name('command', 'roles');
-    now = 40;
+    const { seen, clock, res } = exchange('roles');
+    clock.now = 40;
     res.emit('finish');
-    now = 45;
+    clock.now = 45;
     res.emit('close');
     expect(seen).toEqual([['command', 'roles', 0.04]]);
   });
 
   it('counts a request Slack gave up on (closed before any answer) until it went', () => {
-    const seen: Seen[] = [];
-    let now = 0;
-    const clocks = httpAckClocks(
-      (...args) => seen.push(args),
-      () => now,
-    );
-    const { req, res } = exchange();
-    clocks.start(req, res);
-    ackClockIn(clocks.properties(req))?.name('command', 'call');
-    now = 3_001;
+    const { seen, clock, clocks, res } = exchange('call');
+    clock.now = 3_001;
     res.emit('close');
-    now = 5_000;
+    clock.now = 5_000;
     res.emit('finish');
     expect(seen).toEqual([['command', 'call', 3.001]]);
     // A request that reached no clock (another path) has none.
