@@ -1,9 +1,10 @@
 import type { View } from '@slack/types';
-import { failureMessage, messageModal } from '../slack/blocks.ts';
+import { messageModal } from '../slack/blocks.ts';
 import { destinationOf, type SlackMessage } from '../slack/deliver.ts';
 import { failInModal } from '../slack/modal-outcome.ts';
 import type { RequestScope } from '../slack/request-context.ts';
 import { failureSentence } from '../voice/failure.ts';
+import { failureMessage } from '../voice/sentences.ts';
 import type { FeatureDeps } from './deps.ts';
 
 // What a change asked for on a trigger (a button, a command) does first, whichever feature asks:

@@ -13,7 +13,6 @@ import type {
   TableBlock,
   View,
 } from '@slack/types';
-import { withRef } from '../voice/sentences.ts';
 import type { SlackMessage } from './deliver.ts';
 import { truncate } from './mrkdwn.ts';
 
@@ -173,14 +172,6 @@ export function table(
       .slice(0, TABLE_ROWS)
       .map((row) => row.slice(0, TABLE_CELLS)),
     ...(columns.length > 0 ? { column_settings: columns.slice(0, TABLE_CELLS) } : {}),
-  };
-}
-
-/** A failure as one sentence plus the reference that finds its log line. */
-export function failureMessage(sentence: string, ref: string): SlackMessage {
-  return {
-    text: withRef(sentence, ref),
-    blocks: [section(`:warning: ${sentence}`), context([`Reference: \`${ref}\``])],
   };
 }
 

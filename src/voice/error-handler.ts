@@ -2,12 +2,13 @@ import type { Context } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { isCometChatError } from '../cometchat/errors.ts';
 import { withRequestRef } from '../log-context.ts';
-import { failureMessage, messageModal } from '../slack/blocks.ts';
+import { messageModal } from '../slack/blocks.ts';
 import { factsOf } from '../slack/body-facts.ts';
 import { type Deliverer, destinationOf } from '../slack/deliver.ts';
 import { scopeIfAny } from '../slack/request-context.ts';
 import type { Views } from '../slack/views.ts';
 import { failureSentence, isUserFailure, ShownFailure } from './failure.ts';
+import { failureMessage } from './sentences.ts';
 
 export interface ErrorHandlerDeps {
   deliver: Deliverer;

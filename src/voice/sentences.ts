@@ -1,6 +1,7 @@
 import type { RichTextElement } from '@slack/types';
 import { MAX_ROLES } from '../cometchat/id-rules.ts';
-import { dateElement } from '../slack/blocks.ts';
+import { context, dateElement, section } from '../slack/blocks.ts';
+import type { SlackMessage } from '../slack/deliver.ts';
 import { escapeMrkdwn, slackDate } from '../slack/mrkdwn.ts';
 
 // The small pieces every reply is written with, defined once: how a count reads, how a reply
@@ -22,6 +23,14 @@ export function inApp(appName: string | undefined): string {
  */
 export function withRef(sentence: string, ref: string, format: 'text' | 'mrkdwn' = 'text'): string {
   return `${sentence} (ref ${format === 'mrkdwn' ? `\`${ref}\`` : ref})`;
+}
+
+/** A failure as one sentence plus the reference that finds its log line. */
+export function failureMessage(sentence: string, ref: string): SlackMessage {
+  return {
+    text: withRef(sentence, ref),
+    blocks: [section(`:warning: ${sentence}`), context([`Reference: \`${ref}\``])],
+  };
 }
 
 const SET_BY_THIS_APP = 'as this app last set the role, ';

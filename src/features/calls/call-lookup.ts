@@ -21,7 +21,7 @@ import {
   MAX_UID,
   uidProblem,
 } from '../../cometchat/id-rules.ts';
-import { context, failureMessage, sharedCopy, withoutActions } from '../../slack/blocks.ts';
+import { context, sharedCopy, withoutActions } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, ShortcutArgs, SubmitArgs } from '../../slack/listener-args.ts';
@@ -30,6 +30,7 @@ import { code } from '../../slack/mrkdwn.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import type { TimeZones } from '../../slack/time-zones.ts';
 import { failureSentence } from '../../voice/failure.ts';
+import { failureMessage } from '../../voice/sentences.ts';
 import {
   type CallSearch,
   MODES,

@@ -1,14 +1,14 @@
 import type { View } from '@slack/types';
 import type { Logger } from 'pino';
 import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
-import { failureMessage, section } from '../../slack/blocks.ts';
+import { section } from '../../slack/blocks.ts';
 import type { Destination } from '../../slack/deliver.ts';
 import { failInModal, type ModalTarget } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import type { Store } from '../../store/store.ts';
 import { failureSentence } from '../../voice/failure.ts';
-import { inApp } from '../../voice/sentences.ts';
+import { failureMessage, inApp } from '../../voice/sentences.ts';
 import type { AuditTrail, FeatureDeps } from '../deps.ts';
 import type { ConfirmMetadata } from './editor-state.ts';
 import { type AppLabel, messageView } from './editor-view.ts';
