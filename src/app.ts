@@ -90,7 +90,17 @@ export function createSlackApp(options: SlackAppOptions) {
   ]) {
     app.use(middleware);
   }
-  app.error(createErrorHandler({ deliver, views: slack.views, logger, budgetSeconds }));
+  // Bolt calls the error handler after the middleware (and the in-flight tally) is done: its
+  // reply to the person is counted in flight too, so that a stop does not cut it.
+  const answerFailure = createErrorHandler({ deliver, views: slack.views, logger, budgetSeconds });
+  app.error(async (failed: Parameters<typeof answerFailure>[0]) => {
+    const end = inflight.begin();
+    try {
+      await answerFailure(failed);
+    } finally {
+      end();
+    }
+  });
   const features = registerFeatures(app, {
     apps,
     deliver,

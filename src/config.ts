@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { type ReadSecretFile, readSecretFile, withSecretFiles } from './secret-files.ts';
+import {
+  isSecretSetting,
+  type ReadSecretFile,
+  readSecretFile,
+  withSecretFiles,
+} from './secret-files.ts';
 import { DEFAULT_APP } from './store/store.ts';
 
 // The app's configuration: one schema over an environment object that is passed in, parsed
@@ -534,7 +539,7 @@ export function loadConfig(
     ...crossProblems(env),
   ];
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
-  return deepFreeze(toConfig(parsed.data, apps));
+  return deepFreeze(toConfig(parsed.data, apps, env));
 }
 
 interface AppsRead {
@@ -578,7 +583,7 @@ function readApps(env: Env, reserved: ReadonlySet<string>): AppsRead {
  * The configuration of an environment without problems. An app without access settings of its
  * own (the single app always) has the global ones.
  */
-function toConfig(e: z.output<typeof EnvSchema>, read: AppsRead): Config {
+function toConfig(e: z.output<typeof EnvSchema>, read: AppsRead, env: Env): Config {
   const apps = read.apps.map((app) => ({
     ...app,
     editors: app.editors ?? e.EDITORS,
@@ -615,20 +620,30 @@ function toConfig(e: z.output<typeof EnvSchema>, read: AppsRead): Config {
       (e.OTEL_EXPORTER_OTLP_ENDPOINT && `${e.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces`),
     tracesHeaders: e.OTEL_EXPORTER_OTLP_HEADERS ?? {},
     secrets: [
-      e.SLACK_BOT_TOKEN,
-      e.SLACK_SIGNING_SECRET,
-      e.SLACK_APP_TOKEN,
-      ...apps.map((app) => app.apiKey),
-      ...apps.flatMap((app) => (app.webhook ? [app.webhook.password] : [])),
-      storePassword(e.STORE_URL),
-      ...Object.values(e.OTEL_EXPORTER_OTLP_HEADERS ?? {}),
-    ].filter((value): value is string => value !== undefined),
+      ...new Set(
+        Object.entries(env).flatMap(([name, value]) =>
+          isSecretSetting(name) ? secretForms(name, value) : [],
+        ),
+      ),
+    ],
   };
 }
 
+/**
+ * What of a secret setting's value could turn up in a log line, for the scrubber: the value as
+ * set and as read (trimmed), or, for the settings where only a part is secret, that part.
+ * Derived from isSecretSetting, so a new secret setting is scrubbed without a second list.
+ */
+function secretForms(name: string, value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '') return [];
+  if (name === 'STORE_URL') return [storePassword(value)].filter((p) => p !== undefined);
+  if (name === 'OTEL_EXPORTER_OTLP_HEADERS') return Object.values(otlpHeaders(value));
+  return [...new Set([value.trim(), value])];
+}
+
 /** The password inside a `redis://user:password@host` address, so logs can scrub it. */
-function storePassword(storeUrl: string | undefined): string | undefined {
-  if (!storeUrl || !/^rediss?:/.test(storeUrl)) return undefined;
+function storePassword(storeUrl: string): string | undefined {
+  if (!/^rediss?:/.test(storeUrl)) return undefined;
   try {
     const password = decodeURIComponent(new URL(storeUrl).password);
     return password === '' ? undefined : password;
