@@ -186,11 +186,18 @@ export async function runSandboxCli(
   return sandbox;
 }
 
-async function main(): Promise<void> {
-  const sandbox = await runSandboxCli(process.env, (line) => console.log(line));
+/**
+ * On SIGINT or SIGTERM: says so, closes `what`, and sets the exit code by how that went (the
+ * command lines of the stand-ins, this one and offline/stack/serve.ts).
+ */
+export function closeOnSignals(
+  what: string,
+  close: () => Promise<void>,
+  print: (line: string) => void,
+): void {
   const stop = (signal: NodeJS.Signals) => {
-    console.log(`\n${signal}: stopping the sandbox`);
-    sandbox.close().then(
+    print(`\n${signal}: stopping ${what}`);
+    close().then(
       () => {
         process.exitCode = 0;
       },
@@ -202,6 +209,12 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+async function main(): Promise<void> {
+  const print = (line: string) => console.log(line);
+  const sandbox = await runSandboxCli(process.env, print);
+  closeOnSignals('the sandbox', () => sandbox.close(), print);
 }
 
 // Start only when run as a script (`tsx offline/cometchat-standin/cli.ts`), never on import.

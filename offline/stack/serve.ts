@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import {
+  closeOnSignals,
   describeDelivery,
   describeSandbox,
   parseSandboxEnv,
@@ -142,20 +143,7 @@ export async function sendFirstCommand(
 async function main(): Promise<void> {
   const print = (line: string) => console.log(line);
   const served = await serveStandIns(parseServeEnv(process.env), print);
-  const stop = (signal: NodeJS.Signals) => {
-    print(`\n${signal}: stopping the stand-ins`);
-    served.close().then(
-      () => {
-        process.exitCode = 0;
-      },
-      (error: unknown) => {
-        console.error(error);
-        process.exitCode = 1;
-      },
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  closeOnSignals('the stand-ins', () => served.close(), print);
   await sendFirstCommand(served.slack, print).catch((error: unknown) => {
     print(`No command sent: ${error instanceof Error ? error.message : String(error)}`);
   });
