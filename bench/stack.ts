@@ -65,6 +65,9 @@ export function appEnv(
     // check then needs no users.info (whose stand-in users are reset between rounds).
     EDITORS: 'U0OPERATOR',
     STORE_URL: storeUrl,
+    // No load balancer to drain from: a stop goes straight to closing, so that the subject exits
+    // (and writes a --cpu-prof profile) within the bench's five seconds before SIGKILL.
+    SHUTDOWN_DELAY_MS: '0',
     // Set, and blank, so that a developer's .env (which main.ts reads, never overriding what is
     // set) cannot switch the app to Socket Mode or another CometChat app.
     SLACK_APP_TOKEN: '',

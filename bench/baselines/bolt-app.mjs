@@ -2,8 +2,9 @@ import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
 
 // What the baselines share: a bare Bolt app over HTTP with the same receiver settings as the
 // real one, a /healthz route for the bench's start check, and one `/cometchat` listener. Its bot
-// identity is given, so Bolt never calls auth.test: the bare app makes no Web API call. Plain
-// JavaScript, run without a loader like every subject (processes.ts).
+// identity is given, so Bolt never calls auth.test: the bare app makes no Web API call of its
+// own. Plain JavaScript, run without a loader like every subject (processes.ts). With
+// SLACK_API_URL and SLACK_BOT_TOKEN set (same-in-bolt.mjs), its client talks to the stand-in.
 
 /** Starts the app on PORT with `listener` as its one command. */
 export async function startBareBolt(listener) {
@@ -24,7 +25,8 @@ export async function startBareBolt(listener) {
     port,
   });
   const app = new App({
-    token: 'xoxb-bench-baseline',
+    token: process.env.SLACK_BOT_TOKEN || 'xoxb-bench-baseline',
+    clientOptions: process.env.SLACK_API_URL ? { slackApiUrl: process.env.SLACK_API_URL } : {},
     botId: 'B0BASELINE',
     botUserId: 'U0BASELINE',
     tokenVerificationEnabled: false,
@@ -33,4 +35,6 @@ export async function startBareBolt(listener) {
   });
   app.command('/cometchat', listener);
   await app.start(port);
+  // Exits rather than dying by the signal, so that a --cpu-prof profile is written.
+  process.once('SIGTERM', () => process.exit(0));
 }

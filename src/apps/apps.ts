@@ -1,4 +1,5 @@
 import { createHash, createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { Access } from '../access/access.ts';
 import { type CatalogueReader, createCatalogueReader } from '../cometchat/catalogue-reader.ts';
@@ -66,6 +67,9 @@ export interface AppSettings {
   webhook?: CometChatApp['webhook'];
 }
 
+/** Seals kept per app: every button of a few pages of each list, a few KB in all. */
+const SEALS_KEPT = 1_000;
+
 export function createApps(
   settings: readonly AppSettings[],
   channelApps: Readonly<Record<string, string>> = {},
@@ -77,10 +81,20 @@ export function createApps(
     const key = createSecretKey(
       createHash('sha256').update(`cometchat-ops seal\n${apiKey}`).digest(),
     );
+    // A seal depends on the text alone, and a roles page seals the same dozen values each time
+    // it is shown: an HMAC each, a third of what the page costs beyond rendering.
+    const sealed = new LRUCache<string, string>({ max: SEALS_KEPT });
     return {
       ...app,
       catalogue: app.catalogue ?? createCatalogueReader(app.cometchat),
-      seal: (text) => createHmac('sha256', key).update(text).digest('base64url'),
+      seal: (text) => {
+        let seal = sealed.get(text);
+        if (seal === undefined) {
+          seal = createHmac('sha256', key).update(text).digest('base64url');
+          sealed.set(text, seal);
+        }
+        return seal;
+      },
     };
   });
   const first = all[0];

@@ -132,12 +132,26 @@ export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   if (max < ELLIPSIS.length) return '';
   const budget = max - ELLIPSIS.length;
+  // Segmenting is the costly part (a roles page cuts dozens of cells), and plain text up to one
+  // past the cut has nothing to keep whole: every character there is a unit of its own.
+  const head = text.slice(0, budget + 1);
+  return `${(PLAIN.test(head) ? head.slice(0, budget) : wholeUnitsUpTo(text, budget)).trimEnd()}${ELLIPSIS}`;
+}
+
+/**
+ * ASCII without what starts an entity or a `<…>` sequence (`&`, `<`) and without CR (CR LF is one
+ * character): between any two of these, a cut splits nothing.
+ */
+const PLAIN = /^[\t\n\x20-\x25\x27-\x3b\x3d-\x7e]*$/;
+
+/** The longest run of whole units from the start of `text` within `budget` UTF-16 units. */
+function wholeUnitsUpTo(text: string, budget: number): string {
   let kept = '';
   for (const unit of uncuttableUnits(text)) {
     if (kept.length + unit.length > budget) break;
     kept += unit;
   }
-  return `${kept.trimEnd()}${ELLIPSIS}`;
+  return kept;
 }
 
 /** Split with a capture group: odd indices are the atoms, even indices the text between. */

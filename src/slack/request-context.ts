@@ -48,12 +48,20 @@ export function msLeft(scope: RequestScope, deadlineMs: number, now: () => numbe
  * the caller to await later). The promise must not reject: give it its outcome as a value.
  */
 export async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  return (await eachSettledWithin([promise], ms))[0];
+}
+
+/** {@link settledWithin} for each of `promises`, against one timer (a roles page waits on ten). */
+export async function eachSettledWithin<T>(
+  promises: readonly Promise<T>[],
+  ms: number,
+): Promise<(T | undefined)[]> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), Math.max(0, ms));
   });
   try {
-    return await Promise.race([promise, late]);
+    return await Promise.all(promises.map((promise) => Promise.race([promise, late])));
   } finally {
     clearTimeout(timer);
   }

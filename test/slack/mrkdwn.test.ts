@@ -140,6 +140,16 @@ describe('truncate', () => {
     );
   });
 
+  it('property: cuts plain text at max, less the ellipsis, then trims', () => {
+    const plain = fc.string({ unit: fc.constantFrom(...'ab z.,;>=\t\n-_'.split('')) });
+    fc.assert(
+      fc.property(plain, fc.integer({ min: 1, max: 40 }), (s, max) => {
+        fc.pre(s.length > max);
+        expect(truncate(s, max)).toBe(`${s.slice(0, max - 1).trimEnd()}…`);
+      }),
+    );
+  });
+
   it('property: never leaves a lone surrogate (from well-formed input)', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme' }), fc.nat(40), (s, max) => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { msLeft, settledWithin } from '../../src/slack/request-context.ts';
+import { eachSettledWithin, msLeft, settledWithin } from '../../src/slack/request-context.ts';
 
 describe('msLeft', () => {
   it('counts a deadline from when the request arrived', () => {
@@ -40,5 +40,24 @@ describe('settledWithin', () => {
     const result = settledWithin(new Promise<string>(() => {}), -50);
     await vi.advanceTimersByTimeAsync(0);
     await expect(result).resolves.toBeUndefined();
+  });
+});
+
+describe('eachSettledWithin', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('gives each value settled in time and undefined for the rest, on one timer', async () => {
+    const after = (ms: number, value: string) =>
+      new Promise<string>((resolve) => setTimeout(() => resolve(value), ms));
+    const result = eachSettledWithin([after(100, 'a'), after(900, 'b'), after(300, 'c')], 400);
+    expect(vi.getTimerCount()).toBe(4);
+    await vi.advanceTimersByTimeAsync(400);
+    await expect(result).resolves.toEqual(['a', undefined, 'c']);
+    expect(vi.getTimerCount()).toBe(1);
   });
 });

@@ -10,7 +10,7 @@ import { countHolders } from '../../apps/holders.ts';
 import { sharedCopy } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import { type RequestScope, settledWithin, tracedBy } from '../../slack/request-context.ts';
+import { eachSettledWithin, type RequestScope, tracedBy } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { inPlace, sealedButton } from '../sealed-button.ts';
@@ -32,8 +32,9 @@ async function holdersOf(
   scope: RequestScope,
 ) {
   const request = tracedBy(scope);
-  const counts = await Promise.all(
-    roles.map((r) => settledWithin(countHolders(app, r.role, request), HOLDERS_WAIT_MS)),
+  const counts = await eachSettledWithin(
+    roles.map((r) => countHolders(app, r.role, request)),
+    HOLDERS_WAIT_MS,
   );
   return new Map(roles.map((r, i) => [r.role, counts[i]]));
 }
