@@ -52,9 +52,12 @@ describe('eachSettledWithin', () => {
   });
 
   it('gives each value settled in time and undefined for the rest, on one timer', async () => {
-    const after = (ms: number, value: string) =>
+    const settling = (ms: number, value: string) =>
       new Promise<string>((resolve) => setTimeout(() => resolve(value), ms));
-    const result = eachSettledWithin([after(100, 'a'), after(900, 'b'), after(300, 'c')], 400);
+    const result = eachSettledWithin(
+      [settling(100, 'a'), settling(900, 'b'), settling(300, 'c')],
+      400,
+    );
     expect(vi.getTimerCount()).toBe(4);
     await vi.advanceTimersByTimeAsync(400);
     await expect(result).resolves.toEqual(['a', undefined, 'c']);
