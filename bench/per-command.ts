@@ -20,7 +20,7 @@ import { median } from './stats.ts';
 // command. The app, the same commands in bare Bolt (same-in-bolt.ts, scripted from the warm app)
 // and a bare Bolt app each answer one command at a time at saturation (10 connections), rounds
 // interleaved, and the CPU each used per answered command is printed as a median with its
-// ratios. About a minute; `npm run bench` holds the budgets.
+// ratios. About two minutes; `npm run bench` holds the budgets.
 
 const ROUNDS = Number(process.env.CPU_ROUNDS ?? 5);
 const SECONDS = Number(process.env.CPU_SECONDS ?? 2);

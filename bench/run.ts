@@ -223,30 +223,36 @@ async function main(): Promise<void> {
     // The first seconds of a process run cold code (lazy compilation, then JIT tiers): at least
     // a few thousand requests before anything is measured.
     progress('warming up');
-    const editorWarmUp = await pacedLoad({
-      port: app.port,
-      path: PATH,
-      rate: 50,
-      durationMs: PLAN.warmUpMs,
-      next: () => command(COMMAND_TEXTS.perms, 'trigger_id'),
-    });
-    checkStatuses('app: perms', editorWarmUp);
-    served += okCount(editorWarmUp);
-    await drain(() => editorsShown(stand), okCount(editorWarmUp));
-    resetRecords();
-    for (const load of loads) {
+    const warmEditor = async (subject: Subject) => {
       const samples = await pacedLoad({
-        port: load.subject.port,
+        port: subject.port,
         path: PATH,
-        rate: 200,
+        rate: 50,
         durationMs: PLAN.warmUpMs,
-        next: () => command(load.text),
+        next: () => command(COMMAND_TEXTS.perms, 'trigger_id'),
       });
-      checkStatuses(load.label, samples);
-      if (load.subject === app) served += okCount(samples);
-      if (load.replies) await drainReplies(stand, okCount(samples));
+      checkStatuses(`${subject.name}: perms`, samples);
+      if (subject === app) served += okCount(samples);
+      await drain(() => editorsShown(stand), okCount(samples));
       resetRecords();
-    }
+    };
+    const warmLoads = async (list: readonly Load[]) => {
+      for (const load of list) {
+        const samples = await pacedLoad({
+          port: load.subject.port,
+          path: PATH,
+          rate: 200,
+          durationMs: PLAN.warmUpMs,
+          next: () => command(load.text),
+        });
+        checkStatuses(load.label, samples);
+        if (load.subject === app) served += okCount(samples);
+        if (load.replies) await drainReplies(stand, okCount(samples));
+        resetRecords();
+      }
+    };
+    await warmEditor(app);
+    await warmLoads(loads);
 
     // The same commands in bare Bolt, scripted from what the warm app just did for each.
     progress('scripting the same commands in bare Bolt from the warm app');
@@ -275,28 +281,8 @@ async function main(): Promise<void> {
       text: COMMAND_TEXTS[name],
       replies: true,
     }));
-    const sameEditorWarmUp = await pacedLoad({
-      port: same.port,
-      path: PATH,
-      rate: 50,
-      durationMs: PLAN.warmUpMs,
-      next: () => command(COMMAND_TEXTS.perms, 'trigger_id'),
-    });
-    checkStatuses(sameInBolt('perms'), sameEditorWarmUp);
-    await drain(() => editorsShown(stand), okCount(sameEditorWarmUp));
-    resetRecords();
-    for (const load of sameLoads) {
-      const samples = await pacedLoad({
-        port: same.port,
-        path: PATH,
-        rate: 200,
-        durationMs: PLAN.warmUpMs,
-        next: () => command(load.text),
-      });
-      checkStatuses(load.label, samples);
-      await drainReplies(stand, okCount(samples));
-      resetRecords();
-    }
+    await warmEditor(same);
+    await warmLoads(sameLoads);
     loads.splice(APP_COMMANDS.length, 0, ...sameLoads);
 
     // The app keeps CometChat's answers a while (the role list and its counts for 30 s), and a
