@@ -13,7 +13,7 @@ import { appEnv, commandText, SIGNING_SECRET, signedCommand, startStandIns } fro
 // acknowledgement p99 follows the number of scavenges in a round, which follows allocation:
 // this is where to look for it. The app runs at 100/s: warm-up, then ALLOC_SECONDS sampled.
 // ALLOC_SURVIVORS=1 counts only what outlived a scavenge, which is what makes a scavenge long
-// (see BENCHMARKS.md, "What the collector keeps").
+// (see BENCHMARKS.md, "What the tails follow").
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PROBE = new URL('./alloc-probe.mjs', import.meta.url).href;

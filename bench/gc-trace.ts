@@ -10,7 +10,7 @@ import { median, percentile } from './stats.ts';
 // --trace-gc, a warm-up then three rounds of four seconds: each round's acknowledgement median
 // and p99, then the scavenges: how many, their median pause, and how much the old generation
 // grew across each (what they promoted). Extra node options for the subject go in GC_NODE_ARGS
-// (e.g. "--max-semi-space-size=16"). BENCHMARKS.md, "What the collector keeps", reads it.
+// (e.g. "--max-semi-space-size=16"). BENCHMARKS.md, "What the tails follow", reads it.
 
 const [subject = 'app', command = 'call', rateText = '200'] = process.argv.slice(2);
 const rate = Number(rateText);
