@@ -1,15 +1,18 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pacedLoad } from './load.ts';
+import { type Prepared, pacedLoad } from './load.ts';
 import { APP_ENTRY, sourcePath, spawnSubject } from './processes.ts';
+import { captureStep, SAME_IN_BOLT_ENTRY, sameInBoltEnv } from './same-in-bolt.ts';
 import { appEnv, commandText, SIGNING_SECRET, signedCommand, startStandIns } from './stack.ts';
 
-// `npm run bench:alloc [-- help|roles|call|calls|perms|bolt ...]`: what each command allocates,
-// in KB per command, by the function that allocated it (self) and by what it was allocated under
-// (inclusive). `bolt` is the bare Bolt app of `npm run bench`. At 200 commands a second the
+// `npm run bench:alloc [-- help|roles|call|calls|perms|bolt|same:call ...]`: what each command
+// allocates, in KB per command, by the function that allocated it (self) and by what it was
+// allocated under (inclusive). `bolt` is the bare Bolt app of `npm run bench`; `same:call` is the
+// same command in bare Bolt, scripted from the app first as `npm run bench` scripts it, so that
+// what the app keeps can be set beside what the same requests and reply keep. At 200 commands a second the
 // acknowledgement p99 follows the number of scavenges in a round, which follows allocation:
 // this is where to look for it. The app runs at 100/s: warm-up, then ALLOC_SECONDS sampled.
 // ALLOC_SURVIVORS=1 counts only what outlived a scavenge, which is what makes a scavenge long
@@ -18,6 +21,7 @@ import { appEnv, commandText, SIGNING_SECRET, signedCommand, startStandIns } fro
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PROBE = new URL('./alloc-probe.mjs', import.meta.url).href;
 const RATE = 100;
+const PATH = '/slack/events';
 const WARM_UP_MS = 3_000;
 const SECONDS = Number(process.env.ALLOC_SECONDS ?? 5);
 const SURVIVORS = process.env.ALLOC_SURVIVORS === '1';
@@ -62,21 +66,80 @@ function top(bytes: Map<string, number>, commands: number, count: number): strin
     .map(([name, b]) => `${(b / 1024 / commands).toFixed(1).padStart(8)} KB  ${name}`);
 }
 
+type Stack = Awaited<ReturnType<typeof startStandIns>>;
+
+/**
+ * Writes the script of the same in bare Bolt for one command, as `npm run bench` makes it: the
+ * app, warmed with the command, runs it once more, and what it did outside is the script.
+ */
+async function scriptFromApp(stack: Stack, next: () => Prepared, text: string, work: string) {
+  const { sandbox, slack } = stack;
+  const app = await spawnSubject({
+    name: 'app (scripting)',
+    entry: APP_ENTRY,
+    env: appEnv(slack, sandbox, 'memory:'),
+    logFile: join(work, 'scripting-app.log'),
+  });
+  try {
+    const opensView = text === commandText('perms');
+    const warm = await pacedLoad({
+      port: app.port,
+      path: PATH,
+      rate: RATE,
+      durationMs: 2_000,
+      next,
+    });
+    const answered = () =>
+      opensView
+        ? slack.calls.filter((call) => call.method === 'views.open').length
+        : slack.responses.length;
+    // The warm-up's replies land before the command is scripted, never in its place.
+    const deadline = Date.now() + 10_000;
+    while (answered() < warm.filter((s) => s.status === 200).length && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const step = await captureStep({ port: app.port, command: next, slack, sandbox, opensView });
+    const scriptFile = join(work, 'same-in-bolt.json');
+    await writeFile(scriptFile, JSON.stringify({ [text]: step }));
+    return scriptFile;
+  } finally {
+    await app.stop();
+  }
+}
+
+/** The subject's entry and settings: the app, bare Bolt, or the same in bare Bolt. */
+async function subjectOf(command: string, stack: Stack, next: () => Prepared, work: string) {
+  if (command === 'bolt') {
+    return {
+      entry: 'bench/baselines/bare-bolt.mjs',
+      env: { SLACK_SIGNING_SECRET: SIGNING_SECRET },
+    };
+  }
+  const same = command.match(/^same:(.+)$/)?.[1];
+  if (same === undefined) {
+    return { entry: APP_ENTRY, env: appEnv(stack.slack, stack.sandbox, 'memory:') };
+  }
+  const scriptFile = await scriptFromApp(stack, next, commandText(same), work);
+  return { entry: SAME_IN_BOLT_ENTRY, env: sameInBoltEnv(stack.slack, scriptFile) };
+}
+
 async function measure(command: string): Promise<void> {
-  const work = await mkdtemp(join(tmpdir(), `alloc-${command}-`));
+  const work = await mkdtemp(join(tmpdir(), `alloc-${command.replace(':', '-')}-`));
   const out = join(work, 'alloc.heapprofile');
-  const { sandbox, slack, driver, close } = await startStandIns();
-  const bolt = command === 'bolt';
-  const keyBy = command === 'perms' ? 'trigger_id' : 'response_url';
-  const next = () => signedCommand(driver, commandText(bolt ? 'help' : command), keyBy);
+  const stack = await startStandIns();
+  const { driver, close } = stack;
+  const text = commandText(command === 'bolt' ? 'help' : command.replace(/^same:/, ''));
+  const keyBy = text === commandText('perms') ? 'trigger_id' : 'response_url';
+  const next = () => signedCommand(driver, text, keyBy);
+  const { entry, env } = await subjectOf(command, stack, next, work);
   const started = Date.now();
   // The profile's window is set from the start: the app is healthy, then warmed up, first.
   const startMs = 4_000 + WARM_UP_MS;
   const subject = await spawnSubject({
     name: command,
-    entry: bolt ? 'bench/baselines/bare-bolt.mjs' : APP_ENTRY,
+    entry,
     env: {
-      ...(bolt ? { SLACK_SIGNING_SECRET: SIGNING_SECRET } : appEnv(slack, sandbox, 'memory:')),
+      ...env,
       ALLOC_OUT: out,
       ALLOC_SURVIVORS: process.env.ALLOC_SURVIVORS ?? '0',
       ALLOC_START_MS: String(startMs),
@@ -93,14 +156,14 @@ async function measure(command: string): Promise<void> {
     }
     await pacedLoad({
       port: subject.port,
-      path: '/slack/events',
+      path: PATH,
       rate: RATE,
       durationMs: startMs - sinceStart() - 50,
       next,
     });
     const samples = await pacedLoad({
       port: subject.port,
-      path: '/slack/events',
+      path: PATH,
       rate: RATE,
       durationMs: SECONDS * 1000,
       next,

@@ -75,6 +75,19 @@ export async function captureStep(options: {
   return step;
 }
 
+export const SAME_IN_BOLT_ENTRY = 'bench/baselines/same-in-bolt.mjs';
+
+/** The same-in-Bolt subject's settings: the stand-ins, and its script in `scriptFile`. */
+export function sameInBoltEnv(slack: SlackStandIn, scriptFile: string): Record<string, string> {
+  return {
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_BOT_TOKEN: slack.botToken,
+    SLACK_API_URL: slack.apiUrl,
+    COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
+    BENCH_SCRIPT: scriptFile,
+  };
+}
+
 /** Starts the same-in-Bolt subject on `script` (written to `scriptFile`). */
 export async function startSameInBolt(options: {
   script: Record<string, ScriptStep>;
@@ -85,14 +98,8 @@ export async function startSameInBolt(options: {
   await writeFile(options.scriptFile, JSON.stringify(options.script));
   return spawnSubject({
     name: 'same-in-bolt',
-    entry: 'bench/baselines/same-in-bolt.mjs',
-    env: {
-      SLACK_SIGNING_SECRET: SIGNING_SECRET,
-      SLACK_BOT_TOKEN: options.slack.botToken,
-      SLACK_API_URL: options.slack.apiUrl,
-      COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
-      BENCH_SCRIPT: options.scriptFile,
-    },
+    entry: SAME_IN_BOLT_ENTRY,
+    env: sameInBoltEnv(options.slack, options.scriptFile),
     logFile: options.logFile,
   });
 }
