@@ -7,6 +7,7 @@ import {
   type Store,
   type SubscriptionQuery,
   WEBHOOK_EVENTS_LIMIT,
+  webhookClaimId,
 } from './store.ts';
 import { StoreDataError, StoreUnavailableError } from './store-errors.ts';
 import {
@@ -79,6 +80,21 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
   return 1
 end
 return 0
+`;
+
+/*
+ * Keeps a webhook event once (keepWebhookEvent): 0, with nothing written, while its claim
+ * (KEYS[1]) is held; else the event (ARGV[2], a JSON text, under the id ARGV[1]) in the hash
+ * (KEYS[2]) and the index by time (KEYS[3], score ARGV[3]), then the claim (for ARGV[4] ms), and
+ * 1. The claim comes last because a script is not undone when a command in it fails: a failed
+ * write then leaves no claim behind it, and the delivery's retry is taken.
+ */
+const KEEP_WEBHOOK_EVENT_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
+redis.call('SET', KEYS[1], '1', 'PX', ARGV[4])
+return 1
 `;
 
 /*
@@ -254,6 +270,14 @@ async function run<T>(
   }
 }
 
+/**
+ * A claim's life in whole milliseconds (PX rather than EX): a fractional TTL is kept, and never
+ * rounds down to "no expiry".
+ */
+function claimMs(ttlSeconds: number): number {
+  return Math.max(1, Math.ceil(ttlSeconds * 1000));
+}
+
 /** The keys of the layout above, under `prefix`. */
 function redisKeys(prefix: string) {
   const app = (name: string) => `${prefix}app:${name}:`;
@@ -378,12 +402,10 @@ class RedisStore implements Store {
   };
 
   readonly claim = async (id: string, ttlSeconds: number): Promise<boolean> => {
-    // PX rather than EX: a fractional TTL is kept, and never rounds down to "no expiry".
-    const ttlMs = Math.max(1, Math.ceil(ttlSeconds * 1000));
     const reply = await this.#run('claim', () =>
       this.#client.set(this.#keys.claim(id), '1', {
         condition: 'NX',
-        expiration: { type: 'PX', value: ttlMs },
+        expiration: { type: 'PX', value: claimMs(ttlSeconds) },
       }),
     );
     return reply === 'OK';
@@ -539,16 +561,20 @@ class RedisStore implements Store {
     return this.#writeSubscription('remove subscription', id, undefined);
   };
 
-  readonly putWebhookEvent = async (event: WebhookEvent): Promise<void> => {
+  readonly keepWebhookEvent = async (event: WebhookEvent, claimSeconds: number) => {
     const keys = this.#keys;
-    const text = JSON.stringify(event);
-    await this.#run('store webhook event', () =>
-      this.#client
-        .multi()
-        .hSet(keys.webhookEvents, event.id, text)
-        .zAdd(keys.webhookEventsByTime, { score: event.receivedAt, value: event.id })
-        .exec(),
+    const kept = await this.#run('keep webhook event', () =>
+      this.#client.eval(KEEP_WEBHOOK_EVENT_SCRIPT, {
+        keys: [keys.claim(webhookClaimId(event.id)), keys.webhookEvents, keys.webhookEventsByTime],
+        arguments: [
+          event.id,
+          JSON.stringify(event),
+          String(event.receivedAt),
+          String(claimMs(claimSeconds)),
+        ],
+      }),
     );
+    return kept === 1;
   };
 
   readonly listWebhookEvents = async (before: number): Promise<WebhookEvent[]> => {

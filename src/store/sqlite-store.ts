@@ -9,6 +9,7 @@ import {
   type Store,
   type SubscriptionQuery,
   WEBHOOK_EVENTS_LIMIT,
+  webhookClaimId,
 } from './store.ts';
 import { StoreUnavailableError } from './store-errors.ts';
 import {
@@ -299,13 +300,7 @@ class SqliteStore implements Store {
   readonly claim = async (id: string, ttlSeconds: number): Promise<boolean> => {
     this.#sameFile();
     // BEGIN IMMEDIATE: the write lock is taken first, so a busy file is waited for, not failed.
-    return inTransaction(this.#db, 'IMMEDIATE', () => {
-      const at = this.#now();
-      // Expired claims are of no further use; dropping them here keeps the table small.
-      this.#sql.purgeClaims.run(at);
-      const taken = this.#sql.takeClaim.run({ id, expiresAt: at + ttlSeconds * 1000, now: at });
-      return taken.changes === 1;
-    });
+    return inTransaction(this.#db, 'IMMEDIATE', () => this.#takeClaim(id, ttlSeconds));
   };
 
   readonly release = async (id: string): Promise<void> => {
@@ -396,9 +391,14 @@ class SqliteStore implements Store {
     return this.#sql.deleteSubscription.run(id).changes > 0;
   };
 
-  readonly putWebhookEvent = async (event: WebhookEvent): Promise<void> => {
+  readonly keepWebhookEvent = async (event: WebhookEvent, claimSeconds: number) => {
     this.#sameFile();
-    this.#sql.upsertWebhookEvent.run(event.id, event.receivedAt, JSON.stringify(event));
+    // The claim and the event in one transaction: both are kept, or neither.
+    return inTransaction(this.#db, 'IMMEDIATE', () => {
+      if (!this.#takeClaim(webhookClaimId(event.id), claimSeconds)) return false;
+      this.#sql.upsertWebhookEvent.run(event.id, event.receivedAt, JSON.stringify(event));
+      return true;
+    });
   };
 
   readonly listWebhookEvents = async (before: number): Promise<WebhookEvent[]> => {
@@ -430,6 +430,15 @@ class SqliteStore implements Store {
    * open handle still takes writes, which a restart would never see. Every operation checks
    * first (a stat, microseconds), so readiness fails and no change is sent unrecorded.
    */
+  /** Takes claim `id` unless a live one holds it; within the caller's transaction. */
+  #takeClaim(id: string, ttlSeconds: number): boolean {
+    const at = this.#now();
+    // Expired claims are of no further use; dropping them here keeps the table small.
+    this.#sql.purgeClaims.run(at);
+    const taken = this.#sql.takeClaim.run({ id, expiresAt: at + ttlSeconds * 1000, now: at });
+    return taken.changes === 1;
+  }
+
   #sameFile(): void {
     if (this.#opened !== undefined && fileIdentity(this.#path) !== this.#opened) {
       throw new StoreUnavailableError(

@@ -88,10 +88,13 @@ export interface Store {
   /** True when a subscription of that id existed (and is now gone). */
   removeSubscription(id: string): Promise<boolean>;
   /**
-   * Keeps a webhook event until it is handled (creates or replaces it by `id`). Deduplication is
-   * the caller's, with `claim`.
+   * Keeps a webhook event until it is handled, once: takes the claim on its id
+   * ({@link webhookClaimId}) for `claimSeconds` and stores the event in one step, so that a stop
+   * between the two cannot leave the claim without the event, and a retry of a delivery that
+   * was never kept refused. False, with nothing changed, while the claim is held: the same
+   * delivery again, from CometChat, a proxy or another replica.
    */
-  putWebhookEvent(event: WebhookEvent): Promise<void>;
+  keepWebhookEvent(event: WebhookEvent, claimSeconds: number): Promise<boolean>;
   /**
    * Events whose `receivedAt` (Unix ms) is before `before`, oldest first (then by `id`), at most
    * WEBHOOK_EVENTS_LIMIT of them.
@@ -105,6 +108,11 @@ export interface Store {
    */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The claim that keeps a webhook delivery once (keepWebhookEvent), among every other claim. */
+export function webhookClaimId(eventId: string): string {
+  return `webhook:${eventId}`;
 }
 
 /** A store for one process, kept in memory (tests, and the offline try). */
@@ -149,10 +157,7 @@ class MemoryStore implements Store {
   };
 
   readonly claim = async (id: string, ttlSeconds: number): Promise<boolean> => {
-    const expires = this.#claims.get(id);
-    if (expires !== undefined && expires > this.#now()) return false;
-    this.#claims.set(id, this.#now() + ttlSeconds * 1000);
-    return true;
+    return this.#takeClaim(id, ttlSeconds);
   };
 
   readonly release = async (id: string): Promise<void> => {
@@ -227,8 +232,11 @@ class MemoryStore implements Store {
     return this.#subscriptions.delete(id);
   };
 
-  readonly putWebhookEvent = async (event: WebhookEvent): Promise<void> => {
+  readonly keepWebhookEvent = async (event: WebhookEvent, claimSeconds: number) => {
+    // One synchronous step: no other call runs between the claim and the event.
+    if (!this.#takeClaim(webhookClaimId(event.id), claimSeconds)) return false;
     this.#webhookEvents.set(event.id, structuredClone(event));
+    return true;
   };
 
   readonly listWebhookEvents = async (before: number): Promise<WebhookEvent[]> => {
@@ -245,6 +253,13 @@ class MemoryStore implements Store {
   };
 
   readonly ping = async (): Promise<void> => {};
+
+  #takeClaim(id: string, ttlSeconds: number): boolean {
+    const expires = this.#claims.get(id);
+    if (expires !== undefined && expires > this.#now()) return false;
+    this.#claims.set(id, this.#now() + ttlSeconds * 1000);
+    return true;
+  }
 
   readonly close = async (): Promise<void> => {};
 }

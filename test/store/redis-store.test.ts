@@ -120,7 +120,8 @@ describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
       expect(await b.removeSubscription(subscription.id)).toBe(true);
       expect(await a.removeSubscription(subscription.id)).toBe(false);
       const event = { id: 'ev', app: 'prod', trigger: 'call_ended', receivedAt: 5, body: [1] };
-      await b.putWebhookEvent(event);
+      expect(await b.keepWebhookEvent(event, 60)).toBe(true);
+      expect(await a.keepWebhookEvent(event, 60)).toBe(false);
       expect(await a.listWebhookEvents(6)).toEqual([event]);
       await a.removeWebhookEvent(event.id);
       expect(await b.listWebhookEvents(6)).toEqual([]);
@@ -308,13 +309,8 @@ describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
 
     it('keeps them in the keys the layout names, an index entry only where each is', async () => {
       await store.putSubscription(subscription);
-      await store.putWebhookEvent({
-        id: 'ev',
-        app: 'prod',
-        trigger: 'call_ended',
-        receivedAt: 5,
-        body: { x: 1 },
-      });
+      const event = { id: 'ev', app: 'prod', trigger: 'call_ended', receivedAt: 5, body: {} };
+      expect(await store.keepWebhookEvent(event, 60)).toBe(true);
       expect(await keysUnder()).toEqual(
         [
           'schema-version',
@@ -324,6 +320,7 @@ describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
           'channel:C0ALERTS:subscriptions',
           'webhook-events',
           'webhook-events-by-time',
+          'claim:webhook:ev',
         ].sort(),
       );
       expect(await client.zRangeWithScores(`${prefix}webhook-events-by-time`, 0, -1)).toEqual([
@@ -338,7 +335,19 @@ describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
       expect(moved).not.toContain('channel:C0ALERTS:subscriptions');
       await store.removeSubscription(subscription.id);
       await store.removeWebhookEvent('ev');
-      expect(await keysUnder()).toEqual(['schema-version']);
+      // The delivery's claim outlives the event: a late retry is still refused.
+      expect(await keysUnder()).toEqual(['claim:webhook:ev', 'schema-version']);
+    });
+
+    it('keeps no claim for an event it could not store, so that the retry is kept', async () => {
+      const event = { id: 'ev', app: 'prod', trigger: 'call_ended', receivedAt: 5, body: {} };
+      // The events' hash made a string: the script's HSET fails, as a full server's write would.
+      await client.set(`${prefix}webhook-events`, 'not a hash');
+      await expect(store.keepWebhookEvent(event, 60)).rejects.toThrow();
+      expect(await keysUnder()).not.toContain('claim:webhook:ev');
+      await client.del(`${prefix}webhook-events`);
+      expect(await store.keepWebhookEvent(event, 60)).toBe(true);
+      expect(await store.listWebhookEvents(6)).toEqual([event]);
     });
 
     it('moves a subscription stored without an app out of the default app when replaced', async () => {

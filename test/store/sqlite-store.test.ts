@@ -71,6 +71,21 @@ describe('sqlite store', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it('keeps no claim for an event it could not store, so that the retry is kept', async () => {
+    const path = join(dir, 'state.sqlite');
+    const store = openStore(path);
+    const event = { id: 'e', app: DEFAULT_APP, trigger: 't', receivedAt: 1, body: {} };
+    // Every insert of an event fails, as a full disk would fail it, after the claim is taken.
+    const db = new DatabaseSync(path);
+    db.exec(`CREATE TRIGGER no_events BEFORE INSERT ON webhook_events
+      BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+    await expect(store.keepWebhookEvent(event, 60)).rejects.toThrow(/disk full/);
+    db.exec('DROP TRIGGER no_events');
+    db.close();
+    expect(await store.keepWebhookEvent(event, 60)).toBe(true);
+    expect(await store.listWebhookEvents(2)).toStrictEqual([event]);
+  });
+
   it('keeps its state across closing and reopening the file', async () => {
     const path = join(dir, 'nested', 'deeper', 'state.sqlite');
     const first = openStore(path);
@@ -285,7 +300,7 @@ describe('sqlite store', () => {
     await after.putSubscription(subscription);
     expect(await after.listSubscriptions({ channel: 'C0ALERTS' })).toStrictEqual([subscription]);
     const event = { id: 'ev-1', app: 'staging', trigger: 'call_ended', receivedAt: 4, body: {} };
-    await after.putWebhookEvent(event);
+    expect(await after.keepWebhookEvent(event, 60)).toBe(true);
     expect(await after.listWebhookEvents(5)).toStrictEqual([event]);
     await after.close();
     // The migrated file has the layout of a new one.
@@ -327,13 +342,8 @@ describe('sqlite store', () => {
       createdBy: 'U1',
       createdAt: 1,
     });
-    await store.putWebhookEvent({
-      id: 'e',
-      app: DEFAULT_APP,
-      trigger: 't',
-      receivedAt: 1,
-      body: {},
-    });
+    const event = { id: 'e', app: DEFAULT_APP, trigger: 't', receivedAt: 1, body: {} };
+    expect(await store.keepWebhookEvent(event, 60)).toBe(true);
     const db = new DatabaseSync(path);
     db.prepare(
       "UPDATE subscriptions SET subscription = json_set(subscription, '$.kind', 'sms')",

@@ -14,6 +14,7 @@ import {
   type Subscription,
   WEBHOOK_EVENTS_LIMIT,
   type WebhookEvent,
+  webhookClaimId,
 } from '../../src/store/store.ts';
 import { skipRedisSuites, useRedisServer } from './redis-server.ts';
 import {
@@ -552,6 +553,10 @@ function describeStoreContract(
 
     describe('webhook events', () => {
       const ids = (list: WebhookEvent[]) => list.map((e) => e.id);
+      /** Keeps `event` under a claim of a minute, and says it was kept. */
+      const keep = async (event: WebhookEvent) => {
+        expect(await store.keepWebhookEvent(event, 60)).toBe(true);
+      };
 
       it('lists events received before a time, oldest first, as they were put', async () => {
         const e2 = webhookEvent('e2', 20, {
@@ -559,9 +564,9 @@ function describeStoreContract(
           data: { sessionId: 'v1.us.abc', occupants: ['Ana', 'Bo'], durationSeconds: 0 },
           note: 'ünïcode ✓',
         });
-        await store.putWebhookEvent(webhookEvent('e3', 30));
-        await store.putWebhookEvent(webhookEvent('e1', 10));
-        await store.putWebhookEvent(e2);
+        await keep(webhookEvent('e3', 30));
+        await keep(webhookEvent('e1', 10));
+        await keep(e2);
         expect(ids(await store.listWebhookEvents(25))).toEqual(['e1', 'e2']);
         expect(await store.listWebhookEvents(21)).toStrictEqual([webhookEvent('e1', 10), e2]);
         expect(await store.listWebhookEvents(10)).toEqual([]);
@@ -573,7 +578,7 @@ function describeStoreContract(
       });
 
       it('orders events received at the same time by id', async () => {
-        for (const id of ['b', 'c', 'a']) await store.putWebhookEvent(webhookEvent(id, 5));
+        for (const id of ['b', 'c', 'a']) await keep(webhookEvent(id, 5));
         expect(ids(await store.listWebhookEvents(6))).toEqual(['a', 'b', 'c']);
       });
 
@@ -582,7 +587,7 @@ function describeStoreContract(
         const all = Array.from({ length: count }, (_, i) => `ev-${String(i).padStart(3, '0')}`);
         // Put newest first, so that the order listed is the store's, not the order put.
         for (const [i, id] of [...all.entries()].reverse()) {
-          await store.putWebhookEvent(webhookEvent(id, 1_000 + i));
+          await keep(webhookEvent(id, 1_000 + i));
         }
         expect(ids(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER))).toEqual(
           all.slice(0, WEBHOOK_EVENTS_LIMIT),
@@ -592,22 +597,62 @@ function describeStoreContract(
         expect(ids(await store.listWebhookEvents(1_000 + 52))).toEqual(all.slice(50, 52));
       });
 
-      it('replaces an event by id, and removes it: once gone, listed no more', async () => {
-        await store.putWebhookEvent(webhookEvent('e', 10, { first: true }));
-        await store.putWebhookEvent(webhookEvent('e', 40, { second: true }));
-        expect(await store.listWebhookEvents(30)).toEqual([]);
+      it('keeps an event once: the same id again changes nothing while its claim is held', async () => {
+        await keep(webhookEvent('e', 10, { first: true }));
+        expect(await store.keepWebhookEvent(webhookEvent('e', 40, { second: true }), 60)).toBe(
+          false,
+        );
         expect(await store.listWebhookEvents(50)).toStrictEqual([
-          webhookEvent('e', 40, { second: true }),
+          webhookEvent('e', 10, { first: true }),
         ]);
+        // The claim is the one every other claim shares the store with, under its own id.
+        expect(await store.claim(webhookClaimId('e'), 60)).toBe(false);
+        expect(await store.claim('e', 60)).toBe(true);
+      });
+
+      it('removes an event: once gone, listed no more, and its claim still held', async () => {
+        await keep(webhookEvent('e', 10));
         await store.removeWebhookEvent('e');
+        expect(await store.listWebhookEvents(50)).toEqual([]);
+        // Handled is not forgotten: a late retry of the same delivery is still refused.
+        expect(await store.keepWebhookEvent(webhookEvent('e', 20), 60)).toBe(false);
         expect(await store.listWebhookEvents(50)).toEqual([]);
         await expect(store.removeWebhookEvent('e')).resolves.toBeUndefined();
         await expect(store.removeWebhookEvent('never-stored')).resolves.toBeUndefined();
       });
 
+      it('keeps an event again once its claim has expired', async () => {
+        expect(await store.keepWebhookEvent(webhookEvent('x', 10, { first: true }), 1)).toBe(true);
+        await store.removeWebhookEvent('x');
+        const again = () => store.keepWebhookEvent(webhookEvent('x', 20, { again: true }), 1);
+        if (subject.advance) {
+          subject.advance(999);
+          expect(await again()).toBe(false);
+          subject.advance(1);
+          expect(await again()).toBe(true);
+        } else {
+          // Redis expires the claim on its own clock: ask until the event is kept again.
+          await vi.waitFor(async () => expect(await again()).toBe(true), {
+            timeout: 5_000,
+            interval: 50,
+          });
+        }
+        expect((await store.listWebhookEvents(50)).map((e) => e.body)).toEqual([{ again: true }]);
+      });
+
+      it('keeps one of 20 concurrent deliveries of one event', async () => {
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            store.keepWebhookEvent(webhookEvent('raced', 10, { delivery: i }), 60),
+          ),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await store.listWebhookEvents(50)).toHaveLength(1);
+      });
+
       it('is not changed by mutating what was passed in or read out', async () => {
         const body = { data: { status: 'ended' } };
-        await store.putWebhookEvent(webhookEvent('m', 1, body));
+        await keep(webhookEvent('m', 1, body));
         body.data.status = 'changed';
         const [read] = await store.listWebhookEvents(2);
         if (typeof read?.body === 'object' && read.body !== null) {

@@ -26,7 +26,7 @@ export const DELIVERY_CLAIM_SECONDS = 24 * 60 * 60;
 
 export interface IntakeDeps {
   apps: Pick<Apps, 'byName'>;
-  store: Pick<Store, 'claim' | 'release' | 'putWebhookEvent'>;
+  store: Pick<Store, 'keepWebhookEvent'>;
   count: (app: string, outcome: WebhookOutcome) => void;
   log: Logger;
   now: () => number;
@@ -73,6 +73,10 @@ async function intake(deps: IntakeDeps, req: IncomingMessage, res: ServerRespons
   if (!body) return refuse(413, 'body over 1 MB', app.name);
   const envelope = EnvelopeSchema.safeParse(parseJson(body));
   if (!envelope.success) return refuse(400, 'not a CometChat webhook', app.name);
+  if (!sameApp(app, envelope.data.appId)) {
+    // Another app's dashboard points its webhook here: its calls would be read from this app.
+    return refuse(400, `for CometChat app ${envelope.data.appId}, not this route's`, app.name);
+  }
   const { trigger } = envelope.data;
   if (!isAlertTrigger(trigger)) {
     deps.count(app.name, 'dropped');
@@ -87,23 +91,31 @@ async function intake(deps: IntakeDeps, req: IncomingMessage, res: ServerRespons
   });
 }
 
-/** Keeps the event once (its claim), answers, then hands it on. */
+/** Keeps the event once (its claim and the event in one step), answers, then hands it on. */
 async function keep(deps: IntakeDeps, res: ServerResponse, event: WebhookEvent) {
-  if (!(await deps.store.claim(`webhook:${event.id}`, DELIVERY_CLAIM_SECONDS))) {
-    deps.count(event.app, 'deduplicated');
-    return answer(res, 200, { ok: true, kept: false });
-  }
+  let kept: boolean;
   try {
-    await deps.store.putWebhookEvent(event);
+    kept = await deps.store.keepWebhookEvent(event, DELIVERY_CLAIM_SECONDS);
   } catch (error) {
-    // Not kept: the claim goes, so CometChat's retry (or the next delivery) is taken.
-    await deps.store.release(`webhook:${event.id}`).catch(() => {});
+    // Nothing kept, not even the claim: CometChat's retry (or the next delivery) is taken.
     deps.log.error({ err: error, app: event.app }, 'webhook: event not stored');
     return answer(res, 503, { error: 'not stored; retry' });
+  }
+  if (!kept) {
+    deps.count(event.app, 'deduplicated');
+    return answer(res, 200, { ok: true, kept: false });
   }
   deps.count(event.app, 'received');
   answer(res, 200, { ok: true, kept: true });
   deps.stored(event);
+}
+
+/**
+ * Whether a delivery naming the CometChat app `named` belongs to `app`'s route: yes when either
+ * is not known (an envelope without `appId`, an app configured without one).
+ */
+function sameApp(app: CometChatApp, named: string | undefined): boolean {
+  return named === undefined || app.appId === undefined || named === app.appId;
 }
 
 /** What an app without webhooks is compared against: nothing matches it. */

@@ -1,0 +1,98 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CometChatApp } from '../../../src/apps/apps.ts';
+import { createWebhookIntake } from '../../../src/features/alerts/webhook-intake.ts';
+import type { WebhookOutcome } from '../../../src/observe/metrics.ts';
+import { createMemoryStore, type Store, type WebhookEvent } from '../../../src/store/store.ts';
+
+// The route's keeping, on a store that fails when asked: a delivery that could not be kept is
+// answered 503 and leaves nothing behind, so CometChat's retry of it is kept and handed on. And a
+// delivery that names another CometChat app than the route's is refused, keeping nothing.
+
+const webhook = { user: 'cometchat-hooks', password: 'a-long-webhook-password', setting: 'X' };
+const app = { name: 'prod', appId: 'prodapp1', webhook } as CometChatApp;
+const authorization = `Basic ${Buffer.from(`${webhook.user}:${webhook.password}`).toString('base64')}`;
+const deliveryFor = (appId?: string) =>
+  JSON.stringify({
+    trigger: 'call_ended',
+    data: { sessionId: 'v1.us.app.1700000000aaaa', destroyed_at: 1_700_000_100 },
+    ...(appId === undefined ? {} : { appId }),
+  });
+
+describe('webhook intake', () => {
+  let server: Server;
+  let store: Store;
+  let failures: number;
+  const counted: WebhookOutcome[] = [];
+  const handedOn: WebhookEvent[] = [];
+
+  beforeEach(async () => {
+    failures = 0;
+    counted.length = 0;
+    handedOn.length = 0;
+    const memory = createMemoryStore();
+    store = {
+      ...memory,
+      keepWebhookEvent: async (event, seconds) => {
+        if (failures > 0) {
+          failures -= 1;
+          throw new Error('store not answering');
+        }
+        return memory.keepWebhookEvent(event, seconds);
+      },
+    };
+    const intake = createWebhookIntake({
+      apps: { byName: (name) => (name === app.name ? app : undefined) },
+      store,
+      count: (_app, outcome) => counted.push(outcome),
+      log: pino({ level: 'silent' }),
+      now: () => 1_700_000_200_000,
+      stored: (event) => handedOn.push(event),
+    });
+    server = createServer(intake);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterEach(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const deliver = async (body = deliveryFor()) => {
+    const { port } = server.address() as AddressInfo;
+    const answer = await fetch(`http://127.0.0.1:${port}/cometchat/webhooks/prod`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body,
+    });
+    return { status: answer.status, body: await answer.json() };
+  };
+
+  it('answers 503 and keeps nothing, then keeps the retry once and hands it on', async () => {
+    failures = 1;
+    expect(await deliver()).toEqual({ status: 503, body: { error: 'not stored; retry' } });
+    expect(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER)).toEqual([]);
+    expect(counted).toEqual([]);
+    expect(handedOn).toEqual([]);
+
+    expect(await deliver()).toEqual({ status: 200, body: { ok: true, kept: true } });
+    expect(await deliver()).toEqual({ status: 200, body: { ok: true, kept: false } });
+    expect(counted).toEqual(['received', 'deduplicated']);
+    expect(handedOn.map((event) => event.trigger)).toEqual(['call_ended']);
+    expect(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER)).toHaveLength(1);
+  });
+
+  it("refuses a delivery for another CometChat app, and takes one naming the route's", async () => {
+    expect(await deliver(deliveryFor('otherapp'))).toEqual({
+      status: 400,
+      body: { error: "for CometChat app otherapp, not this route's" },
+    });
+    expect(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER)).toEqual([]);
+    expect(counted).toEqual(['refused']);
+    expect(await deliver(deliveryFor('prodapp1'))).toEqual({
+      status: 200,
+      body: { ok: true, kept: true },
+    });
+    expect(handedOn).toHaveLength(1);
+  });
+});
