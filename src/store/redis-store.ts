@@ -411,6 +411,14 @@ class RedisStore implements Store {
     return reply === 'OK';
   };
 
+  readonly renewClaim = async (id: string, ttlSeconds: number): Promise<boolean> => {
+    // PEXPIRE on a key that has expired or gone does nothing: a claim not held is not made.
+    const renewed = await this.#run('renew claim', () =>
+      this.#client.pExpire(this.#keys.claim(id), claimMs(ttlSeconds)),
+    );
+    return renewed === 1;
+  };
+
   readonly release = async (id: string): Promise<void> => {
     await this.#run('release', () => this.#client.del(this.#keys.claim(id)));
   };

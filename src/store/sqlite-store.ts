@@ -186,6 +186,9 @@ function prepareStatements(db: DatabaseSync) {
     ),
     purgeClaims: db.prepare('DELETE FROM claims WHERE expires_at <= ?'),
     deleteClaim: db.prepare('DELETE FROM claims WHERE id = ?'),
+    renewClaim: db.prepare(
+      'UPDATE claims SET expires_at = @expiresAt WHERE id = @id AND expires_at > @now',
+    ),
     insertAudit: db.prepare(
       `INSERT INTO audit_records
          (ref, at, app, team_id, user_id, role, changes, before_source, outcome, service_message,
@@ -301,6 +304,13 @@ class SqliteStore implements Store {
     this.#sameFile();
     // BEGIN IMMEDIATE: the write lock is taken first, so a busy file is waited for, not failed.
     return inTransaction(this.#db, 'IMMEDIATE', () => this.#takeClaim(id, ttlSeconds));
+  };
+
+  readonly renewClaim = async (id: string, ttlSeconds: number): Promise<boolean> => {
+    this.#sameFile();
+    const at = this.#now();
+    const renewed = this.#sql.renewClaim.run({ id, expiresAt: at + ttlSeconds * 1000, now: at });
+    return renewed.changes === 1;
   };
 
   readonly release = async (id: string): Promise<void> => {
@@ -425,11 +435,6 @@ class SqliteStore implements Store {
     if (this.#db.isOpen) this.#db.close();
   };
 
-  /**
-   * The file is only the app's while it is the file at `path`: one deleted or replaced under the
-   * open handle still takes writes, which a restart would never see. Every operation checks
-   * first (a stat, microseconds), so readiness fails and no change is sent unrecorded.
-   */
   /** Takes claim `id` unless a live one holds it; within the caller's transaction. */
   #takeClaim(id: string, ttlSeconds: number): boolean {
     const at = this.#now();
@@ -439,6 +444,11 @@ class SqliteStore implements Store {
     return taken.changes === 1;
   }
 
+  /**
+   * The file is only the app's while it is the file at `path`: one deleted or replaced under the
+   * open handle still takes writes, which a restart would never see. Every operation checks
+   * first (a stat, microseconds), so readiness fails and no change is sent unrecorded.
+   */
   #sameFile(): void {
     if (this.#opened !== undefined && fileIdentity(this.#path) !== this.#opened) {
       throw new StoreUnavailableError(

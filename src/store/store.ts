@@ -60,6 +60,12 @@ export interface Store {
    * and shared by every app: a caller makes them unique per app (by hashing the app into them).
    */
   claim(id: string, ttlSeconds: number): Promise<boolean>;
+  /**
+   * Gives the claim `id` a new life of `ttlSeconds` from now, if it is still held: taken short
+   * while work that may not finish is under way, and made long once it is done, a claim that a
+   * stop left behind frees itself soon. False when it is not held (expired, or released).
+   */
+  renewClaim(id: string, ttlSeconds: number): Promise<boolean>;
   release(id: string): Promise<void>;
   /**
    * Adds a record; a record with a `ref` already stored replaces nothing and is ignored. Either
@@ -160,6 +166,13 @@ class MemoryStore implements Store {
     return this.#takeClaim(id, ttlSeconds);
   };
 
+  readonly renewClaim = async (id: string, ttlSeconds: number): Promise<boolean> => {
+    const expires = this.#claims.get(id);
+    if (expires === undefined || expires <= this.#now()) return false;
+    this.#claims.set(id, this.#now() + ttlSeconds * 1000);
+    return true;
+  };
+
   readonly release = async (id: string): Promise<void> => {
     this.#claims.delete(id);
   };
@@ -254,6 +267,7 @@ class MemoryStore implements Store {
 
   readonly ping = async (): Promise<void> => {};
 
+  /** Takes claim `id` unless a live one holds it. */
   #takeClaim(id: string, ttlSeconds: number): boolean {
     const expires = this.#claims.get(id);
     if (expires !== undefined && expires > this.#now()) return false;

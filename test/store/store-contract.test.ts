@@ -186,6 +186,28 @@ function describeStoreContract(
         expect(await store.claim('short', 1)).toBe(false);
       });
 
+      it('renews a claim while it is held, and makes none that is not', async () => {
+        expect(await store.claim('short', 1)).toBe(true);
+        expect(await store.renewClaim('short', 60)).toBe(true);
+        if (subject.advance) subject.advance(1_000);
+        else await new Promise((resolve) => setTimeout(resolve, 1_100));
+        // Past the first TTL, the renewed claim still holds.
+        expect(await store.claim('short', 60)).toBe(false);
+        expect(await store.renewClaim('never-taken', 60)).toBe(false);
+        expect(await store.claim('never-taken', 60)).toBe(true);
+        await store.release('never-taken');
+        expect(await store.renewClaim('never-taken', 60)).toBe(false);
+        expect(await store.claim('never-taken', 60)).toBe(true);
+      });
+
+      it('renews no claim that has expired', async () => {
+        expect(await store.claim('gone', 1)).toBe(true);
+        if (subject.advance) subject.advance(1_000);
+        else await new Promise((resolve) => setTimeout(resolve, 1_100));
+        expect(await store.renewClaim('gone', 60)).toBe(false);
+        expect(await store.claim('gone', 60)).toBe(true);
+      });
+
       it('gives one of 50 concurrent claims on one id', async () => {
         const results = await Promise.all(
           Array.from({ length: 50 }, () => store.claim('raced', 60)),

@@ -16,9 +16,16 @@ import { NOT_THERE, subscribeChannel, subscriptionId } from './subscriptions.ts'
 // The daily digest: `/cometchat digest daily [HH:MM]` subscribes the channel, and every minute
 // each replica posts the digests that are due. The claim on a digest's day, asked for before
 // anything is read, makes it once across replicas; it is let go again whenever nothing was
-// posted, so the next minute tries again.
+// posted, so the next minute tries again. It is taken short and made long once the digest is
+// posted: a replica that stops in between leaves a claim that frees itself.
 
-/** The claim on a day's digest outlives the day, so no replica posts it twice. */
+/**
+ * How long a day's digest is claimed while it is read and posted: far longer than that takes
+ * (CometChat's budget is seconds, the Web API client's retries a minute or two), so no other
+ * replica posts it meanwhile, and short enough that a stop costs the channel minutes, not the day.
+ */
+export const POSTING_CLAIM_SECONDS = 10 * 60;
+/** Once the digest is posted, its claim outlives the day, so no replica posts it twice. */
 const POSTED_CLAIM_SECONDS = 2 * 24 * 60 * 60;
 /**
  * A CometChat read that fails is tried again each minute for this long after the digest is
@@ -49,7 +56,7 @@ export function createDigestCommand(deps: AppDeps) {
 
 export interface DigestDeps {
   apps: Pick<Apps, 'byName' | 'several'>;
-  store: Pick<Store, 'claim' | 'release' | 'listSubscriptions'>;
+  store: Pick<Store, 'claim' | 'renewClaim' | 'release' | 'listSubscriptions'>;
   /** The Web API client the posts go through. */
   client: Pick<WebClient, 'chat'>;
   now: () => number;
@@ -98,7 +105,7 @@ async function postIfDue(
   const due = app && at ? digestDue(at, subscription.createdAt, now) : undefined;
   if (!app || !at || !due) return false;
   const claim = `digest:${subscription.id}:${due.day}`;
-  if (!(await deps.store.claim(claim, POSTED_CLAIM_SECONDS))) return false;
+  if (!(await deps.store.claim(claim, POSTING_CLAIM_SECONDS))) return false;
   const ref = newReference();
   const log = deps.log.child({ ref, subscription: subscription.id, day: due.day });
   try {
@@ -120,12 +127,28 @@ async function postIfDue(
     });
     await deps.client.chat.postMessage({ channel: subscription.channel, ...post });
     log.info({ channel: subscription.channel, read: !failed }, 'digest posted');
+    // Never throws: what follows a post is never taken for a failure to post.
+    await keepForTheDay(deps, claim, log);
     return true;
   } catch (error) {
     // A channel the app cannot post in stays so all day: the day is given up (logged), not
     // tried every minute. Anything else: nothing was posted, so the claim goes.
-    if (!NOT_THERE.has(platformErrorCode(error) ?? '')) await deps.store.release(claim);
+    if (NOT_THERE.has(platformErrorCode(error) ?? '')) await keepForTheDay(deps, claim, log);
+    else await deps.store.release(claim);
     throw error;
+  }
+}
+
+/**
+ * Makes a digest's claim outlive its day. Should the store not answer, the short claim frees
+ * itself and the digest may be posted again: twice rather than never.
+ */
+async function keepForTheDay(deps: DigestDeps, claim: string, log: Logger): Promise<void> {
+  try {
+    if (await deps.store.renewClaim(claim, POSTED_CLAIM_SECONDS)) return;
+    log.warn('digest: its claim ran out before it was kept for the day; it may be posted again');
+  } catch (error) {
+    log.warn({ err: error }, 'digest: not kept for the day; it may be posted again');
   }
 }
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { assertWithinLimits } from '../../../offline/slack-standin/block-kit-limits.ts';
 import type { Access } from '../../../src/access/access.ts';
 import { createApps } from '../../../src/apps/apps.ts';
@@ -9,6 +9,7 @@ import {
   CALL_PAGES,
   countCalls,
   type DigestDeps,
+  POSTING_CLAIM_SECONDS,
   postDueDigests,
   READ_RETRY_MS,
 } from '../../../src/features/alerts/digest.ts';
@@ -252,17 +253,19 @@ interface World {
   posts: Record<string, unknown>[];
   asked: CallQuery[];
   cometchat: { fail?: unknown; pages: number };
-  slack: { fail?: unknown };
+  /** `hang`: the post is never answered, as when the replica posting it stops. */
+  slack: { fail?: unknown; hang?: boolean };
   clock: { now: number };
 }
 
 function world(): World {
-  const store = createMemoryStore();
+  const clock = { now: DUE_NOW };
+  // The claims run on the job's clock.
+  const store = createMemoryStore(() => clock.now);
   const posts: Record<string, unknown>[] = [];
   const asked: CallQuery[] = [];
   const cometchat: World['cometchat'] = { pages: 1 };
   const slack: World['slack'] = {};
-  const clock = { now: DUE_NOW };
   const client = {
     getUsage: async () => {
       if (cometchat.fail) throw cometchat.fail;
@@ -285,6 +288,7 @@ function world(): World {
   ]);
   const chat = {
     postMessage: async (args: Record<string, unknown>) => {
+      if (slack.hang) return new Promise<never>(() => {});
       if (slack.fail) throw slack.fail;
       posts.push(args);
       return { ok: true };
@@ -380,6 +384,41 @@ describe('postDueDigests', () => {
     expect(await postDueDigests(gone.deps)).toBe(0);
     gone.clock.now = at('2026-01-16T08:00:00Z');
     expect(await postDueDigests(gone.deps)).toBe(1);
+  });
+});
+
+describe('postDueDigests, when a replica stops', () => {
+  it('leaves a digest it did not post to another replica, minutes later, once', async () => {
+    const w = world();
+    await w.store.putSubscription(DIGEST);
+    w.slack.hang = true;
+    // This replica stops while posting: its run never ends.
+    void postDueDigests(w.deps);
+    await vi.waitFor(() => expect(w.asked).toHaveLength(1));
+    w.slack.hang = false;
+    w.clock.now += POSTING_CLAIM_SECONDS * 1000 - 1;
+    expect(await postDueDigests(w.deps)).toBe(0);
+    w.clock.now += 1;
+    expect(await postDueDigests(w.deps)).toBe(1);
+    expect(w.posts).toHaveLength(1);
+    // Posted: the day is kept, hours later too.
+    w.clock.now = at('2026-01-15T20:00:00Z');
+    expect(await postDueDigests(w.deps)).toBe(0);
+  });
+
+  it('posts it twice rather than never when the store cannot keep the day once posted', async () => {
+    const w = world();
+    await w.store.putSubscription(DIGEST);
+    w.deps.store = {
+      ...w.store,
+      renewClaim: async () => {
+        throw new Error('store not answering');
+      },
+    };
+    expect(await postDueDigests(w.deps)).toBe(1);
+    w.clock.now += POSTING_CLAIM_SECONDS * 1000;
+    expect(await postDueDigests(w.deps)).toBe(1);
+    expect(w.posts).toHaveLength(2);
   });
 });
 
