@@ -156,14 +156,21 @@ function wholeUnitsUpTo(text: string, budget: number): string {
 
 /** Split with a capture group: odd indices are the atoms, even indices the text between. */
 const ATOM = /(&(?:[a-z][a-z0-9]*|#[0-9]+|#x[0-9a-f]+);|<[^<>]*>|\u200B[*_~`]\u200B)/i;
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+/**
+ * Made on first use: the first Intl object a process makes loads ICU's data, 10–20 ms that
+ * start-up need not wait for (plain ASCII, the common case, is cut without it).
+ */
+let graphemes: Intl.Segmenter | undefined;
 
 function* uncuttableUnits(text: string): Generator<string> {
   const parts = text.split(ATOM);
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i] ?? '';
     if (i % 2 === 1) yield part;
-    else for (const { segment } of graphemes.segment(part)) yield segment;
+    else {
+      graphemes ??= new Intl.Segmenter('en', { granularity: 'grapheme' });
+      for (const { segment } of graphemes.segment(part)) yield segment;
+    }
   }
 }
 

@@ -39,10 +39,16 @@ export interface DigestInput {
 /** Statuses in the order a reader looks for them; others follow by name. */
 const STATUS_ORDER = ['ended', 'unanswered', 'rejected', 'canceled', 'ongoing', 'initiated'];
 
-const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+/** Made on first use, as mrkdwn.ts makes its segmenter: no Intl object at start-up. */
+let numberFormat: Intl.NumberFormat | undefined;
+
+function number(value: number): string {
+  numberFormat ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+  return numberFormat.format(value);
+}
 
 function figure(value: number | undefined): string {
-  return value === undefined ? '— (not given)' : NUMBER.format(value);
+  return value === undefined ? '— (not given)' : number(value);
 }
 
 function usageFields(usage: Usage): KnownBlock {
@@ -63,17 +69,16 @@ function statusLine(byStatus: ReadonlyMap<string, number>): string {
   return [...byStatus]
     .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
     .slice(0, 20)
-    .map(([status, n]) => `${NUMBER.format(n)} ${escapeMrkdwn(truncate(status, 40))}`)
+    .map(([status, n]) => `${number(n)} ${escapeMrkdwn(truncate(status, 40))}`)
     .join(' · ');
 }
 
 function callsLine(calls: CallCounts): string {
   if (calls.counted === 0) return '*Calls*: none started and ended in these 24 hours.';
-  if (!calls.capped)
-    return `*Calls*: ${NUMBER.format(calls.counted)}, ${statusLine(calls.byStatus)}`;
+  if (!calls.capped) return `*Calls*: ${number(calls.counted)}, ${statusLine(calls.byStatus)}`;
   // The list's total counts them all; by status, only the pages read were.
-  const total = NUMBER.format(Math.max(calls.total, calls.counted));
-  return `*Calls*: ${total}; at least ${statusLine(calls.byStatus)} (only the newest ${NUMBER.format(calls.counted)} were counted)`;
+  const total = number(Math.max(calls.total, calls.counted));
+  return `*Calls*: ${total}; at least ${statusLine(calls.byStatus)} (only the newest ${number(calls.counted)} were counted)`;
 }
 
 const isUnread = <T extends object>(part: T | Unread): part is Unread => 'failure' in part;
