@@ -6,14 +6,23 @@ import { fileURLToPath } from 'node:url';
 import { type Prepared, pacedLoad } from './load.ts';
 import { APP_ENTRY, sourcePath, spawnSubject } from './processes.ts';
 import { captureStep, SAME_IN_BOLT_ENTRY, sameInBoltEnv } from './same-in-bolt.ts';
-import { appEnv, commandText, SIGNING_SECRET, signedCommand, startStandIns } from './stack.ts';
+import {
+  appEnv,
+  commandText,
+  drain,
+  drainReplies,
+  editorsShown,
+  SIGNING_SECRET,
+  signedCommand,
+  startStandIns,
+} from './stack.ts';
 
 // `npm run bench:alloc [-- help|roles|call|calls|perms|bolt|same:call ...]`: what each command
 // allocates, in KB per command, by the function that allocated it (self) and by what it was
 // allocated under (inclusive). `bolt` is the bare Bolt app of `npm run bench`; `same:call` is the
 // same command in bare Bolt, scripted from the app first as `npm run bench` scripts it, so that
-// what the app keeps can be set beside what the same requests and reply keep. At 200 commands a second the
-// acknowledgement p99 follows the number of scavenges in a round, which follows allocation:
+// what the app keeps can be set beside what the same requests and reply keep. At 200 commands a
+// second the acknowledgement p99 follows the number of scavenges in a round, which follows allocation:
 // this is where to look for it. The app runs at 100/s: warm-up, then ALLOC_SECONDS sampled.
 // ALLOC_SURVIVORS=1 counts only what outlived a scavenge, which is what makes a scavenge long
 // (see BENCHMARKS.md, "What the tails follow").
@@ -89,15 +98,10 @@ async function scriptFromApp(stack: Stack, next: () => Prepared, text: string, w
       durationMs: 2_000,
       next,
     });
-    const answered = () =>
-      opensView
-        ? slack.calls.filter((call) => call.method === 'views.open').length
-        : slack.responses.length;
     // The warm-up's replies land before the command is scripted, never in its place.
-    const deadline = Date.now() + 10_000;
-    while (answered() < warm.filter((s) => s.status === 200).length && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const ok = warm.filter((s) => s.status === 200).length;
+    if (opensView) await drain(() => editorsShown(slack), ok);
+    else await drainReplies(slack, ok);
     const step = await captureStep({ port: app.port, command: next, slack, sandbox, opensView });
     const scriptFile = join(work, 'same-in-bolt.json');
     await writeFile(scriptFile, JSON.stringify({ [text]: step }));

@@ -5,7 +5,6 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type Sandbox, startSandbox } from '../offline/cometchat-standin/server.ts';
 import { createSlackDriver } from '../offline/slack-standin/driver.ts';
 import { type SlackStandIn, startSlackStandIn } from '../offline/slack-standin/server.ts';
-import { isLoadingView } from '../offline/stack/editor-steps.ts';
 import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { backgroundLoad, type CpuReading, cpuMeter } from './cpu.ts';
 import { type GcPause, type GcRound, gcRound } from './gc-pauses.ts';
@@ -20,7 +19,15 @@ import {
 import { measureRendering } from './render.ts';
 import { type Budget, budgetLines, machine, mib, ms, ratio, table } from './report.ts';
 import { captureStep, type ScriptStep, startSameInBolt } from './same-in-bolt.ts';
-import { appEnv, COMMAND_TEXTS, SIGNING_SECRET, signedCommand } from './stack.ts';
+import {
+  appEnv,
+  COMMAND_TEXTS,
+  drain,
+  drainReplies,
+  editorsShown,
+  SIGNING_SECRET,
+  signedCommand,
+} from './stack.ts';
 import { median, medianOf, percentile, wallNow } from './stats.ts';
 import { measureIntake, redisNotMeasured } from './webhook-intake.ts';
 
@@ -954,11 +961,6 @@ function checkStatuses(label: string, samples: readonly Sample[]): void {
   }
 }
 
-/** Waits until `expected` posts reached the response_urls (or 15 s passed). */
-function drainReplies(slack: SlackStandIn, expected: number): Promise<void> {
-  return drain(() => slack.responses.length + slack.refusedResponses.length, expected);
-}
-
 /**
  * After a saturation run: requests still in flight when the load generator stopped are answered
  * and replied to after it counted, so wait for the count and then for posts to stop arriving.
@@ -969,25 +971,6 @@ async function settleReplies(slack: SlackStandIn, expected: number): Promise<voi
   while (seen !== slack.responses.length + slack.refusedResponses.length) {
     seen = slack.responses.length + slack.refusedResponses.length;
     await sleep(100);
-  }
-}
-
-/** Editors shown in full: opened filled in, or opened on "Loading…" and filled in later. */
-function editorsShown(slack: SlackStandIn): number {
-  let shown = 0;
-  for (const call of slack.calls) {
-    if (call.method === 'views.update') shown += 1;
-    else if (call.method === 'views.open' && !isLoadingView(call.args.view)) shown += 1;
-  }
-  return shown;
-}
-
-/** Waits until `count()` reaches `expected`, or 15 s passed; what is missing is counted later. */
-async function drain(count: () => number, expected: number): Promise<void> {
-  const deadline = performance.now() + 15_000;
-  while (count() < expected) {
-    if (performance.now() > deadline) return;
-    await sleep(10);
   }
 }
 

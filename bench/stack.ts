@@ -5,6 +5,7 @@ import {
 } from '../offline/cometchat-standin/server.ts';
 import { createSlackDriver, signSlackRequest } from '../offline/slack-standin/driver.ts';
 import { type SlackStandIn, startSlackStandIn } from '../offline/slack-standin/server.ts';
+import { isLoadingView } from '../offline/stack/editor-steps.ts';
 import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import type { Prepared } from './load.ts';
 
@@ -99,4 +100,28 @@ export function signedCommand(
       ...signSlackRequest(SIGNING_SECRET, body),
     },
   };
+}
+
+/** Waits until `count()` reaches `expected`, or 15 s passed; what is missing is counted later. */
+export async function drain(count: () => number, expected: number): Promise<void> {
+  const deadline = performance.now() + 15_000;
+  while (count() < expected) {
+    if (performance.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Waits until `expected` posts reached the response_urls, taken or refused (or 15 s passed). */
+export function drainReplies(slack: SlackStandIn, expected: number): Promise<void> {
+  return drain(() => slack.responses.length + slack.refusedResponses.length, expected);
+}
+
+/** Editors shown in full: opened filled in, or opened on "Loading…" and filled in later. */
+export function editorsShown(slack: SlackStandIn): number {
+  let shown = 0;
+  for (const call of slack.calls) {
+    if (call.method === 'views.update') shown += 1;
+    else if (call.method === 'views.open' && !isLoadingView(call.args.view)) shown += 1;
+  }
+  return shown;
 }
