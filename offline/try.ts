@@ -332,9 +332,10 @@ function webhookAnswer(answer: { status: number; body: string } | undefined): st
 }
 
 /**
- * A channel subscribed to unanswered calls; a seeded call that ended unanswered, whose
- * `call_ended` the sandbox sends to the app as CometChat would; the alert posted in the channel;
- * then the same delivery again (CometChat's or a proxy's retry), taken and not posted twice.
+ * A channel subscribed to unanswered calls; a seeded call that rang and was not answered, whose
+ * `call_unanswered` the sandbox sends to the app as CometChat would (the call's message, which
+ * the app reads for the session); the alert posted in the channel; then the same delivery again
+ * (CometChat's or a proxy's retry), taken and not posted twice.
  */
 async function alerts(stack: OfflineStack): Promise<void> {
   const url = stack.appUrl.replace(/\/slack\/events$/, '/cometchat/webhooks/default');
@@ -350,10 +351,10 @@ async function alerts(stack: OfflineStack): Promise<void> {
   if (announcement) print(`\n${renderMessage(announcement.args, `posted in #${channelName}`)}`);
 
   const sessionId = SANDBOX_SESSION_IDS.unanswered;
-  const data = stack.sandbox.webhooks.callEndedData(sessionId);
+  const { trigger, data } = stack.sandbox.webhooks.endedFlow(sessionId);
   const mark = stack.slack.calls.length;
-  print(`\n> CometChat: the call ${sessionId} ended unanswered; it sends call_ended to the app`);
-  const first = await stack.sandbox.webhooks.send('call_ended', data);
+  print(`\n> CometChat: the call ${sessionId} rang unanswered; it sends ${trigger} to the app`);
+  const first = await stack.sandbox.webhooks.send(trigger, data);
   print(webhookAnswer(first));
   if (first?.status !== 200) {
     process.stderr.write('\nThe app did not take the webhook, so nothing is posted.\n');
@@ -363,8 +364,8 @@ async function alerts(stack: OfflineStack): Promise<void> {
   const posted = await stack.slack.waitFor(() => alertPosts(stack, mark)[0], 15_000);
   print(`\n${renderMessage(posted.args, `posted in #${channelName}`)}`);
 
-  print('\n> CometChat sends the same call_ended again (a retry, or a proxy repeating it)');
-  print(webhookAnswer(await stack.sandbox.webhooks.send('call_ended', data)));
+  print(`\n> CometChat sends the same ${trigger} again (a retry, or a proxy repeating it)`);
+  print(webhookAnswer(await stack.sandbox.webhooks.send(trigger, data)));
   // A moment for a second post to arrive, were there one.
   await new Promise((resolve) => setTimeout(resolve, 500));
   const count = alertPosts(stack, mark).length;

@@ -52,7 +52,12 @@ function listOf<T extends z.ZodType>(item: T) {
 const CallFieldsSchema = z.object({
   sessionId: z.string(),
   type: optionalString,
+  mode: optionalString,
   status: optionalString,
+  /** Uids: who called, and the user or group called. */
+  initiator: optionalString,
+  receiver: optionalString,
+  receiverType: optionalString,
   initiatedAt: optionalNumber,
   startedAt: optionalNumber,
   endedAt: optionalNumber,

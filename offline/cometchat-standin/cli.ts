@@ -150,18 +150,19 @@ function describeWebhook(config: SandboxCliConfig): string[] {
   const when =
     webhook.everySeconds === undefined
       ? 'nothing sent on its own (SANDBOX_WEBHOOK_EVERY_SECONDS sends on a schedule)'
-      : `a call_ended of a seeded call every ${webhook.everySeconds} s`;
+      : `the end of a seeded call every ${webhook.everySeconds} s`;
   return [`  webhook: ${webhook.config.url} (${auth}), ${when}`];
 }
 
 /** One line per scheduled delivery: what was sent and what came back. */
 export function describeDelivery(delivery: ScheduledDelivery): string {
   const { data } = delivery;
+  const occupants = Array.isArray(data?.all_occupants) ? data.all_occupants.length : undefined;
   const what =
     `webhook ${delivery.trigger} ${JSON.stringify(delivery.sessionId)}` +
-    (data === undefined
+    (occupants === undefined
       ? ''
-      : ` (${data.all_occupants.length} occupants, ${data.created_at} to ${data.destroyed_at})`);
+      : ` (${occupants} occupants, ${data?.created_at} to ${data?.destroyed_at})`);
   if (delivery.error !== undefined) return `${what}: not delivered: ${delivery.error.message}`;
   if (delivery.answer === undefined) return `${what}: not sent (no webhook for this trigger)`;
   return `${what}: answered ${delivery.answer.status}`;

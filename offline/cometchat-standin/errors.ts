@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'ERR_PERMISSION_NOT_FOUND'
   | 'ERR_CALL_SESSION_NOT_FOUND'
   | 'ERR_UID_NOT_FOUND'
+  | 'ERR_MSG_NOT_FOUND'
   | 'ERR_NOT_FOUND'
   | 'ERR_METHOD_NOT_ALLOWED'
   | 'ERR_TOO_MANY_REQUESTS'
@@ -71,6 +72,11 @@ const TEXTS: Record<ErrorCode, ErrorText> = {
     status: 404,
     message: 'The user does not exist.',
     devMessage: 'Check the uid in the path.',
+  },
+  ERR_MSG_NOT_FOUND: {
+    status: 404,
+    message: 'The message does not exist.',
+    devMessage: 'Check the message id in the path.',
   },
   ERR_NOT_FOUND: {
     status: 404,
@@ -137,6 +143,7 @@ export function errorCodeForStatus(status: number, host: 'api' | 'call', path = 
   if (status === 404) {
     if (host === 'call') return 'ERR_CALL_SESSION_NOT_FOUND';
     if (path.startsWith('/v3/users')) return 'ERR_UID_NOT_FOUND';
+    if (path.startsWith('/v3/messages')) return 'ERR_MSG_NOT_FOUND';
     return PERMISSION_PATH.test(path) ? 'ERR_PERMISSION_NOT_FOUND' : 'ERR_ROLE_NOT_FOUND';
   }
   if (status === 405) return 'ERR_METHOD_NOT_ALLOWED';

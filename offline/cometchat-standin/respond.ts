@@ -2,6 +2,7 @@ import { listCalls } from './call-list.ts';
 import { getCall } from './calls.ts';
 import { errorResponse } from './errors.ts';
 import type { RequestBody } from './json-body.ts';
+import { getMessage } from './messages.ts';
 import { decodeIdSegment } from './path-segment.ts';
 import { listPermissionDefinitions } from './permission-definitions.ts';
 import type { SandboxResponse } from './response.ts';
@@ -50,6 +51,10 @@ function routesFor(host: SandboxHost, path: string): Methods | undefined {
   if (root !== '' || version !== 'v3') return undefined;
   if (host === 'api' && collection === 'roles') return roleRoutes(segments);
   if (host === 'api' && collection === 'users') return userRoutes(segments);
+  if (host === 'api' && collection === 'messages' && segments.length === 4 && id) {
+    const messageId = decodeIdSegment(id);
+    return { GET: (_r, c) => getMessage(c.state, messageId) };
+  }
   if (host === 'api' && collection === 'stats' && segments.length === 3) {
     return { GET: (r, c) => usageStats(c.state, r.query, c.now) };
   }

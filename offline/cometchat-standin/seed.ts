@@ -182,6 +182,7 @@ export function loadSeed(
     permissions: new Map(),
     explicitPermissionKeys: new Map(),
     calls,
+    callMessages: new Map(),
     callList: { perPage: true, paging: true },
     ...loadUsers(data.users, roleIds, where),
   };

@@ -81,6 +81,11 @@ export interface SandboxState {
   /** Calls by session id, exactly as received in the path after one decoding. */
   calls: Map<string, SeededCall>;
   /**
+   * The call message of a ringing call, by message id: the session it rang for. Made when the
+   * stand-in first sends a ringing trigger of the call, and read by GET /v3/messages/{id}.
+   */
+  callMessages: Map<string, string>;
+  /**
    * How GET /v3/calls answers, both seen live: `perPage` false leaves `per_page` out of the
    * pagination; `paging` false ignores `page` and `perPage` and answers every match at once.
    */
@@ -107,6 +112,8 @@ export function replaceState(target: SandboxState, source: SandboxState): void {
   }
   target.calls.clear();
   for (const [id, call] of source.calls) target.calls.set(id, call);
+  target.callMessages.clear();
+  for (const [id, sessionId] of source.callMessages) target.callMessages.set(id, sessionId);
   Object.assign(target.callList, source.callList);
   for (const key of ['users', 'friends', 'blocked'] as const) {
     const into: Map<string, unknown> = target[key];

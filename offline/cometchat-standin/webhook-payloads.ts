@@ -15,9 +15,9 @@ export type CallEndedOccupant = {
   audio_call: 'true' | 'false';
 };
 
+/** `call_ended`'s data, and `meeting_ended`'s (the same shape; `type` sits in the envelope). */
 export type CallEndedData = {
   sessionId: string;
-  type: 'call';
   /** Unix seconds: when the call started (or, never answered, was initiated). */
   created_at: number;
   /** Unix seconds: when it ended. */
@@ -67,7 +67,6 @@ export function callEndedData(state: SandboxState, sessionId: string): CallEnded
   const audio = call.type === 'audio' ? 'true' : 'false';
   return {
     sessionId: call.sessionId,
-    type: 'call',
     created_at: createdAt,
     destroyed_at: destroyedAt,
     all_occupants: call.participants.flatMap((p) =>
@@ -129,9 +128,133 @@ export function transcriptionGeneratedData(
   };
 }
 
-/** The statuses an ended call can have (live-api-notes.md, "Calls"). */
-export const ENDED_STATUSES = ['ended', 'unanswered', 'rejected', 'canceled'] as const;
+/** The statuses an ended call can have (live-api-notes.md, "Calls"; `busy` from the SDK's). */
+export const ENDED_STATUSES = ['ended', 'unanswered', 'rejected', 'canceled', 'busy'] as const;
 export type EndedStatus = (typeof ENDED_STATUSES)[number];
+
+/**
+ * The trigger that tells how a ringing call ended (the calls documentation's ringing flow):
+ * `call_ended` only for a call that was answered; each other outcome has its own.
+ */
+export const RINGING_OUTCOMES = {
+  ended: 'call_ended',
+  unanswered: 'call_unanswered',
+  rejected: 'call_rejected',
+  canceled: 'call_cancelled',
+  busy: 'call_busy',
+} as const satisfies Record<EndedStatus, string>;
+
+/** The `action` of the call message each ringing trigger carries. */
+const ACTIONS: Record<string, string> = {
+  call_initiated: 'initiated',
+  call_unanswered: 'unanswered',
+  call_rejected: 'rejected',
+  call_cancelled: 'cancelled',
+  call_busy: 'busy',
+};
+
+/** The triggers whose data is the call's message (`data.call`), not `data.sessionId`. */
+export type RingingTrigger =
+  | 'call_initiated'
+  | Exclude<(typeof RINGING_OUTCOMES)[EndedStatus], 'call_ended'>;
+
+/** A ringing trigger's data: the call's message, as CometChat's examples show it. */
+export type CallMessageData = { call: Record<string, unknown> };
+
+/**
+ * The id of the call's message: made the first time it is asked for, then the same, so that
+ * `call_initiated` and the outcome name one message and GET /v3/messages/{id} finds it.
+ */
+function messageIdOf(state: SandboxState, sessionId: string): string {
+  for (const [id, session] of state.callMessages) if (session === sessionId) return id;
+  const id = String(43_400 + state.callMessages.size);
+  state.callMessages.set(id, sessionId);
+  return id;
+}
+
+/**
+ * The call's message as GET /v3/messages/{id} answers it: who called whom, and the session in
+ * `data.entities.on.entity`.
+ */
+export function callMessage(state: SandboxState, messageId: string): Record<string, unknown> {
+  const sessionId = state.callMessages.get(messageId);
+  if (sessionId === undefined) throw new Error(`webhooks: no call message "${messageId}"`);
+  return messageOf(state, sessionId, 'call_initiated', true);
+}
+
+function messageOf(
+  state: SandboxState,
+  sessionId: string,
+  trigger: RingingTrigger,
+  withSession: boolean,
+): Record<string, unknown> {
+  const call = callOf(state, sessionId);
+  const sender = call.initiator ?? '';
+  const receiver = call.receiver ?? '';
+  const receiverType = call.receiverType ?? 'user';
+  const sentAt = trigger === 'call_initiated' ? callStart(call) : (call.endedAt ?? callStart(call));
+  const session = {
+    on: {
+      entity: {
+        sessionid: call.sessionId,
+        status: call.status,
+        type: call.type,
+        initiatedAt: call.initiatedAt,
+      },
+      entityType: 'call',
+    },
+  };
+  return {
+    id: messageIdOf(state, sessionId),
+    conversationId:
+      receiverType === 'group' ? `group_${receiver}` : [sender, receiver].sort().join('_user_'),
+    sender,
+    receiverType,
+    receiver,
+    category: 'call',
+    type: call.type ?? 'audio',
+    // The outcomes' examples carry the action alone; call_initiated carries the session too.
+    data: { action: ACTIONS[trigger], ...(withSession ? { entities: session } : {}) },
+    sentAt,
+    updatedAt: sentAt,
+  };
+}
+
+/** A ringing trigger's data for a seeded call: `call_initiated`, or how it ended. */
+export function callMessageData(
+  state: SandboxState,
+  sessionId: string,
+  trigger: RingingTrigger,
+): CallMessageData {
+  return { call: messageOf(state, sessionId, trigger, trigger === 'call_initiated') };
+}
+
+/** The trigger and data CometChat sends when the seeded call ends, as its flow and status say. */
+export function endedFlow(
+  state: SandboxState,
+  sessionId: string,
+): { trigger: string; data: Record<string, unknown> } {
+  const call = callOf(state, sessionId);
+  if (call.mode === 'meet' || call.mode === 'presenter') {
+    return { trigger: 'meeting_ended', data: callEndedData(state, sessionId) };
+  }
+  const trigger = RINGING_OUTCOMES[ENDED_STATUSES.find((s) => s === call.status) ?? 'ended'];
+  return trigger === 'call_ended'
+    ? { trigger, data: callEndedData(state, sessionId) }
+    : { trigger, data: callMessageData(state, sessionId, trigger) };
+}
+
+/** The envelope's `type` of a call trigger (`call` or `meet`), beside `trigger`; else none. */
+export function envelopeType(trigger: string): 'call' | 'meet' | undefined {
+  if (trigger.startsWith('meeting_')) return 'meet';
+  const session = [
+    'call_started',
+    'call_participant_joined',
+    'call_participant_left',
+    'call_ended',
+  ];
+  return session.includes(trigger) ? 'call' : undefined;
+}
 
 /**
  * Ends a call in the state: its status and `endedAt`; whoever is still in it leaves then (their

@@ -1,10 +1,15 @@
 import type { SandboxState } from './state.ts';
 import {
   type CallEndedData,
+  type CallMessageData,
   callEndedData,
+  callMessageData,
   type EndedStatus,
   endCallInState,
+  endedFlow,
+  envelopeType,
   type RecordingGeneratedData,
+  type RingingTrigger,
   recordingGeneratedData,
   type TranscriptionGeneratedData,
   transcriptionGeneratedData,
@@ -38,6 +43,8 @@ export interface WebhookAnswer {
 
 export interface WebhookEnvelope {
   trigger: string;
+  /** `call` or `meet` for the call-session triggers, beside `trigger` as documented. */
+  type?: 'call' | 'meet';
   data: Record<string, unknown>;
   appId: string;
   region: string;
@@ -49,7 +56,7 @@ export interface ScheduledDelivery {
   trigger: string;
   sessionId: string;
   /** The payload, when it could be built. */
-  data?: CallEndedData;
+  data?: Record<string, unknown>;
   /** Undefined when nothing was sent (no webhook, or the trigger is filtered out). */
   answer?: WebhookAnswer;
   error?: Error;
@@ -76,18 +83,24 @@ export interface SandboxWebhooks {
    * only when the receiver cannot be reached or does not answer in time.
    */
   send(trigger: string, data: Record<string, unknown>): Promise<WebhookAnswer | undefined>;
+  /** `call_ended`'s data of an answered call; `meeting_ended`'s of a session. */
   callEndedData(sessionId: string): CallEndedData;
+  /** A ringing trigger's data (`call_initiated`, `call_unanswered`, ...): the call's message. */
+  callMessageData(sessionId: string, trigger: RingingTrigger): CallMessageData;
+  /** What CometChat sends when the seeded call ends: the trigger its flow and status give. */
+  endedFlow(sessionId: string): { trigger: string; data: Record<string, unknown> };
   recordingGeneratedData(sessionId: string, rid?: string): RecordingGeneratedData;
   transcriptionGeneratedData(sessionId: string, tid?: string): TranscriptionGeneratedData;
   /**
    * Ends a seeded call in the state (status, default 'ended'; `endedAt`, default now) and sends
-   * its `call_ended`.
+   * what CometChat sends then: `call_ended` for an answered call, `call_unanswered`,
+   * `call_rejected`, `call_cancelled` or `call_busy` for the others, `meeting_ended` for a session.
    */
   endCall(
     sessionId: string,
     outcome?: { status?: EndedStatus; endedAt?: number },
   ): Promise<WebhookAnswer | undefined>;
-  /** Sends a `call_ended` of a seeded call every N seconds, cycling; returns the stop. */
+  /** Sends the end of a seeded call every N seconds (its flow's trigger), cycling; returns the stop. */
   schedule(options: WebhookScheduleOptions): () => void;
 }
 
@@ -146,8 +159,10 @@ export function createWebhookSender(options: WebhookSenderOptions): SandboxWebho
     const current = config;
     if (current === undefined) return undefined;
     if (current.triggers !== undefined && !current.triggers.includes(trigger)) return undefined;
+    const type = envelopeType(trigger);
     const envelope: WebhookEnvelope = {
       trigger,
+      ...(type ? { type } : {}),
       data,
       appId: options.appId,
       region: options.region,
@@ -196,6 +211,8 @@ export function createWebhookSender(options: WebhookSenderOptions): SandboxWebho
     },
     send,
     callEndedData: (sessionId) => callEndedData(state, sessionId),
+    callMessageData: (sessionId, trigger) => callMessageData(state, sessionId, trigger),
+    endedFlow: (sessionId) => endedFlow(state, sessionId),
     recordingGeneratedData: (sessionId, rid) => recordingGeneratedData(state, sessionId, rid),
     transcriptionGeneratedData: (sessionId, tid) =>
       transcriptionGeneratedData(state, sessionId, tid),
@@ -204,7 +221,8 @@ export function createWebhookSender(options: WebhookSenderOptions): SandboxWebho
         status: outcome.status ?? 'ended',
         endedAt: outcome.endedAt ?? Math.floor(Date.now() / 1000),
       });
-      return send('call_ended', callEndedData(state, sessionId));
+      const { trigger, data } = endedFlow(state, sessionId);
+      return send(trigger, data);
     },
     schedule({ everySeconds, sessionIds, onDelivery }) {
       if (!(Number.isInteger(everySeconds) && everySeconds > 0)) {
@@ -220,16 +238,18 @@ export function createWebhookSender(options: WebhookSenderOptions): SandboxWebho
       const tick = () => {
         const sessionId = cycle[next % cycle.length] ?? '';
         next += 1;
-        const report = (delivery: Omit<ScheduledDelivery, 'trigger' | 'sessionId'>) =>
-          onDelivery?.({ trigger: 'call_ended', sessionId, ...delivery });
-        let data: CallEndedData;
+        let flow: { trigger: string; data: Record<string, unknown> };
         try {
-          data = callEndedData(state, sessionId);
+          flow = endedFlow(state, sessionId);
         } catch (error) {
-          report({ error: error instanceof Error ? error : new Error(String(error)) });
+          const failed = error instanceof Error ? error : new Error(String(error));
+          onDelivery?.({ trigger: 'call_ended', sessionId, error: failed });
           return;
         }
-        send('call_ended', data).then(
+        const { trigger, data } = flow;
+        const report = (delivery: Omit<ScheduledDelivery, 'trigger' | 'sessionId'>) =>
+          onDelivery?.({ trigger, sessionId, ...delivery });
+        send(trigger, data).then(
           (answer) => report(answer === undefined ? { data } : { data, answer }),
           (error: unknown) =>
             report({ data, error: error instanceof Error ? error : new Error(String(error)) }),

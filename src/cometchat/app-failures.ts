@@ -23,6 +23,8 @@ export function withAppFailures<C extends CometChatClient>(client: C, app: Faile
     unsetRolePermission: (role, key, request) =>
       client.unsetRolePermission(role, key, request).catch(label),
     getCall: (sessionId, request) => client.getCall(sessionId, request).catch(label),
+    getCallMessageSession: (messageId, request) =>
+      client.getCallMessageSession(messageId, request).catch(label),
     listCalls: (query, request) => client.listCalls(query, request).catch(label),
     getUsage: (range, request) => client.getUsage(range, request).catch(label),
     getUser: (uid, request) => client.getUser(uid, request).catch(label),

@@ -45,6 +45,7 @@ import {
 import type { CometChatObserver } from './observer.ts';
 import {
   CallListResponseSchema,
+  CallMessageResponseSchema,
   CallResponseSchema,
   DeactivateUsersResponseSchema,
   ErrorBodySchema,
@@ -140,6 +141,12 @@ export interface CometChatClient {
     sessionId: string,
     options?: RequestOptions & { onBehalfOf?: string | undefined },
   ): Promise<Call>;
+  /**
+   * The session a call's message rang for (`GET /v3/messages/{id}` on the API host): how a
+   * ringing outcome, which names its message, finds its call. Undefined when the message names
+   * none (it is not a call's).
+   */
+  getCallMessageSession(messageId: string, options?: RequestOptions): Promise<string | undefined>;
   /** One page of the calls that match, newest first. */
   listCalls(
     query: CallQuery,
@@ -235,6 +242,8 @@ export function createCometChatClient(options: CometChatClientOptions): CometCha
       setRolePermissions(context, role, permissions, request),
     ...roleOperations(context),
     getCall: (sessionId, request = {}) => getCall(context, sessionId, request),
+    getCallMessageSession: (messageId, request = {}) =>
+      getCallMessageSession(context, messageId, request),
     listCalls: (query, request = {}) => listCalls(context, query, request),
     getUsage: (range, request = {}) => getUsage(context, range, request),
     ...userOperations(context),
@@ -501,6 +510,23 @@ async function getCall(
     });
   }
   return toCall(record);
+}
+
+async function getCallMessageSession(
+  { send, newRef }: Context,
+  messageId: string,
+  request: RequestOptions,
+): Promise<string | undefined> {
+  const path = `messages/${segment(messageId, 'message id', 'getCallMessage', request, newRef)}`;
+  const body = await send(
+    'api',
+    'getCallMessage',
+    path,
+    { method: 'get' },
+    CallMessageResponseSchema,
+    request,
+  );
+  return body.data.data?.entities.on.entity.sessionid;
 }
 
 async function listCalls(

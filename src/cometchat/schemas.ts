@@ -290,6 +290,24 @@ export const ReactivateUsersResponseSchema = z.looseObject({
   data: z.looseObject({ nonDeactivatedUids: z.array(z.string()) }),
 });
 
+/**
+ * `GET /v3/messages/{id}`, read for a ringing call's message: the session it rang for sits in
+ * `data.entities.on.entity.sessionid` (live-api-notes.md, "Webhooks"). Nothing else is read.
+ */
+export const CallMessageResponseSchema = z.looseObject({
+  data: z.looseObject({
+    id: z.union([z.string(), z.number()]).transform(String),
+    data: z
+      .looseObject({
+        entities: z.looseObject({
+          on: z.looseObject({ entity: z.looseObject({ sessionid: z.string().min(1) }) }),
+        }),
+      })
+      .optional()
+      .catch(undefined),
+  }),
+});
+
 export const ErrorBodySchema = z.looseObject({
   error: z.looseObject({
     message: z.string().optional(),

@@ -17,6 +17,7 @@ function failingWith(error: unknown): CometChatClient {
     deleteRole: fail,
     unsetRolePermission: fail,
     getCall: fail,
+    getCallMessageSession: fail,
     listCalls: fail,
     getUsage: fail,
     getUser: fail,

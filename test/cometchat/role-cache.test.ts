@@ -121,6 +121,7 @@ describe('role list cache, in front of a client the test answers by hand', () =>
       deleteRole: notAsked,
       unsetRolePermission: notAsked,
       getCall: notAsked,
+      getCallMessageSession: notAsked,
       listCalls: notAsked,
       getUsage: notAsked,
       getUser: notAsked,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
 import { skipRedisSuites, useRedisServer } from '../store/redis-server.ts';
@@ -25,6 +25,89 @@ function alertsIn(h: Harness, channel: string): string[] {
     .filter((text) => !text.includes('subscribed this channel'));
 }
 
+/**
+ * Each way a call ends, as CometChat's calls documentation publishes it: the seeded call, how it
+ * is ended first (when the seed has not), the trigger it ends with, and a filter that matches it
+ * and one that does not.
+ */
+const FLOWS = [
+  {
+    session: 'audioEnded',
+    trigger: 'call_ended',
+    says: 'A call ended (ended)',
+    match: 'status:ended mode:call',
+    miss: 'status:unanswered',
+  },
+  {
+    session: 'unanswered',
+    trigger: 'call_unanswered',
+    says: 'A call was not answered',
+    match: 'status:unanswered cometchat-uid-4',
+    miss: 'status:ended',
+  },
+  {
+    session: 'videoRejected',
+    trigger: 'call_rejected',
+    says: 'A call was declined',
+    match: 'status:rejected type:video',
+    miss: 'type:audio',
+  },
+  {
+    session: 'customId',
+    end: 'canceled',
+    trigger: 'call_cancelled',
+    says: 'A call was cancelled by its caller',
+    match: 'status:canceled to:user',
+    miss: 'to:group',
+  },
+  {
+    session: 'customId',
+    end: 'busy',
+    trigger: 'call_busy',
+    says: 'A call found the person busy',
+    match: 'status:busy',
+    miss: 'status:rejected',
+  },
+  {
+    session: 'groupOngoing',
+    end: 'ended',
+    trigger: 'meeting_ended',
+    says: 'A call session ended',
+    match: 'mode:meet',
+    miss: 'mode:call',
+  },
+] as const;
+
+/**
+ * Subscribes two channels (one whose filters match the flow's call, one whose do not), ends the
+ * call as the flow says and sends its webhook twice, to each replica in turn.
+ */
+async function sendFlowTwice(replicas: Harness[], flow: (typeof FLOWS)[number]) {
+  const [a] = replicas;
+  if (!a) throw new Error('no replica');
+  await commandReply(a, `subscribe calls ${flow.match}`, a.driver, { channel_id: 'C0MATCH' });
+  await commandReply(a, `subscribe calls ${flow.miss}`, a.driver, { channel_id: 'C0MISS' });
+  const sessionId = SANDBOX_SESSION_IDS[flow.session];
+  if ('end' in flow) {
+    a.sandbox.webhooks.clear();
+    await a.sandbox.webhooks.endCall(sessionId, { status: flow.end });
+  }
+  const { trigger, data } = a.sandbox.webhooks.endedFlow(sessionId);
+  expect(trigger).toBe(flow.trigger);
+  const answers = [];
+  for (const h of [...replicas, ...replicas]) {
+    a.sandbox.webhooks.configure({ url: webhookUrl(h), username: USER, password: PASSWORD });
+    answers.push((await a.sandbox.webhooks.send(trigger, data))?.status);
+  }
+  expect(answers).toEqual(Array(replicas.length * 2).fill(200));
+  await a.slack.waitFor(() => alertsIn(a, 'C0MATCH')[0]);
+  // A moment for a second post, were there one.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(alertsIn(a, 'C0MATCH')).toHaveLength(1);
+  expect(alertsIn(a, 'C0MISS')).toEqual([]);
+  return alertsIn(a, 'C0MATCH')[0] ?? '';
+}
+
 describe('alerts from CometChat webhooks', () => {
   const start = useHarnessStarter();
   let store: Store;
@@ -42,16 +125,20 @@ describe('alerts from CometChat webhooks', () => {
     });
     expect(textOf(subscribed)).toContain('Subscribed <#C0ALERTS> to *calls* `status:unanswered`');
     await commandReply(h, 'subscribe calls status:ended', h.driver, { channel_id: 'C0ENDED' });
-    const data = h.sandbox.webhooks.callEndedData(SANDBOX_SESSION_IDS.unanswered);
-    const first = await h.sandbox.webhooks.send('call_ended', data);
+    // The ringing flow's end of a call nobody answered: `call_unanswered`, with its message.
+    const { trigger, data } = h.sandbox.webhooks.endedFlow(SANDBOX_SESSION_IDS.unanswered);
+    expect(trigger).toBe('call_unanswered');
+    const first = await h.sandbox.webhooks.send(trigger, data);
     expect(first?.status).toBe(200);
-    const again = await h.sandbox.webhooks.send('call_ended', data);
+    const again = await h.sandbox.webhooks.send(trigger, data);
     expect(again?.status).toBe(200);
     await h.slack.waitFor(() => alertsIn(h, 'C0ALERTS')[0]);
     // A moment for a second post, were there one.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(alertsIn(h, 'C0ALERTS')).toHaveLength(1);
-    expect(alertsIn(h, 'C0ALERTS')[0]).toContain('A call ended (unanswered)');
+    // The call's card, read through its message's session.
+    expect(alertsIn(h, 'C0ALERTS')[0]).toContain('A call was not answered');
+    expect(alertsIn(h, 'C0ALERTS')[0]).toContain(SANDBOX_SESSION_IDS.unanswered);
     expect(alertsIn(h, 'C0ENDED')).toEqual([]);
     expect(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER)).toEqual([]);
   });
@@ -140,7 +227,8 @@ describe('alerts from CometChat webhooks', () => {
 
   it('keeps an alert it cannot match yet (the call cannot be read) for the sweep, posting nothing', async () => {
     const h = await withWebhooks();
-    await commandReply(h, 'subscribe calls status:unanswered', h.driver, {
+    // Whether a call was transcribed, only the call tells.
+    await commandReply(h, 'subscribe calls transcribed', h.driver, {
       channel_id: 'C0ALERTS',
     });
     h.sandbox.inject({
@@ -150,7 +238,7 @@ describe('alerts from CometChat webhooks', () => {
       pathIncludes: '/calls/',
       times: 50,
     });
-    const data = h.sandbox.webhooks.callEndedData(SANDBOX_SESSION_IDS.unanswered);
+    const data = h.sandbox.webhooks.callEndedData(SANDBOX_SESSION_IDS.audioEnded);
     expect((await h.sandbox.webhooks.send('call_ended', data))?.status).toBe(200);
     // The call's read is retried within its budget, then the alert is kept, not dropped.
     await h.slack.waitFor(
@@ -160,6 +248,36 @@ describe('alerts from CometChat webhooks', () => {
     expect(alertsIn(h, 'C0ALERTS')).toEqual([]);
     const left = await store.listWebhookEvents(Number.MAX_SAFE_INTEGER);
     expect(left.map((event) => event.trigger)).toEqual(['call_ended']);
+  }, 15_000);
+
+  it.each(FLOWS)('posts $trigger once, only where the filters match', async (flow) => {
+    const h = await withWebhooks();
+    const posted = await sendFlowTwice([h], flow);
+    expect(posted).toContain(flow.says);
+    expect(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER)).toEqual([]);
+  });
+
+  it('posts a ringing outcome with what it says when CometChat cannot be read', async () => {
+    const h = await withWebhooks();
+    await commandReply(h, 'subscribe calls status:unanswered cometchat-uid-3', h.driver, {
+      channel_id: 'C0ALERTS',
+    });
+    h.sandbox.inject({
+      kind: 'status',
+      status: 503,
+      method: 'GET',
+      pathIncludes: '/messages/',
+      times: 50,
+    });
+    const { trigger, data } = h.sandbox.webhooks.endedFlow(SANDBOX_SESSION_IDS.unanswered);
+    expect((await h.sandbox.webhooks.send(trigger, data))?.status).toBe(200);
+    const posted = await h.slack.waitFor(() => alertsIn(h, 'C0ALERTS')[0], 12_000);
+    expect(posted).toContain('A call was not answered');
+    expect(posted).toContain('Between `cometchat-uid-3` and `cometchat-uid-4`');
+    expect(posted).toContain('/cometchat calls cometchat-uid-3');
+    await vi.waitFor(async () =>
+      expect(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER)).toEqual([]),
+    );
   }, 15_000);
 
   it('refuses a subscription filter it cannot keep, in one sentence', async () => {
@@ -173,14 +291,14 @@ describe('alerts from CometChat webhooks', () => {
 
   it('makes 30 matching alerts in a minute a few posts and one count message updated in place', async () => {
     const h = await withWebhooks();
-    await commandReply(h, 'subscribe calls status:unanswered', h.driver, {
+    await commandReply(h, 'subscribe calls status:ended', h.driver, {
       channel_id: 'C0ALERTS',
     });
-    const data = h.sandbox.webhooks.callEndedData(SANDBOX_SESSION_IDS.unanswered);
+    const data = h.sandbox.webhooks.callEndedData(SANDBOX_SESSION_IDS.audioEnded);
     const sent = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         // Thirty deliveries, each its own (a repeat would be kept once).
-        h.sandbox.webhooks.send('call_ended', { ...data, destroyed_at: 1_700_003_700 + i }),
+        h.sandbox.webhooks.send('call_ended', { ...data, destroyed_at: 1_700_000_800 + i }),
       ),
     );
     expect(sent.map((answer) => answer?.status)).toEqual(Array(30).fill(200));
@@ -212,17 +330,28 @@ describe.skipIf(skipRedisSuites)(
       await commandReply(a, 'subscribe calls status:unanswered', a.driver, {
         channel_id: 'C0REDIS',
       });
-      const data = a.sandbox.webhooks.callEndedData(SANDBOX_SESSION_IDS.unanswered);
+      const { trigger, data } = a.sandbox.webhooks.endedFlow(SANDBOX_SESSION_IDS.unanswered);
       const answers = [];
       for (const h of [a, b, a, b]) {
         a.sandbox.webhooks.configure({ url: webhookUrl(h), username: USER, password: PASSWORD });
-        answers.push((await a.sandbox.webhooks.send('call_ended', data))?.status);
+        answers.push((await a.sandbox.webhooks.send(trigger, data))?.status);
       }
       expect(answers).toEqual([200, 200, 200, 200]);
       await a.slack.waitFor(() => alertsIn(a, 'C0REDIS')[0]);
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(alertsIn(a, 'C0REDIS')).toHaveLength(1);
     });
+
+    it.each(FLOWS.map((flow, i) => ({ ...flow, db: i + 1 })))(
+      'posts $trigger once across both, only where the filters match',
+      async (flow) => {
+        // A database of its own: what an earlier test kept (its claims too) is not seen here.
+        const STORE_URL = `${redis().url}/${flow.db}`;
+        const [a, b] = await replicas({ STORE_URL, ...WEBHOOK_ENV });
+        const posted = await sendFlowTwice([a, b], flow);
+        expect(posted).toContain(flow.says);
+      },
+    );
   },
 );
 

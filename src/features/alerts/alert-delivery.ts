@@ -9,7 +9,7 @@ import type { SlackMessage } from '../../slack/deliver.ts';
 import { platformErrorCode } from '../../slack/slack-errors.ts';
 import type { Store, WebhookEvent } from '../../store/store.ts';
 import { alertPost, countText } from './alert-view.ts';
-import { type BurstGate, createBurstGate, createThrottle } from './burst.ts';
+import { type BurstGate, createCountMessage } from './burst.ts';
 import { subscriptionsReached } from './subscription-rules.ts';
 import { NOT_THERE } from './subscriptions.ts';
 import { type AlertFacts, alertFacts, EnvelopeSchema, isAlertTrigger } from './webhook-event.ts';
@@ -38,45 +38,49 @@ export interface DeliveryDeps {
   log: Logger;
   now: () => number;
   /** Which alerts a channel gets one by one, and which its count message counts. */
-  burst: Burst;
+  burst: BurstGate;
 }
 
-/** A replica's bursts: the gate, and each channel's throttled count message. */
-export interface Burst {
-  gate: BurstGate;
-  updates: Map<string, (text: string) => void>;
-}
-
-export function createBurst(): Burst {
-  return { gate: createBurstGate(), updates: new Map() };
-}
-
-/** Posts one stored event where its subscriptions ask, once; then lets it go. */
+/**
+ * Posts one stored event where its subscriptions ask, once; then lets it go. Any failure lets
+ * its claim go too, so that the next sweep takes the event (a stop leaves it for the claim's
+ * life, ten minutes).
+ */
 export async function deliverEvent(deps: DeliveryDeps, event: WebhookEvent): Promise<void> {
   const posting = `webhook-posting:${event.id}`;
   if (!(await deps.store.claim(posting, POSTING_CLAIM_SECONDS))) return;
   const log = deps.log.child({ ref: newReference(), event: event.id, app: event.app });
-  const app = deps.apps.byName(event.app);
-  const facts = app ? factsOf(event) : undefined;
-  let outcome: Delivered = 'done';
-  if (app && facts) outcome = await postWhereAsked(deps, { app, facts, event, log });
-  else log.warn({ trigger: event.trigger }, 'webhook event dropped: no app or not of its shape');
+  let outcome: Delivered;
+  try {
+    outcome = await deliverClaimed(deps, event, log);
+  } catch (error) {
+    await deps.store.release(posting).catch(() => undefined);
+    throw error;
+  }
   if (outcome === 'done') return deps.store.removeWebhookEvent(event.id);
   // Kept for the sweep, which tries it again a minute or two from now.
   log.info({ trigger: event.trigger }, 'alert kept to be tried again');
   await deps.store.release(posting);
 }
 
+async function deliverClaimed(deps: DeliveryDeps, event: WebhookEvent, log: Logger) {
+  const app = deps.apps.byName(event.app);
+  const facts = app ? factsOf(event) : undefined;
+  if (app && facts) return postWhereAsked(deps, { app, facts, event, log });
+  log.warn({ trigger: event.trigger }, 'webhook event dropped: no app or not of its shape');
+  return 'done';
+}
+
 function factsOf(event: WebhookEvent): AlertFacts | undefined {
   const envelope = EnvelopeSchema.safeParse(event.body);
   if (!envelope.success || !isAlertTrigger(envelope.data.trigger)) return undefined;
-  return alertFacts(envelope.data.trigger, envelope.data.data);
+  return alertFacts(envelope.data.trigger, envelope.data);
 }
 
-/** What became of an event: posted wherever it could be, or kept to be tried again. */
+/** What became of an event: covered by posts Slack took, or kept to be tried again. */
 type Delivered = 'done' | 'retry';
 
-/** How long an event is tried again while its call cannot be read or Slack fails a post. */
+/** How long an event waits for its call to be readable before it is posted with what it says. */
 export const RETRY_FOR_MS = 30 * 60_000;
 /** A channel's post of an event, once made, is never made again (a sweep, another replica). */
 const POSTED_CLAIM_SECONDS = 24 * 60 * 60;
@@ -92,17 +96,12 @@ async function postWhereAsked(deps: DeliveryDeps, delivery: Delivery): Promise<D
   const { app, facts, event, log } = delivery;
   const subscriptions = await deps.store.listSubscriptions({ app: app.name });
   if (subscriptions.length === 0) return 'done';
-  const retrying = deps.now() - event.receivedAt < RETRY_FOR_MS;
   // The call is read only when someone subscribed: an app nobody listens to costs nothing.
   const call = await readCall(app, facts, log);
-  // Channels that asked for some calls only cannot be told whether this is one of them: the
-  // event waits for the call to be readable (CometChat slow, or a moment behind its webhook).
-  if (!call && retrying && subscriptions.some((s) => s.kind === 'calls' && s.filters.length > 0)) {
-    return 'retry';
-  }
-  const channels = [
-    ...new Set(subscriptionsReached(subscriptions, facts, call).map((s) => s.channel)),
-  ];
+  const { reached, undecided } = subscriptionsReached(subscriptions, facts, call);
+  // Channels whose filters ask what only the call tells (a uid, `recorded`) wait for it to be
+  // readable (CometChat slow, or a moment behind its webhook), for a while.
+  if (undecided.length > 0 && deps.now() - event.receivedAt < RETRY_FOR_MS) return 'retry';
   const appName = appNameIfSeveral(deps.apps, app);
   const post = alertPost({
     facts,
@@ -111,24 +110,42 @@ async function postWhereAsked(deps: DeliveryDeps, delivery: Delivery): Promise<D
     appName,
   });
   let failed = false;
-  for (const channel of channels) {
+  for (const channel of new Set(reached.map((s) => s.channel))) {
     failed = !(await postOnce(deps, { ...delivery, channel, post, appName })) || failed;
   }
-  return failed && retrying ? 'retry' : 'done';
+  return failed ? 'retry' : 'done';
 }
 
-function readCall(app: CometChatApp, facts: AlertFacts, log: Logger) {
-  return app.cometchat
-    .getCall(facts.sessionId, { ref: log.bindings().ref as string, logger: log })
-    .catch((error: unknown) => {
-      log.warn({ err: error, sessionId: facts.sessionId }, 'alert: the call could not be read');
-      return undefined;
-    });
+/** The call, by its session, or for a ringing outcome by its message's; undefined if unread. */
+async function readCall(app: CometChatApp, facts: AlertFacts, log: Logger) {
+  const request = { ref: log.bindings().ref as string, logger: log };
+  try {
+    const sessionId =
+      facts.sessionId ??
+      (facts.messageId
+        ? await app.cometchat.getCallMessageSession(facts.messageId, request)
+        : undefined);
+    return sessionId ? await app.cometchat.getCall(sessionId, request) : undefined;
+  } catch (error) {
+    const { sessionId, messageId } = facts;
+    log.warn({ err: error, sessionId, messageId }, 'alert: the call could not be read');
+    return undefined;
+  }
 }
+
+/** Slack's refusals that pass: the same post is taken later. Any other refusal is for good. */
+const PASSING = new Set([
+  'ratelimited',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+]);
 
 /**
  * One channel's post of an event, made once: its claim is taken first, and let go when Slack
- * failed for a while (false: try again later). A channel the app is not in gets nothing, for good.
+ * failed (false: try again later). A channel the app is not in, or a post Slack refuses for
+ * what it is, gets nothing, for good.
  */
 async function postOnce(
   deps: DeliveryDeps,
@@ -141,9 +158,13 @@ async function postOnce(
     deps.count(app.name, await postOrCount(deps, channel, input.post, input.appName));
     return true;
   } catch (error) {
-    const gone = NOT_THERE.has(platformErrorCode(error) ?? '');
-    log.warn({ err: error, channel, retried: !gone }, 'alert not posted');
-    if (gone) return true;
+    const code = platformErrorCode(error);
+    if (code !== undefined && !PASSING.has(code)) {
+      const level = NOT_THERE.has(code) ? 'warn' : 'error';
+      log[level]({ err: error, channel, code }, 'alert not posted, and not tried again');
+      return true;
+    }
+    log.warn({ err: error, channel }, 'alert not posted; tried again later');
     await deps.store.release(claim);
     return false;
   }
@@ -156,43 +177,42 @@ async function postOrCount(
   post: SlackMessage,
   appName: string | undefined,
 ): Promise<'posted' | 'counted'> {
-  const step = deps.burst.gate.next(channel, deps.now());
+  const step = deps.burst.next(channel, deps.now(), () =>
+    createCountMessage({ send: (count, ts) => sendCount(deps, { channel, count, ts, appName }) }),
+  );
   if (step.kind === 'post') {
     await deps.client.chat.postMessage({ channel, ...post });
     return 'posted';
   }
-  if (step.kind === 'start-count') {
-    const posted = await deps.client.chat.postMessage({ channel, text: countText(1, appName) });
-    deps.burst.gate.started(channel, posted.ts);
-    return 'counted';
-  }
-  countUpdater(deps, channel)(countText(step.count, appName));
+  await step.message.add();
   return 'counted';
 }
 
-/** The channel's count message, updated at most every few seconds with the latest count. */
-function countUpdater(deps: DeliveryDeps, channel: string): (text: string) => void {
-  const known = deps.burst.updates.get(channel);
-  if (known) return known;
-  const update = createThrottle(async (text) => {
-    const ts = deps.burst.gate.countMessage(channel);
-    if (!ts) return;
-    await deps.client.chat.update({ channel, ts, text }).catch((error: unknown) => {
-      deps.log.warn({ err: error, channel }, 'alert count not updated');
-    });
-  });
-  deps.burst.updates.set(channel, update);
-  return update;
+/** Posts a channel's count message, or updates it in place; answers its ts. */
+async function sendCount(
+  deps: DeliveryDeps,
+  input: { channel: string; count: number; ts: string | undefined; appName: string | undefined },
+): Promise<string | undefined> {
+  const { channel, ts } = input;
+  const text = countText(input.count, input.appName);
+  if (ts) {
+    await deps.client.chat.update({ channel, ts, text });
+    return ts;
+  }
+  return (await deps.client.chat.postMessage({ channel, text })).ts;
 }
 
 /** Posts the events an earlier run (or replica) stored and never posted. */
 export async function sweepEvents(deps: DeliveryDeps): Promise<number> {
   const left = await deps.store.listWebhookEvents(deps.now() - SWEEP_AFTER_MS);
-  for (const event of left) {
-    // One event that fails does not keep the others from being posted.
-    await deliverEvent(deps, event).catch((error: unknown) =>
-      deps.log.warn({ err: error, event: event.id }, 'swept alert not posted'),
-    );
-  }
+  // Side by side, as they arrived: a channel's count message then counts them in one update
+  // rather than one wait each. One event that fails does not keep the others from being posted.
+  await Promise.all(
+    left.map((event) =>
+      deliverEvent(deps, event).catch((error: unknown) =>
+        deps.log.warn({ err: error, event: event.id }, 'swept alert not posted'),
+      ),
+    ),
+  );
   return left.length;
 }

@@ -6,12 +6,17 @@ import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { Subscription } from '../../store/store.ts';
 import { inApp } from '../../voice/sentences.ts';
-import { type AlertFacts, safeLink } from './webhook-event.ts';
+import { ALERT_TRIGGERS, type AlertFacts, safeLink } from './webhook-event.ts';
 
 // What a channel sees of an alert, and of its subscriptions. Pure.
 
 const HEADLINE: Record<AlertFacts['trigger'], string> = {
   call_ended: ':telephone_receiver: A call ended',
+  meeting_ended: ':telephone_receiver: A call session ended',
+  call_unanswered: ':telephone_receiver: A call was not answered',
+  call_rejected: ':telephone_receiver: A call was declined',
+  call_busy: ':telephone_receiver: A call found the person busy',
+  call_cancelled: ':telephone_receiver: A call was cancelled by its caller',
   recording_generated: ':movie_camera: A recording is ready',
   transcription_generated: ':page_facing_up: A transcript is ready',
 };
@@ -21,20 +26,52 @@ function linkTo(url: string, text: string): string {
   return `<${url.replaceAll('|', '%7C').replaceAll('>', '%3E')}|${text}>`;
 }
 
+/** The endings whose headline leaves the status to the call record (an answered call's). */
+const STATUS_SHOWN = new Set<AlertFacts['trigger']>(['call_ended', 'meeting_ended']);
+
 /** The headline: what happened, how the call ended, and the artefact's link. */
 function headline(facts: AlertFacts, call: Call | undefined, appName: string | undefined): string {
-  const status = call?.status ? ` (${escapeMrkdwn(truncate(call.status, 40))})` : '';
+  const status =
+    STATUS_SHOWN.has(facts.trigger) && call?.status
+      ? ` (${escapeMrkdwn(truncate(call.status, 40))})`
+      : '';
   const link = safeLink(facts.link);
   const open =
-    facts.trigger === 'call_ended' || !link
+    ALERT_TRIGGERS[facts.trigger] === 'calls' || !link
       ? ''
       : ` ${linkTo(link, facts.trigger === 'recording_generated' ? 'Open the recording' : 'Open the transcript')}`;
-  return `${HEADLINE[facts.trigger]}${facts.trigger === 'call_ended' ? status : ''}${inApp(appName)}.${open}`;
+  return `${HEADLINE[facts.trigger]}${status}${inApp(appName)}.${open}`;
+}
+
+/** An id CometChat sent, shown copyable: `code` escapes it, so a backtick or mention is inert. */
+const id = (text: string) => code(truncate(text, 200));
+
+/**
+ * What the event itself says of a call CometChat could not be read for: who (a one-to-one
+ * call's two ends, or who rang a group), its type and when, and how to look it up. Pure.
+ */
+export function knownCallLines(facts: AlertFacts): string[] {
+  const { known, sessionId } = facts;
+  const [first, second] = known.people ?? [];
+  const who =
+    first === undefined
+      ? undefined
+      : known.receiverType === 'group'
+        ? `${id(first)} to the group ${second === undefined ? '' : id(second)}`.trim()
+        : `Between ${id(first)}${second === undefined ? '' : ` and ${id(second)}`}`;
+  const what = [known.type ? escapeMrkdwn(truncate(known.type, 20)) : undefined, known.mode]
+    .filter((word) => word !== undefined)
+    .join(' ');
+  const facts_ = [who, what || undefined, known.endedAt ? slackDate(known.endedAt) : undefined];
+  const lookup = sessionId
+    ? `Call ${id(sessionId)}: CometChat could not be read just now; ${code(`/cometchat call ${truncate(sessionId, 200)}`)} looks it up.`
+    : `CometChat could not be read just now for the call's session; ${code(`/cometchat calls ${truncate(first ?? '', 200)}`.trim())} finds it.`;
+  return [facts_.filter((line) => line !== undefined).join(' · '), lookup].filter(Boolean);
 }
 
 /**
  * The post of one alert: the headline, then the call's card as the call lookup shows it (with its
- * Details button), or, when the call could not be read, its id and how to look it up.
+ * Details button), or, when the call could not be read, what the event says of it.
  */
 export function alertPost(input: {
   facts: AlertFacts;
@@ -44,13 +81,7 @@ export function alertPost(input: {
 }): SlackMessage {
   const { facts, call, appName } = input;
   const text = headline(facts, call, appName);
-  const id = code(truncate(facts.sessionId, 200));
-  const body = input.card ?? [
-    context([
-      // The id is CometChat's text: `code` escapes it, so a backtick or a mention in it is inert.
-      `Call ${id}: CometChat could not be read just now; ${code(`/cometchat call ${truncate(facts.sessionId, 200)}`)} looks it up.`,
-    ]),
-  ];
+  const body = input.card ?? [context(knownCallLines(facts))];
   return { text, blocks: [section(text), ...body] };
 }
 

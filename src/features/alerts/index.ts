@@ -2,7 +2,8 @@ import type { HttpRoute } from '../../observe/readiness.ts';
 import { noWords } from '../command.ts';
 import type { AppDeps } from '../deps.ts';
 import { type Feature, subcommand } from '../feature.ts';
-import { createBurst, type DeliveryDeps, deliverEvent, sweepEvents } from './alert-delivery.ts';
+import { type DeliveryDeps, deliverEvent, sweepEvents } from './alert-delivery.ts';
+import { createBurstGate } from './burst.ts';
 import { createDigestCommand, postDigests } from './digest.ts';
 import { DIGEST_USAGE, parseDigestWords } from './digest-rules.ts';
 import { parseSubscribeWords, SUBSCRIBE_USAGE } from './subscription-rules.ts';
@@ -13,7 +14,7 @@ import {
 } from './subscriptions.ts';
 import { createWebhookIntake, WEBHOOK_ROUTE_PATH } from './webhook-intake.ts';
 
-// Alerts: CometChat's webhooks for calls, recordings and transcripts, posted to the channels
+// Alerts: CometChat's webhooks for calls that end, recordings and transcripts, posted to the channels
 // subscribed to them. The webhook route (webhook-intake.ts) keeps each delivery once and
 // answers at once; alert-delivery.ts posts it.
 
@@ -45,7 +46,7 @@ function newDelivery(deps: AppDeps): DeliveryDeps {
     callCard: deps.callCard,
     log: deps.logger.child({ component: 'alerts' }),
     now: deps.now,
-    burst: createBurst(),
+    burst: createBurstGate(),
   };
 }
 

@@ -3,7 +3,7 @@ import { code } from '../../slack/mrkdwn.ts';
 import type { Subscription } from '../../store/store.ts';
 import { type CallSearch, parseCallSearch } from '../call-filters.ts';
 import { Refusal } from '../feature.ts';
-import { ALERT_TRIGGERS, type AlertFacts } from './webhook-event.ts';
+import { ALERT_TRIGGERS, type AlertFacts, type KnownCall } from './webhook-event.ts';
 
 // Which channels an event reaches: the subscriptions of its app and kind whose filters the call
 // matches. The filters are the call search's own words, read by its parser, so a person types
@@ -54,37 +54,111 @@ export function filterWords(search: CallSearch): string[] {
   ];
 }
 
-/** Whether the call is one the filters ask for. Pure. */
-export function callMatches(call: Call, filters: readonly string[]): boolean {
+/**
+ * A call as a subscription's filters see it: each field may be unknown (undefined), when the
+ * call could not be read and the event does not say.
+ */
+export interface SeenCall {
+  /** The uids known to have been in the call; `allPeople` when that is every one of them. */
+  people: readonly string[];
+  allPeople: boolean;
+  status?: string | undefined;
+  type?: string | undefined;
+  mode?: string | undefined;
+  receiverType?: string | undefined;
+  recorded?: boolean | undefined;
+  transcribed?: boolean | undefined;
+}
+
+/**
+ * The call as read from CometChat, the event's own status over the record's (the event is the
+ * ending; a record read a moment after it may still say `ongoing`); or, unread, what the event
+ * says: a one-to-one ringing call names both its people, a group call only who sent the message.
+ * Pure.
+ */
+export function seenCall(known: KnownCall, call: Call | undefined): SeenCall {
+  if (!call) {
+    return {
+      people: known.people ?? [],
+      allPeople: known.people !== undefined && known.receiverType === 'user',
+      status: known.status,
+      type: known.type,
+      mode: known.mode,
+      receiverType: known.receiverType,
+    };
+  }
+  const uids = [call.initiator?.uid, call.receiver?.uid, ...call.participants.map((p) => p.uid)];
+  return {
+    people: uids.filter((uid) => uid !== undefined),
+    allPeople: true,
+    status: known.status ?? call.status,
+    type: call.type ?? known.type,
+    mode: call.mode ?? known.mode,
+    receiverType: call.receiverType ?? known.receiverType,
+    recorded: call.hasRecording || call.recordings.length > 0,
+    transcribed: call.hasTranscription || call.transcriptions.length > 0,
+  };
+}
+
+/** A filter's answer: yes, no, or cannot tell (what it asks is not known). */
+type Answer = boolean | undefined;
+
+function equals(wanted: string | undefined, value: string | undefined): Answer {
+  if (wanted === undefined) return true;
+  return value === undefined ? undefined : value === wanted;
+}
+
+/**
+ * Whether the call is one the filters ask for: true, false, or undefined when a filter asks
+ * what is not known of it (and no other filter already says no). Pure.
+ */
+export function matchesFilters(seen: SeenCall, filters: readonly string[]): Answer {
   const search = parseCallSearch(filters);
   if ('problem' in search) return false;
-  const people = [call.initiator?.uid, call.receiver?.uid, ...call.participants.map((p) => p.uid)];
-  return (
-    (!search.uid || people.includes(search.uid)) &&
-    (!search.status || call.status === search.status) &&
-    (!search.type || call.type === search.type) &&
-    (!search.mode || call.mode === search.mode) &&
-    (!search.to || call.receiverType === search.to) &&
-    (!search.recorded || call.hasRecording || call.recordings.length > 0) &&
-    (!search.transcribed || call.hasTranscription || call.transcriptions.length > 0)
-  );
+  const { uid } = search;
+  const answers: Answer[] = [
+    uid === undefined || seen.people.includes(uid) || (seen.allPeople ? false : undefined),
+    equals(search.status, seen.status),
+    equals(search.type, seen.type),
+    equals(search.mode, seen.mode),
+    equals(search.to, seen.receiverType),
+    search.recorded ? seen.recorded : true,
+    search.transcribed ? seen.transcribed : true,
+  ];
+  if (answers.includes(false)) return false;
+  return answers.includes(undefined) ? undefined : true;
+}
+
+/** Whether a call read from CometChat is one the filters ask for. Pure. */
+export function callMatches(call: Call, filters: readonly string[]): boolean {
+  return matchesFilters(seenCall({}, call), filters) === true;
+}
+
+/** Which of an event's subscriptions it reaches, and which cannot tell yet. */
+export interface Reach {
+  reached: Subscription[];
+  /** Subscriptions whose filters ask what is not known until the call can be read. */
+  undecided: Subscription[];
 }
 
 /**
  * The subscriptions an event reaches: its kind's whose filters the call matches (a recording or
- * a transcript reaches every subscription of its kind). A call that could not be read matches
- * only subscriptions without filters: nothing is said to a channel that asked for calls it
- * cannot be told this one is. Pure.
+ * a transcript reaches every subscription of its kind). Nothing is said to a channel that asked
+ * for calls it cannot be told this one is: those wait in `undecided`. Pure.
  */
 export function subscriptionsReached(
   subscriptions: readonly Subscription[],
   facts: AlertFacts,
   call: Call | undefined,
-): Subscription[] {
+): Reach {
   const kind = ALERT_TRIGGERS[facts.trigger];
-  return subscriptions.filter(
-    (s) =>
-      s.kind === kind &&
-      (kind !== 'calls' || (call ? callMatches(call, s.filters) : s.filters.length === 0)),
-  );
+  const seen = seenCall(facts.known, call);
+  const reach: Reach = { reached: [], undecided: [] };
+  for (const subscription of subscriptions) {
+    if (subscription.kind !== kind) continue;
+    const answer = kind === 'calls' ? matchesFilters(seen, subscription.filters) : true;
+    if (answer === true) reach.reached.push(subscription);
+    if (answer === undefined) reach.undecided.push(subscription);
+  }
+  return reach;
 }

@@ -71,11 +71,16 @@ async function intake(deps: IntakeDeps, req: IncomingMessage, res: ServerRespons
   const declared = Number(req.headers['content-length'] ?? 0);
   const body = declared > MAX_WEBHOOK_BYTES ? undefined : await readBody(req, MAX_WEBHOOK_BYTES);
   if (!body) return refuse(413, 'body over 1 MB', app.name);
-  const envelope = EnvelopeSchema.safeParse(parseJson(body));
+  const json = parseJson(body);
+  // Such a body can never be kept (storing it would overflow the stack): refused, not 503, so
+  // that CometChat does not retry what can never succeed.
+  if (nestedDeeperThan(json, MAX_WEBHOOK_DEPTH)) return refuse(400, 'nested too deep', app.name);
+  const envelope = EnvelopeSchema.safeParse(json);
   if (!envelope.success) return refuse(400, 'not a CometChat webhook', app.name);
   if (!sameApp(app, envelope.data.appId)) {
     // Another app's dashboard points its webhook here: its calls would be read from this app.
-    return refuse(400, `for CometChat app ${envelope.data.appId}, not this route's`, app.name);
+    const named = envelope.data.appId ?? 'no app';
+    return refuse(400, `for CometChat app ${named}, not this route's`, app.name);
   }
   const { trigger } = envelope.data;
   if (!isAlertTrigger(trigger)) {
@@ -111,11 +116,27 @@ async function keep(deps: IntakeDeps, res: ServerResponse, event: WebhookEvent) 
 }
 
 /**
- * Whether a delivery naming the CometChat app `named` belongs to `app`'s route: yes when either
- * is not known (an envelope without `appId`, an app configured without one).
+ * Whether a delivery naming the CometChat app `named` belongs to `app`'s route. Every webhook
+ * CometChat sends names its app; one that names none is not taken. An app configured without
+ * its id (its addresses set by hand) cannot tell, and takes any.
  */
 function sameApp(app: CometChatApp, named: string | undefined): boolean {
-  return named === undefined || app.appId === undefined || named === app.appId;
+  return named !== undefined && (app.appId === undefined || named === app.appId);
+}
+
+/** CometChat's payloads nest a few levels (a message's entities: six); far past is not one. */
+export const MAX_WEBHOOK_DEPTH = 64;
+
+/** Whether a parsed JSON value nests deeper than `max` arrays or objects; without recursion. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() ?? [undefined, 0];
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** What an app without webhooks is compared against: nothing matches it. */

@@ -25,7 +25,11 @@ const call = (status: string): Call => ({
   hasTranscription: false,
   transcriptions: [],
 });
-const ended: AlertFacts = { trigger: 'call_ended', sessionId: 'v1.us.app.1700000000aaaa' };
+const ended: AlertFacts = {
+  trigger: 'call_ended',
+  sessionId: 'v1.us.app.1700000000aaaa',
+  known: {},
+};
 const card: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: 'the card' } }];
 
 /** The `<…>` control sequences of a text: links, mentions, dates. */
@@ -58,6 +62,7 @@ describe('alertPost', () => {
     const facts: AlertFacts = {
       trigger: 'recording_generated',
       sessionId: 's1',
+      known: {},
       link: 'https://files.example.com/r.mp4?a=1|<!channel>&b=2>x',
     };
     const post = alertPost({ facts, call: undefined, card, appName: undefined });
@@ -68,7 +73,12 @@ describe('alertPost', () => {
     expect(link).toMatch(/^<https:\/\/files\.example\.com\/r\.mp4\?a=1%7C.*\|Open the recording>$/);
     expect(link).not.toContain('!channel>');
     const transcript = alertPost({
-      facts: { trigger: 'transcription_generated', sessionId: 's1', link: 'https://t.example/1' },
+      facts: {
+        trigger: 'transcription_generated',
+        sessionId: 's1',
+        known: {},
+        link: 'https://t.example/1',
+      },
       call: undefined,
       card,
       appName: undefined,
@@ -80,6 +90,7 @@ describe('alertPost', () => {
     const facts: AlertFacts = {
       trigger: 'recording_generated',
       sessionId: 's1',
+      known: {},
       link: 'javascript:alert(1)',
     };
     const post = alertPost({ facts, call: undefined, card, appName: undefined });
@@ -94,7 +105,7 @@ describe('alertPost', () => {
       'Call `v1.us.app.1700000000aaaa`: CometChat could not be read just now; `/cometchat call v1.us.app.1700000000aaaa` looks it up.',
     );
     const hostile = alertPost({
-      facts: { trigger: 'call_ended', sessionId: 'x` <!channel> `y' },
+      facts: { trigger: 'call_ended', sessionId: 'x` <!channel> `y', known: {} },
       call: undefined,
       card: undefined,
       appName: undefined,

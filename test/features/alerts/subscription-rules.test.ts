@@ -136,8 +136,12 @@ describe('subscriptionsReached', () => {
     subscription('transcripts', 'transcripts'),
     subscription('digest', 'digest'),
   ];
-  const ids = (reached: Subscription[]) => reached.map((s) => s.id);
-  const facts = (trigger: AlertFacts['trigger']): AlertFacts => ({ trigger, sessionId: 's1' });
+  const ids = ({ reached }: { reached: Subscription[] }) => reached.map((s) => s.id);
+  const facts = (trigger: AlertFacts['trigger']): AlertFacts => ({
+    trigger,
+    sessionId: 's1',
+    known: {},
+  });
 
   it('reaches the calls subscriptions whose filters the call matches', () => {
     expect(ids(subscriptionsReached(all, facts('call_ended'), call()))).toEqual([

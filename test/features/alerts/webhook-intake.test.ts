@@ -9,12 +9,13 @@ import { createMemoryStore, type Store, type WebhookEvent } from '../../../src/s
 
 // The route's keeping, on a store that fails when asked: a delivery that could not be kept is
 // answered 503 and leaves nothing behind, so CometChat's retry of it is kept and handed on. And a
-// delivery that names another CometChat app than the route's is refused, keeping nothing.
+// delivery that names another CometChat app than the route's, or none, is refused, keeping
+// nothing; so is one that can never be kept (nested too deep), with a 400 CometChat does not retry.
 
 const webhook = { user: 'cometchat-hooks', password: 'a-long-webhook-password', setting: 'X' };
 const app = { name: 'prod', appId: 'prodapp1', webhook } as CometChatApp;
 const authorization = `Basic ${Buffer.from(`${webhook.user}:${webhook.password}`).toString('base64')}`;
-const deliveryFor = (appId?: string) =>
+const deliveryFor = (appId: string | undefined = 'prodapp1') =>
   JSON.stringify({
     trigger: 'call_ended',
     data: { sessionId: 'v1.us.app.1700000000aaaa', destroyed_at: 1_700_000_100 },
@@ -94,5 +95,26 @@ describe('webhook intake', () => {
       body: { ok: true, kept: true },
     });
     expect(handedOn).toHaveLength(1);
+  });
+
+  it('refuses a delivery that names no CometChat app, keeping nothing', async () => {
+    const named = JSON.parse(deliveryFor());
+    delete named.appId;
+    expect(await deliver(JSON.stringify(named))).toEqual({
+      status: 400,
+      body: { error: "for CometChat app no app, not this route's" },
+    });
+    expect(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER)).toEqual([]);
+    expect(handedOn).toEqual([]);
+  });
+
+  it('refuses with 400, not 503, a body nested too deep to keep, and keeps the next one', async () => {
+    const depth = 200_000;
+    const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const body = deliveryFor().replace('"destroyed_at"', `"deep":${deep},"destroyed_at"`);
+    expect(await deliver(body)).toEqual({ status: 400, body: { error: 'nested too deep' } });
+    expect(counted).toEqual(['refused']);
+    expect(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER)).toEqual([]);
+    expect(await deliver()).toEqual({ status: 200, body: { ok: true, kept: true } });
   });
 });

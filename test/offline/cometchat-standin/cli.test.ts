@@ -159,7 +159,7 @@ describe('runSandboxCli', () => {
     expect(lines.join('\n')).not.toContain('real-looking-key-0c9d');
   });
 
-  it('sends a call_ended of a seeded call on schedule, printing each, never the password', async () => {
+  it('sends the end of a seeded call on schedule, printing each, never the password', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const arrivals: { authorization: string | undefined; body: string }[] = [];
     const receiver = createServer((req, res) => {
@@ -190,7 +190,7 @@ describe('runSandboxCli', () => {
       );
       started.push(sandbox);
       expect(lines.join('\n')).toContain(
-        `webhook: http://127.0.0.1:${port}/hooks (Basic authentication), a call_ended of a seeded call every 10 s`,
+        `webhook: http://127.0.0.1:${port}/hooks (Basic authentication), the end of a seeded call every 10 s`,
       );
 
       vi.advanceTimersByTime(10_000);
@@ -209,8 +209,15 @@ describe('runSandboxCli', () => {
 
       vi.advanceTimersByTime(10_000);
       await vi.waitFor(() => expect(arrivals).toHaveLength(2));
-      expect(JSON.parse(arrivals[1]?.body ?? '').data.sessionId).toBe(
-        SANDBOX_SESSION_IDS.unanswered,
+      // The unanswered call ends the ringing flow's way: its message, not its session.
+      expect(JSON.parse(arrivals[1]?.body ?? '')).toMatchObject({
+        trigger: 'call_unanswered',
+        data: { call: { data: { action: 'unanswered' } } },
+      });
+      await vi.waitFor(() =>
+        expect(lines.at(-1)).toBe(
+          `webhook call_unanswered "${SANDBOX_SESSION_IDS.unanswered}": answered 200`,
+        ),
       );
       expect(lines.join('\n')).not.toContain('pw-7f3e');
     } finally {

@@ -112,14 +112,23 @@ describe('sending', () => {
     expect(arrival.path).toBe('/cometchat/webhooks/sandbox');
     expect(arrival.headers['content-type']).toBe('application/json');
     expect(arrival.headers.authorization).toBeUndefined();
+    // A call-session trigger's `type` sits beside `trigger`, as in CometChat's examples.
     expect(arrival.json).toEqual({
       trigger: 'call_ended',
+      type: 'call',
       data,
       appId: 'sandbox-app',
       region: 'us',
       webhook: 'sandbox-webhook',
     });
-    expect(Object.keys(arrival.json)).toEqual(['trigger', 'data', 'appId', 'region', 'webhook']);
+    expect(Object.keys(arrival.json)).toEqual([
+      'trigger',
+      'type',
+      'data',
+      'appId',
+      'region',
+      'webhook',
+    ]);
   });
 
   it('sends Basic authentication when a username and password are set', async () => {
@@ -221,7 +230,6 @@ describe('payloads', () => {
   it('call_ended: display names of those who joined, Unix seconds, no uid', () => {
     expect(sandbox.webhooks.callEndedData(ids.audioEnded)).toEqual({
       sessionId: ids.audioEnded,
-      type: 'call',
       created_at: 1700000006,
       destroyed_at: 1700000756,
       all_occupants: [
@@ -232,7 +240,6 @@ describe('payloads', () => {
     // Never answered: created when initiated; the receiver is no occupant.
     expect(sandbox.webhooks.callEndedData(ids.unanswered)).toEqual({
       sessionId: ids.unanswered,
-      type: 'call',
       created_at: 1700003600,
       destroyed_at: 1700003645,
       all_occupants: [
@@ -286,7 +293,7 @@ describe('payloads', () => {
 });
 
 describe('endCall', () => {
-  it('ends a call in the state and sends its call_ended: names, no uids', async () => {
+  it('ends a call in the state and sends its ringing outcome: the call message', async () => {
     sandbox.webhooks.configure({ url: receiver.url, username: 'u', password: 'p' });
     const answer = await sandbox.webhooks.endCall(ids.customId, {
       status: 'unanswered',
@@ -302,17 +309,12 @@ describe('endCall', () => {
     ]);
 
     const arrival = only(receiver);
-    expect(arrival.json).toMatchObject({ trigger: 'call_ended', appId: 'sandbox-app' });
-    expect(arrival.json.data).toEqual({
-      sessionId: ids.customId,
-      type: 'call',
-      created_at: 1700025200,
-      destroyed_at: 1700025245,
-      all_occupants: [
-        { name: 'John Paul', joined_at: 1700025201, left_at: 1700025245, audio_call: 'true' },
-      ],
+    expect(arrival.json).toMatchObject({ trigger: 'call_unanswered', appId: 'sandbox-app' });
+    expect(arrival.json).not.toHaveProperty('type');
+    expect(arrival.json.data).toMatchObject({
+      call: { category: 'call', data: { action: 'unanswered' }, sentAt: 1700025245 },
     });
-    expect(arrival.text).not.toContain('uid');
+    expect(arrival.json.data).not.toHaveProperty('sessionId');
 
     // The call lookup serves the ended call.
     const response = await fetch(
@@ -374,10 +376,10 @@ describe('schedule', () => {
     stop();
     vi.advanceTimersByTime(120_000);
 
-    const sent = receiver.arrivals.map(
-      (a) => JSON.parse(a.text) as { data: { sessionId: string } },
-    );
-    expect(sent.map((s) => s.data.sessionId)).toEqual([
+    const sent = receiver.arrivals.map((a) => JSON.parse(a.text) as { trigger: string });
+    // Each call ends the way its flow does: an answered one with call_ended, the other not.
+    expect(sent.map((s) => s.trigger)).toEqual(['call_ended', 'call_unanswered', 'call_ended']);
+    expect(deliveries.map((d) => d.sessionId)).toEqual([
       ids.audioEnded,
       ids.unanswered,
       ids.audioEnded,
