@@ -8,7 +8,15 @@ import { code, truncate } from '../slack/mrkdwn.ts';
 // relative until `resolveSearch` fixes them against a clock, so that the page buttons carry
 // the same absolute times however late they are clicked.
 
-export const STATUSES = ['ongoing', 'ended', 'unanswered', 'rejected', 'busy', 'initiated', 'canceled'];
+export const STATUSES = [
+  'ongoing',
+  'ended',
+  'unanswered',
+  'rejected',
+  'busy',
+  'initiated',
+  'canceled',
+];
 export const TYPES = ['audio', 'video'];
 export const MODES = ['call', 'meet', 'presenter'];
 export const RECEIVER_TYPES = ['user', 'group'];
