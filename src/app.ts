@@ -47,7 +47,7 @@ const AUDIT_CLIENT_TIMEOUT_MS = 3_000;
  * Slack yet: `app.init()` (which checks the bot token) comes before `app.start()`.
  */
 export function createSlackApp(options: SlackAppOptions) {
-  const { config, logger } = options;
+  const { config, logger, now = Date.now } = options;
   const metrics = options.metrics ?? createMetrics();
   const store = observedStore(options.store ?? createMemoryStore(), metrics);
   const inflight = createInflight();
@@ -70,6 +70,7 @@ export function createSlackApp(options: SlackAppOptions) {
     store,
     client: slack.quick(AUDIT_CLIENT_TIMEOUT_MS),
     channel: config.auditChannel,
+    now,
     metrics,
   });
   const budgetSeconds = Math.round(config.cometchat.budgetMs / 1000);
@@ -110,7 +111,7 @@ export function createSlackApp(options: SlackAppOptions) {
     audit,
     access,
     timeZones: createTimeZones(slack.quick(ACCESS_CLIENT_TIMEOUT_MS)),
-    now: options.now ?? Date.now,
+    now,
     budgetMs: config.cometchat.budgetMs,
     budgetSeconds,
     approvalTtlMs: config.approvalTtlHours * 60 * 60 * 1000,

@@ -28,7 +28,12 @@ export interface SharedDeps extends FeatureDeps {
   /** The app's own Web API client, for what no listener's client covers (periodic jobs). */
   client: WebClient;
   store: Store;
-  audit: AuditTrail;
+  /**
+   * The trail, and `retryPosts`: tries again the audit channel's posts that are due and Slack
+   * has not taken (kept in the store with their records), answering how many it made (the
+   * audit feature's periodic work).
+   */
+  audit: AuditTrail & { retryPosts(log: Logger): Promise<number> };
   /** Who may use the app at all (VIEWERS, and every app's editors). */
   access: Access;
   /** Each person's time zone, for the calendar days they type. */
@@ -133,9 +138,10 @@ export interface AppDeps extends SharedDeps {
  */
 export interface AuditTrail {
   /**
-   * Keeps the record: the store first (before the user hears anything), then a structured log
-   * event, then the audit channel. A failed post loses nothing; a failed store write leaves the
-   * whole record in the log at error level and is reported to the caller.
+   * Keeps the record: the store first (before the user hears anything), with its post to the
+   * audit channel, then a structured log event, then the post. A failed post loses nothing (it
+   * is tried again from the store); a failed store write leaves the whole record in the log at
+   * error level and is reported to the caller.
    */
   record(record: AuditRecord, log: Logger): Promise<{ stored: boolean }>;
 }

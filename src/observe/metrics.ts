@@ -167,7 +167,7 @@ function recordMetrics(
   });
   const auditPosts = new Counter({
     name: 'cometchat_ops_audit_post_failures_total',
-    help: 'Audit records that could not be posted to the audit channel.',
+    help: 'Posts to the audit channel that Slack refused, each attempt (a kept post is tried again).',
     registers,
   });
   const storeErrors = new Counter({

@@ -8,3 +8,10 @@ export function platformErrorCode(error: unknown): string | undefined {
   if (typeof data !== 'object' || data === null || !('error' in data)) return undefined;
   return typeof data.error === 'string' ? data.error : undefined;
 }
+
+/** Slack's errors that mean the app cannot post in the channel (not a member, a DM, gone). */
+export const NOT_THERE: ReadonlySet<string> = new Set([
+  'not_in_channel',
+  'channel_not_found',
+  'is_archived',
+]);

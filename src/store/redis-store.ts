@@ -2,6 +2,7 @@ import { createClient, ErrorReply, type RedisClientType } from 'redis';
 import { z } from 'zod';
 import { redactUrl } from './redact-url.ts';
 import {
+  AUDIT_POSTS_LIMIT,
   type AuditPage,
   type AuditQuery,
   type Store,
@@ -13,6 +14,8 @@ import { StoreDataError, StoreUnavailableError } from './store-errors.ts';
 import {
   type ApprovalRequest,
   ApprovalRequestSchema,
+  type AuditPost,
+  AuditPostSchema,
   type AuditRecord,
   AuditRecordSchema,
   DEFAULT_APP,
@@ -54,6 +57,8 @@ const CONNECT_TIMEOUT_MS = 5_000;
  *   intent:<ref>                     string, JSON of the AuditRecord an update in flight becomes
  *                                    if the app stops before its answer (outcome `unknown`)
  *   intents-by-time                  sorted set of intent refs scored by `at`
+ *   audit-posts                      hash, ref to JSON of an AuditPost Slack has not taken yet
+ *   audit-posts-by-due               sorted set of those refs scored by `dueAt`
  *   approval:<id>                    string, JSON of an ApprovalRequest
  *   approvals-open                   sorted set of the ids of open requests, scored by requestedAt
  *   subscriptions                    hash, subscription id to JSON of a Subscription
@@ -64,22 +69,40 @@ const CONNECT_TIMEOUT_MS = 5_000;
  *   webhook-events-by-time           sorted set of those event ids scored by receivedAt
  * App names and role ids hold no `:` (see the config and ROLE_ID), so `app:<app>:` ends at its
  * first colon, and no key of one app is a key of another, or one of version 1's `known:<role>`;
- * nor do Slack channel ids. The subscription and webhook-event keys came without a new version:
- * they are new keys, which an older version never reads.
+ * nor do Slack channel ids. The subscription, webhook-event and audit-post keys came without a
+ * new version: they are new keys, which an older version never reads.
  */
 const SCHEMA_VERSION = 2;
 
 // A record and its four index entries appear together or not at all, and a duplicate `ref`
 // touches nothing (a MULTI could not skip the ZADDs when the SET NX fails). The intent of the
-// ref goes in the same step, whichever record stays.
+// ref goes in the same step, whichever record stays; and the post of a record added (ARGV[4],
+// JSON of an AuditPost, or empty for none) comes with it, due at its `at`.
+// KEYS: audit:<ref>, intent:<ref>, intents-by-time, audit-posts, audit-posts-by-due, then the
+// record's indexes.
 const APPEND_AUDIT_SCRIPT = `
 redis.call('DEL', KEYS[2])
 redis.call('ZREM', KEYS[3], ARGV[3])
 if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
-  for i = 4, #KEYS do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[3]) end
+  for i = 6, #KEYS do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[3]) end
+  if ARGV[4] ~= '' then
+    redis.call('HSET', KEYS[4], ARGV[3], ARGV[4])
+    redis.call('ZADD', KEYS[5], ARGV[2], ARGV[3])
+  end
   return 1
 end
 return 0
+`;
+
+/*
+ * Replaces the kept audit post ARGV[1] (JSON ARGV[2], due at ARGV[3]) in the hash (KEYS[1]) and
+ * the index (KEYS[2]); a post no longer kept stays gone.
+ */
+const UPDATE_AUDIT_POST_SCRIPT = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+return 1
 `;
 
 /*
@@ -295,6 +318,8 @@ function redisKeys(prefix: string) {
     audit: (ref: string) => `${prefix}audit:${ref}`,
     intent: (ref: string) => `${prefix}intent:${ref}`,
     intentsByTime: `${prefix}intents-by-time`,
+    auditPosts: `${prefix}audit-posts`,
+    auditPostsByDue: `${prefix}audit-posts-by-due`,
     approval: (id: string) => `${prefix}approval:${id}`,
     openApprovals: `${prefix}approvals-open`,
     subscriptions: `${prefix}subscriptions`,
@@ -423,22 +448,62 @@ class RedisStore implements Store {
     await this.#run('release', () => this.#client.del(this.#keys.claim(id)));
   };
 
-  readonly appendAudit = async (record: AuditRecord): Promise<void> => {
+  readonly appendAudit = async (record: AuditRecord, postTo?: string): Promise<void> => {
     const keys = this.#keys;
     const text = JSON.stringify(record);
+    const post: AuditPost | undefined =
+      postTo === undefined ? undefined : { record, channel: postTo, attempts: 0, dueAt: record.at };
     await this.#run('append audit record', () =>
       this.#client.eval(APPEND_AUDIT_SCRIPT, {
         keys: [
           keys.audit(record.ref),
           keys.intent(record.ref),
           keys.intentsByTime,
+          keys.auditPosts,
+          keys.auditPostsByDue,
           keys.byTime,
           keys.byRole(record.role),
           keys.appByTime(record.app),
           keys.appByRole(record.app, record.role),
         ],
-        arguments: [text, String(record.at), record.ref],
+        arguments: [
+          text,
+          String(record.at),
+          record.ref,
+          post === undefined ? '' : JSON.stringify(post),
+        ],
       }),
+    );
+  };
+
+  readonly listAuditPosts = async (before: number): Promise<AuditPost[]> => {
+    const operation = 'list audit posts';
+    const refs = decodeStored(
+      RefListSchema,
+      await this.#run(operation, () =>
+        this.#client.zRangeByScore(this.#keys.auditPostsByDue, '-inf', `(${before}`, {
+          LIMIT: { offset: 0, count: AUDIT_POSTS_LIMIT },
+        }),
+      ),
+      'the audit post index',
+    );
+    return this.#readFields(operation, this.#keys.auditPosts, refs, AuditPostSchema, 'audit post');
+  };
+
+  readonly updateAuditPost = async (post: AuditPost): Promise<void> => {
+    const keys = this.#keys;
+    await this.#run('update audit post', () =>
+      this.#client.eval(UPDATE_AUDIT_POST_SCRIPT, {
+        keys: [keys.auditPosts, keys.auditPostsByDue],
+        arguments: [post.record.ref, JSON.stringify(post), String(post.dueAt)],
+      }),
+    );
+  };
+
+  readonly removeAuditPost = async (ref: string): Promise<void> => {
+    const keys = this.#keys;
+    await this.#run('remove audit post', () =>
+      this.#client.multi().hDel(keys.auditPosts, ref).zRem(keys.auditPostsByDue, ref).exec(),
     );
   };
 

@@ -4,6 +4,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod';
 import { PermissionMapSchema } from '../cometchat/schemas.ts';
 import {
+  AUDIT_POSTS_LIMIT,
   type AuditPage,
   type AuditQuery,
   type Store,
@@ -17,6 +18,8 @@ import {
   ApprovalRequestSchema,
   AuditApprovalSchema,
   AuditChangesSchema,
+  type AuditPost,
+  AuditPostSchema,
   type AuditRecord,
   AuditRecordSchema,
   ChangeSubjectSchema,
@@ -31,18 +34,19 @@ import {
 } from './stored-records.ts';
 
 /*
- * Version 7 of the file's layout; `user_version` records it so that a later version can migrate.
+ * Version 8 of the file's layout; `user_version` records it so that a later version can migrate.
  * Version 2 keeps every row under its CometChat app; 3 adds `audit_intents`; 4 `approvals` and an
  * audit record's `approval`; 5 an audit record's `subject`; 6 the `ref` of the change that set a
  * role's known permissions; 7 `subscriptions` (channels subscribed to an app's webhook events)
- * and `webhook_events` (events received and not yet handled, each the whole record as JSON).
+ * and `webhook_events` (events received and not yet handled, each the whole record as JSON); 8
+ * `audit_posts` (audit records' posts to the audit channel that Slack has not taken yet).
  * Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
  * list of changes); everything a query filters or sorts on is a column of its own.
  *
  * Version 1 (before the app knew of several CometChat apps) had no `app` column; opening its file
  * moves every row into app `default` (see `migrateFromVersion1`).
  */
-const SCHEMA_VERSION = 7;
+const SCHEMA_VERSION = 8;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS known_permissions (
     app TEXT NOT NULL,
@@ -104,6 +108,12 @@ const SCHEMA = `
     event TEXT NOT NULL
   );
   CREATE INDEX IF NOT EXISTS webhook_events_by_time ON webhook_events (received_at);
+  CREATE TABLE IF NOT EXISTS audit_posts (
+    ref TEXT PRIMARY KEY,
+    due_at INTEGER NOT NULL,
+    post TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS audit_posts_by_due ON audit_posts (due_at);
 `;
 
 /** How long a write waits for another connection (another process on the same file) to finish. */
@@ -149,7 +159,7 @@ function migrate(db: DatabaseSync, path: string): void {
   }
   if (version === SCHEMA_VERSION) return;
   if (version === 1) migrateFromVersion1(db);
-  // A new file, or version 2 to 6: every statement is IF NOT EXISTS, so an earlier file
+  // A new file, or version 2 to 7: every statement is IF NOT EXISTS, so an earlier file
   // gains the tables it lacks and keeps the rest; its tables gain the columns they lack.
   else {
     db.exec(SCHEMA);
@@ -199,6 +209,14 @@ function prepareStatements(db: DatabaseSync) {
        ON CONFLICT (ref) DO NOTHING`,
     ),
     deleteIntent: db.prepare('DELETE FROM audit_intents WHERE ref = ?'),
+    insertAuditPost: db.prepare(
+      'INSERT INTO audit_posts (ref, due_at, post) VALUES (?, ?, ?) ON CONFLICT (ref) DO NOTHING',
+    ),
+    selectAuditPosts: db.prepare(
+      'SELECT post FROM audit_posts WHERE due_at < ? ORDER BY due_at, ref LIMIT ?',
+    ),
+    updateAuditPost: db.prepare('UPDATE audit_posts SET due_at = ?, post = ? WHERE ref = ?'),
+    deleteAuditPost: db.prepare('DELETE FROM audit_posts WHERE ref = ?'),
     upsertIntent: db.prepare(
       `INSERT INTO audit_intents (ref, at, record) VALUES (?, ?, ?)
        ON CONFLICT (ref) DO UPDATE SET at = excluded.at, record = excluded.record`,
@@ -318,14 +336,37 @@ class SqliteStore implements Store {
     this.#sql.deleteClaim.run(id);
   };
 
-  readonly appendAudit = async (record: AuditRecord): Promise<void> => {
+  readonly appendAudit = async (record: AuditRecord, postTo?: string): Promise<void> => {
     this.#sameFile();
-    // The record and the end of its intent in one transaction: a crash between them cannot
-    // leave an intent that the sweep would turn into a second record.
+    // The record, its post and the end of its intent in one transaction: a crash between them
+    // cannot leave an intent that the sweep would turn into a second record, nor a record
+    // whose post is lost.
     inTransaction(this.#db, 'IMMEDIATE', () => {
-      this.#sql.insertAudit.run(toRow(record));
+      const added = this.#sql.insertAudit.run(toRow(record)).changes === 1;
       this.#sql.deleteIntent.run(record.ref);
+      if (!added || postTo === undefined) return;
+      const post: AuditPost = { record, channel: postTo, attempts: 0, dueAt: record.at };
+      this.#sql.insertAuditPost.run(record.ref, post.dueAt, JSON.stringify(post));
     });
+  };
+
+  readonly listAuditPosts = async (before: number): Promise<AuditPost[]> => {
+    this.#sameFile();
+    const what = 'an audit post';
+    return this.#sql.selectAuditPosts.all(before, AUDIT_POSTS_LIMIT).map((raw) => {
+      const { post } = decodeStored(AuditPostRowSchema, raw, what);
+      return decodeStoredJson(AuditPostSchema, post, what);
+    });
+  };
+
+  readonly updateAuditPost = async (post: AuditPost): Promise<void> => {
+    this.#sameFile();
+    this.#sql.updateAuditPost.run(post.dueAt, JSON.stringify(post), post.record.ref);
+  };
+
+  readonly removeAuditPost = async (ref: string): Promise<void> => {
+    this.#sameFile();
+    this.#sql.deleteAuditPost.run(ref);
   };
 
   readonly putIntent = async (record: AuditRecord): Promise<void> => {
@@ -590,6 +631,7 @@ const IntentRowSchema = z.object({ record: z.string() });
 const ApprovalRowSchema = z.object({ request: z.string() });
 const SubscriptionRowSchema = z.object({ subscription: z.string() });
 const WebhookEventRowSchema = z.object({ event: z.string() });
+const AuditPostRowSchema = z.object({ post: z.string() });
 
 const AuditRowSchema = z.object({
   ref: z.string(),

@@ -1,5 +1,6 @@
 import type {
   ApprovalRequest,
+  AuditPost,
   AuditRecord,
   KnownPermissions,
   Subscription,
@@ -13,6 +14,7 @@ export {
   type ApprovalStatus,
   type AuditApproval,
   type AuditChange,
+  type AuditPost,
   type AuditRecord,
   type ChangeSubject,
   DEFAULT_APP,
@@ -44,6 +46,9 @@ export interface SubscriptionQuery {
 /** The most webhook events one `listWebhookEvents` returns. */
 export const WEBHOOK_EVENTS_LIMIT = 100;
 
+/** The most audit posts one `listAuditPosts` returns. */
+export const AUDIT_POSTS_LIMIT = 100;
+
 /**
  * The app's small durable state, behind one interface so that a single process can keep it in
  * memory or a file, and several replicas can share it (Redis). Known permissions and audit
@@ -69,9 +74,23 @@ export interface Store {
   release(id: string): Promise<void>;
   /**
    * Adds a record; a record with a `ref` already stored replaces nothing and is ignored. Either
-   * way the intent of that `ref` is gone with it, in the same step.
+   * way the intent of that `ref` is gone with it, in the same step. With `postTo` (a channel), a
+   * record that is added has its post kept in that same step (attempts 0, due at its `at`),
+   * until removeAuditPost: so a stop right after the record cannot lose the post.
    */
-  appendAudit(record: AuditRecord): Promise<void>;
+  appendAudit(record: AuditRecord, postTo?: string): Promise<void>;
+  /**
+   * Audit posts due before `before` (Unix ms), the earliest due first (then by `ref`), at most
+   * AUDIT_POSTS_LIMIT of them.
+   */
+  listAuditPosts(before: number): Promise<AuditPost[]>;
+  /**
+   * Replaces the kept post of `post.record.ref` (its attempts and when it is due); a post no
+   * longer kept (Slack took it, through another replica) stays gone.
+   */
+  updateAuditPost(post: AuditPost): Promise<void>;
+  /** Forgets a post Slack took (or that can never be made); one not kept is no error. */
+  removeAuditPost(ref: string): Promise<void>;
   /**
    * Keeps, before an update is sent, the record it becomes if the app stops before the answer
    * (outcome `unknown`), under the attempt's `ref`. The answer's record replaces it (appendAudit);
@@ -140,6 +159,7 @@ class MemoryStore implements Store {
   readonly #claims = new Map<string, number>();
   readonly #audit: AuditRecord[] = [];
   readonly #intents = new Map<string, AuditRecord>();
+  readonly #auditPosts = new Map<string, AuditPost>();
   readonly #approvals = new Map<string, ApprovalRequest>();
   readonly #subscriptions = new Map<string, Subscription>();
   readonly #webhookEvents = new Map<string, WebhookEvent>();
@@ -177,10 +197,34 @@ class MemoryStore implements Store {
     this.#claims.delete(id);
   };
 
-  readonly appendAudit = async (record: AuditRecord): Promise<void> => {
+  readonly appendAudit = async (record: AuditRecord, postTo?: string): Promise<void> => {
     this.#intents.delete(record.ref);
     if (this.#audit.some((r) => r.ref === record.ref)) return;
     this.#audit.push(structuredClone(record));
+    if (postTo === undefined) return;
+    this.#auditPosts.set(
+      record.ref,
+      structuredClone({ record, channel: postTo, attempts: 0, dueAt: record.at }),
+    );
+  };
+
+  readonly listAuditPosts = async (before: number): Promise<AuditPost[]> => {
+    return structuredClone(
+      [...this.#auditPosts.values()]
+        .filter((p) => p.dueAt < before)
+        .sort((a, b) => a.dueAt - b.dueAt || byId({ id: a.record.ref }, { id: b.record.ref }))
+        .slice(0, AUDIT_POSTS_LIMIT),
+    );
+  };
+
+  readonly updateAuditPost = async (post: AuditPost): Promise<void> => {
+    if (this.#auditPosts.has(post.record.ref)) {
+      this.#auditPosts.set(post.record.ref, structuredClone(post));
+    }
+  };
+
+  readonly removeAuditPost = async (ref: string): Promise<void> => {
+    this.#auditPosts.delete(ref);
   };
 
   readonly putIntent = async (record: AuditRecord): Promise<void> => {

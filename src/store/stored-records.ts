@@ -102,6 +102,22 @@ export const AuditRecordSchema = z.object({
 });
 export type AuditRecord = z.infer<typeof AuditRecordSchema>;
 
+/**
+ * A record's post to the audit channel, kept with the record (appendAudit) until Slack takes it:
+ * a Slack failure, a rate limit or a stop in between loses no post; the sweep tries it again.
+ */
+export const AuditPostSchema = z.object({
+  /** The record it posts; its `ref` names the post. */
+  record: AuditRecordSchema,
+  /** The Slack channel's id (AUDIT_CHANNEL when the record was kept). */
+  channel: z.string(),
+  /** Attempts Slack refused so far. */
+  attempts: z.number().int().nonnegative(),
+  /** Unix milliseconds: not tried again before then. */
+  dueAt: z.number(),
+});
+export type AuditPost = z.infer<typeof AuditPostSchema>;
+
 /** Where an approval request stands; only `open` can still be approved or rejected. */
 const ApprovalStatusSchema = z.enum([
   'open',

@@ -3,7 +3,7 @@ import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
 import { skipRedisSuites, useRedisServer } from '../store/redis-server.ts';
 import { commandReply, type Harness, interactionReply, textOf } from './harness.ts';
-import { useHarnessStarter, useReplicas } from './support.ts';
+import { driverIn, useHarnessStarter, useReplicas } from './support.ts';
 
 // Alerts through the real app: CometChat's webhooks, sent by the stand-in with Basic
 // authentication to the app's listener, posted to the channels subscribed to them.
@@ -219,7 +219,10 @@ describe('alerts from CometChat webhooks', () => {
     )?.accessory;
     const reply = await interactionReply(
       h,
-      h.driver.blockAction({ actionId: String(remove?.action_id), value: String(remove?.value) }),
+      driverIn(h, 'C0ALERTS').blockAction({
+        actionId: String(remove?.action_id),
+        value: String(remove?.value),
+      }),
     );
     expect(textOf(reply)).toContain('Removed the subscription');
     expect(await store.listSubscriptions({ channel: 'C0ALERTS' })).toEqual([]);

@@ -223,6 +223,16 @@ export function driverAs(h: Harness, userId: string): SlackDriver {
   });
 }
 
+/** A driver whose commands and clicks come from `channelId`, as the harness's user. */
+export function driverIn(h: Harness, channelId: string): SlackDriver {
+  return createSlackDriver({
+    appUrl: h.appUrl,
+    signingSecret: h.config.slack.signingSecret ?? '',
+    standIn: h.slack,
+    channelId,
+  });
+}
+
 /** Permission updates that reached the sandbox. */
 export function puts(h: Harness) {
   return h.sandbox.requests.filter((r) => r.method === 'PUT');

@@ -35,8 +35,14 @@ const layout = (path: string) => {
   }
 };
 
-/** What version 7 added: a file of an earlier version has neither table (nor their indexes). */
+/** What version 8 added: a file of an earlier version has no such table (nor its index). */
+const dropVersion8Tables = (db: DatabaseSync) => {
+  db.exec('DROP TABLE audit_posts');
+};
+
+/** What versions 7 and 8 added: a file of version 6 or earlier has none of these tables. */
 const dropVersion7Tables = (db: DatabaseSync) => {
+  dropVersion8Tables(db);
   db.exec('DROP TABLE subscriptions');
   db.exec('DROP TABLE webhook_events');
 };
@@ -154,7 +160,7 @@ describe('sqlite store', () => {
     const db = new DatabaseSync(path, { readOnly: true });
     try {
       expect(pragma(db, 'journal_mode')).toBe('wal');
-      expect(pragma(db, 'user_version')).toBe(7);
+      expect(pragma(db, 'user_version')).toBe(8);
     } finally {
       db.close();
     }
@@ -192,7 +198,7 @@ describe('sqlite store', () => {
       requestedAt: 1,
     });
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(pragma(check, 'user_version')).toBe(7);
+    expect(pragma(check, 'user_version')).toBe(8);
     check.close();
   });
 
@@ -239,7 +245,7 @@ describe('sqlite store', () => {
     await after.setKnownPermissions(withRef);
     expect(await after.getKnownPermissions('staging', 'admin')).toStrictEqual(withRef);
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(pragma(check, 'user_version')).toBe(7);
+    expect(pragma(check, 'user_version')).toBe(8);
     check.close();
   });
 
@@ -272,7 +278,7 @@ describe('sqlite store', () => {
     await before.putApproval(approval);
     expect(await before.claim('held', 600)).toBe(true);
     await before.close();
-    // Version 6's file: this layout without version 7's tables.
+    // Version 6's file: this layout without version 7's and 8's tables.
     const db = new DatabaseSync(path);
     dropVersion7Tables(db);
     db.exec('PRAGMA user_version = 6');
@@ -307,7 +313,43 @@ describe('sqlite store', () => {
     const fresh = join(dir, 'fresh.sqlite');
     await openStore(fresh).close();
     expect(layout(path)).toEqual(layout(fresh));
-    expect(layout(path).version).toBe(7);
+    expect(layout(path).version).toBe(8);
+  });
+
+  it('adds audit posts to a file version 7 wrote, keeping its rows', async () => {
+    const path = join(dir, 'v7.sqlite');
+    const before = openStore(path, () => 1_000);
+    await before.appendAudit(record);
+    const subscription = {
+      id: 'sub-1',
+      app: 'staging',
+      channel: 'C0ALERTS',
+      kind: 'calls' as const,
+      filters: [],
+      createdBy: 'U1',
+      createdAt: 3,
+    };
+    await before.putSubscription(subscription);
+    await before.close();
+    const db = new DatabaseSync(path);
+    dropVersion8Tables(db);
+    db.exec('PRAGMA user_version = 7');
+    db.close();
+    expect(layout(path).objects.map((o) => o.name)).not.toContain('audit_posts');
+
+    const after = openStore(path, () => 2_000);
+    expect((await after.listAudit({ offset: 0, limit: 10 })).records).toEqual([record]);
+    expect(await after.listSubscriptions({})).toStrictEqual([subscription]);
+    const posted = { ...record, ref: 'ref-2', at: 5 };
+    await after.appendAudit(posted, 'C0AUDIT');
+    expect(await after.listAuditPosts(6)).toStrictEqual([
+      { record: posted, channel: 'C0AUDIT', attempts: 0, dueAt: 5 },
+    ]);
+    await after.close();
+    const fresh = join(dir, 'fresh-v8.sqlite');
+    await openStore(fresh).close();
+    expect(layout(path)).toEqual(layout(fresh));
+    expect(layout(path).version).toBe(8);
   });
 
   it('refuses a file written by a newer version', async () => {
@@ -364,7 +406,7 @@ describe('sqlite store', () => {
       const fresh = join(dir, 'fresh.sqlite');
       await openStore(fresh).close();
       expect(layout(migrated)).toEqual(layout(fresh));
-      expect(layout(migrated).version).toBe(7);
+      expect(layout(migrated).version).toBe(8);
     });
 
     it('keeps every row, each in the default app', async () => {
@@ -463,7 +505,7 @@ describe('sqlite store', () => {
       const at = Date.now() + 3_000;
       const totals = await Promise.all([open(), open(), open()]);
       expect(totals).toEqual(Array(3).fill(String(v1Audit().length)));
-      expect(layout(path).version).toBe(7);
+      expect(layout(path).version).toBe(8);
     });
   });
 });

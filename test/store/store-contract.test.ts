@@ -7,6 +7,8 @@ import { createRedisStore } from '../../src/store/redis-store.ts';
 import { createSqliteStore } from '../../src/store/sqlite-store.ts';
 import {
   type ApprovalRequest,
+  AUDIT_POSTS_LIMIT,
+  type AuditPost,
   type AuditRecord,
   createMemoryStore,
   DEFAULT_APP,
@@ -463,6 +465,94 @@ function describeStoreContract(
             ['p1', 'prod'],
           ]);
         });
+      });
+    });
+
+    describe('audit posts', () => {
+      const refs = (list: AuditPost[]) => list.map((p) => p.record.ref);
+      const keptPost = (r: AuditRecord, channel = 'C0AUDIT'): AuditPost => ({
+        record: r,
+        channel,
+        attempts: 0,
+        dueAt: r.at,
+      });
+
+      it('keeps the post of a record appended with a channel, due at its time, and no other', async () => {
+        const posted = record({ ref: 'p', at: 10, serviceMessage: 'sendMessage: updated' });
+        await store.appendAudit(posted, 'C0AUDIT');
+        await store.appendAudit(record({ ref: 'q', at: 11 }));
+        expect(await store.listAuditPosts(11)).toStrictEqual([keptPost(posted)]);
+        // Due before `before`: not yet at its own time.
+        expect(await store.listAuditPosts(10)).toEqual([]);
+        expect((await store.listAudit({ offset: 0, limit: 10 })).total).toBe(2);
+      });
+
+      it('keeps no post for a record whose ref is stored already', async () => {
+        await store.appendAudit(record({ ref: 'dup', at: 10 }));
+        await store.appendAudit(record({ ref: 'dup', at: 20 }), 'C0AUDIT');
+        await store.appendAudit(record({ ref: 'twice', at: 30 }), 'C0AUDIT');
+        await store.appendAudit(record({ ref: 'twice', at: 40, outcome: 'failed' }), 'C0OTHER');
+        expect(await store.listAuditPosts(Number.MAX_SAFE_INTEGER)).toStrictEqual([
+          keptPost(record({ ref: 'twice', at: 30 })),
+        ]);
+      });
+
+      it('keeps one post when the same ref is appended concurrently', async () => {
+        await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            store.appendAudit(record({ ref: 'same', at: i }), `C0AUDIT${i}`),
+          ),
+        );
+        const posts = await store.listAuditPosts(Number.MAX_SAFE_INTEGER);
+        expect(posts).toHaveLength(1);
+        const { records } = await store.listAudit({ offset: 0, limit: 1 });
+        // The post is the record that stayed's, to the channel it was appended with.
+        expect(posts[0]?.record).toStrictEqual(records[0]);
+        expect(posts[0]?.channel).toBe(`C0AUDIT${records[0]?.at}`);
+      });
+
+      it('lists the earliest due first, then by ref, at most the limit', async () => {
+        const count = AUDIT_POSTS_LIMIT + 10;
+        const all = Array.from({ length: count }, (_, i) => `r-${String(i).padStart(3, '0')}`);
+        for (const [i, ref] of [...all.entries()].reverse()) {
+          await store.appendAudit(record({ ref, at: 1_000 + Math.floor(i / 2) }), 'C0AUDIT');
+        }
+        expect(refs(await store.listAuditPosts(Number.MAX_SAFE_INTEGER))).toEqual(
+          all.slice(0, AUDIT_POSTS_LIMIT),
+        );
+        expect(refs(await store.listAuditPosts(1_002))).toEqual(all.slice(0, 4));
+      });
+
+      it('replaces a kept post when it is delayed, and lists it by its new time', async () => {
+        const a = keptPost(record({ ref: 'a', at: 10 }));
+        const b = keptPost(record({ ref: 'b', at: 20 }));
+        await store.appendAudit(a.record, 'C0AUDIT');
+        await store.appendAudit(b.record, 'C0AUDIT');
+        const delayed = { ...a, attempts: 3, dueAt: 500 };
+        await store.updateAuditPost(delayed);
+        expect(await store.listAuditPosts(100)).toStrictEqual([b]);
+        expect(await store.listAuditPosts(501)).toStrictEqual([b, delayed]);
+      });
+
+      it('removes a post for good: a delay of it afterwards brings nothing back', async () => {
+        const a = keptPost(record({ ref: 'a', at: 10 }));
+        await store.appendAudit(a.record, 'C0AUDIT');
+        await store.removeAuditPost('a');
+        await store.updateAuditPost({ ...a, attempts: 1, dueAt: 20 });
+        expect(await store.listAuditPosts(Number.MAX_SAFE_INTEGER)).toEqual([]);
+        await expect(store.removeAuditPost('a')).resolves.toBeUndefined();
+        await expect(store.removeAuditPost('never-kept')).resolves.toBeUndefined();
+        // The record itself stays.
+        expect((await store.listAudit({ offset: 0, limit: 10 })).total).toBe(1);
+      });
+
+      it('is not changed by mutating what was passed in or read out', async () => {
+        const r = record({ ref: 'm', at: 1 });
+        await store.appendAudit(r, 'C0AUDIT');
+        r.role = 'changed';
+        const [read] = await store.listAuditPosts(2);
+        if (read) read.record.role = 'changed too';
+        expect((await store.listAuditPosts(2))[0]?.record.role).toBe('moderator');
       });
     });
 

@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { z } from 'zod';
 import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../apps/apps.ts';
-import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
+import { destinationOf, type SlackMessage, slackErrorCode } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
-import { platformErrorCode } from '../../slack/slack-errors.ts';
+import { NOT_THERE, platformErrorCode } from '../../slack/slack-errors.ts';
 import type { Subscription } from '../../store/store.ts';
+import { failureMessage } from '../../voice/sentences.ts';
 import type { AppDeps } from '../deps.ts';
 import { SUBSCRIPTIONS_HINT, subscriptionLine, subscriptionsMessage } from './alert-view.ts';
 import type { SubscribeWords } from './subscription-rules.ts';
@@ -16,7 +17,7 @@ import type { SubscribeWords } from './subscription-rules.ts';
 // `/cometchat subscribe ...` and `/cometchat subscriptions`: a channel subscribed to one app's
 // events, and the list with a Remove button each. Anyone who may use the app may subscribe a
 // channel the app is in: the subscription is announced in the channel, which is also how the app
-// learns it may post there.
+// learns it may post there. Remove acts in the subscription's own channel only.
 
 const RemoveValue = z.object({ id: z.string().min(1).max(64) });
 
@@ -33,18 +34,15 @@ export function subscriptionId(
   return createHash('sha256').update(key).digest('hex').slice(0, 24);
 }
 
-/** Slack's errors that mean the app cannot post in the channel (not a member, a DM, gone). */
-export const NOT_THERE: ReadonlySet<string> = new Set([
-  'not_in_channel',
-  'channel_not_found',
-  'is_archived',
-]);
+// Slack's rule, kept with Slack's glue (the audit trail gives up on the same errors); the other
+// alert modules import it from here.
+export { NOT_THERE };
 
 /** What a subscription is, before who made it, where and when are added. */
 export type SubscriptionAsked = Pick<Subscription, 'id' | 'kind' | 'filters'> &
   Partial<Pick<Subscription, 'at'>>;
 
-/** `subscribe`: kept, then announced in the channel; a channel the app cannot post in is undone. */
+/** `subscribe`: announced in the channel, then kept; nothing changes when Slack refuses. */
 export function createSubscribeCommand(deps: AppDeps) {
   return (
     app: CometChatApp,
@@ -60,9 +58,11 @@ export function createSubscribeCommand(deps: AppDeps) {
 }
 
 /**
- * A subscription of the channel the command was typed in, whatever it posts: kept, then
- * announced there; a channel the app cannot post in is undone. `asked` is read once the channel
- * is known to be one.
+ * A subscription of the channel the command was typed in, whatever it posts: announced there,
+ * then kept. Announced first, so that a refused announcement (a channel the app is not in, a
+ * rate limit, an outage) changes nothing: the subscription of that id the channel had (the same
+ * one asked again, its digest at another time) stays exactly as it was, and no subscription is
+ * kept that nobody was told of. `asked` is read once the channel is known to be one.
  */
 export async function subscribeChannel(
   deps: AppDeps,
@@ -87,22 +87,61 @@ export async function subscribeChannel(
     createdAt: deps.now(),
   };
   const line = subscriptionLine(subscription, appNameIfSeveral(deps.apps, app));
-  await deps.store.putSubscription(subscription);
+  let announcement: { ts?: string | undefined };
   try {
-    await deps.client.chat.postMessage({
+    announcement = await deps.client.chat.postMessage({
       channel,
       text: `<@${body.user_id}> subscribed this channel to ${line}. ${SUBSCRIPTIONS_HINT}`,
     });
   } catch (error) {
-    // Not announced, not kept: a subscription nobody was told of would post unannounced.
-    await deps.store.removeSubscription(subscription.id);
-    if (!NOT_THERE.has(platformErrorCode(error) ?? '')) throw error;
-    return reply(
-      `The app is not in <#${channel}>, so it could not post there: invite it (\`/invite\`), then subscribe again. Nothing was subscribed.`,
+    const cause = platformErrorCode(error);
+    if (cause !== undefined && NOT_THERE.has(cause)) {
+      return reply(
+        `The app is not in <#${channel}>, so it could not post there: invite it (\`/invite\`), then subscribe again. Nothing was changed.`,
+      );
+    }
+    scope.log.warn(
+      { cause: slackErrorCode(error), channel },
+      'subscription not announced; nothing was changed',
     );
+    const sentence = `Slack did not take the app's post in <#${channel}>, so nothing was changed: try again in a minute.`;
+    return tell(deps, body, failureMessage(sentence, scope.ref), scope);
+  }
+  try {
+    await deps.store.putSubscription(subscription);
+  } catch (error) {
+    await withdraw(deps, channel, announcement.ts, line, body.user_id, scope);
+    throw error;
   }
   scope.log.info({ app: app.name, channel, kind: subscription.kind }, 'channel subscribed');
   return reply(`Subscribed <#${channel}> to ${line}.`);
+}
+
+/**
+ * Corrects the announcement of a subscription that could not be kept (the store failed after
+ * Slack took it), so the channel is not told of one that does not exist. Best effort: logged.
+ */
+async function withdraw(
+  deps: AppDeps,
+  channel: string,
+  ts: string | undefined,
+  line: string,
+  user: string,
+  scope: RequestScope,
+): Promise<void> {
+  try {
+    if (ts === undefined) throw new Error('Slack answered the announcement without its ts');
+    await deps.client.chat.update({
+      channel,
+      ts,
+      text: `<@${user}> asked to subscribe this channel to ${line}, but it could not be kept: nothing was changed.`,
+    });
+  } catch (error) {
+    scope.log.warn(
+      { cause: slackErrorCode(error), channel },
+      'the announcement of a subscription that was not kept could not be corrected',
+    );
+  }
 }
 
 /** `subscriptions`: the channel's subscriptions, of every app. */
@@ -119,12 +158,28 @@ export function createSubscriptionsCommand(deps: AppDeps) {
   };
 }
 
-/** "Remove" on the list: the subscription goes, and the person is told which. */
+/**
+ * "Remove" on the list: the subscription goes, and the person is told which. Only in its own
+ * channel: its id is a hash anyone can make, so the click's channel is what says the person is
+ * looking at that channel's list (and may change what it receives).
+ */
 function createRemoveButton(deps: AppDeps) {
   return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
     const scope = scopeOf(context);
     const { app, value } = openSealed(deps.apps, RemoveValue, action.value);
+    const channel = body.channel?.id;
+    const own =
+      channel === undefined ? [] : await deps.store.listSubscriptions({ app: app.name, channel });
+    if (!own.some((s) => s.id === value.id)) {
+      scope.log.info(
+        { app: app.name, subscription: value.id, channel },
+        'subscription not removed: not one of the subscriptions of the channel clicked in',
+      );
+      const text =
+        "That subscription is not one of this channel's, or it was removed already: nothing was removed. `/cometchat subscriptions` lists this channel's.";
+      return tell(deps, body, { text, replace_original: false }, scope);
+    }
     const removed = await deps.store.removeSubscription(value.id);
     scope.log.info({ app: app.name, subscription: value.id, removed }, 'subscription removed');
     const text = removed

@@ -1,5 +1,5 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import { ErrorCode, type WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
@@ -12,54 +12,45 @@ import { PageSchema } from '../../slack/values.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
 import type { AuditTrail, FeatureDeps } from '../deps.ts';
 import { inPlace, sealedButton } from '../sealed-button.ts';
+import { createAuditPosts } from './audit-posts.ts';
 import { AUDIT_PER_PAGE, type AuditQuery, auditMessage, auditPost } from './audit-view.ts';
 
 export function createAuditTrail(deps: {
   store: Store;
   /**
-   * Used for the channel post only. Give it a client of its own that rejects rate-limited
-   * calls: a WebClient that waits out a 429 pauses every call it makes meanwhile, and the
-   * audit channel (about one post a second) must not stall the app's replies and modals.
+   * Used for the channel post only. Give it a client of its own that neither retries nor waits
+   * out a 429 (see AuditPostsDeps): the store retries, and a WebClient that waits out a 429
+   * pauses every call it makes meanwhile, and the audit channel (about one post a second) must
+   * not stall the app's replies and modals.
    */
   client: WebClient;
   channel: string | undefined;
+  now: () => number;
   metrics?: Pick<Metrics, 'permissionUpdate' | 'auditWrite' | 'auditPostFailure'> | undefined;
-}): AuditTrail {
-  /**
-   * Posts the record to the channel. A rate-limited first attempt is tried once more after
-   * Retry-After, in the background: the person who made the change is not kept waiting for a
-   * notification, and the record is already in the store and the log.
-   */
-  async function post(channel: string, record: AuditRecord, log: Logger, first: boolean) {
+}): AuditTrail & { retryPosts(log: Logger): Promise<number> } {
+  const posts = createAuditPosts(deps);
+
+  /** A post whose record the store did not keep cannot be kept either: tried once. */
+  async function postUnkept(channel: string, record: AuditRecord, log: Logger) {
     try {
       await deps.client.chat.postMessage({ channel, ...auditPost(record) });
     } catch (error) {
-      const retryAfter = (error as { code?: unknown; retryAfter?: unknown }).retryAfter;
-      if (
-        first &&
-        (error as { code?: unknown }).code === ErrorCode.RateLimitedError &&
-        typeof retryAfter === 'number'
-      ) {
-        log.warn(
-          { retryAfter, channel, ref: record.ref },
-          'audit post rate limited; trying again after Retry-After',
-        );
-        setTimeout(() => void post(channel, record, log, false), retryAfter * 1000).unref();
-        return;
-      }
       deps.metrics?.auditPostFailure();
       log.warn(
         { cause: slackErrorCode(error), channel, ref: record.ref },
-        'audit post failed; the record is kept in the store and the log',
+        'audit post failed; the record is not in the store, so the post is not tried again (the record is in the log)',
       );
     }
   }
 
   return {
     async record(record, log) {
+      const { channel } = deps;
       let stored = true;
       try {
-        await deps.store.appendAudit(record);
+        // The post is kept with the record, in the same step: neither a Slack failure nor a
+        // stop before Slack takes it loses it (createAuditPosts tries it again).
+        await deps.store.appendAudit(record, channel);
       } catch (error) {
         stored = false;
         log.error({ err: error, audit: record }, 'audit record could not be stored');
@@ -70,9 +61,12 @@ export function createAuditTrail(deps: {
         { event: 'permission_change', audit: record },
         `permission change ${record.outcome}`,
       );
-      if (deps.channel) await post(deps.channel, record, log, true);
+      if (channel === undefined) return { stored };
+      if (stored) await posts.first({ record, channel, attempts: 0, dueAt: record.at }, log);
+      else await postUnkept(channel, record, log);
       return { stored };
     },
+    retryPosts: posts.retry,
   };
 }
 

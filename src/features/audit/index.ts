@@ -44,6 +44,10 @@ export const audit: Feature = {
   ],
   register: registerAuditList,
   // Updates in flight when a replica stopped get their records (another replica's may outlive
-  // it, so this runs every minute, not only at start).
-  periodic: (deps, log: Logger) => sweepIntents({ ...deps, afterMs: 2 * deps.budgetMs, log }),
+  // it, so this runs every minute, not only at start); posts Slack has not taken are tried again.
+  periodic: (deps, log: Logger) =>
+    Promise.all([
+      sweepIntents({ ...deps, afterMs: 2 * deps.budgetMs, log }),
+      deps.audit.retryPosts(log),
+    ]),
 };
