@@ -10,6 +10,7 @@ import {
   logsWithRef,
   markupOf,
   referenceOf,
+  sealedValue,
   textOf,
 } from './harness.ts';
 import { newestAudit, puts, reviewFlip, useSharedHarness } from './support.ts';
@@ -65,7 +66,7 @@ describe('Slack refuses to open a modal', () => {
   });
 
   it('"Show all participants" with an expired trigger: told in the channel the button was in', async () => {
-    const value = JSON.stringify({ sessionId: SANDBOX_SESSION_IDS.groupOngoing, page: 1 });
+    const value = sealedValue(h, { sessionId: SANDBOX_SESSION_IDS.groupOngoing, page: 1 });
     h.slack.fail('views.open', { error: 'expired_trigger_id' });
     const mark = h.slack.responses.length;
     const sent = await h.driver.interaction(
