@@ -198,6 +198,14 @@ describe('several CometChat apps from one install', () => {
     expect(putsTo(staging)).toHaveLength(1);
     expect([...promotionsOf(outcome).keys()]).toEqual(['prod']);
 
+    // The button's value names prod sealed by staging: the app's name alone (the previous
+    // version's value) is refused, asking prod nothing.
+    const asked = prod.requests.length;
+    const button = promotionsOf(outcome).get('prod');
+    const bare = await promote(h, outcome, 'prod', { ...button, value: 'prod' });
+    expect(textOf(bare)).toContain(UNSEALED_REFUSAL);
+    expect(prod.requests).toHaveLength(asked);
+
     const review = await promote(h, outcome, 'prod');
     const text = textOf(review);
     expect(text).toContain('Promoted from *staging*');
