@@ -36,8 +36,9 @@ export interface CometChatApp {
    */
   webhook?: { user: string; password: string; setting: string } | undefined;
   /**
-   * Seals a value that goes to Slack and comes back (a button, a modal's metadata) so that it
-   * cannot be made to name another app: keyed by this app's own API key, never shown.
+   * Seals a value that goes to Slack and comes back (a button, a modal's metadata, an option) so
+   * that it cannot be made by hand or made to name another app: keyed by this app's own API key,
+   * never shown.
    */
   seal(text: string): string;
 }
@@ -113,7 +114,13 @@ export function createApps(
   };
 }
 
-const DAMAGED = 'That button is out of date or damaged. Run the command again.';
+/**
+ * What a person is told of a value from Slack (a button's value, a modal's metadata, an option's
+ * value) that does not carry a valid seal of an app this install serves: one written before values
+ * were sealed, by another install or with another key, or made or edited by hand.
+ */
+export const UNSEALED_REFUSAL =
+  'This button is from an older version or was not made by this app; run the command again.';
 
 /** A value for Slack to carry back: the payload, the app it is about, and the app's seal. */
 export function sealFor(app: CometChatApp, payload: Record<string, unknown>): string {
@@ -122,31 +129,31 @@ export function sealFor(app: CometChatApp, payload: Record<string, unknown>): st
 }
 
 /**
- * Opens a sealed value that came back from Slack: the app must be configured and its seal must
- * match, so a value edited to name another app is refused like any damaged one. With one app, a
- * plain value an earlier version wrote (before every value was sealed) is read as that app's.
+ * Opens a sealed value that came back from Slack: the app it names must be configured and its
+ * seal must match, whether one app is configured or several. Nothing unsealed is read, not even
+ * with one app: a value made by hand would otherwise reach every decision that trusts it.
  */
 export function openSealed<S extends z.ZodType>(
   apps: Apps,
   schema: S,
   raw: string | undefined,
 ): { app: CometChatApp; value: z.infer<S> } {
-  const legacy = unsealed(apps, schema, raw);
-  if (legacy) return legacy;
-  const dot = (raw ?? '').indexOf('.');
-  const seal = (raw ?? '').slice(0, dot);
-  const body = (raw ?? '').slice(dot + 1);
+  const text = raw ?? '';
+  const dot = text.indexOf('.');
+  const seal = text.slice(0, dot);
+  const body = text.slice(dot + 1);
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
-    throw new InputError(DAMAGED);
+    throw new InputError(UNSEALED_REFUSAL);
   }
   const name = (json as { app?: unknown } | null)?.app;
   const app = typeof name === 'string' ? apps.byName(name) : undefined;
-  if (dot < 1 || !app || !sameText(app.seal(body), seal)) throw new InputError(DAMAGED);
+  if (dot < 1 || !app || !sameText(app.seal(body), seal)) throw new InputError(UNSEALED_REFUSAL);
+  // Sealed by this install, yet not of the shape asked for: written by another version.
   const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new InputError(DAMAGED);
+  if (!parsed.success) throw new InputError(UNSEALED_REFUSAL);
   return { app, value: parsed.data };
 }
 
@@ -171,39 +178,49 @@ export function roleButtonValue(app: CometChatApp, role: string) {
   return sealFor(app, { role });
 }
 
-/**
- * Reads an "Edit permissions" button's value back: the app it was for, and the role. With one
- * app, a bare role id (what earlier versions wrote) is read as that app's.
- */
+/** Reads an "Edit permissions" button's value back: the app it was for, and the role. */
 export function openRoleButton(
   apps: Apps,
   raw: string | undefined,
 ): { app: CometChatApp; role: string } {
-  const only = soleApp(apps);
-  if (only && raw !== undefined && RoleIdSchema.safeParse(raw).success)
-    return { app: only, role: raw };
   const { app, value } = openSealed(apps, RoleValue, raw);
   return { app, role: value.role };
 }
 
-/** The app, when only one is configured: the one an unsealed value can only be about. */
-function soleApp(apps: Apps): CometChatApp | undefined {
-  return apps.all.length === 1 ? apps.all[0] : undefined;
+/**
+ * An option's value holds 75 characters, and a value's seal alone takes 43: an option carries
+ * the first 16 (96 bits), still far beyond guessing, before its text.
+ */
+const OPTION_SEAL_LENGTH = 16;
+
+/** An option's value for Slack to carry back: `<seal>.<text>`, sealed for `app`. */
+export function sealOption(app: CometChatApp, text: string): string {
+  return `${optionSeal(app, text)}.${text}`;
 }
 
 /**
- * A value written before values were sealed (a message posted by an earlier version): with one
- * app there is no other app it could be turned against, so it is read as that app's.
+ * Opens an option's value that came back from Slack: the app is the one whose seal it carries,
+ * so a value edited to name another role or app, or made by hand, is refused.
  */
-function unsealed<S extends z.ZodType>(apps: Apps, schema: S, raw: string | undefined) {
-  const app = soleApp(apps);
-  if (!app || !raw?.startsWith('{')) return undefined;
-  try {
-    const parsed = schema.safeParse(JSON.parse(raw));
-    return parsed.success ? { app, value: parsed.data as z.infer<S> } : undefined;
-  } catch {
-    return undefined;
-  }
+export function openSealedOption(
+  apps: Apps,
+  raw: string | undefined,
+): { app: CometChatApp; text: string } {
+  const text = raw ?? '';
+  if (text.indexOf('.') !== OPTION_SEAL_LENGTH) throw new InputError(UNSEALED_REFUSAL);
+  const seal = text.slice(0, OPTION_SEAL_LENGTH);
+  const sealed = text.slice(OPTION_SEAL_LENGTH + 1);
+  const app = apps.all.find((candidate) => sameText(optionSeal(candidate, sealed), seal));
+  if (!app) throw new InputError(UNSEALED_REFUSAL);
+  return { app, text: sealed };
+}
+
+/**
+ * What an option's seal covers: the app's name and the text, after a line that no value's body
+ * (always JSON) starts with, so that neither seal can be passed off as the other.
+ */
+function optionSeal(app: CometChatApp, text: string): string {
+  return app.seal(`option\n${app.name}\n${text}`).slice(0, OPTION_SEAL_LENGTH);
 }
 
 function sameText(a: string, b: string): boolean {

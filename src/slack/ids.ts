@@ -24,7 +24,7 @@ export const ACTIONS = {
   rejectChange: 'reject_change',
   /** Followed by `:<app>`: one per other app, in the same actions block. */
   promoteChange: 'promote_change',
-  /** The Home tab's role pickers; an option's value is `<app>:<role>`. */
+  /** The Home tab's role pickers; an option's value is its role, sealed for its app. */
   homeEditRole: 'home_edit_role',
   homeFindCalls: 'home_find_calls',
   homeLookupCall: 'home_lookup_call',

@@ -6,8 +6,12 @@ import {
   createApps,
   openRoleButton,
   openSealed,
+  openSealedOption,
   roleButtonValue,
   sealFor,
+  sealOption,
+  tryOpenSealed,
+  UNSEALED_REFUSAL,
   valueWriter,
 } from '../../src/apps/apps.ts';
 import type { CometChatClient } from '../../src/cometchat/client.ts';
@@ -63,14 +67,6 @@ describe('apps', () => {
     expect(sealFor(staging, { page: 1 })).not.toContain('key-staging-1');
   });
 
-  it('reads an unsealed value of an earlier version as the only app of a single-app install', () => {
-    const single = createApps([app('default', 'key-default-3')]);
-    expect(openSealed(single, Page, '{"page":3}')).toMatchObject({
-      app: { name: 'default' },
-      value: { page: 3 },
-    });
-  });
-
   it('seals every value with one app too, so it stays good when a second app is added', () => {
     const only = createApps([app('default', 'key-default-3')]);
     const first = only.all[0];
@@ -86,9 +82,11 @@ describe('apps', () => {
     });
   });
 
-  it("reads an edit button's bare role id (earlier versions) only with one app", () => {
+  it("reads an edit button's role only from its sealed value, with one app as with several", () => {
     const only = createApps([app('default', 'key-default-3')]);
-    expect(openRoleButton(only, 'moderator')).toMatchObject({
+    const first = only.all[0];
+    if (!first) throw new Error('no app');
+    expect(openRoleButton(only, roleButtonValue(first, 'moderator'))).toMatchObject({
       app: { name: 'default' },
       role: 'moderator',
     });
@@ -98,6 +96,102 @@ describe('apps', () => {
       app: { name: 'staging' },
       role: 'admin',
     });
-    expect(() => openRoleButton(apps, 'admin')).toThrow(InputError);
+    // A bare role id, what versions before sealing wrote, is refused with one app too.
+    expect(() => openRoleButton(only, 'moderator')).toThrow(UNSEALED_REFUSAL);
+    expect(() => openRoleButton(apps, 'admin')).toThrow(UNSEALED_REFUSAL);
+  });
+});
+
+describe('the seal reader, with one app configured (the common install)', () => {
+  const only = createApps([app('default', 'key-default-3')]);
+  const first = only.all[0];
+  if (!first) throw new Error('no app');
+  const valid = sealFor(first, { page: 2 });
+  const refused = (raw: string | undefined) => {
+    expect(() => openSealed(only, Page, raw)).toThrow(new InputError(UNSEALED_REFUSAL));
+    expect(tryOpenSealed(only, Page, raw)).toBeUndefined();
+  };
+
+  it('opens a valid value as its app', () => {
+    expect(openSealed(only, Page, valid)).toEqual({ app: first, value: { page: 2 } });
+  });
+
+  it('refuses an unsealed value, however it is written', () => {
+    for (const raw of ['{"page":2}', '{"page":2,"app":"default"}', 'moderator', '', undefined])
+      refused(raw);
+  });
+
+  it('refuses a value sealed by another install, or for an app this install does not serve', () => {
+    // The same app name, another install's key.
+    const elsewhere = createApps([app('default', 'key-of-another-install')]).all[0];
+    if (!elsewhere) throw new Error('no app');
+    refused(sealFor(elsewhere, { page: 2 }));
+    // Sealed by an app this install does not serve.
+    const stranger = createApps([app('prod', 'key-prod-2')]).all[0];
+    if (!stranger) throw new Error('no app');
+    refused(sealFor(stranger, { page: 2 }));
+  });
+
+  it('refuses a tampered value: its body, its seal, or the app it names', () => {
+    refused(valid.replace('"page":2', '"page":3'));
+    refused(valid.replace('"app":"default"', '"app":"prod"'));
+    const flipped = `${valid[0] === 'A' ? 'B' : 'A'}${valid.slice(1)}`;
+    refused(flipped);
+    // A seal moved onto another value.
+    const seal = valid.slice(0, valid.indexOf('.'));
+    refused(`${seal}.${JSON.stringify({ page: 3, app: 'default' })}`);
+  });
+
+  it('refuses a truncated value, at any length', () => {
+    for (let length = 0; length < valid.length; length += 1) refused(valid.slice(0, length));
+    // The seal cut short, the body whole.
+    const dot = valid.indexOf('.');
+    refused(`${valid.slice(0, dot - 1)}${valid.slice(dot)}`);
+  });
+
+  it('refuses a sealed value of another shape (another version) with the same sentence', () => {
+    refused(sealFor(first, { page: 'two' }));
+    refused(sealFor(first, { role: 'admin' }));
+  });
+});
+
+describe('the option seal reader (an option holds 75 characters)', () => {
+  const only = createApps([app('default', 'key-default-3')]);
+  const first = only.all[0];
+  if (!first) throw new Error('no app');
+  const valid = sealOption(first, 'moderator');
+  const several = createApps([app('staging', 'key-staging-1'), app('prod', 'key-prod-2')]);
+
+  it('opens a valid option as its app, with one app or several', () => {
+    expect(openSealedOption(only, valid)).toEqual({ app: first, text: 'moderator' });
+    const staging = several.byName('staging');
+    if (!staging) throw new Error('no staging');
+    expect(openSealedOption(several, sealOption(staging, 'admin'))).toEqual({
+      app: staging,
+      text: 'admin',
+    });
+    // 16 characters of seal, a dot, the text.
+    expect(valid).toHaveLength(17 + 'moderator'.length);
+  });
+
+  it('refuses an unsealed, tampered, truncated or foreign option', () => {
+    const elsewhere = createApps([app('default', 'key-of-another-install')]).all[0];
+    const prod = several.byName('prod');
+    if (!elsewhere || !prod) throw new Error('no app');
+    const cases = [
+      'moderator',
+      'default:moderator',
+      '',
+      undefined,
+      valid.replace('moderator', 'admin'),
+      `${valid[0] === 'A' ? 'B' : 'A'}${valid.slice(1)}`,
+      valid.slice(0, 16),
+      valid.slice(1),
+      sealOption(elsewhere, 'moderator'),
+      sealOption(prod, 'moderator'),
+      // A value's seal cut to an option's length does not pass for an option's.
+      `${sealFor(first, { role: 'moderator' }).slice(0, 16)}.moderator`,
+    ];
+    for (const raw of cases) expect(() => openSealedOption(only, raw)).toThrow(UNSEALED_REFUSAL);
   });
 });

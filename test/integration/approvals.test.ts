@@ -11,6 +11,7 @@ import {
   commandReply,
   type Harness,
   sealedJson,
+  sealedValue,
   tableRecords,
   textOf,
 } from './harness.ts';
@@ -93,8 +94,8 @@ describe('approvals', () => {
   it("shows the approver the store's before, whatever a forged confirmation says", async () => {
     const h = await withApprovals();
     const { confirmation } = await reviewFlip(h);
-    // Forged as plain JSON, the form earlier versions wrote with one app (still read as that
-    // app's): claim every key is already at its new value.
+    // Forged and sealed as the app seals (only the checks on the server then stand in its
+    // way): claim every key is already at its new value.
     const meta = sealedJson(confirmation.private_metadata) as {
       changes: { before?: unknown; after: unknown; explicit: boolean }[];
     };
@@ -103,7 +104,7 @@ describe('approvals', () => {
     const mark = h.slack.calls.length;
     await submitView(
       h,
-      { ...confirmation, private_metadata: JSON.stringify(meta) },
+      { ...confirmation, private_metadata: sealedValue(h, meta) },
       {
         approval_reason: { reason: { type: 'plain_text_input', value: 'forged' } },
       },
@@ -186,7 +187,7 @@ describe('approvals', () => {
     await driverAs(h, 'U0LEAD').interaction(
       driverAs(h, 'U0LEAD').blockAction({
         actionId: ACTIONS.approveChange,
-        value: JSON.stringify({ id: 'f'.repeat(24) }),
+        value: sealedValue(h, { id: 'f'.repeat(24) }),
         responseUrl: h.slack.responseUrl(),
         message: { ts: posted.ts, blocks: posted.blocks },
       }),
@@ -240,7 +241,7 @@ describe('approvals', () => {
     await lead.interaction(
       lead.blockAction({
         actionId: ACTIONS.approveChange,
-        value: JSON.stringify({ id: second.id }),
+        value: sealedValue(h, { id: second.id }),
         responseUrl: h.slack.responseUrl(),
         message: { ts: '1700000000.000400', blocks: stale.blocks },
       }),

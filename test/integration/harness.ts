@@ -8,6 +8,9 @@ import {
   startOfflineStack,
 } from '../../offline/stack/offline-stack.ts';
 import { cellText } from '../../offline/stack/terminal-render.ts';
+import type { Access } from '../../src/access/access.ts';
+import { type Apps, createApps, sealFor } from '../../src/apps/apps.ts';
+import type { CometChatClient } from '../../src/cometchat/client.ts';
 import { LogCapture, type LogRecord } from '../log-capture.ts';
 
 export interface Harness<A extends string = string> extends OfflineStack<A> {
@@ -247,4 +250,33 @@ export function logsWithRef(h: Harness, ref: string): LogRecord[] {
 export function sealedJson(raw: unknown): Record<string, unknown> {
   const text = String(raw);
   return JSON.parse(text.slice(text.indexOf('.') + 1)) as Record<string, unknown>;
+}
+
+/**
+ * The CometChat apps the harness's app serves, made from its own configuration: a value sealed
+ * for one of them is sealed as the app seals it (the key is derived from the app's API key).
+ */
+export function appsOf(h: Pick<OfflineStack, 'config'>): Apps {
+  return createApps(
+    h.config.cometchat.apps.map((settings) => ({
+      name: settings.name,
+      appId: settings.appId,
+      region: settings.region,
+      apiKey: settings.apiKey,
+      // Only sealing is asked of these apps.
+      cometchat: {} as CometChatClient,
+      access: {} as Access,
+    })),
+  );
+}
+
+/** `payload` as the app writes a value for Slack to carry back: sealed for the app `name`. */
+export function sealedValue(
+  h: Pick<OfflineStack, 'config'>,
+  payload: Record<string, unknown>,
+  name = 'default',
+): string {
+  const app = appsOf(h).byName(name);
+  if (!app) throw new Error(`the harness serves no app "${name}"`);
+  return sealFor(app, payload);
 }

@@ -7,7 +7,7 @@ import { uidProblem } from '../../src/cometchat/id-rules.ts';
 import { findSessionIds } from '../../src/features/calls/call-lookup.ts';
 import { readCommand } from '../../src/features/command.ts';
 import { SUBCOMMANDS } from '../../src/features/index.ts';
-import { expectNoInjectedMarkup, type Harness, markupOf, textOf } from './harness.ts';
+import { expectNoInjectedMarkup, type Harness, markupOf, sealedValue, textOf } from './harness.ts';
 import { isHolderCount, resetServices, reviewFlip, useSharedHarness } from './support.ts';
 
 // Hostile input, generated: what a person types, what comes back in an interaction, and what
@@ -229,19 +229,25 @@ describe('hostile input through the real app', () => {
 
   it('button values that were tampered with', async () => {
     const sessionId = fc.oneof(hostile, loneSurrogate);
+    // Tampered content sealed as the app seals it reaches the listener's own checks; the same
+    // content unsealed, and unsealed text, are refused by the seal. `sessionIds`: the calls
+    // the value may ask for.
+    const sealed = (v: Record<string, unknown>) => sealedValue(h, v);
+    const call = fc.record({
+      sessionId,
+      onBehalfOf: fc.option(hostile, { nil: undefined }),
+      page: fc.constant(1),
+    });
     const value = fc.oneof(
-      hostile,
+      hostile.map((raw) => ({ raw, sessionIds: [] as string[] })),
       fc
         .record({ page: fc.oneof(fc.integer(), fc.double(), hostile) })
-        .map((v) => JSON.stringify(v)),
+        .map((v) => ({ raw: sealed(v), sessionIds: [] as string[] })),
+      call.map((v) => ({ raw: sealed(v), sessionIds: [v.sessionId] })),
+      call.map((v) => ({ raw: JSON.stringify(v), sessionIds: [] as string[] })),
       fc
-        .record({
-          sessionId,
-          onBehalfOf: fc.option(hostile, { nil: undefined }),
-          page: fc.constant(1),
-        })
-        .map((v) => JSON.stringify(v)),
-      fc.record({ role: hostile, page: fc.constant(1) }).map((v) => JSON.stringify(v)),
+        .record({ role: hostile, page: fc.constant(1) })
+        .map((v) => ({ raw: sealed(v), sessionIds: [] as string[] })),
     );
     const action = fc.constantFrom(
       'roles_page_next',
@@ -252,7 +258,7 @@ describe('hostile input through the real app', () => {
       'audit_page_next',
     );
     await fc.assert(
-      fc.asyncProperty(action, value, async (actionId, raw) => {
+      fc.asyncProperty(action, value, async (actionId, { raw, sessionIds }) => {
         resetServices(h);
         const sent = await h.driver.interaction(h.driver.blockAction({ actionId, value: raw }));
         expect(sent.status).toBe(200);
@@ -260,13 +266,6 @@ describe('hostile input through the real app', () => {
         await answered(h, 0);
         await quiet(h);
         // Whatever a button carried, the request is one of these and nothing else.
-        let sessionIds: string[] = [];
-        try {
-          const parsed = JSON.parse(raw) as { sessionId?: unknown };
-          if (typeof parsed.sessionId === 'string') sessionIds = [parsed.sessionId];
-        } catch {
-          // Not JSON: no call can be asked for.
-        }
         expectOnlyIntendedRequests(h, {
           roles: ['roles_page_next', 'share_roles', 'edit_permissions'].includes(actionId),
           sessionIds,

@@ -17,7 +17,7 @@ import {
 } from '../../src/cometchat/catalogue.ts';
 import { SHIPPED_CATALOGUE_NOTE } from '../../src/features/permissions/editor-view.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
-import { type Harness, sealedJson, textOf } from './harness.ts';
+import { type Harness, sealedJson, sealedValue, textOf } from './harness.ts';
 import {
   allowedActions,
   applyChange,
@@ -85,7 +85,7 @@ describe('permission editor through the real app', () => {
     await h.driver.interaction(
       h.driver.blockAction({
         actionId: 'edit_permissions',
-        value: 'moderator',
+        value: sealedValue(h, { role: 'moderator' }),
         message: { ts: '1.1', blocks: list.body.blocks as unknown[] },
       }),
     );

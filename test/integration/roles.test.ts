@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Role } from '../../offline/cometchat-standin/server.ts';
+import { UNSEALED_REFUSAL } from '../../src/apps/apps.ts';
 import {
   actionButtons,
   type Button,
@@ -12,6 +13,7 @@ import {
   markupOf,
   referenceOf,
   sealedJson,
+  sealedValue,
   tableRecords,
   tableRows,
   textOf,
@@ -266,13 +268,12 @@ describe('/cometchat roles through the real app', () => {
   });
 
   it('a damaged page button is refused with one sentence and a reference', async () => {
+    // Sealed as the app seals, yet not a page: a value of another shape (another version).
     const reply = await interactionReply(
       h,
-      h.driver.blockAction({ actionId: 'roles_page_next', value: '{"page":"two"}' }),
+      h.driver.blockAction({ actionId: 'roles_page_next', value: sealedValue(h, { page: 'two' }) }),
     );
-    expect(markupOf(reply).join('\n')).toContain(
-      'That button is out of date or damaged. Run the command again.',
-    );
+    expect(markupOf(reply).join('\n')).toContain(UNSEALED_REFUSAL);
     const ref = referenceOf(reply);
     expect(ref).toMatch(/^[0-9a-f]{10}$/);
     expect(logsWithRef(h, ref ?? '').some((r) => r.log.level === 'info')).toBe(true);

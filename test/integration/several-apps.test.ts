@@ -13,6 +13,7 @@ import {
   submitView,
 } from '../../offline/stack/editor-steps.ts';
 import { OFFLINE_APP_API_KEYS } from '../../offline/stack/offline-stack.ts';
+import { UNSEALED_REFUSAL } from '../../src/apps/apps.ts';
 import { ACTIONS } from '../../src/slack/ids.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
 import {
@@ -150,7 +151,7 @@ describe('several CometChat apps from one install', () => {
           message: { ts: '1700000000.000200', blocks: reply.blocks as unknown[] },
         }),
       );
-      expect(textOf(answer)).toContain('out of date or damaged');
+      expect(textOf(answer)).toContain(UNSEALED_REFUSAL);
       expect(h.slack.calls.filter((c) => c.method === 'views.open')).toHaveLength(opened);
       expect(sandboxOf(h, 'prod').requests).toEqual([]);
       expect(sandboxOf(h, 'staging').requests).toEqual([]);
@@ -168,7 +169,7 @@ describe('several CometChat apps from one install', () => {
     };
     const review = await submitView(h, forgedEditor, {});
     expect(review.response_action).toBe('update');
-    expect(textOf(review.view)).toContain('out of date');
+    expect(textOf(review.view)).toContain(UNSEALED_REFUSAL);
 
     const { confirmation } = await reviewChange(h, {
       app: 'staging',
@@ -181,7 +182,7 @@ describe('several CometChat apps from one install', () => {
       private_metadata: renamed(String(confirmation.private_metadata), 'staging', 'prod'),
     };
     const applied = await submitView(h, forgedConfirmation, {});
-    expect(textOf(applied.view)).toContain('out of date');
+    expect(textOf(applied.view)).toContain(UNSEALED_REFUSAL);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(sandboxOf(h, 'prod').requests).toEqual([]);
     expect(putsTo(sandboxOf(h, 'staging'))).toEqual([]);
@@ -196,6 +197,14 @@ describe('several CometChat apps from one install', () => {
     expect(textOf(outcome)).toContain('in *staging*');
     expect(putsTo(staging)).toHaveLength(1);
     expect([...promotionsOf(outcome).keys()]).toEqual(['prod']);
+
+    // The button's value names prod sealed by staging: the app's name alone (the previous
+    // version's value) is refused, asking prod nothing.
+    const asked = prod.requests.length;
+    const button = promotionsOf(outcome).get('prod');
+    const bare = await promote(h, outcome, 'prod', { ...button, value: 'prod' });
+    expect(textOf(bare)).toContain(UNSEALED_REFUSAL);
+    expect(prod.requests).toHaveLength(asked);
 
     const review = await promote(h, outcome, 'prod');
     const text = textOf(review);

@@ -1,4 +1,4 @@
-import type { KnownBlock, StaticSelect, View } from '@slack/types';
+import type { KnownBlock, PlainTextOption, StaticSelect, View } from '@slack/types';
 import { actions, button, context, divider, header, plain, section } from '../../slack/blocks.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
@@ -26,6 +26,8 @@ export interface HomeApp {
   snapshot: AppSnapshot;
   /** This person may edit the app's permissions (checked again when they do). */
   editable: boolean;
+  /** A role picker option's value: the role, sealed for the app (apps.ts, sealOption). */
+  optionValue: (role: string) => string;
 }
 
 export interface HomeInput {
@@ -56,6 +58,8 @@ const MAX_BLOCKS = 100;
 const ROLES_LISTED = 25;
 /** Options a static select takes. */
 const MAX_OPTIONS = 100;
+/** The characters an option's value holds. */
+const MAX_OPTION_VALUE = 75;
 
 const MARK = {
   loading: ':hourglass_flowing_sand:',
@@ -77,26 +81,26 @@ function keyLine(snapshot: AppSnapshot): string {
   }
 }
 
-/** `<app>:<role>`: app names have no colon, so the first one splits it. */
-export function editValue(app: string, role: string): string {
-  return `${app}:${role}`;
-}
-
-export function readEditValue(value: string): { app: string; role: string } | undefined {
-  const at = value.indexOf(':');
-  if (at <= 0 || at === value.length - 1) return undefined;
-  return { app: value.slice(0, at), role: value.slice(at + 1) };
-}
-
-function rolePicker(app: HomeApp, roles: readonly { role: string; name: string }[]): StaticSelect {
+/** The picker of an app's roles; none when no role fits an option. */
+function rolePicker(
+  app: HomeApp,
+  roles: readonly { role: string; name: string }[],
+): StaticSelect | undefined {
+  const options: PlainTextOption[] = [];
+  for (const r of roles) {
+    if (options.length === MAX_OPTIONS) break;
+    const value = app.optionValue(r.role);
+    // A role whose sealed value is longer than an option holds is left out of the picker; it is
+    // still edited from its card (`/cometchat roles`).
+    if (value.length <= MAX_OPTION_VALUE)
+      options.push({ text: plain(`${r.name} (${r.role})`), value });
+  }
+  if (options.length === 0) return undefined;
   return {
     type: 'static_select',
     action_id: ACTIONS.homeEditRole,
     placeholder: plain('Edit a role…'),
-    options: roles.slice(0, MAX_OPTIONS).map((r) => ({
-      text: plain(`${r.name} (${r.role})`),
-      value: editValue(app.name, r.role),
-    })),
+    options,
   };
 }
 
@@ -116,8 +120,9 @@ function appBlocks(app: HomeApp, several: boolean): KnownBlock[] {
   const more =
     snapshot.roles.length > ROLES_LISTED ? ` and ${snapshot.roles.length - ROLES_LISTED} more` : '';
   blocks.push(context([listed === '' ? 'No roles.' : `${listed}${more}`]));
-  if (app.editable && snapshot.roles.length > 0) {
-    blocks.push({ type: 'actions', elements: [rolePicker(app, snapshot.roles)] });
+  const picker = app.editable ? rolePicker(app, snapshot.roles) : undefined;
+  if (picker) {
+    blocks.push({ type: 'actions', elements: [picker] });
   }
   return blocks;
 }

@@ -1,10 +1,8 @@
 import type { App, BlockAction, StaticSelectAction } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import type { Logger } from 'pino';
-import type { CometChatApp } from '../../apps/apps.ts';
+import { type CometChatApp, openSealedOption, sealOption } from '../../apps/apps.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
-import { noticeMessage } from '../../slack/blocks.ts';
-import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { SelectArgs } from '../../slack/listener-args.ts';
 import { scopeOf } from '../../slack/request-context.ts';
@@ -13,13 +11,7 @@ import { createTtlCache } from '../../ttl-cache.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import type { ChannelAlerts, EditorOpener, SharedDeps } from '../deps.ts';
 import type { KnownMap } from '../known-maps.ts';
-import {
-  type AppSnapshot,
-  type HomeInput,
-  homeView,
-  noAccessHome,
-  readEditValue,
-} from './home-view.ts';
+import { type AppSnapshot, type HomeInput, homeView, noAccessHome } from './home-view.ts';
 import { type PairApp, roleDifferences, rolesToRead } from './role-differences.ts';
 
 // The Home tab: published for a person when they open it (and again once slow parts arrive),
@@ -176,6 +168,7 @@ export function createHome(deps: HomeDeps): Home {
             region: app.region,
             snapshot: shown[i] ?? { state: 'loading' },
             editable: editors[i] ?? false,
+            optionValue: (role: string) => sealOption(app, role),
           })),
           recent,
           alerts: inChannels === 'late' ? undefined : inChannels,
@@ -202,7 +195,7 @@ export function createHome(deps: HomeDeps): Home {
  */
 export function registerHome(
   bolt: App,
-  deps: Pick<HomeDeps, 'apps' | 'deliver'>,
+  deps: Pick<HomeDeps, 'apps'>,
   home: Home,
   openEditor: EditorOpener,
 ): void {
@@ -216,17 +209,10 @@ export function registerHome(
     async ({ ack, body, action, context }: SelectArgs) => {
       await ack();
       const scope = scopeOf(context);
-      const picked = readEditValue(action.selected_option.value);
-      const target = picked ? deps.apps.byName(picked.app) : undefined;
-      if (!picked || !target) {
-        await deps.deliver(
-          destinationOf(body),
-          noticeMessage('That app is not configured any more; open the Home tab again.'),
-          scope.log,
-        );
-        return;
-      }
-      await openEditor(body.trigger_id, target, picked.role, body.user.id, scope);
+      // The option names its role, sealed for its app: one made by hand, or of an app no longer
+      // configured, is refused before anything is asked of CometChat.
+      const { app, text: role } = openSealedOption(deps.apps, action.selected_option.value);
+      await openEditor(body.trigger_id, app, role, body.user.id, scope);
     },
   );
 }

@@ -20,7 +20,7 @@ import {
 } from './editor-context.ts';
 import { type AppliedChange, type ConfirmMetadata, METADATA_LIMIT } from './editor-state.ts';
 import { type AppLabel, AUDIT_NOT_STORED, messageView, resultView } from './editor-view.ts';
-import { appsWithRole } from './promotion.ts';
+import { appsWithRole, promotionOffers } from './promotion.ts';
 import { roleResultView } from './role-change.ts';
 
 // The editor's last step for an app without an approval channel: the change applied once (see
@@ -107,7 +107,11 @@ async function showApplied(deps: EditorDeps, confirmed: Confirmed, outcome: Appl
       without: role.action === 'create',
     });
     const sentence = subjectAppliedText(meta, label, outcome.audited);
-    const result = roleResultView(sentence, promotionMetadata(meta, scope.ref, label), promoteTo);
+    const result = roleResultView(
+      sentence,
+      promotionMetadata(meta, scope.ref, label),
+      promotionOffers(app, promoteTo),
+    );
     return showInModal(deps, target, result, { text: sentence }, scope.log);
   }
   if (meta.subject || !permissions) {
@@ -124,7 +128,10 @@ async function showApplied(deps: EditorDeps, confirmed: Confirmed, outcome: Appl
   const result = resultView(meta.role, update, meta.changes, outcome.audited, {
     appName: label.appName,
     metadata: promotionMetadata(meta, scope.ref, label),
-    promoteTo: await appsWithRole(deps, app, meta.role, scope, meta.promotedFrom?.app),
+    promoteTo: promotionOffers(
+      app,
+      await appsWithRole(deps, app, meta.role, scope, meta.promotedFrom?.app),
+    ),
   });
   const text = appliedText(meta, label, outcome.audited);
   await showInModal(deps, target, result, { text }, scope.log);

@@ -1,7 +1,13 @@
 import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import { appNameIfSeveral, sealFor, valueWriter } from '../../apps/apps.ts';
+import {
+  appNameIfSeveral,
+  sealFor,
+  tryOpenSealed,
+  UNSEALED_REFUSAL,
+  valueWriter,
+} from '../../apps/apps.ts';
 import { messageModal } from '../../slack/blocks.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
@@ -16,6 +22,7 @@ import {
   announce,
   approverRefusal,
   clickOn,
+  IdValue,
   openRequest,
   refreshHome,
   tell,
@@ -64,6 +71,14 @@ export function createRejectButton(deps: ApprovalDeps) {
 export function createRejectSubmission(deps: ApprovalDeps) {
   return async (args: SubmitArgs) => {
     const { ack, view } = args;
+    // Answered in the modal, like the other refusals of a reason: the metadata names the request.
+    if (!tryOpenSealed(deps.apps, IdValue, view.private_metadata)) {
+      await ack({
+        response_action: 'update',
+        view: messageModal('Reject the change', UNSEALED_REFUSAL),
+      });
+      return;
+    }
     const { click, id } = clickOn(deps, args, view.private_metadata);
     const reason = rejectReasonOf(view.state.values);
     if (reason === undefined) {

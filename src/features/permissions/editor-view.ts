@@ -588,11 +588,17 @@ export function messageView(
 export const AUDIT_NOT_STORED =
   ":warning: The change was applied, but its audit record could not be stored; it is in the app's log. Tell whoever runs the app.";
 
+/** "Apply the same change to <app>": the app, and the button's value naming it, sealed. */
+export interface PromotionOffer {
+  app: string;
+  value: string;
+}
+
 /** What a result offers besides the outcome: the same change for each other app. */
 export interface ResultOptions {
   appName?: string | undefined;
   /** Other apps that have the role, each offered "Apply the same change to <app>". */
-  promoteTo?: readonly string[];
+  promoteTo?: readonly PromotionOffer[];
   /** The applied change as the result's metadata carries it (sealed for the app). */
   metadata?: string | undefined;
   /** The app's catalogue, which names and groups the keys; the shipped one by default. */
@@ -639,8 +645,8 @@ export function resultView(
       actions(
         promoteTo
           .slice(0, 25)
-          .map((app) =>
-            button(`Apply the same change to ${app}`, `${ACTIONS.promoteChange}:${app}`, app),
+          .map(({ app, value }) =>
+            button(`Apply the same change to ${app}`, `${ACTIONS.promoteChange}:${app}`, value),
           ),
       ),
     );

@@ -7,7 +7,12 @@ import type {
 } from '@slack/bolt';
 import type { View } from '@slack/types';
 import { editRefusal } from '../../access/edit-refusal.ts';
-import { type CometChatApp, openRoleButton, tryOpenSealed } from '../../apps/apps.ts';
+import {
+  type CometChatApp,
+  openRoleButton,
+  tryOpenSealed,
+  UNSEALED_REFUSAL,
+} from '../../apps/apps.ts';
 import { countHolders } from '../../apps/holders.ts';
 import type { Catalogue } from '../../cometchat/catalogue.ts';
 import { destinationOf } from '../../slack/deliver.ts';
@@ -23,6 +28,7 @@ import {
 } from '../../slack/request-context.ts';
 import { RefusedError, ShownFailure } from '../../voice/failure.ts';
 import type { EditorOpener } from '../deps.ts';
+import { tellPerson } from '../load-into-modal.ts';
 import { applyFlow } from './apply-flow.ts';
 import {
   appLabel,
@@ -170,7 +176,7 @@ export function createEditButton(deps: EditorDeps) {
   const open = createEditorOpener(deps);
   return async ({ ack, body, action, context }: ButtonArgs) => {
     await ack();
-    // The button names its app (sealed when several): a value edited to name another is refused.
+    // The button names its app, sealed: a value made by hand or edited to name another is refused.
     const { app, role } = openRoleButton(deps.apps, action.value);
     await open(body.trigger_id, app, role, body.user.id, scopeOf(context));
   };
@@ -182,9 +188,16 @@ export function createCategorySwitch(deps: EditorDeps) {
     await ack();
     const scope = scopeOf(context);
     const view = body.view;
-    const opened = tryOpenSealed(deps.apps, EditorStateSchema, view?.private_metadata);
+    if (!view) return;
+    const opened = tryOpenSealed(deps.apps, EditorStateSchema, view.private_metadata);
+    if (!opened) {
+      // Told in a message, the modal left as it is: the view id of a request whose metadata is
+      // not sealed here may be someone else's modal.
+      await tellPerson(deps, body, UNSEALED_REFUSAL, scope);
+      return;
+    }
     const target = action.selected_option?.value;
-    if (!view || !opened || !isCategory(target)) return;
+    if (!isCategory(target)) return;
     const { app, value: state } = opened;
     // Refused silently (and logged): the view id in a refused request may be someone else's
     // modal, which must not be touched.
@@ -325,10 +338,7 @@ export function reviewResponse(answer: ReviewAnswer, failure: (error: unknown) =
     case 'outdated':
       return {
         response_action: 'update' as const,
-        view: messageView(
-          'Edit permissions',
-          'This editor is out of date. Open it again with `/cometchat perms <role>`.',
-        ),
+        view: messageView('Edit permissions', UNSEALED_REFUSAL),
       };
     case 'late':
       return { response_action: 'errors' as const, errors: lateReviewErrors(answer.state) };
@@ -417,7 +427,7 @@ export function createReviewSubmission(deps: EditorDeps) {
  */
 export function createApplySubmission(deps: EditorDeps) {
   return async ({ ack, view, body, client, context }: SubmitArgs) => {
-    // Sealed for its app: a confirmation edited to name another app is refused as out of date.
+    // Sealed for its app: a confirmation made by hand or edited to name another app is refused.
     const opened = tryOpenSealed(deps.apps, ConfirmSchema, view.private_metadata);
     if (!opened) {
       await ack({ response_action: 'update', view: OUTDATED_CONFIRMATION });
@@ -441,10 +451,7 @@ export function createApplySubmission(deps: EditorDeps) {
   };
 }
 
-const OUTDATED_CONFIRMATION = messageView(
-  'Edit permissions',
-  'This confirmation is out of date. Open the editor again.',
-);
+const OUTDATED_CONFIRMATION = messageView('Edit permissions', UNSEALED_REFUSAL);
 
 export function registerPermissionEditor(bolt: App, deps: EditorDeps): void {
   bolt.action<BlockAction<ButtonAction>>(

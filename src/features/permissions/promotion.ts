@@ -1,6 +1,12 @@
 import type { View } from '@slack/types';
+import { z } from 'zod';
 import { editRefusal } from '../../access/edit-refusal.ts';
-import { type CometChatApp, tryOpenSealed } from '../../apps/apps.ts';
+import {
+  type CometChatApp,
+  tryOpenSealed,
+  UNSEALED_REFUSAL,
+  valueWriter,
+} from '../../apps/apps.ts';
 import type { Catalogue } from '../../cometchat/catalogue.ts';
 import type { Role } from '../../cometchat/schemas.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
@@ -21,7 +27,7 @@ import {
   METADATA_LIMIT,
   promotedChange,
 } from './editor-state.ts';
-import { type AppLabel, confirmView, messageView } from './editor-view.ts';
+import { type AppLabel, confirmView, messageView, type PromotionOffer } from './editor-view.ts';
 import { rolePromotionView } from './role-change.ts';
 
 // Promotion: a change applied to one app, offered to each other app that has the role, through
@@ -75,8 +81,17 @@ export async function appsWithRole(
   return found.filter((name): name is string => name !== undefined);
 }
 
-const PROMOTION_DAMAGED =
-  'That button is out of date or damaged: nothing was sent. Apply the change again from the editor.';
+const PromoteValue = z.object({ promoteTo: z.string() });
+
+/**
+ * The "Apply the same change to <app>" buttons of a change applied to `from`: each value names
+ * its app, sealed by `from` like the result's metadata, so that a button cannot be made by hand
+ * nor a value moved from another result.
+ */
+export function promotionOffers(from: CometChatApp, names: readonly string[]): PromotionOffer[] {
+  const write = valueWriter(from);
+  return names.map((app) => ({ app, value: write({ promoteTo: app }) }));
+}
 
 /**
  * "Apply the same change to <app>" on a result: the same keys and values as a confirmation for
@@ -89,12 +104,13 @@ export function createPromoteButton(deps: EditorDeps) {
     const scope = scopeOf(context);
     const push = (view: View) => deps.views.push({ trigger_id: body.trigger_id, view });
     // The change comes from the result's metadata, sealed by the app it was applied to; the
-    // button only names where it goes.
+    // button names where it goes, sealed by the same app.
     const from = tryOpenSealed(deps.apps, AppliedChangeSchema, body.view?.private_metadata);
-    const to = deps.apps.byName(action.value ?? '');
-    if (!from || !to || to.name === from.app.name) {
-      scope.log.warn({ to: action.value }, 'promotion: damaged or forged button refused');
-      await push(messageView('Apply to another app', PROMOTION_DAMAGED));
+    const offer = tryOpenSealed(deps.apps, PromoteValue, action.value);
+    const to = offer && deps.apps.byName(offer.value.promoteTo);
+    if (!from || offer?.app !== from.app || !to || to.name === from.app.name) {
+      scope.log.warn('promotion: unsealed or forged button refused');
+      await push(messageView('Apply to another app', UNSEALED_REFUSAL));
       return;
     }
     const applied = from.value;

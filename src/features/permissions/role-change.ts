@@ -14,7 +14,7 @@ import {
   confirmRecord,
   METADATA_LIMIT,
 } from './editor-state.ts';
-import { messageView } from './editor-view.ts';
+import { messageView, type PromotionOffer } from './editor-view.ts';
 import { type RoleAction, roleAsk, roleChangeLines } from './role-definition.ts';
 import { subjectReviewView } from './subject-review.ts';
 
@@ -65,11 +65,11 @@ export function roleChangeView(
 export function roleResultView(
   sentence: string,
   metadata: string | undefined,
-  promoteTo: readonly string[],
+  promoteTo: readonly PromotionOffer[],
 ): View {
   const offer = metadata ? promoteTo.slice(0, 25) : [];
-  const buttons = offer.map((app) =>
-    button(`Apply the same to ${app}`, `${ACTIONS.promoteChange}:${app}`, app),
+  const buttons = offer.map(({ app, value }) =>
+    button(`Apply the same to ${app}`, `${ACTIONS.promoteChange}:${app}`, value),
   );
   return {
     ...messageView('Applied', [

@@ -2,7 +2,14 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { View } from '@slack/types';
 import { z } from 'zod';
 import { editRefusal } from '../../access/edit-refusal.ts';
-import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../apps/apps.ts';
+import {
+  appNameIfSeveral,
+  type CometChatApp,
+  openSealed,
+  tryOpenSealed,
+  UNSEALED_REFUSAL,
+  valueWriter,
+} from '../../apps/apps.ts';
 import { defaultPermissions, valueInWords } from '../../cometchat/catalogue.ts';
 import { roleIdProblem, UidSchema } from '../../cometchat/id-rules.ts';
 import { type Account, accountOf, type User } from '../../cometchat/model.ts';
@@ -189,7 +196,15 @@ function createChangeRoleButton(deps: AppDeps) {
 function createRolePicked(deps: AppDeps) {
   return async ({ ack, view, context }: SubmitArgs) => {
     const scope = scopeOf(context);
-    const { app, value } = openSealed(deps.apps, PickValue, view.private_metadata);
+    const opened = tryOpenSealed(deps.apps, PickValue, view.private_metadata);
+    if (!opened) {
+      await ack({
+        response_action: 'update',
+        view: messageModal(USER_CHANGE_TITLE, UNSEALED_REFUSAL),
+      });
+      return;
+    }
+    const { app, value } = opened;
     // The input is required, so Slack sends a choice; none is a damaged submission.
     const to = view.state.values[PICK_BLOCK]?.[PICK_INPUT]?.selected_option?.value ?? '';
     // The roles are not read again: the picker offered them, and Slack waits three seconds.

@@ -1,6 +1,9 @@
-import type { View } from '@slack/types';
+import type { ActionsBlock, View } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { checkView } from '../../../offline/slack-standin/block-kit-limits.ts';
+import type { Access } from '../../../src/access/access.ts';
+import { createApps, openSealedOption, sealOption } from '../../../src/apps/apps.ts';
+import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import { type HomeInput, homeView } from '../../../src/features/home/home-view.ts';
 import type { PairSummary } from '../../../src/features/home/role-differences.ts';
 import { homeApprovalBlocks } from '../../../src/features/permissions/approval-view.ts';
@@ -23,6 +26,23 @@ const request = (i: number): ApprovalRequest => ({
 });
 
 const roles = Array.from({ length: 25 }, (_, i) => ({ role: `role-${i}`, name: `Role <${i}>` }));
+
+/** The apps' registry, to seal the role pickers' options as the tab does. */
+const registry = createApps(
+  ['prod', 'staging', 'eu-prod', 'default'].map((name) => ({
+    name,
+    appId: `${name}-id`,
+    region: 'us',
+    apiKey: `key-${name}`,
+    cometchat: {} as CometChatClient,
+    access: {} as Access,
+  })),
+);
+const optionValue = (name: string) => {
+  const app = registry.byName(name) ?? registry.all[0];
+  if (!app) throw new Error('no app');
+  return (role: string) => sealOption(app, role);
+};
 
 /** Three apps' pairs, each with 25 roles that differ and some known in one app only. */
 const pairs = (names: readonly string[]): PairSummary[] =>
@@ -52,6 +72,7 @@ function largestInput(): HomeInput {
       region: 'us',
       snapshot: { state: 'ok', roles },
       editable: true,
+      optionValue: optionValue(name),
     })),
     recent: Array.from({ length: 10 }, (_, i) => `change ${i} <@U0X>`),
     differences: pairs(['prod', 'staging', 'eu-prod']),
@@ -91,6 +112,7 @@ describe('homeView', () => {
         region: undefined,
         snapshot: { state: 'ok', roles },
         editable: false,
+        optionValue: optionValue(name),
       })),
       recent: ['change <@U0X>'],
       differences: pairs(names),
@@ -130,7 +152,13 @@ describe('homeView', () => {
       several: false,
       approvals: [],
       apps: [
-        { name: 'default', region: undefined, snapshot: { state: 'ok', roles }, editable: false },
+        {
+          name: 'default',
+          region: undefined,
+          snapshot: { state: 'ok', roles },
+          editable: false,
+          optionValue: optionValue('default'),
+        },
       ],
       recent: [],
       at: 1_700_000_000_000,
@@ -148,8 +176,15 @@ describe('homeView', () => {
           region: 'us',
           snapshot: { state: 'failed', sentence: 'CometChat <did not> answer', ref: 'abc' },
           editable: true,
+          optionValue: optionValue('prod'),
         },
-        { name: 'staging', region: 'eu', snapshot: { state: 'loading' }, editable: true },
+        {
+          name: 'staging',
+          region: 'eu',
+          snapshot: { state: 'loading' },
+          editable: true,
+          optionValue: optionValue('staging'),
+        },
       ],
       recent: undefined,
       at: 1_700_000_000_000,
@@ -159,5 +194,42 @@ describe('homeView', () => {
     expect(text).toContain('Checking the key');
     expect(text).toContain('could not be read');
     expect(text).not.toContain('home_edit_role');
+  });
+
+  it('seals each picker option for its app, leaving out a role whose sealed value would not fit', () => {
+    const long = 'r'.repeat(59);
+    const fits = 'r'.repeat(58);
+    const picker = (list: readonly { role: string; name: string }[]) =>
+      homeView({
+        several: true,
+        approvals: [],
+        apps: [
+          {
+            name: 'staging',
+            region: 'us',
+            snapshot: { state: 'ok', roles: list },
+            editable: true,
+            optionValue: optionValue('staging'),
+          },
+        ],
+        recent: [],
+        at: 1_700_000_000_000,
+      })
+        .blocks.flatMap((b) => (b.type === 'actions' ? (b as ActionsBlock).elements : []))
+        .filter((e) => e.type === 'static_select');
+    const [select] = picker([
+      ...roles.slice(0, 2),
+      { role: long, name: 'Long' },
+      { role: fits, name: 'Fits' },
+    ]);
+    const options = (select as { options: { value: string }[] }).options;
+    expect(options.map((o) => openSealedOption(registry, o.value))).toEqual([
+      { app: registry.byName('staging'), text: 'role-0' },
+      { app: registry.byName('staging'), text: 'role-1' },
+      { app: registry.byName('staging'), text: fits },
+    ]);
+    for (const option of options) expect(option.value.length).toBeLessThanOrEqual(75);
+    // No role fits: no picker at all (Slack refuses a select without options).
+    expect(picker([{ role: long, name: 'Long' }])).toEqual([]);
   });
 });

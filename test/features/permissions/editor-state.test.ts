@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import type { Access } from '../../../src/access/access.ts';
-import { createApps } from '../../../src/apps/apps.ts';
+import { createApps, sealFor, UNSEALED_REFUSAL } from '../../../src/apps/apps.ts';
 import { SHIPPED_CATALOGUE } from '../../../src/cometchat/catalogue.ts';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import { CometChatError } from '../../../src/cometchat/errors.ts';
@@ -171,7 +171,7 @@ describe('the Apply listener, given a forged change to a user', () => {
     viewRefusal: async () => undefined,
   };
 
-  it('calls it out of date, and sends, claims and audits nothing', async () => {
+  it('refuses it with the one sentence, and sends, claims and audits nothing', async () => {
     const client = writes();
     const record = vi.fn(async () => ({ stored: true }));
     const deps: EditorDeps = {
@@ -195,6 +195,10 @@ describe('the Apply listener, given a forged change to a user', () => {
       loadingViewAfterMs: 400,
       approvalTtlMs: 3_600_000,
     };
+    const [app] = deps.apps.all;
+    if (!app) throw new Error('no app');
+    /** The metadata sealed as the app seals it: only its content is forged. */
+    const sealed = (json: string) => sealFor(app, JSON.parse(json) as Record<string, unknown>);
     const submit = async (metadata: string) => {
       const acks: unknown[] = [];
       const args = {
@@ -215,13 +219,15 @@ describe('the Apply listener, given a forged change to a user', () => {
       forged({ changes: [{ ...roleChange, after: 'Not A Role' }] }),
       forged({ subject: { kind: 'user', uid: 'a b' } }),
     ]) {
-      expect(await submit(metadata)).toContain('This confirmation is out of date.');
+      expect(await submit(sealed(metadata))).toContain(UNSEALED_REFUSAL);
     }
+    // The change as the review writes it, but not sealed: refused the same.
+    expect(await submit(forged({}))).toContain(UNSEALED_REFUSAL);
     expect(sent(client)).toBe(0);
     expect(client.getUser).not.toHaveBeenCalled();
     expect(record).not.toHaveBeenCalled();
     // The same listener, given the change as the review writes it, sends it.
-    await submit(forged({}));
+    await submit(sealed(forged({})));
     expect(client.setUserRole).toHaveBeenCalledTimes(1);
     expect(record).toHaveBeenCalledTimes(1);
   });

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Access } from '../../../src/access/access.ts';
-import { createApps } from '../../../src/apps/apps.ts';
+import { createApps, sealFor } from '../../../src/apps/apps.ts';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import { CometChatError } from '../../../src/cometchat/errors.ts';
 import type { EditorDeps } from '../../../src/features/permissions/editor-context.ts';
@@ -40,6 +40,13 @@ const allowAll: Access = {
 const appsWith = (access: Access, cometchat = {} as CometChatClient) =>
   createApps([{ name: 'default', appId: 'a', region: 'us', apiKey: 'k', cometchat, access }]);
 
+/** Metadata as the app writes it: the JSON `encoded` gives, sealed for the one app. */
+function sealed(encoded: string): string {
+  const [app] = appsWith(allowAll).all;
+  if (!app) throw new Error('no app');
+  return sealFor(app, JSON.parse(encoded) as Record<string, unknown>);
+}
+
 const reviewDeps = (access: Access, store: Store = createMemoryStore()) => ({
   apps: appsWith(access),
   store,
@@ -67,7 +74,7 @@ describe('reviewSubmission', () => {
 
   it('answers at the deadline when the access check does not, and keeps the form', async () => {
     const deps = reviewDeps({ ...allowAll, editRefusal: () => never<string | undefined>() });
-    const answer = reviewSubmission(deps, submission(encodeState(state)));
+    const answer = reviewSubmission(deps, submission(sealed(encodeState(state))));
     await vi.advanceTimersByTimeAsync(1_999);
     let settled = false;
     void answer.then(() => {
@@ -86,7 +93,7 @@ describe('reviewSubmission', () => {
   it('answers at the deadline when the store does not', async () => {
     const store: Store = { ...createMemoryStore(), getKnownPermissions: () => never() };
     const deps = reviewDeps(allowAll, store);
-    const answer = reviewSubmission(deps, submission(encodeState(state)));
+    const answer = reviewSubmission(deps, submission(sealed(encodeState(state))));
     await vi.advanceTimersByTimeAsync(2_000);
     expect((await answer).kind).toBe('late');
   });
@@ -101,7 +108,10 @@ describe('reviewSubmission', () => {
       },
     });
     // The viewer check took 1.5 s before the listener ran.
-    const answer = reviewSubmission(deps, submission(encodeState(state), Date.now() - 1_500));
+    const answer = reviewSubmission(
+      deps,
+      submission(sealed(encodeState(state)), Date.now() - 1_500),
+    );
     expect(limits).toEqual([{ withinMs: 500 }]);
     await vi.advanceTimersByTimeAsync(500);
     expect((await answer).kind).toBe('late');
@@ -114,7 +124,7 @@ describe('reviewSubmission', () => {
       getKnownPermissions: () => Promise.reject(failure),
     };
     const deps = reviewDeps(allowAll, store);
-    const answer = await reviewSubmission(deps, submission(encodeState(state)));
+    const answer = await reviewSubmission(deps, submission(sealed(encodeState(state))));
     expect(answer).toEqual({ kind: 'failed', error: failure });
     expect(reviewResponse(answer, failureModal)).toMatchObject({
       response_action: 'update',
@@ -133,7 +143,7 @@ describe('reviewSubmission', () => {
 
   it('refuses someone who may not edit', async () => {
     const deps = reviewDeps({ ...allowAll, editRefusal: async () => 'Only editors may.' });
-    expect(await reviewSubmission(deps, submission(encodeState(state)))).toEqual({
+    expect(await reviewSubmission(deps, submission(sealed(encodeState(state))))).toEqual({
       kind: 'refused',
       sentence: 'Only editors may.',
     });
@@ -200,7 +210,7 @@ describe('the Apply listener', () => {
       ack: async (response: unknown) => {
         acks.push(response);
       },
-      view: { id: 'V9', private_metadata: encodeConfirm(meta), state: { values: {} } },
+      view: { id: 'V9', private_metadata: sealed(encodeConfirm(meta)), state: { values: {} } },
       body: { type: 'view_submission', user: { id: 'U0EDITOR' }, team: { id: 'T1' } },
       context: {
         scope: { ref: 'ref0000003', log: createLogger({ level: 'debug', destination: logs }) },

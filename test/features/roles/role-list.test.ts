@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Access } from '../../../src/access/access.ts';
-import { createApps } from '../../../src/apps/apps.ts';
+import { createApps, sealFor, UNSEALED_REFUSAL } from '../../../src/apps/apps.ts';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import { createShareRoles } from '../../../src/features/roles/role-list.ts';
 import type { Deliverer, SlackMessage } from '../../../src/slack/deliver.ts';
@@ -58,13 +58,17 @@ function setup() {
       body: { user: { id: 'U1' }, response_url: 'https://hooks.example/1', channel: { id: 'C1' } },
       context: { scope: { ref: 'ref0000004', log: pino({ level: 'silent' }) } },
     } as unknown as Parameters<typeof share>[0]);
-  return { call, asked, sent, acked: () => acked };
+  const [app] = apps.all;
+  if (!app) throw new Error('no app');
+  /** A value as the app writes it: sealed for its one app. */
+  const sealed = (payload: Record<string, unknown>) => sealFor(app, payload);
+  return { call, sealed, asked, sent, acked: () => acked };
 }
 
 describe('Share in channel (roles)', () => {
   it('acknowledges, then posts the page for everyone, without buttons', async () => {
-    const { call, asked, sent, acked } = setup();
-    await call(JSON.stringify({ page: 1 }));
+    const { call, sealed, asked, sent, acked } = setup();
+    await call(sealed({ page: 1 }));
     expect(acked()).toBe(1);
     expect(asked).toEqual([{ page: 1, perPage: 10 }]);
     expect(sent[0]?.response_type).toBe('in_channel');
@@ -72,8 +76,17 @@ describe('Share in channel (roles)', () => {
   });
 
   it('refuses a tampered page value without asking CometChat', async () => {
+    const { call, sealed, asked, acked } = setup();
+    await expect(call(sealed({ page: 10_001 }))).rejects.toBeInstanceOf(InputError);
+    expect(acked()).toBe(1);
+    expect(asked).toEqual([]);
+  });
+
+  it('refuses an unsealed page value, with one app configured, without asking CometChat', async () => {
     const { call, asked, acked } = setup();
-    await expect(call(JSON.stringify({ page: 10_001 }))).rejects.toBeInstanceOf(InputError);
+    await expect(call(JSON.stringify({ page: 1 }))).rejects.toThrow(
+      new InputError(UNSEALED_REFUSAL),
+    );
     expect(acked()).toBe(1);
     expect(asked).toEqual([]);
   });
