@@ -62,6 +62,8 @@ export interface DigestDeps {
   now: () => number;
   /** For the sentences of CometChat's failures. */
   budgetSeconds: number;
+  /** Every secret the app holds, which no failure's sentence shows. */
+  secrets: readonly string[];
   log: Logger;
 }
 
@@ -73,6 +75,7 @@ export function postDigests(deps: AppDeps, log: Logger): Promise<number> {
     client: deps.client,
     now: deps.now,
     budgetSeconds: deps.budgetSeconds,
+    secrets: deps.secrets,
     // `task`, not a second `component`: the sweep's logger names that already.
     log: log.child({ task: 'digest' }),
   });
@@ -117,7 +120,7 @@ async function postIfDue(
       return false;
     }
     const told = <T extends object>(part: T | Failure): T | Unread =>
-      isFailure(part) ? { failure: failureSentence(part.error, deps.budgetSeconds) } : part;
+      isFailure(part) ? { failure: failureSentence(part.error, deps) } : part;
     const post = digestPost({
       appName: appNameIfSeveral(deps.apps, app),
       day: due,

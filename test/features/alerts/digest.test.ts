@@ -300,6 +300,7 @@ function world(): World {
     client: { chat } as unknown as DigestDeps['client'],
     now: () => clock.now,
     budgetSeconds: 8,
+    secrets: [],
     log: createLogger({ level: 'debug', destination: new LogCapture() }),
   };
   return { deps, store, posts, asked, cometchat, slack, clock };
