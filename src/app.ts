@@ -74,6 +74,7 @@ export function createSlackApp(options: SlackAppOptions) {
     metrics,
   });
   const budgetSeconds = Math.round(config.cometchat.budgetMs / 1000);
+  const voice = { budgetSeconds, secrets: config.secrets };
   // Every request, in this order, before any listener: its reference and logger, the workspace
   // check, the count and the span, the in-flight tally a stop waits for, and VIEWERS.
   for (const middleware of [
@@ -93,7 +94,7 @@ export function createSlackApp(options: SlackAppOptions) {
   }
   // Bolt calls the error handler after the middleware (and the in-flight tally) is done: its
   // reply to the person is counted in flight too, so that a stop does not cut it.
-  const answerFailure = createErrorHandler({ deliver, views: slack.views, logger, budgetSeconds });
+  const answerFailure = createErrorHandler({ deliver, views: slack.views, logger, ...voice });
   app.error(async (failed: Parameters<typeof answerFailure>[0]) => {
     const end = inflight.begin();
     try {
@@ -113,7 +114,7 @@ export function createSlackApp(options: SlackAppOptions) {
     timeZones: createTimeZones(slack.quick(ACCESS_CLIENT_TIMEOUT_MS)),
     now,
     budgetMs: config.cometchat.budgetMs,
-    budgetSeconds,
+    ...voice,
     approvalTtlMs: config.approvalTtlHours * 60 * 60 * 1000,
     logger,
     lookupClient: slack.quick(ACCESS_CLIENT_TIMEOUT_MS),

@@ -106,7 +106,7 @@ const NOTHING: object = Object.freeze({});
  * its reference (`withRequestRef`), whichever logger wrote it.
  */
 export function createLogger(options: LoggerOptions): Logger {
-  const secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
+  const secrets = options.secrets ?? [];
   // Errors are made ECS's fields here (ecsError), with their causes, not by the format.
   const ecs = ecsFormat({
     serviceName: SERVICE_NAME,
@@ -232,9 +232,18 @@ function withEcsChildren(root: Logger): Logger {
   return root;
 }
 
-export function scrub(line: string, secrets: readonly string[]): string {
-  let out = line;
+/** Shorter values are not taken for secrets: scrubbing `abc` everywhere would garble text. */
+const MIN_SECRET_LENGTH = 4;
+
+/**
+ * `text` with every secret of `secrets` (Config.secrets: every secret setting's value) made
+ * `[redacted]`. The one scrub of the app: the logger's last step, and every reply that may
+ * hold words from CometChat or Slack (voice/failure.ts, the CometChat client's errors).
+ */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
   for (const secret of secrets) {
+    if (secret.length < MIN_SECRET_LENGTH) continue;
     if (out.includes(secret)) out = out.split(secret).join('[redacted]');
     // The same value as JSON would escape it (only matters for unusual characters).
     const escaped = JSON.stringify(secret).slice(1, -1);

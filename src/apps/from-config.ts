@@ -66,6 +66,7 @@ function clientFor(config: Config, settings: CometChatAppConfig, deps: AppsDeps)
       apiUrl: settings.apiUrl,
       callApiUrl: settings.callApiUrl,
       apiKey: settings.apiKey,
+      secrets: config.secrets,
       timeoutMs: config.cometchat.timeoutMs,
       budgetMs: config.cometchat.budgetMs,
       logger: deps.logger.child({ component: 'cometchat', app: settings.name }),

@@ -9,6 +9,7 @@ import {
 } from 'ky';
 import type { Logger } from 'pino';
 import { systemCodeOf } from '../error-cause.ts';
+import { scrub } from '../log.ts';
 import { newReference } from '../reference.ts';
 import { inSpan } from '../spans.ts';
 import { AnswerTooLarge } from './answer-cap.ts';
@@ -75,6 +76,11 @@ export interface CometChatClientOptions {
   /** Call API address without `/v3`. */
   callApiUrl: string;
   apiKey: string;
+  /**
+   * Every secret the app holds (Config.secrets, the logger's list): taken out of the service's
+   * words with the key, whichever one it echoes back.
+   */
+  secrets?: readonly string[] | undefined;
   /** Per attempt. */
   timeoutMs: number;
   /** All attempts and back-off waits together. */
@@ -261,7 +267,7 @@ function createSend(options: CometChatClientOptions, newRef: () => string): Send
     random: options.random ?? Math.random,
     observe: options.observe,
   };
-  const withoutKey = keyRemover(options.apiKey);
+  const withoutSecrets = secretsRemover([options.apiKey, ...(options.secrets ?? [])]);
   const host = (url: string) =>
     createHostKy({
       url,
@@ -288,7 +294,7 @@ function createSend(options: CometChatClientOptions, newRef: () => string): Send
         trip.succeeded();
         return body;
       } catch (error) {
-        const failure = toCometChatError(error, trip, withoutKey, now, api);
+        const failure = toCometChatError(error, trip, withoutSecrets, now, api);
         trip.failed(failure);
         throw failure;
       }
@@ -297,11 +303,12 @@ function createSend(options: CometChatClientOptions, newRef: () => string): Send
 }
 
 /**
- * A service may echo what it was sent (`the apikey ... is not valid`): its words are shown to
- * people and logged, so the key's value is taken out of them first.
+ * A service may echo what it was sent (`the apikey ... is not valid`), or any other secret: its
+ * words are shown to people, kept in the audit trail and logged, so every secret is taken out
+ * of them first.
  */
-function keyRemover(apiKey: string): (text: string) => string {
-  return (text) => (apiKey.length > 0 ? text.split(apiKey).join('[redacted]') : text);
+function secretsRemover(secrets: readonly string[]): (text: string) => string {
+  return (text) => scrub(text, secrets);
 }
 
 async function listRoles(
@@ -881,7 +888,7 @@ function segment(
 function toCometChatError(
   error: unknown,
   trip: Trip,
-  withoutKey: (text: string) => string,
+  withoutSecrets: (text: string) => string,
   now: () => number,
   address: CometChatAddress,
 ): CometChatError {
@@ -900,7 +907,7 @@ function toCometChatError(
     });
   if (isHTTPError(error)) {
     const { status, headers } = error.response;
-    const body = serviceError(error.data, withoutKey);
+    const body = serviceError(error.data, withoutSecrets);
     const waitMs = serverWaitMs(headers, now);
     return fail({
       kind: isMisaddressed(status, body?.code) ? 'misaddressed' : kindForStatus(status),
@@ -929,19 +936,21 @@ function toCometChatError(
   const code = systemCodeOf(error);
   return fail({
     kind: isMisaddressed(undefined, code) ? 'misaddressed' : 'unavailable',
-    detail: withoutKey(causeOf(error)),
+    detail: withoutSecrets(causeOf(error)),
   });
 }
 
 /**
- * The service's error body, its words without the key. ky has read it: parsed when the answer
+ * The service's error body, its words without any secret. ky has read it: parsed when the answer
  * said JSON, else text (a proxy's page, or JSON sent under another type).
  */
-function serviceError(data: unknown, withoutKey: (text: string) => string) {
+function serviceError(data: unknown, withoutSecrets: (text: string) => string) {
   if (data === undefined) return undefined;
   const text = typeof data === 'string' ? data : JSON.stringify(data);
   try {
-    const parsed = ErrorBodySchema.safeParse(JSON.parse(withoutKey(text.slice(0, MAX_ERROR_BODY))));
+    const parsed = ErrorBodySchema.safeParse(
+      JSON.parse(withoutSecrets(text.slice(0, MAX_ERROR_BODY))),
+    );
     return parsed.success ? parsed.data.error : undefined;
   } catch {
     return undefined;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { idProblem, MAX_UID, uidProblem } from '../cometchat/id-rules.ts';
 import type { CallQuery } from '../cometchat/model.ts';
 import { code, truncate } from '../slack/mrkdwn.ts';
+import { zoneFormat } from '../zone-formats.ts';
 
 // The call search's words, the way chat-ops search reads: an optional uid, `key:value` filters
 // and flags in any order, and `as <uid>`. Parsing is pure; relative times (`since:2h`) stay
@@ -225,26 +226,12 @@ export function dayStart(day: string, zone: string): number {
 
 /** The calendar day (YYYY-MM-DD) the instant `ms` falls on in `zone`. */
 export function localDay(ms: number, zone: string): string {
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone: zone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(new Date(ms));
+  return zoneFormat(zone, 'day').format(ms);
 }
 
 /** How far `zone`'s wall clock is ahead of UTC at the instant `ms`. */
 export function offsetMs(ms: number, zone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  }).formatToParts(new Date(ms));
+  const parts = zoneFormat(zone, 'clock').formatToParts(ms);
   const part = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
   const wall = Date.UTC(
     part('year'),

@@ -21,6 +21,8 @@ export interface FeatureDeps {
   views: Views;
   /** The CometChat time budget in seconds, for sentences that mention it. */
   budgetSeconds: number;
+  /** Every secret the app holds (Config.secrets, the logger's list), which no sentence shows. */
+  secrets: readonly string[];
 }
 
 /** What the composition root (app.ts) gives the features; features/index.ts adds the rest. */

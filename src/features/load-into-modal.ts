@@ -12,7 +12,7 @@ import type { FeatureDeps } from './deps.ts';
 
 /** Opens "Asking CometChat…" on the trigger, then fills it with `build`, or with the failure. */
 export async function loadIntoModal(
-  deps: Pick<FeatureDeps, 'views' | 'budgetSeconds'>,
+  deps: Pick<FeatureDeps, 'views' | 'budgetSeconds' | 'secrets'>,
   request: { triggerId: string; title: string; scope: RequestScope },
   build: (viewId: string) => Promise<View>,
 ): Promise<void> {
@@ -26,7 +26,7 @@ export async function loadIntoModal(
   try {
     await deps.views.update({ view_id: viewId, view: await build(viewId) });
   } catch (error) {
-    const message = failureMessage(failureSentence(error, deps.budgetSeconds), scope.ref);
+    const message = failureMessage(failureSentence(error, deps), scope.ref);
     await failInModal(
       deps.views,
       { viewId },

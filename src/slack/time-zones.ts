@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { createTtlCache } from '../ttl-cache.ts';
+import { zoneFormat } from '../zone-formats.ts';
 
 // A person's time zone, as Slack knows it (users.info `tz`), for what the app reads or writes as
 // a calendar day. Asked once in a while per person; UTC when Slack does not say.
@@ -34,7 +35,8 @@ export function createTimeZones(client: WebClient, now?: () => number): TimeZone
 function knownZone(zone: string | undefined): string | undefined {
   if (!zone) return undefined;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    // Kept for the conversions that follow (zone-formats.ts).
+    zoneFormat(zone, 'day');
     return zone;
   } catch {
     return undefined;

@@ -182,6 +182,8 @@ export const SubscriptionSchema = z.object({
   filters: z.array(z.string()).default([]),
   /** For a digest: the local time 'HH:MM' and the IANA zone it is read in. */
   at: z.object({ time: z.string(), zone: z.string() }).optional(),
+  /** For a digest: where the last one posted ended (Unix seconds); the next covers from there. */
+  coveredTo: z.number().optional(),
   /** The Slack user who made it. */
   createdBy: z.string(),
   /** Unix milliseconds. */

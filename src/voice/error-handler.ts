@@ -7,14 +7,13 @@ import { factsOf } from '../slack/body-facts.ts';
 import { type Deliverer, destinationOf } from '../slack/deliver.ts';
 import { scopeIfAny } from '../slack/request-context.ts';
 import type { Views } from '../slack/views.ts';
-import { failureSentence, isUserFailure, ShownFailure } from './failure.ts';
+import { failureSentence, isUserFailure, type SentenceDeps, ShownFailure } from './failure.ts';
 import { failureMessage } from './sentences.ts';
 
-export interface ErrorHandlerDeps {
+export interface ErrorHandlerDeps extends SentenceDeps {
   deliver: Deliverer;
   views: Views;
   logger: Logger;
-  budgetSeconds: number;
 }
 
 type Failed = { error: Error; context: Context; body: unknown };
@@ -53,7 +52,7 @@ export function createErrorHandler(deps: ErrorHandlerDeps) {
     else log.error(logged, 'request failed');
     if (shown) return;
 
-    const failure = failureMessage(failureSentence(cause, deps.budgetSeconds), ref);
+    const failure = failureMessage(failureSentence(cause, deps), ref);
     const message = scope?.replacesWorkingLine ? { ...failure, replace_original: true } : failure;
     const { view, responseUrl } = factsOf(body);
     if (view?.id && view.type === 'modal' && !responseUrl) {

@@ -1,5 +1,6 @@
 import { ErrorCode } from '@slack/web-api';
 import { CometChatError } from '../cometchat/errors.ts';
+import { scrub } from '../log.ts';
 import { escapeMrkdwn, code as inlineCode, truncate } from '../slack/mrkdwn.ts';
 import { FormNotOpened } from '../slack/views.ts';
 import { counted } from './sentences.ts';
@@ -60,21 +61,46 @@ const WHAT: Record<string, string> = {
   unsetRolePermission: 'the reset to the default',
 };
 
+/** What a failure's sentence needs besides the failure. */
+export interface SentenceDeps {
+  /** The CometChat time budget in seconds, which a timeout's sentence mentions. */
+  budgetSeconds: number;
+  /** Every secret the app holds (Config.secrets, the list the logger scrubs): none is shown. */
+  secrets: readonly string[];
+}
+
 /**
- * One sentence a person can act on: what happened and what to do. No stack, no key, no raw
- * upstream text beyond the service's own short message.
+ * One sentence a person can act on: what happened and what to do. No stack, no secret, no raw
+ * upstream text beyond the service's own short message, whatever CometChat or Slack echoed.
  */
-export function failureSentence(error: unknown, budgetSeconds: number): string {
+export function failureSentence(error: unknown, deps: SentenceDeps): string {
+  return withoutSecrets(sentenceOf(error, deps), deps.secrets);
+}
+
+function sentenceOf(error: unknown, deps: SentenceDeps): string {
   if (error instanceof InputError || error instanceof RefusedError) return error.message;
   if (error instanceof ChangeNotTaken) return error.sentence;
   if (!(error instanceof CometChatError)) {
-    const slack = slackRefusal(error);
+    const slack = slackRefusal(error, deps.secrets);
     if (slack) return slack;
     return 'Something went wrong inside the app. It is logged; try again, and report the reference if it keeps happening.';
   }
-  const sentence = cometchatSentence(error, budgetSeconds);
+  const sentence = cometchatSentence(error, deps);
   // With several apps, every failure says which app it is about.
   return error.app ? `${escapeMrkdwn(error.app.name)}: ${sentence}` : sentence;
+}
+
+/**
+ * The sentence without a secret, as written or as mrkdwn escaping wrote it (it reads the same).
+ * Words from outside are scrubbed before they are escaped and cut, where a cut could leave half
+ * a secret; this catches what a sentence made elsewhere holds (a ChangeNotTaken's, an input
+ * error's).
+ */
+function withoutSecrets(sentence: string, secrets: readonly string[]): string {
+  return scrub(
+    sentence,
+    secrets.flatMap((secret) => [secret, escapeMrkdwn(secret)]),
+  );
 }
 
 /** The operations about users: a 404 from one of them is an unknown uid unless it says role. */
@@ -108,7 +134,10 @@ function mayHaveApplied(operation: string): string {
   return `so it may or may not have been applied. ${WRITES[operation] ?? 'Look again'} to check before retrying.`;
 }
 
-function cometchatSentence(error: CometChatError, budgetSeconds: number): string {
+function cometchatSentence(
+  error: CometChatError,
+  { budgetSeconds, secrets }: SentenceDeps,
+): string {
   const what = WHAT[error.operation] ?? 'the request';
   // No answer, a gateway's failure, or an attempt that went unanswered before a later one failed:
   // the failure does not settle whether the update was applied.
@@ -126,7 +155,8 @@ function cometchatSentence(error: CometChatError, budgetSeconds: number): string
   // The code and message come from the service: escaped like any other external text. The code
   // is something people search for, so it goes in a code span, which keeps it copyable (plain
   // escaping would put invisible separators around its underscores).
-  const code = error.serviceCode ? ` (${inlineCode(error.serviceCode)})` : '';
+  const serviceCode = error.serviceCode && scrub(error.serviceCode, secrets);
+  const code = serviceCode ? ` (${inlineCode(serviceCode)})` : '';
   switch (error.kind) {
     case 'not_found':
       if (error.operation === 'getCall') {
@@ -143,7 +173,7 @@ function cometchatSentence(error: CometChatError, budgetSeconds: number): string
     case 'rate_limited':
       return `CometChat is rate limiting this app${code}; try again in ${seconds(error.retryAfterSeconds ?? 60)}.`;
     case 'bad_request': {
-      const reason = withoutFinalStop(error.serviceMessage ?? error.detail ?? '');
+      const reason = withoutFinalStop(scrub(error.serviceMessage ?? error.detail ?? '', secrets));
       return `CometChat refused ${what}${code}: ${truncate(escapeMrkdwn(reason || 'the request was not valid'), MAX_REASON)}.`;
     }
     case 'unavailable':
@@ -154,7 +184,7 @@ function cometchatSentence(error: CometChatError, budgetSeconds: number): string
         ? `CometChat did not answer ${what} within ${seconds(budgetSeconds)}, ${mayHaveApplied(error.operation)}`
         : `CometChat did not answer ${what} within ${seconds(budgetSeconds)}. Try again in a moment.`;
     case 'misaddressed':
-      return misaddressedSentence(error, what);
+      return misaddressedSentence(error, what, serviceCode);
     case 'invalid_response':
       return write
         ? `CometChat answered ${what} with something this app cannot read, so it may or may not have been applied. Report the reference; the details are in the log.`
@@ -171,7 +201,11 @@ function settingOf(error: CometChatError, name: string): string {
  * A wrong address is a setting to fix, not an outage to wait out: said so, with the settings
  * that make that address (its URL, else the app id and region it is built from).
  */
-function misaddressedSentence(error: CometChatError, what: string): string {
+function misaddressedSentence(
+  error: CometChatError,
+  what: string,
+  serviceCode: string | undefined,
+): string {
   const url = settingOf(error, error.address === 'call' ? 'CALL_API_URL' : 'API_URL');
   const other = settingOf(error, error.address === 'call' ? 'API_URL' : 'CALL_API_URL');
   const made = `${url} if it is set, else ${settingOf(error, 'APP_ID')} and ${settingOf(error, 'REGION')}`;
@@ -183,7 +217,7 @@ function misaddressedSentence(error: CometChatError, what: string): string {
     // one that answered until now may be a network fault on the way.
     return `Nothing answered at CometChat's address for ${what} (the connection was refused). If this app worked before, try again in a minute and check CometChat's status page; if it never did, an admin should check ${made}.`;
   }
-  const code = error.serviceCode ? `, ${inlineCode(error.serviceCode)}` : '';
+  const code = serviceCode ? `, ${inlineCode(serviceCode)}` : '';
   return `CometChat's address for ${what} has no such path (HTTP ${error.status}${code}): a setting is wrong, not CometChat. An admin should check ${url} (the address without \`/v3\`, and not ${other}'s).`;
 }
 
@@ -238,7 +272,7 @@ const RATE_LIMITED = 'Slack is rate limiting this app; try again in a minute.';
 const FORM_NOT_OPENED =
   'Slack did not let the app open the window in time (it allows three seconds). Click or run the command again.';
 
-function slackRefusal(error: unknown): string | undefined {
+function slackRefusal(error: unknown, secrets: readonly string[]): string | undefined {
   if (error instanceof FormNotOpened) return FORM_NOT_OPENED;
   // A 429 not waited out: the views calls (slack/views.ts) and the clients that refuse to wait.
   if ((error as { code?: unknown })?.code === ErrorCode.RateLimitedError) return RATE_LIMITED;
@@ -248,5 +282,7 @@ function slackRefusal(error: unknown): string | undefined {
   }
   if (TRIGGER_ERRORS.has(code)) return FORM_NOT_OPENED;
   if (code === 'ratelimited') return RATE_LIMITED;
-  return `Slack refused the app's reply (\`${code.replace(/[^a-z0-9_]/g, '')}\`). Try again; report the reference if it keeps happening.`;
+  // Scrubbed before it is narrowed, which could leave most of a secret.
+  const shown = scrub(code, secrets).replace(/[^a-z0-9_[\]]/g, '');
+  return `Slack refused the app's reply (\`${shown}\`). Try again; report the reference if it keeps happening.`;
 }

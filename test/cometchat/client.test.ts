@@ -993,6 +993,37 @@ describe('a fetch of its own', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it("takes every secret the app holds out of the service's words, not only its key", async () => {
+    const botToken = 'xoxb-1111-2222-echoedBotToken';
+    const password = 'webhook_pass*word&2';
+    const { fetch } = fakeFetch([
+      () =>
+        Response.json(
+          {
+            error: {
+              code: `ERR_${botToken}`,
+              message: `token ${botToken}, password ${password}, key ${API_KEY}`,
+              details: { password: [password] },
+            },
+          },
+          { status: 400 },
+        ),
+    ]);
+    const error = await failure(
+      client({ fetch, retryLimit: 0, secrets: [botToken, password] }).listRoles(),
+    );
+    expect(error).toMatchObject({
+      kind: 'bad_request',
+      serviceCode: 'ERR_[redacted]',
+      serviceMessage: 'token [redacted], password [redacted], key [redacted]',
+      details: { password: ['[redacted]'] },
+    });
+    for (const text of errorTexts(error)) {
+      expect(text).not.toContain(botToken);
+      expect(text).not.toContain(password);
+    }
+  });
+
   /** A body of `megabytes` MB made as it is read, counting how much was read. */
   function endless(megabytes: number) {
     const chunk = new Uint8Array(64 * 1024).fill(0x20);

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { failureSentence } from '../../src/voice/failure.ts';
 import { failure, only, useSandboxClient } from './client-harness.ts';
 
+/** What the failure sentences are given: the budget they mention, and no secrets. */
+const SENTENCE_DEPS = { budgetSeconds: 8, secrets: [] };
+
 // The client's usage read (GET /v3/stats) against the stand-in over real HTTP on loopback, as
 // role-management.test.ts does for the role operations.
 
@@ -60,7 +63,7 @@ describe('usage', () => {
     });
     const error = await failure(client().getUsage({ fromDate: 1, toDate: 2 }));
     expect(error).toMatchObject({ kind: 'invalid_response', operation: 'getUsage' });
-    expect(failureSentence(error, 8)).toContain('the usage figures');
+    expect(failureSentence(error, SENTENCE_DEPS)).toContain('the usage figures');
   });
 
   it("passes on the service's refusal of a range, in one sentence", async () => {
@@ -68,12 +71,14 @@ describe('usage', () => {
       client().getUsage({ fromDate: 1_700_009_999, toDate: 1_700_000_000 }),
     );
     expect(error).toMatchObject({ kind: 'bad_request', operation: 'getUsage' });
-    expect(failureSentence(error, 8)).toMatch(/^CometChat refused the usage figures/);
+    expect(failureSentence(error, SENTENCE_DEPS)).toMatch(/^CometChat refused the usage figures/);
   });
 
   it('names the usage figures when CometChat is down', async () => {
     standIn().inject({ kind: 'status', status: 503, pathIncludes: '/stats' });
     const error = await failure(client().getUsage({ fromDate: 1, toDate: 2 }));
-    expect(failureSentence(error, 8)).toContain('CometChat is not answering the usage figures');
+    expect(failureSentence(error, SENTENCE_DEPS)).toContain(
+      'CometChat is not answering the usage figures',
+    );
   });
 });

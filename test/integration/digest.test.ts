@@ -8,7 +8,8 @@ import { useHarnessStarter } from './support.ts';
 
 // The daily digest through the real app: a channel subscribed by `/cometchat digest daily`, then
 // the periodic work of two more instances of the app, sharing its store, run at a time past the
-// digest's: one post, with the stand-in's figures for the 24 hours before that time.
+// digest's: one post, with the stand-in's figures for the 24 hours before that time; the next
+// day's covers the time from there.
 
 /** The stand-in's users are in Berlin (users.info `tz`). */
 const ZONE = 'Europe/Berlin';
@@ -68,13 +69,13 @@ describe('daily digest', () => {
     const listed = await commandReply(h, 'subscriptions', h.driver, { channel_id: CHANNEL });
     expect(textOf(listed)).toContain(`*a daily digest* at ${time} (${ZONE})`);
 
-    const replica = () =>
+    const replica = (now = dueAt + 30_000) =>
       createSlackApp({
         config: h.config,
         logger: h.logger,
         store,
         metrics: createMetrics({ defaultMetrics: false }),
-        now: () => dueAt + 30_000,
+        now: () => now,
       });
     const [a, b] = [replica(), replica()];
     const log = h.logger.child({ component: 'sweep' });
@@ -98,6 +99,17 @@ describe('daily digest', () => {
     expect(digest).toContain(
       calls > 0 ? `*Calls*: ${NUMBER.format(calls)}, ` : '*Calls*: none started and ended',
     );
+
+    // The next day's covers the time since this one ended: 24 hours, or 23 or 25 across a
+    // change of summer time in Berlin (whichever of them brings the clock to the same time).
+    const nextDueAt = [24, 23, 25]
+      .map((hours) => dueAt + hours * 3_600_000)
+      .find((ms) => clockIn.format(ms) === time);
+    if (nextDueAt === undefined) throw new Error(`no ${time} in Berlin a day later`);
+    await replica(nextDueAt + 30_000).periodic(log);
+    expect(digestsIn(h)).toHaveLength(2);
+    const next = h.sandbox.requests.filter((r) => r.path === '/v3/stats').at(-1)?.query;
+    expect(next).toEqual({ fromDate: String(to), toDate: String(nextDueAt / 1000) });
   });
 
   it('refuses words it cannot read, and a digest outside a channel, in one sentence', async () => {

@@ -29,6 +29,7 @@ const FAKE = {
   botToken: 'xoxb-FAKE-BOT-TOKEN-2c8e4a6f0b',
   appToken: 'xapp-FAKE-APP-TOKEN-9d1f3b5c7e',
   signingSecret: 'FAKE-SIGNING-SECRET-4e6a8c0b2d',
+  webhookPassword: 'FAKE-WEBHOOK-PASSWORD-5b7d9f1a3c',
 } as const;
 /** The keys of two apps served together (`staging`, `prod`). */
 const FAKE_APP_KEYS = {
@@ -135,6 +136,8 @@ describe('secrets over HTTP: every flow and fault', () => {
         SLACK_BOT_TOKEN: FAKE.botToken,
         SLACK_SIGNING_SECRET: FAKE.signingSecret,
         COMETCHAT_API_KEY: FAKE.apiKey,
+        COMETCHAT_WEBHOOK_USER: 'cometchat',
+        COMETCHAT_WEBHOOK_PASSWORD: FAKE.webhookPassword,
         AUDIT_CHANNEL: 'C0AUDIT',
         ...FAST,
       },
@@ -146,7 +149,12 @@ describe('secrets over HTTP: every flow and fault', () => {
 
   it('the fake values are the ones in use', () => {
     expect(h.config.secrets).toEqual(
-      expect.arrayContaining([FAKE.apiKey, FAKE.botToken, FAKE.signingSecret]),
+      expect.arrayContaining([
+        FAKE.apiKey,
+        FAKE.botToken,
+        FAKE.signingSecret,
+        FAKE.webhookPassword,
+      ]),
     );
     expect(h.slack.botToken).toBe(FAKE.botToken);
   });
@@ -233,6 +241,23 @@ describe('secrets over HTTP: every flow and fault', () => {
     const mark = h.slack.responses.length;
     await stranger.command('perms default');
     expect(textOf((await h.slack.nextResponse(mark)).body)).toContain('Only workspace admins');
+    expectNoSecretIn(exposure(h));
+  });
+
+  it('a CometChat error that echoes a Slack secret or a webhook password: [redacted] in the reply', async () => {
+    for (const secret of [FAKE.botToken, FAKE.signingSecret, FAKE.webhookPassword]) {
+      for (const command of [`call ${SANDBOX_SESSION_IDS.audioEnded}`, 'roles']) {
+        h.sandbox.clearFaults();
+        h.sandbox.inject({
+          kind: 'status',
+          status: 400,
+          body: { error: { code: 'ERR_BAD_REQUEST', message: `Not valid: ${secret}.` } },
+        });
+        const reply = textOf(await commandReply(h, command));
+        expect(reply, command).toContain('Not valid: [redacted].');
+      }
+    }
+    h.sandbox.clearFaults();
     expectNoSecretIn(exposure(h));
   });
 

@@ -12,6 +12,9 @@ import {
   type WebApiServer,
 } from '../fakes/web-api-server.ts';
 
+/** What the failure sentences are given: the budget they mention, and no secrets. */
+const SENTENCE_DEPS = { budgetSeconds: 8, secrets: [] };
+
 const view: View = {
   type: 'modal',
   title: { type: 'plain_text', text: 'Edit permissions' },
@@ -76,7 +79,7 @@ describe('the views calls', () => {
       code: ErrorCode.PlatformError,
       data: { ok: false, error: 'expired_trigger_id' },
     });
-    expect(failureSentence(expired, 8)).toContain('three seconds');
+    expect(failureSentence(expired, SENTENCE_DEPS)).toContain('three seconds');
     const refused = await views.update({ view_id: 'V1', view }).catch((e: unknown) => e);
     expect(refused).toMatchObject({
       code: ErrorCode.PlatformError,
@@ -116,7 +119,7 @@ describe('the views calls', () => {
     const { views, requests } = await viewsAnswering({ 'views.open': [{ hang: true }] }, 100);
     const error = await views.open({ trigger_id: 'T1', view }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FormNotOpened);
-    expect(failureSentence(error, 8)).toBe(
+    expect(failureSentence(error, SENTENCE_DEPS)).toBe(
       'Slack did not let the app open the window in time (it allows three seconds). Click or run the command again.',
     );
     expect(requests).toHaveLength(1);
@@ -128,7 +131,7 @@ describe('the views calls', () => {
     });
     const error = await views.update({ view_id: 'V1', view }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCode.RateLimitedError, retryAfter: 30 });
-    expect(failureSentence(error, 8)).toBe(
+    expect(failureSentence(error, SENTENCE_DEPS)).toBe(
       'Slack is rate limiting this app; try again in a minute.',
     );
     expect(requests).toHaveLength(1);

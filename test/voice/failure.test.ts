@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { CometChatError } from '../../src/cometchat/errors.ts';
+import { escapeMrkdwn } from '../../src/slack/mrkdwn.ts';
 import {
+  ChangeNotTaken,
   failureSentence,
   InputError,
   isUserFailure,
   RefusedError,
 } from '../../src/voice/failure.ts';
+
+/** What the failure sentences are given: the budget they mention, and no secrets. */
+const SENTENCE_DEPS = { budgetSeconds: 8, secrets: [] };
 
 const slackError = (code: string) =>
   Object.assign(new Error(`An API error occurred: ${code}`), {
@@ -15,24 +20,31 @@ const slackError = (code: string) =>
 
 describe('failureSentence', () => {
   it('passes a user mistake or a refusal through as it is', () => {
-    expect(failureSentence(new InputError('The page must be a whole number.'), 8)).toBe(
+    expect(failureSentence(new InputError('The page must be a whole number.'), SENTENCE_DEPS)).toBe(
       'The page must be a whole number.',
     );
-    expect(failureSentence(new RefusedError('Only editors may do that.'), 8)).toBe(
+    expect(failureSentence(new RefusedError('Only editors may do that.'), SENTENCE_DEPS)).toBe(
       'Only editors may do that.',
     );
   });
 
   it('says "inside the app" for a fault of our own, without its message', () => {
-    const sentence = failureSentence(new TypeError('Cannot read properties of undefined'), 8);
+    const sentence = failureSentence(
+      new TypeError('Cannot read properties of undefined'),
+      SENTENCE_DEPS,
+    );
     expect(sentence).toMatch(/^Something went wrong inside the app/);
     expect(sentence).not.toContain('undefined');
   });
 
   it('names a spent trigger id plainly, and any other Slack refusal by its code', () => {
-    expect(failureSentence(slackError('expired_trigger_id'), 8)).toMatch(/three seconds/);
-    expect(failureSentence(slackError('channel_not_found'), 8)).toContain('`channel_not_found`');
-    expect(failureSentence(slackError('<!channel>'), 8)).not.toContain('<');
+    expect(failureSentence(slackError('expired_trigger_id'), SENTENCE_DEPS)).toMatch(
+      /three seconds/,
+    );
+    expect(failureSentence(slackError('channel_not_found'), SENTENCE_DEPS)).toContain(
+      '`channel_not_found`',
+    );
+    expect(failureSentence(slackError('<!channel>'), SENTENCE_DEPS)).not.toContain('<');
   });
 
   it('tells a timed-out update that it may or may not have been applied', () => {
@@ -41,21 +53,26 @@ describe('failureSentence', () => {
       ref: 'r1',
       operation: 'setRolePermissions',
     });
-    expect(failureSentence(error, 8)).toMatch(/may or may not have been applied/);
+    expect(failureSentence(error, SENTENCE_DEPS)).toMatch(/may or may not have been applied/);
     expect(
-      failureSentence(new CometChatError({ kind: 'timeout', ref: 'r2', operation: 'getCall' }), 8),
+      failureSentence(
+        new CometChatError({ kind: 'timeout', ref: 'r2', operation: 'getCall' }),
+        SENTENCE_DEPS,
+      ),
     ).toMatch(/within 8 seconds/);
   });
 
   it('names the app of one of several, and the setting of its refused key', () => {
     const prod = { name: 'prod', settingPrefix: 'COMETCHAT_PROD_' };
     const refused = new CometChatError({ kind: 'unauthorized', ref: 'r3', operation: 'listRoles' });
-    expect(failureSentence(refused, 8)).toContain('COMETCHAT_API_KEY is');
-    const sentence = failureSentence(refused.forApp(prod), 8);
+    expect(failureSentence(refused, SENTENCE_DEPS)).toContain('COMETCHAT_API_KEY is');
+    const sentence = failureSentence(refused.forApp(prod), SENTENCE_DEPS);
     expect(sentence).toMatch(/^prod: CometChat refused/);
     expect(sentence).toContain('COMETCHAT_PROD_API_KEY is');
     const missing = new CometChatError({ kind: 'not_found', ref: 'r4', operation: 'listRoles' });
-    expect(failureSentence(missing.forApp(prod), 8)).toContain('`/cometchat prod roles`');
+    expect(failureSentence(missing.forApp(prod), SENTENCE_DEPS)).toContain(
+      '`/cometchat prod roles`',
+    );
     // The copy is the same failure otherwise.
     expect(refused.forApp(prod)).toMatchObject({ kind: 'unauthorized', ref: 'r3', app: prod });
   });
@@ -68,5 +85,66 @@ describe('failureSentence', () => {
       isUserFailure(new CometChatError({ kind: 'unavailable', ref: 'r', operation: 'getCall' })),
     ).toBe(false);
     expect(isUserFailure(new RefusedError('no'))).toBe(true);
+  });
+});
+
+describe('failureSentence and the secrets the app holds', () => {
+  // As config.secrets lists them: Slack's tokens and secret, a webhook password (with the
+  // characters mrkdwn escaping changes), CometChat's key.
+  const BOT_TOKEN = 'xoxb-1111-2222-echoedBotToken';
+  const SIGNING_SECRET = '8f742231b10e8888abcd99aaa85a5e2f';
+  const PASSWORD = 'hook_pass*word&<2>';
+  const deps = { budgetSeconds: 8, secrets: [BOT_TOKEN, SIGNING_SECRET, PASSWORD] };
+  const refused = (message: string, serviceCode?: string) =>
+    new CometChatError({
+      kind: 'bad_request',
+      ref: 'r1',
+      operation: 'listCalls',
+      status: 400,
+      serviceCode,
+      serviceMessage: message,
+    });
+
+  it('shows [redacted] where CometChat echoed a token, a password or the signing secret', () => {
+    for (const secret of [BOT_TOKEN, SIGNING_SECRET, PASSWORD]) {
+      const sentence = failureSentence(refused(`nothing with ${secret} here.`), deps);
+      expect(sentence).toBe('CometChat refused the call search: nothing with [redacted] here.');
+    }
+    const coded = failureSentence(refused('no', `ERR_${SIGNING_SECRET}`), deps);
+    expect(coded).toContain('(`ERR_[redacted]`)');
+    expect(coded).not.toContain(SIGNING_SECRET);
+  });
+
+  it('scrubs before it cuts, so no part of a secret is left at the cut', () => {
+    const long = `${'x'.repeat(290)} ${BOT_TOKEN} and more`;
+    const sentence = failureSentence(refused(long), deps);
+    expect(sentence).not.toContain(BOT_TOKEN.slice(0, 8));
+    // The cut falls inside what stands for the token.
+    expect(sentence).toMatch(/x \[redact[a-z]*…\.$/);
+  });
+
+  it('scrubs a sentence made elsewhere, as written or as mrkdwn escaped it', () => {
+    const notTaken = new ChangeNotTaken('role `vip`', {
+      plain: `answered ${PASSWORD}`,
+      mrkdwn: `answered ${escapeMrkdwn(PASSWORD)}`,
+    });
+    expect(failureSentence(notTaken, deps)).toBe(
+      'CometChat answered [redacted] for role `vip`: the change did not take.',
+    );
+    expect(failureSentence(new InputError(`No role ${BOT_TOKEN}.`), deps)).toBe(
+      'No role [redacted].',
+    );
+  });
+
+  it('scrubs what Slack echoes as its error code', () => {
+    const sentence = failureSentence(slackError(SIGNING_SECRET), deps);
+    expect(sentence).toContain('(`[redacted]`)');
+    expect(sentence).not.toContain(SIGNING_SECRET.slice(0, 8));
+  });
+
+  it('leaves a sentence alone when it holds no secret', () => {
+    expect(failureSentence(refused('The uid is not valid.'), deps)).toBe(
+      'CometChat refused the call search: The uid is not valid.',
+    );
   });
 });

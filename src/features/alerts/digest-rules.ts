@@ -36,13 +36,17 @@ export function parseDigestWords(words: readonly string[]): DigestWords | Refusa
   return { time: `${(match[1] ?? '').padStart(2, '0')}:${match[2]}` };
 }
 
-/** One day's digest: the day it is posted on, and the 24 hours it covers. */
+/** One day's digest: the day it is posted on, and the time it covers. */
 export interface DigestDay {
   /** The calendar day (YYYY-MM-DD) in the digest's zone: with its id, what makes it once. */
   day: string;
   /** Unix ms: when it became due. */
   dueAt: number;
-  /** Unix seconds: the 24 hours up to when it became due. */
+  /**
+   * Unix seconds: from where the previous digest ended (24 hours back for the first) up to when
+   * this one became due. Each begins where the one before ended, so the days in a row cover
+   * every second once: 23 hours across the night summer time begins, 25 across the one it ends.
+   */
   from: number;
   to: number;
 }
@@ -80,19 +84,23 @@ export function localInstant(day: string, time: string, zone: string): number {
 
 /**
  * Whether a digest posted at `at` is due at `now` (Unix ms), and for which day: due once its
- * time has come today in its zone, covering the 24 hours up to that time. Like a reminder, the
- * first comes at the first such time after the subscription was made (`createdAt`), not at once
- * for a time already past that day. Whether today's was posted already is the store's to say:
- * the claim on its day, which every replica asks for (digest.ts). Pure.
+ * time has come today in its zone, covering the time since `coveredTo` (Unix seconds, where the
+ * previous digest ended; the 24 hours before when there was none). Like a reminder, the first
+ * comes at the first such time after the subscription was made (`createdAt`), not at once for a
+ * time already past that day. Whether today's was posted already is the store's to say: the
+ * claim on its day, which every replica asks for (digest.ts). Pure.
  */
 export function digestDue(
   at: { time: string; zone: string },
   createdAt: number,
   now: number,
+  coveredTo?: number,
 ): DigestDay | undefined {
   const day = localDay(now, at.zone);
   const dueAt = localInstant(day, at.time, at.zone);
   if (now < dueAt || dueAt < createdAt) return undefined;
   const to = Math.floor(dueAt / 1000);
-  return { day, dueAt, from: to - DAY_SECONDS, to };
+  // An end at or past this one's could only be a clock put back: the 24 hours, as for a first.
+  const from = coveredTo !== undefined && coveredTo < to ? coveredTo : to - DAY_SECONDS;
+  return { day, dueAt, from, to };
 }

@@ -3,12 +3,12 @@ import type { Usage } from '../../cometchat/model.ts';
 import { context, fields, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
-import { inApp } from '../../voice/sentences.ts';
+import { counted, inApp } from '../../voice/sentences.ts';
 import { SUBSCRIPTIONS_HINT } from './alert-view.ts';
 import type { DigestDay } from './digest-rules.ts';
 
-// What a channel sees of its daily digest: the app's usage over the day and its calls by status,
-// or, where CometChat could not be read, the sentence that says so in their place. Pure.
+// What a channel sees of its daily digest: the app's usage since the one before and its calls by
+// status, or, where CometChat could not be read, the sentence that says so in their place. Pure.
 
 /** The calls of the day, counted by status from the pages read. */
 export interface CallCounts {
@@ -74,7 +74,7 @@ function statusLine(byStatus: ReadonlyMap<string, number>): string {
 }
 
 function callsLine(calls: CallCounts): string {
-  if (calls.counted === 0) return '*Calls*: none started and ended in these 24 hours.';
+  if (calls.counted === 0) return '*Calls*: none started and ended in that time.';
   if (!calls.capped) return `*Calls*: ${number(calls.counted)}, ${statusLine(calls.byStatus)}`;
   // The list's total counts them all; by status, only the pages read were.
   const total = number(Math.max(calls.total, calls.counted));
@@ -83,11 +83,23 @@ function callsLine(calls: CallCounts): string {
 
 const isUnread = <T extends object>(part: T | Unread): part is Unread => 'failure' in part;
 
+const HOUR_SECONDS = 60 * 60;
+
+/**
+ * The time a digest covers: `the 23 hours to <date>` (a day across a change of summer time), or
+ * from one date to another when that is not whole hours (its time of day was changed).
+ */
+function spanOf(day: DigestDay): string {
+  const seconds = day.to - day.from;
+  return seconds % HOUR_SECONDS === 0
+    ? `the ${counted(seconds / HOUR_SECONDS, 'hour')} to ${slackDate(day.to)}`
+    : `${slackDate(day.from)} to ${slackDate(day.to)}`;
+}
+
 /** The digest's post: a heading, the usage figures, the calls by status, and how to stop it. */
 export function digestPost(input: DigestInput): SlackMessage {
   const { day, at, usage, calls } = input;
-  const span = `the 24 hours to ${slackDate(day.to)}`;
-  const heading = `:bar_chart: *Daily digest*${inApp(input.appName)}: ${span}`;
+  const heading = `:bar_chart: *Daily digest*${inApp(input.appName)}: ${spanOf(day)}`;
   const blocks: KnownBlock[] = [
     section(heading),
     isUnread(usage) ? section(`*Usage*: ${usage.failure}`) : usageFields(usage),

@@ -56,12 +56,14 @@ export function createDigestCommand(deps: AppDeps) {
 
 export interface DigestDeps {
   apps: Pick<Apps, 'byName' | 'several'>;
-  store: Pick<Store, 'claim' | 'renewClaim' | 'release' | 'listSubscriptions'>;
+  store: Pick<Store, 'claim' | 'renewClaim' | 'release' | 'listSubscriptions' | 'putSubscription'>;
   /** The Web API client the posts go through. */
   client: Pick<WebClient, 'chat'>;
   now: () => number;
   /** For the sentences of CometChat's failures. */
   budgetSeconds: number;
+  /** Every secret the app holds, which no failure's sentence shows. */
+  secrets: readonly string[];
   log: Logger;
 }
 
@@ -73,6 +75,7 @@ export function postDigests(deps: AppDeps, log: Logger): Promise<number> {
     client: deps.client,
     now: deps.now,
     budgetSeconds: deps.budgetSeconds,
+    secrets: deps.secrets,
     // `task`, not a second `component`: the sweep's logger names that already.
     log: log.child({ task: 'digest' }),
   });
@@ -102,7 +105,8 @@ async function postIfDue(
 ): Promise<boolean> {
   const { at } = subscription;
   const app = deps.apps.byName(subscription.app);
-  const due = app && at ? digestDue(at, subscription.createdAt, now) : undefined;
+  const due =
+    app && at ? digestDue(at, subscription.createdAt, now, subscription.coveredTo) : undefined;
   if (!app || !at || !due) return false;
   const claim = `digest:${subscription.id}:${due.day}`;
   if (!(await deps.store.claim(claim, POSTING_CLAIM_SECONDS))) return false;
@@ -117,7 +121,7 @@ async function postIfDue(
       return false;
     }
     const told = <T extends object>(part: T | Failure): T | Unread =>
-      isFailure(part) ? { failure: failureSentence(part.error, deps.budgetSeconds) } : part;
+      isFailure(part) ? { failure: failureSentence(part.error, deps) } : part;
     const post = digestPost({
       appName: appNameIfSeveral(deps.apps, app),
       day: due,
@@ -127,8 +131,9 @@ async function postIfDue(
     });
     await deps.client.chat.postMessage({ channel: subscription.channel, ...post });
     log.info({ channel: subscription.channel, read: !failed }, 'digest posted');
-    // Never throws: what follows a post is never taken for a failure to post.
+    // Never throw: what follows a post is never taken for a failure to post.
     await keepForTheDay(deps, claim, log);
+    await keepCovered(deps, subscription, due.to, log);
     return true;
   } catch (error) {
     // A channel the app cannot post in stays so all day: the day is given up (logged), not
@@ -149,6 +154,28 @@ async function keepForTheDay(deps: DigestDeps, claim: string, log: Logger): Prom
     log.warn('digest: its claim ran out before it was kept for the day; it may be posted again');
   } catch (error) {
     log.warn({ err: error }, 'digest: not kept for the day; it may be posted again');
+  }
+}
+
+/**
+ * Keeps on the subscription where the posted digest ended, so that the next covers the time from
+ * there. Read again first: a subscription removed meanwhile is not put back, and one asked for
+ * again (another time) keeps what was asked. Should the store not keep it, the next digest
+ * covers this one's time again: twice rather than never.
+ */
+async function keepCovered(
+  deps: DigestDeps,
+  posted: Subscription,
+  to: number,
+  log: Logger,
+): Promise<void> {
+  try {
+    const found = await deps.store.listSubscriptions({ app: posted.app, channel: posted.channel });
+    const current = found.find((s) => s.id === posted.id);
+    if (current === undefined || (current.coveredTo ?? 0) >= to) return;
+    await deps.store.putSubscription({ ...current, coveredTo: to });
+  } catch (error) {
+    log.warn({ err: error }, 'digest: where it ended not kept; the next may cover its time again');
   }
 }
 

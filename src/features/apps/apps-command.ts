@@ -5,7 +5,7 @@ import { newReference } from '../../reference.ts';
 import { destinationOf } from '../../slack/deliver.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
 import { tracedBy } from '../../slack/request-context.ts';
-import { failureSentence } from '../../voice/failure.ts';
+import { failureSentence, type SentenceDeps } from '../../voice/failure.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { type AppStatus, appsMessage, type KeyCheck } from './apps-view.ts';
 
@@ -13,7 +13,7 @@ import { type AppStatus, appsMessage, type KeyCheck } from './apps-view.ts';
 export async function checkKey(
   app: CometChatApp,
   scope: RequestScope,
-  budgetSeconds: number,
+  deps: SentenceDeps,
 ): Promise<KeyCheck> {
   try {
     await app.cometchat.listRoles({ page: 1, perPage: 1 }, tracedBy(scope));
@@ -23,7 +23,7 @@ export async function checkKey(
     if (isCometChatError(error) && error.kind === 'unauthorized') {
       return { state: 'refused', ref: scope.ref };
     }
-    return { state: 'unreachable', ref: scope.ref, reason: failureSentence(error, budgetSeconds) };
+    return { state: 'unreachable', ref: scope.ref, reason: failureSentence(error, deps) };
   }
 }
 
@@ -38,7 +38,7 @@ export function createAppsCommand(deps: FeatureDeps) {
         region: app.region,
         isDefault: app.name === first,
         channels: deps.apps.channelsOf(app.name),
-        check: await checkKey(app, scope, deps.budgetSeconds),
+        check: await checkKey(app, scope, deps),
       })),
     );
     await deps.deliver(destinationOf(body), appsMessage(statuses), scope.log);
@@ -51,7 +51,7 @@ export function createAppsCommand(deps: FeatureDeps) {
  * Never awaited by the start, and never throws.
  */
 export async function checkAppsAtStart(
-  deps: Pick<FeatureDeps, 'apps' | 'budgetSeconds'>,
+  deps: Pick<FeatureDeps, 'apps' | 'budgetSeconds' | 'secrets'>,
   log: Logger,
 ): Promise<void> {
   await Promise.all(
@@ -63,7 +63,7 @@ export async function checkAppsAtStart(
         app.cometchat.listCalls({ page: 1, perPage: 1 }, request),
       ]);
       const [roles, calls] = tried.map((t) =>
-        t.status === 'fulfilled' ? 'ok' : failureSentence(t.reason, deps.budgetSeconds),
+        t.status === 'fulfilled' ? 'ok' : failureSentence(t.reason, deps),
       );
       if (roles === 'ok' && calls === 'ok')
         log.info({ app: app.name, ref }, 'CometChat app checked: key and addresses work');

@@ -104,7 +104,7 @@ export function findSessionIds(text: string): string[] {
 }
 
 function failureOf(deps: FeatureDeps, error: unknown, ref: string) {
-  return failureMessage(failureSentence(error, deps.budgetSeconds), ref);
+  return failureMessage(failureSentence(error, deps), ref);
 }
 
 /** The failure as a modal, in place of the call that could not be shown. */

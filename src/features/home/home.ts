@@ -45,7 +45,7 @@ export interface Home {
 }
 
 /** Each app's roles (and so its key's state), asked of CometChat once a minute at most. */
-function snapshotLoader(deps: Pick<HomeDeps, 'budgetSeconds'>) {
+function snapshotLoader(deps: Pick<HomeDeps, 'budgetSeconds' | 'secrets'>) {
   const snapshots = createTtlCache<AppSnapshot>({ max: 100, ttlMs: SNAPSHOT_TTL_MS });
   return (app: CometChatApp, log: Logger): Promise<AppSnapshot> =>
     snapshots.get(app.name, async () => {
@@ -58,7 +58,7 @@ function snapshotLoader(deps: Pick<HomeDeps, 'budgetSeconds'>) {
         if (isCometChatError(error) && error.kind === 'unauthorized') {
           return { state: 'refused', ref };
         }
-        return { state: 'failed', sentence: failureSentence(error, deps.budgetSeconds), ref };
+        return { state: 'failed', sentence: failureSentence(error, deps), ref };
       }
     });
 }

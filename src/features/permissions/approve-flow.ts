@@ -1,6 +1,6 @@
 import { escapeMrkdwn } from '../../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
-import { failureSentence } from '../../voice/failure.ts';
+import { failureSentence, type SentenceDeps } from '../../voice/failure.ts';
 import { withRef } from '../../voice/sentences.ts';
 import { permissionKeyText } from '../permission-key-text.ts';
 import { type ApplyOutcome, applyChange, NOT_SENT } from './apply-change.ts';
@@ -97,7 +97,7 @@ async function sendOnce(deps: ApprovalDeps, click: Click, request: ApprovalReque
   }
   const outcome = await sendApproved(deps, click, request);
   const decided = { decidedBy: click.userId, decidedAt: deps.now() };
-  const report = approvalReport(outcome, request, decided, click.scope.ref, deps.budgetSeconds);
+  const report = approvalReport(outcome, request, decided, click.scope.ref, deps);
   if (report.release) await deps.store.release(acting);
   if ('tell' in report) return tell(deps, click, report.tell);
   await announce(deps, click.client, click.app, report.announce, click.scope, report.detail);
@@ -153,7 +153,7 @@ export function approvalReport(
   request: ApprovalRequest,
   decided: { decidedBy: string; decidedAt: number },
   ref: string,
-  budgetSeconds: number,
+  deps: SentenceDeps,
 ): ApprovalReport {
   switch (outcome.kind) {
     case 'applied': {
@@ -177,7 +177,7 @@ export function approvalReport(
     case 'unknown':
       return {
         announce: { ...request, ...decided, status: outcome.kind, ref },
-        detail: withRef(failureSentence(outcome.error, budgetSeconds), ref, 'mrkdwn'),
+        detail: withRef(failureSentence(outcome.error, deps), ref, 'mrkdwn'),
         release: true,
       };
     case 'repeated':

@@ -73,7 +73,7 @@ export function failureView(
   deps: FeatureDeps,
   options: { title?: string; more?: string } = {},
 ): View {
-  const message = failureMessage(failureSentence(error, deps.budgetSeconds), scope.ref);
+  const message = failureMessage(failureSentence(error, deps), scope.ref);
   const more = options.more ? [section(options.more)] : [];
   return messageView(options.title ?? 'Edit permissions', [...(message.blocks ?? []), ...more]);
 }

@@ -4,7 +4,7 @@ import type { Access } from '../../../src/access/access.ts';
 import { createApps } from '../../../src/apps/apps.ts';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import { CometChatError } from '../../../src/cometchat/errors.ts';
-import type { CallPage, CallQuery, Usage } from '../../../src/cometchat/model.ts';
+import type { CallPage, CallQuery, Usage, UsageRange } from '../../../src/cometchat/model.ts';
 import {
   CALL_PAGES,
   countCalls,
@@ -121,8 +121,23 @@ describe('digestDue', () => {
     expect(digestDue(newYork, LONG_AGO, at('2026-03-08T12:59:00Z'))).toBeUndefined();
     const due = digestDue(newYork, LONG_AGO, at('2026-03-08T13:00:00Z'));
     expect(due?.dueAt).toBe(at('2026-03-08T13:00:00Z'));
-    // The last 24 hours, not the 23 of that calendar day.
+    // With no digest before it, the 24 hours before.
     expect((due?.to ?? 0) - (due?.from ?? 0)).toBe(86_400);
+  });
+
+  it('covers the time since the previous digest ended: 23 hours on a spring day, 25 in autumn', () => {
+    const newYork = { time: '09:00', zone: 'America/New_York' };
+    const before = at('2026-03-07T14:00:00Z') / 1000;
+    const spring = digestDue(newYork, LONG_AGO, at('2026-03-08T13:00:00Z'), before);
+    expect(spring).toMatchObject({ from: before, to: at('2026-03-08T13:00:00Z') / 1000 });
+    expect((spring?.to ?? 0) - (spring?.from ?? 0)).toBe(23 * 3600);
+    const autumnBefore = at('2026-10-24T07:00:00Z') / 1000;
+    const autumn = digestDue(berlin, LONG_AGO, at('2026-10-25T08:00:00Z'), autumnBefore);
+    expect(autumn).toMatchObject({ from: autumnBefore, to: at('2026-10-25T08:00:00Z') / 1000 });
+    expect((autumn?.to ?? 0) - (autumn?.from ?? 0)).toBe(25 * 3600);
+    // An end at or past this one's (a clock put back) is not a window: the 24 hours.
+    const to = at('2026-01-15T08:00:00Z') / 1000;
+    expect(digestDue(berlin, LONG_AGO, to * 1000, to)).toMatchObject({ from: to - 86_400, to });
   });
 
   it('comes first at its time after it was made, not at once for a time already past', () => {
@@ -195,7 +210,19 @@ describe('digestPost', () => {
       '*Calls*: 1,234; at least 1,000 ended (only the newest 1,000 were counted)',
     );
     const none = digestPost({ ...input, calls: counts([]) });
-    expect(textOf(none)).toContain('*Calls*: none started and ended in these 24 hours.');
+    expect(textOf(none)).toContain('*Calls*: none started and ended in that time.');
+  });
+
+  it('says how long the time it covers is: 24 hours, 23 or 25, or from one date to another', () => {
+    expect(textOf(digestPost(input))).toContain(`: the 24 hours to <!date^${day.to}^`);
+    const spring = { ...day, from: day.to - 23 * 3600 };
+    expect(textOf(digestPost({ ...input, day: spring }))).toContain(
+      `: the 23 hours to <!date^${day.to}^`,
+    );
+    const moved = { ...day, from: day.to - 8.5 * 3600 };
+    expect(textOf(digestPost({ ...input, day: moved }))).toContain(
+      `: <!date^${moved.from}^{date_short_pretty} {time}|`,
+    );
   });
 
   it('puts the failure’s sentence where a part could not be read', () => {
@@ -252,6 +279,7 @@ interface World {
   store: Store;
   posts: Record<string, unknown>[];
   asked: CallQuery[];
+  usageAsked: UsageRange[];
   cometchat: { fail?: unknown; pages: number };
   /** `hang`: the post is never answered, as when the replica posting it stops. */
   slack: { fail?: unknown; hang?: boolean };
@@ -264,10 +292,12 @@ function world(): World {
   const store = createMemoryStore(() => clock.now);
   const posts: Record<string, unknown>[] = [];
   const asked: CallQuery[] = [];
+  const usageAsked: UsageRange[] = [];
   const cometchat: World['cometchat'] = { pages: 1 };
   const slack: World['slack'] = {};
   const client = {
-    getUsage: async () => {
+    getUsage: async (range: UsageRange) => {
+      usageAsked.push(range);
       if (cometchat.fail) throw cometchat.fail;
       return usage;
     },
@@ -300,9 +330,10 @@ function world(): World {
     client: { chat } as unknown as DigestDeps['client'],
     now: () => clock.now,
     budgetSeconds: 8,
+    secrets: [],
     log: createLogger({ level: 'debug', destination: new LogCapture() }),
   };
-  return { deps, store, posts, asked, cometchat, slack, clock };
+  return { deps, store, posts, asked, usageAsked, cometchat, slack, clock };
 }
 
 const unavailable = () =>
@@ -384,6 +415,110 @@ describe('postDueDigests', () => {
     expect(await postDueDigests(gone.deps)).toBe(0);
     gone.clock.now = at('2026-01-16T08:00:00Z');
     expect(await postDueDigests(gone.deps)).toBe(1);
+  });
+});
+
+describe('postDueDigests, day after day across a change of summer time', () => {
+  const HOUR = 3600;
+  // The digest's 09:00 each day, in UTC: before, on and after the night the clocks change.
+  const CHANGES = [
+    {
+      zone: 'Europe/Berlin',
+      spring: ['2026-03-28T08:00:00Z', '2026-03-29T07:00:00Z', '2026-03-30T07:00:00Z'],
+      autumn: ['2026-10-24T07:00:00Z', '2026-10-25T08:00:00Z', '2026-10-26T08:00:00Z'],
+    },
+    {
+      zone: 'America/New_York',
+      spring: ['2026-03-07T14:00:00Z', '2026-03-08T13:00:00Z', '2026-03-09T13:00:00Z'],
+      autumn: ['2026-10-31T13:00:00Z', '2026-11-01T14:00:00Z', '2026-11-02T14:00:00Z'],
+    },
+  ];
+
+  /** Runs the job a minute after each due time; answers the usage windows asked, in hours. */
+  async function postEach(zone: string, dues: readonly string[]) {
+    const w = world();
+    await w.store.putSubscription({ ...DIGEST, at: { time: '09:00', zone } });
+    for (const due of dues) {
+      w.clock.now = at(due) + 60_000;
+      expect(await postDueDigests(w.deps)).toBe(1);
+    }
+    const windows = w.usageAsked.map((r) => ({ from: r.fromDate, to: r.toDate }));
+    // The calls are counted over the same windows.
+    const calls = w.asked.map((q) => ({ from: q.startedAt, to: q.endedAt }));
+    expect(calls).toEqual(windows);
+    return { w, windows, hours: windows.map((r) => (r.to - r.from) / HOUR) };
+  }
+
+  for (const { zone, spring, autumn } of CHANGES) {
+    it(`${zone}: 23 hours across the spring change, each from where the one before ended`, async () => {
+      const { w, windows, hours } = await postEach(zone, spring);
+      expect(windows.map((r) => r.to)).toEqual(spring.map((due) => at(due) / 1000));
+      // The first has none before it: the 24 hours. Then each begins where the last ended.
+      expect(hours).toEqual([24, 23, 24]);
+      for (let i = 1; i < windows.length; i++) {
+        expect(windows[i]?.from).toBe(windows[i - 1]?.to);
+      }
+      expect(textOf(w.posts[1])).toContain('the 23 hours to');
+      const [kept] = await w.store.listSubscriptions({});
+      expect(kept?.coveredTo).toBe(windows.at(-1)?.to);
+    });
+
+    it(`${zone}: 25 hours across the autumn change, each from where the one before ended`, async () => {
+      const { windows, hours } = await postEach(zone, autumn);
+      expect(hours).toEqual([24, 25, 24]);
+      for (let i = 1; i < windows.length; i++) {
+        expect(windows[i]?.from).toBe(windows[i - 1]?.to);
+      }
+    });
+  }
+
+  it('covers the days a digest was not posted, and a time of day changed meanwhile', async () => {
+    const w = world();
+    await w.store.putSubscription(DIGEST);
+    w.clock.now = at('2026-01-15T08:01:00Z');
+    expect(await postDueDigests(w.deps)).toBe(1);
+    // Asked again for 17:30 (kept where it ended), then nothing until the 18th.
+    const [kept] = await w.store.listSubscriptions({});
+    if (!kept) throw new Error('the digest is gone');
+    await w.store.putSubscription({ ...kept, at: { time: '17:30', zone: 'Europe/Berlin' } });
+    w.clock.now = at('2026-01-18T16:31:00Z');
+    expect(await postDueDigests(w.deps)).toBe(1);
+    expect(w.usageAsked[1]).toEqual({
+      fromDate: at('2026-01-15T08:00:00Z') / 1000,
+      toDate: at('2026-01-18T16:30:00Z') / 1000,
+    });
+  });
+
+  it('does not put back a digest removed, nor undo one changed, while it was posted', async () => {
+    const removed = world();
+    await removed.store.putSubscription(DIGEST);
+    const post = removed.deps.client.chat.postMessage;
+    removed.deps.client = {
+      chat: {
+        postMessage: async (args: Parameters<typeof post>[0]) => {
+          await removed.store.removeSubscription(DIGEST.id);
+          return post(args);
+        },
+      },
+    } as DigestDeps['client'];
+    expect(await postDueDigests(removed.deps)).toBe(1);
+    expect(await removed.store.listSubscriptions({})).toEqual([]);
+
+    const changed = world();
+    await changed.store.putSubscription(DIGEST);
+    const evening = { time: '18:00', zone: 'Europe/Berlin' };
+    changed.deps.client = {
+      chat: {
+        postMessage: async (args: Parameters<typeof post>[0]) => {
+          await changed.store.putSubscription({ ...DIGEST, at: evening });
+          return post(args);
+        },
+      },
+    } as DigestDeps['client'];
+    expect(await postDueDigests(changed.deps)).toBe(1);
+    expect(await changed.store.listSubscriptions({})).toMatchObject([
+      { at: evening, coveredTo: at('2026-01-15T08:00:00Z') / 1000 },
+    ]);
   });
 });
 

@@ -4,6 +4,9 @@ import { approvalReport, approvedMeta } from '../../../src/features/permissions/
 import type { ApprovalRequest } from '../../../src/store/store.ts';
 import { failureSentence } from '../../../src/voice/failure.ts';
 
+/** What the failure sentences are given: the budget they mention, and no secrets. */
+const SENTENCE_DEPS = { budgetSeconds: 8, secrets: [] };
+
 // What an approved attempt comes to, without Slack or a store: what the channel and the
 // requester are shown, what only the approver is told, and when the acting claim is let go.
 
@@ -25,7 +28,7 @@ const request: ApprovalRequest = {
 };
 const decided = { decidedBy: 'U0LEAD', decidedAt: 2_000 };
 const report = (outcome: Parameters<typeof approvalReport>[0]) =>
-  approvalReport(outcome, request, decided, 'ref0000001', 8);
+  approvalReport(outcome, request, decided, 'ref0000001', SENTENCE_DEPS);
 
 describe('approvalReport', () => {
   it("closes an applied request as applied, by the approver, with CometChat's messages", () => {
@@ -62,7 +65,7 @@ describe('approvalReport', () => {
     for (const kind of ['failed', 'unknown'] as const) {
       expect(report({ kind, error, audited: true })).toEqual({
         announce: { ...request, ...decided, status: kind, ref: 'ref0000001' },
-        detail: `${failureSentence(error, 8)} (ref \`ref0000001\`)`,
+        detail: `${failureSentence(error, SENTENCE_DEPS)} (ref \`ref0000001\`)`,
         release: true,
       });
     }

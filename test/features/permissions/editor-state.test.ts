@@ -188,6 +188,7 @@ describe('the Apply listener, given a forged change to a user', () => {
       deliver: async () => 'dm',
       views: { update: vi.fn(), open: vi.fn(), push: vi.fn(), publish: vi.fn() },
       budgetSeconds: 8,
+      secrets: [],
       store: createMemoryStore(),
       audit: { record },
       now: () => 1_000,

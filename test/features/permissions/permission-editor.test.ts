@@ -198,6 +198,7 @@ describe('the Apply listener', () => {
       deliver,
       views,
       budgetSeconds: 8,
+      secrets: [],
       store: createMemoryStore(),
       audit: { record: async () => ({ stored: options.auditStored ?? true }) },
       now: () => 1_000,

@@ -47,7 +47,7 @@ function setup() {
       access: {} as Access,
     },
   ]);
-  const share = createShareRoles({ apps, deliver, views: noViews, budgetSeconds: 8 });
+  const share = createShareRoles({ apps, deliver, views: noViews, budgetSeconds: 8, secrets: [] });
   let acked = 0;
   const call = (value: string) =>
     share({
