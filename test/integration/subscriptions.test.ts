@@ -71,6 +71,18 @@ describe('a subscription Slack refuses to announce', () => {
     30_000,
   );
 
+  it('keeps where the last digest ended when its time is changed', async () => {
+    const h = await started();
+    await run(h, 'digest daily 07:00');
+    const [digest] = await store.listSubscriptions({});
+    if (!digest) throw new Error('no digest kept');
+    await store.putSubscription({ ...digest, coveredTo: 1_700_000_000 });
+    expect(await run(h, 'digest daily 08:30')).toContain('at 08:30');
+    expect(await store.listSubscriptions({})).toMatchObject([
+      { at: { time: '08:30' }, coveredTo: 1_700_000_000 },
+    ]);
+  });
+
   it('says what failed, with its reference, when Slack is down', async () => {
     const h = await started();
     h.slack.fail('chat.postMessage', { status: 503, times: Number.POSITIVE_INFINITY });

@@ -46,12 +46,19 @@ export function createDigestCommand(deps: AppDeps) {
     body: { channel_id: string; user_id: string },
     scope: RequestScope,
   ): Promise<void> =>
-    subscribeChannel(deps, { app, body, scope }, async () => ({
-      id: subscriptionId(app.name, body.channel_id, { kind: 'digest', filters: [] }),
-      kind: 'digest',
-      filters: [],
-      at: { time: words.time, zone: await deps.timeZones.of(body.user_id, scope.log) },
-    }));
+    subscribeChannel(deps, { app, body, scope }, async () => {
+      const id = subscriptionId(app.name, body.channel_id, { kind: 'digest', filters: [] });
+      // A new time keeps where the last digest ended: the next one starts there, not a day back.
+      const before = await deps.store.listSubscriptions({ channel: body.channel_id });
+      const coveredTo = before.find((s) => s.id === id)?.coveredTo;
+      return {
+        id,
+        kind: 'digest',
+        filters: [],
+        at: { time: words.time, zone: await deps.timeZones.of(body.user_id, scope.log) },
+        ...(coveredTo === undefined ? {} : { coveredTo }),
+      };
+    });
 }
 
 export interface DigestDeps {

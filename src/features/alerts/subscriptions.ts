@@ -40,7 +40,7 @@ export { NOT_THERE };
 
 /** What a subscription is, before who made it, where and when are added. */
 export type SubscriptionAsked = Pick<Subscription, 'id' | 'kind' | 'filters'> &
-  Partial<Pick<Subscription, 'at'>>;
+  Partial<Pick<Subscription, 'at' | 'coveredTo'>>;
 
 /** `subscribe`: announced in the channel, then kept; nothing changes when Slack refuses. */
 export function createSubscribeCommand(deps: AppDeps) {
