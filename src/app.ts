@@ -75,16 +75,13 @@ export function createSlackApp(options: SlackAppOptions) {
   });
   const budgetSeconds = Math.round(config.cometchat.budgetMs / 1000);
   const voice = { budgetSeconds, secrets: config.secrets };
+  const appNames = apps.all.map((a) => a.name);
   // Every request, in this order, before any listener: its reference and logger, the workspace
   // check, the count and the span, the in-flight tally a stop waits for, and VIEWERS.
   for (const middleware of [
     requestScope(logger),
     refuseOtherWorkspaces(slack.installedTeam),
-    observeRequests(
-      metrics,
-      apps.all.map((a) => a.name),
-      SUBCOMMAND_NAMES,
-    ),
+    observeRequests(metrics, appNames, SUBCOMMAND_NAMES),
     inflight.middleware,
     requireViewer(access, (body, sentence, log) =>
       deliver(destinationOf(body), noticeMessage(sentence), log).then(() => undefined),
