@@ -19,6 +19,7 @@ import {
   AuditChangesSchema,
   type AuditRecord,
   AuditRecordSchema,
+  auditRoles,
   ChangeSubjectSchema,
   DEFAULT_APP,
   decodeStored,
@@ -31,18 +32,21 @@ import {
 } from './stored-records.ts';
 
 /*
- * Version 7 of the file's layout; `user_version` records it so that a later version can migrate.
+ * Version 8 of the file's layout; `user_version` records it so that a later version can migrate.
  * Version 2 keeps every row under its CometChat app; 3 adds `audit_intents`; 4 `approvals` and an
  * audit record's `approval`; 5 an audit record's `subject`; 6 the `ref` of the change that set a
  * role's known permissions; 7 `subscriptions` (channels subscribed to an app's webhook events)
- * and `webhook_events` (events received and not yet handled, each the whole record as JSON).
+ * and `webhook_events` (events received and not yet handled, each the whole record as JSON); 8
+ * `audit_roles`, the roles each audit record is filed under (auditRoles: a change of a user's
+ * role is found under the role they had and the one they were given), by which a listing
+ * narrows to a role.
  * Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
  * list of changes); everything a query filters or sorts on is a column of its own.
  *
  * Version 1 (before the app knew of several CometChat apps) had no `app` column; opening its file
  * moves every row into app `default` (see `migrateFromVersion1`).
  */
-const SCHEMA_VERSION = 7;
+const SCHEMA_VERSION = 8;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS known_permissions (
     app TEXT NOT NULL,
@@ -73,9 +77,17 @@ const SCHEMA = `
     approval TEXT,
     subject TEXT
   );
-  CREATE INDEX IF NOT EXISTS audit_by_app_role_time ON audit_records (app, role, at);
   CREATE INDEX IF NOT EXISTS audit_by_app_time ON audit_records (app, at);
   CREATE INDEX IF NOT EXISTS audit_by_time ON audit_records (at);
+  CREATE TABLE IF NOT EXISTS audit_roles (
+    ref TEXT NOT NULL,
+    role TEXT NOT NULL,
+    app TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (ref, role)
+  );
+  CREATE INDEX IF NOT EXISTS audit_roles_by_role_time ON audit_roles (role, at);
+  CREATE INDEX IF NOT EXISTS audit_roles_by_app_role_time ON audit_roles (app, role, at);
   CREATE TABLE IF NOT EXISTS audit_intents (
     ref TEXT PRIMARY KEY,
     at INTEGER NOT NULL,
@@ -149,7 +161,7 @@ function migrate(db: DatabaseSync, path: string): void {
   }
   if (version === SCHEMA_VERSION) return;
   if (version === 1) migrateFromVersion1(db);
-  // A new file, or version 2 to 6: every statement is IF NOT EXISTS, so an earlier file
+  // A new file, or version 2 to 7: every statement is IF NOT EXISTS, so an earlier file
   // gains the tables it lacks and keeps the rest; its tables gain the columns they lack.
   else {
     db.exec(SCHEMA);
@@ -157,6 +169,9 @@ function migrate(db: DatabaseSync, path: string): void {
     addColumn(db, 'audit_records', 'subject');
     addColumn(db, 'known_permissions', 'ref');
   }
+  // Listings by role read audit_roles now (version 8): the index they used goes.
+  db.exec('DROP INDEX IF EXISTS audit_by_app_role_time');
+  fileAuditRoles(db);
   db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 }
 
@@ -198,6 +213,7 @@ function prepareStatements(db: DatabaseSync) {
           @service_message, @error_kind, @promoted_from, @approval, @subject)
        ON CONFLICT (ref) DO NOTHING`,
     ),
+    insertAuditRole: db.prepare(INSERT_AUDIT_ROLE),
     deleteIntent: db.prepare('DELETE FROM audit_intents WHERE ref = ?'),
     upsertIntent: db.prepare(
       `INSERT INTO audit_intents (ref, at, record) VALUES (?, ?, ?)
@@ -234,8 +250,8 @@ function prepareStatements(db: DatabaseSync) {
     // One query per combination, so that each is planned on its own index.
     auditAll: auditQuery(db, ''),
     auditOfApp: auditQuery(db, 'WHERE app = @app'),
-    auditOfRole: auditQuery(db, 'WHERE role = @role'),
-    auditOfAppRole: auditQuery(db, 'WHERE app = @app AND role = @role'),
+    auditOfRole: auditByRoleQuery(db, 'WHERE r.role = @role'),
+    auditOfAppRole: auditByRoleQuery(db, 'WHERE r.app = @app AND r.role = @role'),
   };
 }
 type Statements = ReturnType<typeof prepareStatements>;
@@ -249,6 +265,21 @@ function auditQuery(db: DatabaseSync, where: string) {
     count: db.prepare(`SELECT count(*) AS total FROM audit_records ${where}`),
   };
 }
+
+/** {@link auditQuery} of the records filed under a role (audit_roles `r`, by `@role`, `@app`). */
+function auditByRoleQuery(db: DatabaseSync, where: string) {
+  return {
+    page: db.prepare(
+      `SELECT a.* FROM audit_roles r JOIN audit_records a ON a.ref = r.ref ${where}
+       ORDER BY r.at DESC, r.ref DESC LIMIT @limit OFFSET @offset`,
+    ),
+    count: db.prepare(`SELECT count(*) AS total FROM audit_roles r ${where}`),
+  };
+}
+
+/** Files a record under a role; filing it twice under one role is filing it once. */
+const INSERT_AUDIT_ROLE = `INSERT INTO audit_roles (ref, role, app, at) VALUES (?, ?, ?, ?)
+  ON CONFLICT (ref, role) DO NOTHING`;
 
 /** The subscriptions that `where` keeps (by `@app` and `@channel`), oldest first. */
 function subscriptionQuery(db: DatabaseSync, where: string) {
@@ -323,7 +354,12 @@ class SqliteStore implements Store {
     // The record and the end of its intent in one transaction: a crash between them cannot
     // leave an intent that the sweep would turn into a second record.
     inTransaction(this.#db, 'IMMEDIATE', () => {
-      this.#sql.insertAudit.run(toRow(record));
+      // A second record of a ref is ignored, and so are the roles it names.
+      if (this.#sql.insertAudit.run(toRow(record)).changes === 1) {
+        for (const role of auditRoles(record)) {
+          this.#sql.insertAuditRole.run(record.ref, role, record.app, record.at);
+        }
+      }
       this.#sql.deleteIntent.run(record.ref);
     });
   };
@@ -514,6 +550,29 @@ function migrateFromVersion1(db: DatabaseSync): void {
      FROM audit_records_v1`,
   ).run(DEFAULT_APP);
   db.exec('DROP TABLE known_permissions_v1; DROP TABLE audit_records_v1;');
+}
+
+/**
+ * Files every record of an earlier version under its roles (audit_roles, new in version 8): the
+ * role it names, as that version listed it, and for a change of a user's role the roles it moved
+ * between. A change whose subject or changes do not decode keeps its own role alone, so a damaged
+ * row cannot stop the file from opening (it is reported when it is read).
+ */
+function fileAuditRoles(db: DatabaseSync): void {
+  db.exec(
+    `INSERT INTO audit_roles (ref, role, app, at) SELECT ref, role, app, at FROM audit_records
+     WHERE true ON CONFLICT (ref, role) DO NOTHING`,
+  );
+  const insert = db.prepare(INSERT_AUDIT_ROLE);
+  for (const raw of db.prepare('SELECT * FROM audit_records WHERE subject IS NOT NULL').iterate()) {
+    let record: AuditRecord;
+    try {
+      record = fromRow(raw);
+    } catch {
+      continue;
+    }
+    for (const role of auditRoles(record)) insert.run(record.ref, role, record.app, record.at);
+  }
 }
 
 /**

@@ -35,8 +35,15 @@ const layout = (path: string) => {
   }
 };
 
+/** What version 8 changed: an earlier file has no audit_roles, and the index it replaced. */
+const undoVersion8 = (db: DatabaseSync) => {
+  db.exec('DROP TABLE audit_roles');
+  db.exec('CREATE INDEX audit_by_app_role_time ON audit_records (app, role, at)');
+};
+
 /** What version 7 added: a file of an earlier version has neither table (nor their indexes). */
 const dropVersion7Tables = (db: DatabaseSync) => {
+  undoVersion8(db);
   db.exec('DROP TABLE subscriptions');
   db.exec('DROP TABLE webhook_events');
 };
@@ -154,7 +161,7 @@ describe('sqlite store', () => {
     const db = new DatabaseSync(path, { readOnly: true });
     try {
       expect(pragma(db, 'journal_mode')).toBe('wal');
-      expect(pragma(db, 'user_version')).toBe(7);
+      expect(pragma(db, 'user_version')).toBe(8);
     } finally {
       db.close();
     }
@@ -192,7 +199,7 @@ describe('sqlite store', () => {
       requestedAt: 1,
     });
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(pragma(check, 'user_version')).toBe(7);
+    expect(pragma(check, 'user_version')).toBe(8);
     check.close();
   });
 
@@ -239,7 +246,7 @@ describe('sqlite store', () => {
     await after.setKnownPermissions(withRef);
     expect(await after.getKnownPermissions('staging', 'admin')).toStrictEqual(withRef);
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(pragma(check, 'user_version')).toBe(7);
+    expect(pragma(check, 'user_version')).toBe(8);
     check.close();
   });
 
@@ -307,7 +314,54 @@ describe('sqlite store', () => {
     const fresh = join(dir, 'fresh.sqlite');
     await openStore(fresh).close();
     expect(layout(path)).toEqual(layout(fresh));
-    expect(layout(path).version).toBe(7);
+    expect(layout(path).version).toBe(8);
+  });
+
+  it("files under both roles the users' role changes a file version 7 wrote, keeping its records", async () => {
+    const path = join(dir, 'v7.sqlite');
+    const before = openStore(path);
+    const move: AuditRecord = {
+      ...record,
+      ref: 'move-1',
+      at: record.at + 1,
+      role: 'premium',
+      subject: { kind: 'user', uid: 'cometchat-uid-4' },
+      beforeSource: 'service',
+      changes: [{ key: 'role', before: 'premium', after: 'vip', explicit: false }],
+    };
+    await before.appendAudit(record);
+    await before.appendAudit(move);
+    await before.close();
+    // Version 7's file: no audit_roles, and a user's change whose subject a hand damaged.
+    const db = new DatabaseSync(path);
+    undoVersion8(db);
+    db.exec(`INSERT INTO audit_records SELECT 'damaged', at, app, team_id, user_id, role, changes,
+      before_source, outcome, service_message, error_kind, promoted_from, approval, 'not json'
+      FROM audit_records WHERE ref = 'move-1'`);
+    db.exec('PRAGMA user_version = 7');
+    db.close();
+
+    const after = openStore(path);
+    const refs = async (role: string) =>
+      (await after.listAudit({ app: 'staging', role, offset: 0, limit: 10 })).records.map(
+        (r) => r.ref,
+      );
+    expect(await refs('vip')).toEqual(['move-1']);
+    expect(await refs('moderator')).toEqual(['ref-1']);
+    expect((await after.listAudit({ role: 'vip', offset: 0, limit: 10 })).records).toEqual([move]);
+    await after.close();
+    const check = new DatabaseSync(path, { readOnly: true });
+    try {
+      // The damaged one is filed under the role it names, as version 7 listed it, and no other.
+      expect(column(check, "SELECT role FROM audit_roles WHERE ref = 'damaged'")).toEqual([
+        'premium',
+      ]);
+    } finally {
+      check.close();
+    }
+    const fresh = join(dir, 'fresh.sqlite');
+    await openStore(fresh).close();
+    expect(layout(path)).toEqual(layout(fresh));
   });
 
   it('refuses a file written by a newer version', async () => {
@@ -364,7 +418,7 @@ describe('sqlite store', () => {
       const fresh = join(dir, 'fresh.sqlite');
       await openStore(fresh).close();
       expect(layout(migrated)).toEqual(layout(fresh));
-      expect(layout(migrated).version).toBe(7);
+      expect(layout(migrated).version).toBe(8);
     });
 
     it('keeps every row, each in the default app', async () => {
@@ -463,7 +517,7 @@ describe('sqlite store', () => {
       const at = Date.now() + 3_000;
       const totals = await Promise.all([open(), open(), open()]);
       expect(totals).toEqual(Array(3).fill(String(v1Audit().length)));
-      expect(layout(path).version).toBe(7);
+      expect(layout(path).version).toBe(8);
     });
   });
 });
