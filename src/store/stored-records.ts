@@ -149,6 +149,11 @@ export const ApprovalRequestSchema = z.object({
   seenAt: z.number().optional(),
   /** The ref of the change this one was promoted from, if any. */
   promotedFrom: z.string().optional(),
+  /**
+   * For a role's deletion: how many users held the role when it was requested (deactivated ones
+   * included), shown to the approver; absent when CometChat could not say, and for other changes.
+   */
+  holders: z.number().int().nonnegative().optional(),
   teamId: z.string(),
   requester: z.string(),
   reason: z.string().optional(),
