@@ -91,6 +91,10 @@ export function roleHoldersSentence(holders: number | undefined, where = ''): st
   return `${counted(holders, 'user holds', 'users hold')} it${where} (deactivated ones included).`;
 }
 
+/** Said where a uid is typed: why one typed in capitals is sent, and shown, in lower case. */
+export const UID_CASE_SENTENCE =
+  'CometChat keeps uids in lower case, so a uid is sent in lower case however it is typed.';
+
 /** The sentence for a 26th role, said before anything is sent. */
 export function roleLimitSentence(count: number, appName?: string): string {
   return `This app has ${counted(count, 'role')}${inApp(appName)}, and CometChat keeps at most ${MAX_ROLES} per app: delete one first. Nothing was sent.`;
