@@ -1,4 +1,4 @@
-import type { RequestOptions } from '../cometchat/client.ts';
+import type { CometChatClient } from '../cometchat/client.ts';
 import type { CometChatApp } from './apps.ts';
 
 /**
@@ -9,7 +9,7 @@ import type { CometChatApp } from './apps.ts';
 export async function countHolders(
   app: Pick<CometChatApp, 'cometchat'>,
   role: string,
-  request: RequestOptions,
+  request: Parameters<CometChatClient['countUsersWithRole']>[1],
 ): Promise<number | undefined> {
   try {
     return await app.cometchat.countUsersWithRole(role, request);

@@ -36,11 +36,20 @@ export function idProblem(
 }
 
 /**
- * The characters CometChat makes uids of: letters, digits, `-` and `_` (it lower-cases them when
- * a user is created; a person may paste one in capitals from a ticket). Anything else cannot be
- * a uid, so it is refused before a request, and a uid always fits the `onBehalfOf` header.
+ * The characters CometChat makes uids of: letters, digits, `-` and `_` (a person may paste one in
+ * capitals from a ticket: see storedUid). Anything else cannot be a uid, so it is refused before
+ * a request, and a uid always fits the `onBehalfOf` header.
  */
 const UID_CHARACTERS = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * A uid a person typed, as CometChat stores it: its users API documents that a uid is converted
+ * to lower case when the user is created (`CometChat-UID-1` is `cometchat-uid-1`), so that is how
+ * every uid is sent. Only A to Z change: a uid holds no other letter, and the length stays.
+ */
+export function storedUid(typed: string): string {
+  return typed.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
 
 /** Why a uid cannot be one, or undefined when it can. */
 export function uidProblem(uid: string): string | undefined {
@@ -71,7 +80,7 @@ export function roleIdProblem(role: string): string | undefined {
 /**
  * Words of a message that could be a uid: a word of uid characters with a letter and a digit,
  * `-` or `_` in it, so that ordinary words, numbers and dates are left out (a session id, with
- * its dots, is never one). First ones first.
+ * its dots, is never one). First ones first, each as CometChat stores it (storedUid).
  */
 export function findUidCandidates(text: string): string[] {
   const candidates = text
@@ -86,6 +95,7 @@ export function findUidCandidates(text: string): string[] {
         // A time (10:30), a date (2026-11-20) or a number is not worth a lookup.
         /[A-Za-z]/.test(word) &&
         uidProblem(word) === undefined,
-    );
+    )
+    .map(storedUid);
   return [...new Set(candidates)].slice(0, 6);
 }

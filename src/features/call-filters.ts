@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idProblem, MAX_UID, uidProblem } from '../cometchat/id-rules.ts';
+import { idProblem, MAX_UID, storedUid, uidProblem } from '../cometchat/id-rules.ts';
 import type { CallQuery } from '../cometchat/model.ts';
 import { code, truncate } from '../slack/mrkdwn.ts';
 import { zoneFormat } from '../zone-formats.ts';
@@ -88,7 +88,7 @@ export function parseCallSearch(words: readonly string[]): CallSearch | { proble
       if (search.onBehalfOf !== undefined) return refuse('`as` is given twice.');
       const problem = uidProblem(uid);
       if (problem) return { problem };
-      search.onBehalfOf = uid;
+      search.onBehalfOf = storedUid(uid);
       i += 1;
       continue;
     }
@@ -106,7 +106,7 @@ export function parseCallSearch(words: readonly string[]): CallSearch | { proble
       }
       const problem = idProblem(word, 'A uid', MAX_UID);
       if (problem) return { problem };
-      search.uid = word;
+      search.uid = storedUid(word);
       continue;
     }
     const key = lower.slice(0, colon);

@@ -54,27 +54,75 @@ export function escapeMrkdwn(text: string): string {
  * Put the result after a space or punctuation: Slack only opens a span at a word boundary.
  */
 export function code(text: string): string {
-  return codeUpTo(text, Number.POSITIVE_INFINITY);
+  const body = codeBody(text);
+  return body === '' ? '' : `\`${body}\``;
 }
 
-/** {@link code} whose text is cut (after escaping) to at most `max` characters. */
+/**
+ * {@link code} of `text` cut to what shows in at most `max` characters inside the span: cut first,
+ * then escaped (see {@link escapedUpTo}).
+ */
 export function codeUpTo(text: string, max: number): string {
-  const body = NEEDS_CODE.test(text)
+  const body = cutThenEscape(text, max, codeBody);
+  return body === '' ? '' : `\`${body}\``;
+}
+
+/** What goes between the backticks of {@link code}. */
+function codeBody(text: string): string {
+  return NEEDS_CODE.test(text)
     ? escapeControl(text)
         .replace(/`/g, '\u02CB')
         .replace(/\r\n|[\r\n\u2028\u2029]/g, ' ')
     : text;
-  const shown = body.length > max ? truncate(body, max) : body;
-  return shown === '' ? '' : `\`${shown}\``;
 }
 
 /**
- * External text as mrkdwn in at most `max` characters: escaped, then cut. Escaping first keeps
- * the bound true (an `&` becomes five characters) and the cut never splits an entity.
+ * External text as mrkdwn in at most `max` characters: cut first, then escaped. The cut falls
+ * between whole characters of the text itself, so it can never split what escaping writes (an
+ * entity, a U+200B pair), and it keeps as much as fits once escaped (an `&` becomes five
+ * characters), so the bound holds on what is sent.
  */
 export function escapedUpTo(text: string, max: number): string {
-  return truncate(escapeMrkdwn(text), max);
+  return cutThenEscape(text, max, escapeMrkdwn);
 }
+
+/**
+ * `escaped(text)` when it fits in `max` characters; else the longest start of `text`, cut between
+ * whole user-perceived characters and trimmed, whose escaping fits with `…` after it.
+ */
+function cutThenEscape(text: string, max: number, escaped: (text: string) => string): string {
+  checkMax(max);
+  const whole = escaped(text);
+  if (whole.length <= max) return whole;
+  if (max < ELLIPSIS.length) return '';
+  // Escaping never shortens a character, so no more than `max` of them can fit; and a longer
+  // start never escapes shorter, so the longest that fits is found by halving.
+  const units = leadingUnits(text, max);
+  const shown = (count: number) => escaped(units.slice(0, count).join('').trimEnd());
+  let fits = 0;
+  let over = units.length + 1;
+  while (over - fits > 1) {
+    const middle = Math.floor((fits + over) / 2);
+    if (shown(middle).length + ELLIPSIS.length <= max) fits = middle;
+    else over = middle;
+  }
+  return `${shown(fits)}${ELLIPSIS}`;
+}
+
+/** The first `count` user-perceived characters of `text` (fewer when it has fewer). */
+function leadingUnits(text: string, count: number): string[] {
+  // ASCII, CR aside (CR LF is one character), is one character a code unit: the one past the
+  // cut is looked at too, for a combining mark that would belong to the last one kept.
+  if (ASCII_NO_CR.test(text.slice(0, count + 1))) return [...text.slice(0, count)];
+  graphemes ??= new Intl.Segmenter('en', { granularity: 'grapheme' });
+  const units: string[] = [];
+  for (const { segment } of graphemes.segment(text)) {
+    if (units.length === count) break;
+    units.push(segment);
+  }
+  return units;
+}
+const ASCII_NO_CR = /^[^\r\u0080-\uffff]*$/;
 
 /**
  * Identifiers people copy (role ids, uids), one {@link code} span each and a list joined with
@@ -93,6 +141,29 @@ export function codeList(ids: string | readonly string[], max = Number.POSITIVE_
     kept.push(span);
   }
   return kept.join(', ');
+}
+
+/**
+ * Pieces of mrkdwn (each made safe already) joined by `separator`: as many whole pieces as fit in
+ * `max` characters, then `…and N more` (that alone when not one fits). Composed mrkdwn is bounded
+ * so, never cut: a cut could leave a span or bold open, or drop what follows it.
+ */
+export function joinedUpTo(pieces: readonly string[], separator: string, max: number): string {
+  const total = pieces.length;
+  const withMore = (shown: string, kept: number) => {
+    if (kept === total) return shown;
+    const more = `…and ${total - kept} more`;
+    return kept === 0 ? more : `${shown}${separator}${more}`;
+  };
+  let shown = '';
+  let best = withMore('', 0);
+  for (const [i, piece] of pieces.entries()) {
+    shown = i === 0 ? piece : `${shown}${separator}${piece}`;
+    if (shown.length > max) break;
+    const candidate = withMore(shown, i + 1);
+    if (candidate.length <= max) best = candidate;
+  }
+  return best;
 }
 
 /**
@@ -121,14 +192,16 @@ function httpHref(url: string): string | undefined {
 /**
  * Cuts `text` to at most `max` UTF-16 units (so at most `max` characters as Slack counts them),
  * ending with `…` when something was cut. It cuts only between whole user-perceived
- * characters (never inside a surrogate pair, an emoji sequence or a combining mark) and never
- * inside an entity (`&amp;`), a `<…>` control sequence (mention, link, date) or a
- * U+200B-wrapped formatting character from {@link escapeMrkdwn}: so escape first, then cut.
+ * characters (never inside a surrogate pair, an emoji sequence or a combining mark).
+ *
+ * External text is cut before it is escaped: `escapeMrkdwn(truncate(text, n))`, or
+ * {@link escapedUpTo} and {@link codeUpTo}, which keep the bound on the escaped text. Composed
+ * mrkdwn is bounded by what it is made of, not cut; a bound that cuts it all the same (a Block
+ * Kit limit, blocks.ts) never splits an entity (`&amp;`), a `<…>` control sequence (mention,
+ * link, date) or a U+200B-wrapped formatting character from {@link escapeMrkdwn}.
  */
 export function truncate(text: string, max: number): string {
-  if (!Number.isInteger(max) || max < 0) {
-    throw new RangeError(`truncate: max must be a non-negative integer, got ${max}`);
-  }
+  checkMax(max);
   if (text.length <= max) return text;
   if (max < ELLIPSIS.length) return '';
   const budget = max - ELLIPSIS.length;
@@ -136,6 +209,12 @@ export function truncate(text: string, max: number): string {
   // past the cut has nothing to keep whole: every character there is a unit of its own.
   const head = text.slice(0, budget + 1);
   return `${(PLAIN.test(head) ? head.slice(0, budget) : wholeUnitsUpTo(text, budget)).trimEnd()}${ELLIPSIS}`;
+}
+
+function checkMax(max: number): void {
+  if (!Number.isInteger(max) || max < 0) {
+    throw new RangeError(`truncate: max must be a non-negative integer, got ${max}`);
+  }
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   AuditPostSchema,
   type AuditRecord,
   AuditRecordSchema,
+  auditRoles,
   DEFAULT_APP,
   decodeStored,
   decodeStoredJson,
@@ -51,9 +52,12 @@ const CONNECT_TIMEOUT_MS = 5_000;
  *   audit:<ref>                      string, JSON of AuditRecord; written with NX, so the first
  *                                    one stays (refs are unique across apps)
  *   audit-by-time                    sorted set of refs scored by `at` (every record)
- *   audit-by-role:<role>             sorted set of refs scored by `at` (one role, every app)
+ *   audit-by-role:<role>             sorted set of refs scored by `at` (the records filed under
+ *                                    one role, every app: see auditRoles)
  *   app:<app>:audit-by-time          sorted set of refs scored by `at` (one app's records)
  *   app:<app>:audit-by-role:<role>   sorted set of refs scored by `at` (one app, one role)
+ *   audit-roles-filed                string, present once the records an earlier version wrote
+ *                                    are filed under every role auditRoles names
  *   intent:<ref>                     string, JSON of the AuditRecord an update in flight becomes
  *                                    if the app stops before its answer (outcome `unknown`)
  *   intents-by-time                  sorted set of intent refs scored by `at`
@@ -70,11 +74,14 @@ const CONNECT_TIMEOUT_MS = 5_000;
  * App names and role ids hold no `:` (see the config and ROLE_ID), so `app:<app>:` ends at its
  * first colon, and no key of one app is a key of another, or one of version 1's `known:<role>`;
  * nor do Slack channel ids. The subscription, webhook-event and audit-post keys came without a
- * new version: they are new keys, which an older version never reads.
+ * new version: they are new keys, which an older version never reads. Nor did filing a change
+ * of a user's role under the role they were moved to as well as the one they had: an older
+ * version lists such an index entry like any other.
  */
 const SCHEMA_VERSION = 2;
 
-// A record and its four index entries appear together or not at all, and a duplicate `ref`
+// A record and its index entries (by time, and by each of its roles; each of every app and of
+// its own) appear together or not at all, and a duplicate `ref`
 // touches nothing (a MULTI could not skip the ZADDs when the SET NX fails). The intent of the
 // ref goes in the same step, whichever record stays; and the post of a record added (ARGV[4],
 // JSON of an AuditPost, or empty for none) comes with it, due at its `at`.
@@ -311,6 +318,7 @@ function redisKeys(prefix: string) {
   return {
     prefix,
     version: `${prefix}schema-version`,
+    auditRolesFiled: `${prefix}audit-roles-filed`,
     known: (name: string, role: string) => `${app(name)}known:${role}`,
     /** Version 1's known permissions of `role` (of its one app). */
     knownV1: (role: string) => `${prefix}known:${role}`,
@@ -345,7 +353,10 @@ type RedisKeys = ReturnType<typeof redisKeys>;
 async function migrate(connection: Connection, keys: RedisKeys): Promise<void> {
   const recorded =
     (await connection.client.get(keys.version)) ?? (await migrateFromVersion1(connection, keys));
-  if (recorded === null || recorded === String(SCHEMA_VERSION)) return;
+  if (recorded === null || recorded === String(SCHEMA_VERSION)) {
+    await fileAuditRoles(connection, keys);
+    return;
+  }
   throw new StoreDataError(
     /^\d+$/.test(recorded) && Number(recorded) > SCHEMA_VERSION
       ? `Redis at ${connection.where} was written by a newer version of the app (schema ${recorded}, this one knows ${SCHEMA_VERSION})`
@@ -383,6 +394,48 @@ async function migrateFromVersion1(
     arguments: [String(SCHEMA_VERSION), String(roles.length)],
   });
   return decodeStored(z.string().nullable(), reply, 'the schema version');
+}
+
+/** How many audit records fileAuditRoles reads at a time. */
+const FILING_BATCH = 500;
+
+/**
+ * Files the records an earlier version wrote under every role auditRoles names (a change of a
+ * user's role under the role they were moved to as well), once per server: then
+ * `audit-roles-filed` is set. The entries are added by ZADD, which a second replica doing the
+ * same at the same time repeats harmlessly. A record that does not decode is left under the
+ * role it was filed under (it is reported when it is read). A replica of an earlier version
+ * still running meanwhile files what it writes after the SCAN under the first role alone.
+ */
+async function fileAuditRoles({ client }: Connection, keys: RedisKeys): Promise<void> {
+  if ((await client.exists(keys.auditRolesFiled)) === 1) return;
+  const match = `${globEscape(keys.audit(''))}*`;
+  for await (const batch of client.scanIterator({ MATCH: match, COUNT: 1_000 })) {
+    for (let i = 0; i < batch.length; i += FILING_BATCH) {
+      const texts = await client.mGet(batch.slice(i, i + FILING_BATCH));
+      const multi = client.multi();
+      for (const text of texts) {
+        const record = text === null ? undefined : readRecord(text);
+        if (!record) continue;
+        const entry = { score: record.at, value: record.ref };
+        // The first is the role it was filed under when it was written.
+        for (const role of auditRoles(record).slice(1)) {
+          multi.zAdd(keys.byRole(role), entry).zAdd(keys.appByRole(record.app, role), entry);
+        }
+      }
+      await multi.exec();
+    }
+  }
+  await client.set(keys.auditRolesFiled, '1');
+}
+
+/** An audit record as stored, or undefined when it does not decode. */
+function readRecord(text: string): AuditRecord | undefined {
+  try {
+    return decodeStoredJson(AuditRecordSchema, text, 'an audit record');
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -462,9 +515,11 @@ class RedisStore implements Store {
           keys.auditPosts,
           keys.auditPostsByDue,
           keys.byTime,
-          keys.byRole(record.role),
           keys.appByTime(record.app),
-          keys.appByRole(record.app, record.role),
+          ...auditRoles(record).flatMap((role) => [
+            keys.byRole(role),
+            keys.appByRole(record.app, role),
+          ]),
         ],
         arguments: [
           text,

@@ -22,6 +22,7 @@ import {
   AuditPostSchema,
   type AuditRecord,
   AuditRecordSchema,
+  auditRoles,
   ChangeSubjectSchema,
   DEFAULT_APP,
   decodeStored,
@@ -39,7 +40,10 @@ import {
  * audit record's `approval`; 5 an audit record's `subject`; 6 the `ref` of the change that set a
  * role's known permissions; 7 `subscriptions` (channels subscribed to an app's webhook events)
  * and `webhook_events` (events received and not yet handled, each the whole record as JSON); 8
- * `audit_posts` (audit records' posts to the audit channel that Slack has not taken yet).
+ * `audit_posts` (audit records' posts to the audit channel that Slack has not taken yet) and
+ * `audit_roles`, the roles each audit record is filed under (auditRoles: a change of a user's
+ * role is found under the role they had and the one they were given), by which a listing
+ * narrows to a role.
  * Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
  * list of changes); everything a query filters or sorts on is a column of its own.
  *
@@ -77,9 +81,17 @@ const SCHEMA = `
     approval TEXT,
     subject TEXT
   );
-  CREATE INDEX IF NOT EXISTS audit_by_app_role_time ON audit_records (app, role, at);
   CREATE INDEX IF NOT EXISTS audit_by_app_time ON audit_records (app, at);
   CREATE INDEX IF NOT EXISTS audit_by_time ON audit_records (at);
+  CREATE TABLE IF NOT EXISTS audit_roles (
+    ref TEXT NOT NULL,
+    role TEXT NOT NULL,
+    app TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (ref, role)
+  );
+  CREATE INDEX IF NOT EXISTS audit_roles_by_role_time ON audit_roles (role, at);
+  CREATE INDEX IF NOT EXISTS audit_roles_by_app_role_time ON audit_roles (app, role, at);
   CREATE TABLE IF NOT EXISTS audit_intents (
     ref TEXT PRIMARY KEY,
     at INTEGER NOT NULL,
@@ -167,6 +179,9 @@ function migrate(db: DatabaseSync, path: string): void {
     addColumn(db, 'audit_records', 'subject');
     addColumn(db, 'known_permissions', 'ref');
   }
+  // Listings by role read audit_roles now (version 8): the index they used goes.
+  db.exec('DROP INDEX IF EXISTS audit_by_app_role_time');
+  fileAuditRoles(db);
   db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 }
 
@@ -208,6 +223,7 @@ function prepareStatements(db: DatabaseSync) {
           @service_message, @error_kind, @promoted_from, @approval, @subject)
        ON CONFLICT (ref) DO NOTHING`,
     ),
+    insertAuditRole: db.prepare(INSERT_AUDIT_ROLE),
     deleteIntent: db.prepare('DELETE FROM audit_intents WHERE ref = ?'),
     insertAuditPost: db.prepare(
       'INSERT INTO audit_posts (ref, due_at, post) VALUES (?, ?, ?) ON CONFLICT (ref) DO NOTHING',
@@ -252,8 +268,8 @@ function prepareStatements(db: DatabaseSync) {
     // One query per combination, so that each is planned on its own index.
     auditAll: auditQuery(db, ''),
     auditOfApp: auditQuery(db, 'WHERE app = @app'),
-    auditOfRole: auditQuery(db, 'WHERE role = @role'),
-    auditOfAppRole: auditQuery(db, 'WHERE app = @app AND role = @role'),
+    auditOfRole: auditByRoleQuery(db, 'WHERE r.role = @role'),
+    auditOfAppRole: auditByRoleQuery(db, 'WHERE r.app = @app AND r.role = @role'),
   };
 }
 type Statements = ReturnType<typeof prepareStatements>;
@@ -267,6 +283,21 @@ function auditQuery(db: DatabaseSync, where: string) {
     count: db.prepare(`SELECT count(*) AS total FROM audit_records ${where}`),
   };
 }
+
+/** {@link auditQuery} of the records filed under a role (audit_roles `r`, by `@role`, `@app`). */
+function auditByRoleQuery(db: DatabaseSync, where: string) {
+  return {
+    page: db.prepare(
+      `SELECT a.* FROM audit_roles r JOIN audit_records a ON a.ref = r.ref ${where}
+       ORDER BY r.at DESC, r.ref DESC LIMIT @limit OFFSET @offset`,
+    ),
+    count: db.prepare(`SELECT count(*) AS total FROM audit_roles r ${where}`),
+  };
+}
+
+/** Files a record under a role; filing it twice under one role is filing it once. */
+const INSERT_AUDIT_ROLE = `INSERT INTO audit_roles (ref, role, app, at) VALUES (?, ?, ?, ?)
+  ON CONFLICT (ref, role) DO NOTHING`;
 
 /** The subscriptions that `where` keeps (by `@app` and `@channel`), oldest first. */
 function subscriptionQuery(db: DatabaseSync, where: string) {
@@ -342,7 +373,13 @@ class SqliteStore implements Store {
     // cannot leave an intent that the sweep would turn into a second record, nor a record
     // whose post is lost.
     inTransaction(this.#db, 'IMMEDIATE', () => {
+      // A second record of a ref is ignored, and so are the roles it names and its post.
       const added = this.#sql.insertAudit.run(toRow(record)).changes === 1;
+      if (added) {
+        for (const role of auditRoles(record)) {
+          this.#sql.insertAuditRole.run(record.ref, role, record.app, record.at);
+        }
+      }
       this.#sql.deleteIntent.run(record.ref);
       if (!added || postTo === undefined) return;
       const post: AuditPost = { record, channel: postTo, attempts: 0, dueAt: record.at };
@@ -555,6 +592,29 @@ function migrateFromVersion1(db: DatabaseSync): void {
      FROM audit_records_v1`,
   ).run(DEFAULT_APP);
   db.exec('DROP TABLE known_permissions_v1; DROP TABLE audit_records_v1;');
+}
+
+/**
+ * Files every record of an earlier version under its roles (audit_roles, new in version 8): the
+ * role it names, as that version listed it, and for a change of a user's role the roles it moved
+ * between. A change whose subject or changes do not decode keeps its own role alone, so a damaged
+ * row cannot stop the file from opening (it is reported when it is read).
+ */
+function fileAuditRoles(db: DatabaseSync): void {
+  db.exec(
+    `INSERT INTO audit_roles (ref, role, app, at) SELECT ref, role, app, at FROM audit_records
+     WHERE true ON CONFLICT (ref, role) DO NOTHING`,
+  );
+  const insert = db.prepare(INSERT_AUDIT_ROLE);
+  for (const raw of db.prepare('SELECT * FROM audit_records WHERE subject IS NOT NULL').iterate()) {
+    let record: AuditRecord;
+    try {
+      record = fromRow(raw);
+    } catch {
+      continue;
+    }
+    for (const role of auditRoles(record)) insert.run(record.ref, role, record.app, record.at);
+  }
 }
 
 /**

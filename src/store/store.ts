@@ -1,10 +1,11 @@
-import type {
-  ApprovalRequest,
-  AuditPost,
-  AuditRecord,
-  KnownPermissions,
-  Subscription,
-  WebhookEvent,
+import {
+  type ApprovalRequest,
+  type AuditPost,
+  type AuditRecord,
+  auditRoles,
+  type KnownPermissions,
+  type Subscription,
+  type WebhookEvent,
 } from './stored-records.ts';
 
 // The records are defined once, as the schemas a backend parses them with (stored-records.ts);
@@ -104,7 +105,10 @@ export interface Store {
   getApproval(id: string): Promise<ApprovalRequest | undefined>;
   /** Requests still `open` (expired ones included until marked), oldest first. */
   listOpenApprovals(): Promise<ApprovalRequest[]>;
-  /** Newest first; `app` narrows to one app, `role` to one role (of every app, or of `app`). */
+  /**
+   * Newest first; `app` narrows to one app, `role` to the records filed under one role (of every
+   * app, or of `app`): see auditRoles, which files a change of a user's role under both roles.
+   */
   listAudit(query: AuditQuery): Promise<AuditPage>;
   /** Creates or replaces a channel's subscription (by `id`). */
   putSubscription(subscription: Subscription): Promise<void>;
@@ -257,7 +261,9 @@ class MemoryStore implements Store {
   readonly listAudit = async ({ app, role, offset, limit }: AuditQuery): Promise<AuditPage> => {
     const matching = this.#audit
       .filter(
-        (r) => (app === undefined || r.app === app) && (role === undefined || r.role === role),
+        (r) =>
+          (app === undefined || r.app === app) &&
+          (role === undefined || auditRoles(r).includes(role)),
       )
       .sort((a, b) => b.at - a.at || b.ref.localeCompare(a.ref));
     return {

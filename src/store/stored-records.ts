@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PermissionMapSchema, PermissionValueSchema } from '../cometchat/schemas.ts';
+import { PermissionMapSchema, PermissionValueSchema, ROLE_ID } from '../cometchat/schemas.ts';
 import { StoreDataError } from './store-errors.ts';
 
 /*
@@ -118,6 +118,25 @@ export const AuditPostSchema = z.object({
 });
 export type AuditPost = z.infer<typeof AuditPostSchema>;
 
+/**
+ * The roles a record is filed under, which `listAudit` narrows by: the role it names, then, for
+ * a change of a user's role, the roles the user was moved from and to, so that a move from
+ * `premium` to `vip` is found under either. Only role ids: each is part of a Redis key. Pure.
+ */
+export function auditRoles(record: Pick<AuditRecord, 'role' | 'subject' | 'changes'>): string[] {
+  const roles = [record.role];
+  if (record.subject?.kind !== 'user') return roles;
+  for (const { key, before, after } of record.changes) {
+    if (key !== 'role') continue;
+    for (const role of [before, after]) {
+      if (typeof role === 'string' && ROLE_ID.test(role) && !roles.includes(role)) {
+        roles.push(role);
+      }
+    }
+  }
+  return roles;
+}
+
 /** Where an approval request stands; only `open` can still be approved or rejected. */
 const ApprovalStatusSchema = z.enum([
   'open',
@@ -146,6 +165,11 @@ export const ApprovalRequestSchema = z.object({
   seenAt: z.number().optional(),
   /** The ref of the change this one was promoted from, if any. */
   promotedFrom: z.string().optional(),
+  /**
+   * For a role's deletion: how many users held the role when it was requested (deactivated ones
+   * included), shown to the approver; absent when CometChat could not say, and for other changes.
+   */
+  holders: z.number().int().nonnegative().optional(),
   teamId: z.string(),
   requester: z.string(),
   reason: z.string().optional(),

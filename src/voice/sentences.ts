@@ -80,6 +80,21 @@ export function valueSourceRuns(set: SetByThisApp | undefined): RichTextElement[
   ];
 }
 
+/**
+ * How many users hold a role about to be deleted, as its review and its approval request say it
+ * (`where`: ` there`, for another app's): CometChat's count with deactivated users, or that it
+ * could not be read (undefined).
+ */
+export function roleHoldersSentence(holders: number | undefined, where = ''): string {
+  if (holders === undefined) return `How many users hold it${where} could not be read.`;
+  if (holders === 0) return `No user holds it${where}.`;
+  return `${counted(holders, 'user holds', 'users hold')} it${where} (deactivated ones included).`;
+}
+
+/** Said where a uid is typed: why one typed in capitals is sent, and shown, in lower case. */
+export const UID_CASE_SENTENCE =
+  'CometChat keeps uids in lower case, so a uid is sent in lower case however it is typed.';
+
 /** The sentence for a 26th role, said before anything is sent. */
 export function roleLimitSentence(count: number, appName?: string): string {
   return `This app has ${counted(count, 'role')}${inApp(appName)}, and CometChat keeps at most ${MAX_ROLES} per app: delete one first. Nothing was sent.`;

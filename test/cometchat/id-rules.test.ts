@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UidSchema, uidProblem } from '../../src/cometchat/id-rules.ts';
+import { storedUid, UidSchema, uidProblem } from '../../src/cometchat/id-rules.ts';
 import { AccountSchema, accountOf } from '../../src/cometchat/model.ts';
 
 // A uid read back from a button or a modal passes the same rule as one a person types; an
@@ -19,6 +19,18 @@ describe('UidSchema', () => {
       expect(parsed.error?.issues[0]?.message).toBe(uidProblem(uid));
     }
     expect(UidSchema.safeParse(7).success).toBe(false);
+  });
+});
+
+describe('storedUid', () => {
+  it('lower-cases A to Z, as CometChat does when it creates a user, and nothing else', () => {
+    expect(storedUid('CometChat-UID-1')).toBe('cometchat-uid-1');
+    expect(storedUid('cometchat-uid-1')).toBe('cometchat-uid-1');
+    // Not a uid (uidProblem refuses it), but never lengthened or changed past A to Z.
+    expect(storedUid('İSTANBUL-Ä')).toBe('İstanbul-Ä');
+    for (const uid of ['A1', 'a b', 'X'.repeat(101)]) {
+      expect(uidProblem(storedUid(uid))).toBe(uidProblem(uid));
+    }
   });
 });
 

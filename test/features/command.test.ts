@@ -72,6 +72,8 @@ describe('the subcommands’ words', () => {
 
   it('call: a session id, and `as <uid>`', () => {
     expect(parseCallWords(['v1.s', 'AS', 'u-1'])).toEqual({ sessionId: 'v1.s', onBehalfOf: 'u-1' });
+    // The session id as typed; the uid as CometChat stores it.
+    expect(parseCallWords(['v1.S', 'as', 'U-1'])).toEqual({ sessionId: 'v1.S', onBehalfOf: 'u-1' });
     expect(parseCallWords(['v1.s', 'for', 'u-1'])).toBeInstanceOf(Refusal);
     expect(parseCallWords([])).toBeInstanceOf(Refusal);
   });

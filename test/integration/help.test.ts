@@ -64,6 +64,9 @@ describe('help and malformed input through the real app', () => {
     expect(text).toContain('*Home* tab');
     expect(text).toContain('`EDITORS` setting');
     expect(text).toContain('`COMETCHAT_&lt;APP&gt;_EDITORS`');
+    expect(text).toContain(
+      'CometChat keeps uids in lower case, so a uid is sent in lower case however it is typed.',
+    );
   });
 
   it('an unknown subcommand is named, with a hint to help and a reference found in the log', async () => {

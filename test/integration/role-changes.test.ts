@@ -217,7 +217,17 @@ describe('a role from start to end', () => {
       approval_reason: { reason: { type: 'plain_text_input', value: 'retired plan' } },
     });
     const post = await h.slack.nextCall('chat.postMessage', mark);
-    expect(textOf(post.args)).toContain('<@U0OPERATOR> asks to delete role `vip`.');
+    // The approver is told who holds the role, counted as the requester's review counted them.
+    const holders = [...h.sandbox.state.users.values()].filter((u) => u.role === 'vip').length;
+    expect(holders).toBeGreaterThan(1);
+    expect(textOf(post.args)).toContain(
+      `<@U0OPERATOR> asks to delete role \`vip\`. ${holders} users hold it (deactivated ones included).`,
+    );
+    const counts = h.sandbox.requests.filter(
+      (r) => r.path === '/v3/users' && r.query.role === 'vip',
+    );
+    expect(counts.length).toBeGreaterThanOrEqual(2);
+    expect(counts.every((r) => r.query.withDeactivated === 'true')).toBe(true);
     expect(roleWrites(h)).toEqual([]);
     const blocks = post.args.blocks as unknown[];
     const approve = actionButtons({ blocks }).find((b) => b.action_id === ACTIONS.approveChange);
@@ -274,7 +284,7 @@ describe('a role from start to end', () => {
     expect([...promotionsOf(removed).keys()]).toEqual(['prod']);
     const prodRemoval = await promote(h, removed, 'prod');
     expect(textOf(prodRemoval)).toContain('delete role `night`');
-    expect(textOf(prodRemoval)).toContain('0 users hold it there');
+    expect(textOf(prodRemoval)).toContain('No user holds it there.');
     await confirm(h, prodRemoval);
     expect(sandboxOf(h, 'prod').state.roles.some((r) => r.role === 'night')).toBe(false);
   });

@@ -165,6 +165,24 @@ describe('changing a user', () => {
     ]);
   });
 
+  it("finds a user's move from `premium` to `vip` in `/cometchat audit` of either role", async () => {
+    const h = await withEditors();
+    const card = await commandReply(h, 'user cometchat-uid-4');
+    const review = await pick(h, await clickIntoModal(h, card, ACTIONS.userChangeRole), 'vip');
+    await confirm(h, review);
+    const [record] = (await store.listAudit({ offset: 0, limit: 1 })).records;
+    for (const role of ['vip', 'premium']) {
+      const trail = await commandReply(h, `audit ${role}`);
+      expect(textOf(trail)).toContain(`1 record for \`${role}\``);
+      expect(tableRecords(trail)).toEqual([
+        expect.objectContaining({ User: 'cometchat-uid-4', Reference: record?.ref }),
+      ]);
+    }
+    expect(textOf(await commandReply(h, 'audit default'))).toContain(
+      'No change has been recorded for `default` yet.',
+    );
+  });
+
   it('a role change CometChat refuses is audited as failed, and the modal shows what CometChat has now', async () => {
     const h = await withEditors();
     const card = await commandReply(h, 'user cometchat-uid-4');

@@ -65,6 +65,16 @@ describe('users through the real app', () => {
     expectNoInjectedMarkup(reply);
   });
 
+  it('asks CometChat for a uid typed in capitals as it stores uids, in lower case', async () => {
+    const mark = h.sandbox.requests.length;
+    const reply = await commandReply(h, 'user CometChat-UID-2');
+    expect(textOf(reply)).toContain('George Alan');
+    expect(textOf(reply)).toContain('`cometchat-uid-2`');
+    const asked = h.sandbox.requests.slice(mark).filter((r) => r.path.startsWith('/v3/users/'));
+    expect(asked.map((r) => r.path)).toContain('/v3/users/cometchat-uid-2');
+    expect(asked.map((r) => r.path).filter((p) => /[A-Z]/.test(p))).toEqual([]);
+  });
+
   it('answers an unknown uid with one sentence and the service code', async () => {
     const reply = await commandReply(h, 'user nobody-here');
     expect(textOf(reply)).toContain('CometChat has no user with that uid (`ERR_UID_NOT_FOUND`)');

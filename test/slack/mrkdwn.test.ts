@@ -8,6 +8,7 @@ import {
   escapedUpTo,
   escapeMrkdwn,
   hms,
+  joinedUpTo,
   link,
   slackDate,
   truncate,
@@ -28,6 +29,15 @@ const nasty = fc.string({
 const HALF_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const STRAY_AMPERSAND = /&(?!amp;|lt;|gt;)/;
 const BARE_FORMATTING = /(?<!\u200B)[*_~`]|[*_~`](?!\u200B)/;
+
+/** Every start of `s` that ends between two whole user-perceived characters, '' first. */
+const wholeStarts = (s: string) => {
+  const starts = [''];
+  for (const { segment } of new Intl.Segmenter('en').segment(s)) {
+    starts.push(`${starts.at(-1)}${segment}`);
+  }
+  return starts;
+};
 
 const unescapeAll = (s: string) =>
   s.replaceAll(Z, '').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
@@ -185,10 +195,31 @@ describe('code', () => {
     expect(code('')).toBe('');
   });
 
-  it('cuts to `max` characters after escaping, never inside an entity', () => {
+  it('cuts the text first, then escapes it, within `max` characters inside the span', () => {
     expect(codeUpTo('v1.us.app.1', 100)).toBe('`v1.us.app.1`');
     expect(codeUpTo('&'.repeat(300), 12)).toBe('`&amp;&amp;…`');
     expect(codeUpTo('abcdef', 4)).toBe('`abc…`');
+    // The cut would fall inside the `&lt;` of an escaped `<`: the `<` is left out whole.
+    expect(codeUpTo('ab<cd', 6)).toBe('`ab…`');
+    expect(codeUpTo('ab<cd', 7)).toBe('`ab&lt;…`');
+    expect(codeUpTo('a\r\nb\r\nc', 4)).toBe('`a b…`');
+  });
+
+  it('property: the shown text is the escaping of a start of the text, whole characters', () => {
+    fc.assert(
+      fc.property(nasty, fc.integer({ min: 1, max: 50 }), (s, max) => {
+        const out = codeUpTo(s, max);
+        const body = out.slice(1, -1);
+        expect(body.length).toBeLessThanOrEqual(max);
+        expect(body).not.toMatch(STRAY_AMPERSAND);
+        if (!body.endsWith('…')) {
+          expect(out).toBe(code(s));
+          return;
+        }
+        const starts = wholeStarts(s).map((start) => code(start.trimEnd()).slice(1, -1));
+        expect(starts).toContain(body.slice(0, -1));
+      }),
+    );
   });
 
   it('property: one code span, no control characters inside', () => {
@@ -205,7 +236,34 @@ describe('code', () => {
 });
 
 describe('escapedUpTo', () => {
-  it('escapes, then cuts, so the bound holds however much escaping lengthens', () => {
+  it('cuts, then escapes, so a cut is never inside an entity', () => {
+    // `Tom &amp; Jerry`: a cut at 7 or 8 would fall inside `&amp;`, so the `&` is left out.
+    for (const max of [6, 7, 8, 9]) expect(escapedUpTo('Tom & Jerry', max)).toBe('Tom…');
+    expect(escapedUpTo('Tom & Jerry', 10)).toBe('Tom &amp;…');
+    expect(escapedUpTo('a*b*c', 5)).toBe(`a${Z}*${Z}…`);
+    expect(escapedUpTo('a*b*c', 4)).toBe('a…');
+    expect(escapedUpTo('e\u0301e\u0301&', 5)).toBe('e\u0301e\u0301…');
+    expect(() => escapedUpTo('x', -1)).toThrow(RangeError);
+  });
+
+  it('property: the result is the escaping of a start of the text, whole characters', () => {
+    fc.assert(
+      fc.property(nasty, fc.integer({ min: 1, max: 50 }), (s, max) => {
+        const out = escapedUpTo(s, max);
+        if (!out.endsWith('…') || escapeMrkdwn(s).length <= max) {
+          expect(out).toBe(escapeMrkdwn(s));
+          return;
+        }
+        const kept = unescapeAll(out.slice(0, -1));
+        expect(s.startsWith(kept)).toBe(true);
+        expect(escapeMrkdwn(kept)).toBe(out.slice(0, -1));
+        // Whole characters: the next one is not a mark or the rest of a pair or sequence.
+        expect(wholeStarts(s).map((start) => start.trimEnd())).toContain(kept);
+      }),
+    );
+  });
+
+  it('escapes, and keeps the bound however much escaping lengthens', () => {
     expect(escapedUpTo('plain', 10)).toBe('plain');
     expect(escapedUpTo('<'.repeat(100), 10)).toBe('&lt;&lt;…');
     fc.assert(
@@ -231,6 +289,34 @@ describe('codeList', () => {
     expect(codeList(['role_1', 'role_2', 'role_3'], 14)).toBe('`role_1`, `role_2`, …');
     expect(codeList(['role_1', 'role_2'], 14)).toBe('`role_1`, `role_2`');
     expect(codeList(['a_very_long_role_id', 'b'], 5)).toBe('`a_very_long_role_id`, …');
+  });
+});
+
+describe('joinedUpTo', () => {
+  it('keeps whole pieces while they fit, then counts the rest; never cuts one', () => {
+    const pieces = ['`ana_1`', '*Bo*', '&lt;x&gt;&lt;y&gt;'];
+    expect(joinedUpTo(pieces, ', ', 33)).toBe('`ana_1`, *Bo*, &lt;x&gt;&lt;y&gt;');
+    expect(joinedUpTo(pieces, ', ', 32)).toBe('`ana_1`, *Bo*, …and 1 more');
+    expect(joinedUpTo(pieces, ', ', 25)).toBe('`ana_1`, …and 2 more');
+    expect(joinedUpTo(pieces, ', ', 19)).toBe('…and 3 more');
+    expect(joinedUpTo([], ', ', 10)).toBe('');
+  });
+
+  it('property: within max, and made of whole pieces', () => {
+    fc.assert(
+      fc.property(
+        fc.array(nasty.map(escapeMrkdwn)),
+        fc.integer({ min: 12, max: 200 }),
+        (p, max) => {
+          const out = joinedUpTo(p, '\n', max);
+          expect(out.length).toBeLessThanOrEqual(max);
+          const lines = out === '' ? [] : out.split('\n');
+          const more = lines.at(-1)?.match(/^…and (\d+) more$/);
+          const kept = more ? lines.slice(0, -1) : lines;
+          expect(kept.join('\n')).toBe(p.slice(0, p.length - Number(more?.[1] ?? 0)).join('\n'));
+        },
+      ),
+    );
   });
 });
 

@@ -180,6 +180,7 @@ describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
       expect(await keysUnder()).toEqual(
         [
           'schema-version',
+          'audit-roles-filed',
           ...V1_CLAIMS.map((c) => `claim:${c.id}`),
           ...records,
           'audit-by-time',
@@ -238,6 +239,53 @@ describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
       expect(String(error)).toMatch(/newer version of the app \(schema 3, this one knows 2\)/);
       expect(await keysUnder()).toEqual(before);
     });
+  });
+
+  it("files under both roles the users' role changes an earlier version wrote, once", async () => {
+    const prefix = `moves:${randomUUID()}:`;
+    const move: AuditRecord = {
+      ...record,
+      ref: 'move-1',
+      role: 'premium',
+      subject: { kind: 'user', uid: 'cometchat-uid-4' },
+      beforeSource: 'service',
+      changes: [{ key: 'role', before: 'premium', after: 'vip', explicit: false }],
+    };
+    const first = await replica(server().url, prefix);
+    await first.appendAudit(record);
+    await first.appendAudit(move);
+    // As an earlier version left them: the move under `premium` alone, nothing filed yet, and
+    // a record a hand damaged.
+    const client = newClient(server().url);
+    await client.connect();
+    const vipEntries = async () => ({
+      all: await client.zRange(`${prefix}audit-by-role:vip`, 0, -1),
+      app: await client.zRange(`${prefix}app:staging:audit-by-role:vip`, 0, -1),
+    });
+    try {
+      expect(await vipEntries()).toEqual({ all: ['move-1'], app: ['move-1'] });
+      await client.del([
+        `${prefix}audit-by-role:vip`,
+        `${prefix}app:staging:audit-by-role:vip`,
+        `${prefix}audit-roles-filed`,
+      ]);
+      await client.set(`${prefix}audit:damaged`, '{"not": "a record"');
+
+      const upgraded = await replica(server().url, prefix);
+      const list = async (query: { app?: string; role: string }) =>
+        (await upgraded.listAudit({ ...query, offset: 0, limit: 10 })).records;
+      expect(await list({ role: 'vip' })).toEqual([move]);
+      expect(await list({ app: 'staging', role: 'vip' })).toEqual([move]);
+      expect(await list({ app: 'staging', role: 'premium' })).toEqual([move]);
+      expect(await list({ role: 'moderator' })).toEqual([record]);
+      expect(await client.get(`${prefix}audit-roles-filed`)).toBe('1');
+      // Filed once: a replica starting later reads the mark and files nothing again.
+      await client.del(`${prefix}audit-by-role:vip`);
+      await replica(server().url, prefix);
+      expect((await vipEntries()).all).toEqual([]);
+    } finally {
+      await client.close();
+    }
   });
 
   it('keeps installs with different key prefixes apart', async () => {
@@ -314,6 +362,7 @@ describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
       expect(await keysUnder()).toEqual(
         [
           'schema-version',
+          'audit-roles-filed',
           'subscriptions',
           'subscriptions-by-time',
           'app:prod:subscriptions',
@@ -336,7 +385,11 @@ describe.skipIf(skipRedisSuites)('redis store', { tags: ['redis'] }, () => {
       await store.removeSubscription(subscription.id);
       await store.removeWebhookEvent('ev');
       // The delivery's claim outlives the event: a late retry is still refused.
-      expect(await keysUnder()).toEqual(['claim:webhook:ev', 'schema-version']);
+      expect(await keysUnder()).toEqual([
+        'audit-roles-filed',
+        'claim:webhook:ev',
+        'schema-version',
+      ]);
     });
 
     it('keeps no claim for an event it could not store, so that the retry is kept', async () => {

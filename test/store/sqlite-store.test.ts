@@ -35,14 +35,19 @@ const layout = (path: string) => {
   }
 };
 
-/** What version 8 added: a file of an earlier version has no such table (nor its index). */
-const dropVersion8Tables = (db: DatabaseSync) => {
+/**
+ * What version 8 changed: an earlier file has neither audit_posts nor audit_roles, and has the
+ * index audit_roles replaced.
+ */
+const undoVersion8 = (db: DatabaseSync) => {
   db.exec('DROP TABLE audit_posts');
+  db.exec('DROP TABLE audit_roles');
+  db.exec('CREATE INDEX audit_by_app_role_time ON audit_records (app, role, at)');
 };
 
-/** What versions 7 and 8 added: a file of version 6 or earlier has none of these tables. */
+/** What version 7 added: a file of an earlier version has neither table (nor their indexes). */
 const dropVersion7Tables = (db: DatabaseSync) => {
-  dropVersion8Tables(db);
+  undoVersion8(db);
   db.exec('DROP TABLE subscriptions');
   db.exec('DROP TABLE webhook_events');
 };
@@ -332,7 +337,7 @@ describe('sqlite store', () => {
     await before.putSubscription(subscription);
     await before.close();
     const db = new DatabaseSync(path);
-    dropVersion8Tables(db);
+    undoVersion8(db);
     db.exec('PRAGMA user_version = 7');
     db.close();
     expect(layout(path).objects.map((o) => o.name)).not.toContain('audit_posts');
@@ -350,6 +355,53 @@ describe('sqlite store', () => {
     await openStore(fresh).close();
     expect(layout(path)).toEqual(layout(fresh));
     expect(layout(path).version).toBe(8);
+  });
+
+  it("files under both roles the users' role changes a file version 7 wrote, keeping its records", async () => {
+    const path = join(dir, 'v7.sqlite');
+    const before = openStore(path);
+    const move: AuditRecord = {
+      ...record,
+      ref: 'move-1',
+      at: record.at + 1,
+      role: 'premium',
+      subject: { kind: 'user', uid: 'cometchat-uid-4' },
+      beforeSource: 'service',
+      changes: [{ key: 'role', before: 'premium', after: 'vip', explicit: false }],
+    };
+    await before.appendAudit(record);
+    await before.appendAudit(move);
+    await before.close();
+    // Version 7's file: no audit_roles, and a user's change whose subject a hand damaged.
+    const db = new DatabaseSync(path);
+    undoVersion8(db);
+    db.exec(`INSERT INTO audit_records SELECT 'damaged', at, app, team_id, user_id, role, changes,
+      before_source, outcome, service_message, error_kind, promoted_from, approval, 'not json'
+      FROM audit_records WHERE ref = 'move-1'`);
+    db.exec('PRAGMA user_version = 7');
+    db.close();
+
+    const after = openStore(path);
+    const refs = async (role: string) =>
+      (await after.listAudit({ app: 'staging', role, offset: 0, limit: 10 })).records.map(
+        (r) => r.ref,
+      );
+    expect(await refs('vip')).toEqual(['move-1']);
+    expect(await refs('moderator')).toEqual(['ref-1']);
+    expect((await after.listAudit({ role: 'vip', offset: 0, limit: 10 })).records).toEqual([move]);
+    await after.close();
+    const check = new DatabaseSync(path, { readOnly: true });
+    try {
+      // The damaged one is filed under the role it names, as version 7 listed it, and no other.
+      expect(column(check, "SELECT role FROM audit_roles WHERE ref = 'damaged'")).toEqual([
+        'premium',
+      ]);
+    } finally {
+      check.close();
+    }
+    const fresh = join(dir, 'fresh.sqlite');
+    await openStore(fresh).close();
+    expect(layout(path)).toEqual(layout(fresh));
   });
 
   it('refuses a file written by a newer version', async () => {

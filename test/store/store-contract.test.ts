@@ -302,6 +302,58 @@ function describeStoreContract(
         expect((await store.listAudit({ offset: 0, limit: 5 })).total).toBe(4);
       });
 
+      it("files a change of a user's role under the role they had and the one they were given", async () => {
+        const move = (ref: string, at: number, from: string, to: string, app = 'prod') =>
+          record({
+            ref,
+            app,
+            at,
+            role: from,
+            subject: { kind: 'user', uid: 'cometchat-uid-4' },
+            beforeSource: 'service',
+            changes: [{ key: 'role', before: from, after: to, explicit: false }],
+          });
+        const premiumToVip = move('m1', 5, 'premium', 'vip');
+        const vipEdit = record({ ref: 'v1', app: 'prod', role: 'vip', at: 3 });
+        const premiumEdit = record({ ref: 'p1', app: 'prod', role: 'premium', at: 4 });
+        const deactivation = record({
+          ref: 'd1',
+          app: 'prod',
+          role: 'premium',
+          at: 6,
+          subject: { kind: 'user', uid: 'cometchat-uid-5' },
+          beforeSource: 'service',
+          changes: [{ key: 'status', before: 'active', after: 'deactivated', explicit: false }],
+        });
+        for (const r of [premiumToVip, vipEdit, premiumEdit, deactivation]) {
+          await store.appendAudit(r);
+        }
+        // A second record of the ref names other roles: it is ignored, and so are they.
+        await store.appendAudit(move('m1', 7, 'default', 'admin'));
+        await store.appendAudit(move('s1', 2, 'default', 'vip', 'staging'));
+        const list = async (query: { app?: string; role?: string; offset?: number }) => {
+          const page = await store.listAudit({ offset: 0, limit: 10, ...query });
+          return { refs: page.records.map((r) => r.ref), total: page.total };
+        };
+        expect(await list({ app: 'prod', role: 'vip' })).toEqual({ refs: ['m1', 'v1'], total: 2 });
+        expect(await list({ app: 'prod', role: 'premium' })).toEqual({
+          refs: ['d1', 'm1', 'p1'],
+          total: 3,
+        });
+        expect(await list({ role: 'vip' })).toEqual({ refs: ['m1', 'v1', 's1'], total: 3 });
+        expect(await list({ role: 'vip', offset: 1 })).toEqual({ refs: ['v1', 's1'], total: 3 });
+        expect(await list({ app: 'staging', role: 'default' })).toEqual({ refs: ['s1'], total: 1 });
+        expect(await list({ app: 'staging', role: 'premium' })).toEqual({ refs: [], total: 0 });
+        for (const role of ['admin', 'active', 'deactivated']) {
+          expect(await list({ role })).toEqual({ refs: [], total: 0 });
+        }
+        // Listed once each, without a role, and as they were appended.
+        expect(await list({})).toEqual({ refs: ['d1', 'm1', 'p1', 'v1', 's1'], total: 5 });
+        expect((await store.listAudit({ role: 'vip', offset: 0, limit: 1 })).records).toEqual([
+          premiumToVip,
+        ]);
+      });
+
       describe('intents', () => {
         const unknown = (ref: string, at: number) =>
           record({ ref, at, outcome: 'unknown', serviceMessage: 'the app stopped' });

@@ -1,12 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { editRefused, REFUSALS, viewRefused } from '../../src/voice/refusals.ts';
-import { counted, inApp } from '../../src/voice/sentences.ts';
+import { counted, inApp, roleHoldersSentence } from '../../src/voice/sentences.ts';
 
 describe('sentences', () => {
   it('counts with the noun in the right number', () => {
     expect(counted(1, 'change')).toBe('1 change');
     expect(counted(0, 'change')).toBe('0 changes');
     expect(counted(2, 'match', 'matches')).toBe('2 matches');
+  });
+
+  it('says how many users hold a role to delete, in the right number, or that it is not known', () => {
+    expect(roleHoldersSentence(0)).toBe('No user holds it.');
+    expect(roleHoldersSentence(1)).toBe('1 user holds it (deactivated ones included).');
+    expect(roleHoldersSentence(3, ' there')).toBe(
+      '3 users hold it there (deactivated ones included).',
+    );
+    expect(roleHoldersSentence(undefined)).toBe('How many users hold it could not be read.');
   });
 
   it('names the app only when given one, escaped so it cannot become markup', () => {

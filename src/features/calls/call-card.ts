@@ -4,7 +4,7 @@ import { idProblem, MAX_SESSION_ID } from '../../cometchat/id-rules.ts';
 import type { Call, CallSummary } from '../../cometchat/model.ts';
 import { button, context, section } from '../../slack/blocks.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
+import { codeUpTo, escapeMrkdwn } from '../../slack/mrkdwn.ts';
 import { tracedBy } from '../../slack/request-context.ts';
 import { inApp } from '../../voice/sentences.ts';
 import type { LinkUnfurler, UnfurlCard, UnfurlContext } from '../feature.ts';
@@ -26,11 +26,12 @@ export function callCard(call: Call, app: CometChatApp, appName: string | undefi
   const details = valueWriter(app)({ sessionId: call.sessionId, page: 1 } satisfies CallRef);
   return {
     blocks: [
+      // The line is bounded by its parts (each cut, then escaped), never cut whole.
       section(
-        truncate(callLine(summaryOf(call)), 2900),
+        callLine(summaryOf(call)),
         details.length <= 2000 ? button('Details', ACTIONS.callDetails, details) : undefined,
       ),
-      context([`CometChat call ${code(truncate(call.sessionId, 200))}${inApp(appName)}`]),
+      context([`CometChat call ${codeUpTo(call.sessionId, 200)}${inApp(appName)}`]),
     ],
   };
 }
@@ -40,7 +41,7 @@ export function missingCallCard(sessionId: string, appName: string | undefined):
   return {
     blocks: [
       context([
-        `CometChat has no call ${code(truncate(sessionId, 200))}${inApp(appName)}: ${escapeMrkdwn('the link may be old or from another app')}.`,
+        `CometChat has no call ${codeUpTo(sessionId, 200)}${inApp(appName)}: ${escapeMrkdwn('the link may be old or from another app')}.`,
       ]),
     ],
   };

@@ -19,6 +19,7 @@ import {
   idProblem,
   MAX_SESSION_ID,
   MAX_UID,
+  storedUid,
   uidProblem,
 } from '../../cometchat/id-rules.ts';
 import { context, sharedCopy, withoutActions } from '../../slack/blocks.ts';
@@ -284,9 +285,10 @@ export type LookupForm =
 export function readLookupForm(values: ViewSubmitAction['view']['state']['values']): LookupForm {
   const text = (block: string, action: string) => values[block]?.[action]?.value?.trim() ?? '';
   const sessionId = text(BLOCKS.lookupSession, SESSION_INPUT);
-  const uid = text(BLOCKS.lookupUser, USER_INPUT);
+  // Uids as CometChat stores them; lower case changes nothing their rules refuse.
+  const uid = storedUid(text(BLOCKS.lookupUser, USER_INPUT));
   const filters = text(BLOCKS.lookupFilters, FILTERS_INPUT);
-  const onBehalfOf = text(BLOCKS.lookupOnBehalfOf, ON_BEHALF_INPUT) || undefined;
+  const onBehalfOf = storedUid(text(BLOCKS.lookupOnBehalfOf, ON_BEHALF_INPUT)) || undefined;
   const controls = readSearchControls(values);
   const searching = filters !== '' || Object.keys(controls).length > 0;
   const errors: Record<string, string> = {};

@@ -16,12 +16,19 @@ import {
 } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import {
+  code,
+  codeUpTo,
+  escapedUpTo,
+  escapeMrkdwn,
+  slackDate,
+  truncate,
+} from '../../slack/mrkdwn.ts';
 import { PageSchema } from '../../slack/values.ts';
 import { counted } from '../../voice/sentences.ts';
 import { type ResolvedSearch, ResolvedSearchSchema } from '../call-filters.ts';
 import { type CallRef, type CallViewOptions, personText } from './call-view.ts';
-import { statusMark } from './status-marks.ts';
+import { statusMark, WORD_MAX } from './status-marks.ts';
 
 // The call search's result as a message: a table of calls, newest first, a Details button per
 // call, then page buttons that carry the search itself. Pure.
@@ -68,7 +75,7 @@ export function describeFilters<T>(search: SearchInWords<T>, when: (time: T) => 
 /** One phrase per filter given, in the order a person would say them. */
 function filterParts<T>(search: SearchInWords<T>, when: (time: T) => string): string[] {
   return [
-    search.uid !== undefined ? `calls of ${code(truncate(search.uid, 100))}` : undefined,
+    search.uid !== undefined ? `calls of ${codeUpTo(search.uid, 100)}` : undefined,
     search.status !== undefined ? `status ${code(search.status)}` : undefined,
     search.type !== undefined ? `type ${code(search.type)}` : undefined,
     search.mode !== undefined ? `mode ${code(search.mode)}` : undefined,
@@ -77,7 +84,7 @@ function filterParts<T>(search: SearchInWords<T>, when: (time: T) => string): st
     search.transcribed ? 'transcribed' : undefined,
     search.since !== undefined ? `since ${when(search.since)}` : undefined,
     search.until !== undefined ? `until ${when(search.until)}` : undefined,
-    search.onBehalfOf !== undefined ? `as ${code(truncate(search.onBehalfOf, 100))}` : undefined,
+    search.onBehalfOf !== undefined ? `as ${codeUpTo(search.onBehalfOf, 100)}` : undefined,
   ].filter((part): part is string => part !== undefined);
 }
 
@@ -86,9 +93,13 @@ function joined(parts: readonly string[]): string {
   return parts.length > 0 ? parts.join(' · ') : 'no filters (the newest calls)';
 }
 
-/** One call as a line: marker, type and mode, who called whom, when, how long, who answered. */
+/**
+ * One call as a line: marker, type and mode, who called whom, when, how long, who answered.
+ * Each of CometChat's words is cut, then escaped, so the line is well inside a section's 3,000
+ * characters and is never cut whole (which could leave a span open or drop the date).
+ */
 export function callLine(call: CallSummary): string {
-  const kind = [call.type, call.mode].filter(Boolean).map((s) => escapeMrkdwn(s ?? ''));
+  const kind = [call.type, call.mode].filter(Boolean).map((s) => escapedUpTo(s ?? '', WORD_MAX));
   const from = personText(call.initiator);
   const to = personText(call.receiver);
   const when = call.startedAt ?? call.initiatedAt;
@@ -99,7 +110,7 @@ export function callLine(call: CallSummary): string {
     call.hasRecording ? ':movie_camera: recorded' : undefined,
   ].filter((fact): fact is string => fact !== undefined);
   return [
-    `${statusMark(call.status)} *${kind.join(' · ') || 'call'}* · ${escapeMrkdwn(call.status ?? 'unknown status')}`,
+    `${statusMark(call.status)} *${kind.join(' · ') || 'call'}* · ${escapedUpTo(call.status ?? 'unknown status', WORD_MAX)}`,
     `${from} → ${to}`,
     facts.join(' · '),
   ].join('\n');
@@ -129,14 +140,14 @@ export function callListMessage(
   const title = options.appName ? `Calls · ${options.appName}` : 'Calls';
   const pages = Math.max(1, result.totalPages);
   const filters = describeSearch(search);
-  const blocks: KnownBlock[] = [header(title), context([truncate(filters, 2900)])];
+  const blocks: KnownBlock[] = [header(title), context([filters])];
   const shown = result.calls.slice(0, MAX_SHOWN);
   if (shown.length === 0) {
     blocks.push(
       section(
         result.page > 1 && result.total > 0
           ? `There is no page ${result.page}; the last page is ${pages}.`
-          : `No calls match: ${truncate(filters, 2900)}.`,
+          : `No calls match: ${filters}.`,
       ),
     );
   } else {
@@ -173,7 +184,7 @@ function callSections(calls: readonly CallSummary[], details: DetailsValue): Kno
   return calls.map((call) => {
     const value = details(call);
     return section(
-      truncate(callLine(call), 2900),
+      callLine(call),
       // A session id too long for a button value is still listed, without the button.
       value.length <= 2000 ? button('Details', ACTIONS.callDetails, value) : undefined,
     );

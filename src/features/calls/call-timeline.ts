@@ -4,6 +4,7 @@ import {
   escapedUpTo,
   escapeMrkdwn,
   hms,
+  joinedUpTo,
   link,
   slackDate,
   truncate,
@@ -156,7 +157,8 @@ export function timelineSections(
       (p) =>
         `${p.name ? escapedUpTo(p.name, 60) : codeUpTo(p.uid, 60)} (${escapedUpTo(p.state ?? 'no state', WORD_MAX)})`,
     );
-    texts.push(truncate(`*Never joined* (${never.length}): ${names.join(', ')}`, SECTION_TEXT));
+    const head = `*Never joined* (${never.length}): `;
+    texts.push(`${head}${joinedUpTo(names, ', ', SECTION_TEXT - head.length)}`);
   }
   return texts;
 }

@@ -1,6 +1,6 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { appNameIfSeveral } from '../../apps/apps.ts';
-import { idProblem, MAX_SESSION_ID, uidProblem } from '../../cometchat/id-rules.ts';
+import { idProblem, MAX_SESSION_ID, storedUid, uidProblem } from '../../cometchat/id-rules.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { code, truncate } from '../../slack/mrkdwn.ts';
@@ -37,7 +37,8 @@ export function parseCallWords(words: readonly string[]): CallWords | Refusal {
   const problem =
     idProblem(sessionId, 'A session id', MAX_SESSION_ID) ??
     (uid === undefined ? undefined : uidProblem(uid));
-  return problem ? new Refusal(problem) : { sessionId, onBehalfOf: uid };
+  if (problem) return new Refusal(problem);
+  return { sessionId, onBehalfOf: uid === undefined ? undefined : storedUid(uid) };
 }
 
 /** The Home tab's call buttons open the lookup form. */

@@ -1,5 +1,6 @@
 import { context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
+import { UID_CASE_SENTENCE } from '../../voice/sentences.ts';
 import type { Subcommand } from '../feature.ts';
 
 /**
@@ -26,6 +27,7 @@ export function helpMessage(
       ...choosing,
       context([
         "Replies are visible only to you; use *Share in channel* on a reply to show it to everyone. The shortcuts *Look up call* (on a message) and *Look up a call* (anywhere) find calls too, and the app's *Home* tab shows each app, your approvals and the latest changes.",
+        UID_CASE_SENTENCE,
         "Who may change permissions: the people in the `EDITORS` setting (or an app's own `COMETCHAT_&lt;APP&gt;_EDITORS`), else workspace admins and owners; ask one of them, or an admin of the app, for access.",
       ]),
     ],

@@ -4,7 +4,7 @@ import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../../store/store.ts';
-import { counted, inApp } from '../../voice/sentences.ts';
+import { counted, inApp, roleHoldersSentence } from '../../voice/sentences.ts';
 import { permissionKeyText } from '../permission-key-text.ts';
 import { roleSubject, subjectChangeDone, subjectText } from './change-subject.ts';
 import { type AppLabel, changeLine, chunkedSections, MAX_REASON } from './editor-view.ts';
@@ -77,6 +77,13 @@ function askedText(request: Pick<ApprovalRequest, 'role' | 'subject' | 'changes'
   return `apply ${counted(request.changes.length, 'change')} to ${subjectText(request)}`;
 }
 
+/** For a role's deletion, who holds the role, as the requester's review said; else nothing. */
+function holdersText(request: Pick<ApprovalRequest, 'subject' | 'holders'>): string {
+  return roleSubject(request)?.action === 'delete'
+    ? ` ${roleHoldersSentence(request.holders)}`
+    : '';
+}
+
 /** A request's changes, line by line, as the approver reads them. */
 function requestedLines(request: Pick<ApprovalRequest, 'subject' | 'changes'>): string[] {
   if (roleSubject(request)) return roleChangeLines(request.changes);
@@ -96,7 +103,7 @@ export function approvalMessage(
   const blocks: KnownBlock[] = [
     header(`Approval request${options.appName ? ` · ${options.appName}` : ''}`),
     section(
-      `<@${request.requester}> asks to ${askedText(request)}${app}.${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
+      `<@${request.requester}> asks to ${askedText(request)}${app}.${holdersText(request)}${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
     ),
     ...chunkedSections(requestedLines(request)),
     context([

@@ -1,14 +1,15 @@
 import type { WebClient } from '@slack/web-api';
 import { editRefusal } from '../../access/edit-refusal.ts';
 import type { CometChatApp } from '../../apps/apps.ts';
+import { countHolders } from '../../apps/holders.ts';
 import { slackErrorCode } from '../../slack/deliver.ts';
 import { showInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
-import type { RequestScope } from '../../slack/request-context.ts';
+import { type RequestScope, tracedBy } from '../../slack/request-context.ts';
 import type { ApprovalRequest, KnownPermissions } from '../../store/store.ts';
 import { counted } from '../../voice/sentences.ts';
 import { approvalMessage } from './approval-view.ts';
-import { changedSinceReview, subjectIn } from './change-subject.ts';
+import { changedSinceReview, roleSubject, subjectIn } from './change-subject.ts';
 import { appLabel, type Confirmed, type EditorDeps, failInEditor } from './editor-context.ts';
 import { baselineFrom, type ConfirmMetadata, withBeforeFrom } from './editor-state.ts';
 import { type AppLabel, messageView } from './editor-view.ts';
@@ -93,12 +94,24 @@ export async function requestApproval(
   if (refusal) return { kind: 'refused', sentence: refusal };
   // Read before the claim below, so that a store that fails here leaves nothing claimed. Someone
   // changed the role (or CometChat the user) since the review: its "before" is not so any more.
-  const { changed, known, why } = await changedSinceReview(deps, app, meta, scope);
+  // A deletion's approver is told who holds the role, as its requester's review was.
+  const [{ changed, known, why }, holders] = await Promise.all([
+    changedSinceReview(deps, app, meta, scope),
+    roleSubject(meta)?.action === 'delete'
+      ? countHolders(app, meta.role, { ...tracedBy(scope), withDeactivated: true })
+      : undefined,
+  ]);
   if (changed) return { kind: 'stale', why };
   // A double click on "Request approval" posts one request.
   const claim = requestClaim(app.name, meta.id);
   if (!(await deps.store.claim(claim, deps.approvalTtlMs / 1000))) return { kind: 'repeated' };
-  const request = approvalRecord({ ...input, known, now: deps.now(), ttlMs: deps.approvalTtlMs });
+  const request = approvalRecord({
+    ...input,
+    known,
+    holders,
+    now: deps.now(),
+    ttlMs: deps.approvalTtlMs,
+  });
   const posted = await postRequest(client, request, appLabel(deps, app), scope);
   if (posted.kind === 'not-posted') {
     await deps.store.release(claim);
@@ -117,6 +130,8 @@ export function approvalRecord(input: {
   app: Pick<ApprovalApp, 'name' | 'approval'>;
   meta: ConfirmMetadata;
   known: KnownPermissions | undefined;
+  /** For a role's deletion: how many users hold the role (undefined: CometChat could not say). */
+  holders?: number | undefined;
   userId: string;
   teamId: string;
   reason: string | undefined;
@@ -136,6 +151,7 @@ export function approvalRecord(input: {
     changes: changes.map((c) => ({ ...c, before: c.before ?? null })),
     seenAt: known?.seenAt,
     promotedFrom: meta.promotedFrom?.ref,
+    ...(input.holders === undefined ? {} : { holders: input.holders }),
     teamId: input.teamId,
     requester: input.userId,
     reason: input.reason,

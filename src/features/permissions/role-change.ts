@@ -5,7 +5,7 @@ import type { Role } from '../../cometchat/schemas.ts';
 import { actions, button, section } from '../../slack/blocks.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn } from '../../slack/mrkdwn.ts';
-import { counted, inApp, roleLimitSentence } from '../../voice/sentences.ts';
+import { inApp, roleHoldersSentence, roleLimitSentence } from '../../voice/sentences.ts';
 import { ROLE_CHANGE_TITLE, type RoleChange, type RoleChangeReview } from '../deps.ts';
 import {
   type AppliedChange,
@@ -114,7 +114,7 @@ export function rolePromotionView(
     action,
     role: applied.role,
     changes,
-    question: `The change made in *${escapeMrkdwn(input.from)}*: ${roleAsk(action, applied.role)}${inApp(target.appName)}?${action === 'delete' ? ` ${counted(holders, 'user')} hold it there (deactivated ones included).` : ''}`,
+    question: `The change made in *${escapeMrkdwn(input.from)}*: ${roleAsk(action, applied.role)}${inApp(target.appName)}?${action === 'delete' ? ` ${roleHoldersSentence(holders, ' there')}` : ''}`,
     details: roleChangeLines(changes),
   };
   const meta: ConfirmMetadata = {

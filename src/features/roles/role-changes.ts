@@ -7,7 +7,7 @@ import { messageModal } from '../../slack/blocks.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import { type RequestScope, tracedBy } from '../../slack/request-context.ts';
 import type { KnownPermissions } from '../../store/store.ts';
-import { counted, inApp, roleLimitSentence } from '../../voice/sentences.ts';
+import { counted, inApp, roleHoldersSentence, roleLimitSentence } from '../../voice/sentences.ts';
 import { type AppDeps, ROLE_CHANGE_TITLE, type RoleChange } from '../deps.ts';
 import { loadIntoModal, tellPerson } from '../load-into-modal.ts';
 import { permissionKeyText } from '../permission-key-text.ts';
@@ -110,10 +110,11 @@ function createChange(words: Extract<RoleWords, { kind: 'create' }>, facts: Role
 function deleteChange(role: Role, facts: RoleFacts): RoleChange {
   const id = code(role.role);
   const holders = facts.holders ?? 0;
-  const users =
+  const advice =
     holders === 0
-      ? 'No user holds it.'
-      : `${counted(holders, 'user')} hold it (deactivated ones included). CometChat does not document what becomes of their role when it goes: give them another role first (\`/cometchat users role:${role.role}\` lists them).`;
+      ? ''
+      : ` CometChat does not document what becomes of their role when it goes: give them another role first (\`/cometchat users role:${role.role}\` lists them).`;
+  const users = `${roleHoldersSentence(holders)}${advice}`;
   return {
     action: 'delete',
     role: role.role,

@@ -2,7 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import { valueInWords } from '../../cometchat/catalogue.ts';
 import { context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
-import { code, truncate } from '../../slack/mrkdwn.ts';
+import { code, joinedUpTo, truncate } from '../../slack/mrkdwn.ts';
 import { inApp, valueSourceText } from '../../voice/sentences.ts';
 import { permissionKeyText } from '../permission-key-text.ts';
 import type { CanConclusion, CanExplanation, CanStep, ValueSource } from './can.ts';
@@ -68,7 +68,7 @@ export function canMessage(question: CanQuestion, explanation: CanExplanation): 
   const lines = explanation.steps.map(stepLine);
   const blocks: KnownBlock[] = [
     header(truncate(title, 150)),
-    section(truncate(lines.join('\n'), 2900)),
+    section(joinedUpTo(lines, '\n', 2900)),
     section(conclusionLine(explanation.conclusion)),
     context([
       `${code(question.uid)} ${code(question.action)}${towards}${inApp(question.appName)} · the walk CometChat's RBAC documents; keys marked – depend on the message or group`,

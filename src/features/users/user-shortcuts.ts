@@ -2,13 +2,14 @@ import type { App, BlockAction, ButtonAction, MessageShortcut } from '@slack/bol
 import type { View } from '@slack/types';
 import type { CometChatApp } from '../../apps/apps.ts';
 import { CometChatError } from '../../cometchat/errors.ts';
-import { findUidCandidates, uidProblem } from '../../cometchat/id-rules.ts';
+import { findUidCandidates, storedUid, uidProblem } from '../../cometchat/id-rules.ts';
 import { plain, section } from '../../slack/blocks.ts';
 import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, ShortcutArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
+import { UID_CASE_SENTENCE } from '../../voice/sentences.ts';
 import { createUserCard, type UserDeps } from './user-lookup.ts';
 
 // The card from elsewhere than the command: "Look up user" on a message that names a uid, and
@@ -75,6 +76,7 @@ export function userLookupView(appNames: readonly string[]): View {
     type: 'input' as const,
     block_id: UID_BLOCK,
     label: plain('User id (uid)'),
+    hint: plain(UID_CASE_SENTENCE, 150),
     element: { type: 'plain_text_input' as const, action_id: UID_INPUT, max_length: 100 },
   };
   const app = {
@@ -113,7 +115,7 @@ function createLookupSubmission(deps: UserDeps) {
     const scope = scopeOf(context);
     const named = values[APP_BLOCK]?.[APP_INPUT]?.selected_option?.value;
     const app = (named ? deps.apps.byName(named) : undefined) ?? deps.apps.forChannel(undefined);
-    const card = await createUserCard(deps)(app, uid, body.user.id, scope);
+    const card = await createUserCard(deps)(app, storedUid(uid), body.user.id, scope);
     await deps.deliver({ userId: body.user.id }, card, scope.log);
   };
 }

@@ -1,4 +1,4 @@
-import { idProblem, uidProblem } from '../../cometchat/id-rules.ts';
+import { idProblem, storedUid, uidProblem } from '../../cometchat/id-rules.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { PAGE_PROBLEM, pageWord, roleWord } from '../command.ts';
 import { Refusal } from '../feature.ts';
@@ -20,13 +20,17 @@ export type UserWords =
 /** The action keys, for the sentence refusing an unknown one. */
 const ACTIONS_SENTENCE = `The actions are ${ACTION_KEYS.map((key) => code(key)).join(', ')}.`;
 
-/** `user <uid>`, `user <uid> can <action> [<uid>]`, `user <uid> role <role>`. */
+/**
+ * `user <uid>`, `user <uid> can <action> [<uid>]`, `user <uid> role <role>`; each uid as
+ * CometChat stores it.
+ */
 export function parseUserWords(words: readonly string[]): UserWords | Refusal {
   const usage = new Refusal(`Usage: ${USER_USAGE}.`);
-  const [uid, verb, ...rest] = words;
-  if (uid === undefined) return usage;
-  const problem = uidProblem(uid);
+  const [typed, verb, ...rest] = words;
+  if (typed === undefined) return usage;
+  const problem = uidProblem(typed);
   if (problem) return new Refusal(problem);
+  const uid = storedUid(typed);
   if (verb === undefined) return { kind: 'card', uid };
   switch (verb.toLowerCase()) {
     case 'can':
@@ -46,7 +50,7 @@ function canWords(uid: string, rest: readonly string[]): UserWords | Refusal | u
   if (!action) return new Refusal(`There is no action ${code(typed)}. ${ACTIONS_SENTENCE}`);
   if (target === undefined) return { kind: 'can', uid, action };
   const problem = uidProblem(target);
-  return problem ? new Refusal(problem) : { kind: 'can', uid, action, target };
+  return problem ? new Refusal(problem) : { kind: 'can', uid, action, target: storedUid(target) };
 }
 
 function roleWords(uid: string, rest: readonly string[]): UserWords | Refusal | undefined {

@@ -34,6 +34,11 @@ describe('parseCallSearch', () => {
       since: { ago: 7_200 },
       onBehalfOf: 'ops-1',
     });
+    // Uids as CometChat stores them: typed in capitals, they are sent in lower case.
+    expect(parseCallSearch(words('CometChat-UID-2 as OPS-1'))).toEqual({
+      uid: 'cometchat-uid-2',
+      onBehalfOf: 'ops-1',
+    });
     expect(parseCallSearch([])).toEqual({});
     expect(parseCallSearch(words('transcribed until:2026-11-20'))).toEqual({
       transcribed: true,

@@ -151,6 +151,14 @@ describe('the lookup form with a user id', () => {
     expect(readLookupForm(search({ uid: 'u-1', as: 'ops-1' }))).toEqual({
       search: { uid: 'u-1', onBehalfOf: 'ops-1' },
     });
+    // Typed in capitals: sent as CometChat stores uids, in lower case.
+    expect(readLookupForm(search({ uid: 'U-1', as: 'Ops-1' }))).toEqual({
+      search: { uid: 'u-1', onBehalfOf: 'ops-1' },
+    });
+    expect(readLookupForm(search({ session: 'v1.us.A.b', as: 'Ops-1' }))).toEqual({
+      sessionId: 'v1.us.A.b',
+      onBehalfOf: 'ops-1',
+    });
   });
 
   it('puts a problem on the field it comes from, and sends nothing', () => {
@@ -242,8 +250,15 @@ describe('findUidCandidates', () => {
       findUidCandidates(
         'customer cometchat-uid-2 says v1.us.app.17000 dropped; see T-1234, user_7. <!here> Thanks',
       ),
-    ).toEqual(['cometchat-uid-2', 'T-1234', 'user_7']);
+    ).toEqual(['cometchat-uid-2', 't-1234', 'user_7']);
     expect(findUidCandidates('lunch at noon?')).toEqual([]);
+  });
+
+  it('gives each as CometChat stores it, in lower case, once', () => {
+    expect(findUidCandidates('Ana_Souza called ana_souza and COMETCHAT-UID-2')).toEqual([
+      'ana_souza',
+      'cometchat-uid-2',
+    ]);
   });
 
   it('leaves out emoji codes, times, dates and numbers', () => {

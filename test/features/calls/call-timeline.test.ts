@@ -115,6 +115,22 @@ describe('timelineSections and callShape', () => {
     expect(never).not.toMatch(/\u200B/);
   });
 
+  it('lists as many never-joined as fit, each whole, and counts the rest', () => {
+    const many = Array.from({ length: 80 }, (_, i) =>
+      person(`${'&'.repeat(60)}-${i}`, { state: 'unanswered' }),
+    );
+    const [never = ''] = timelineSections(call(many), many);
+    expect(never.length).toBeLessThanOrEqual(2_900);
+    const [head, list = ''] = never.split(': ');
+    expect(head).toBe('*Never joined* (80)');
+    const shown = list.split(', ');
+    const more = shown.pop();
+    expect(more).toMatch(/^…and \d+ more$/);
+    expect(shown.length + Number(more?.match(/\d+/)?.[0])).toBe(80);
+    // Each name cut to 60 characters before it was escaped: whole entities, then the state.
+    for (const name of shown) expect(name).toBe(`${'&amp;'.repeat(11)}… (unanswered)`);
+  });
+
   it('says the shape in one line', () => {
     expect(callShape(call(participants))).toBe(
       '2 joined, 2 unanswered, 1 rejected; first to leave after 4 min',

@@ -61,6 +61,32 @@ describe('approvalMessage', () => {
     expect(text).toContain('(open)');
   });
 
+  it("tells the approver of a role's deletion how many users hold the role, as the review did", () => {
+    const deletion: ApprovalRequest = {
+      ...request,
+      role: 'vip',
+      subject: { kind: 'role', action: 'delete' },
+      changes: [{ key: 'role', before: 'vip', after: null, explicit: false }],
+      holders: 3,
+    };
+    const shown = (r: ApprovalRequest) => textOf(approvalMessage(r).blocks ?? []);
+    expect(shown(deletion)).toContain(
+      '<@U0OPERATOR> asks to delete role `vip`. 3 users hold it (deactivated ones included).',
+    );
+    expect(shown({ ...deletion, holders: 0 })).toContain('No user holds it.');
+    // Kept through every update of the message: approved, failed, rejected.
+    expect(shown({ ...deletion, status: 'applied', decidedBy: 'U0LEAD' })).toContain(
+      '3 users hold it',
+    );
+    const { holders: _, ...unread } = deletion;
+    expect(shown(unread)).toContain('How many users hold it could not be read.');
+    // Only a deletion says it.
+    expect(shown({ ...request, holders: 3 })).not.toContain('hold it');
+    expect(
+      shown({ ...deletion, subject: { kind: 'role', action: 'update' }, holders: undefined }),
+    ).not.toContain('hold it');
+  });
+
   it('offers Retry after a failure, and no button once the request has ended', () => {
     const failed = approvalMessage({ ...request, status: 'failed', decidedBy: 'U0LEAD' });
     expect(buttonsOf(failed.blocks ?? [])).toEqual([

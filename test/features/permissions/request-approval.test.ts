@@ -72,6 +72,19 @@ describe('approvalRecord', () => {
   });
 });
 
+describe("a role deletion's request", () => {
+  it('keeps how many users hold the role, for the approver; none when CometChat could not say', () => {
+    const deletion: ConfirmMetadata = {
+      role: 'vip',
+      id: 'b'.repeat(24),
+      subject: { kind: 'role', action: 'delete' },
+      changes: [{ key: 'role', before: 'vip', after: null, explicit: false }],
+    };
+    expect(record({ meta: deletion, known: undefined, holders: 4 }).holders).toBe(4);
+    expect(record({ meta: deletion, known: undefined })).not.toHaveProperty('holders');
+  });
+});
+
 describe('requestedNotice', () => {
   const label = { appName: 'prod' };
 

@@ -23,6 +23,17 @@ describe('parseUserWords', () => {
     });
   });
 
+  it('reads each uid as CometChat stores it, in lower case', () => {
+    expect(parseUserWords(['CometChat-UID-1'])).toEqual({ kind: 'card', uid: 'cometchat-uid-1' });
+    expect(parseUserWords(['Ana_Souza', 'can', 'sendMessage', 'BO-2'])).toEqual({
+      kind: 'can',
+      uid: 'ana_souza',
+      action: 'sendMessage',
+      target: 'bo-2',
+    });
+    expect(parseUserWords(['U1', 'role', 'VIP'])).toEqual({ kind: 'role', uid: 'u1', role: 'vip' });
+  });
+
   it('refuses an unknown action by listing the actions, and a bad uid by its rule', () => {
     expect(problem(parseUserWords(['u1', 'can', 'fly']))).toMatch(
       /^There is no action `fly`\. The actions are `listUsers`, .*`sendMessage`/,
