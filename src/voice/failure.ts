@@ -1,7 +1,7 @@
 import { ErrorCode } from '@slack/web-api';
 import { CometChatError } from '../cometchat/errors.ts';
 import { scrub } from '../log.ts';
-import { escapeMrkdwn, code as inlineCode, truncate } from '../slack/mrkdwn.ts';
+import { escapedUpTo, escapeMrkdwn, code as inlineCode } from '../slack/mrkdwn.ts';
 import { FormNotOpened } from '../slack/views.ts';
 import { counted } from './sentences.ts';
 
@@ -167,14 +167,14 @@ function cometchatSentence(
       }
       return error.serviceCode === 'ERR_ROLE_NOT_FOUND' || !(error.operation in USER_OPERATIONS)
         ? `CometChat has no such role${code}. Check the id with \`${roles}\`.`
-        : `CometChat has no user with that uid${code}. Check the uid: it is case-sensitive.`;
+        : `CometChat has no user with that uid${code}. Check the uid.`;
     case 'unauthorized':
       return `CometChat refused the app's API key${code}. An admin should check that ${settingOf(error, 'API_KEY')} is a REST API key with full access for this app.`;
     case 'rate_limited':
       return `CometChat is rate limiting this app${code}; try again in ${seconds(error.retryAfterSeconds ?? 60)}.`;
     case 'bad_request': {
       const reason = withoutFinalStop(scrub(error.serviceMessage ?? error.detail ?? '', secrets));
-      return `CometChat refused ${what}${code}: ${truncate(escapeMrkdwn(reason || 'the request was not valid'), MAX_REASON)}.`;
+      return `CometChat refused ${what}${code}: ${escapedUpTo(reason || 'the request was not valid', MAX_REASON)}.`;
     }
     case 'unavailable':
       return `CometChat is not answering ${what} right now${error.status ? ` (HTTP ${error.status})` : ''}. Try again in a minute; if it lasts, check CometChat's status page.`;

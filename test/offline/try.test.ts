@@ -107,7 +107,7 @@ describe('npm run try -- user, users', () => {
   it("draws a user's card: the uid, the role and the account, a hostile name as written", () => {
     const run = tryWith('user', 'cometchat-uid-7');
     expect(run.status).toBe(0);
-    // The uid is case-sensitive: the header keeps it as it is.
+    // The header shows the uid as CometChat keeps it.
     expect(run.stdout).toContain('User cometchat-uid-7\n│ ════');
     expect(run.stdout).toContain('Uid: `cometchat-uid-7`');
     expect(run.stdout).toContain('Role: Support agent `support-agent`');
@@ -171,7 +171,7 @@ describe('npm run try -- user, users', () => {
     const run = tryWith('user', 'no-such-user');
     // The try ran; the reply is the app's answer, said to the person as Slack would show it.
     expect(run.stdout).toContain(
-      'CometChat has no user with that uid (`ERR_UID_NOT_FOUND`). Check the uid: it is case-sensitive.',
+      'CometChat has no user with that uid (`ERR_UID_NOT_FOUND`). Check the uid.',
     );
     expect(run.stdout).not.toContain('User no-such-user');
     expect(run.status).toBe(0);
@@ -230,13 +230,15 @@ describe('npm run try -- alerts', () => {
     expect(run.stdout).toContain('Subscribed <#C0TRYALERTS> to calls `status:unanswered`');
     // The alert, drawn as posted in the channel, after the first delivery was kept.
     const first = run.stdout.indexOf('"kept":true');
-    const alert = run.stdout.indexOf('A call ended (unanswered)');
+    // Sent as CometChat sends a call nobody answered: call_unanswered, not call_ended.
+    expect(run.stdout).toContain('it sends call_unanswered to the app');
+    const alert = run.stdout.indexOf('A call was not answered');
     expect(first).toBeGreaterThan(0);
     expect(alert).toBeGreaterThan(first);
     expect(run.stdout.slice(0, alert)).toMatch(/message \(posted in #call-alerts\)\n│ ☎ $/);
     // The same delivery again: answered 200, not kept, and still one post.
     expect(run.stdout.slice(alert)).toContain('HTTP 200 {"ok":true,"kept":false}');
-    expect(run.stdout.match(/A call ended \(unanswered\)/g)).toHaveLength(1);
+    expect(run.stdout.match(/A call was not answered/g)).toHaveLength(1);
     expect(run.stdout).toContain('Alerts posted in #call-alerts for the two deliveries: 1.');
   }, 60_000);
 
