@@ -216,7 +216,7 @@ export function registerHome(
     async ({ ack, body, action, context }: SelectArgs) => {
       await ack();
       const scope = scopeOf(context);
-      const picked = readEditValue(action.selected_option.value);
+      const picked = readEditValue(action.selected_option?.value ?? '');
       const target = picked ? deps.apps.byName(picked.app) : undefined;
       if (!picked || !target) {
         await deps.deliver(
