@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerOptions, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import { parse } from 'node:querystring';
 import { type BufferedIncomingMessage, HTTPModuleFunctions, type HTTPReceiver } from '@slack/bolt';
 import type { Logger } from 'pino';
@@ -24,16 +24,26 @@ const MAX_SKEW_SECONDS = 5 * 60;
 export const MAX_BODY_BYTES = 256 * 1024;
 
 /**
- * The listener's own limits against slow or idle connections: headers within 5 s, the whole
- * request within 10 s (Slack sends a few kilobytes at once), checked every second instead of
- * Node's default 30, and at most this many connections open.
+ * The limits of every public listener (Slack's over HTTP; the health, readiness and metrics
+ * routes' own, which in Socket Mode serves CometChat's webhooks too), against slow or idle
+ * connections: headers within 5 s, the whole request within 10 s (Slack and CometChat send a
+ * few kilobytes at once), an idle kept-alive connection closed after 5 s, checked every second
+ * instead of Node's default 30, and at most MAX_CONNECTIONS open (holdToLimits). Bodies are
+ * bounded by the routes that read them: MAX_BODY_BYTES here, the webhook route's own.
  */
 export const SERVER_OPTIONS: ServerOptions = {
   headersTimeout: 5_000,
   requestTimeout: 10_000,
+  keepAliveTimeout: 5_000,
   connectionsCheckingInterval: 1_000,
 };
 export const MAX_CONNECTIONS = 1_000;
+
+/** A listener made with SERVER_OPTIONS, held to the connection cap too: past it, one is closed. */
+export function holdToLimits<S extends Server>(server: S, maxConnections = MAX_CONNECTIONS): S {
+  server.maxConnections = maxConnections;
+  return server;
+}
 
 export type Refusal = { status: 401 | 413; reason: string } | undefined;
 
