@@ -18,6 +18,7 @@ import { refuseOtherWorkspaces } from './slack/one-workspace.ts';
 import { boltApp, createReceiver } from './slack/receiver.ts';
 import { requestScope } from './slack/request-context.ts';
 import { createTimeZones } from './slack/time-zones.ts';
+import { acknowledgeUnanswered } from './slack/unanswered.ts';
 import { createMemoryStore, type Store } from './store/store.ts';
 import { createErrorHandler } from './voice/error-handler.ts';
 
@@ -76,8 +77,8 @@ export function createSlackApp(options: SlackAppOptions) {
   const budgetSeconds = Math.round(config.cometchat.budgetMs / 1000);
   const voice = { budgetSeconds, secrets: config.secrets };
   const appNames = apps.all.map((a) => a.name);
-  // Every request, in this order, before any listener: its reference and logger, the workspace
-  // check, the count and the span, the in-flight tally a stop waits for, and VIEWERS.
+  // Every request, in this order: its reference and logger, the workspace check, the count and
+  // the span, the in-flight tally a stop waits for, VIEWERS; last, what no listener acknowledged.
   for (const middleware of [
     requestScope(logger),
     refuseOtherWorkspaces(slack.installedTeam),
@@ -86,6 +87,7 @@ export function createSlackApp(options: SlackAppOptions) {
     requireViewer(access, (body, sentence, log) =>
       deliver(destinationOf(body), noticeMessage(sentence), log).then(() => undefined),
     ),
+    acknowledgeUnanswered(),
   ]) {
     app.use(middleware);
   }

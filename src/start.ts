@@ -10,7 +10,7 @@ import { type HttpRoute, opsHandler } from './observe/readiness.ts';
 import { startTracing } from './observe/tracing.ts';
 import { startPeriodic } from './periodic.ts';
 import type { Inflight } from './slack/inflight.ts';
-import { MAX_CONNECTIONS, SERVER_OPTIONS } from './slack/request-gate.ts';
+import { holdToLimits, SERVER_OPTIONS } from './slack/request-gate.ts';
 import { platformErrorCode } from './slack/slack-errors.ts';
 import { openStore } from './store/open-store.ts';
 
@@ -218,10 +218,7 @@ async function listenAll(
   const opsServer =
     opsPortWanted === undefined
       ? undefined
-      : createServer(
-          SERVER_OPTIONS,
-          opsHandler(config.slack.socketMode ? [...routes, webhookRoute] : routes),
-        );
+      : routesListener(config.slack.socketMode ? [...routes, webhookRoute] : routes);
   try {
     const opsPort = opsServer ? await listen(opsServer, opsPortWanted as number) : undefined;
     if (config.slack.socketMode) {
@@ -229,13 +226,22 @@ async function listenAll(
       socket?.arm();
       return { opsServer, opsPort, slackServer: undefined };
     }
-    const slackServer = (await app.start(config.slack.port, SERVER_OPTIONS)) as Server;
-    slackServer.maxConnections = MAX_CONNECTIONS;
+    const slackServer = holdToLimits(
+      (await app.start(config.slack.port, SERVER_OPTIONS)) as Server,
+    );
     return { opsServer, opsPort, slackServer };
   } catch (error) {
     opsServer?.close();
     throw error;
   }
+}
+
+/**
+ * The routes' own listener, with the limits of Slack's (request-gate.ts): it is as public as
+ * that one when it serves CometChat's webhooks. `maxConnections` is given in tests alone.
+ */
+export function routesListener(routes: readonly HttpRoute[], maxConnections?: number): Server {
+  return holdToLimits(createServer(SERVER_OPTIONS, opsHandler(routes)), maxConnections);
 }
 
 function listen(server: Server, port: number): Promise<number> {

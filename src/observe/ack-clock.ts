@@ -23,7 +23,13 @@ export class AckClock {
   constructor(
     readonly arrivedAt: number,
     private readonly observe: AckObserver,
+    /** Whether the answer has begun to leave, known before it has (an HTTP response's head). */
+    private readonly sending: () => boolean = () => false,
   ) {}
+  /** Whether the request has been answered (or its connection is gone): nothing more to send. */
+  answered(): boolean {
+    return this.ackedAt !== undefined || this.sending();
+  }
   name(kind: string, name: string): void {
     this.named ??= { kind, name };
     this.report();
@@ -51,9 +57,10 @@ export function ackClockIn(context: Readonly<Record<string, unknown>>): AckClock
 
 type Now = () => number;
 
-/** What the clocks need of an HTTP response: its end, sent or cut short. */
+/** What the clocks need of an HTTP response: its end, sent or cut short, and its head. */
 interface ResponseEvents {
   once(event: 'finish' | 'close', listener: () => void): unknown;
+  readonly headersSent: boolean;
 }
 
 /** What the clocks need of a Socket Mode client: its event for each message it sends. */
@@ -71,7 +78,7 @@ export function httpAckClocks(observe: AckObserver, now: Now = () => performance
   return {
     /** At arrival, before the body is read: the request, and its response's events. */
     start(req: object, res: ResponseEvents): void {
-      const clock = new AckClock(now(), observe);
+      const clock = new AckClock(now(), observe, () => res.headersSent);
       clocks.set(req, clock);
       res.once('finish', () => clock.acked(now()));
       res.once('close', () => clock.acked(now()));

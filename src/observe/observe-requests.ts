@@ -1,4 +1,5 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
+import { factsOf } from '../slack/body-facts.ts';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
 import { scopeIfAny } from '../slack/request-context.ts';
 import { inSpan, resumeCurrentSpan } from '../spans.ts';
@@ -12,43 +13,35 @@ import { bounded, type Metrics } from './metrics.ts';
 const ACTION_IDS: ReadonlySet<string> = new Set(Object.values(ACTIONS));
 const CALLBACK_IDS: ReadonlySet<string> = new Set(Object.values(CALLBACKS));
 
-interface Body {
-  command?: string;
-  text?: string;
-  type?: string;
-  actions?: { action_id?: string }[];
-  callback_id?: string;
-  view?: { callback_id?: string };
-  event?: { type?: string };
-}
-
 /** What a request is, as a metric labels it: its kind and a name from a fixed set. */
 export function handledName(
   body: unknown,
   appNames: ReadonlySet<string>,
   subcommands: ReadonlySet<string>,
 ): { kind: string; name: string } {
-  const b = body as Body;
-  if (b.command) {
-    const words = (b.text ?? '').trim().toLowerCase().split(/\s+/);
+  // Read through the body's facts: a signed body may hold any type in any field.
+  const facts = factsOf(body);
+  if (facts.command) {
+    const words = facts.words.map((word) => word.toLowerCase());
     // `/cometchat prod roles`: the subcommand follows the app's name.
     const word = appNames.has(words[0] ?? '') ? words[1] : words[0];
     return { kind: 'command', name: word ? bounded(subcommands, word) : 'help' };
   }
-  switch (b.type) {
-    case 'block_actions': {
+  switch (facts.kind) {
+    case 'block_actions':
       // `promote_change:<app>`: the app's name is not a label.
-      const id = b.actions?.[0]?.action_id?.split(':')[0];
-      return { kind: 'action', name: bounded(ACTION_IDS, id) };
-    }
+      return { kind: 'action', name: bounded(ACTION_IDS, facts.action?.split(':')[0]) };
     case 'view_submission':
     case 'view_closed':
-      return { kind: 'view', name: bounded(CALLBACK_IDS, b.view?.callback_id) };
+      return { kind: 'view', name: bounded(CALLBACK_IDS, facts.callback) };
     case 'shortcut':
     case 'message_action':
-      return { kind: 'shortcut', name: bounded(CALLBACK_IDS, b.callback_id) };
+      return { kind: 'shortcut', name: bounded(CALLBACK_IDS, facts.callback) };
     case 'event_callback':
-      return { kind: 'event', name: b.event?.type === 'app_home_opened' ? b.event.type : 'other' };
+      return {
+        kind: 'event',
+        name: facts.eventType === 'app_home_opened' ? 'app_home_opened' : 'other',
+      };
     default:
       return { kind: 'other', name: 'other' };
   }

@@ -30,6 +30,7 @@ const Body = z.looseObject({
     .array(z.looseObject({ action_id: text }))
     .optional()
     .catch(undefined),
+  event: z.looseObject({ type: text }).optional().catch(undefined),
   view: z
     .looseObject({
       id: text,
@@ -47,8 +48,12 @@ export interface BodyFacts {
   command: string | undefined;
   /** The first word after the command, for the log. */
   subcommand: string | undefined;
+  /** The command's first two words, as typed (an app's name may come before the subcommand). */
+  words: string[];
   action: string | undefined;
   callback: string | undefined;
+  /** An Events API event's type. */
+  eventType: string | undefined;
   userId: string | undefined;
   channelId: string | undefined;
   responseUrl: string | undefined;
@@ -79,12 +84,18 @@ function readFacts(body: unknown): BodyFacts {
   const parsed = Body.safeParse(body);
   const b = parsed.success ? parsed.data : {};
   const teams = [b.team_id, b.team?.id, b.view?.app_installed_team_id];
+  const words = (b.text ?? '')
+    .trim()
+    .split(/\s+/, 2)
+    .filter((word) => word !== '');
   return {
     kind: b.command ? 'command' : b.type,
     command: b.command,
-    subcommand: b.text?.trim().split(/\s+/)[0]?.slice(0, 20),
+    subcommand: words[0]?.slice(0, 20),
+    words,
     action: b.actions?.[0]?.action_id,
     callback: b.callback_id ?? b.view?.callback_id,
+    eventType: b.event?.type,
     userId: b.user_id ?? b.user?.id ?? undefined,
     channelId: b.channel_id ?? b.channel?.id ?? undefined,
     responseUrl: b.response_url ?? b.response_urls?.[0]?.response_url,

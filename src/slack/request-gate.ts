@@ -1,7 +1,8 @@
-import type { IncomingMessage, ServerOptions, ServerResponse } from 'node:http';
-import type { HTTPReceiver } from '@slack/bolt';
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
+import { parse } from 'node:querystring';
+import { type BufferedIncomingMessage, HTTPModuleFunctions, type HTTPReceiver } from '@slack/bolt';
 import type { Logger } from 'pino';
-import { shapeProblem } from './payload-shapes.ts';
+import { type BodySource, type Shape, shapeOf } from './payload-shapes.ts';
 
 // Bolt reads a request's whole body (up to its limit) before it checks the signature, so anyone
 // who can reach the listener could make it hold megabytes per request without the signing
@@ -23,16 +24,26 @@ const MAX_SKEW_SECONDS = 5 * 60;
 export const MAX_BODY_BYTES = 256 * 1024;
 
 /**
- * The listener's own limits against slow or idle connections: headers within 5 s, the whole
- * request within 10 s (Slack sends a few kilobytes at once), checked every second instead of
- * Node's default 30, and at most this many connections open.
+ * The limits of every public listener (Slack's over HTTP; the health, readiness and metrics
+ * routes' own, which in Socket Mode serves CometChat's webhooks too), against slow or idle
+ * connections: headers within 5 s, the whole request within 10 s (Slack and CometChat send a
+ * few kilobytes at once), an idle kept-alive connection closed after 5 s, checked every second
+ * instead of Node's default 30, and at most MAX_CONNECTIONS open (holdToLimits). Bodies are
+ * bounded by the routes that read them: MAX_BODY_BYTES here, the webhook route's own.
  */
 export const SERVER_OPTIONS: ServerOptions = {
   headersTimeout: 5_000,
   requestTimeout: 10_000,
+  keepAliveTimeout: 5_000,
   connectionsCheckingInterval: 1_000,
 };
 export const MAX_CONNECTIONS = 1_000;
+
+/** A listener made with SERVER_OPTIONS, held to the connection cap too: past it, one is closed. */
+export function holdToLimits<S extends Server>(server: S, maxConnections = MAX_CONNECTIONS): S {
+  server.maxConnections = maxConnections;
+  return server;
+}
 
 export type Refusal = { status: 401 | 413; reason: string } | undefined;
 
@@ -56,32 +67,29 @@ export function refusalOf(
   return undefined;
 }
 
+/** The form content type as Bolt compares it: exactly, and any other is read as JSON. */
+const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+
 /**
- * Whether a body Slack could have sent: a form (a command, or a `payload` that is a JSON
- * object) or a JSON object, each with the fields of its kind (payload-shapes.ts). Bolt reads
- * `payload=null` as a body of null and fails on it with no answer, so anything else is refused
- * here (400) before Bolt parses it.
+ * Whether a body is one Slack sends, read as Bolt will read it (its own parser: a form's
+ * fields, a form's `payload`, or JSON) and taken for the kind Bolt will route it as
+ * (payload-shapes.ts). Anything else fails inside Bolt or the app with no answer, so it is
+ * refused here (400) before Bolt parses it.
  */
-export function bodyProblem(body: string, contentType: string | undefined): string | undefined {
-  if ((contentType ?? '').startsWith('application/json')) {
-    const parsed = jsonObject(body);
-    return parsed ? shapeProblem(parsed) : 'a JSON body that is not an object';
+export function bodyShape(req: BufferedIncomingMessage): Shape {
+  const source = sourceOf(req);
+  let body: unknown;
+  try {
+    body = HTTPModuleFunctions.parseHTTPRequestBody(req);
+  } catch {
+    return { kind: undefined, problem: 'a body that does not parse' };
   }
-  const form = new URLSearchParams(body);
-  const payload = form.get('payload');
-  if (payload === null) return shapeProblem(Object.fromEntries(form));
-  const parsed = jsonObject(payload);
-  return parsed ? shapeProblem(parsed) : 'a payload that is not a JSON object';
+  return shapeOf(body, source);
 }
 
-function jsonObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
-    return isObject ? Object.fromEntries(Object.entries(value)) : undefined;
-  } catch {
-    return undefined;
-  }
+function sourceOf(req: BufferedIncomingMessage): BodySource {
+  if (req.headers['content-type'] !== FORM_CONTENT_TYPE) return 'json';
+  return typeof parse(req.rawBody.toString()).payload === 'string' ? 'payload' : 'form';
 }
 
 /**
@@ -109,8 +117,7 @@ export function gateRequests(
     // The connection closes after the answer instead of draining a body no one will read.
     res.writeHead(refusal.status, { connection: 'close' }).end();
   };
-  const handOn = (req: IncomingMessage, res: ServerResponse, raw: Buffer) => {
-    Object.assign(req, { rawBody: raw });
+  const handOn = (req: BufferedIncomingMessage, res: ServerResponse) => {
     try {
       next(req, res);
     } catch (error) {
@@ -131,15 +138,17 @@ export function gateRequests(
     if (refusal && !mayBeSslCheck) return refuse(res, refusal);
     readBody(req, mayBeSslCheck ? SSL_CHECK_BYTES : MAX_BODY_BYTES).then(
       (raw) => {
+        // Bolt takes the body already read as it is (`rawBody`).
+        const read = raw === undefined ? undefined : Object.assign(req, { rawBody: raw });
         if (mayBeSslCheck) {
-          if (raw !== undefined && isSslCheck(raw.toString('utf8'))) return handOn(req, res, raw);
+          if (read !== undefined && isSslCheck(read)) return handOn(read, res);
           return refuse(res, { status: 401, reason: 'no signature' });
         }
-        if (raw === undefined)
+        if (read === undefined)
           return refuse(res, { status: 413, reason: 'body larger than any Slack sends' });
-        const problem = bodyProblem(raw.toString('utf8'), req.headers['content-type']);
+        const { problem } = bodyShape(read);
         if (problem) return refuse(res, { status: 400, reason: problem });
-        handOn(req, res, raw);
+        handOn(read, res);
       },
       () => req.destroy(),
     );
@@ -150,9 +159,9 @@ export function gateRequests(
 const SSL_CHECK_BYTES = 1024;
 
 /** Whether a body is Slack's certificate check, which carries no signature. */
-export function isSslCheck(body: string): boolean {
-  const form = new URLSearchParams(body);
-  return form.get('ssl_check') === '1' && !form.has('payload') && !form.has('command');
+export function isSslCheck(req: BufferedIncomingMessage): boolean {
+  const { kind, problem } = bodyShape(req);
+  return kind === 'ssl_check' && problem === undefined;
 }
 
 /** A request's path as Bolt's receiver reads it: an absolute-form target counts by its path. */

@@ -1,15 +1,24 @@
-import { connect, type Socket } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import type { Server } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
 import { initialStateValues } from '../../offline/slack-standin/view-state.ts';
 import { openEditor, switchCategory } from '../../offline/stack/editor-steps.ts';
 import { CATEGORIES } from '../../src/cometchat/catalogue.ts';
+import { MAX_WEBHOOK_BYTES } from '../../src/features/alerts/webhook-intake.ts';
 import { decodeState } from '../../src/features/permissions/editor-state.ts';
-import { MAX_BODY_BYTES, refusalOf } from '../../src/slack/request-gate.ts';
+import {
+  MAX_BODY_BYTES,
+  MAX_CONNECTIONS,
+  refusalOf,
+  SERVER_OPTIONS,
+} from '../../src/slack/request-gate.ts';
+import { routesListener } from '../../src/start.ts';
 import { sealedJson } from './harness.ts';
 import { useHarness } from './support.ts';
 
-// What the listener refuses before reading a body, and how long it keeps a connection that
-// sends nothing: the defences that need no signing secret to be tested.
+// What the listeners refuse before reading a body, and how long they keep a connection that
+// sends nothing: the defences that need no signing secret to be tested. Slack's listener over
+// HTTP, and the routes' own, which in Socket Mode is the public one (CometChat's webhooks).
 
 /** Sends raw bytes and resolves with whatever comes back before the socket closes. */
 function rawExchange(port: number, head: string, body = ''): Promise<{ text: string; ms: number }> {
@@ -142,4 +151,101 @@ describe('the HTTP listener', () => {
     expect(sizes).toHaveLength(categories.size);
     expect(Math.max(...sizes) * 4).toBeLessThan(MAX_BODY_BYTES);
   });
+});
+
+describe("the routes' own listener", () => {
+  let server: Server | undefined;
+  afterEach(() => {
+    server?.closeAllConnections();
+    server?.close();
+  });
+  const ok = {
+    path: '/healthz',
+    method: ['GET'],
+    handler: (_req: unknown, res: { end(): void }) => res.end(),
+  };
+
+  it("has the limits of Slack's, from the same definition", () => {
+    server = routesListener([]);
+    expect(server.maxConnections).toBe(MAX_CONNECTIONS);
+    expect(server.headersTimeout).toBe(SERVER_OPTIONS.headersTimeout);
+    expect(server.requestTimeout).toBe(SERVER_OPTIONS.requestTimeout);
+    expect(server.keepAliveTimeout).toBe(SERVER_OPTIONS.keepAliveTimeout);
+  });
+
+  it('closes every connection past its cap at once, and serves those within it', async () => {
+    const cap = 3;
+    const listening = routesListener([ok], cap);
+    server = listening;
+    await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
+    const { port } = listening.address() as AddressInfo;
+    const held = await Promise.all(
+      Array.from({ length: cap }, () => {
+        const socket = connect(port, '127.0.0.1');
+        return new Promise<Socket>((resolve) => socket.once('connect', () => resolve(socket)));
+      }),
+    );
+    // The server counts a connection once it has accepted it.
+    while ((await new Promise<number>((r) => listening.getConnections((_e, n) => r(n)))) < cap) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const over = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nhost: a\r\n\r\n');
+    expect(over.text).toBe('');
+    expect(over.ms).toBeLessThan(1_000);
+    // One of those within the cap is still served.
+    const [first] = held as [Socket];
+    const answer = new Promise<string>((resolve) => first.once('data', (d) => resolve(String(d))));
+    first.write('GET /healthz HTTP/1.1\r\nhost: a\r\nconnection: close\r\n\r\n');
+    expect(await answer).toMatch(/^HTTP\/1\.1 200 /);
+    for (const socket of held) socket.destroy();
+  });
+});
+
+describe("the Socket Mode listener (health, metrics and CometChat's webhooks)", () => {
+  const user = 'cometchat';
+  const password = 'a-webhook-password-of-some-length';
+  const h = useHarness({
+    mode: 'socket',
+    env: {
+      SLACK_SIGNING_SECRET: undefined,
+      COMETCHAT_WEBHOOK_USER: user,
+      COMETCHAT_WEBHOOK_PASSWORD: password,
+    },
+  });
+  const auth = `authorization: Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  const webhookHead = (lines: string[]) =>
+    `${['POST /cometchat/webhooks/default HTTP/1.1', 'host: app', auth, 'content-type: application/json', ...lines].join('\r\n')}\r\n\r\n`;
+
+  it('refuses a webhook body over its limit with 413, announced or streamed', async () => {
+    expect(h.app.opsPort).toBe(h.app.port);
+    const announced = await rawExchange(
+      h.app.opsPort,
+      webhookHead([`content-length: ${MAX_WEBHOOK_BYTES + 1}`]),
+    );
+    expect(announced.text).toMatch(/^HTTP\/1\.1 413 /);
+    const chunk = 'a'.repeat(64 * 1024);
+    const chunks = Array.from({ length: 17 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    const streamed = await rawExchange(
+      h.app.opsPort,
+      webhookHead(['transfer-encoding: chunked']),
+      `${chunks.join('')}0\r\n\r\n`,
+    ).catch(() => ({ text: 'reset', ms: 0 }));
+    expect(streamed.text).toMatch(/^HTTP\/1\.1 413 |^reset$/);
+  });
+
+  it('cuts a connection whose headers or body never end, and one kept alive idle', async () => {
+    const [headers, body, idle] = await Promise.all([
+      rawExchange(h.app.opsPort, 'POST /cometchat/webhooks/default HTTP/1.1\r\nhost: a'),
+      rawExchange(h.app.opsPort, webhookHead(['content-length: 1000']), '{"trigger":'),
+      rawExchange(h.app.opsPort, 'GET /healthz HTTP/1.1\r\nhost: a\r\n\r\n'),
+    ]);
+    // headersTimeout (5 s) and requestTimeout (10 s), checked every second: Node answers 408
+    // as it closes; keepAliveTimeout (5 s) after a request served.
+    expect(headers.text === '' || headers.text.startsWith('HTTP/1.1 408')).toBe(true);
+    expect(headers.ms).toBeLessThan(8_000);
+    expect(body.text === '' || body.text.startsWith('HTTP/1.1 408')).toBe(true);
+    expect(body.ms).toBeLessThan(13_000);
+    expect(idle.text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(idle.ms).toBeLessThan(8_000);
+  }, 20_000);
 });

@@ -92,6 +92,31 @@ describe('Socket Mode through the real app', () => {
     expect(referenceOf(reply)).toMatch(/^[0-9a-f]{10}$/);
   });
 
+  it('acknowledges, once, an action no listener takes and a submission whose listener failed first', async () => {
+    const action = await h.slack.sendEnvelope(
+      'interactive',
+      h.driver.blockAction({ actionId: 'no_such_action', value: 'x' }),
+    );
+    // Metadata no version of the app wrote: the listener throws before it acknowledges.
+    const view = {
+      id: 'V0SOCKET',
+      type: 'modal',
+      callback_id: 'reject_reason',
+      private_metadata: 'not sealed',
+      state: { values: {} },
+    };
+    const submission = await h.slack.sendEnvelope(
+      'interactive',
+      h.driver.viewSubmission({ view, values: {} }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const { envelope_id } of [action, submission]) {
+      expect(h.slack.acks.filter((a) => a.envelope_id === envelope_id)).toHaveLength(1);
+    }
+    expect(h.logs.text()).not.toContain('ack() has already been called');
+    expect(h.logs.errors()).toEqual([]);
+  });
+
   it('GET /healthz answers 200; there is no HTTP endpoint for Slack requests', async () => {
     const base = `http://127.0.0.1:${h.app.port}`;
     const health = await fetch(`${base}/healthz`);

@@ -66,7 +66,7 @@ describe('httpAckClocks', () => {
       () => clock.now,
     );
     const req = new EventEmitter();
-    const res = new EventEmitter();
+    const res = Object.assign(new EventEmitter(), { headersSent: false });
     clocks.start(req, res);
     ackClockIn(clocks.properties(req))?.name('command', name);
     return { seen, clock, clocks, res };
@@ -90,5 +90,27 @@ describe('httpAckClocks', () => {
     expect(seen).toEqual([['command', 'call', 3.001]]);
     // A request that reached no clock (another path) has none.
     expect(clocks.properties(new EventEmitter())).toEqual({});
+  });
+});
+
+describe('answered', () => {
+  it('over HTTP, from the moment the head is written, before the response has gone', () => {
+    const clocks = httpAckClocks(() => {});
+    const req = new EventEmitter();
+    const res = Object.assign(new EventEmitter(), { headersSent: false });
+    clocks.start(req, res);
+    const clock = ackClockIn(clocks.properties(req));
+    expect(clock?.answered()).toBe(false);
+    res.headersSent = true;
+    expect(clock?.answered()).toBe(true);
+  });
+
+  it('in Socket Mode, once the reply to its envelope is handed to the socket', () => {
+    const client = new EventEmitter();
+    const clock = ackClockIn(socketAckClocks(client, () => {}).properties({ envelope_id: 'e' }));
+    client.emit('outgoing_message', { envelope_id: 'other' });
+    expect(clock?.answered()).toBe(false);
+    client.emit('outgoing_message', { envelope_id: 'e' });
+    expect(clock?.answered()).toBe(true);
   });
 });

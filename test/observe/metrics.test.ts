@@ -50,6 +50,25 @@ describe('handledName', () => {
   });
 });
 
+describe('handledName, of a body of any shape', () => {
+  it('reads fields of another type as absent, and never throws', () => {
+    const none = new Set<string>();
+    // A signed command whose `text` came twice: Bolt reads it as an array.
+    expect(handledName({ command: '/cometchat', text: ['roles', 'x'] }, none, none)).toEqual({
+      kind: 'command',
+      name: 'help',
+    });
+    expect(handledName({ type: 'block_actions', actions: [{ action_id: 7 }] }, none, none)).toEqual(
+      { kind: 'action', name: 'other' },
+    );
+    expect(handledName({ type: 'view_submission', view: 'v' }, none, none).name).toBe('other');
+    expect(handledName({ type: 'event_callback', event: null }, none, none).name).toBe('other');
+    for (const body of [null, 'text', 42, [], { type: 5 }]) {
+      expect(handledName(body, none, none)).toEqual({ kind: 'other', name: 'other' });
+    }
+  });
+});
+
 describe('status classes', () => {
   it('reduces a status to its class, and no status to why', () => {
     expect(statusClassOf(204)).toBe('2xx');

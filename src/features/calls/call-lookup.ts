@@ -443,8 +443,16 @@ export function registerCallLookup(bolt: App, deps: FeatureDeps & { timeZones: T
     new RegExp(`^${ACTIONS.participantsPage}`),
     createParticipantsPage(deps),
   );
-  bolt.shortcut<MessageShortcut>(CALLBACKS.lookupCallMessage, createMessageShortcut(deps));
-  bolt.shortcut<GlobalShortcut>(CALLBACKS.lookupCallGlobal, createLookupForm(deps));
+  // By type too: Bolt routes a shortcut by its callback_id alone, and a message shortcut's
+  // listener reads the message a global one does not carry.
+  bolt.shortcut<MessageShortcut>(
+    { callback_id: CALLBACKS.lookupCallMessage, type: 'message_action' },
+    createMessageShortcut(deps),
+  );
+  bolt.shortcut<GlobalShortcut>(
+    { callback_id: CALLBACKS.lookupCallGlobal, type: 'shortcut' },
+    createLookupForm(deps),
+  );
   bolt.view<ViewSubmitAction>(CALLBACKS.lookupCallModal, createLookupSubmission(deps));
 }
 

@@ -121,7 +121,11 @@ function createLookupSubmission(deps: UserDeps) {
 }
 
 export function registerUserShortcuts(bolt: App, deps: UserDeps): void {
-  bolt.shortcut<MessageShortcut>(CALLBACKS.lookupUserMessage, createUserShortcut(deps));
+  // By type too: a global shortcut with this callback_id carries no message to read.
+  bolt.shortcut<MessageShortcut>(
+    { callback_id: CALLBACKS.lookupUserMessage, type: 'message_action' },
+    createUserShortcut(deps),
+  );
   bolt.action<BlockAction<ButtonAction>>(
     ACTIONS.homeLookupUser,
     async ({ ack, body }: ButtonArgs) => {
