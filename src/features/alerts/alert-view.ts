@@ -62,11 +62,11 @@ export function knownCallLines(facts: AlertFacts): string[] {
   const what = [known.type ? escapeMrkdwn(truncate(known.type, 20)) : undefined, known.mode]
     .filter((word) => word !== undefined)
     .join(' ');
-  const facts_ = [who, what || undefined, known.endedAt ? slackDate(known.endedAt) : undefined];
+  const details = [who, what || undefined, known.endedAt ? slackDate(known.endedAt) : undefined];
   const lookup = sessionId
     ? `Call ${id(sessionId)}: CometChat could not be read just now; ${code(`/cometchat call ${truncate(sessionId, 200)}`)} looks it up.`
     : `CometChat could not be read just now for the call's session; ${code(`/cometchat calls ${truncate(first ?? '', 200)}`.trim())} finds it.`;
-  return [facts_.filter((line) => line !== undefined).join(' · '), lookup].filter(Boolean);
+  return [details.filter((line) => line !== undefined).join(' · '), lookup].filter(Boolean);
 }
 
 /**
