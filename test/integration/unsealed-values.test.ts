@@ -215,7 +215,13 @@ describe('with one app configured, a value without a valid seal', () => {
         { reject_reason: { reason: { type: 'plain_text_input', value: 'no' } } },
       ],
     ] as const) {
-      const view = { id: `V0${callbackId}`, callback_id: callbackId, private_metadata: metadata };
+      // As Slack sends a modal: its type too (a body without it is refused at the edge).
+      const view = {
+        id: `V0${callbackId}`,
+        type: 'modal',
+        callback_id: callbackId,
+        private_metadata: metadata,
+      };
       const answer = await submitView(h, view as unknown as StoredView, values);
       expect(answer.response_action, callbackId).toBe('update');
       expect(textOf(answer.view), callbackId).toContain(UNSEALED_REFUSAL);
