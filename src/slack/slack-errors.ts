@@ -15,3 +15,12 @@ export const NOT_THERE: ReadonlySet<string> = new Set([
   'channel_not_found',
   'is_archived',
 ]);
+
+/** Slack's refusals that pass: the same call is taken later. Any other refusal is for good. */
+export const PASSING: ReadonlySet<string> = new Set([
+  'ratelimited',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+]);

@@ -6,12 +6,11 @@ import type { Call } from '../../cometchat/model.ts';
 import type { WebhookOutcome } from '../../observe/metrics.ts';
 import { newReference } from '../../reference.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
-import { platformErrorCode } from '../../slack/slack-errors.ts';
+import { NOT_THERE, PASSING, platformErrorCode } from '../../slack/slack-errors.ts';
 import type { Store, WebhookEvent } from '../../store/store.ts';
 import { alertPost, countText } from './alert-view.ts';
 import { type BurstGate, createCountMessage } from './burst.ts';
 import { subscriptionsReached } from './subscription-rules.ts';
-import { NOT_THERE } from './subscriptions.ts';
 import { type AlertFacts, alertFacts, EnvelopeSchema, isAlertTrigger } from './webhook-event.ts';
 
 // A stored webhook event, posted: the subscriptions of its app and kind are read, the call is
@@ -132,15 +131,6 @@ async function readCall(app: CometChatApp, facts: AlertFacts, log: Logger) {
     return undefined;
   }
 }
-
-/** Slack's refusals that pass: the same post is taken later. Any other refusal is for good. */
-const PASSING = new Set([
-  'ratelimited',
-  'internal_error',
-  'fatal_error',
-  'service_unavailable',
-  'request_timeout',
-]);
 
 /**
  * One channel's post of an event, made once: its claim is taken first, and let go when Slack

@@ -5,13 +5,13 @@ import type { CometChatClient, RequestOptions } from '../../cometchat/client.ts'
 import type { CallPage, Usage } from '../../cometchat/model.ts';
 import { newReference } from '../../reference.ts';
 import type { RequestScope } from '../../slack/request-context.ts';
-import { platformErrorCode } from '../../slack/slack-errors.ts';
+import { NOT_THERE, platformErrorCode } from '../../slack/slack-errors.ts';
 import type { Store, Subscription } from '../../store/store.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import type { AppDeps } from '../deps.ts';
 import { type DigestDay, type DigestWords, digestDue } from './digest-rules.ts';
 import { type CallCounts, digestPost, type Unread } from './digest-view.ts';
-import { NOT_THERE, subscribeChannel, subscriptionId } from './subscriptions.ts';
+import { subscribeChannel, subscriptionId } from './subscriptions.ts';
 
 // The daily digest: `/cometchat digest daily [HH:MM]` subscribes the channel, and every minute
 // each replica posts the digests that are due. The claim on a digest's day, asked for before

@@ -36,7 +36,6 @@ export function subscriptionId(
 
 // Slack's rule, kept with Slack's glue (the audit trail gives up on the same errors); the other
 // alert modules import it from here.
-export { NOT_THERE };
 
 /** What a subscription is, before who made it, where and when are added. */
 export type SubscriptionAsked = Pick<Subscription, 'id' | 'kind' | 'filters'> &
