@@ -8,8 +8,8 @@ import {
   pino,
   stdSerializers,
 } from 'pino';
-import { currentRequestRef } from './log-context.ts';
 import { BUILD, SERVICE_NAME } from './observe/build.ts';
+import { currentRequestIfAny } from './request-context.ts';
 import { currentSpan } from './spans.ts';
 
 export type { Logger } from 'pino';
@@ -103,7 +103,7 @@ const NOTHING: object = Object.freeze({});
  * The root logger. Redaction by path covers the places we know about; scrubbing the written
  * line for the configured secret values covers the ones we do not (a key echoed inside an
  * upstream error message, for instance). A line written while a request's work runs carries
- * its reference (`withRequestRef`), whichever logger wrote it.
+ * its reference (`runInRequest`), whichever logger wrote it.
  */
 export function createLogger(options: LoggerOptions): Logger {
   const secrets = options.secrets ?? [];
@@ -122,7 +122,7 @@ export function createLogger(options: LoggerOptions): Logger {
       base: {},
       formatters: { ...ecs.formatters, log: (fields) => ecsFields(ecsLog(fields)) },
       mixin: (_fields, _level, logger) => {
-        const ref = currentRequestRef();
+        const ref = currentRequestIfAny()?.ref;
         const span = currentSpan();
         const addRef = ref !== undefined && bound.get(logger)?.ref === undefined;
         if (!addRef && span === undefined) return NOTHING;

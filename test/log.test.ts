@@ -1,6 +1,7 @@
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { boltLogger, createLogger, fieldName, scrub } from '../src/log.ts';
-import { withRequestRef } from '../src/log-context.ts';
+import { runInRequest } from '../src/request-context.ts';
 import { LogCapture } from './log-capture.ts';
 import { duplicateKeys, expectEcsLine } from './log-ecs-rules.ts';
 
@@ -160,7 +161,7 @@ describe('createLogger: the request a line belongs to', () => {
     const { logger, destination } = capture();
     const bolt = boltLogger(logger);
     const other = logger.child({ component: 'cometchat', app: 'eu' });
-    await withRequestRef('r1', async () => {
+    await runInRequest(inRequest('r1'), async () => {
       bolt.debug('ack() call begins');
       await new Promise((resolve) => setTimeout(resolve, 1));
       other.warn('retrying CometChat request');
@@ -178,7 +179,7 @@ describe('createLogger: the request a line belongs to', () => {
 
   it('keeps the reference a logger or a line names, once', () => {
     const { logger, destination } = capture();
-    withRequestRef('r1', () => {
+    runInRequest(inRequest('r1'), () => {
       logger.child({ ref: 'r0' }).info('a digest of its own');
       logger.info({ ref: 'r2' }, 'a line naming its own');
     });
@@ -189,7 +190,7 @@ describe('createLogger: the request a line belongs to', () => {
   it('keeps two requests’ references apart while both run', async () => {
     const { logger, destination } = capture();
     const request = (ref: string, ms: number) =>
-      withRequestRef(ref, async () => {
+      runInRequest(inRequest(ref), async () => {
         await new Promise((resolve) => setTimeout(resolve, ms));
         logger.info(`done ${ref}`);
       });
@@ -355,3 +356,8 @@ describe('boltLogger', () => {
     expect(destination.records()[0]?.message).toBe('odd [object Object]');
   });
 });
+
+/** A request's context with reference `ref`, for work run as that request. */
+function inRequest(ref: string) {
+  return { ref, log: pino({ enabled: false }), receivedAt: 0 };
+}

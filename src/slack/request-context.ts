@@ -1,26 +1,16 @@
 import type { AnyMiddlewareArgs, Context, Middleware } from '@slack/bolt';
 import type { Logger } from 'pino';
-import { withRequestRef } from '../log-context.ts';
 import { newReference } from '../reference.ts';
-import type { SpanResume } from '../spans.ts';
+import { type RequestContext, runInRequest } from '../request-context.ts';
 import { factsOf } from './body-facts.ts';
 
-/** What every listener finds in Bolt's `context`: a reference id and a logger bound to it. */
-export interface RequestScope {
-  ref: string;
-  log: Logger;
-  /** When the request reached the app (Unix ms): Slack's deadlines count from about then. */
-  receivedAt: number;
+/** What every listener finds in Bolt's `context`: the request's context, and a flag of the router's. */
+export interface RequestScope extends RequestContext {
   /**
    * Set once a command has been acknowledged with a working line: its answer and its failure
    * replace that line (`replace_original`) instead of adding a message below it.
    */
   replacesWorkingLine?: boolean;
-  /**
-   * Runs work in the request's span (when traces are on), for what runs after the request has
-   * left it: Bolt's error handler, whose reply then belongs to the request's trace.
-   */
-  resumeSpan?: SpanResume;
 }
 
 /**
@@ -91,8 +81,9 @@ export function requestScope(
       action: facts.action,
       callback: facts.callback,
     });
-    context.scope = { ref, log, receivedAt } satisfies RequestScope;
-    await withRequestRef(ref, next);
+    const scope: RequestScope = { ref, log, receivedAt };
+    context.scope = scope;
+    await runInRequest(scope, next);
   };
 }
 

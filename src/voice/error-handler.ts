@@ -1,7 +1,7 @@
 import type { Context } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { isCometChatError } from '../cometchat/errors.ts';
-import { withRequestRef } from '../log-context.ts';
+import { runInRequest } from '../request-context.ts';
 import { messageModal } from '../slack/blocks.ts';
 import { factsOf } from '../slack/body-facts.ts';
 import { type Deliverer, destinationOf } from '../slack/deliver.ts';
@@ -76,7 +76,7 @@ export function createErrorHandler(deps: ErrorHandlerDeps) {
   return async (failed: Failed) => {
     const scope = scopeIfAny(failed.context);
     if (scope === undefined) return handle(failed);
-    const asTheRequest = () => withRequestRef(scope.ref, () => handle(failed));
+    const asTheRequest = () => runInRequest(scope, () => handle(failed));
     return scope.resumeSpan ? scope.resumeSpan(asTheRequest) : asTheRequest();
   };
 }

@@ -1,22 +1,26 @@
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { editorShown } from '../offline/stack/editor-steps.ts';
-import { currentRequestRef, withRequestRef } from '../src/log-context.ts';
+import { currentRequestIfAny, runInRequest } from '../src/request-context.ts';
 import { commandReply, type Harness, referenceOf, startHarness } from './integration/harness.ts';
 import { expectEcsLine } from './log-ecs-rules.ts';
 
-describe('withRequestRef', () => {
+describe('runInRequest', () => {
   it('is the reference inside, across awaits and timers, and none outside', async () => {
-    expect(currentRequestRef()).toBeUndefined();
-    const seen = await withRequestRef('r1', async () => {
-      const first = currentRequestRef();
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      const later = await new Promise((resolve) =>
-        setImmediate(() => resolve(currentRequestRef())),
-      );
-      return [first, later];
-    });
+    expect(currentRequestIfAny()).toBeUndefined();
+    const seen = await runInRequest(
+      { ref: 'r1', log: pino({ enabled: false }), receivedAt: 0 },
+      async () => {
+        const first = currentRequestIfAny()?.ref;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        const later = await new Promise((resolve) =>
+          setImmediate(() => resolve(currentRequestIfAny()?.ref)),
+        );
+        return [first, later];
+      },
+    );
     expect(seen).toEqual(['r1', 'r1']);
-    expect(currentRequestRef()).toBeUndefined();
+    expect(currentRequestIfAny()).toBeUndefined();
   });
 });
 
