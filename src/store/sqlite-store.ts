@@ -28,6 +28,7 @@ import {
   decodeStored,
   decodeStoredJson,
   type KnownPermissions,
+  MovedToDefaultSchema,
   type Subscription,
   SubscriptionSchema,
   type WebhookEvent,
@@ -35,7 +36,7 @@ import {
 } from './stored-records.ts';
 
 /*
- * Version 8 of the file's layout; `user_version` records it so that a later version can migrate.
+ * Version 9 of the file's layout; `user_version` records it so that a later version can migrate.
  * Version 2 keeps every row under its CometChat app; 3 adds `audit_intents`; 4 `approvals` and an
  * audit record's `approval`; 5 an audit record's `subject`; 6 the `ref` of the change that set a
  * role's known permissions; 7 `subscriptions` (channels subscribed to an app's webhook events)
@@ -43,14 +44,15 @@ import {
  * `audit_posts` (audit records' posts to the audit channel that Slack has not taken yet) and
  * `audit_roles`, the roles each audit record is filed under (auditRoles: a change of a user's
  * role is found under the role they had and the one they were given), by which a listing
- * narrows to a role.
+ * narrows to a role; 9 an audit record's `moved_to_default` (the users a role's deletion left
+ * with `default`) and `reverts` (the record whose change it puts back).
  * Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
  * list of changes); everything a query filters or sorts on is a column of its own.
  *
  * Version 1 (before the app knew of several CometChat apps) had no `app` column; opening its file
  * moves every row into app `default` (see `migrateFromVersion1`).
  */
-const SCHEMA_VERSION = 8;
+const SCHEMA_VERSION = 9;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS known_permissions (
     app TEXT NOT NULL,
@@ -79,7 +81,9 @@ const SCHEMA = `
     error_kind TEXT,
     promoted_from TEXT,
     approval TEXT,
-    subject TEXT
+    subject TEXT,
+    moved_to_default TEXT,
+    reverts TEXT
   );
   CREATE INDEX IF NOT EXISTS audit_by_app_time ON audit_records (app, at);
   CREATE INDEX IF NOT EXISTS audit_by_time ON audit_records (at);
@@ -171,7 +175,7 @@ function migrate(db: DatabaseSync, path: string): void {
   }
   if (version === SCHEMA_VERSION) return;
   if (version === 1) migrateFromVersion1(db);
-  // A new file, or version 2 to 7: every statement is IF NOT EXISTS, so an earlier file
+  // A new file, or version 2 to 8: every statement is IF NOT EXISTS, so an earlier file
   // gains the tables it lacks and keeps the rest; its tables gain the columns they lack.
   else {
     db.exec(SCHEMA);
@@ -179,6 +183,8 @@ function migrate(db: DatabaseSync, path: string): void {
     addColumn(db, 'audit_records', 'subject');
     addColumn(db, 'known_permissions', 'ref');
   }
+  addColumn(db, 'audit_records', 'moved_to_default');
+  addColumn(db, 'audit_records', 'reverts');
   // Listings by role read audit_roles now (version 8): the index they used goes.
   db.exec('DROP INDEX IF EXISTS audit_by_app_role_time');
   fileAuditRoles(db);
@@ -187,6 +193,17 @@ function migrate(db: DatabaseSync, path: string): void {
 
 /** Every statement the store runs, prepared once. */
 function prepareStatements(db: DatabaseSync) {
+  return {
+    ...stateStatements(db),
+    ...auditStatements(db),
+    ...approvalStatements(db),
+    ...subscriptionStatements(db),
+  };
+}
+type Statements = ReturnType<typeof prepareStatements>;
+
+/** The known permissions, the claims and readiness's probe. */
+function stateStatements(db: DatabaseSync) {
   return {
     // Readiness writes an expired claim no caller can name (claim ids are hex).
     probe: db.prepare(
@@ -214,13 +231,20 @@ function prepareStatements(db: DatabaseSync) {
     renewClaim: db.prepare(
       'UPDATE claims SET expires_at = @expiresAt WHERE id = @id AND expires_at > @now',
     ),
+  };
+}
+
+/** The audit records, their roles, posts and intents. */
+function auditStatements(db: DatabaseSync) {
+  return {
     insertAudit: db.prepare(
       `INSERT INTO audit_records
          (ref, at, app, team_id, user_id, role, changes, before_source, outcome, service_message,
-          error_kind, promoted_from, approval, subject)
+          error_kind, promoted_from, approval, subject, moved_to_default, reverts)
        VALUES
          (@ref, @at, @app, @team_id, @user_id, @role, @changes, @before_source, @outcome,
-          @service_message, @error_kind, @promoted_from, @approval, @subject)
+          @service_message, @error_kind, @promoted_from, @approval, @subject, @moved_to_default,
+          @reverts)
        ON CONFLICT (ref) DO NOTHING`,
     ),
     insertAuditRole: db.prepare(INSERT_AUDIT_ROLE),
@@ -238,6 +262,17 @@ function prepareStatements(db: DatabaseSync) {
        ON CONFLICT (ref) DO UPDATE SET at = excluded.at, record = excluded.record`,
     ),
     selectIntents: db.prepare('SELECT record FROM audit_intents WHERE at < ? ORDER BY at, ref'),
+    // One query per combination, so that each is planned on its own index.
+    auditAll: auditQuery(db, ''),
+    auditOfApp: auditQuery(db, 'WHERE app = @app'),
+    auditOfRole: auditByRoleQuery(db, 'WHERE r.role = @role'),
+    auditOfAppRole: auditByRoleQuery(db, 'WHERE r.app = @app AND r.role = @role'),
+  };
+}
+
+/** The approval requests. */
+function approvalStatements(db: DatabaseSync) {
+  return {
     upsertApproval: db.prepare(
       `INSERT INTO approvals (id, status, requested_at, request) VALUES (?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET status = excluded.status, request = excluded.request`,
@@ -246,6 +281,12 @@ function prepareStatements(db: DatabaseSync) {
     selectOpenApprovals: db.prepare(
       "SELECT request FROM approvals WHERE status = 'open' ORDER BY requested_at, id",
     ),
+  };
+}
+
+/** Channels' subscriptions and the webhook events not handled yet. */
+function subscriptionStatements(db: DatabaseSync) {
+  return {
     upsertSubscription: db.prepare(
       `INSERT INTO subscriptions (id, app, channel, created_at, subscription) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET app = excluded.app, channel = excluded.channel,
@@ -265,14 +306,8 @@ function prepareStatements(db: DatabaseSync) {
       'SELECT event FROM webhook_events WHERE received_at < ? ORDER BY received_at, id LIMIT ?',
     ),
     deleteWebhookEvent: db.prepare('DELETE FROM webhook_events WHERE id = ?'),
-    // One query per combination, so that each is planned on its own index.
-    auditAll: auditQuery(db, ''),
-    auditOfApp: auditQuery(db, 'WHERE app = @app'),
-    auditOfRole: auditByRoleQuery(db, 'WHERE r.role = @role'),
-    auditOfAppRole: auditByRoleQuery(db, 'WHERE r.app = @app AND r.role = @role'),
   };
 }
-type Statements = ReturnType<typeof prepareStatements>;
 
 /** A page and a count of the records that `where` keeps (by `@app` and `@role`). */
 function auditQuery(db: DatabaseSync, where: string) {
@@ -619,8 +654,8 @@ function fileAuditRoles(db: DatabaseSync): void {
 
 /**
  * A column an earlier table lacks, added empty (no row of that version had one): the audit
- * table's `approval` (versions 2 and 3) and `subject` (versions 2 to 4), and the known
- * permissions' `ref` (versions 2 to 5).
+ * table's `approval` (versions 2 and 3), `subject` (versions 2 to 4), `moved_to_default` and
+ * `reverts` (versions 2 to 8), and the known permissions' `ref` (versions 2 to 5).
  */
 function addColumn(db: DatabaseSync, ...[table, name]: AddedColumn): void {
   const hasColumn = db
@@ -630,7 +665,9 @@ function addColumn(db: DatabaseSync, ...[table, name]: AddedColumn): void {
 }
 
 /** The columns a migration adds, by table: names spliced into SQL, so never a caller's text. */
-type AddedColumn = ['audit_records', 'approval' | 'subject'] | ['known_permissions', 'ref'];
+type AddedColumn =
+  | ['audit_records', 'approval' | 'subject' | 'moved_to_default' | 'reverts']
+  | ['known_permissions', 'ref'];
 
 /**
  * The layout version the file records. Version 1 created its tables before recording its
@@ -708,6 +745,8 @@ const AuditRowSchema = z.object({
   promoted_from: z.string().nullable(),
   approval: z.string().nullable(),
   subject: z.string().nullable(),
+  moved_to_default: z.string().nullable(),
+  reverts: z.string().nullable(),
 });
 type AuditRow = z.infer<typeof AuditRowSchema>;
 
@@ -727,6 +766,8 @@ function toRow(record: AuditRecord): AuditRow {
     promoted_from: record.promotedFrom ?? null,
     approval: record.approval ? JSON.stringify(record.approval) : null,
     subject: record.subject ? JSON.stringify(record.subject) : null,
+    moved_to_default: record.movedToDefault ? JSON.stringify(record.movedToDefault) : null,
+    reverts: record.reverts ?? null,
   };
 }
 
@@ -752,6 +793,10 @@ function fromRow(raw: unknown): AuditRecord {
     ...(row.subject === null
       ? {}
       : { subject: decodeStoredJson(ChangeSubjectSchema, row.subject, what) }),
+    ...(row.moved_to_default === null
+      ? {}
+      : { movedToDefault: decodeStoredJson(MovedToDefaultSchema, row.moved_to_default, what) }),
+    ...(row.reverts === null ? {} : { reverts: row.reverts }),
   };
 }
 

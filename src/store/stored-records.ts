@@ -70,6 +70,12 @@ export const ChangeSubjectSchema = z.discriminatedUnion('kind', [
 ]);
 export type ChangeSubject = z.infer<typeof ChangeSubjectSchema>;
 
+/** The users a role's deletion left with `default` (see AuditRecord's `movedToDefault`). */
+export const MovedToDefaultSchema = z.object({
+  uids: z.array(z.string()),
+  total: z.number().int().nonnegative(),
+});
+
 /** One attempted change (a role's permissions, or a user's role or account), applied or not. */
 export const AuditRecordSchema = z.object({
   /** The request's reference id: unique, shown to the user, in every log line of the attempt. */
@@ -99,6 +105,14 @@ export const AuditRecordSchema = z.object({
   approval: AuditApprovalSchema.optional(),
   /** Absent for a change of a role's permissions. */
   subject: ChangeSubjectSchema.optional(),
+  /**
+   * For a role's deletion: the users who held the role just before it was sent, whom CometChat
+   * leaves with `default` (every user holds one role). `uids` names at most one page (1000) of
+   * them, `total` counts them all.
+   */
+  movedToDefault: MovedToDefaultSchema.optional(),
+  /** For a change that puts back another: the `ref` of that change's record. */
+  reverts: z.string().optional(),
 });
 export type AuditRecord = z.infer<typeof AuditRecordSchema>;
 
@@ -186,6 +200,8 @@ export const ApprovalRequestSchema = z.object({
   rejectReason: z.string().optional(),
   /** The ref of the attempt that applied it (its audit record's). */
   ref: z.string().optional(),
+  /** For a request to put back another change: the `ref` of that change's record. */
+  reverts: z.string().optional(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 

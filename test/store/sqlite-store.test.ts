@@ -165,7 +165,7 @@ describe('sqlite store', () => {
     const db = new DatabaseSync(path, { readOnly: true });
     try {
       expect(pragma(db, 'journal_mode')).toBe('wal');
-      expect(pragma(db, 'user_version')).toBe(8);
+      expect(pragma(db, 'user_version')).toBe(9);
     } finally {
       db.close();
     }
@@ -203,7 +203,7 @@ describe('sqlite store', () => {
       requestedAt: 1,
     });
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(pragma(check, 'user_version')).toBe(8);
+    expect(pragma(check, 'user_version')).toBe(9);
     check.close();
   });
 
@@ -250,7 +250,7 @@ describe('sqlite store', () => {
     await after.setKnownPermissions(withRef);
     expect(await after.getKnownPermissions('staging', 'admin')).toStrictEqual(withRef);
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(pragma(check, 'user_version')).toBe(8);
+    expect(pragma(check, 'user_version')).toBe(9);
     check.close();
   });
 
@@ -318,7 +318,41 @@ describe('sqlite store', () => {
     const fresh = join(dir, 'fresh.sqlite');
     await openStore(fresh).close();
     expect(layout(path)).toEqual(layout(fresh));
-    expect(layout(path).version).toBe(8);
+    expect(layout(path).version).toBe(9);
+  });
+
+  it("adds a record's moved users and what it reverts to a file version 8 wrote, keeping its records", async () => {
+    const path = join(dir, 'v8.sqlite');
+    const before = openStore(path);
+    await before.appendAudit(record);
+    await before.close();
+    // Version 8's file: its audit table without the two columns version 9 added.
+    const db = new DatabaseSync(path);
+    db.exec('ALTER TABLE audit_records DROP COLUMN moved_to_default');
+    db.exec('ALTER TABLE audit_records DROP COLUMN reverts');
+    db.exec('PRAGMA user_version = 8');
+    db.close();
+
+    const after = openStore(path);
+    expect((await after.listAudit({ offset: 0, limit: 10 })).records).toEqual([record]);
+    const deletion: AuditRecord = {
+      ...record,
+      ref: 'ref-2',
+      at: record.at + 1,
+      movedToDefault: { uids: ['u-1'], total: 1 },
+      reverts: 'ref-1',
+    };
+    await after.appendAudit(deletion);
+    expect((await after.listAudit({ offset: 0, limit: 10 })).records).toEqual([deletion, record]);
+    await after.close();
+    const check = new DatabaseSync(path, { readOnly: true });
+    try {
+      expect(pragma(check, 'user_version')).toBe(9);
+      const columns = column(check, "SELECT name FROM pragma_table_info('audit_records')");
+      expect(columns).toEqual(expect.arrayContaining(['moved_to_default', 'reverts']));
+    } finally {
+      check.close();
+    }
   });
 
   it('adds audit posts to a file version 7 wrote, keeping its rows', async () => {
@@ -354,7 +388,7 @@ describe('sqlite store', () => {
     const fresh = join(dir, 'fresh-v8.sqlite');
     await openStore(fresh).close();
     expect(layout(path)).toEqual(layout(fresh));
-    expect(layout(path).version).toBe(8);
+    expect(layout(path).version).toBe(9);
   });
 
   it("files under both roles the users' role changes a file version 7 wrote, keeping its records", async () => {
@@ -376,8 +410,8 @@ describe('sqlite store', () => {
     const db = new DatabaseSync(path);
     undoVersion8(db);
     db.exec(`INSERT INTO audit_records SELECT 'damaged', at, app, team_id, user_id, role, changes,
-      before_source, outcome, service_message, error_kind, promoted_from, approval, 'not json'
-      FROM audit_records WHERE ref = 'move-1'`);
+      before_source, outcome, service_message, error_kind, promoted_from, approval, 'not json',
+      NULL, NULL FROM audit_records WHERE ref = 'move-1'`);
     db.exec('PRAGMA user_version = 7');
     db.close();
 
@@ -458,7 +492,7 @@ describe('sqlite store', () => {
       const fresh = join(dir, 'fresh.sqlite');
       await openStore(fresh).close();
       expect(layout(migrated)).toEqual(layout(fresh));
-      expect(layout(migrated).version).toBe(8);
+      expect(layout(migrated).version).toBe(9);
     });
 
     it('keeps every row, each in the default app', async () => {
@@ -557,7 +591,7 @@ describe('sqlite store', () => {
       const at = Date.now() + 3_000;
       const totals = await Promise.all([open(), open(), open()]);
       expect(totals).toEqual(Array(3).fill(String(v1Audit().length)));
-      expect(layout(path).version).toBe(8);
+      expect(layout(path).version).toBe(9);
     });
   });
 });

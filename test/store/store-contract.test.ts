@@ -241,6 +241,27 @@ function describeStoreContract(
         });
       });
 
+      it("keeps a role deletion's users and the record a change puts back, as written", async () => {
+        const deletion = record({
+          ref: 'r-delete',
+          role: 'vip',
+          subject: { kind: 'role', action: 'delete' },
+          changes: [{ key: 'role', before: 'vip', after: null, explicit: false }],
+          movedToDefault: { uids: ['u-1', 'u-2'], total: 2 },
+        });
+        const revert = record({ ref: 'r-revert', at: deletion.at + 1, reverts: 'r-delete' });
+        await store.appendAudit(deletion);
+        await store.appendAudit(revert);
+        await store.putIntent({ ...deletion, ref: 'r-pending', outcome: 'unknown' });
+        expect((await store.listAudit({ offset: 0, limit: 10 })).records).toEqual([
+          revert,
+          deletion,
+        ]);
+        expect(await store.listIntents(Number.POSITIVE_INFINITY)).toEqual([
+          { ...deletion, ref: 'r-pending', outcome: 'unknown' },
+        ]);
+      });
+
       it('ignores a second record with the same ref, in every listing', async () => {
         await store.appendAudit(record({ ref: 'dup', role: 'a', at: 10, userId: 'U1' }));
         await store.appendAudit(record({ ref: 'dup', role: 'b', at: 20, userId: 'U2' }));
