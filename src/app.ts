@@ -114,7 +114,6 @@ export function createSlackApp(options: SlackAppOptions) {
     now,
     budgetMs: config.cometchat.budgetMs,
     ...voice,
-    approvalTtlMs: config.approvalTtlHours * 60 * 60 * 1000,
     logger,
     lookupClient: slack.quick(ACCESS_CLIENT_TIMEOUT_MS),
     countWebhook: (name, outcome) => metrics.webhookEvent(name, outcome),

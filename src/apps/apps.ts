@@ -25,11 +25,11 @@ export interface CometChatApp {
   /** Who may edit this app's permissions (its own editors, else the workspace's). */
   access: Access;
   /**
-   * Set when this app's changes need a second person: where requests are posted, and who may
-   * approve them: an editor of the app who did not ask, and when APPROVERS is set, one of those
-   * too (`approvers` is then its check).
+   * Set when this app's changes need a second person: where requests are posted, who may approve
+   * them (an editor of the app who did not ask, and when APPROVERS is set, one of those too:
+   * `approvers` is then its check), and how long a request stays open (APPROVAL_TTL_HOURS).
    */
-  approval?: { channel: string; approvers?: Access | undefined } | undefined;
+  approval?: { channel: string; approvers?: Access | undefined; ttlMs: number } | undefined;
   /**
    * The Basic authentication this app's CometChat webhooks come with, and the setting that holds
    * its password; undefined: the app takes no webhook.

@@ -45,6 +45,7 @@ export function appsFromConfig(config: Config, deps: AppsDeps): { apps: Apps; ac
       approval: settings.approvalChannel
         ? {
             channel: settings.approvalChannel,
+            ttlMs: config.approvalTtlHours * 60 * 60 * 1000,
             // APPROVERS narrows who of the app's editors may approve.
             approvers: settings.approvers
               ? accessOf(settings.approvers, settings.approversSetting)

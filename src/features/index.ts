@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
+import { changes, homeApprovals } from '../changes/index.ts';
 import type { HttpRoute } from '../observe/readiness.ts';
 import { alerts, homeAlerts, webhookRoute } from './alerts/index.ts';
 import { apps } from './apps/index.ts';
@@ -12,13 +13,7 @@ import type { Feature } from './feature.ts';
 import { helpMessage } from './help/help-view.ts';
 import { help } from './help/index.ts';
 import { createHome, registerHome } from './home/home.ts';
-import {
-  editorOpener,
-  homeApprovals,
-  permissions,
-  roleChangeReview,
-  userChangeReview,
-} from './permissions/index.ts';
+import { editorOpener, permissions } from './permissions/index.ts';
 import { roles } from './roles/index.ts';
 import { registerUnfurls } from './unfurl.ts';
 import { users } from './users/index.ts';
@@ -31,6 +26,7 @@ export const FEATURES: readonly Feature[] = [
   roles,
   compare,
   permissions,
+  changes,
   users,
   calls,
   alerts,
@@ -79,8 +75,6 @@ export function registerFeatures(bolt: App, shared: SharedDeps): RegisteredFeatu
     ...shared,
     help: () => helpMessage(SUBCOMMANDS, names),
     refreshHome: home.publish,
-    reviewUserChange: userChangeReview(shared),
-    reviewRoleChange: roleChangeReview(),
     callCard: callCardBlocks(shared.apps),
   };
   for (const feature of FEATURES) feature.register(bolt, deps);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { confirm } from '../../offline/stack/editor-steps.ts';
-import { NOT_SENT, UNKNOWN_OUTCOME } from '../../src/features/permissions/apply-change.ts';
+import { NOT_SENT } from '../../src/changes/apply.ts';
+import { UNKNOWN_OUTCOME } from '../../src/changes/record.ts';
 import { type AuditRecord, createMemoryStore } from '../../src/store/store.ts';
 import { textOf } from './harness.ts';
 import { puts, reviewFlip, useHarnessStarter } from './support.ts';

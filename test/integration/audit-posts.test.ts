@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSlackApp } from '../../src/app.ts';
-import { UNKNOWN_OUTCOME } from '../../src/features/permissions/apply-change.ts';
+import { UNKNOWN_OUTCOME } from '../../src/changes/record.ts';
 import { createMetrics } from '../../src/observe/metrics.ts';
 import { createSqliteStore } from '../../src/store/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';

@@ -1,16 +1,16 @@
-import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, SlashCommand } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
 import { RoleIdSchema } from '../../cometchat/schemas.ts';
 import type { Metrics } from '../../observe/metrics.ts';
-import { destinationOf, slackErrorCode } from '../../slack/deliver.ts';
+import { slackErrorCode } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import type { RequestScope } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
 import type { AuditTrail, FeatureDeps } from '../deps.ts';
+import { replyToCommand } from '../load-into-modal.ts';
 import { inPlace, sealedButton } from '../sealed-button.ts';
 import { createAuditPosts } from './audit-posts.ts';
 import { AUDIT_PER_PAGE, type AuditQuery, auditMessage, auditPost } from './audit-view.ts';
@@ -94,8 +94,8 @@ export function createAuditList(deps: { store: Store } & Pick<FeatureDeps, 'apps
 /** `/cometchat [app] audit [role] [page]` and its page buttons. */
 export function createAuditCommand(deps: FeatureDeps & { store: Store }) {
   const list = createAuditList(deps);
-  return async (app: CometChatApp, query: AuditQuery, body: unknown, scope: RequestScope) => {
-    await deps.deliver(destinationOf(body), await list(app, query), scope.log);
+  return async (app: CometChatApp, query: AuditQuery, command: SlashCommand) => {
+    await replyToCommand(deps, command, await list(app, query));
   };
 }
 

@@ -39,7 +39,7 @@ export const audit: Feature = {
       names: ['audit'],
       usage: `${USAGE} - recent permission changes, newest first`,
       parse: parseAuditWords,
-      run: (query, { body, scope, app, deps }) => createAuditCommand(deps)(app, query, body, scope),
+      run: (query, { body, app, deps }) => createAuditCommand(deps)(app, query, body),
     }),
   ],
   register: registerAuditList,

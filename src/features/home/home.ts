@@ -206,16 +206,15 @@ export function registerHome(
 
   bolt.action<BlockAction<StaticSelectAction>>(
     ACTIONS.homeEditRole,
-    async ({ ack, body, action, context }: SelectArgs) => {
+    async ({ ack, body, action }: SelectArgs) => {
       await ack();
-      const scope = scopeOf(context);
       // A select cleared by the person sends no option: there is nothing to open.
       const value = action.selected_option?.value;
       if (value === undefined) return;
       // The option names its role, sealed for its app: one made by hand, or of an app no longer
       // configured, is refused before anything is asked of CometChat.
       const { app, text: role } = openSealedOption(deps.apps, value);
-      await openEditor(body.trigger_id, app, role, body.user.id, scope);
+      await openEditor(body.trigger_id, app, role, body.user.id);
     },
   );
 }

@@ -1,23 +1,26 @@
 import type { View } from '@slack/types';
+import {
+  changeId,
+  changeRecord,
+  idPayload,
+  METADATA_LIMIT,
+  type PermissionsChange,
+} from '../../changes/change.ts';
+import type { AppLabel } from '../../changes/deps.ts';
+import { baselineFrom } from '../../changes/kinds/permissions.ts';
 import { type Catalogue, SHIPPED_CATALOGUE } from '../../cometchat/catalogue.ts';
 import type { Role } from '../../cometchat/schemas.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import {
-  baselineFrom,
-  type ConfirmMetadata,
-  changeId,
   computeChanges,
-  confirmRecord,
   EDITOR_CATEGORIES,
   type EditorState,
-  idPayload,
-  METADATA_LIMIT,
   mergeEdits,
   rebase,
   STALE_NOTICE,
   unsetProblem,
 } from './editor-state.ts';
-import { type AppLabel, blockIds, editorView } from './editor-view.ts';
+import { blockIds, editorView } from './editor-view.ts';
 import { readCategory, type StateValues } from './read-fields.ts';
 
 // The editor's decisions, as plain functions of what Slack sent and what the store knows: what
@@ -103,7 +106,7 @@ export type ReviewOutcome =
   /** Problems by block id, for `response_action: 'errors'`. */
   | { kind: 'errors'; errors: Record<string, string> }
   | { kind: 'nothing'; role: string }
-  | { kind: 'confirm'; meta: ConfirmMetadata };
+  | { kind: 'confirm'; meta: PermissionsChange };
 
 export interface ReviewInput {
   state: EditorState;
@@ -145,13 +148,14 @@ export function reviewDecision({
   if (unknown) return { kind: 'errors', errors: { [blockIds.apply(state.render)]: unknown } };
   const changes = computeChanges(merged, baseline, catalogue);
   if (changes.length === 0) return { kind: 'nothing', role: state.role };
-  const meta: ConfirmMetadata = {
+  const meta: PermissionsChange = {
+    kind: 'permissions',
     role: state.role,
     id: changeId(viewId, app, state.role, idPayload(changes)),
     changes,
     seenAt: baseline.seenAt,
   };
-  if (write(confirmRecord(meta)).length > METADATA_LIMIT) {
+  if (write(changeRecord(meta)).length > METADATA_LIMIT) {
     return {
       kind: 'errors',
       errors: {

@@ -6,42 +6,24 @@ import type {
   PlainTextOption,
   View,
 } from '@slack/types';
-import type { ValueWriter } from '../../apps/apps.ts';
+import type { AppLabel } from '../../changes/deps.ts';
+import type { Baseline } from '../../changes/kinds/permissions.ts';
+import { messageView } from '../../changes/views.ts';
 import {
   type Catalogue,
   type CatalogueSpec,
-  holdsRoleIds,
   SHIPPED_CATALOGUE,
   valueInWords,
 } from '../../cometchat/catalogue.ts';
-import type { PermissionUpdate } from '../../cometchat/model.ts';
 import type { PermissionValue } from '../../cometchat/schemas.ts';
-import {
-  actions,
-  button,
-  context,
-  divider,
-  md,
-  messageModal,
-  plain,
-  section,
-} from '../../slack/blocks.ts';
+import { context, plain, section } from '../../slack/blocks.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate } from '../../slack/mrkdwn.ts';
-import type { ChangeSubject } from '../../store/store.ts';
 import { counted, inApp } from '../../voice/sentences.ts';
-import { permissionKeyText } from '../permission-key-text.ts';
-import { permissionValueText } from '../permission-value-text.ts';
-import { subjectIn } from './change-subject.ts';
 import {
-  type Baseline,
-  type Change,
-  type ConfirmMetadata,
   displayedValue,
   type EditorState,
   isCarriedKey,
-  listDelta,
-  type PromotedFrom,
   specsOf,
   stateRecord,
 } from './editor-state.ts';
@@ -52,7 +34,6 @@ import { roleOptionValue } from './role-options.ts';
 // user typed in a block whose id did not change).
 
 const CHECKBOX_LIMIT = 10;
-const SECTION_CHARS = 2900;
 
 export const blockIds = {
   actions: (render: number, chunk: number) => `a:${render}:${chunk}`,
@@ -60,14 +41,6 @@ export const blockIds = {
   apply: (render: number) => `g:${render}`,
   unset: (render: number) => `u:${render}`,
 };
-
-/** Which CometChat app a view is about, and how its metadata is written for Slack. */
-export interface AppLabel {
-  /** Shown when several apps are configured; undefined with one. */
-  appName?: string | undefined;
-  /** Writes the metadata Slack carries back (sealed for the app); plain JSON by default. */
-  write?: ValueWriter | undefined;
-}
 
 export interface EditorViewInput extends AppLabel {
   state: EditorState;
@@ -434,116 +407,6 @@ function checkboxes(
   };
 }
 
-/**
- * One line per change, as the user confirms it: `*Label* (`key`): before -> after`, lists as +/-
- * items; the label from the app's catalogue (the shipped one by default).
- * Role ids (a role list's items, a user's role when `subject` is a user) are code, so they copy
- * exactly; other values are escaped.
- */
-export function changeLine(
-  change: Change,
-  subject?: ChangeSubject,
-  catalogue: Catalogue = SHIPPED_CATALOGUE,
-): string {
-  const key = permissionKeyText(change.key, catalogue);
-  const spec = catalogue.spec(change.key);
-  const ids = holdsRoleIds(
-    change.key,
-    subject?.kind === 'user' || (subject?.kind === 'role' && change.key === 'role'),
-    catalogue,
-  );
-  const item = (x: string) => (ids ? code(x) : escapeMrkdwn(x));
-  if (change.unset) {
-    return `${key}: ${permissionValueText(change.before, ids)} → *the default* (${permissionValueText(change.after, ids)}) _(unset)_`;
-  }
-  if (change.explicit)
-    return `${key}: ${permissionValueText(change.after, ids)} _(unchanged, stated explicitly)_`;
-  const isList = spec
-    ? spec.kind.endsWith('List')
-    : Array.isArray(change.after) || Array.isArray(change.before);
-  if (isList) {
-    const { added, removed } = listDelta(change.before, change.after);
-    const parts = [...added.map((x) => `+${item(x)}`), ...removed.map((x) => `−${item(x)}`)];
-    const now = permissionValueText(change.after, ids);
-    return `${key}: ${parts.join(', ') || now} _(now ${now})_`;
-  }
-  return `${key}: ${permissionValueText(change.before, ids)} → *${permissionValueText(change.after, ids)}*`;
-}
-
-/** The block and field of the reason an approval request may give. */
-export const REASON_BLOCK = 'approval_reason';
-export const REASON_INPUT = 'reason';
-export const MAX_REASON = 300;
-
-/** Who a change reaches: every user who holds the role. */
-export function holdersLine(holders: number | undefined): string {
-  return holders === undefined
-    ? 'How many users hold this role: unknown (CometChat did not say in time).'
-    : `${counted(holders, 'user holds', 'users hold')} this role: the change reaches them all.`;
-}
-
-export function confirmView(
-  meta: ConfirmMetadata,
-  roleName: string,
-  privateMetadata: string,
-  appName?: string,
-  /** Set when the app's changes need a second person: where the request goes. */
-  approvalChannel?: string,
-  /**
-   * How many users hold the role (CometChat's count; undefined when it could not say), and the
-   * app's catalogue, which names the keys (the shipped one by default).
-   */
-  { holders, catalogue }: { holders?: number | undefined; catalogue?: Catalogue | undefined } = {},
-): View {
-  const promoted = meta.promotedFrom ? [promotedNote(meta.promotedFrom, appName)] : [];
-  const n = meta.changes.length;
-  const what = `${counted(n, 'change')} to ${escapeMrkdwn(roleName)} ${code(meta.role)}${inApp(appName)}`;
-  return {
-    type: 'modal',
-    callback_id: CALLBACKS.permissionsConfirm,
-    title: plain(approvalChannel ? 'Request approval' : 'Confirm change', 24),
-    submit: plain(approvalChannel ? 'Request approval' : 'Apply', 24),
-    close: plain('Back', 24),
-    private_metadata: privateMetadata,
-    blocks: [
-      section(
-        approvalChannel
-          ? `Ask for approval of ${what} in <#${approvalChannel}>? Nothing is sent until another person approves; then exactly these keys are sent.`
-          : `Apply ${what}? Exactly these keys are sent; nothing else changes.`,
-      ),
-      ...chunkedSections(meta.changes.map((c) => changeLine(c, meta.subject, catalogue))),
-      context([
-        holdersLine(holders),
-        ...promoted,
-        meta.seenAt !== undefined
-          ? `“Before” values are from the last update this app saw (${slackDate(Math.floor(meta.seenAt / 1000))}).`
-          : '“Before” values are the documented defaults: the live values could not be read.',
-      ]),
-      ...(approvalChannel ? [reasonInput()] : []),
-    ],
-  };
-}
-
-/** The optional reason of an approval request, read back by `reasonOf` (read-fields.ts). */
-export function reasonInput(): KnownBlock {
-  return {
-    type: 'input',
-    block_id: REASON_BLOCK,
-    optional: true,
-    label: plain('Reason (shown to the approvers)'),
-    element: {
-      type: 'plain_text_input',
-      action_id: REASON_INPUT,
-      multiline: true,
-      max_length: MAX_REASON,
-    },
-  };
-}
-
-function promotedNote(from: PromotedFrom, appName: string | undefined): string {
-  return `Promoted from *${escapeMrkdwn(from.app)}* (its change ${code(from.ref)}): the same keys and values, compared with what ${appName ? `*${escapeMrkdwn(appName)}*` : 'this app'} last returned.`;
-}
-
 /** Shown the moment the editor opens, while the role list and the last known values load. */
 export function loadingView(role: string, appName?: string): View {
   return {
@@ -554,128 +417,4 @@ export function loadingView(role: string, appName?: string): View {
     ),
     callback_id: CALLBACKS.permissionsEditor,
   };
-}
-
-/**
- * Shown the moment a confirmation is submitted: Slack has its answer at once, and the view shows
- * the outcome once the request is posted or the change applied.
- */
-export function submittedView(
-  meta: Pick<ConfirmMetadata, 'role' | 'changes' | 'subject'>,
-  appName: string | undefined,
-  needsApproval: boolean,
-): View {
-  if (needsApproval) {
-    return messageView('Request approval', ':hourglass_flowing_sand: Posting the request…', false);
-  }
-  const n = meta.changes.length;
-  return messageView(
-    'Applying',
-    `:hourglass_flowing_sand: Applying ${counted(n, 'change')} to ${subjectIn(meta, { appName })}…`,
-    false,
-  );
-}
-
-export function messageView(
-  title: string,
-  content: string | KnownBlock[],
-  clearOnClose = true,
-): View {
-  return messageModal(title, content, { callbackId: CALLBACKS.permissionsConfirm, clearOnClose });
-}
-
-/** Said with an applied change whose audit record the store did not keep. */
-export const AUDIT_NOT_STORED =
-  ":warning: The change was applied, but its audit record could not be stored; it is in the app's log. Tell whoever runs the app.";
-
-/** "Apply the same change to <app>": the app, and the button's value naming it, sealed. */
-export interface PromotionOffer {
-  app: string;
-  value: string;
-}
-
-/** What a result offers besides the outcome: the same change for each other app. */
-export interface ResultOptions {
-  appName?: string | undefined;
-  /** Other apps that have the role, each offered "Apply the same change to <app>". */
-  promoteTo?: readonly PromotionOffer[];
-  /** The applied change as the result's metadata carries it (sealed for the app). */
-  metadata?: string | undefined;
-  /** The app's catalogue, which names and groups the keys; the shipped one by default. */
-  catalogue?: Catalogue | undefined;
-}
-
-/** The outcome: the service's per-key messages and the role's resulting permissions. */
-export function resultView(
-  role: string,
-  update: PermissionUpdate,
-  changes: readonly Change[],
-  audited = true,
-  options: ResultOptions = {},
-): View {
-  const changed = new Map(changes.map((c) => [c.key, c]));
-  const { catalogue = SHIPPED_CATALOGUE } = options;
-  const keyText = (key: string) => permissionKeyText(key, catalogue);
-  const messages = Object.entries(update.results).map(
-    ([key, r]) =>
-      `${r.success ? ':white_check_mark:' : ':x:'} ${keyText(key)}: ${escapeMrkdwn(r.message || (r.success ? 'applied' : 'not applied'))}`,
-  );
-  const byCategory = new Map<string, string[]>();
-  for (const [key, value] of Object.entries(update.permissions)) {
-    const category = catalogue.spec(key)?.category ?? 'Other keys';
-    const shown = permissionValueText(value, holdsRoleIds(key, false, catalogue));
-    // The label is bold already: a changed key's value is, and the line says so.
-    const mark = changed.get(key)?.unset ? 'back to the default' : 'changed';
-    const line = `${keyText(key)}: ${changed.has(key) ? `*${shown}* ← ${mark}` : shown}`;
-    byCategory.set(category, [...(byCategory.get(category) ?? []), line]);
-  }
-  const blocks: KnownBlock[] = [
-    section(
-      `:white_check_mark: Applied ${counted(changes.length, 'change')} to ${code(role)}${inApp(options.appName)}.`,
-    ),
-  ];
-  if (messages.length > 0) blocks.push(...chunkedSections(messages));
-  if (!audited) {
-    blocks.push(section(AUDIT_NOT_STORED));
-  }
-  const promoteTo = options.metadata ? (options.promoteTo ?? []) : [];
-  if (promoteTo.length > 0) {
-    // Each opens that app's own review; nothing is sent from here.
-    blocks.push(
-      actions(
-        promoteTo
-          .slice(0, 25)
-          .map(({ app, value }) =>
-            button(`Apply the same change to ${app}`, `${ACTIONS.promoteChange}:${app}`, value),
-          ),
-      ),
-    );
-  }
-  blocks.push(divider(), section('*Resulting permissions* (as CometChat answered)'));
-  for (const [category, lines] of byCategory)
-    blocks.push(...chunkedSections([`*${escapeMrkdwn(category)}*`, ...lines]));
-  return {
-    type: 'modal',
-    callback_id: CALLBACKS.permissionsConfirm,
-    title: plain('Permissions updated', 24),
-    close: plain('Done', 24),
-    clear_on_close: true,
-    ...(promoteTo.length > 0 && options.metadata ? { private_metadata: options.metadata } : {}),
-    blocks: blocks.slice(0, 100),
-  };
-}
-
-/** Lines packed into as few sections as the 3000-character limit allows. */
-export function chunkedSections(lines: readonly string[]): KnownBlock[] {
-  const blocks: KnownBlock[] = [];
-  let current = '';
-  for (const line of lines) {
-    if (current && current.length + line.length + 1 > SECTION_CHARS) {
-      blocks.push({ type: 'section', text: md(current) });
-      current = '';
-    }
-    current = current ? `${current}\n${line}` : line;
-  }
-  if (current) blocks.push({ type: 'section', text: md(current) });
-  return blocks;
 }

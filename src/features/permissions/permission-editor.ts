@@ -14,31 +14,21 @@ import {
   UNSEALED_REFUSAL,
 } from '../../apps/apps.ts';
 import { countHolders } from '../../apps/holders.ts';
+import { changeRecord } from '../../changes/change.ts';
+import { type AppLabel, appLabel, OPEN_CHECK_DEADLINE_MS } from '../../changes/deps.ts';
+import { baselineFrom } from '../../changes/kinds/permissions.ts';
+import { confirmView } from '../../changes/review.ts';
+import { messageView } from '../../changes/views.ts';
 import type { Catalogue } from '../../cometchat/catalogue.ts';
-import { destinationOf } from '../../slack/deliver.ts';
+import { currentRequest, msLeft } from '../../request-context.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, SelectArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { type ModalTarget, showModal } from '../../slack/modal-outcome.ts';
-import {
-  msLeft,
-  type RequestScope,
-  scopeOf,
-  settledWithin,
-  tracedBy,
-} from '../../slack/request-context.ts';
+import { settledWithin } from '../../slack/request-context.ts';
+import { platformErrorCode } from '../../slack/slack-errors.ts';
 import { RefusedError, ShownFailure } from '../../voice/failure.ts';
 import type { EditorOpener } from '../deps.ts';
-import { tellPerson } from '../load-into-modal.ts';
-import { applyFlow } from './apply-flow.ts';
-import {
-  appLabel,
-  type Confirmed,
-  type EditorDeps,
-  failInEditor,
-  failureView,
-  OPEN_CHECK_DEADLINE_MS,
-  roleIn,
-} from './editor-context.ts';
+import { type EditorDeps, editorFailure, failInEditor, roleIn } from './editor-context.ts';
 import {
   categorySwitchView,
   isCategory,
@@ -48,29 +38,16 @@ import {
   roleContext,
 } from './editor-flow.ts';
 import {
-  baselineFrom,
-  ConfirmSchema,
-  confirmRecord,
   type EditorState,
   EditorStateSchema,
   newEditorState,
   rebase,
   STALE_NOTICE,
 } from './editor-state.ts';
-import {
-  type AppLabel,
-  confirmView,
-  editorView,
-  loadingView,
-  messageView,
-  submittedView,
-} from './editor-view.ts';
-import { createPromoteButton } from './promotion.ts';
-import { reasonOf } from './read-fields.ts';
-import { requestApprovalFlow } from './request-approval.ts';
+import { editorView, loadingView } from './editor-view.ts';
 
-// The editor's listeners: open, switch category, review, apply. Each decides with the plain
-// functions of editor-flow.ts and apply-change.ts; promotion to another app is promotion.ts.
+// The editor's listeners: open, switch category, review. Each decides with the plain functions
+// of editor-flow.ts; the review's "Apply" is the road of every change's (src/changes).
 
 /**
  * The editor for a role, ready to show: the role list, the app's catalogue and the last known
@@ -80,33 +57,30 @@ export async function loadEditorView(
   deps: Pick<EditorDeps, 'apps' | 'store'>,
   app: CometChatApp,
   role: string,
-  scope: RequestScope,
 ): Promise<View> {
-  const label = appLabel(deps, app);
+  const { log } = currentRequest();
+  const label = appLabel(deps.apps, app);
   const [roles, catalogue, { known, unavailable }] = await Promise.all([
-    app.cometchat.listAllRoles(tracedBy(scope)),
+    app.cometchat.listAllRoles(),
     // Never fails: without the app's definitions the editor opens on the shipped catalogue.
-    app.catalogue(tracedBy(scope)),
+    app.catalogue(),
     // Without the store the editor still opens, on the documented defaults, and says why.
     deps.store.getKnownPermissions(app.name, role).then(
       (found) => ({ known: found, unavailable: false }),
       (error: unknown) => {
-        scope.log.warn(
-          { err: error, app: app.name, role },
-          'editor: store unavailable for pre-fill',
-        );
+        log.warn({ err: error, app: app.name, role }, 'editor: store unavailable for pre-fill');
         return { known: undefined, unavailable: true };
       },
     ),
   ]);
   if (!roles.some((r) => r.role === role)) {
-    scope.log.info({ app: app.name, role }, 'editor: unknown role');
+    log.info({ app: app.name, role }, 'editor: unknown role');
     return messageView(
       'Edit permissions',
       `CometChat has no role ${roleIn(role, label)}. Check the id with \`/cometchat ${label.appName ? `${label.appName} ` : ''}roles\`.`,
     );
   }
-  scope.log.info(
+  log.info(
     { app: app.name, role, known: known !== undefined, catalogue: catalogue.source },
     'editor opened',
   );
@@ -135,65 +109,59 @@ type Loaded = { view: View } | { error: unknown };
  * when the data arrives.
  */
 export function createEditorOpener(deps: EditorDeps): EditorOpener {
-  return async (triggerId, app, role, userId, scope) => {
+  return async (triggerId, app, role, userId) => {
     // views.open needs the trigger within Slack's three seconds of the click: the check gets
     // what is left of OPEN_CHECK_DEADLINE_MS after the viewer check took its share.
-    const refusal = await editRefusal(app.access, userId, scope.log, 'open', {
-      withinMs: msLeft(scope, OPEN_CHECK_DEADLINE_MS, deps.now),
+    const refusal = await editRefusal(app.access, userId, currentRequest().log, 'open', {
+      withinMs: msLeft(OPEN_CHECK_DEADLINE_MS, deps.now),
     });
     if (refusal) throw new RefusedError(refusal);
     // Warms the count the review will show (cached briefly per app); nobody waits for it here.
-    void countHolders(app, role, tracedBy(scope));
-    const loading: Promise<Loaded> = loadEditorView(deps, app, role, scope).then(
+    void countHolders(app, role, {});
+    const loading: Promise<Loaded> = loadEditorView(deps, app, role).then(
       (view) => ({ view }),
       (error: unknown) => ({ error }),
     );
-    const waitMs = Math.min(
-      deps.loadingViewAfterMs,
-      msLeft(scope, OPEN_CHECK_DEADLINE_MS, deps.now),
-    );
+    const waitMs = Math.min(deps.loadingViewAfterMs, msLeft(OPEN_CHECK_DEADLINE_MS, deps.now));
     const early = await settledWithin(loading, waitMs);
-    if (early) return show({ triggerId }, early, scope, deps);
-    const placeholder = loadingView(role, appLabel(deps, app).appName);
+    if (early) return show({ triggerId }, early, deps);
+    const placeholder = loadingView(role, appLabel(deps.apps, app).appName);
     const viewId = await deps.views.open({ trigger_id: triggerId, view: placeholder });
-    return show({ viewId }, await loading, scope, deps);
+    return show({ viewId }, await loading, deps);
   };
 }
 
 /** Shows the loaded editor, or the failure, in the modal (see failInEditor for a failure). */
-async function show(
-  target: ModalTarget,
-  loaded: Loaded,
-  scope: RequestScope,
-  deps: EditorDeps,
-): Promise<void> {
+async function show(target: ModalTarget, loaded: Loaded, deps: EditorDeps): Promise<void> {
   if ('view' in loaded) return showModal(deps.views, target, loaded.view);
-  await failInEditor(target, loaded.error, scope, deps);
+  await failInEditor(target, loaded.error, deps);
 }
 
 /** "Edit permissions" on a role in the role list. */
 export function createEditButton(deps: EditorDeps) {
   const open = createEditorOpener(deps);
-  return async ({ ack, body, action, context }: ButtonArgs) => {
+  return async ({ ack, body, action }: ButtonArgs) => {
     await ack();
     // The button names its app, sealed: a value made by hand or edited to name another is refused.
     const { app, role } = openRoleButton(deps.apps, action.value);
-    await open(body.trigger_id, app, role, body.user.id, scopeOf(context));
+    await open(body.trigger_id, app, role, body.user.id);
   };
 }
 
 /** Switching category: keep what was edited on screen, or refuse to switch and say why. */
 export function createCategorySwitch(deps: EditorDeps) {
-  return async ({ ack, body, action, context }: SelectArgs) => {
+  return async ({ ack, body, action, respond }: SelectArgs) => {
     await ack();
-    const scope = scopeOf(context);
+    const { log } = currentRequest();
     const view = body.view;
     if (!view) return;
     const opened = tryOpenSealed(deps.apps, EditorStateSchema, view.private_metadata);
     if (!opened) {
       // Told in a message, the modal left as it is: the view id of a request whose metadata is
-      // not sealed here may be someone else's modal.
-      await tellPerson(deps, body, UNSEALED_REFUSAL, scope);
+      // not sealed here may be someone else's modal. A modal's select has no response_url: a
+      // direct message reaches the person.
+      if (body.response_url) await respond({ text: UNSEALED_REFUSAL, replace_original: false });
+      else await deps.deliver({ userId: body.user.id }, { text: UNSEALED_REFUSAL }, log);
       return;
     }
     const target = action.selected_option?.value;
@@ -201,10 +169,10 @@ export function createCategorySwitch(deps: EditorDeps) {
     const { app, value: state } = opened;
     // Refused silently (and logged): the view id in a refused request may be someone else's
     // modal, which must not be touched.
-    if (await editRefusal(app.access, body.user.id, scope.log, 'switch category')) return;
+    if (await editRefusal(app.access, body.user.id, log, 'switch category')) return;
     const [roles, catalogue, known] = await Promise.all([
-      app.cometchat.listAllRoles(tracedBy(scope)),
-      app.catalogue(tracedBy(scope)),
+      app.cometchat.listAllRoles(),
+      app.catalogue(),
       deps.store.getKnownPermissions(app.name, state.role),
     ]);
     const next = categorySwitchView({
@@ -213,15 +181,15 @@ export function createCategorySwitch(deps: EditorDeps) {
       known,
       values: view.state.values,
       roles: roleContext(roles, state.role),
-      label: appLabel(deps, app),
+      label: appLabel(deps.apps, app),
       catalogue,
     });
     try {
       await deps.views.update({ view_id: view.id, hash: view.hash, view: next });
     } catch (error) {
       // A newer render won the race (the user clicked twice); theirs stands.
-      if ((error as { data?: { error?: string } }).data?.error === 'hash_conflict') {
-        scope.log.info('editor: stale category switch ignored');
+      if (platformErrorCode(error) === 'hash_conflict') {
+        log.info('editor: stale category switch ignored');
         return;
       }
       throw error;
@@ -266,34 +234,27 @@ export async function reviewSubmission(
     viewId: string;
     privateMetadata: string;
     values: ViewSubmitAction['view']['state']['values'];
-    scope: RequestScope;
   },
 ): Promise<ReviewAnswer> {
   const opened = tryOpenSealed(deps.apps, EditorStateSchema, submission.privateMetadata);
   if (!opened) return { kind: 'outdated' };
   const { app, value: state } = opened;
-  const label = appLabel(deps, app);
+  const label = appLabel(deps.apps, app);
   // The deadline counts from the request's arrival: the viewer check already took its share.
-  const left = Math.max(0, msLeft(submission.scope, deps.reviewDeadlineMs, deps.now));
+  const left = Math.max(0, msLeft(deps.reviewDeadlineMs, deps.now));
   // Asked at once, beside the checks; the review waits for it only a little (holdersWithin).
-  const holders = countHolders(app, state.role, {
-    ref: submission.scope.ref,
-    logger: submission.scope.log,
-  });
+  const holders = countHolders(app, state.role, {});
   const decide = async (): Promise<ReviewAnswer> => {
-    const refusal = await editRefusal(
-      app.access,
-      submission.userId,
-      submission.scope.log,
-      'review',
-      { withinMs: left },
-    );
+    const { log } = currentRequest();
+    const refusal = await editRefusal(app.access, submission.userId, log, 'review', {
+      withinMs: left,
+    });
     if (refusal) return { kind: 'refused', sentence: refusal };
     try {
       const [known, catalogue] = await Promise.all([
         deps.store.getKnownPermissions(app.name, state.role),
         // Kept from the opening (a few minutes); never fails (the shipped one stands in).
-        app.catalogue({ ref: submission.scope.ref, logger: submission.scope.log }),
+        app.catalogue(),
       ]);
       const outcome = reviewDecision({
         state,
@@ -305,10 +266,7 @@ export async function reviewSubmission(
         catalogue,
       });
       if (outcome.kind !== 'confirm') return { ...outcome, app, label, catalogue };
-      const within = Math.min(
-        HOLDERS_WAIT_MS,
-        msLeft(submission.scope, deps.reviewDeadlineMs, deps.now),
-      );
+      const within = Math.min(HOLDERS_WAIT_MS, msLeft(deps.reviewDeadlineMs, deps.now));
       return { ...outcome, app, label, catalogue, holders: await settledWithin(holders, within) };
     } catch (error) {
       return { kind: 'failed', error };
@@ -359,7 +317,7 @@ export function reviewResponse(answer: ReviewAnswer, failure: (error: unknown) =
       };
     case 'confirm': {
       const { meta, label } = answer;
-      const metadata = (label.write ?? JSON.stringify)(confirmRecord(meta));
+      const metadata = (label.write ?? JSON.stringify)(changeRecord(meta));
       return {
         response_action: 'push' as const,
         view: confirmView(meta, meta.role, metadata, label.appName, answer.app.approval?.channel, {
@@ -372,97 +330,63 @@ export function reviewResponse(answer: ReviewAnswer, failure: (error: unknown) =
 }
 
 export function createReviewSubmission(deps: EditorDeps) {
-  return async ({ ack, view, body, context }: SubmitArgs) => {
-    const scope = scopeOf(context);
+  return async ({ ack, view, body }: SubmitArgs) => {
+    const { log } = currentRequest();
     const answer = await reviewSubmission(deps, {
       userId: body.user.id,
       viewId: view.id,
       privateMetadata: view.private_metadata,
       values: view.state.values,
-      scope,
     });
-    await ack(reviewResponse(answer, (error) => failureView(error, scope, deps)));
+    await ack(reviewResponse(answer, (error) => editorFailure(error, deps)));
     // The person has the failure sentence and its reference; the handler logs the cause.
     if (answer.kind === 'failed') throw new ShownFailure(answer.error);
-    if (answer.kind === 'late') scope.log.warn('editor: review not checked in time; asked again');
+    if (answer.kind === 'late') log.warn('editor: review not checked in time; asked again');
     if (answer.kind === 'nothing')
-      scope.log.info({ app: answer.app.name, role: answer.role }, 'editor: nothing to change');
+      log.info({ app: answer.app.name, role: answer.role }, 'editor: nothing to change');
     if (answer.kind === 'confirm') {
-      scope.log.info(
-        {
-          app: answer.app.name,
-          role: answer.meta.role,
-          keys: answer.meta.changes.map((c) => c.key),
-          change: answer.meta.id,
-        },
+      const { meta } = answer;
+      const keys = meta.changes.map((c) => c.key);
+      log.info(
+        { app: answer.app.name, role: meta.role, keys, change: meta.id },
         'editor: change ready to confirm',
       );
     }
-    if (answer.kind !== 'stale') return;
-    const { app, label, catalogue } = answer;
-    scope.log.info(
-      { app: app.name, role: answer.state.role },
-      'editor: values changed meanwhile; redrawn',
-    );
-    const roles = await app.cometchat.listAllRoles(tracedBy(scope));
-    const baseline = baselineFrom(answer.known, catalogue);
-    await deps.views.update({
-      view_id: view.id,
-      view: editorView({
-        state: rebase(answer.state, baseline),
-        baseline,
-        ...roleContext(roles, answer.state.role),
-        ...label,
-        notice: STALE_NOTICE,
-        catalogue,
-      }),
-    });
+    if (answer.kind === 'stale') await redrawOnNewValues(deps, view.id, answer);
   };
 }
 
-/**
- * "Apply" or "Request approval": acknowledged at once with a pending view; the flow the app asks
- * for (apply-flow.ts, or request-approval.ts with an approval channel) runs after, within the
- * client's time budget, and the view then shows the outcome.
- */
-export function createApplySubmission(deps: EditorDeps) {
-  return async ({ ack, view, body, client, context }: SubmitArgs) => {
-    // Sealed for its app: a confirmation made by hand or edited to name another app is refused.
-    const opened = tryOpenSealed(deps.apps, ConfirmSchema, view.private_metadata);
-    if (!opened) {
-      await ack({ response_action: 'update', view: OUTDATED_CONFIRMATION });
-      return;
-    }
-    const { app, value: meta } = opened;
-    const { approval } = app;
-    const pending = submittedView(meta, appLabel(deps, app).appName, approval !== undefined);
-    await ack({ response_action: 'update', view: pending });
-    const confirmed: Confirmed = {
-      app,
-      meta,
-      userId: body.user.id,
-      teamId: body.team?.id ?? body.user.team_id ?? '',
-      target: { viewId: view.id, destination: destinationOf(body) },
-      scope: scopeOf(context),
-    };
-    if (!approval) return applyFlow(deps, confirmed);
-    const reason = reasonOf(view.state.values);
-    return requestApprovalFlow(deps, client, { ...confirmed, app: { ...app, approval } }, reason);
-  };
+/** The editor drawn again on the values someone applied meanwhile, what was edited kept. */
+async function redrawOnNewValues(
+  deps: EditorDeps,
+  viewId: string,
+  answer: Extract<ReviewAnswer, { kind: 'stale' }>,
+): Promise<void> {
+  const { app, label, catalogue } = answer;
+  currentRequest().log.info(
+    { app: app.name, role: answer.state.role },
+    'editor: values changed meanwhile; redrawn',
+  );
+  const roles = await app.cometchat.listAllRoles();
+  const baseline = baselineFrom(answer.known, catalogue);
+  await deps.views.update({
+    view_id: viewId,
+    view: editorView({
+      state: rebase(answer.state, baseline),
+      baseline,
+      ...roleContext(roles, answer.state.role),
+      ...label,
+      notice: STALE_NOTICE,
+      catalogue,
+    }),
+  });
 }
-
-const OUTDATED_CONFIRMATION = messageView('Edit permissions', UNSEALED_REFUSAL);
 
 export function registerPermissionEditor(bolt: App, deps: EditorDeps): void {
-  bolt.action<BlockAction<ButtonAction>>(
-    new RegExp(`^${ACTIONS.promoteChange}:`),
-    createPromoteButton(deps),
-  );
   bolt.action<BlockAction<ButtonAction>>(ACTIONS.editPermissions, createEditButton(deps));
   bolt.action<BlockAction<StaticSelectAction>>(
     ACTIONS.permissionsCategory,
     createCategorySwitch(deps),
   );
   bolt.view<ViewSubmitAction>(CALLBACKS.permissionsEditor, createReviewSubmission(deps));
-  bolt.view<ViewSubmitAction>(CALLBACKS.permissionsConfirm, createApplySubmission(deps));
 }

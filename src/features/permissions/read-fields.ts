@@ -1,3 +1,4 @@
+import type { Baseline } from '../../changes/kinds/permissions.ts';
 import {
   type Catalogue,
   type PermissionSpec,
@@ -6,7 +7,6 @@ import {
 import type { PermissionValue } from '../../cometchat/schemas.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import {
-  type Baseline,
   displayedValue,
   type EditorState,
   fieldErrors,
@@ -14,7 +14,7 @@ import {
   specsOf,
   type UnsetChoice,
 } from './editor-state.ts';
-import { blockIds, REASON_BLOCK, REASON_INPUT, unsetOffered } from './editor-view.ts';
+import { blockIds, unsetOffered } from './editor-view.ts';
 import { resolveRoleOption } from './role-options.ts';
 
 /** What one element of the form sent, for the element types the editor uses. */
@@ -139,9 +139,4 @@ function readField(
     case 'freeList':
       return { value: parseFreeList(input.value) };
   }
-}
-
-/** The reason a request for approval gives, if it gives one. */
-export function reasonOf(values: StateValues): string | undefined {
-  return values[REASON_BLOCK]?.[REASON_INPUT]?.value?.trim() || undefined;
 }

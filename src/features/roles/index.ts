@@ -32,8 +32,7 @@ export const roles: Feature = {
       usage: `${ROLE_USAGE} - make a role (empty, a copy, or from a preset: ${PRESETS.map((p) => `\`${p.name}\``).join(', ')}), rename, describe or delete it (editors)`,
       parse: parseRoleWords,
       // The review opens in a modal at once: no line to replace.
-      run: (words, { body, scope, app, deps }) =>
-        createRoleChangeCommand(deps)(app, words, body, scope),
+      run: (words, { body, app, deps }) => createRoleChangeCommand(deps)(app, words, body),
     }),
   ],
   unfurlers: [roleUnfurler],

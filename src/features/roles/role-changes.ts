@@ -1,15 +1,17 @@
+import type { SlashCommand } from '@slack/bolt';
 import { editRefusal } from '../../access/edit-refusal.ts';
 import { appNameIfSeveral, type CometChatApp } from '../../apps/apps.ts';
+import { type AskedRoleChange, ROLE_CHANGE_TITLE, reviewRoleChange } from '../../changes/index.ts';
 import { defaultPermissions, holdsRoleIds, sameValue } from '../../cometchat/catalogue.ts';
 import { MAX_ROLES } from '../../cometchat/id-rules.ts';
 import type { PermissionMap, Role } from '../../cometchat/schemas.ts';
+import { currentRequest } from '../../request-context.ts';
 import { messageModal } from '../../slack/blocks.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
-import { type RequestScope, tracedBy } from '../../slack/request-context.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import { counted, inApp, roleHoldersSentence, roleLimitSentence } from '../../voice/sentences.ts';
-import { type AppDeps, ROLE_CHANGE_TITLE, type RoleChange } from '../deps.ts';
-import { loadIntoModal, tellPerson } from '../load-into-modal.ts';
+import type { AppDeps } from '../deps.ts';
+import { loadIntoModal, tellTyper } from '../load-into-modal.ts';
 import { permissionKeyText } from '../permission-key-text.ts';
 import { permissionValueText } from '../permission-value-text.ts';
 import { presetNamed } from './presets.ts';
@@ -17,7 +19,7 @@ import type { RoleWords } from './role-words.ts';
 
 // `/cometchat role create | rename | describe | delete`: what CometChat has is read, the change
 // is worked out from it (roleChangeFor, pure), and the review opens. Sending, approval, claim
-// and audit are every change's (AppDeps.reviewRoleChange).
+// and audit are every change's (src/changes).
 
 /** What a role change is worked out from: read from CometChat and the store at the command. */
 export interface RoleFacts {
@@ -30,7 +32,7 @@ export interface RoleFacts {
 }
 
 /** The change to review, or one sentence saying why there is none. Pure. */
-export function roleChangeFor(words: RoleWords, facts: RoleFacts): RoleChange | string {
+export function roleChangeFor(words: RoleWords, facts: RoleFacts): AskedRoleChange | string {
   const role = facts.roles.find((r) => r.role === words.role);
   const id = code(words.role);
   const where = inApp(facts.appName);
@@ -87,7 +89,7 @@ function createChange(words: Extract<RoleWords, { kind: 'create' }>, facts: Role
   const start = startingPermissions(words, facts);
   if (typeof start === 'string') return start;
   const keys = Object.entries(start.permissions);
-  const change: RoleChange = {
+  const change: AskedRoleChange = {
     action: 'create',
     role: words.role,
     changes: [
@@ -107,7 +109,7 @@ function createChange(words: Extract<RoleWords, { kind: 'create' }>, facts: Role
   return change;
 }
 
-function deleteChange(role: Role, facts: RoleFacts): RoleChange {
+function deleteChange(role: Role, facts: RoleFacts): AskedRoleChange {
   const id = code(role.role);
   const holders = facts.holders ?? 0;
   const advice =
@@ -125,40 +127,30 @@ function deleteChange(role: Role, facts: RoleFacts): RoleChange {
 
 /** `/cometchat role ...`: the review in a modal, for an editor. */
 export function createRoleChangeCommand(deps: AppDeps) {
-  return async (
-    app: CometChatApp,
-    words: RoleWords,
-    body: { trigger_id: string; user_id: string },
-    scope: RequestScope,
-  ): Promise<void> => {
-    const refusal = await editRefusal(app.access, body.user_id, scope.log, 'change a role');
-    if (refusal) return tellPerson(deps, body, refusal, scope);
-    const modal = { triggerId: body.trigger_id, title: ROLE_CHANGE_TITLE, scope };
+  return async (app: CometChatApp, words: RoleWords, command: SlashCommand): Promise<void> => {
+    const log = currentRequest().log;
+    const refusal = await editRefusal(app.access, command.user_id, log, 'change a role');
+    if (refusal) return tellTyper(deps, command, refusal);
+    const modal = { triggerId: command.trigger_id, title: ROLE_CHANGE_TITLE };
     await loadIntoModal(deps, modal, async (viewId) => {
-      const facts = await readFacts(deps, app, words, scope);
+      const facts = await readFacts(deps, app, words);
       const change = roleChangeFor(words, facts);
       if (typeof change === 'string') return messageModal(ROLE_CHANGE_TITLE, change);
-      return deps.reviewRoleChange(app, change, viewId);
+      return reviewRoleChange(app, change, viewId);
     });
   };
 }
 
 /** What the change is worked out from: the role list, and what this kind of change needs. */
-async function readFacts(
-  deps: AppDeps,
-  app: CometChatApp,
-  words: RoleWords,
-  scope: RequestScope,
-): Promise<RoleFacts> {
-  const request = tracedBy(scope);
+async function readFacts(deps: AppDeps, app: CometChatApp, words: RoleWords): Promise<RoleFacts> {
   const [roles, known, holders] = await Promise.all([
     // Fresh: the count against CometChat's 25, and what the role is called, are read as they are.
-    app.cometchat.listAllRoles({ ...request, fresh: true }),
+    app.cometchat.listAllRoles({ fresh: true }),
     words.kind === 'create' && words.from
       ? deps.store.getKnownPermissions(app.name, words.from)
       : undefined,
     words.kind === 'delete'
-      ? app.cometchat.countUsersWithRole(words.role, { ...request, withDeactivated: true })
+      ? app.cometchat.countUsersWithRole(words.role, { withDeactivated: true })
       : undefined,
   ]);
   return { roles, known, holders, appName: appNameIfSeveral(deps.apps, app) };

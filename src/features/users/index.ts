@@ -35,7 +35,7 @@ export const users: Feature = {
       },
       run: async (words, { body, scope, app, deps }) => {
         const deliver = deliverTo(deps);
-        if (words.kind === 'role') return createRoleCommand(deps)(app, words, body, scope);
+        if (words.kind === 'role') return createRoleCommand(deps)(app, words, body);
         if (words.kind === 'can') {
           return deliver(body, await createCan(deps)(app, words, scope), scope);
         }

@@ -1,4 +1,4 @@
-import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, SlashCommand } from '@slack/bolt';
 import type { View } from '@slack/types';
 import { z } from 'zod';
 import { editRefusal } from '../../access/edit-refusal.ts';
@@ -10,26 +10,27 @@ import {
   UNSEALED_REFUSAL,
   valueWriter,
 } from '../../apps/apps.ts';
+import { type AskedUserChange, reviewUserChange, USER_CHANGE_TITLE } from '../../changes/index.ts';
 import { defaultPermissions, valueInWords } from '../../cometchat/catalogue.ts';
 import { roleIdProblem, UidSchema } from '../../cometchat/id-rules.ts';
 import { type Account, accountOf, type User } from '../../cometchat/model.ts';
 import type { PermissionMap, Role } from '../../cometchat/schemas.ts';
+import { currentRequest } from '../../request-context.ts';
 import { messageModal, plain, section } from '../../slack/blocks.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
-import { type RequestScope, scopeOf, tracedBy } from '../../slack/request-context.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import { inApp } from '../../voice/sentences.ts';
-import { type AppDeps, USER_CHANGE_TITLE, type UserChange } from '../deps.ts';
-import { loadIntoModal, tellPerson } from '../load-into-modal.ts';
+import type { AppDeps } from '../deps.ts';
+import { loadIntoModal, tellClicker, tellTyper } from '../load-into-modal.ts';
 import { permissionKeyText } from '../permission-key-text.ts';
 import { knownOf } from './known-permissions.ts';
 import { AccountValue, UidValue } from './user-values.ts';
 
 // Changing a user: their role (a picker, then the review) or their account (deactivate,
 // reactivate: the review at once). The review, approval, sending and audit are every change's
-// (AppDeps.reviewUserChange); what is here is asking, and showing what the change means.
+// (src/changes); what is here is asking, and showing what the change means.
 
 const PICK_BLOCK = 'user_role';
 const PICK_INPUT = 'role';
@@ -143,13 +144,13 @@ async function roleChangeReview(
   user: Pick<User, 'uid' | 'name' | 'role'>,
   to: string,
   origin: string,
-  scope: RequestScope,
 ): Promise<View> {
+  const request = currentRequest();
   const [fromKnown, toKnown] = await Promise.all([
-    knownOf(deps, app, user.role, scope),
-    knownOf(deps, app, to, scope),
+    knownOf(deps, app, user.role, request),
+    knownOf(deps, app, to, request),
   ]);
-  const change: UserChange = {
+  const change: AskedUserChange = {
     uid: user.uid,
     name: user.name,
     role: user.role,
@@ -158,29 +159,25 @@ async function roleChangeReview(
     after: to,
     details: roleDifference({ role: user.role, known: fromKnown }, { role: to, known: toKnown }),
   };
-  return deps.reviewUserChange(app, change, origin);
+  return reviewUserChange(deps.apps, app, change, origin);
 }
 
 /** Where a user change's modal opens, and under which title. */
-const changeModal = (triggerId: string, scope: RequestScope) => ({
-  triggerId,
-  title: USER_CHANGE_TITLE,
-  scope,
-});
+const changeModal = (triggerId: string) => ({ triggerId, title: USER_CHANGE_TITLE });
 
 /** "Change role" on a card: the picker, for an editor. */
 function createChangeRoleButton(deps: AppDeps) {
-  return async ({ ack, body, action, context }: ButtonArgs) => {
+  return async (args: ButtonArgs) => {
+    const { ack, body, action } = args;
     await ack();
-    const scope = scopeOf(context);
     const { app, value } = openSealed(deps.apps, UidValue, action.value);
-    const refusal = await editRefusal(app.access, body.user.id, scope.log, 'change a user');
-    if (refusal) return tellPerson(deps, body, refusal, scope);
-    await loadIntoModal(deps, changeModal(body.trigger_id, scope), async () => {
-      const request = tracedBy(scope);
+    const log = currentRequest().log;
+    const refusal = await editRefusal(app.access, body.user.id, log, 'change a user');
+    if (refusal) return tellClicker(deps, args, refusal);
+    await loadIntoModal(deps, changeModal(body.trigger_id), async () => {
       const [user, roles] = await Promise.all([
-        app.cometchat.getUser(value.uid, request),
-        app.cometchat.listAllRoles(request),
+        app.cometchat.getUser(value.uid),
+        app.cometchat.listAllRoles(),
       ]);
       const metadata = valueWriter(app)({
         uid: user.uid,
@@ -194,8 +191,7 @@ function createChangeRoleButton(deps: AppDeps) {
 
 /** The picker submitted: the review in its place (store reads only: Slack waits three seconds). */
 function createRolePicked(deps: AppDeps) {
-  return async ({ ack, view, context }: SubmitArgs) => {
-    const scope = scopeOf(context);
+  return async ({ ack, view }: SubmitArgs) => {
     const opened = tryOpenSealed(deps.apps, PickValue, view.private_metadata);
     if (!opened) {
       await ack({
@@ -213,24 +209,25 @@ function createRolePicked(deps: AppDeps) {
       await ack({ response_action: 'errors', errors: { [PICK_BLOCK]: problem } });
       return;
     }
-    const review = await roleChangeReview(deps, app, value, to, view.id, scope);
+    const review = await roleChangeReview(deps, app, value, to, view.id);
     await ack({ response_action: 'update', view: review });
   };
 }
 
 /** "Deactivate" / "Reactivate" on a card: the review at once, naming the user. */
 function createAccountButton(deps: AppDeps) {
-  return async ({ ack, body, action, context }: ButtonArgs) => {
+  return async (args: ButtonArgs) => {
+    const { ack, body, action } = args;
     await ack();
-    const scope = scopeOf(context);
     const { app, value } = openSealed(deps.apps, AccountValue, action.value);
-    const refusal = await editRefusal(app.access, body.user.id, scope.log, 'change a user');
-    if (refusal) return tellPerson(deps, body, refusal, scope);
-    await loadIntoModal(deps, changeModal(body.trigger_id, scope), async (viewId) => {
-      const user = await app.cometchat.getUser(value.uid, tracedBy(scope));
+    const log = currentRequest().log;
+    const refusal = await editRefusal(app.access, body.user.id, log, 'change a user');
+    if (refusal) return tellClicker(deps, args, refusal);
+    await loadIntoModal(deps, changeModal(body.trigger_id), async (viewId) => {
+      const user = await app.cometchat.getUser(value.uid);
       const problem = userChangeProblem(user, undefined, { key: 'status', to: value.to });
       if (problem) return messageModal(USER_CHANGE_TITLE, problem);
-      const change: UserChange = {
+      const change: AskedUserChange = {
         uid: user.uid,
         name: user.name,
         role: user.role,
@@ -238,7 +235,7 @@ function createAccountButton(deps: AppDeps) {
         before: accountOf(user),
         after: value.to,
       };
-      return deps.reviewUserChange(app, change, viewId);
+      return reviewUserChange(deps.apps, app, change, viewId);
     });
   };
 }
@@ -248,21 +245,20 @@ export function createRoleCommand(deps: AppDeps) {
   return async (
     app: CometChatApp,
     words: { uid: string; role: string },
-    body: { trigger_id: string; user_id: string },
-    scope: RequestScope,
+    command: SlashCommand,
   ): Promise<void> => {
-    const refusal = await editRefusal(app.access, body.user_id, scope.log, 'change a user');
-    if (refusal) return tellPerson(deps, body, refusal, scope);
-    await loadIntoModal(deps, changeModal(body.trigger_id, scope), async (viewId) => {
-      const request = tracedBy(scope);
+    const log = currentRequest().log;
+    const refusal = await editRefusal(app.access, command.user_id, log, 'change a user');
+    if (refusal) return tellTyper(deps, command, refusal);
+    await loadIntoModal(deps, changeModal(command.trigger_id), async (viewId) => {
       const [user, roles] = await Promise.all([
-        app.cometchat.getUser(words.uid, request),
-        app.cometchat.listAllRoles(request),
+        app.cometchat.getUser(words.uid),
+        app.cometchat.listAllRoles(),
       ]);
-      const asked = { key: 'role', to: words.role } as const;
+      const asked: UserChangeAsked = { key: 'role', to: words.role };
       const problem = userChangeProblem(user, roles, asked, appNameIfSeveral(deps.apps, app));
       if (problem) return messageModal(USER_CHANGE_TITLE, problem);
-      return roleChangeReview(deps, app, user, words.role, viewId, scope);
+      return roleChangeReview(deps, app, user, words.role, viewId);
     });
   };
 }

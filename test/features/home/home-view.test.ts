@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { checkView } from '../../../offline/slack-standin/block-kit-limits.ts';
 import type { Access } from '../../../src/access/access.ts';
 import { createApps, openSealedOption, sealOption } from '../../../src/apps/apps.ts';
+import { homeApprovalBlocks } from '../../../src/changes/approval-view.ts';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import { type HomeInput, homeView } from '../../../src/features/home/home-view.ts';
 import type { PairSummary } from '../../../src/features/home/role-differences.ts';
-import { homeApprovalBlocks } from '../../../src/features/permissions/approval-view.ts';
 import type { ApprovalRequest } from '../../../src/store/store.ts';
 
 // The Home tab at its largest: three apps of 25 roles, 50 requests waiting, ten changes, every

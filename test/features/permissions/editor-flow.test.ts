@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { initialStateValues } from '../../../offline/slack-standin/view-state.ts';
+import { decodeChange, encodeChange } from '../../../src/changes/change.ts';
+import { baselineFrom } from '../../../src/changes/kinds/permissions.ts';
 import {
   FALLBACK_CATALOGUE,
   OTHER_CATEGORY,
@@ -14,11 +16,8 @@ import {
   roleContext,
 } from '../../../src/features/permissions/editor-flow.ts';
 import {
-  baselineFrom,
-  decodeConfirm,
   decodeState,
   type EditorState,
-  encodeConfirm,
   newEditorState,
   STALE_NOTICE,
 } from '../../../src/features/permissions/editor-state.ts';
@@ -75,7 +74,7 @@ describe('reviewDecision', () => {
       { key: 'sendMessage', before: 'allow', after: 'deny', explicit: false },
     ]);
     expect(outcome.meta.role).toBe('default');
-    expect(decodeConfirm(encodeConfirm(outcome.meta))).toEqual(outcome.meta);
+    expect(decodeChange(encodeChange(outcome.meta))).toEqual(outcome.meta);
   });
 
   it('gives the same confirmation the same id, and another modal another id', () => {
@@ -284,7 +283,7 @@ describe('going back to the default through the form (issue 32, item 3)', () => 
     expect(outcome.meta.changes).toEqual([
       { key: 'sendMessage', before: 'allow', after: 'allow', explicit: false, unset: true },
     ]);
-    expect(decodeConfirm(encodeConfirm(outcome.meta))).toEqual(outcome.meta);
+    expect(decodeChange(encodeChange(outcome.meta))).toEqual(outcome.meta);
   });
 
   it('keeps the keys chosen across a category switch, and drops one unchosen', () => {

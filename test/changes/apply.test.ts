@@ -1,31 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import type { Access } from '../../../src/access/access.ts';
-import { CometChatError } from '../../../src/cometchat/errors.ts';
-import type { PermissionUpdate } from '../../../src/cometchat/model.ts';
-import type { PermissionMap } from '../../../src/cometchat/schemas.ts';
-import type { AuditTrail } from '../../../src/features/deps.ts';
-import {
-  type ApplyDeps,
-  type ApplyRequest,
-  applyChange,
-  STORE_DOWN,
-  UNKNOWN_OUTCOME,
-} from '../../../src/features/permissions/apply-change.ts';
-import type { ConfirmMetadata } from '../../../src/features/permissions/editor-state.ts';
-import { createLogger } from '../../../src/log.ts';
+import type { Access } from '../../src/access/access.ts';
+import { type ApplyDeps, type Applying, applyChange, STORE_DOWN } from '../../src/changes/apply.ts';
+import type { PermissionsChange } from '../../src/changes/change.ts';
+import { UNKNOWN_OUTCOME } from '../../src/changes/record.ts';
+import { CometChatError } from '../../src/cometchat/errors.ts';
+import type { PermissionUpdate } from '../../src/cometchat/model.ts';
+import type { PermissionMap } from '../../src/cometchat/schemas.ts';
+import type { AuditTrail } from '../../src/features/deps.ts';
+import { createLogger } from '../../src/log.ts';
+import { runInRequest } from '../../src/request-context.ts';
 import {
   type AuditRecord,
   createMemoryStore,
   DEFAULT_APP,
   type Store,
-} from '../../../src/store/store.ts';
-import { LogCapture } from '../../log-capture.ts';
+} from '../../src/store/store.ts';
+import { LogCapture } from '../log-capture.ts';
 
 // The apply step alone: every dependency is a fake a test controls, and the clock is fixed.
 
 const NOW = 1_800_000_000_000;
 
-const meta: ConfirmMetadata = {
+const meta: PermissionsChange = {
+  kind: 'permissions',
   role: 'default',
   id: 'a'.repeat(24),
   changes: [{ key: 'sendMessage', before: 'allow', after: 'deny', explicit: false }],
@@ -37,12 +34,24 @@ function setup(
     refusal?: string;
     update?: (role: string, payload: PermissionMap) => Promise<PermissionUpdate>;
     store?: Store;
+    /** What the store knows of the role when the change is sent; the reviewed map by default. */
+    known?: 'reviewed' | 'none';
   } = {},
 ) {
   const sent: { role: string; payload: PermissionMap }[] = [];
   const audited: AuditRecord[] = [];
   const logs = new LogCapture();
   const store = options.store ?? createMemoryStore(() => NOW);
+  // The map the review was made against, as the store still has it (the memory store keeps it
+  // at once: nothing in it waits).
+  if (options.known !== 'none') {
+    void store.setKnownPermissions({
+      app: DEFAULT_APP,
+      role: 'default',
+      permissions: { sendMessage: 'allow' },
+      seenAt: meta.seenAt ?? 0,
+    });
+  }
   const audit: AuditTrail = {
     async record(record) {
       audited.push(record);
@@ -50,7 +59,7 @@ function setup(
     },
   };
   const deps: ApplyDeps = { store, audit, now: () => NOW };
-  const app: ApplyRequest['app'] = {
+  const app: Applying['app'] = {
     name: DEFAULT_APP,
     access: { editRefusal: async () => options.refusal } as unknown as Access,
     cometchat: {
@@ -67,6 +76,7 @@ function setup(
       deactivateUsers: () => Promise.reject(new Error('not a user change')),
       reactivateUsers: () => Promise.reject(new Error('not a user change')),
       getUser: () => Promise.reject(new Error('not a user change')),
+      listUsers: () => Promise.reject(new Error('not a user change')),
       // Nor a role itself, nor an unset (those are tested in role-changes.test.ts).
       unsetRolePermission: () => Promise.reject(new Error('no unset here')),
       createRole: () => Promise.reject(new Error('not a role change')),
@@ -75,19 +85,22 @@ function setup(
       listAllRoles: () => Promise.reject(new Error('not a role change')),
     },
   };
-  const scope = {
+  const context = {
     ref: 'ref0000001',
     log: createLogger({ level: 'debug', destination: logs }),
     receivedAt: NOW,
   };
-  const request: ApplyRequest = { app, meta, userId: 'U0EDITOR', teamId: 'T0TEAM', scope };
-  return { deps, request, sent, audited, store, logs };
+  const request: Applying = { app, change: meta, userId: 'U0EDITOR', teamId: 'T0TEAM' };
+  // The apply step runs inside a request: its reference and logger are the request's.
+  const apply = (deps: ApplyDeps, applying: Applying) =>
+    runInRequest(context, () => applyChange(deps, applying));
+  return { deps, request, sent, audited, store, logs, apply };
 }
 
 describe('applyChange', () => {
   it('sends exactly the confirmed keys once, remembers the answer with its reference and records it', async () => {
-    const { deps, request, sent, audited, store } = setup();
-    const outcome = await applyChange(deps, request);
+    const { deps, request, sent, audited, store, apply } = setup();
+    const outcome = await apply(deps, request);
     expect(outcome.kind).toBe('applied');
     expect(sent).toEqual([{ role: 'default', payload: { sendMessage: 'deny' } }]);
     expect(await store.getKnownPermissions(DEFAULT_APP, 'default')).toEqual({
@@ -115,8 +128,8 @@ describe('applyChange', () => {
   });
 
   it('sends nothing for someone who may not edit, and says why', async () => {
-    const { deps, request, sent, audited, logs } = setup({ refusal: 'Only editors may.' });
-    expect(await applyChange(deps, request)).toEqual({
+    const { deps, request, sent, audited, logs, apply } = setup({ refusal: 'Only editors may.' });
+    expect(await apply(deps, request)).toEqual({
       kind: 'refused',
       sentence: 'Only editors may.',
     });
@@ -127,15 +140,15 @@ describe('applyChange', () => {
   });
 
   it('applies a repeated confirmation once', async () => {
-    const { deps, request, sent } = setup();
-    const outcomes = await Promise.all([applyChange(deps, request), applyChange(deps, request)]);
+    const { deps, request, sent, apply } = setup();
+    const outcomes = await Promise.all([apply(deps, request), apply(deps, request)]);
     expect(outcomes.map((o) => o.kind).sort()).toEqual(['applied', 'repeated']);
     expect(sent).toHaveLength(1);
   });
 
   it('records a failure, and lets a new attempt of the same change through', async () => {
     let fail = true;
-    const { deps, request, sent, audited } = setup({
+    const { deps, request, sent, audited, apply } = setup({
       update: async (_role, payload) => {
         if (fail) {
           throw new CometChatError({
@@ -149,7 +162,7 @@ describe('applyChange', () => {
         return { permissions: payload, results: {} };
       },
     });
-    const first = await applyChange(deps, request);
+    const first = await apply(deps, request);
     expect(first.kind).toBe('failed');
     expect(audited[0]).toMatchObject({
       outcome: 'failed',
@@ -157,17 +170,16 @@ describe('applyChange', () => {
       serviceMessage: 'ERR_DOWN',
     });
     fail = false;
-    expect((await applyChange(deps, request)).kind).toBe('applied');
+    expect((await apply(deps, request)).kind).toBe('applied');
     expect(sent).toHaveLength(2);
   });
 
   it('shows the applied change even when the store cannot remember it', async () => {
-    const store = createMemoryStore(() => NOW);
+    const { deps, request, logs, apply, store } = setup();
     store.setKnownPermissions = async () => {
       throw new Error('disk full');
     };
-    const { deps, request, logs } = setup({ store });
-    const outcome = await applyChange(deps, request);
+    const outcome = await apply(deps, request);
     expect(outcome.kind).toBe('applied');
     expect(logs.records().some((r) => r.message === 'last known permissions not stored')).toBe(
       true,
@@ -179,29 +191,29 @@ describe('applyChange', () => {
     store.claim = async () => {
       throw new Error('store unreachable');
     };
-    const { deps, request, sent } = setup({ store });
-    const outcome = await applyChange(deps, request);
+    const { deps, request, sent, apply } = setup({ store });
+    const outcome = await apply(deps, request);
     expect(outcome).toMatchObject({ kind: 'not-sent', sentence: STORE_DOWN });
     expect(sent).toHaveLength(0);
   });
 
   it('marks "before" as the defaults when the editor showed no last-known values', async () => {
-    const { deps, request, audited } = setup();
-    await applyChange(deps, { ...request, meta: { ...meta, seenAt: undefined } });
+    const { deps, request, audited, apply } = setup({ known: 'none' });
+    await apply(deps, { ...request, change: { ...meta, seenAt: undefined } });
     expect(audited[0]?.beforeSource).toBe('defaults');
   });
 
   it('stores the intent before anything is sent: the record an unanswered update becomes', async () => {
     const store = createMemoryStore(() => NOW);
     let atSend: unknown[] = [];
-    const { deps, request } = setup({
+    const { deps, request, apply } = setup({
       store,
       update: async (_role, payload) => {
         atSend = await store.listIntents(Number.POSITIVE_INFINITY);
         return { permissions: payload, results: {} };
       },
     });
-    await applyChange(deps, request);
+    await apply(deps, request);
     expect(atSend).toEqual([
       expect.objectContaining({
         ref: 'ref0000001',
@@ -218,13 +230,13 @@ describe('applyChange', () => {
     store.putIntent = async () => {
       throw new Error('store unreachable');
     };
-    const { deps, request, sent, audited } = setup({ store });
-    const outcome = await applyChange(deps, request);
+    const { deps, request, sent, audited, apply } = setup({ store });
+    const outcome = await apply(deps, request);
     expect(outcome.kind).toBe('not-sent');
     expect(sent).toHaveLength(0);
     expect(audited).toHaveLength(0);
     store.putIntent = putIntent;
-    expect((await applyChange(deps, request)).kind).toBe('applied');
+    expect((await apply(deps, request)).kind).toBe('applied');
     expect(sent).toHaveLength(1);
   });
 });

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import {
+  decodeChange,
+  type RoleChange,
+  roleChangesProblem,
+  subjectOf,
+} from '../../../src/changes/change.ts';
+import type { ChangeClient } from '../../../src/changes/kinds/index.ts';
+import { roleHasChange, roleKind, roleStaleness } from '../../../src/changes/kinds/role.ts';
 import { CometChatError } from '../../../src/cometchat/errors.ts';
 import type { Role } from '../../../src/cometchat/schemas.ts';
-import { decodeConfirm } from '../../../src/features/permissions/editor-state.ts';
-import {
-  type RoleChangeClient,
-  roleChangesProblem,
-  roleHasChange,
-  roleStaleness,
-  sendRoleChange,
-} from '../../../src/features/permissions/role-definition.ts';
 import { ChangeNotTaken } from '../../../src/voice/failure.ts';
 
 const role = (id: string, name = id, description = ''): Role => ({ role: id, name, description });
@@ -34,13 +34,14 @@ describe('a change to a role itself', () => {
       subject: { kind: 'role', action: 'delete' },
       changes: [{ key: 'sendMessage', after: 'deny', explicit: false }],
     };
-    expect(decodeConfirm(JSON.stringify(forged))).toBeUndefined();
+    expect(decodeChange(JSON.stringify(forged))).toBeUndefined();
     const real = {
       ...base,
       subject: { kind: 'role', action: 'delete' },
       changes: [{ key: 'role', before: 'vip', after: null, explicit: false }],
     };
-    expect(decodeConfirm(JSON.stringify(real))?.subject).toEqual({
+    const decoded = decodeChange(JSON.stringify(real));
+    expect(decoded && subjectOf(decoded)).toEqual({
       kind: 'role',
       action: 'delete',
     });
@@ -88,7 +89,7 @@ describe('a change to a role itself', () => {
       subject: { kind: 'role', action: 'delete' },
       changes: [{ key: 'role', before: 'default', after: null, explicit: false }],
     };
-    expect(decodeConfirm(JSON.stringify(forged))).toBeUndefined();
+    expect(decodeChange(JSON.stringify(forged))).toBeUndefined();
   });
 
   it('does not call a new role with permissions done because a role of its id exists', () => {
@@ -116,21 +117,32 @@ describe('sending a change to a role itself', () => {
     serviceCode: 'ERR_BAD_REQUEST',
     serviceMessage: 'Value *bold* <!here> not allowed',
   });
-  const create = {
+  const keys = (...changes: { key: string; before?: string; after: string | null }[]) =>
+    changes.map(({ key, before, after }) => ({ key, before, after, explicit: false }));
+  const create: RoleChange = {
+    kind: 'role',
+    id: 'c'.repeat(24),
     role: 'night',
-    action: 'create' as const,
-    changes: [
-      { key: 'name', after: 'Night' },
-      { key: 'initiateCall', after: 'deny' },
-    ],
+    action: 'create',
+    changes: keys({ key: 'name', after: 'Night' }, { key: 'initiateCall', after: 'deny' }),
   };
-  function client(deleted: Promise<{ success: boolean; message: string }>): RoleChangeClient {
+  /** Sends `change` as its kind does, to a client that asks only what a role change asks. */
+  const sendRoleChange = (client: ChangeClient, change: RoleChange) =>
+    roleKind(change).send(client);
+  const notAsked = () => Promise.reject(new Error('not asked'));
+  function client(deleted: Promise<{ success: boolean; message: string }>): ChangeClient {
     return {
       createRole: async () => ({ role: 'night', name: 'Night', description: '' }),
       setRolePermissions: () => Promise.reject(refused),
       deleteRole: () => deleted,
-      updateRole: () => Promise.reject(new Error('not asked')),
-      listAllRoles: () => Promise.reject(new Error('not asked')),
+      updateRole: notAsked,
+      listAllRoles: notAsked,
+      unsetRolePermission: notAsked,
+      setUserRole: notAsked,
+      deactivateUsers: notAsked,
+      reactivateUsers: notAsked,
+      getUser: notAsked,
+      listUsers: notAsked,
     };
   }
 
@@ -138,7 +150,6 @@ describe('sending a change to a role itself', () => {
     const error = await sendRoleChange(
       client(Promise.resolve({ success: true, message: 'ok' })),
       create,
-      {},
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ChangeNotTaken);
     const taken = error as ChangeNotTaken;
@@ -149,25 +160,23 @@ describe('sending a change to a role itself', () => {
   });
 
   it('calls it partly taken when the new role cannot be removed either', async () => {
-    const error = (await sendRoleChange(
-      client(Promise.reject(new Error('down'))),
-      create,
-      {},
-    ).catch((e: unknown) => e)) as ChangeNotTaken;
+    const error = (await sendRoleChange(client(Promise.reject(new Error('down'))), create).catch(
+      (e: unknown) => e,
+    )) as ChangeNotTaken;
     expect(error.partial).toBe(true);
     expect(error.sentence).toContain('it exists with the default permissions');
   });
 
   it('does not call a deletion done when CometChat answers that it was not', async () => {
-    const remove = {
+    const remove: RoleChange = {
+      ...create,
       role: 'vip',
-      action: 'delete' as const,
-      changes: [{ key: 'role', before: 'vip', after: null }],
+      action: 'delete',
+      changes: keys({ key: 'role', before: 'vip', after: null }),
     };
     const error = await sendRoleChange(
       client(Promise.resolve({ success: false, message: 'role in use' })),
       remove,
-      {},
     ).catch((e: unknown) => e);
     expect((error as ChangeNotTaken).sentence).toContain('the role was not deleted (role in use)');
   });

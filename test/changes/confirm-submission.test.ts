@@ -1,18 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import {
-  messageView,
-  REASON_BLOCK,
-  REASON_INPUT,
-  submittedView,
-} from '../../../src/features/permissions/editor-view.ts';
-import { reasonOf } from '../../../src/features/permissions/read-fields.ts';
+import type { PermissionsChange } from '../../src/changes/change.ts';
+import { submittedView } from '../../src/changes/outcome.ts';
+import { messageView, REASON_BLOCK, REASON_INPUT, reasonOf } from '../../src/changes/views.ts';
 
 // What the confirmation's listener decides before it picks a flow: the view Slack gets at once,
 // and the reason a request for approval gives.
 
-const meta = {
+const meta: PermissionsChange = {
+  kind: 'permissions',
+  id: 'a'.repeat(24),
   role: 'default',
-  changes: [{ key: 'sendMessage', before: 'allow' as const, after: 'deny', explicit: false }],
+  changes: [{ key: 'sendMessage', before: 'allow', after: 'deny', explicit: false }],
 };
 
 describe('submittedView', () => {
@@ -39,7 +37,7 @@ describe('submittedView', () => {
 
 describe('reasonOf', () => {
   const typed = (value: string | null) => ({
-    [REASON_BLOCK]: { [REASON_INPUT]: { type: 'plain_text_input', value } },
+    [REASON_BLOCK]: { [REASON_INPUT]: { type: 'plain_text_input' as const, value } },
   });
 
   it('is the typed reason, trimmed', () => {

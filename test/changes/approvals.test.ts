@@ -1,12 +1,13 @@
 import type { WebClient } from '@slack/web-api';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { Access } from '../../../src/access/access.ts';
-import { createApps } from '../../../src/apps/apps.ts';
-import type { CometChatClient } from '../../../src/cometchat/client.ts';
-import { expireApprovals } from '../../../src/features/permissions/approvals.ts';
-import type { Deliverer } from '../../../src/slack/deliver.ts';
-import { type ApprovalRequest, createMemoryStore } from '../../../src/store/store.ts';
+import type { Access } from '../../src/access/access.ts';
+import { createApps } from '../../src/apps/apps.ts';
+import { expireApprovals } from '../../src/changes/approvals.ts';
+import { decisionClaim } from '../../src/changes/decide.ts';
+import type { CometChatClient } from '../../src/cometchat/client.ts';
+import type { Deliverer } from '../../src/slack/deliver.ts';
+import { type ApprovalRequest, createMemoryStore } from '../../src/store/store.ts';
 
 // The expiry sweep on its own: a memory store, a recording Slack client, a fixed clock.
 
@@ -50,7 +51,7 @@ function setup() {
       apiKey: 'key',
       cometchat: {} as CometChatClient,
       access: {} as Access,
-      approval: { channel: 'C0APPROVE' },
+      approval: { channel: 'C0APPROVE', ttlMs: 3_600_000 },
     },
   ]);
   const deps = { store, apps, deliver, now: () => NOW };
@@ -74,10 +75,10 @@ describe('expireApprovals', () => {
     expect(told).toHaveLength(1);
   });
 
-  it('leaves a request an approver is acting on', async () => {
+  it('leaves a request someone is deciding', async () => {
     const { store, client, deps, updates, log } = setup();
     await store.putApproval(request('3', NOW - 1));
-    await store.claim(`approve:${request('3', 0).id}`, 120);
+    await store.claim(decisionClaim(request('3', 0).id), 120);
     expect(await expireApprovals(deps, client, log)).toBe(0);
     expect(updates).toEqual([]);
     expect((await store.getApproval(request('3', 0).id))?.status).toBe('open');

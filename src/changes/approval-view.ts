@@ -1,23 +1,28 @@
 import type { KnownBlock, View } from '@slack/types';
-import { actions, button, context, header, plain, section } from '../../slack/blocks.ts';
-import type { SlackMessage } from '../../slack/deliver.ts';
-import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
-import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
-import type { ApprovalRequest } from '../../store/store.ts';
-import { counted, inApp, roleHoldersSentence } from '../../voice/sentences.ts';
-import { permissionKeyText } from '../permission-key-text.ts';
-import { roleSubject, subjectChangeDone, subjectText } from './change-subject.ts';
-import { type AppLabel, changeLine, chunkedSections, MAX_REASON } from './editor-view.ts';
-import { roleAsk, roleChangeLines } from './role-definition.ts';
+import { permissionKeyText } from '../features/permission-key-text.ts';
+import { actions, button, context, header, plain, section } from '../slack/blocks.ts';
+import type { SlackMessage } from '../slack/deliver.ts';
+import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
+import { code, escapeMrkdwn, slackDate, truncate } from '../slack/mrkdwn.ts';
+import type { ApprovalRequest } from '../store/store.ts';
+import { counted, inApp, roleHoldersSentence } from '../voice/sentences.ts';
+import { type Change, changeOf } from './change.ts';
+import type { AppLabel } from './deps.ts';
+import { kindOf } from './kinds/index.ts';
+import { roleAsk, roleChangeLines } from './kinds/role.ts';
+import { changeLine, chunkedSections, MAX_REASON } from './views.ts';
 
 // An approval request as Slack shows it: the message in the approval channel (updated in place
 // as the request ends), and the line the requester gets by direct message. Pure.
 
-/** The app's name and value writer (as the editor's views take them), and the outcome's detail. */
+/** The app's name and value writer (as the review takes them), and the outcome's detail. */
 export interface ApprovalViewOptions extends AppLabel {
   /** What the outcome adds: CometChat's per-key messages, or the failure and its reference. */
   detail?: string | undefined;
 }
+
+/** A request as its views read it: the change it asks for, and who asked it. */
+type Shown = Pick<ApprovalRequest, 'id' | 'role' | 'subject' | 'changes'>;
 
 const seconds = (ms: number | undefined) => (ms === undefined ? undefined : Math.floor(ms / 1000));
 
@@ -71,25 +76,22 @@ export function askAgain(request: Pick<ApprovalRequest, 'subject'>): string {
 }
 
 /** What a request asks, after "asks to": the role change's own verb, else how many changes. */
-function askedText(request: Pick<ApprovalRequest, 'role' | 'subject' | 'changes'>): string {
-  const role = roleSubject(request);
-  if (role) return roleAsk(role.action, request.role);
-  return `apply ${counted(request.changes.length, 'change')} to ${subjectText(request)}`;
+function askedText(change: Change): string {
+  if (change.kind === 'role') return roleAsk(change.action, change.role);
+  return `apply ${counted(change.changes.length, 'change')} to ${kindOf(change).name}`;
 }
 
 /** For a role's deletion, who holds the role, as the requester's review said; else nothing. */
-function holdersText(request: Pick<ApprovalRequest, 'subject' | 'holders'>): string {
-  return roleSubject(request)?.action === 'delete'
-    ? ` ${roleHoldersSentence(request.holders)}`
+function holdersText(change: Change, holders: number | undefined): string {
+  return change.kind === 'role' && change.action === 'delete'
+    ? ` ${roleHoldersSentence(holders)}`
     : '';
 }
 
 /** A request's changes, line by line, as the approver reads them. */
-function requestedLines(request: Pick<ApprovalRequest, 'subject' | 'changes'>): string[] {
-  if (roleSubject(request)) return roleChangeLines(request.changes);
-  return request.changes.map((c) =>
-    changeLine({ ...c, before: c.before ?? undefined }, request.subject),
-  );
+function requestedLines(change: Change): string[] {
+  if (change.kind === 'role') return roleChangeLines(change.changes);
+  return change.changes.map((c) => changeLine(c, change.kind));
 }
 
 /** The request in the approval channel: the exact change, who asked and why, and its state. */
@@ -97,15 +99,14 @@ export function approvalMessage(
   request: ApprovalRequest,
   options: ApprovalViewOptions = {},
 ): SlackMessage {
+  const change = changeOf(request);
   const write = options.write ?? JSON.stringify;
-  const app = inApp(options.appName);
-  const n = request.changes.length;
   const blocks: KnownBlock[] = [
     header(`Approval request${options.appName ? ` · ${options.appName}` : ''}`),
     section(
-      `<@${request.requester}> asks to ${askedText(request)}${app}.${holdersText(request)}${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
+      `<@${request.requester}> asks to ${askedText(change)}${inApp(options.appName)}.${holdersText(change, request.holders)}${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
     ),
-    ...chunkedSections(requestedLines(request)),
+    ...chunkedSections(requestedLines(change)),
     context([
       `Requested ${slackDate(seconds(request.requestedAt))} · expires ${slackDate(seconds(request.expiresAt))}${request.promotedFrom ? ` · promoted from ${code(request.promotedFrom)}` : ''}`,
     ]),
@@ -123,16 +124,17 @@ export function approvalMessage(
   } else if (request.status === 'failed' || request.status === 'unknown') {
     blocks.push(actions([button('Retry', ACTIONS.approveChange, value)]));
   }
+  const n = request.changes.length;
   return {
-    text: `Approval request: ${counted(n, 'change')} to ${subjectText(request)} by <@${request.requester}> (${request.status})`,
+    text: `Approval request: ${counted(n, 'change')} to ${kindOf(change).name} by <@${request.requester}> (${request.status})`,
     blocks: blocks.slice(0, 50),
   };
 }
 
 /** What the requester is told by direct message once the request has ended. */
 export function outcomeNotice(request: ApprovalRequest, appName?: string): SlackMessage {
-  const app = inApp(appName);
-  const text = `Your request to change ${subjectText(request)}${app}: ${outcomeLine(request)}`;
+  const what = kindOf(changeOf(request)).name;
+  const text = `Your request to change ${what}${inApp(appName)}: ${outcomeLine(request)}`;
   return { text, blocks: [section(text)] };
 }
 
@@ -145,6 +147,7 @@ export const REJECT_INPUT = 'reason';
  * `privateMetadata` names the request (sealed for its app).
  */
 export function rejectReasonView(request: ApprovalRequest, privateMetadata: string): View {
+  const what = kindOf(changeOf(request)).name;
   return {
     type: 'modal',
     callback_id: CALLBACKS.rejectReason,
@@ -153,7 +156,7 @@ export function rejectReasonView(request: ApprovalRequest, privateMetadata: stri
     close: plain('Cancel', 24),
     private_metadata: privateMetadata,
     blocks: [
-      section(`Reject the change to ${subjectText(request)} asked by <@${request.requester}>?`),
+      section(`Reject the change to ${what} asked by <@${request.requester}>?`),
       {
         type: 'input',
         block_id: REJECT_BLOCK,
@@ -172,10 +175,15 @@ export function rejectReasonView(request: ApprovalRequest, privateMetadata: stri
 /** Requests a list shows at most; the rest are counted. */
 const LISTED = 20;
 
+/** An open request as a list shows it: with its app's name (when several) and button value. */
+export interface ListedRequest {
+  request: ApprovalRequest;
+  appName?: string | undefined;
+  value: string;
+}
+
 /** `/cometchat approvals`: the open requests this person may act on, each with its buttons. */
-export function approvalsList(
-  entries: readonly { request: ApprovalRequest; appName?: string | undefined; value: string }[],
-): SlackMessage {
+export function approvalsList(entries: readonly ListedRequest[]): SlackMessage {
   const blocks: KnownBlock[] = [header('Approvals waiting for you')];
   if (entries.length === 0) {
     blocks.push(section('No open request is waiting for you.'));
@@ -185,10 +193,7 @@ export function approvalsList(
       section(
         `<@${request.requester}>: ${requestLine(request, appName, 5)} · expires ${slackDate(seconds(request.expiresAt))}${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 200))}` : ''}`,
       ),
-      actions([
-        button('Approve', ACTIONS.approveChange, value, 'primary'),
-        button('Reject', ACTIONS.rejectChange, value, 'danger'),
-      ]),
+      decisionButtons(value),
     );
   }
   if (entries.length > LISTED) {
@@ -200,18 +205,25 @@ export function approvalsList(
   };
 }
 
+/** Approve and Reject, the same buttons wherever a request is shown. */
+function decisionButtons(value: string): KnownBlock {
+  return actions([
+    button('Approve', ACTIONS.approveChange, value, 'primary'),
+    button('Reject', ACTIONS.rejectChange, value, 'danger'),
+  ]);
+}
+
 /**
- * What a request asks, as a line of a list: for a role, how many keys and which; for a user,
- * whom and each key from before to after, so an approver sees whom a change is about. Pure.
+ * What a request asks, as a line of a list: for a role's permissions, how many keys and which;
+ * for a user, whom and each key from before to after, so an approver sees whom a change is
+ * about; for a role itself, what it does. Pure.
  */
-export function requestLine(
-  request: Pick<ApprovalRequest, 'role' | 'subject' | 'changes'>,
-  appName: string | undefined,
-  keys: number,
-): string {
-  const what = `${subjectText(request)}${inApp(appName)}`;
-  if (request.subject?.kind === 'role') return `${what}: ${subjectChangeDone(request)}`;
-  if (request.subject) {
+export function requestLine(request: Shown, appName: string | undefined, keys: number): string {
+  const change = changeOf(request);
+  const kind = kindOf(change);
+  const what = `${kind.name}${inApp(appName)}`;
+  if (change.kind === 'role') return `${what}: ${kind.done}`;
+  if (change.kind !== 'permissions') {
     const changes = request.changes.map(
       (c) => `${code(c.key)} ${code(String(c.before ?? '—'))} → ${code(String(c.after))}`,
     );
@@ -228,8 +240,8 @@ export function requestLine(
  * own requests still open. Empty when there is neither.
  */
 export function homeApprovalBlocks(
-  waiting: readonly { request: ApprovalRequest; appName?: string | undefined; value: string }[],
-  own: readonly { request: ApprovalRequest; appName?: string | undefined }[],
+  waiting: readonly ListedRequest[],
+  own: readonly Omit<ListedRequest, 'value'>[],
   shown = 10,
 ): KnownBlock[] {
   const blocks: KnownBlock[] = [];
@@ -240,10 +252,7 @@ export function homeApprovalBlocks(
         section(
           `<@${request.requester}>: ${requestLine(request, appName, 3)} · expires ${slackDate(seconds(request.expiresAt))}`,
         ),
-        actions([
-          button('Approve', ACTIONS.approveChange, value, 'primary'),
-          button('Reject', ACTIONS.rejectChange, value, 'danger'),
-        ]),
+        decisionButtons(value),
       );
     }
     if (waiting.length > shown) {

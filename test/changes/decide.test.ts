@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { whyNotActionable } from '../../../src/features/permissions/approval-steps.ts';
-import type { ApprovalRequest } from '../../../src/store/store.ts';
+import { whyNotActionable } from '../../src/changes/decide.ts';
+import type { ApprovalRequest } from '../../src/store/store.ts';
 
 // Whether a click may act on the request it names, decided without a store.
 

@@ -1,19 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import {
-  appliedText,
-  applyNotice,
-  promotionMetadata,
-} from '../../../src/features/permissions/apply-flow.ts';
-import {
-  type ConfirmMetadata,
-  METADATA_LIMIT,
-} from '../../../src/features/permissions/editor-state.ts';
-import { AUDIT_NOT_STORED } from '../../../src/features/permissions/editor-view.ts';
+import { METADATA_LIMIT, type PermissionsChange } from '../../src/changes/change.ts';
+import { appliedText, applyNotice } from '../../src/changes/outcome.ts';
+import { promotionMetadata } from '../../src/changes/promote.ts';
+import { AUDIT_NOT_STORED } from '../../src/changes/views.ts';
 
 // "Apply" without Slack: what the modal says for a change not sent, what the result carries for
 // promotion, and the message sent when the modal cannot show the result.
 
-const meta: ConfirmMetadata = {
+const meta: PermissionsChange = {
+  kind: 'permissions',
   role: 'default',
   id: 'a'.repeat(24),
   changes: [
@@ -25,27 +20,28 @@ const meta: ConfirmMetadata = {
 
 describe('applyNotice', () => {
   it('says the refusal as it came', () => {
-    expect(
-      applyNotice({ kind: 'refused', sentence: 'Only editors.' }, { role: 'default' }, {}, 'r1'),
-    ).toEqual({ title: 'Not allowed', sentence: 'Only editors.' });
+    expect(applyNotice({ kind: 'refused', sentence: 'Only editors.' }, meta, {}, 'r1')).toEqual({
+      title: 'Not allowed',
+      sentence: 'Only editors.',
+    });
   });
 
   it('gives a change not sent its reference', () => {
     const outcome = { kind: 'not-sent' as const, error: new Error('down'), sentence: 'Nothing.' };
-    expect(applyNotice(outcome, { role: 'default' }, {}, 'ref0000001')).toEqual({
+    expect(applyNotice(outcome, meta, {}, 'ref0000001')).toEqual({
       title: 'Not sent',
       sentence: 'Nothing. (ref ref0000001)',
     });
   });
 
   it('says a repeated confirmation was not sent again, naming the role and app', () => {
-    const said = applyNotice({ kind: 'repeated' }, { role: 'default' }, { appName: 'prod' }, 'r1');
+    const said = applyNotice({ kind: 'repeated' }, meta, { appName: 'prod' }, 'r1');
     expect(said.title).toBe('Already applied');
     expect(said.sentence).toContain('`default` in *prod* was already submitted once');
   });
 
   it('names the user of a user change', () => {
-    const change = { role: 'default', subject: { kind: 'user' as const, uid: 'u-1' } };
+    const change = { ...meta, kind: 'user-role' as const, uid: 'u-1' };
     const said = applyNotice({ kind: 'repeated' }, change, {}, 'r1');
     expect(said.sentence).toContain('This change to user `u-1` was already submitted once');
   });

@@ -9,10 +9,10 @@ import {
   REJECT_INPUT,
   rejectReasonView,
   requestLine,
-} from '../../../src/features/permissions/approval-view.ts';
-import { MAX_REASON } from '../../../src/features/permissions/editor-view.ts';
-import { ACTIONS, CALLBACKS } from '../../../src/slack/ids.ts';
-import type { ApprovalRequest } from '../../../src/store/store.ts';
+} from '../../src/changes/approval-view.ts';
+import { MAX_REASON } from '../../src/changes/views.ts';
+import { ACTIONS, CALLBACKS } from '../../src/slack/ids.ts';
+import type { ApprovalRequest } from '../../src/store/store.ts';
 
 // An approval request as Slack shows it, in each state: pure, no Slack, no service.
 
@@ -208,6 +208,7 @@ describe('requestLine', () => {
   it('names the user a request is about, and each key from before to after', () => {
     const line = requestLine(
       {
+        ...request,
         role: 'default',
         subject: { kind: 'user', uid: 'cometchat-uid-4' },
         changes: [{ key: 'status', before: 'active', after: 'deactivated', explicit: false }],
@@ -225,7 +226,7 @@ describe('requestLine', () => {
       after: 'deny',
       explicit: false,
     }));
-    expect(requestLine({ role: 'beta_tester', changes }, 'prod', 3)).toBe(
+    expect(requestLine({ ...request, role: 'beta_tester', changes }, 'prod', 3)).toBe(
       '4 changes to `beta_tester` in *prod* (`a`, `b`, `c`, …)',
     );
   });

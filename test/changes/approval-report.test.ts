@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CometChatError } from '../../../src/cometchat/errors.ts';
-import { approvalReport, approvedMeta } from '../../../src/features/permissions/approve-flow.ts';
-import type { ApprovalRequest } from '../../../src/store/store.ts';
-import { failureSentence } from '../../../src/voice/failure.ts';
+import { approvalReport, requestChange } from '../../src/changes/decide.ts';
+import { CometChatError } from '../../src/cometchat/errors.ts';
+import type { ApprovalRequest } from '../../src/store/store.ts';
+import { failureSentence } from '../../src/voice/failure.ts';
 
 /** What the failure sentences are given: the budget they mention, and no secrets. */
 const SENTENCE_DEPS = { budgetSeconds: 8, secrets: [] };
@@ -28,7 +28,9 @@ const request: ApprovalRequest = {
 };
 const decided = { decidedBy: 'U0LEAD', decidedAt: 2_000 };
 const report = (outcome: Parameters<typeof approvalReport>[0]) =>
-  approvalReport(outcome, request, decided, 'ref0000001', SENTENCE_DEPS);
+  approvalReport(outcome, request, decided, 'ref0000001', {
+    failureSentence: (error) => failureSentence(error, SENTENCE_DEPS),
+  });
 
 describe('approvalReport', () => {
   it("closes an applied request as applied, by the approver, with CometChat's messages", () => {
@@ -90,9 +92,10 @@ describe('approvalReport', () => {
   });
 });
 
-describe('approvedMeta', () => {
+describe('requestChange', () => {
   it('is the confirmation the editor would have applied: same id, role, keys and seenAt', () => {
-    expect(approvedMeta(request, 'prod')).toEqual({
+    expect(requestChange(request, 'prod')).toEqual({
+      kind: 'permissions',
       role: 'default',
       id: request.id,
       changes: [
@@ -104,7 +107,7 @@ describe('approvedMeta', () => {
   });
 
   it('names the change it was promoted from, in this app', () => {
-    expect(approvedMeta({ ...request, promotedFrom: 'ref0000009' }, 'prod').promotedFrom).toEqual({
+    expect(requestChange({ ...request, promotedFrom: 'ref0000009' }, 'prod').promotedFrom).toEqual({
       app: 'prod',
       ref: 'ref0000009',
     });

@@ -1,16 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { ConfirmMetadata } from '../../../src/features/permissions/editor-state.ts';
-import {
-  approvalRecord,
-  requestedNotice,
-} from '../../../src/features/permissions/request-approval.ts';
+import type { Change, PermissionsChange } from '../../src/changes/change.ts';
+import { approvalRecord, requestedNotice } from '../../src/changes/request.ts';
 
 // "Request approval" without Slack: the request as it is stored and posted, and what the modal
 // says for each outcome.
 
 const NOW = 1_800_000_000_000;
 
-const meta: ConfirmMetadata = {
+const meta: PermissionsChange = {
+  kind: 'permissions',
   role: 'default',
   id: 'a'.repeat(24),
   changes: [{ key: 'sendMessage', before: 'allow', after: 'deny', explicit: false }],
@@ -19,14 +17,13 @@ const meta: ConfirmMetadata = {
 
 const record = (overrides: Partial<Parameters<typeof approvalRecord>[0]> = {}) =>
   approvalRecord({
-    app: { name: 'prod', approval: { channel: 'C0APPROVE' } },
-    meta,
+    app: { name: 'prod', approval: { channel: 'C0APPROVE', ttlMs: 3_600_000 } },
+    change: meta,
     known: { app: 'prod', role: 'default', permissions: { sendMessage: 'allow' }, seenAt: 5_000 },
     userId: 'U0OPERATOR',
     teamId: 'T1',
     reason: 'ticket 42',
     now: NOW,
-    ttlMs: 3_600_000,
     ...overrides,
   });
 
@@ -48,11 +45,11 @@ describe('approvalRecord', () => {
   });
 
   it("takes each key's before from the store, not from what the confirmation claims", () => {
-    const forged: ConfirmMetadata = {
+    const forged: PermissionsChange = {
       ...meta,
       changes: [{ key: 'sendMessage', before: 'deny', after: 'deny', explicit: true }],
     };
-    expect(record({ meta: forged }).changes).toEqual([
+    expect(record({ change: forged }).changes).toEqual([
       { key: 'sendMessage', before: 'allow', after: 'deny', explicit: false },
     ]);
   });
@@ -60,7 +57,7 @@ describe('approvalRecord', () => {
   it('stores a key the store never saw with a null before, and names a promotion by its ref', () => {
     const promoted = record({
       known: undefined,
-      meta: {
+      change: {
         ...meta,
         changes: [{ key: 'customKey', before: undefined, after: 'deny', explicit: false }],
         promotedFrom: { app: 'staging', ref: 'ref0000009' },
@@ -74,14 +71,15 @@ describe('approvalRecord', () => {
 
 describe("a role deletion's request", () => {
   it('keeps how many users hold the role, for the approver; none when CometChat could not say', () => {
-    const deletion: ConfirmMetadata = {
+    const deletion: Change = {
+      kind: 'role',
+      action: 'delete',
       role: 'vip',
       id: 'b'.repeat(24),
-      subject: { kind: 'role', action: 'delete' },
       changes: [{ key: 'role', before: 'vip', after: null, explicit: false }],
     };
-    expect(record({ meta: deletion, known: undefined, holders: 4 }).holders).toBe(4);
-    expect(record({ meta: deletion, known: undefined })).not.toHaveProperty('holders');
+    expect(record({ change: deletion, known: undefined, holders: 4 }).holders).toBe(4);
+    expect(record({ change: deletion, known: undefined })).not.toHaveProperty('holders');
   });
 });
 

@@ -1,73 +1,66 @@
-import { z } from 'zod';
 import { holdsRoleIds } from '../../cometchat/catalogue.ts';
-import type { CometChatClient, RequestOptions } from '../../cometchat/client.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
-import { MAX_ROLE_DESCRIPTION, MAX_ROLE_NAME, MAX_ROLES } from '../../cometchat/id-rules.ts';
-import type { KeyResult, PermissionMap, Role } from '../../cometchat/schemas.ts';
+import { MAX_ROLES } from '../../cometchat/id-rules.ts';
+import type { KeyResult, PermissionMap, PermissionValue, Role } from '../../cometchat/schemas.ts';
+import { permissionKeyText } from '../../features/permission-key-text.ts';
+import { permissionValueText } from '../../features/permission-value-text.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import { ChangeNotTaken } from '../../voice/failure.ts';
 import { counted, roleLimitSentence } from '../../voice/sentences.ts';
-import { permissionKeyText } from '../permission-key-text.ts';
-import { permissionValueText } from '../permission-value-text.ts';
+import { type KeyChange, ROLE_FIELDS, type RoleAction, type RoleChange } from '../change.ts';
+import type { ChangeClient, Kind, RecordFacts, Sent } from './kind.ts';
 
-// A change to a role itself, not to its permissions: created (with the permissions set right
-// after, by one update), renamed or described, or deleted. It goes through every change's
-// review, approval, claim, intent and audit (apply-change.ts); what is here is what only a role's
-// own change does: what its changes may hold, how it is sent, and how "is it still as the review
-// saw it?" and "did it take?" are asked of CometChat.
+// A role itself, not its permissions: created (its permissions set right after, by one update),
+// renamed or described, or deleted. "Is it still as reviewed?" is asked of CometChat's role
+// list, read past any cache; a deletion's record names who held the role.
 
-export const RoleActionSchema = z.enum(['create', 'update', 'delete']);
-export type RoleAction = z.infer<typeof RoleActionSchema>;
+/** The most users a deletion's record names (one page of CometChat's user list). */
+const NAMED_HOLDERS = 1000;
 
-/** The keys of a role's own fields; a created role's other keys are its permissions. */
-export const ROLE_FIELDS: readonly string[] = ['name', 'description'];
-
-interface RoleChangeLike {
-  key: string;
-  before?: unknown;
-  after: unknown;
-  unset?: true | undefined;
+export function roleKind(change: RoleChange): Kind {
+  const { role, action, changes } = change;
+  return {
+    target: `role:${role}`,
+    name: `role ${code(role)}${action === 'create' ? ' (new)' : ''}`,
+    done: roleChangeDone(action, changes),
+    outOfDate: `${code(role)} changed since the review, so nothing was sent. \`/cometchat roles\` shows the roles as CometChat has them now.`,
+    logged: 'role changed',
+    send: (client) => sendRoleChange(client, change),
+    async sinceReview({ app }) {
+      const roles = await app.cometchat.listAllRoles({ fresh: true });
+      const why = roleStaleness(roles, change);
+      return { changed: why !== undefined, why, has: roleHasChange(roles, change) };
+    },
+    recordFacts: (client) =>
+      action === 'delete' ? holdersOf(client, role) : Promise.resolve<RecordFacts>({}),
+  };
 }
 
 /**
- * Why a role change's changes are not one the app makes, or undefined when they are: a deletion
- * is exactly `role` (the id, to nothing); an update, a new name or description; a creation, a
- * name, perhaps a description, and permissions to set. Pure.
+ * Who holds the role, read just before it is deleted: CometChat leaves each of them with
+ * `default` (every user holds exactly one role), and the record names them, so that what the
+ * deletion did to them can be told and put back.
  */
-export function roleChangesProblem(
-  action: RoleAction,
-  changes: readonly RoleChangeLike[],
-  role?: string,
-): string | undefined {
-  if (changes.some((c) => c.unset)) return 'a change to a role unsets nothing';
-  if (action === 'delete') {
-    // CometChat keeps `default` for every user given no other role: never asked to delete it.
-    if (role === 'default') return 'the role `default` is never deleted';
-    const [only] = changes;
-    return changes.length === 1 && only?.key === 'role' && only.after === null
-      ? undefined
-      : 'a deletion is one change of `role` to nothing';
-  }
-  const fields = changes.filter((c) => ROLE_FIELDS.includes(c.key));
-  if (fields.some((c) => !fieldFits(c.key, c.after))) return 'a name or description does not fit';
-  if (action === 'update') {
-    return fields.length === changes.length && fields.length > 0
-      ? undefined
-      : 'an update changes the name or the description only';
-  }
-  if (!fields.some((c) => c.key === 'name')) return 'a new role needs a name';
-  return changes.some((c) => c.key === 'role') ? 'a new role is not a deletion' : undefined;
+async function holdersOf(client: ChangeClient, role: string): Promise<RecordFacts> {
+  const page = await client.listUsers({
+    role,
+    withDeactivated: true,
+    page: 1,
+    perPage: NAMED_HOLDERS,
+  });
+  return {
+    movedToDefault: { uids: page.users.map((u) => u.uid), total: page.pagination.total },
+  };
 }
 
-function fieldFits(key: string, value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  return key === 'name'
-    ? value.trim().length > 0 && value.length <= MAX_ROLE_NAME
-    : value.length <= MAX_ROLE_DESCRIPTION;
-}
+/** A role change's keys, as far as its rules read them. */
+type RoleKeys = readonly Pick<KeyChange, 'key' | 'after'>[];
+
+/** The same, with each key's "before", where the review saw one. */
+type ReviewedKeys = readonly (Pick<KeyChange, 'key' | 'after'> & { before?: unknown })[];
 
 /** A role change's parts: its name and description, and a created role's permissions. Pure. */
-export function roleParts(changes: readonly RoleChangeLike[]): {
+export function roleParts(changes: RoleKeys): {
   name?: string | undefined;
   description?: string | undefined;
   permissions: PermissionMap;
@@ -79,42 +72,27 @@ export function roleParts(changes: readonly RoleChangeLike[]): {
   const permissions = Object.fromEntries(
     changes
       .filter((c) => !ROLE_FIELDS.includes(c.key) && c.key !== 'role')
-      .map((c) => [c.key, c.after as PermissionMap[string]]),
+      .map((c) => [c.key, c.after]),
   );
   return { name: text('name'), description: text('description'), permissions };
 }
 
-/** What sending a role change may ask of CometChat. */
-export type RoleChangeClient = Pick<
-  CometChatClient,
-  'createRole' | 'updateRole' | 'deleteRole' | 'setRolePermissions' | 'listAllRoles'
->;
-
-/** What a role change's answer says: per key, and a created role's permissions as set. */
-export interface RoleSent {
-  results: Record<string, KeyResult>;
-  permissions?: PermissionMap | undefined;
-}
-
 /** Sends a role change: a creation and then its permissions, an update, or a deletion. */
-export async function sendRoleChange(
-  client: RoleChangeClient,
-  change: { role: string; action: RoleAction; changes: readonly RoleChangeLike[] },
-  request: RequestOptions,
-): Promise<RoleSent> {
+async function sendRoleChange(client: ChangeClient, change: RoleChange): Promise<Sent> {
   const { role } = change;
   const parts = roleParts(change.changes);
-  if (change.action === 'delete') return deleteOnce(client, role, request);
+  if (change.action === 'delete') return deleteOnce(client, role);
   if (change.action === 'update') {
-    const answer = await client.updateRole(role, parts, request);
+    const answer = await client.updateRole(role, parts);
     const wrong = roleAnswerProblem(answer, parts);
     if (wrong) throw new ChangeNotTaken(`role ${code(role)}`, wrong);
     return { results: { role: { success: true, message: `role ${role} updated` } } };
   }
-  const created = await client.createRole(
-    { role, name: parts.name ?? role, description: parts.description },
-    request,
-  );
+  const created = await client.createRole({
+    role,
+    name: parts.name ?? role,
+    description: parts.description,
+  });
   if (created.role !== role) {
     throw new ChangeNotTaken(`role ${code(role)}`, {
       plain: `created role ${created.role}, not ${role}`,
@@ -124,20 +102,16 @@ export async function sendRoleChange(
   if (Object.keys(parts.permissions).length === 0) {
     return { results: { role: { success: true, message: `role ${role} created` } } };
   }
-  return permissionsOfNew(client, role, parts.permissions, request);
+  return permissionsOfNew(client, role, parts.permissions);
 }
 
 /**
  * A deletion's answer may be lost and the request retried: a role that is gone already was
  * deleted (the claim was taken only after the review saw it there).
  */
-async function deleteOnce(
-  client: RoleChangeClient,
-  role: string,
-  request: RequestOptions,
-): Promise<RoleSent> {
+async function deleteOnce(client: ChangeClient, role: string): Promise<Sent> {
   try {
-    const answer = await client.deleteRole(role, request);
+    const answer = await client.deleteRole(role);
     if (!answer.success) {
       throw new ChangeNotTaken(`role ${code(role)}`, {
         plain: `answered that the role was not deleted (${answer.message})`,
@@ -146,7 +120,7 @@ async function deleteOnce(
     }
   } catch (error) {
     if (!isCometChatError(error) || error.kind !== 'not_found') throw error;
-    const roles = await client.listAllRoles({ ...request, fresh: true });
+    const roles = await client.listAllRoles({ fresh: true });
     if (roles.some((r) => r.role === role)) throw error;
   }
   return { results: { role: { success: true, message: `role ${role} deleted` } } };
@@ -157,19 +131,18 @@ async function deleteOnce(
  * again so that no role is left half made; if even that fails, the sentence says what is left.
  */
 async function permissionsOfNew(
-  client: RoleChangeClient,
+  client: ChangeClient,
   role: string,
   permissions: PermissionMap,
-  request: RequestOptions,
 ): Promise<{ permissions: PermissionMap; results: Record<string, KeyResult> }> {
   try {
-    const update = await client.setRolePermissions(role, permissions, request);
+    const update = await client.setRolePermissions(role, permissions);
     return {
       permissions: update.permissions,
       results: { role: { success: true, message: `role ${role} created` }, ...update.results },
     };
   } catch (error) {
-    const removed = await client.deleteRole(role, request).then(
+    const removed = await client.deleteRole(role).then(
       (answer) => answer.success,
       () => false,
     );
@@ -211,9 +184,9 @@ function roleAnswerProblem(
   return { plain: said, mrkdwn: said };
 }
 
-/** The role as CometChat has it now, from the list (undefined: there is no such role). */
-function roleNamed(roles: readonly Role[], role: string): Role | undefined {
-  return roles.find((r) => r.role === role);
+/** A role's name or description as CometChat has it (none: empty). */
+function fieldOf(role: Role, key: string): string {
+  return (key === 'name' ? role.name : role.description) ?? '';
 }
 
 /**
@@ -223,9 +196,9 @@ function roleNamed(roles: readonly Role[], role: string): Role | undefined {
  */
 export function roleStaleness(
   roles: readonly Role[],
-  change: { role: string; action: RoleAction; changes: readonly RoleChangeLike[] },
+  change: Pick<RoleChange, 'role' | 'action'> & { changes: ReviewedKeys },
 ): string | undefined {
-  const now = roleNamed(roles, change.role);
+  const now = roles.find((r) => r.role === change.role);
   const id = code(change.role);
   if (change.action === 'create') {
     if (now && Object.keys(roleParts(change.changes).permissions).length > 0) {
@@ -236,7 +209,7 @@ export function roleStaleness(
   }
   if (!now) return `There is no role ${id} any more, so nothing was sent.`;
   const moved = change.changes.some(
-    (c) => ROLE_FIELDS.includes(c.key) && (now[c.key as 'name'] ?? '') !== (c.before ?? ''),
+    (c) => ROLE_FIELDS.includes(c.key) && fieldOf(now, c.key) !== (c.before ?? ''),
   );
   return moved
     ? `Someone changed the name or description of ${id} since the review, so nothing was sent. \`/cometchat roles\` shows it now.`
@@ -246,9 +219,9 @@ export function roleStaleness(
 /** Whether CometChat has a role change already (after an attempt whose outcome was unknown). Pure. */
 export function roleHasChange(
   roles: readonly Role[],
-  change: { role: string; action: RoleAction; changes: readonly RoleChangeLike[] },
+  change: Pick<RoleChange, 'role' | 'action'> & { changes: RoleKeys },
 ): boolean {
-  const now = roleNamed(roles, change.role);
+  const now = roles.find((r) => r.role === change.role);
   if (change.action === 'delete') return now === undefined;
   if (!now) return false;
   // A new role found there after an unknown outcome may lack the permissions that were to be
@@ -258,7 +231,7 @@ export function roleHasChange(
   }
   return change.changes
     .filter((c) => ROLE_FIELDS.includes(c.key))
-    .every((c) => (now[c.key as 'name'] ?? '') === c.after);
+    .every((c) => fieldOf(now, c.key) === c.after);
 }
 
 /** What a role change asks, as a verb phrase: "delete role `vip`". Pure. */
@@ -271,7 +244,9 @@ export function roleAsk(action: RoleAction, role: string): string {
  * A role change's lines, as an approver reads them: the name and description from before to
  * after, a new role's permissions as set; a deletion has none (its question says it all). Pure.
  */
-export function roleChangeLines(changes: readonly RoleChangeLike[]): string[] {
+export function roleChangeLines(
+  changes: readonly { key: string; before?: PermissionValue | undefined; after: PermissionValue }[],
+): string[] {
   const text = (v: unknown) =>
     typeof v === 'string' && v !== '' ? `*${escapeMrkdwn(truncate(v, 255))}*` : '_none_';
   return changes
@@ -279,12 +254,12 @@ export function roleChangeLines(changes: readonly RoleChangeLike[]): string[] {
     .map((c) =>
       ROLE_FIELDS.includes(c.key)
         ? `${c.key}: ${text(c.before)} → ${text(c.after)}`
-        : `${permissionKeyText(c.key)}: ${permissionValueText(c.after as PermissionMap[string], holdsRoleIds(c.key))}`,
+        : `${permissionKeyText(c.key)}: ${permissionValueText(c.after, holdsRoleIds(c.key))}`,
     );
 }
 
 /** What a role change did, in words ("created, with 3 permissions set"). Pure. */
-export function roleChangeDone(action: RoleAction, changes: readonly RoleChangeLike[]): string {
+export function roleChangeDone(action: RoleAction, changes: RoleKeys): string {
   if (action === 'delete') return 'deleted';
   const { name, description, permissions } = roleParts(changes);
   const parts = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { REJECT_BLOCK, REJECT_INPUT } from '../../../src/features/permissions/approval-view.ts';
-import { rejectReasonOf } from '../../../src/features/permissions/reject-flow.ts';
+import { REJECT_BLOCK, REJECT_INPUT } from '../../src/changes/approval-view.ts';
+import { rejectReasonOf } from '../../src/changes/approvals.ts';
 
 // The reason a rejection gives, read from the modal's form: required, for the requester.
 

@@ -1,12 +1,8 @@
 import type { View } from '@slack/types';
 import { describe, expect, it } from 'vitest';
-import {
-  type AppliedChange,
-  baselineFrom,
-  decodeConfirm,
-  promotedChange,
-} from '../../../src/features/permissions/editor-state.ts';
-import { promotionView } from '../../../src/features/permissions/promotion.ts';
+import { decodeChange } from '../../src/changes/change.ts';
+import { baselineFrom } from '../../src/changes/kinds/permissions.ts';
+import { type AppliedChange, promotedChange, promotionView } from '../../src/changes/promote.ts';
 
 // A change applied to one app, made into another app's confirmation: pure, no Slack, no service.
 
@@ -70,7 +66,7 @@ describe('promotionView', () => {
     expect(text).toContain('Member');
     expect(text).toContain('in *prod*');
     expect(text).toContain('Promoted from *staging*');
-    expect(decodeConfirm(view.private_metadata)?.promotedFrom).toEqual({
+    expect(decodeChange(view.private_metadata)?.promotedFrom).toEqual({
       app: 'staging',
       ref: 'abc123def0',
     });

@@ -1,0 +1,200 @@
+import type { ViewSubmitAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import {
+  type Apps,
+  appNameIfSeveral,
+  openSealed,
+  sealFor,
+  tryOpenSealed,
+  UNSEALED_REFUSAL,
+  valueWriter,
+} from '../apps/apps.ts';
+import { tellClicker } from '../features/load-into-modal.ts';
+import { currentRequest, msLeft } from '../request-context.ts';
+import { messageModal } from '../slack/blocks.ts';
+import type { ButtonArgs, SubmitArgs } from '../slack/listener-args.ts';
+import type { ApprovalRequest, Store } from '../store/store.ts';
+import {
+  type ListedRequest,
+  REJECT_BLOCK,
+  REJECT_INPUT,
+  rejectReasonView,
+} from './approval-view.ts';
+import {
+  announce,
+  approveRequest,
+  approverRefusal,
+  type Decider,
+  expireRequest,
+  openRequest,
+  takeDecision,
+} from './decide.ts';
+import { type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
+
+// The listeners of two pairs of eyes: "Approve" (and "Retry"), "Reject" and the reason it asks
+// for, each checked on the server when it comes; the open requests a person may act on; and the
+// expiry of requests nobody decided.
+
+export const IdValue = z.object({ id: z.string().regex(/^[0-9a-f]{24}$/) });
+
+/** The person who clicked a request's button, on the app and request its sealed value names. */
+function deciderOf(deps: ChangeDeps, args: ButtonArgs): { decider: Decider; id: string } {
+  const { body, client } = args;
+  const { app, value } = openSealed(deps.apps, IdValue, args.action.value);
+  const tell = (text: string) => tellClicker(deps, args, text);
+  return { id: value.id, decider: { app, userId: body.user.id, client, tell } };
+}
+
+/** Publishes the person's Home tab again, when there is one; a failure only logs. */
+async function refreshHome(deps: ChangeDeps, userId: string) {
+  const { log } = currentRequest();
+  await deps.refreshHome?.(userId, log).catch((error: unknown) => {
+    log.warn({ err: error }, 'home: not refreshed');
+  });
+}
+
+/** "Approve" on an open request, "Retry" on one whose sending failed: the same button. */
+export function createApproveButton(deps: ChangeDeps) {
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const { decider, id } = deciderOf(deps, args);
+    await approveRequest(deps, decider, id);
+    // Clicked on the Home tab: the tab shows the request's new state at once.
+    if (args.body.view?.type === 'home') await refreshHome(deps, decider.userId);
+  };
+}
+
+/** "Reject": asks for the reason in a modal (after the same checks as Approve). */
+export function createRejectButton(deps: ChangeDeps) {
+  return async (args: ButtonArgs) => {
+    await args.ack();
+    const { decider, id } = deciderOf(deps, args);
+    // The modal needs the trigger within three seconds of the click.
+    const withinMs = msLeft(OPEN_CHECK_DEADLINE_MS, deps.now);
+    const found = await openRequest(deps, decider, id, false);
+    if ('sentence' in found) return decider.tell(found.sentence);
+    const refusal = await approverRefusal(decider.app, found.request, decider.userId, { withinMs });
+    if (refusal) return decider.tell(refusal);
+    await deps.views.open({
+      trigger_id: args.body.trigger_id,
+      view: rejectReasonView(found.request, sealFor(decider.app, { id })),
+    });
+  };
+}
+
+/** The reason a rejection gives; undefined when it gives none (blank is none). */
+export function rejectReasonOf(
+  values: ViewSubmitAction['view']['state']['values'],
+): string | undefined {
+  return values[REJECT_BLOCK]?.[REJECT_INPUT]?.value?.trim() || undefined;
+}
+
+const REJECT_TITLE = 'Reject the change';
+
+/**
+ * The reason submitted: checked again, the request's one decision taken, and only then the
+ * request closed as rejected; whoever came second is told, in the modal, what became of it.
+ */
+export function createRejectSubmission(deps: ChangeDeps) {
+  return async ({ ack, view, body, client }: SubmitArgs) => {
+    const opened = tryOpenSealed(deps.apps, IdValue, view.private_metadata);
+    if (!opened) {
+      await ack({ response_action: 'update', view: messageModal(REJECT_TITLE, UNSEALED_REFUSAL) });
+      return;
+    }
+    const reason = rejectReasonOf(view.state.values);
+    if (reason === undefined) {
+      await ack({
+        response_action: 'errors',
+        errors: { [REJECT_BLOCK]: 'Say why, for the requester.' },
+      });
+      return;
+    }
+    const { app, value } = opened;
+    const userId = body.user.id;
+    const decided = await rejectable(deps, { app, client, userId }, value.id);
+    if ('sentence' in decided) {
+      await ack({ response_action: 'update', view: messageModal(REJECT_TITLE, decided.sentence) });
+      return;
+    }
+    await ack();
+    const { log } = currentRequest();
+    const rejected = { status: 'rejected' as const, decidedBy: userId, rejectReason: reason };
+    await announce(
+      deps,
+      { client, log },
+      { ...decided.request, ...rejected, decidedAt: deps.now() },
+    );
+    log.info({ request: value.id, app: app.name }, 'approval request rejected');
+    await refreshHome(deps, userId);
+  };
+}
+
+/** The request this person may reject now, its decision taken; else why not. */
+async function rejectable(
+  deps: ChangeDeps,
+  decider: Pick<Decider, 'app' | 'client' | 'userId'>,
+  id: string,
+): Promise<{ request: ApprovalRequest } | { sentence: string }> {
+  const found = await openRequest(deps, decider, id, false);
+  if ('sentence' in found) return found;
+  const refusal = await approverRefusal(decider.app, found.request, decider.userId);
+  if (refusal) return { sentence: refusal };
+  return takeDecision(deps, found.request);
+}
+
+/**
+ * The open requests `userId` may act on (an approver of the app who did not ask), oldest first,
+ * and their own open requests. Each app's approver check is asked once.
+ */
+export async function requestsFor(
+  deps: { store: Pick<Store, 'listOpenApprovals'>; apps: Apps; now: () => number },
+  userId: string,
+  limit: { withinMs?: number } = {},
+): Promise<{ waiting: ListedRequest[]; own: ListedRequest[] }> {
+  const open = await deps.store.listOpenApprovals();
+  const now = deps.now();
+  const mayApprove = new Map<string, Promise<boolean>>();
+  const waiting: ListedRequest[] = [];
+  const own: ListedRequest[] = [];
+  for (const request of open) {
+    const app = deps.apps.byName(request.app);
+    if (!app?.approval || now > request.expiresAt) continue;
+    const listed = {
+      request,
+      appName: appNameIfSeveral(deps.apps, app),
+      value: valueWriter(app)({ id: request.id }),
+    };
+    if (request.requester === userId) {
+      own.push(listed);
+      continue;
+    }
+    const allowed =
+      mayApprove.get(app.name) ??
+      approverRefusal(app, undefined, userId, limit).then((refusal) => refusal === undefined);
+    mayApprove.set(app.name, allowed);
+    if (await allowed) waiting.push(listed);
+  }
+  return { waiting, own };
+}
+
+/**
+ * Closes the open requests past their expiry, so the channel shows it on time and the requester
+ * is told: once across replicas, and never under someone deciding it. Returns how many.
+ */
+export async function expireApprovals(
+  deps: Pick<ChangeDeps, 'store' | 'apps' | 'deliver' | 'now'>,
+  client: WebClient,
+  log: Logger,
+): Promise<number> {
+  let expired = 0;
+  for (const request of await deps.store.listOpenApprovals()) {
+    if (deps.now() <= request.expiresAt || !deps.apps.byName(request.app)) continue;
+    if (!(await expireRequest(deps, { client, log }, request))) continue;
+    log.info({ request: request.id, app: request.app }, 'approval request expired');
+    expired += 1;
+  }
+  return expired;
+}

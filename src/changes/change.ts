@@ -1,0 +1,307 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { MAX_ROLE_DESCRIPTION, MAX_ROLE_NAME, UidSchema } from '../cometchat/id-rules.ts';
+import { AccountSchema } from '../cometchat/model.ts';
+import { type PermissionMap, type PermissionValue, RoleIdSchema } from '../cometchat/schemas.ts';
+import type { AuditChange, ChangeSubject } from '../store/store.ts';
+
+// A change, whatever it acts on: one type, a union over its kinds. What is the same for every
+// kind (who may, the review, the approval, the claims, the pending record, the audit) reads the
+// fields they share; what differs (what is sent, how "is it still as reviewed?" is asked, how it
+// is named) is each kind's own (kinds.ts). A new kind is one more member here and one more file
+// there. The records keep a change as they always have (`role`, `subject`, `changes`): Slack
+// carries it back in a review's metadata, an approval request and an audit record store it.
+
+/** Slack keeps at most this many characters of a view's private_metadata. */
+export const METADATA_LIMIT = 3000;
+
+/** One key of a change: its value before (as far as known), the value sent, and how. */
+export interface KeyChange {
+  key: string;
+  before: PermissionValue | undefined;
+  after: PermissionValue;
+  /** True when the value equals what was shown and is sent only because the person asked. */
+  explicit: boolean;
+  /**
+   * Unset rather than set: the key goes back to its default (`after` is that default), by
+   * CometChat's own unset, so the role follows the default from then on.
+   */
+  unset?: true | undefined;
+}
+
+/** Where a promoted change came from: the app it was applied to, and that attempt's ref. */
+export interface PromotedFrom {
+  app: string;
+  ref: string;
+}
+
+export const RoleActionSchema = z.enum(['create', 'update', 'delete']);
+/** What a change to a role itself does: create it, rename or describe it, delete it. */
+export type RoleAction = z.infer<typeof RoleActionSchema>;
+
+/** What every kind of change has. */
+interface ChangeFields {
+  /** Its id (changeId): the same review, however often submitted, is applied once. */
+  id: string;
+  /** The role it is about; for a change to a user, the role they had when it was reviewed. */
+  role: string;
+  changes: KeyChange[];
+  /** For a role's permissions: when the "before" values were seen (undefined: the defaults). */
+  seenAt?: number | undefined;
+  /** Set when this is another app's applied change, offered again for this app. */
+  promotedFrom?: PromotedFrom | undefined;
+  /** The `ref` of the audit record whose change this one puts back. */
+  reverts?: string | undefined;
+}
+
+/** A role's permissions: the keys set, or unset back to their defaults. */
+export interface PermissionsChange extends ChangeFields {
+  kind: 'permissions';
+}
+
+/** A role itself: created (with its permissions set right after), renamed or described, deleted. */
+export interface RoleChange extends ChangeFields {
+  kind: 'role';
+  action: RoleAction;
+}
+
+/** A user's role: exactly one change, of `role`. */
+export interface UserRoleChange extends ChangeFields {
+  kind: 'user-role';
+  uid: string;
+}
+
+/** A user's account: exactly one change, of `status` (`active`, `deactivated`). */
+export interface AccountChange extends ChangeFields {
+  kind: 'account';
+  uid: string;
+}
+
+export type Change = PermissionsChange | RoleChange | UserRoleChange | AccountChange;
+
+/** A permission value as it comes back from Slack in metadata: bounded, like all such input. */
+export const SubmittedValueSchema = z.union([
+  z.string().max(200),
+  z.array(z.string().max(200)).max(200),
+  z.null(),
+]);
+
+const KeyChangeSchema = z.object({
+  key: z.string().min(1).max(100),
+  before: SubmittedValueSchema.optional(),
+  after: SubmittedValueSchema,
+  explicit: z.boolean(),
+  unset: z.literal(true).optional(),
+});
+
+/** A role's name or description, as a change to the role carries them (see roleChangesProblem). */
+const RoleTextSchema = z.string().max(255);
+
+/** A change to a role itself: its keys (roleChangesProblem says which it may hold). */
+const RoleChangesSchema = z
+  .array(KeyChangeSchema.extend({ after: z.union([SubmittedValueSchema, RoleTextSchema]) }))
+  .min(1)
+  .max(200);
+
+/**
+ * What a change to a user is: exactly one change, of its role (to a role id) or of its account.
+ * Nothing else is ever sent to a user, so nothing else is read back as one.
+ */
+const UserChangesSchema = z.tuple([
+  z.discriminatedUnion('key', [
+    KeyChangeSchema.extend({ key: z.literal('role'), after: RoleIdSchema }),
+    KeyChangeSchema.extend({ key: z.literal('status'), after: AccountSchema }),
+  ]),
+]);
+
+/** The one change a change to a user makes (see UserChangesSchema). */
+export type UserKeyChange = z.infer<typeof UserChangesSchema>[0];
+
+/** A change's keys read as a change to a user's, or undefined when they are not one. Pure. */
+export function userKeyChange(changes: readonly KeyChange[]): UserKeyChange | undefined {
+  const parsed = UserChangesSchema.safeParse(changes);
+  return parsed.success ? parsed.data[0] : undefined;
+}
+
+const FieldsSchema = z.object({
+  role: RoleIdSchema,
+  id: z.string().regex(/^[0-9a-f]{24}$/),
+  seenAt: z.number().optional(),
+  promotedFrom: z.object({ app: z.string().max(32), ref: z.string().min(1).max(64) }).optional(),
+  reverts: z.string().min(1).max(64).optional(),
+});
+
+/**
+ * A change as it comes back from Slack (a review's metadata, sealed for its app): a role's
+ * changed keys; with a `subject` (a uid the app could have sent), exactly one change to that
+ * user; or a change to a role itself that the app makes. Anything else is not the app's, and is
+ * refused where it is read.
+ */
+export const ChangeSchema = z
+  .union([
+    FieldsSchema.extend({
+      subject: z.undefined().optional(),
+      changes: z.array(KeyChangeSchema).min(1),
+    }),
+    FieldsSchema.extend({
+      subject: z.object({ kind: z.literal('user'), uid: UidSchema }),
+      changes: UserChangesSchema,
+    }),
+    FieldsSchema.extend({
+      subject: z.object({ kind: z.literal('role'), action: RoleActionSchema }),
+      changes: RoleChangesSchema,
+    }).refine((m) => roleChangesProblem(m.subject.action, m.changes, m.role) === undefined),
+  ])
+  .transform(({ subject, changes, seenAt, ...fields }): Change => {
+    const common = {
+      ...fields,
+      changes: changes.map(({ key, before, after, explicit, unset }) => ({
+        key,
+        before,
+        after,
+        explicit,
+        ...(unset ? { unset } : {}),
+      })),
+      seenAt,
+    };
+    return withKind(common, subject);
+  });
+
+/** The fields of a change and what it acts on, as one member of the union. Pure. */
+function withKind(fields: ChangeFields, subject: ChangeSubject | undefined): Change {
+  if (subject?.kind === 'role') return { kind: 'role', action: subject.action, ...fields };
+  if (subject?.kind !== 'user') return { kind: 'permissions', ...fields };
+  const account = fields.changes[0]?.key === 'status';
+  return { kind: account ? 'account' : 'user-role', uid: subject.uid, ...fields };
+}
+
+/** What a change acts on, as the records name it: none for a role's permissions. Pure. */
+export function subjectOf(change: Change): ChangeSubject | undefined {
+  switch (change.kind) {
+    case 'permissions':
+      return undefined;
+    case 'role':
+      return { kind: 'role', action: change.action };
+    case 'user-role':
+    case 'account':
+      return { kind: 'user', uid: change.uid };
+  }
+}
+
+/**
+ * A change as a record keeps it (an approval request, an audit record), made one again; where it
+ * was promoted from is the caller's to add (a record names only the ref). Pure.
+ */
+export function changeOf(stored: {
+  id: string;
+  role: string;
+  subject?: ChangeSubject | undefined;
+  changes: readonly AuditChange[];
+  seenAt?: number | undefined;
+  reverts?: string | undefined;
+}): Change {
+  const { id, role, subject, changes, seenAt, reverts } = stored;
+  const keys = changes.map(({ before, ...c }) => ({ ...c, before: before ?? undefined }));
+  return withKind({ id, role, changes: keys, seenAt, ...(reverts ? { reverts } : {}) }, subject);
+}
+
+/** The change as a review's metadata carries it, before it is written out (sealed). Pure. */
+export function changeRecord(change: Change): Record<string, unknown> {
+  const subject = subjectOf(change);
+  return {
+    role: change.role,
+    ...(subject ? { subject } : {}),
+    id: change.id,
+    changes: change.changes,
+    seenAt: change.seenAt,
+    ...(change.promotedFrom ? { promotedFrom: change.promotedFrom } : {}),
+    ...(change.reverts ? { reverts: change.reverts } : {}),
+  };
+}
+
+export function encodeChange(change: Change): string {
+  return JSON.stringify(changeRecord(change));
+}
+
+/** Parses plain (unsealed) metadata; undefined when it is not a change the app made. */
+export function decodeChange(raw: string | undefined): Change | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw ?? '');
+  } catch {
+    return undefined;
+  }
+  const parsed = ChangeSchema.safeParse(json);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** The keys of a role's own fields; a created role's other keys are its permissions. */
+export const ROLE_FIELDS: readonly string[] = ['name', 'description'];
+
+/**
+ * Why a role change's keys are not one the app makes, or undefined when they are: a deletion is
+ * exactly `role` (the id, to nothing); an update, a new name or description; a creation, a name,
+ * perhaps a description, and permissions to set. Pure.
+ */
+export function roleChangesProblem(
+  action: RoleAction,
+  changes: readonly { key: string; before?: unknown; after: unknown; unset?: true | undefined }[],
+  role?: string,
+): string | undefined {
+  if (changes.some((c) => c.unset)) return 'a change to a role unsets nothing';
+  if (action === 'delete') {
+    // CometChat keeps `default` for every user given no other role: never asked to delete it.
+    if (role === 'default') return 'the role `default` is never deleted';
+    const [only] = changes;
+    return changes.length === 1 && only?.key === 'role' && only.after === null
+      ? undefined
+      : 'a deletion is one change of `role` to nothing';
+  }
+  const fields = changes.filter((c) => ROLE_FIELDS.includes(c.key));
+  if (fields.some((c) => !fieldFits(c.key, c.after))) return 'a name or description does not fit';
+  if (action === 'update') {
+    return fields.length === changes.length && fields.length > 0
+      ? undefined
+      : 'an update changes the name or the description only';
+  }
+  if (!fields.some((c) => c.key === 'name')) return 'a new role needs a name';
+  return changes.some((c) => c.key === 'role') ? 'a new role is not a deletion' : undefined;
+}
+
+function fieldFits(key: string, value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  return key === 'name'
+    ? value.trim().length > 0 && value.length <= MAX_ROLE_NAME
+    : value.length <= MAX_ROLE_DESCRIPTION;
+}
+
+/** Each key and the value it is set to. Pure. */
+export function changePayload(changes: readonly KeyChange[]): PermissionMap {
+  return Object.fromEntries(changes.map((c) => [c.key, c.after]));
+}
+
+/**
+ * What a change's id is made of: its keys and values, an unset told apart from setting the same
+ * key to its default value (they are two changes).
+ */
+export function idPayload(changes: readonly KeyChange[]): PermissionMap {
+  return Object.fromEntries(changes.map((c) => [c.unset ? `${c.key} (unset)` : c.key, c.after]));
+}
+
+/**
+ * The same review, however often it is submitted, gets the same id; the same change for another
+ * app gets another (the claims of every app share one store). `origin` is where it was asked
+ * (a view's id), `target` what it acts on.
+ */
+export function changeId(
+  origin: string,
+  app: string,
+  target: string,
+  payload: PermissionMap,
+): string {
+  const canonical = JSON.stringify(Object.entries(payload).sort(([a], [b]) => a.localeCompare(b)));
+  return createHash('sha256')
+    .update(`${app}\n${origin}\n${target}\n${canonical}`)
+    .digest('hex')
+    .slice(0, 24);
+}

@@ -1,0 +1,41 @@
+import { appNameIfSeveral, tryOpenSealed, UNSEALED_REFUSAL, valueWriter } from '../apps/apps.ts';
+import type { SubmitArgs } from '../slack/listener-args.ts';
+import { ChangeSchema } from './change.ts';
+import type { ChangeDeps } from './deps.ts';
+import { submittedView } from './outcome.ts';
+import { submitChange } from './submit.ts';
+import { messageView, reasonOf } from './views.ts';
+
+/** The answer to a review whose metadata is not one this app sealed. */
+const OUTDATED_REVIEW = messageView('Edit permissions', UNSEALED_REFUSAL);
+
+/**
+ * "Apply" or "Request approval" on the review of any change: acknowledged at once with a pending
+ * view; the change then goes the road (submit.ts), and the view shows the outcome.
+ */
+export function createConfirmSubmission(deps: ChangeDeps) {
+  return async ({ ack, view, body, client }: SubmitArgs) => {
+    // Sealed for its app: a review made by hand or edited to name another app is refused.
+    const opened = tryOpenSealed(deps.apps, ChangeSchema, view.private_metadata);
+    if (!opened) {
+      await ack({ response_action: 'update', view: OUTDATED_REVIEW });
+      return;
+    }
+    const { app, value: change } = opened;
+    const label = { appName: appNameIfSeveral(deps.apps, app), write: valueWriter(app) };
+    const needsApproval = app.approval !== undefined;
+    await ack({
+      response_action: 'update',
+      view: submittedView(change, label.appName, needsApproval),
+    });
+    await submitChange(deps, client, {
+      app,
+      change,
+      label,
+      userId: body.user.id,
+      teamId: body.team?.id ?? body.user.team_id ?? '',
+      reason: reasonOf(view.state.values),
+      viewId: view.id,
+    });
+  };
+}

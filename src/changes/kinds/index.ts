@@ -1,0 +1,30 @@
+import { inApp } from '../../voice/sentences.ts';
+import type { Change } from '../change.ts';
+import type { Kind } from './kind.ts';
+import { permissionsKind } from './permissions.ts';
+import { roleKind } from './role.ts';
+import { userKind } from './user.ts';
+
+// Where the kinds of change differ, and only there: what each sends, how "is it still as it was
+// reviewed?" is asked of it, what it acts on and did, in words. Everything else about a change is
+// the road's, the same for every kind. The one switch over the union is here.
+
+export type { ChangeClient, Kind, Reads, RecordFacts, Sent, SinceReview } from './kind.ts';
+
+/** The kind of `change`, bound to it. */
+export function kindOf(change: Change): Kind {
+  switch (change.kind) {
+    case 'permissions':
+      return permissionsKind(change);
+    case 'role':
+      return roleKind(change);
+    case 'user-role':
+    case 'account':
+      return userKind(change);
+  }
+}
+
+/** What `change` acts on, in words, with its app when several are configured. */
+export function nameOf(change: Change, appName?: string): string {
+  return `${kindOf(change).name}${inApp(appName)}`;
+}

@@ -1,0 +1,74 @@
+import type { CometChatApp } from '../../apps/apps.ts';
+import type { CometChatClient } from '../../cometchat/client.ts';
+import type { KeyResult, PermissionMap } from '../../cometchat/schemas.ts';
+import type { AuditRecord, KnownPermissions, Store } from '../../store/store.ts';
+
+// What a kind of change is to the road (see kindOf in index.ts).
+
+/** What a change's answer says, key by key; a permission update also carries the role's map. */
+export interface Sent {
+  results: Record<string, KeyResult>;
+  permissions?: PermissionMap | undefined;
+}
+
+/** What a change may ask of CometChat: the writes, and the reads that check them. */
+export type ChangeClient = Pick<
+  CometChatClient,
+  | 'setRolePermissions'
+  | 'unsetRolePermission'
+  | 'setUserRole'
+  | 'deactivateUsers'
+  | 'reactivateUsers'
+  | 'getUser'
+  | 'listUsers'
+  | 'createRole'
+  | 'updateRole'
+  | 'deleteRole'
+  | 'listAllRoles'
+>;
+
+/** Where "is it still as reviewed?" is asked: the store (a role's map), CometChat (the rest). */
+export interface Reads {
+  store: Pick<Store, 'getKnownPermissions'>;
+  app: Pick<CometChatApp, 'name'> & {
+    cometchat: Pick<CometChatClient, 'getUser' | 'listAllRoles'>;
+  };
+}
+
+/** What "is it still as reviewed?" found. */
+export interface SinceReview {
+  /** Its target is no longer as the review saw it: sending it would undo someone else's. */
+  changed: boolean;
+  /** What changed, in one sentence, where the kind can say exactly (a role itself). */
+  why?: string | undefined;
+  /**
+   * Whether CometChat already has every "after" of it: after an attempt whose outcome was not
+   * known, the change did take. Never said of a role's permissions, which cannot be read.
+   */
+  has: boolean;
+  /** The role's last known map, for a change of its permissions. */
+  known?: KnownPermissions | undefined;
+}
+
+/** What the audit record names besides the keys, read just before the change is sent. */
+export type RecordFacts = Pick<AuditRecord, 'movedToDefault'>;
+
+/** One kind of change, bound to one change of it. */
+export interface Kind {
+  /** The claim that lets one change of its target (a user, a role) run at a time, in its app. */
+  target: string;
+  /** What it acts on: "`vip`", "user `ana`", "role `vip` (new)". */
+  name: string;
+  /** What it did, once CometChat confirmed it: "role is now `vip`", "deleted". */
+  done: string;
+  /** Said when it is no longer as reviewed, or its target is being changed meanwhile. */
+  outOfDate: string;
+  /** The log line of it applied. */
+  logged: string;
+  send(client: ChangeClient): Promise<Sent>;
+  sinceReview(reads: Reads): Promise<SinceReview>;
+  recordFacts(client: ChangeClient): Promise<RecordFacts>;
+}
+
+/** For the kinds whose record names nothing besides their keys. */
+export const NO_FACTS = async (): Promise<RecordFacts> => ({});

@@ -1,0 +1,234 @@
+import type { View } from '@slack/types';
+import { type Apps, appNameIfSeveral, type CometChatApp, valueWriter } from '../apps/apps.ts';
+import type { Catalogue } from '../cometchat/catalogue.ts';
+import type { PermissionValue } from '../cometchat/schemas.ts';
+import { context, plain, section } from '../slack/blocks.ts';
+import { CALLBACKS } from '../slack/ids.ts';
+import { code, escapeMrkdwn, slackDate, truncate } from '../slack/mrkdwn.ts';
+import { counted, inApp } from '../voice/sentences.ts';
+import {
+  type AccountChange,
+  type Change,
+  changeId,
+  changeRecord,
+  METADATA_LIMIT,
+  type PermissionsChange,
+  type PromotedFrom,
+  type RoleChange,
+  type UserRoleChange,
+} from './change.ts';
+import { changeLine, chunkedSections, holdersLine, messageView, reasonInput } from './views.ts';
+
+// The review of a change: the modal that says exactly what it does, each value before and after,
+// and asks "Apply" (or "Request approval", with a reason, where the app asks for approvals). Every
+// kind's review submits to the same callback, so every change goes the same road from there
+// (confirm.ts). A feature asks for a change as a person put it; the review makes it a Change.
+
+/** The title of every modal of a change to a user, whichever feature draws it. */
+export const USER_CHANGE_TITLE = 'Change a user';
+
+/** The title of every modal of a change to a role itself, whichever feature draws it. */
+export const ROLE_CHANGE_TITLE = 'Change a role';
+
+/**
+ * A change to one CometChat user, as a person asked for it: its role, or its account (`active`,
+ * `deactivated`).
+ */
+export interface AskedUserChange {
+  uid: string;
+  /** The user's name, to name them in the review (escaped where shown). */
+  name: string;
+  /** The user's role when the change was asked for. */
+  role: string;
+  key: 'role' | 'status';
+  before: string;
+  after: string;
+  /** What the review says beyond from and to: mrkdwn lines (the permissions it affects). */
+  details?: readonly string[] | undefined;
+}
+
+/**
+ * A change to a role itself, as a person asked for it: its creation (a name, perhaps a
+ * description, and the permissions to set right after), a new name or description, or its
+ * deletion; with the question its review asks, in mrkdwn.
+ */
+export interface AskedRoleChange {
+  action: 'create' | 'update' | 'delete';
+  role: string;
+  /** `name`, `description`; a new role's permissions beside them; `role` (to null) to delete. */
+  changes: readonly { key: string; before: PermissionValue; after: PermissionValue }[];
+  question: string;
+  /** mrkdwn lines under the question: a new role's permissions, who holds a role to delete. */
+  details?: readonly string[] | undefined;
+}
+
+const TOO_LARGE =
+  'This change is too large to carry through Slack in one review: nothing was sent. Create the role with fewer permissions (or none), then set the rest in the editor.';
+
+/**
+ * The change a person asked of a user. `origin` names where it was asked (a view or trigger id):
+ * with the app, the user and the change, it makes the claim that applies it once. Pure.
+ */
+export function userChangeOf(
+  app: string,
+  asked: AskedUserChange,
+  origin: string,
+): UserRoleChange | AccountChange {
+  const fields = {
+    uid: asked.uid,
+    role: asked.role,
+    id: changeId(origin, app, `user:${asked.uid}`, { [asked.key]: asked.after }),
+    changes: [{ key: asked.key, before: asked.before, after: asked.after, explicit: false }],
+  };
+  return asked.key === 'role' ? { kind: 'user-role', ...fields } : { kind: 'account', ...fields };
+}
+
+/** The change a person asked of a role itself (see userChangeOf for `origin`). Pure. */
+export function roleChangeOf(app: string, asked: AskedRoleChange, origin: string): RoleChange {
+  const changes = asked.changes.map((c) => ({ ...c, explicit: false }));
+  const payload = Object.fromEntries(changes.map((c) => [c.key, c.after]));
+  return {
+    kind: 'role',
+    action: asked.action,
+    role: asked.role,
+    id: changeId(origin, app, `role ${asked.action}:${asked.role}`, payload),
+    changes,
+  };
+}
+
+/** What the review of a change to a user asks, in one sentence. Pure. */
+export function userChangeQuestion(asked: AskedUserChange, appName: string | undefined): string {
+  const who = `*${escapeMrkdwn(truncate(asked.name, 100))}* ${code(asked.uid)}${inApp(appName)}`;
+  if (asked.key === 'role') {
+    return `Change the role of ${who} from ${code(asked.before)} to ${code(asked.after)}? The user then has exactly the permissions of ${code(asked.after)}.`;
+  }
+  return asked.after === 'deactivated'
+    ? `Deactivate ${who}? They can no longer log in or chat; their messages, groups and data are kept, and _Reactivate_ undoes it. Nothing is ever deleted.`
+    : `Reactivate ${who}? They can log in and chat again, with role ${code(asked.role)}.`;
+}
+
+/** The review of a change to a user, for the users feature's modal. */
+export function reviewUserChange(
+  apps: Pick<Apps, 'several'>,
+  app: CometChatApp,
+  asked: AskedUserChange,
+  origin: string,
+): View {
+  const change = userChangeOf(app.name, asked, origin);
+  return subjectReviewView({
+    title: USER_CHANGE_TITLE,
+    question: userChangeQuestion(asked, appNameIfSeveral(apps, app)),
+    details: asked.details,
+    note: '“Before” is what CometChat had when you asked; it is checked again when the change is sent.',
+    privateMetadata: valueWriter(app)(changeRecord(change)),
+    approvalChannel: app.approval?.channel,
+  });
+}
+
+/** The review of a change to a role itself, for the roles feature's modal (or why there is none). */
+export function reviewRoleChange(app: CometChatApp, asked: AskedRoleChange, origin: string): View {
+  return roleReviewView(asked, roleChangeOf(app.name, asked, origin), {
+    write: valueWriter(app),
+    approvalChannel: app.approval?.channel,
+  });
+}
+
+/** A role change's review, its metadata written by `write`; too large, why there is none. Pure. */
+export function roleReviewView(
+  asked: Pick<AskedRoleChange, 'question' | 'details'>,
+  change: RoleChange,
+  where: { write: (value: Record<string, unknown>) => string; approvalChannel: string | undefined },
+): View {
+  const metadata = where.write(changeRecord(change));
+  // Never carried half: a change too large for the modal is not offered at all.
+  if (metadata.length > METADATA_LIMIT) return messageView(ROLE_CHANGE_TITLE, TOO_LARGE);
+  return subjectReviewView({
+    title: ROLE_CHANGE_TITLE,
+    question: asked.question,
+    details: asked.details,
+    note: 'CometChat’s role list is read again when the change is sent: if the role changed meanwhile, nothing is sent.',
+    privateMetadata: metadata,
+    approvalChannel: where.approvalChannel,
+  });
+}
+
+/** A review of a change to a user or a role itself: one question, its lines, and when it is checked. */
+interface SubjectReview {
+  /** The modal's title when no approval is asked for. */
+  title: string;
+  question: string;
+  details?: readonly string[] | undefined;
+  /** Under the lines: when what the review shows is checked again. */
+  note: string;
+  privateMetadata: string;
+  approvalChannel: string | undefined;
+}
+
+/** The review modal of a change to a user or to a role itself. Pure. */
+function subjectReviewView(review: SubjectReview): View {
+  const { approvalChannel } = review;
+  const asked = approvalChannel
+    ? `Ask for approval in <#${approvalChannel}>: ${review.question} Nothing is sent until another person approves.`
+    : review.question;
+  return {
+    type: 'modal',
+    callback_id: CALLBACKS.permissionsConfirm,
+    title: plain(approvalChannel ? 'Request approval' : review.title, 24),
+    submit: plain(approvalChannel ? 'Request approval' : 'Apply', 24),
+    close: plain('Cancel', 24),
+    private_metadata: review.privateMetadata,
+    blocks: [
+      section(asked),
+      ...chunkedSections([...(review.details ?? [])]),
+      context([review.note]),
+      ...(approvalChannel ? [reasonInput()] : []),
+    ],
+  };
+}
+
+/**
+ * The review of a change of a role's permissions: each key before and after, who the change
+ * reaches (`holders`: CometChat's count, undefined when it could not say), and where "before"
+ * came from; `catalogue` (the app's) names the keys.
+ */
+export function confirmView(
+  change: Change,
+  roleName: string,
+  privateMetadata: string,
+  appName?: string,
+  /** Set when the app's changes need a second person: where the request goes. */
+  approvalChannel?: string,
+  { holders, catalogue }: { holders?: number | undefined; catalogue?: Catalogue | undefined } = {},
+): View {
+  const promoted = change.promotedFrom ? [promotedNote(change.promotedFrom, appName)] : [];
+  const n = change.changes.length;
+  const what = `${counted(n, 'change')} to ${escapeMrkdwn(roleName)} ${code(change.role)}${inApp(appName)}`;
+  return {
+    type: 'modal',
+    callback_id: CALLBACKS.permissionsConfirm,
+    title: plain(approvalChannel ? 'Request approval' : 'Confirm change', 24),
+    submit: plain(approvalChannel ? 'Request approval' : 'Apply', 24),
+    close: plain('Back', 24),
+    private_metadata: privateMetadata,
+    blocks: [
+      section(
+        approvalChannel
+          ? `Ask for approval of ${what} in <#${approvalChannel}>? Nothing is sent until another person approves; then exactly these keys are sent.`
+          : `Apply ${what}? Exactly these keys are sent; nothing else changes.`,
+      ),
+      ...chunkedSections(change.changes.map((c) => changeLine(c, change.kind, catalogue))),
+      context([holdersLine(holders), ...promoted, seenNote(change)]),
+      ...(approvalChannel ? [reasonInput()] : []),
+    ],
+  };
+}
+
+function seenNote({ seenAt }: Pick<PermissionsChange, 'seenAt'>): string {
+  return seenAt !== undefined
+    ? `“Before” values are from the last update this app saw (${slackDate(Math.floor(seenAt / 1000))}).`
+    : '“Before” values are the documented defaults: the live values could not be read.';
+}
+
+function promotedNote(from: PromotedFrom, appName: string | undefined): string {
+  return `Promoted from *${escapeMrkdwn(from.app)}* (its change ${code(from.ref)}): the same keys and values, compared with what ${appName ? `*${escapeMrkdwn(appName)}*` : 'this app'} last returned.`;
+}
