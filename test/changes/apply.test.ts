@@ -239,4 +239,34 @@ describe('applyChange', () => {
     expect((await apply(deps, request)).kind).toBe('applied');
     expect(sent).toHaveLength(1);
   });
+
+  it('refuses a change while another change of its target is under way, as out of date', async () => {
+    const { deps, request, sent, audited, store, apply } = setup();
+    // Another change of the role `default` in this app holds its target.
+    await store.claim('target:default:role:default', 120);
+    expect(await apply(deps, request)).toEqual({
+      kind: 'stale',
+      sentence: expect.stringContaining('The role changed since you reviewed this'),
+    });
+    expect(sent).toHaveLength(0);
+    expect(audited).toHaveLength(0);
+    // Once the other change is done, this one goes through: its own claim was let go.
+    await store.release('target:default:role:default');
+    expect((await apply(deps, request)).kind).toBe('applied');
+    // ...and the target is free again for the next change.
+    expect(await store.claim('target:default:role:default', 120)).toBe(true);
+  });
+
+  it("refuses a change of permissions whose role's map moved on since the review", async () => {
+    const { deps, request, sent, store, apply } = setup();
+    await store.setKnownPermissions({
+      app: DEFAULT_APP,
+      role: 'default',
+      permissions: { sendMessage: 'deny' },
+      seenAt: NOW - 1_000,
+    });
+    expect((await apply(deps, request)).kind).toBe('stale');
+    expect(sent).toHaveLength(0);
+    expect(await store.listIntents(Number.POSITIVE_INFINITY)).toEqual([]);
+  });
 });
