@@ -1,8 +1,9 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
-import { changes, homeApprovals } from '../changes/index.ts';
+import { registerChanges } from '../changes/index.ts';
 import type { HttpRoute } from '../observe/readiness.ts';
 import { alerts, homeAlerts, webhookRoute } from './alerts/index.ts';
+import { approvals, homeApprovals } from './approvals/index.ts';
 import { apps } from './apps/index.ts';
 import { audit, recentChanges } from './audit/index.ts';
 import { callCardBlocks, calls } from './calls/index.ts';
@@ -26,7 +27,7 @@ export const FEATURES: readonly Feature[] = [
   roles,
   compare,
   permissions,
-  changes,
+  approvals,
   users,
   calls,
   alerts,
@@ -78,6 +79,7 @@ export function registerFeatures(bolt: App, shared: SharedDeps): RegisteredFeatu
     callCard: callCardBlocks(shared.apps),
   };
   for (const feature of FEATURES) feature.register(bolt, deps);
+  registerChanges(bolt, deps);
   registerHome(bolt, deps, home, editorOpener(deps));
   registerCommand(bolt, SUBCOMMANDS, deps);
   registerUnfurls(bolt, UNFURLERS, deps);

@@ -1,7 +1,8 @@
-import type { RespondFn, SlashCommand } from '@slack/bolt';
+import type { SlashCommand } from '@slack/bolt';
 import type { View } from '@slack/types';
+import { onlyTo } from '../changes/index.ts';
 import { currentRequest } from '../request-context.ts';
-import { messageModal, section } from '../slack/blocks.ts';
+import { messageModal } from '../slack/blocks.ts';
 import type { SlackMessage } from '../slack/deliver.ts';
 import { failInModal } from '../slack/modal-outcome.ts';
 import { failureSentence } from '../voice/failure.ts';
@@ -10,7 +11,8 @@ import type { FeatureDeps } from './deps.ts';
 
 // What a change asked for on a trigger (a button, a command) does first, whichever feature asks:
 // a modal at once, while CometChat is read for the review, then the review in its place; and the
-// one sentence said to the person instead when they may not.
+// reply to a command (a sentence said to the person instead when they may not). A sentence to
+// the person who clicked is the road's (tellClicker).
 
 /** Opens "Asking CometChat…" on the trigger, then fills it with `build`, or with the failure. */
 export async function loadIntoModal(
@@ -38,31 +40,6 @@ export async function loadIntoModal(
       log,
     );
   }
-}
-
-/** One sentence, seen only by the person it is said to. */
-function onlyTo(sentence: string): SlackMessage {
-  return {
-    response_type: 'ephemeral',
-    replace_original: false,
-    text: sentence,
-    blocks: [section(sentence)],
-  };
-}
-
-/**
- * One sentence to the person who clicked, seen only by them: through Bolt's `respond` where the
- * click came with a response_url (a message's button). A click on the Home tab or in a modal has
- * none: there the sentence goes as a direct message (deliver).
- */
-export async function tellClicker(
-  deps: Pick<FeatureDeps, 'deliver'>,
-  { body, respond }: { body: { user: { id: string }; response_url?: string }; respond: RespondFn },
-  sentence: string,
-): Promise<void> {
-  const message = onlyTo(sentence);
-  if (body.response_url) await respond(message);
-  else await deps.deliver({ userId: body.user.id }, message, currentRequest().log);
 }
 
 /**

@@ -6,7 +6,7 @@ import { UNKNOWN_OUTCOME } from '../../src/changes/record.ts';
 import { CometChatError } from '../../src/cometchat/errors.ts';
 import type { PermissionUpdate } from '../../src/cometchat/model.ts';
 import type { PermissionMap } from '../../src/cometchat/schemas.ts';
-import type { AuditTrail } from '../../src/features/deps.ts';
+import type { AuditTrail } from '../../src/changes/record.ts';
 import { createLogger } from '../../src/log.ts';
 import { runInRequest } from '../../src/request-context.ts';
 import {

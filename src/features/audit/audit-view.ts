@@ -21,9 +21,9 @@ import {
   type AuditRecord,
   DEFAULT_APP,
 } from '../../store/store.ts';
+import { permissionKeyRuns, permissionKeyText } from '../../voice/permission-key-text.ts';
+import { permissionValueText } from '../../voice/permission-value-text.ts';
 import { counted } from '../../voice/sentences.ts';
-import { permissionKeyRuns, permissionKeyText } from '../permission-key-text.ts';
-import { permissionValueText } from '../permission-value-text.ts';
 
 export const AUDIT_PER_PAGE = 10;
 const CHANGES_SHOWN = 6;

@@ -14,11 +14,15 @@ import {
   UNSEALED_REFUSAL,
 } from '../../apps/apps.ts';
 import { countHolders } from '../../apps/holders.ts';
-import { changeRecord } from '../../changes/change.ts';
-import { type AppLabel, appLabel, OPEN_CHECK_DEADLINE_MS } from '../../changes/deps.ts';
-import { baselineFrom } from '../../changes/kinds/permissions.ts';
-import { confirmView } from '../../changes/review.ts';
-import { messageView } from '../../changes/views.ts';
+import {
+  type AppLabel,
+  appLabel,
+  baselineFrom,
+  changeRecord,
+  confirmView,
+  messageView,
+  OPEN_CHECK_DEADLINE_MS,
+} from '../../changes/index.ts';
 import type { Catalogue } from '../../cometchat/catalogue.ts';
 import { currentRequest, msLeft } from '../../request-context.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';

@@ -9,11 +9,11 @@ import { currentRequest } from '../../request-context.ts';
 import { messageModal } from '../../slack/blocks.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../../store/store.ts';
+import { permissionKeyText } from '../../voice/permission-key-text.ts';
+import { permissionValueText } from '../../voice/permission-value-text.ts';
 import { counted, inApp, roleHoldersSentence, roleLimitSentence } from '../../voice/sentences.ts';
 import type { AppDeps } from '../deps.ts';
 import { loadIntoModal, tellTyper } from '../load-into-modal.ts';
-import { permissionKeyText } from '../permission-key-text.ts';
-import { permissionValueText } from '../permission-value-text.ts';
 import { presetNamed } from './presets.ts';
 import type { RoleWords } from './role-words.ts';
 

@@ -10,7 +10,12 @@ import {
   UNSEALED_REFUSAL,
   valueWriter,
 } from '../../apps/apps.ts';
-import { type AskedUserChange, reviewUserChange, USER_CHANGE_TITLE } from '../../changes/index.ts';
+import {
+  type AskedUserChange,
+  reviewUserChange,
+  tellClicker,
+  USER_CHANGE_TITLE,
+} from '../../changes/index.ts';
 import { defaultPermissions, valueInWords } from '../../cometchat/catalogue.ts';
 import { roleIdProblem, UidSchema } from '../../cometchat/id-rules.ts';
 import { type Account, accountOf, type User } from '../../cometchat/model.ts';
@@ -21,10 +26,10 @@ import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../../store/store.ts';
+import { permissionKeyText } from '../../voice/permission-key-text.ts';
 import { inApp } from '../../voice/sentences.ts';
 import type { AppDeps } from '../deps.ts';
-import { loadIntoModal, tellClicker, tellTyper } from '../load-into-modal.ts';
-import { permissionKeyText } from '../permission-key-text.ts';
+import { loadIntoModal, tellTyper } from '../load-into-modal.ts';
 import { knownOf } from './known-permissions.ts';
 import { AccountValue, UidValue } from './user-values.ts';
 
