@@ -3,9 +3,9 @@ import type { KnownBlock } from '@slack/types';
 import type { Logger } from 'pino';
 import { type CometChatApp, openSealedOption, sealOption } from '../../apps/apps.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
+import { currentRequest } from '../../request-context.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { SelectArgs } from '../../slack/listener-args.ts';
-import { scopeOf } from '../../slack/request-context.ts';
 import type { Store } from '../../store/store.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
 import { failureSentence } from '../../voice/failure.ts';
@@ -199,23 +199,23 @@ export function registerHome(
   home: Home,
   openEditor: EditorOpener,
 ): void {
-  bolt.event('app_home_opened', async ({ event, context }) => {
+  bolt.event('app_home_opened', async ({ event }) => {
     if (event.tab !== 'home') return;
-    await home.publish(event.user, scopeOf(context).log);
+    await home.publish(event.user, currentRequest().log);
   });
 
   bolt.action<BlockAction<StaticSelectAction>>(
     ACTIONS.homeEditRole,
-    async ({ ack, body, action, context }: SelectArgs) => {
+    async ({ ack, body, action }: SelectArgs) => {
       await ack();
-      const scope = scopeOf(context);
       // A select cleared by the person sends no option: there is nothing to open.
       const value = action.selected_option?.value;
       if (value === undefined) return;
       // The option names its role, sealed for its app: one made by hand, or of an app no longer
       // configured, is refused before anything is asked of CometChat.
       const { app, text: role } = openSealedOption(deps.apps, value);
-      await openEditor(body.trigger_id, app, role, body.user.id, scope);
+      // EditorOpener (deps.ts) still takes the request's context (its `scope`) as a parameter.
+      await openEditor(body.trigger_id, app, role, body.user.id, currentRequest());
     },
   );
 }

@@ -1,4 +1,5 @@
 import { appNameIfSeveral } from '../../apps/apps.ts';
+import { currentRequest } from '../../request-context.ts';
 import { inApp } from '../../voice/sentences.ts';
 import { PAGE_PROBLEM, pageWord } from '../command.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
@@ -25,15 +26,16 @@ export const roles: Feature = {
       parse: parseRolesWords,
       working: (page, { app, deps }) =>
         `Asking CometChat for the roles${page > 1 ? ` (page ${page})` : ''}${inApp(appNameIfSeveral(deps.apps, app))}…`,
-      run: (page, { body, scope, app, deps }) => createRolesCommand(deps)(app, page, body, scope),
+      run: (page, { respond, app, deps }) => createRolesCommand(deps)(app, page, respond),
     }),
     subcommand({
       names: ['role'],
       usage: `${ROLE_USAGE} - make a role (empty, a copy, or from a preset: ${PRESETS.map((p) => `\`${p.name}\``).join(', ')}), rename, describe or delete it (editors)`,
       parse: parseRoleWords,
-      // The review opens in a modal at once: no line to replace.
-      run: (words, { body, scope, app, deps }) =>
-        createRoleChangeCommand(deps)(app, words, body, scope),
+      // The review opens in a modal at once: no progress message to replace. role-changes.ts
+      // still takes the request's context (its `scope`) as a parameter.
+      run: (words, { body, app, deps }) =>
+        createRoleChangeCommand(deps)(app, words, body, currentRequest()),
     }),
   ],
   unfurlers: [roleUnfurler],

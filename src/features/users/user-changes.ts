@@ -146,8 +146,8 @@ async function roleChangeReview(
   scope: RequestScope,
 ): Promise<View> {
   const [fromKnown, toKnown] = await Promise.all([
-    knownOf(deps, app, user.role, scope),
-    knownOf(deps, app, to, scope),
+    knownOf(deps, app, user.role),
+    knownOf(deps, app, to),
   ]);
   const change: UserChange = {
     uid: user.uid,
