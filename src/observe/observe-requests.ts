@@ -1,9 +1,9 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import { currentRequestIfAny } from '../request-context.ts';
+import { ackClockIn } from '../slack/ack-clock.ts';
 import { type BodyFacts, factsOf } from '../slack/body-facts.ts';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
 import { inSpan, resumeCurrentSpan } from '../spans.ts';
-import { ackClockIn } from './ack-clock.ts';
 import { bounded, type Metrics } from './metrics.ts';
 
 // Every command, action, view submission and shortcut counted by name and outcome. The name is

@@ -250,17 +250,8 @@ export function isUserFailure(error: unknown): error is Error {
   );
 }
 
-/**
- * A failure the person has been told of already (in the modal they were looking at, or in place
- * of a command's progress message): the global handler logs its cause under the request's
- * reference and says nothing more.
- */
-export class ShownFailure extends Error {
-  override readonly name = 'ShownFailure';
-  constructor(override readonly cause: unknown) {
-    super('a failure the person has seen', { cause });
-  }
-}
+// A failure the person has been told of already: defined where a modal shows it (slack/).
+export { ShownFailure } from '../slack/modal-outcome.ts';
 
 /** Slack's trigger ids live three seconds and work once: when one is spent, say so plainly. */
 const TRIGGER_ERRORS = new Set([
