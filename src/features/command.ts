@@ -128,7 +128,7 @@ export function progressMessage(doing: string): SlackMessage {
 /**
  * Runs a subcommand acknowledged with a progress message: its answer, and its failure, replace
  * that message (`replace_original`). The failure is logged and told here, where the progress
- * message is known (the error handler is not told of it), then thrown on as reported, so that
+ * message is known (the error handler knows none), then thrown on as reported, so that
  * the request still counts as failed.
  */
 async function runAfterProgress(read: ReadWords, ctx: CommandContext): Promise<void> {

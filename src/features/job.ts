@@ -7,8 +7,10 @@ import { runInRequest } from '../request-context.ts';
 // CometChat requests it makes, carry one reference and a logger that names the job.
 
 /**
- * Runs `work` with a fresh reference and `log`'s child bound to it and to `job` (what names the
- * job: `{ task: 'digest' }`), as the running request (runInRequest). `work` is given that logger.
+ * Runs `work` with a fresh reference, as the running request (runInRequest), and gives it `log`'s
+ * child bound to `job` (what names the job: `{ task: 'digest' }`). The reference is not bound on
+ * that logger: the root logger adds the running request's to each line (log.ts), so that a job
+ * run within another, or a line naming a reference of its own (a record's), carries one `ref`.
  */
 export function asJob<T>(
   log: Logger,
@@ -16,7 +18,6 @@ export function asJob<T>(
   work: (log: Logger) => Promise<T>,
   now: () => number = Date.now,
 ): Promise<T> {
-  const ref = newReference();
-  const jobLog = log.child({ ...job, ref });
-  return runInRequest({ ref, log: jobLog, receivedAt: now() }, () => work(jobLog));
+  const jobLog = log.child(job);
+  return runInRequest({ ref: newReference(), log: jobLog, receivedAt: now() }, () => work(jobLog));
 }
