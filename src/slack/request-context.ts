@@ -52,10 +52,11 @@ export async function eachSettledWithin<T>(
 }
 
 /**
- * Global middleware, the first: gives each incoming request a short reference id (shown to the user with
- * any failure) and a child logger that carries it with team, user and what was invoked. The
- * rest of the request runs as that reference's work, so a line that Bolt, a Web API client or
- * a CometChat client logs meanwhile carries the reference too (createLogger adds it).
+ * Global middleware, the first: gives each incoming request a short reference id (shown to the
+ * user with any failure) and a child logger that carries it with team, user and what was
+ * invoked. The rest of the request runs as that reference's work (runInRequest), so a line that
+ * Bolt, a Web API client or a CometChat client logs meanwhile carries the reference too
+ * (createLogger adds it), and code reads the request's context with currentRequest().
  */
 export function requestScope(
   logger: Logger,

@@ -24,10 +24,10 @@ export async function resolvedFor(
 }
 
 /**
- * What the progress message says a search looks for, at once and in the answer's own words: every
- * filter, a relative time fixed from when the request arrived (`receivedAt`, Unix ms), and a calendar day as typed
- * (`since 2026-11-20`): the zone it is read in is asked of Slack only after the acknowledgement,
- * and the answer says which zone that was.
+ * What the progress message says a search looks for, at once and in the answer's own words:
+ * every filter, a relative time fixed from when the request arrived (`receivedAt`, Unix ms), and
+ * a calendar day as typed (`since 2026-11-20`): the zone it is read in is asked of Slack only
+ * after the acknowledgement, and the answer says which zone that was.
  */
 export function workingDescription(search: CallSearch, receivedAt: number): string {
   const fixed = resolveSearch(search, seconds(receivedAt));
