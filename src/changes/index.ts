@@ -29,7 +29,7 @@ export { type AppLabel, appLabel, type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from
 export { type Baseline, baselineFrom } from './kinds/permissions.ts';
 export { failureView } from './outcome.ts';
 export type { AuditTrail } from './record.ts';
-export { onlyTo, tellClicker } from './replies.ts';
+export { tellClicker } from './replies.ts';
 export {
   type AskedRoleChange,
   type AskedUserChange,

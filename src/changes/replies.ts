@@ -1,29 +1,20 @@
 import type { RespondFn } from '@slack/bolt';
-import { currentRequest } from '../request-context.ts';
-import { section } from '../slack/blocks.ts';
-import type { Deliverer, SlackMessage } from '../slack/deliver.ts';
-
-/** One sentence, seen only by the person it is said to. */
-export function onlyTo(sentence: string): SlackMessage {
-  return {
-    response_type: 'ephemeral',
-    replace_original: false,
-    text: sentence,
-    blocks: [section(sentence)],
-  };
-}
+import { noticeMessage } from '../slack/blocks.ts';
+import { type Deliverer, recipientOf, respondOrFallBack } from '../slack/deliver.ts';
 
 /**
- * One sentence to the person who clicked, seen only by them: through Bolt's `respond` where the
- * click came with a response_url (a message's button). A click on the Home tab or in a modal has
- * none: there the sentence goes as a direct message (deliver).
+ * One sentence to the person who clicked, seen only by them and beside the message they clicked
+ * in: Bolt's `respond`, else its fallbacks (a click on the Home tab or in a modal has no
+ * response_url: a direct message then).
  */
-export async function tellClicker(
+export function tellClicker(
   deps: { deliver: Deliverer },
-  { body, respond }: { body: { user: { id: string }; response_url?: string }; respond: RespondFn },
+  args: {
+    body: { user: { id: string }; channel?: { id: string } | undefined };
+    respond: RespondFn | undefined;
+  },
   sentence: string,
 ): Promise<void> {
-  const message = onlyTo(sentence);
-  if (body.response_url) await respond(message);
-  else await deps.deliver({ userId: body.user.id }, message, currentRequest().log);
+  const reply = respondOrFallBack(args.respond, recipientOf(args.body), deps.deliver);
+  return reply({ ...noticeMessage(sentence), replace_original: false });
 }

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { Access } from '../../src/access/access.ts';
 import { type ApplyDeps, type Applying, applyChange, STORE_DOWN } from '../../src/changes/apply.ts';
 import type { PermissionsChange } from '../../src/changes/change.ts';
+import type { AuditTrail } from '../../src/changes/record.ts';
 import { UNKNOWN_OUTCOME } from '../../src/changes/record.ts';
 import { CometChatError } from '../../src/cometchat/errors.ts';
 import type { PermissionUpdate } from '../../src/cometchat/model.ts';
 import type { PermissionMap } from '../../src/cometchat/schemas.ts';
-import type { AuditTrail } from '../../src/changes/record.ts';
 import { createLogger } from '../../src/log.ts';
 import { runInRequest } from '../../src/request-context.ts';
 import {

@@ -221,6 +221,9 @@ async function request(h: Harness) {
   });
   const post = await h.slack.nextCall('chat.postMessage', mark);
   expect(post.args.channel).toBe(CHANNEL);
+  // The request is stored once posted: the review says so once it is.
+  const done = await h.slack.nextCall('views.update', mark);
+  expect(textOf(done.args.view)).toContain('Approval requested');
   return { ts: '1700000000.000300', blocks: post.args.blocks as unknown[] };
 }
 
@@ -258,7 +261,7 @@ async function rejectModal(
 }
 
 /** The reason submitted in the modal: what the modal answered (its text). */
-async function submitReason(h: Harness, driver: SlackDriver, modal: StoredView) {
+async function submitReason(driver: SlackDriver, modal: StoredView) {
   const values = { reject_reason: { reason: { type: 'plain_text_input', value: 'not now' } } };
   const answer = await driver.interaction(driver.viewSubmission({ view: modal, values }));
   expect(answer.status).toBe(200);
@@ -329,7 +332,7 @@ describe('one decision per approval request', () => {
     const mark = h.slack.calls.length;
     const approving = click(h, driverAs(h, 'U0LEAD'), posted, ACTIONS.approveChange);
     await sleep(100);
-    const rejecterTold = await submitReason(h, lead2, modal);
+    const rejecterTold = await submitReason(lead2, modal);
     await approving;
     expect(await decided(h, mark)).toContain('Approved by <@U0LEAD> and applied');
     expect(rejecterTold).toMatch(
@@ -348,7 +351,7 @@ describe('one decision per approval request', () => {
     h.sandbox.setLatency(LATENCY_MS);
     const mark = h.slack.calls.length;
     const replies = h.slack.responses.length;
-    const rejecting = submitReason(h, lead2, modal);
+    const rejecting = submitReason(lead2, modal);
     await sleep(100);
     await click(h, driverAs(h, 'U0LEAD'), posted, ACTIONS.approveChange);
     expect(await rejecting).toBe('');
@@ -420,7 +423,7 @@ describe.skipIf(skipRedisSuites)(
       const mark = a.slack.calls.length;
       await Promise.all([
         click(a, driverAs(a, 'U0LEAD'), posted, ACTIONS.approveChange),
-        submitReason(b, lead2, modal),
+        submitReason(lead2, modal),
       ]);
       await decided(a, mark);
       await withShared((shared) => expectOneDecision(a, shared, { id, recordsBefore, mark }));

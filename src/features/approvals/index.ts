@@ -9,7 +9,7 @@ import {
 import { noWords } from '../command.ts';
 import type { SharedDeps } from '../deps.ts';
 import { type Feature, subcommand } from '../feature.ts';
-import { replyToCommand } from '../load-into-modal.ts';
+import { asJob } from '../job.ts';
 
 // The approvals waiting for a person: `/cometchat approvals`, the Home tab's part, and the
 // expiry of requests nobody decided. Approving and rejecting are the road's (src/changes).
@@ -30,9 +30,9 @@ export const approvals: Feature = {
       names: ['approvals'],
       usage: `${USAGE} - the permission changes waiting for your approval (when an app asks for approvals)`,
       parse: noWords(USAGE),
-      run: async (_, { body, deps }) => {
+      run: async (_, { body, respond, deps }) => {
         const { waiting } = await requestsFor(deps, body.user_id);
-        await replyToCommand(deps, body, approvalsList(waiting));
+        await respond(approvalsList(waiting));
       },
     }),
   ],
@@ -40,5 +40,11 @@ export const approvals: Feature = {
     // Its buttons (Approve, Reject) are the road's: registerChanges.
   },
   // Requests past their expiry are closed on time, once across replicas.
-  periodic: (deps, log) => expireApprovals(deps, deps.client, log),
+  periodic: (deps, log) =>
+    asJob(
+      log,
+      { task: 'approval-expiry' },
+      (jobLog) => expireApprovals(deps, deps.client, jobLog),
+      deps.now,
+    ),
 };

@@ -139,19 +139,19 @@ export function auditMessage(
   options: AuditListOptions = {},
 ): SlackMessage {
   const pages = Math.max(1, Math.ceil(page.total / AUDIT_PER_PAGE));
-  const scope = query.role ? ` for ${code(query.role)}` : '';
+  const forRole = query.role ? ` for ${code(query.role)}` : '';
   const write = options.value ?? JSON.stringify;
   const blocks: KnownBlock[] = [
     header(options.appName ? `${AUDIT_TITLE} · ${options.appName}` : AUDIT_TITLE),
     context([
-      `${counted(page.total, 'record')}${scope} · page ${query.page} of ${pages} · newest first`,
+      `${counted(page.total, 'record')}${forRole} · page ${query.page} of ${pages} · newest first`,
     ]),
   ];
   if (page.records.length === 0)
     blocks.push(
       section(
         page.total === 0
-          ? `No change has been recorded${scope} yet.`
+          ? `No change has been recorded${forRole} yet.`
           : `There is no page ${query.page}.`,
       ),
     );
