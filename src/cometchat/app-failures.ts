@@ -11,32 +11,28 @@ export function withAppFailures<C extends CometChatClient>(client: C, app: Faile
   };
   return {
     ...client,
-    listRoles: (query, request) => client.listRoles(query, request).catch(label),
-    listAllRoles: (request) => client.listAllRoles(request).catch(label),
-    setRolePermissions: (role, permissions, request) =>
-      client.setRolePermissions(role, permissions, request).catch(label),
-    listPermissionDefinitions: (role, request) =>
-      client.listPermissionDefinitions(role, request).catch(label),
-    createRole: (role, request) => client.createRole(role, request).catch(label),
-    updateRole: (role, update, request) => client.updateRole(role, update, request).catch(label),
-    deleteRole: (role, request) => client.deleteRole(role, request).catch(label),
-    unsetRolePermission: (role, key, request) =>
-      client.unsetRolePermission(role, key, request).catch(label),
-    getCall: (sessionId, request) => client.getCall(sessionId, request).catch(label),
-    getCallMessageSession: (messageId, request) =>
-      client.getCallMessageSession(messageId, request).catch(label),
-    listCalls: (query, request) => client.listCalls(query, request).catch(label),
-    getUsage: (range, request) => client.getUsage(range, request).catch(label),
-    getUser: (uid, request) => client.getUser(uid, request).catch(label),
-    listUsers: (query, request) => client.listUsers(query, request).catch(label),
-    countUsersWithRole: (role, request) => client.countUsersWithRole(role, request).catch(label),
-    setUserRole: (uid, role, request) => client.setUserRole(uid, role, request).catch(label),
-    deactivateUsers: (uids, request) => client.deactivateUsers(uids, request).catch(label),
-    reactivateUsers: (uids, request) => client.reactivateUsers(uids, request).catch(label),
-    listFriends: (uid, query, request) => client.listFriends(uid, query, request).catch(label),
-    areFriends: (uid, other, request) => client.areFriends(uid, other, request).catch(label),
-    listBlockedUsers: (uid, query, request) =>
-      client.listBlockedUsers(uid, query, request).catch(label),
-    blocksBetween: (uid, other, request) => client.blocksBetween(uid, other, request).catch(label),
+    listRoles: (query) => client.listRoles(query).catch(label),
+    listAllRoles: (options) => client.listAllRoles(options).catch(label),
+    setRolePermissions: (role, permissions) =>
+      client.setRolePermissions(role, permissions).catch(label),
+    listPermissionDefinitions: (role) => client.listPermissionDefinitions(role).catch(label),
+    createRole: (role) => client.createRole(role).catch(label),
+    updateRole: (role, update) => client.updateRole(role, update).catch(label),
+    deleteRole: (role) => client.deleteRole(role).catch(label),
+    unsetRolePermission: (role, key) => client.unsetRolePermission(role, key).catch(label),
+    getCall: (sessionId, options) => client.getCall(sessionId, options).catch(label),
+    getCallMessageSession: (messageId) => client.getCallMessageSession(messageId).catch(label),
+    listCalls: (query, options) => client.listCalls(query, options).catch(label),
+    getUsage: (range) => client.getUsage(range).catch(label),
+    getUser: (uid) => client.getUser(uid).catch(label),
+    listUsers: (query) => client.listUsers(query).catch(label),
+    countUsersWithRole: (role, options) => client.countUsersWithRole(role, options).catch(label),
+    setUserRole: (uid, role) => client.setUserRole(uid, role).catch(label),
+    deactivateUsers: (uids) => client.deactivateUsers(uids).catch(label),
+    reactivateUsers: (uids) => client.reactivateUsers(uids).catch(label),
+    listFriends: (uid, query) => client.listFriends(uid, query).catch(label),
+    areFriends: (uid, other) => client.areFriends(uid, other).catch(label),
+    listBlockedUsers: (uid, query) => client.listBlockedUsers(uid, query).catch(label),
+    blocksBetween: (uid, other) => client.blocksBetween(uid, other).catch(label),
   };
 }

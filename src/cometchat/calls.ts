@@ -6,12 +6,12 @@ import {
   CallMessageResponseSchema,
   CallResponseSchema,
 } from './schemas.ts';
-import type { RequestOptions, Send, Sender } from './send.ts';
+import type { Send, Sender } from './send.ts';
 
 // Calls, on the calls' host (`/v3/calls`), and the message a call rang for, on the REST API's.
 
 /** A request made as one of the app's users (the `onBehalfOf` header), when asked. */
-type OnBehalf = RequestOptions & { onBehalfOf?: string | undefined };
+type OnBehalf = { onBehalfOf?: string | undefined };
 
 export interface CallOperations {
   getCall(sessionId: string, options?: OnBehalf): Promise<Call>;
@@ -20,7 +20,7 @@ export interface CallOperations {
    * ringing outcome, which names its message, finds its call. Undefined when the message names
    * none (it is not a call's).
    */
-  getCallMessageSession(messageId: string, options?: RequestOptions): Promise<string | undefined>;
+  getCallMessageSession(messageId: string): Promise<string | undefined>;
   /** One page of the calls that match, newest first. */
   listCalls(query: CallQuery, options?: OnBehalf): Promise<CallPage>;
 }
@@ -28,58 +28,50 @@ export interface CallOperations {
 /** Arrow properties, not methods over `this`: a caller may well pass one around on its own. */
 export class CallRequests implements CallOperations {
   readonly #send: Send;
-  readonly #oneRef: Sender['oneRef'];
+  readonly #underOneRef: Sender['underOneRef'];
 
-  constructor({ send, oneRef }: Sender) {
+  constructor({ send, underOneRef }: Sender) {
     this.#send = send;
-    this.#oneRef = oneRef;
+    this.#underOneRef = underOneRef;
   }
 
-  getCall = async (sessionId: string, request?: OnBehalf) => {
-    const shared = this.#oneRef(request);
-    const { data } = await this.#send(
-      'getCall',
-      ({ calls }) =>
+  /** Under one reference: the request's, and the error's when the answer holds no call. */
+  getCall = (sessionId: string, request?: OnBehalf) =>
+    this.#underOneRef(async (ref) => {
+      const { data } = await this.#send('getCall', ({ calls }) =>
         calls
           .get(`calls/${segment(sessionId, 'session id')}`, {
             headers: onBehalfOf(request?.onBehalfOf),
           })
           .json(CallResponseSchema),
-      shared,
-    );
-    // Documented both as a record and as a list of one (schemas.ts); an empty list is no call.
-    const record = Array.isArray(data) ? data[0] : data;
-    if (!record) {
-      throw new CometChatError({
-        kind: 'not_found',
-        ref: shared.ref,
-        operation: 'getCall',
-        status: 200,
-        detail: 'the service answered with no call record',
-      });
-    }
-    return toCall(record);
-  };
+      );
+      // Documented both as a record and as a list of one (schemas.ts); an empty list is no call.
+      const record = Array.isArray(data) ? data[0] : data;
+      if (!record) {
+        throw new CometChatError({
+          kind: 'not_found',
+          ref,
+          operation: 'getCall',
+          status: 200,
+          detail: 'the service answered with no call record',
+        });
+      }
+      return toCall(record);
+    });
 
-  getCallMessageSession = async (messageId: string, request?: RequestOptions) => {
-    const { data } = await this.#send(
-      'getCallMessage',
-      ({ api }) =>
-        api.get(`messages/${segment(messageId, 'message id')}`).json(CallMessageResponseSchema),
-      request,
+  getCallMessageSession = async (messageId: string) => {
+    const { data } = await this.#send('getCallMessage', ({ api }) =>
+      api.get(`messages/${segment(messageId, 'message id')}`).json(CallMessageResponseSchema),
     );
     return data.data?.entities.on.entity.sessionid;
   };
 
   listCalls = async (query: CallQuery, request?: OnBehalf) => {
     const searchParams = callSearchParams(query);
-    const body = await this.#send(
-      'listCalls',
-      ({ calls }) =>
-        calls
-          .get('calls', { headers: onBehalfOf(request?.onBehalfOf), searchParams })
-          .json(CallListResponseSchema),
-      request,
+    const body = await this.#send('listCalls', ({ calls }) =>
+      calls
+        .get('calls', { headers: onBehalfOf(request?.onBehalfOf), searchParams })
+        .json(CallListResponseSchema),
     );
     return toCallPage(body, query);
   };

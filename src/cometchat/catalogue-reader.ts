@@ -1,7 +1,8 @@
+import { currentRequestIfAny } from '../request-context.ts';
 import { createTtlCache } from '../ttl-cache.ts';
 import { type Catalogue, FALLBACK_CATALOGUE, PERMISSIONS } from './catalogue.ts';
 import { mergeCatalogue } from './catalogue-merge.ts';
-import type { CometChatClient, RequestOptions } from './client.ts';
+import type { CometChatClient } from './client.ts';
 
 /**
  * One app's catalogue: the definitions its CometChat gives merged with the shipped catalogue
@@ -10,7 +11,7 @@ import type { CometChatClient, RequestOptions } from './client.ts';
  * (the next ask tries again), and answers the shipped catalogue as `fallback`: the editor still
  * opens, and says so. The client has logged why.
  */
-export type CatalogueReader = (request?: RequestOptions) => Promise<Catalogue>;
+export type CatalogueReader = () => Promise<Catalogue>;
 
 /** How long an app's definitions are kept: they change with CometChat's releases, not by the minute. */
 export const CATALOGUE_TTL_MS = 5 * 60_000;
@@ -32,15 +33,15 @@ export function createCatalogueReader(
   // After a failed read, the shipped catalogue stands in for a short while without asking again:
   // during an outage every category switch and review would otherwise wait out the whole budget.
   let fallbackUntil = 0;
-  return async (request) => {
+  return async () => {
     if (now() < fallbackUntil) return FALLBACK_CATALOGUE;
     try {
       return await cache.get('default', async () =>
-        mergeCatalogue(PERMISSIONS, await client.listPermissionDefinitions('default', request)),
+        mergeCatalogue(PERMISSIONS, await client.listPermissionDefinitions('default')),
       );
     } catch (error) {
       fallbackUntil = now() + FALLBACK_MS;
-      request?.logger?.warn(
+      currentRequestIfAny()?.log.warn(
         { err: error },
         'permission definitions not read: the shipped catalogue stands in',
       );

@@ -12,8 +12,6 @@ import { type UserOperations, UserRequests } from './users.ts';
 // hooks on each host's instance (ky-instance.ts); send.ts runs each request under the running
 // request's reference and turns its failure into a CometChatError.
 
-export type { RequestOptions } from './send.ts';
-
 export interface CometChatClientOptions {
   /** Role API address without `/v3`. */
   apiUrl: string;

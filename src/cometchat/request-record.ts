@@ -44,9 +44,9 @@ export class RequestRecord {
   /**
    * Made when first needed (a retry, a failure, debug level): most requests log nothing, and a
    * child logger serialises its bindings as it is made. A request's logger already carries the
-   * ref; it is bound only once. A request under another reference (a role list shared by
-   * concurrent requests) keeps the logger's and names its own as `upstreamRef`, as the error
-   * handler does: a line holds one `ref`.
+   * ref; it is bound only once. A request under another reference than its logger's keeps the
+   * logger's and names its own as `upstreamRef`, as the error handler does: a line holds one
+   * `ref`.
    */
   get log(): Logger {
     const { parent, ref, operation } = this;

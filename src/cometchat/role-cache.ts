@@ -43,13 +43,11 @@ export function withRoleCache(
   return {
     // What is not cached goes straight to the client (its methods are arrows: they travel).
     ...client,
-    listRoles: (query = {}, request) =>
-      pages.get(`${query.page ?? 1}:${query.perPage ?? ''}`, () =>
-        client.listRoles(query, request),
-      ),
-    listAllRoles: (request) => {
-      if (request?.fresh) clear();
-      return lists.get(`${request?.perPage ?? ''}`, () => client.listAllRoles(request));
+    listRoles: (query = {}) =>
+      pages.get(`${query.page ?? 1}:${query.perPage ?? ''}`, () => client.listRoles(query)),
+    listAllRoles: (options) => {
+      if (options?.fresh) clear();
+      return lists.get(`${options?.perPage ?? ''}`, () => client.listAllRoles(options));
     },
     setRolePermissions: clearingRoles(client.setRolePermissions),
     unsetRolePermission: clearingRoles(client.unsetRolePermission),
@@ -57,9 +55,9 @@ export function withRoleCache(
     updateRole: clearingRoles(client.updateRole),
     // Its users now hold another role: their counts go too.
     deleteRole: clearingRoles(clearingCounts(client.deleteRole)),
-    countUsersWithRole: (role, request) =>
-      counts.get(`${role}:${request?.withDeactivated ?? false}`, () =>
-        client.countUsersWithRole(role, request),
+    countUsersWithRole: (role, options) =>
+      counts.get(`${role}:${options?.withDeactivated ?? false}`, () =>
+        client.countUsersWithRole(role, options),
       ),
     setUserRole: clearingCounts(client.setUserRole),
     deactivateUsers: clearingCounts(client.deactivateUsers),

@@ -2,7 +2,7 @@ import type { KyInstance } from 'ky';
 import type { Logger } from 'pino';
 import { scrub } from '../log.ts';
 import { newReference } from '../reference.ts';
-import { currentRequestIfAny } from '../request-context.ts';
+import { currentRequestIfAny, runInRequest } from '../request-context.ts';
 import { inSpan } from '../spans.ts';
 import { CometChatError } from './errors.ts';
 import { toCometChatError } from './ky-failure.ts';
@@ -10,13 +10,6 @@ import { createHostKy } from './ky-instance.ts';
 import { type CometChatObserver, statusClassOf } from './observer.ts';
 import { Refused } from './refusals.ts';
 import { RequestRecord } from './request-record.ts';
-
-export interface RequestOptions {
-  /** Reference id shared with the user-facing reply and the logs; the running request's if absent. */
-  ref?: string | undefined;
-  /** The running request's logger if absent. */
-  logger?: Logger | undefined;
-}
 
 /** The app's two CometChat hosts, as ky instances. */
 export interface Hosts {
@@ -28,22 +21,18 @@ export interface Hosts {
 
 /**
  * One CometChat request: `call` makes it with ky, on one of the hosts, and reads its answer. Its
- * reference and logger are the running request's (or the caller's `request`, while callers still
- * give one); any failure is thrown as a CometChatError.
+ * reference and logger are the running request's (outside any request, a reference made for it
+ * and the client's logger); any failure is thrown as a CometChatError.
  */
-export type Send = <T>(
-  operation: string,
-  call: (hosts: Hosts) => Promise<T>,
-  request?: RequestOptions,
-) => Promise<T>;
+export type Send = <T>(operation: string, call: (hosts: Hosts) => Promise<T>) => Promise<T>;
 
 export interface Sender {
   send: Send;
   /**
-   * `request` with the reference several requests share: the caller's, the running request's,
-   * or one made now (a request made outside any request, such as a test's).
+   * Runs `work`, several requests (a list's pages), under one reference, which it is given: the
+   * running request's, or outside any request one made now, run as a request of its own.
    */
-  oneRef(request?: RequestOptions): RequestOptions & { ref: string };
+  underOneRef<T>(work: (ref: string) => Promise<T>): Promise<T>;
 }
 
 export interface SenderOptions {
@@ -94,17 +83,20 @@ export function createSender(options: SenderOptions): Sender {
   // words are shown to people, kept in the audit trail and logged, so every secret goes first.
   const secrets = [options.apiKey, ...(options.secrets ?? [])];
   const withoutSecrets = (text: string) => scrub(text, secrets);
-  const oneRef = (request?: RequestOptions) => ({
-    ...request,
-    ref: request?.ref ?? currentRequestIfAny()?.ref ?? newRef(),
-  });
+  const underOneRef = <T>(work: (ref: string) => Promise<T>): Promise<T> => {
+    const running = currentRequestIfAny();
+    if (running) return work(running.ref);
+    const ref = newRef();
+    return runInRequest({ ref, log: options.logger, receivedAt: now() }, () => work(ref));
+  };
 
-  const send: Send = (operation, call, request) => {
+  const send: Send = (operation, call) => {
+    const running = currentRequestIfAny();
     const record = new RequestRecord(
-      oneRef(request).ref,
+      running?.ref ?? newRef(),
       operation,
       now() + options.budgetMs,
-      request?.logger ?? currentRequestIfAny()?.log ?? options.logger,
+      running?.log ?? options.logger,
     );
     const attributes = { 'cometchat.operation': operation, 'cometchat_ops.ref': record.ref };
     return inSpan(`CometChat ${operation}`, 'client', attributes, async () => {
@@ -124,7 +116,7 @@ export function createSender(options: SenderOptions): Sender {
       }
     });
   };
-  return { send, oneRef };
+  return { send, underOneRef };
 }
 
 /** Nothing was sent: no metrics, no log line; the person is told why. */

@@ -1,10 +1,10 @@
 import { toUsage, type Usage, type UsageRange } from './model.ts';
 import { UsageResponseSchema } from './schemas.ts';
-import type { RequestOptions, Send, Sender } from './send.ts';
+import type { Send, Sender } from './send.ts';
 
 export interface UsageOperations {
   /** The app's usage over the range: audio, video and recorded minutes, active and concurrent users. */
-  getUsage(range: UsageRange, options?: RequestOptions): Promise<Usage>;
+  getUsage(range: UsageRange): Promise<Usage>;
 }
 
 export class UsageRequests implements UsageOperations {
@@ -18,12 +18,10 @@ export class UsageRequests implements UsageOperations {
    * `GET /v3/stats` on the API host. The dates are documented as Unix time with an example in
    * milliseconds; the service takes either, and seconds are what every other v3 filter takes.
    */
-  getUsage = async (range: UsageRange, request?: RequestOptions) => {
+  getUsage = async (range: UsageRange) => {
     const searchParams = { fromDate: Math.floor(range.fromDate), toDate: Math.floor(range.toDate) };
-    const { data } = await this.#send(
-      'getUsage',
-      ({ api }) => api.get('stats', { searchParams }).json(UsageResponseSchema),
-      request,
+    const { data } = await this.#send('getUsage', ({ api }) =>
+      api.get('stats', { searchParams }).json(UsageResponseSchema),
     );
     return toUsage(data.metrics);
   };

@@ -6,6 +6,7 @@ import {
   FALLBACK_MS,
 } from '../../src/cometchat/catalogue-reader.ts';
 import type { PermissionDefinition } from '../../src/cometchat/schemas.ts';
+import { runInRequest } from '../../src/request-context.ts';
 
 // An app's catalogue is read at most every five minutes; after a failed read the shipped one
 // stands in for half a minute (issue 32).
@@ -28,7 +29,7 @@ describe('createCatalogueReader', () => {
     expect(first.source).toBe('service');
     expect(first.inCategory(OTHER_CATEGORY).map((spec) => spec.key)).toEqual(['deleteReaction']);
     expect(listPermissionDefinitions).toHaveBeenCalledTimes(1);
-    expect(listPermissionDefinitions).toHaveBeenCalledWith('default', undefined);
+    expect(listPermissionDefinitions).toHaveBeenCalledWith('default');
     now += CATALOGUE_TTL_MS - 1;
     await read();
     expect(listPermissionDefinitions).toHaveBeenCalledTimes(1);
@@ -45,7 +46,10 @@ describe('createCatalogueReader', () => {
       .mockResolvedValue([extra]);
     const warn = vi.fn();
     const read = createCatalogueReader({ listPermissionDefinitions }, { now: () => now });
-    const failed = await read({ logger: { warn } as never });
+    const failed = await runInRequest(
+      { ref: 'ref-cat', log: { warn } as never, receivedAt: 0 },
+      () => read(),
+    );
     expect(failed).toBe(FALLBACK_CATALOGUE);
     expect(failed.source).toBe('fallback');
     expect(warn).toHaveBeenCalledTimes(1);

@@ -57,6 +57,11 @@ afterEach(() => {
   }
 });
 
+/** `work` as a request under `ref` whose logger is `log` (the client's own logger unless given). */
+function asRequest<T>(ref: string, work: () => Promise<T>, log: Logger = logger): Promise<T> {
+  return runInRequest({ ref, log, receivedAt: T0 }, work);
+}
+
 function client(overrides: Partial<CometChatClientOptions> = {}): CometChatClient {
   return createCometChatClient({
     apiUrl: sandbox.apiUrl,
@@ -159,7 +164,7 @@ describe('listRoles', () => {
   });
 
   it('logs the request at debug level with its reference and operation', async () => {
-    await client().listRoles({}, { ref: 'ref-roles-1' });
+    await asRequest('ref-roles-1', () => client().listRoles({}));
     const done = logs.records().find((r) => r.message === 'CometChat request done');
     expect(done).toMatchObject({
       log: { level: 'debug' },
@@ -168,9 +173,9 @@ describe('listRoles', () => {
     expect(typeof done?.cometchat_ops.ms).toBe('number');
   });
 
-  it('logs through the per-request logger when one is given', async () => {
+  it('logs through the running request’s logger', async () => {
     const child = logger.child({ team: 'T123', user: 'U456' });
-    await client().listRoles({}, { logger: child, ref: 'ref-child' });
+    await asRequest('ref-child', () => client().listRoles({}), child);
     expect(logs.records()).toContainEqual(
       expect.objectContaining({
         organization: { id: 'T123' },
@@ -183,7 +188,7 @@ describe('listRoles', () => {
 
 describe('listAllRoles', () => {
   it('fetches every page and keeps the list order', async () => {
-    const roles = await client().listAllRoles({ perPage: 3, ref: 'ref-all' });
+    const roles = await asRequest('ref-all', () => client().listAllRoles({ perPage: 3 }));
     expect(roles.map((r) => r.role)).toEqual(SEED_ROLE_IDS);
     const pages = sandbox.requests.map((r) => r.query.page).sort();
     expect(pages).toEqual(['1', '2', '3', '4']);
@@ -277,7 +282,9 @@ describe('setRolePermissions', () => {
 
   it('reports a rejected value as bad_request with the field details, without retrying', async () => {
     const error = await failure(
-      client().setRolePermissions('moderator', { sendMessage: 'maybe' }, { ref: 'ref-put' }),
+      asRequest('ref-put', () =>
+        client().setRolePermissions('moderator', { sendMessage: 'maybe' }),
+      ),
     );
     expect(error).toMatchObject({
       kind: 'bad_request',
@@ -735,9 +742,9 @@ describe('error kinds', () => {
     expect(error.detail).toContain('data.permissions');
   });
 
-  it('carries the reference given by the caller, and makes one otherwise', async () => {
+  it('carries the running request’s reference, and makes one outside a request', async () => {
     sandbox.inject({ kind: 'status', status: 404 });
-    const given = await failure(client().listRoles({}, { ref: 'ref-given' }));
+    const given = await asRequest('ref-given', () => failure(client().listRoles({})));
     expect(given.ref).toBe('ref-given');
     const made = await failure(client({ newRef: () => 'ref-made' }).getCall('v1.none'));
     expect(made.ref).toBe('ref-made');
@@ -789,8 +796,9 @@ describe('the running request', () => {
     });
   });
 
-  it('still takes a reference the caller gives, under the running request’s logger', async () => {
-    await inRequest('ref-running', () => client().listRoles({}, { ref: 'ref-given' }));
+  it('names its reference as upstreamRef under a logger that carries another', async () => {
+    const log = logger.child({ ref: 'ref-running', team: 'T777' });
+    await asRequest('ref-given', () => client().listRoles({}), log);
     expect(doneRequests()[0]?.cometchat_ops).toMatchObject({
       ref: 'ref-running',
       upstreamRef: 'ref-given',

@@ -7,6 +7,7 @@ import {
 } from '../../src/cometchat/client.ts';
 import { userSearchParams } from '../../src/cometchat/users.ts';
 import type { Logger } from '../../src/log.ts';
+import { runInRequest } from '../../src/request-context.ts';
 import type { LogCapture } from '../log-capture.ts';
 import { API_KEY, captureLogger, failure, only, T0, WRONG_KEY } from './client-harness.ts';
 
@@ -32,6 +33,11 @@ afterEach(() => {
     expect(line).not.toContain(WRONG_KEY);
   }
 });
+
+/** `work` as a request under `ref`, logging through the client's logger. */
+function asRequest<T>(ref: string, work: () => Promise<T>): Promise<T> {
+  return runInRequest({ ref, log: logger, receivedAt: T0 }, work);
+}
 
 function client(overrides: Partial<CometChatClientOptions> = {}): CometChatClient {
   return createCometChatClient({
@@ -85,7 +91,7 @@ describe('getUser', () => {
   });
 
   it('reports an unknown uid as not_found with ERR_UID_NOT_FOUND, not as a wrong address', async () => {
-    const error = await failure(client().getUser('nobody', { ref: 'ref-user' }));
+    const error = await asRequest('ref-user', () => failure(client().getUser('nobody')));
     expect(error).toMatchObject({
       kind: 'not_found',
       status: 404,
@@ -375,7 +381,8 @@ describe('friends and blocks', () => {
       createdAt: 1,
     });
     sandbox.state.friends.set('cometchat-uid-5', friends);
-    expect(await client().areFriends('cometchat-uid-5', 'pal-1', { ref: 'ref-pal' })).toBe(true);
+    const found = await asRequest('ref-pal', () => client().areFriends('cometchat-uid-5', 'pal-1'));
+    expect(found).toBe(true);
     expect(sandbox.requests.map((r) => r.query.page)).toEqual(['1', '2']);
     expect(refsOfDoneRequests()).toEqual(['ref-pal', 'ref-pal']);
   });
@@ -401,7 +408,10 @@ describe('friends and blocks', () => {
 
   it('tells which of two users blocked the other, reading both lists under one reference', async () => {
     const api = client();
-    expect(await api.blocksBetween('cometchat-uid-4', 'eve-mentions', { ref: 'ref-b' })).toEqual({
+    const blocks = await asRequest('ref-b', () =>
+      api.blocksBetween('cometchat-uid-4', 'eve-mentions'),
+    );
+    expect(blocks).toEqual({
       uidBlockedOther: true,
       otherBlockedUid: false,
     });

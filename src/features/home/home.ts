@@ -50,7 +50,7 @@ function snapshotLoader(deps: Pick<HomeDeps, 'budgetSeconds' | 'secrets'>) {
   return (app: CometChatApp, log: Logger): Promise<AppSnapshot> =>
     snapshots.get(app.name, async () => {
       try {
-        const roles = await app.cometchat.listAllRoles({ logger: log });
+        const roles = await app.cometchat.listAllRoles();
         return { state: 'ok', roles: roles.map((r) => ({ role: r.role, name: r.name })) };
       } catch (error) {
         log.warn({ app: app.name, err: error }, 'home: role list failed');
