@@ -73,6 +73,7 @@ export function createSlackApp(options: SlackAppOptions) {
     channel: config.auditChannel,
     now,
     metrics,
+    apps,
   });
   const budgetSeconds = Math.round(config.cometchat.budgetMs / 1000);
   const voice = { budgetSeconds, secrets: config.secrets };

@@ -18,6 +18,7 @@ import {
 import { createConfirmSubmission } from './confirm.ts';
 import type { ChangeDeps } from './deps.ts';
 import { createPromoteButton } from './promote.ts';
+import { createRevertButton } from './revert-button.ts';
 
 // The road every change goes, whatever it acts on (a role's permissions, a role itself, a user's
 // role or account): its review, the approval a second person may have to give, the apply once,
@@ -27,6 +28,7 @@ import { createPromoteButton } from './promote.ts';
 
 export type { Change, KeyChange } from './change.ts';
 export type { AppLabel, ChangeDeps } from './deps.ts';
+export { revertButton } from './revert-view.ts';
 export {
   type AskedRoleChange,
   type AskedUserChange,
@@ -44,7 +46,10 @@ export function changeDeps(deps: AppDeps): ChangeDeps {
   return { ...deps, failureSentence: (error) => failureSentence(error, deps) };
 }
 
-/** Registers the road's listeners: the review's submission, the decisions, the promotion. */
+/**
+ * Registers the road's listeners: the review's submission, the decisions, the promotion, and an
+ * audit record's _Revert_.
+ */
 export function registerChanges(bolt: App, deps: ChangeDeps): void {
   bolt.view<ViewSubmitAction>(CALLBACKS.permissionsConfirm, createConfirmSubmission(deps));
   bolt.action<BlockAction<ButtonAction>>(ACTIONS.approveChange, createApproveButton(deps));
@@ -53,6 +58,10 @@ export function registerChanges(bolt: App, deps: ChangeDeps): void {
   bolt.action<BlockAction<ButtonAction>>(
     new RegExp(`^${ACTIONS.promoteChange}:`),
     createPromoteButton(deps),
+  );
+  bolt.action<BlockAction<ButtonAction>>(
+    new RegExp(`^${ACTIONS.revertChange}:`),
+    createRevertButton(deps),
   );
 }
 
