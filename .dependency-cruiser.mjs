@@ -27,6 +27,15 @@ export default {
       to: { path: '^src/(cometchat|apps|store)/' },
     },
     {
+      // Nor does it know what sits above it: what the app says (voice/), what it counts (observe/)
+      // or who may do what (access/). What slack/ needs of them, the composition root passes in
+      // (a client maker that counts, a clock's observer); observe/ and voice/ import slack/.
+      name: 'slack-knows-nothing-above',
+      severity: 'error',
+      from: { path: '^src/slack/' },
+      to: { path: '^src/(voice|observe|access)/' },
+    },
+    {
       // The Slack stand-in imitates Slack, not this app, so the tests cannot pass by sharing code.
       name: 'slack-standin-knows-no-app',
       severity: 'error',

@@ -1,5 +1,5 @@
 import { ecsFormat } from '@elastic/ecs-pino-format';
-import type { Logger as BoltLogger, LogLevel as BoltLogLevel } from '@slack/bolt';
+import { type Logger as BoltLogger, LogLevel as BoltLogLevel } from '@slack/bolt';
 import {
   type Bindings,
   type ChildLoggerOptions,
@@ -252,12 +252,13 @@ export function scrub(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-const BOLT_TO_PINO: Record<BoltLogLevel, string> = {
-  debug: 'debug',
-  info: 'info',
-  warn: 'warn',
-  error: 'error',
-} as Record<BoltLogLevel, string>;
+/** Bolt's and the Web API client's level for a pino level (LOG_LEVEL's, or a logger's). */
+export function boltLevel(level: string): BoltLogLevel {
+  if (level === 'debug' || level === 'trace') return BoltLogLevel.DEBUG;
+  if (level === 'info') return BoltLogLevel.INFO;
+  if (level === 'warn') return BoltLogLevel.WARN;
+  return BoltLogLevel.ERROR;
+}
 
 /** Bolt (and its Web API and Socket Mode clients) log through this, so one pipeline sees all. */
 export function boltLogger(parent: Logger): BoltLogger {
@@ -278,11 +279,12 @@ export function boltLogger(parent: Logger): BoltLogger {
     error: (...msg) => write('error', msg),
     setLevel: (level) => {
       // Bolt may ask for more than LOG_LEVEL allows (it defaults to info); the root decides.
-      const wanted = BOLT_TO_PINO[level] ?? 'info';
+      // Bolt's levels are pino's names.
+      const wanted: string = level;
       const wantedValue = parent.levels.values[wanted] ?? 0;
       logger.level = wantedValue < parent.levelVal ? parent.level : wanted;
     },
-    getLevel: () => logger.level as BoltLogLevel,
+    getLevel: () => boltLevel(logger.level),
     setName: (name) => {
       // A rename must not undo an earlier setLevel.
       const { level } = logger;

@@ -1,9 +1,11 @@
+import { startSlackApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { systemCodeOf } from './error-cause.ts';
 import { SUBCOMMAND_NAMES } from './features/index.ts';
 import { createLogger } from './log.ts';
-import { startSlackApp } from './start.ts';
 
-// The composition root: config -> logger -> app -> start, and a clean stop on a signal.
+// The entry: config -> logger -> the app (app.ts, the composition root) started, and a clean stop
+// on a signal.
 async function main(env: NodeJS.ProcessEnv): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -46,12 +48,13 @@ function loadDotEnv(): void {
   try {
     process.loadEnvFile('.env');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (systemCodeOf(error, 1) !== 'ENOENT') throw error;
   }
 }
 
 loadDotEnv();
 main(process.env).catch((error: unknown) => {
-  process.stderr.write(`The app could not start: ${(error as Error)?.message ?? String(error)}\n`);
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`The app could not start: ${message}\n`);
   process.exit(1);
 });

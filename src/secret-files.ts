@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
+import { systemCodeOf } from './error-cause.ts';
 
 // Secrets from files: Docker and Kubernetes mount secrets as files, so every setting that holds
 // a secret may instead name a file with `<NAME>_FILE`. The file's text becomes the setting's
@@ -78,7 +79,7 @@ function readOrProblem(
   try {
     value = read(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException | undefined)?.code ?? 'error';
+    const code = systemCodeOf(error, 1) ?? 'error';
     return {
       problem: `${key} names a file that cannot be read (${code}): it must be the path of a file holding the value`,
     };

@@ -91,6 +91,11 @@ describe('layering rules (.dependency-cruiser.mjs)', () => {
         to: 'src/cometchat/client.ts',
       },
       {
+        rule: 'slack-knows-nothing-above',
+        from: 'src/slack/router.ts',
+        to: 'src/observe/metrics.ts',
+      },
+      {
         rule: 'slack-standin-knows-no-app',
         from: 'offline/slack-standin/server.ts',
         to: 'src/slack/mrkdwn.ts',

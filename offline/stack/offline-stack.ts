@@ -1,7 +1,8 @@
 import type { DestinationStream } from 'pino';
+import { startSlackApp } from '../../src/app.ts';
 import { appEnvPrefix, type Config, loadConfig } from '../../src/config.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
-import { type RunningApp, startSlackApp } from '../../src/start.ts';
+import type { RunningApp } from '../../src/start.ts';
 import type { Store } from '../../src/store/store.ts';
 import {
   type RecordedRequest,

@@ -1,10 +1,11 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import { currentRequestIfAny } from '../request-context.ts';
 import { messageModal } from '../slack/blocks.ts';
-import { factsOf } from '../slack/body-facts.ts';
+import { ackOf, factsOf } from '../slack/body-facts.ts';
 import { slackErrorCode } from '../slack/deliver.ts';
-import { scopeIfAny } from '../slack/request-context.ts';
+import { errorField } from '../slack/slack-errors.ts';
 import { createTtlCache } from '../ttl-cache.ts';
 import {
   type EditAction,
@@ -49,8 +50,8 @@ export interface Access {
 
 /** Timers, injected so that tests can move time themselves. */
 export interface AccessTimers {
-  setTimeout(run: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
+  /** Runs `run` in `ms`; answers what cancels it. */
+  setTimeout(run: () => void, ms: number): () => void;
 }
 
 export interface AccessOptions {
@@ -86,13 +87,15 @@ type Verdict = { allowed: true } | { allowed: false; reason: RefusalReason; caus
 type Probe = () => Promise<boolean>;
 
 const globalTimers: AccessTimers = {
-  setTimeout: (run, ms) => setTimeout(run, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  setTimeout: (run, ms) => {
+    const timer = setTimeout(run, ms);
+    return () => clearTimeout(timer);
+  },
 };
 
 /** A request the Web API client gave up on (its own timeout) is Slack not answering in time. */
 function timedOut(error: unknown): boolean {
-  const original = (error as { original?: unknown } | undefined)?.original;
+  const original = errorField(error, 'original');
   return original instanceof Error && original.name === 'TimeoutError';
 }
 
@@ -108,12 +111,12 @@ function anyOf(probes: readonly Probe[], budgetMs: number, timers: AccessTimers)
     let pending = probes.length;
     let slow = false;
     const causes: string[] = [];
-    const timer = timers.setTimeout(
+    const cancel = timers.setTimeout(
       () => resolve({ allowed: false, reason: 'timeout', causes }),
       budgetMs,
     );
     const settle = (verdict: Verdict) => {
-      timers.clearTimeout(timer);
+      cancel();
       resolve(verdict);
     };
     const answered = () => {
@@ -264,19 +267,19 @@ function createDecider(options: AccessOptions): Decide {
  */
 export function requireViewer(
   access: Pick<Access, 'viewRefusal'>,
-  refuse: (body: unknown, sentence: string, log: Logger) => Promise<void>,
+  refuse: (body: AnyMiddlewareArgs['body'], sentence: string, log: Logger) => Promise<void>,
 ): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
-    const { body, context, next } = args;
+    const { body, next } = args;
     const { userId, kind } = factsOf(body);
-    const log = scopeIfAny(context)?.log;
+    const log = currentRequestIfAny()?.log;
     const refusal = userId && log ? await access.viewRefusal(userId, log) : undefined;
     if (refusal === undefined || !log) {
       await next();
       return;
     }
     log.warn({ user: userId }, 'request refused: not a viewer');
-    const ack = (args as { ack?: (response?: unknown) => Promise<void> }).ack;
+    const ack = ackOf(args);
     if (kind === 'view_submission') {
       await ack?.({
         response_action: 'update',

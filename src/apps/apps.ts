@@ -128,6 +128,9 @@ export function sealFor(app: CometChatApp, payload: Record<string, unknown>): st
   return `${app.seal(body)}.${body}`;
 }
 
+/** What a sealed value says of its app, read before its seal is checked. */
+const NamesApp = z.looseObject({ app: z.string() });
+
 /**
  * Opens a sealed value that came back from Slack: the app it names must be configured and its
  * seal must match, whether one app is configured or several. Nothing unsealed is read, not even
@@ -148,8 +151,8 @@ export function openSealed<S extends z.ZodType>(
   } catch {
     throw new InputError(UNSEALED_REFUSAL);
   }
-  const name = (json as { app?: unknown } | null)?.app;
-  const app = typeof name === 'string' ? apps.byName(name) : undefined;
+  const named = NamesApp.safeParse(json);
+  const app = named.success ? apps.byName(named.data.app) : undefined;
   if (dot < 1 || !app || !sameText(app.seal(body), seal)) throw new InputError(UNSEALED_REFUSAL);
   // Sealed by this install, yet not of the shape asked for: written by another version.
   const parsed = schema.safeParse(json);

@@ -9,10 +9,10 @@ import type { CometChatApp } from './apps.ts';
 export async function countHolders(
   app: Pick<CometChatApp, 'cometchat'>,
   role: string,
-  request: Parameters<CometChatClient['countUsersWithRole']>[1],
+  options?: Parameters<CometChatClient['countUsersWithRole']>[1],
 ): Promise<number | undefined> {
   try {
-    return await app.cometchat.countUsersWithRole(role, request);
+    return await app.cometchat.countUsersWithRole(role, options);
   } catch {
     return undefined;
   }

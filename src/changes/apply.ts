@@ -1,6 +1,5 @@
 import { editRefusal } from '../access/edit-refusal.ts';
 import type { CometChatApp } from '../apps/apps.ts';
-import type { AuditTrail } from '../features/deps.ts';
 import { currentRequest } from '../request-context.ts';
 import type { Store } from '../store/store.ts';
 import { type Change, changePayload } from './change.ts';
@@ -13,6 +12,7 @@ import {
 } from './kinds/index.ts';
 import {
   type Attempt,
+  type AuditTrail,
   auditRecord,
   failureFacts,
   mayHaveApplied,

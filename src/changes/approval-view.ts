@@ -1,10 +1,10 @@
 import type { KnownBlock, View } from '@slack/types';
-import { permissionKeyText } from '../features/permission-key-text.ts';
 import { actions, button, context, header, plain, section } from '../slack/blocks.ts';
 import type { SlackMessage } from '../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../store/store.ts';
+import { permissionKeyText } from '../voice/permission-key-text.ts';
 import { counted, inApp, roleHoldersSentence } from '../voice/sentences.ts';
 import { type Change, changeOf } from './change.ts';
 import type { AppLabel } from './deps.ts';

@@ -11,7 +11,6 @@ import {
   UNSEALED_REFUSAL,
   valueWriter,
 } from '../apps/apps.ts';
-import { tellClicker } from '../features/load-into-modal.ts';
 import { currentRequest, msLeft } from '../request-context.ts';
 import { messageModal } from '../slack/blocks.ts';
 import type { ButtonArgs, SubmitArgs } from '../slack/listener-args.ts';
@@ -32,12 +31,13 @@ import {
   takeDecision,
 } from './decide.ts';
 import { type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
+import { tellClicker } from './replies.ts';
 
 // The listeners of two pairs of eyes: "Approve" (and "Retry"), "Reject" and the reason it asks
 // for, each checked on the server when it comes; the open requests a person may act on; and the
 // expiry of requests nobody decided.
 
-export const IdValue = z.object({ id: z.string().regex(/^[0-9a-f]{24}$/) });
+const IdValue = z.object({ id: z.string().regex(/^[0-9a-f]{24}$/) });
 
 /** The person who clicked a request's button, on the app and request its sealed value names. */
 function deciderOf(deps: ChangeDeps, args: ButtonArgs): { decider: Decider; id: string } {
@@ -71,10 +71,10 @@ export function createRejectButton(deps: ChangeDeps) {
   return async (args: ButtonArgs) => {
     await args.ack();
     const { decider, id } = deciderOf(deps, args);
-    // The modal needs the trigger within three seconds of the click.
-    const withinMs = msLeft(OPEN_CHECK_DEADLINE_MS, deps.now);
     const found = await openRequest(deps, decider, id, false);
     if ('sentence' in found) return decider.tell(found.sentence);
+    // The modal needs the trigger within three seconds of the click.
+    const withinMs = msLeft(OPEN_CHECK_DEADLINE_MS, deps.now);
     const refusal = await approverRefusal(decider.app, found.request, decider.userId, { withinMs });
     if (refusal) return decider.tell(refusal);
     await deps.views.open({

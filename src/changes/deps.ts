@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { type Apps, appNameIfSeveral, type CometChatApp, valueWriter } from '../apps/apps.ts';
-import type { AuditTrail } from '../features/deps.ts';
 import type { Deliverer } from '../slack/deliver.ts';
 import type { Views } from '../slack/views.ts';
 import type { Store } from '../store/store.ts';
+import type { AuditTrail } from './record.ts';
 
 // What the road of every change is given, and the few facts of an app its views need.
 

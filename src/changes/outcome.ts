@@ -1,11 +1,11 @@
 import type { KnownBlock, View } from '@slack/types';
 import { type Catalogue, holdsRoleIds, SHIPPED_CATALOGUE } from '../cometchat/catalogue.ts';
 import type { PermissionUpdate } from '../cometchat/model.ts';
-import { permissionKeyText } from '../features/permission-key-text.ts';
-import { permissionValueText } from '../features/permission-value-text.ts';
 import { actions, button, divider, messageModal, plain, section } from '../slack/blocks.ts';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
 import { code, escapeMrkdwn } from '../slack/mrkdwn.ts';
+import { permissionKeyText } from '../voice/permission-key-text.ts';
+import { permissionValueText } from '../voice/permission-value-text.ts';
 import { counted, failureMessage, inApp, withRef } from '../voice/sentences.ts';
 import type { ApplyOutcome } from './apply.ts';
 import type { Change, KeyChange } from './change.ts';

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { isCometChatError } from '../cometchat/errors.ts';
 import type { AuditRecord } from '../store/store.ts';
 import { ChangeNotTaken } from '../voice/failure.ts';
@@ -15,6 +16,20 @@ export const UNKNOWN_OUTCOME =
 /** The same, for a change to a user. */
 export const UNKNOWN_USER_OUTCOME =
   'unknown: the app stopped while the change was in flight; check the user';
+
+/**
+ * Where attempted changes are kept: the road records, the audit feature implements it (and lists
+ * what it kept).
+ */
+export interface AuditTrail {
+  /**
+   * Keeps the record: the store first (before the user hears anything), with its post to the
+   * audit channel, then a structured log event, then the post. A failed post loses nothing (it
+   * is tried again from the store); a failed store write leaves the whole record in the log at
+   * error level and is reported to the caller.
+   */
+  record(record: AuditRecord, log: Logger): Promise<{ stored: boolean }>;
+}
 
 /** Who made an attempt, and for an approved request who asked, when and why. */
 export interface Attempt {

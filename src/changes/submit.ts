@@ -4,7 +4,7 @@ import type { CometChatApp } from '../apps/apps.ts';
 import { currentRequest } from '../request-context.ts';
 import { failInModal, showInModal } from '../slack/modal-outcome.ts';
 import { type ApplyOutcome, applyChange } from './apply.ts';
-import type { Change } from './change.ts';
+import type { Change, PermissionsChange, RoleChange } from './change.ts';
 import type { AppLabel, ChangeDeps } from './deps.ts';
 import { userNowText } from './kinds/user.ts';
 import {
@@ -85,38 +85,45 @@ async function applied(deps: ChangeDeps, submitted: Submitted): Promise<Shown> {
 /**
  * The result: for a role, its resulting permissions or what it now is, and the same change
  * offered to each other app where it can be made the same; for a user (users differ between
- * apps), what CometChat now has.
+ * apps), and for keys that were at their defaults already (no map answered), what it did.
  */
 async function result(
   deps: Pick<ChangeDeps, 'apps'>,
-  { app, change, label }: Submitted,
+  submitted: Submitted,
   outcome: Extract<ApplyOutcome, { kind: 'applied' }>,
 ): Promise<Shown> {
+  const { change, label } = submitted;
   const { update, audited } = outcome;
-  if (change.kind !== 'permissions' && change.kind !== 'role') {
+  if (change.kind === 'role') {
+    const { offers, metadata } = await promotion(deps, submitted, change);
+    const sentence = subjectAppliedText(change, label, audited);
+    return { view: roleResultView(sentence, metadata, offers), text: sentence };
+  }
+  if (change.kind !== 'permissions' || !update.permissions) {
     const sentence = subjectAppliedText(change, label, audited);
     return { view: messageView('Applied', sentence), text: sentence };
   }
-  // Offered where it can be made the same: a new role where there is none, else where it is.
+  const { offers, metadata } = await promotion(deps, submitted, change);
+  const map = { permissions: update.permissions, results: update.results };
+  const options = { appName: label.appName, metadata, promoteTo: offers };
+  const view = resultView(change.role, map, change.changes, audited, options);
+  return { view, text: appliedText(change, label, audited) };
+}
+
+/**
+ * The same change offered to the other apps: where the role is (a new role: where it is not),
+ * with the result's metadata that carries it.
+ */
+async function promotion(
+  deps: Pick<ChangeDeps, 'apps'>,
+  { app, label }: Submitted,
+  change: PermissionsChange | RoleChange,
+) {
   const without = change.kind === 'role' && change.action === 'create';
   const cameFrom = change.promotedFrom?.app;
-  const offers = promotionOffers(
-    app,
-    await appsWithRole(deps.apps, app, change.role, { cameFrom, without }),
-  );
+  const names = await appsWithRole(deps.apps, app, change.role, { cameFrom, without });
   const metadata = promotionMetadata(change, currentRequest().ref, label);
-  if (change.kind === 'role' || !update.permissions) {
-    const sentence = subjectAppliedText(change, label, audited);
-    const view =
-      change.kind === 'role'
-        ? roleResultView(sentence, metadata, offers)
-        : messageView('Applied', sentence);
-    return { view, text: sentence };
-  }
-  const permissions = { permissions: update.permissions, results: update.results };
-  const options = { appName: label.appName, metadata, promoteTo: offers };
-  const view = resultView(change.role, permissions, change.changes, audited, options);
-  return { view, text: appliedText(change, label, audited) };
+  return { offers: promotionOffers(app, names), metadata };
 }
 
 /**

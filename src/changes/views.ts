@@ -2,11 +2,11 @@ import type { ViewSubmitAction } from '@slack/bolt';
 import type { KnownBlock, View } from '@slack/types';
 import { type Catalogue, holdsRoleIds, SHIPPED_CATALOGUE } from '../cometchat/catalogue.ts';
 import type { PermissionValue } from '../cometchat/schemas.ts';
-import { permissionKeyText } from '../features/permission-key-text.ts';
-import { permissionValueText } from '../features/permission-value-text.ts';
 import { md, messageModal, plain } from '../slack/blocks.ts';
 import { CALLBACKS } from '../slack/ids.ts';
 import { code, escapeMrkdwn } from '../slack/mrkdwn.ts';
+import { permissionKeyText } from '../voice/permission-key-text.ts';
+import { permissionValueText } from '../voice/permission-value-text.ts';
 import { counted } from '../voice/sentences.ts';
 import type { Change, KeyChange } from './change.ts';
 

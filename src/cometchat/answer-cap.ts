@@ -18,7 +18,7 @@ export class AnswerTooLarge extends Error {
 }
 
 /**
- * The answer, read through the cap (for Trip's `afterResponse` hook, so ky clones each answer
+ * The answer, read through the cap (for the host's `afterResponse` hook, so ky clones each answer
  * once): one that says it is too large fails before its body is read; one of an unknown or
  * compressed length comes back as a new Response whose body fails as it crosses the cap (an
  * error ky does not retry); one of a known, uncompressed length within the cap is left as it is

@@ -185,7 +185,7 @@ export function validatePermissions(
   for (const [key, value] of Object.entries(input)) {
     const problem = problemWith(key, value, context);
     if (problem) errors[key] = problem;
-    else permissions[key] = value as PermissionValue;
+    else if (isPermissionValue(value)) permissions[key] = value;
   }
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, permissions };
 }

@@ -314,7 +314,8 @@ function isKeyResult(value: unknown): value is { success: boolean; message?: unk
   return (
     typeof value === 'object' &&
     value !== null &&
-    typeof (value as { success?: unknown }).success === 'boolean'
+    'success' in value &&
+    typeof value.success === 'boolean'
   );
 }
 

@@ -14,14 +14,16 @@ export interface CometChatObserver {
   cometchatRateLimited(operation: string): void;
 }
 
+/** The classes of an answer's status, from 2xx on. */
+const ANSWER_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
+
 /**
  * An answer's status as its class; with no answer, the failure's kind when it says why (a
  * timeout, the network), else `other`. A class, never the status: a label takes few values.
  */
 export function statusClassOf(status: number | undefined, kind?: string): StatusClass {
-  if (status !== undefined && status >= 200 && status < 600) {
-    return `${Math.floor(status / 100)}xx` as StatusClass;
-  }
+  const answered = status === undefined ? undefined : ANSWER_CLASSES[Math.floor(status / 100) - 2];
+  if (answered) return answered;
   if (kind === 'timeout') return 'timeout';
   if (kind === 'network') return 'network';
   return 'other';

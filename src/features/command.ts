@@ -1,13 +1,16 @@
 import type { App } from '@slack/bolt';
 import { roleIdProblem } from '../cometchat/id-rules.ts';
-import { type Deliverer, destinationOf, type SlackMessage } from '../slack/deliver.ts';
+import { currentRequest } from '../request-context.ts';
+import { type Respond, respondOrFallBack, type SlackMessage } from '../slack/deliver.ts';
 import { COMMAND } from '../slack/ids.ts';
 import { code, truncate } from '../slack/mrkdwn.ts';
-import { scopeOf } from '../slack/request-context.ts';
 import { MAX_PAGE } from '../slack/values.ts';
+import { logFailure } from '../voice/error-handler.ts';
+import { failureSentence, ReportedFailure } from '../voice/failure.ts';
 import { inputRefused } from '../voice/refusals.ts';
+import { failureMessage } from '../voice/sentences.ts';
 import type { AppDeps } from './deps.ts';
-import { type ReadWords, Refusal, type Subcommand } from './feature.ts';
+import { type CommandContext, type ReadWords, Refusal, type Subcommand } from './feature.ts';
 
 // `/cometchat [<app>] <subcommand> ...`: the text read into one feature's subcommand, and the
 // one listener Bolt routes the command to.
@@ -68,7 +71,8 @@ function theApps(apps: readonly string[]): string {
 
 /**
  * `/cometchat`: acknowledged before anything else happens (Slack allows three seconds), then
- * read and run. Failures propagate to the global error handler, which answers the person.
+ * read and run. A failure before a progress message propagates to the global error handler,
+ * which answers the person; one after it is answered here (see {@link runAfterProgress}).
  */
 export function registerCommand(
   bolt: App,
@@ -76,48 +80,67 @@ export function registerCommand(
   deps: AppDeps,
 ): void {
   const names = deps.apps.all.map((a) => a.name);
-  bolt.command(COMMAND, async ({ ack, body, context }) => {
+  bolt.command(COMMAND, async ({ ack, command, respond }) => {
     // Reading the words is pure and quick: the acknowledgement still leaves at once.
-    const scope = scopeOf(context);
-    const read = readCommand(body.text ?? '', names, subcommands);
+    const read = readCommand(command.text, names, subcommands);
+    const recipient = { userId: command.user_id, channelId: command.channel_id };
+    const reply = respondOrFallBack(respond, recipient, deps.deliver);
     if ('problem' in read) {
       await ack();
       // Like every refusal, under the request's reference, so a report can be found.
-      scope.log.info({ problem: read.problem }, 'command refused: malformed input');
-      const refused = inputRefused(read.problem, scope.ref);
-      return void (await deps.deliver(destinationOf(body), refused, scope.log));
+      const { log, ref } = currentRequest();
+      log.info({ problem: read.problem }, 'command refused: malformed input');
+      return reply(inputRefused(read.problem, ref));
     }
     const app =
-      (read.app ? deps.apps.byName(read.app) : undefined) ?? deps.apps.forChannel(body.channel_id);
-    const ctx = { body, scope, app, deps };
-    let working: string | undefined;
+      (read.app ? deps.apps.byName(read.app) : undefined) ??
+      deps.apps.forChannel(command.channel_id);
+    // `scope`: the request's context, for the subcommands not yet reading currentRequest().
+    const ctx: CommandContext = {
+      body: command,
+      scope: currentRequest(),
+      respond: reply,
+      app,
+      deps,
+    };
+    let progress: string | undefined;
     try {
-      working = read.working?.(ctx);
+      progress = read.working?.(ctx);
     } catch (error) {
       // Acknowledged all the same: Slack hears back in time, the error handler tells the person.
       await ack();
       throw error;
     }
-    if (working === undefined) {
+    if (progress === undefined) {
       await ack();
       return read.run(ctx);
     }
-    await ack(workingLine(working));
-    // The answer, or the failure (the error handler reads the scope), replaces that line.
-    scope.replacesWorkingLine = true;
-    await read.run({ ...ctx, deps: { ...deps, deliver: replacing(deps.deliver) } });
+    await ack(progressMessage(progress));
+    await runAfterProgress(read, ctx);
   });
 }
 
 /** What the person sees at once while a subcommand waits on CometChat. */
-export function workingLine(doing: string): SlackMessage {
+export function progressMessage(doing: string): SlackMessage {
   return { response_type: 'ephemeral', text: `:hourglass_flowing_sand: ${doing}` };
 }
 
-/** A deliverer whose messages replace the working line the command was acknowledged with. */
-function replacing(deliver: Deliverer): Deliverer {
-  return (destination, message, log) =>
-    deliver(destination, { ...message, replace_original: true }, log);
+/**
+ * Runs a subcommand acknowledged with a progress message: its answer, and its failure, replace
+ * that message (`replace_original`). The failure is logged and told here, where the progress
+ * message is known (the error handler knows none), then thrown on as reported, so that
+ * the request still counts as failed.
+ */
+async function runAfterProgress(read: ReadWords, ctx: CommandContext): Promise<void> {
+  const respond: Respond = (message) => ctx.respond({ ...message, replace_original: true });
+  try {
+    await read.run({ ...ctx, respond });
+  } catch (error) {
+    const { log, ref } = currentRequest();
+    logFailure(error, log, ref, ref);
+    await respond(failureMessage(failureSentence(error, ctx.deps), ref));
+    throw new ReportedFailure(error);
+  }
 }
 
 // Words several subcommands read the same way.

@@ -3,12 +3,13 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { Access } from '../access/access.ts';
 import type { Apps, CometChatApp } from '../apps/apps.ts';
+import type { AuditTrail } from '../changes/index.ts';
 import type { Call } from '../cometchat/model.ts';
 import type { WebhookOutcome } from '../observe/metrics.ts';
 import type { Deliverer, SlackMessage } from '../slack/deliver.ts';
 import type { TimeZones } from '../slack/time-zones.ts';
 import type { Views } from '../slack/views.ts';
-import type { AuditRecord, Store } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 
 /** What most of a feature's work needs. */
 export interface FeatureDeps {
@@ -84,20 +85,6 @@ export interface AppDeps extends SharedDeps {
   help(): SlackMessage;
   /** Publishes a person's Home tab again (after an approval or rejection made there). */
   refreshHome(userId: string, log: Logger): Promise<void>;
-}
-
-/**
- * Where attempted changes are kept. Defined here, beside the features, because the road of
- * changes records (src/changes) and the audit feature, which implements it, lists.
- */
-export interface AuditTrail {
-  /**
-   * Keeps the record: the store first (before the user hears anything), with its post to the
-   * audit channel, then a structured log event, then the post. A failed post loses nothing (it
-   * is tried again from the store); a failed store write leaves the whole record in the log at
-   * error level and is reported to the caller.
-   */
-  record(record: AuditRecord, log: Logger): Promise<{ stored: boolean }>;
 }
 
 /**

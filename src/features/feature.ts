@@ -2,6 +2,7 @@ import type { App, SlashCommand } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import type { Logger } from 'pino';
 import type { CometChatApp } from '../apps/apps.ts';
+import type { Respond } from '../slack/deliver.ts';
 import type { RequestScope } from '../slack/request-context.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -26,7 +27,13 @@ export interface Feature {
 export interface CommandContext {
   /** The command as Slack sent it (acknowledged already). */
   body: SlashCommand;
+  /** For the subcommands not yet reading currentRequest(); goes with them. */
   scope: RequestScope;
+  /**
+   * Replies to the person (Bolt's `respond`, with its fallbacks): after a progress message, the
+   * reply replaces that message.
+   */
+  respond: Respond;
   /** The app named in the command, else the channel's default, else the first. */
   app: CometChatApp;
   deps: AppDeps;
@@ -107,7 +114,6 @@ export interface UnfurlContext {
   app: CometChatApp;
   /** Who posted the link (a viewer: checked before any card is made). */
   userId: string;
-  scope: RequestScope;
   deps: AppDeps;
 }
 

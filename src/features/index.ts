@@ -1,8 +1,9 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
-import { changes, homeApprovals } from '../changes/index.ts';
+import { registerChanges } from '../changes/index.ts';
 import type { HttpRoute } from '../observe/readiness.ts';
 import { alerts, homeAlerts, webhookRoute } from './alerts/index.ts';
+import { approvals, homeApprovals } from './approvals/index.ts';
 import { apps } from './apps/index.ts';
 import { audit, recentChanges } from './audit/index.ts';
 import { callCardBlocks, calls } from './calls/index.ts';
@@ -26,7 +27,7 @@ export const FEATURES: readonly Feature[] = [
   roles,
   compare,
   permissions,
-  changes,
+  approvals,
   users,
   calls,
   alerts,
@@ -44,24 +45,27 @@ export const UNFURLERS = FEATURES.flatMap((feature) => feature.unfurlers ?? []);
 /** The words that name one: no app may be called by one of them (loadConfig checks it). */
 export const SUBCOMMAND_NAMES = SUBCOMMANDS.flatMap((s) => s.names);
 
-export interface RegisteredFeatures {
-  /** Runs every feature's periodic work once (startSlackApp runs it every minute). */
+export interface Features {
+  /** Registers every feature's listeners, the Home tab, `/cometchat` and link cards with Bolt. */
+  register(bolt: App): void;
+  /**
+   * Where CometChat's webhooks arrive (`/cometchat/webhooks/:app`), ready to answer: made before
+   * the listener, which is given it when it is made.
+   */
+  webhookRoute: HttpRoute;
+  /** Runs every feature's periodic work once (the composition root runs it every minute). */
   periodic(log: Logger): Promise<unknown>;
-  /** What features do once the app has started (startSlackApp does not wait for it). */
+  /** What features do once the app has started (the start does not wait for it). */
   atStart(log: Logger): Promise<unknown>;
-  /** Where CometChat's webhooks arrive (`WEBHOOK_ROUTE_PATH`). */
-  webhooks: HttpRoute['handler'];
 }
 
-export { WEBHOOK_ROUTE_PATH } from './alerts/webhook-intake.ts';
-
 /**
- * Registers every feature and `/cometchat` with Bolt. The Home tab is drawn from three features'
- * parts (approvals, recent changes, the alerts in the person's channels) and opens the
- * permissions feature's editor, and the permissions feature publishes it again after an
+ * The features over what the composition root gives them. The Home tab is drawn from three
+ * features' parts (approvals, recent changes, the alerts in the person's channels) and opens
+ * the permissions feature's editor, and the road of changes publishes it again after an
  * approval: so it is made here, first, from their parts.
  */
-export function registerFeatures(bolt: App, shared: SharedDeps): RegisteredFeatures {
+export function createFeatures(shared: SharedDeps): Features {
   const home = createHome({
     ...shared,
     parts: {
@@ -77,13 +81,16 @@ export function registerFeatures(bolt: App, shared: SharedDeps): RegisteredFeatu
     refreshHome: home.publish,
     callCard: callCardBlocks(shared.apps),
   };
-  for (const feature of FEATURES) feature.register(bolt, deps);
-  registerHome(bolt, deps, home, editorOpener(deps));
-  registerCommand(bolt, SUBCOMMANDS, deps);
-  registerUnfurls(bolt, UNFURLERS, deps);
   return {
+    register(bolt) {
+      for (const feature of FEATURES) feature.register(bolt, deps);
+      registerChanges(bolt, deps);
+      registerHome(bolt, deps, home, editorOpener(deps));
+      registerCommand(bolt, SUBCOMMANDS, deps);
+      registerUnfurls(bolt, UNFURLERS, deps);
+    },
+    webhookRoute: webhookRoute(deps),
     periodic: (log) => Promise.all(FEATURES.map((feature) => feature.periodic?.(deps, log))),
     atStart: (log) => Promise.all(FEATURES.map((feature) => feature.atStart?.(deps, log))),
-    webhooks: webhookRoute(deps).handler,
   };
 }

@@ -1,16 +1,13 @@
-import type { RespondFn, SlashCommand } from '@slack/bolt';
 import type { View } from '@slack/types';
 import { currentRequest } from '../request-context.ts';
-import { messageModal, section } from '../slack/blocks.ts';
-import type { SlackMessage } from '../slack/deliver.ts';
+import { messageModal } from '../slack/blocks.ts';
 import { failInModal } from '../slack/modal-outcome.ts';
 import { failureSentence } from '../voice/failure.ts';
 import { failureMessage } from '../voice/sentences.ts';
 import type { FeatureDeps } from './deps.ts';
 
 // What a change asked for on a trigger (a button, a command) does first, whichever feature asks:
-// a modal at once, while CometChat is read for the review, then the review in its place; and the
-// one sentence said to the person instead when they may not.
+// a modal at once, while CometChat is read for the review, then the review in its place.
 
 /** Opens "Asking CometChat…" on the trigger, then fills it with `build`, or with the failure. */
 export async function loadIntoModal(
@@ -38,56 +35,4 @@ export async function loadIntoModal(
       log,
     );
   }
-}
-
-/** One sentence, seen only by the person it is said to. */
-function onlyTo(sentence: string): SlackMessage {
-  return {
-    response_type: 'ephemeral',
-    replace_original: false,
-    text: sentence,
-    blocks: [section(sentence)],
-  };
-}
-
-/**
- * One sentence to the person who clicked, seen only by them: through Bolt's `respond` where the
- * click came with a response_url (a message's button). A click on the Home tab or in a modal has
- * none: there the sentence goes as a direct message (deliver).
- */
-export async function tellClicker(
-  deps: Pick<FeatureDeps, 'deliver'>,
-  { body, respond }: { body: { user: { id: string }; response_url?: string }; respond: RespondFn },
-  sentence: string,
-): Promise<void> {
-  const message = onlyTo(sentence);
-  if (body.response_url) await respond(message);
-  else await deps.deliver({ userId: body.user.id }, message, currentRequest().log);
-}
-
-/**
- * A reply to a command, seen only by the person who typed it. The router hands a subcommand the
- * command, not Bolt's `respond`: the command's own response_url, through deliver (and its
- * fallbacks when Slack refuses it).
- */
-export async function replyToCommand(
-  deps: Pick<FeatureDeps, 'deliver'>,
-  command: Pick<SlashCommand, 'response_url' | 'channel_id' | 'user_id'>,
-  message: SlackMessage,
-): Promise<void> {
-  const destination = {
-    responseUrl: command.response_url,
-    channelId: command.channel_id,
-    userId: command.user_id,
-  };
-  await deps.deliver(destination, message, currentRequest().log);
-}
-
-/** One sentence to the person who typed a command, seen only by them. */
-export function tellTyper(
-  deps: Pick<FeatureDeps, 'deliver'>,
-  command: Pick<SlashCommand, 'response_url' | 'channel_id' | 'user_id'>,
-  sentence: string,
-): Promise<void> {
-  return replyToCommand(deps, command, onlyTo(sentence));
 }

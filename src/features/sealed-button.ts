@@ -1,27 +1,26 @@
 import type { z } from 'zod';
 import { type CometChatApp, openSealed } from '../apps/apps.ts';
-import { destinationOf, type SlackMessage } from '../slack/deliver.ts';
+import { recipientOf, respondOrFallBack, type SlackMessage } from '../slack/deliver.ts';
 import type { ButtonArgs } from '../slack/listener-args.ts';
-import { type RequestScope, scopeOf } from '../slack/request-context.ts';
 import type { FeatureDeps } from './deps.ts';
 
 // The buttons of a list (a page, "Share in channel"): the sealed value names the app and what to
-// show, the message is rendered again, and delivered as the button wants it.
+// show, the message is rendered again, and sent as the button wants it.
 
-export type Render<V> = (app: CometChatApp, value: V, scope: RequestScope) => Promise<SlackMessage>;
+export type Render<V> = (app: CometChatApp, value: V) => Promise<SlackMessage>;
 
-/** A list button: its sealed value read with `schema`, rendered, shaped, delivered. */
+/** A list button: its sealed value read with `schema`, rendered, shaped, sent with `respond`. */
 export function sealedButton<S extends z.ZodType>(
   deps: Pick<FeatureDeps, 'apps' | 'deliver'>,
   schema: S,
   render: Render<z.infer<S>>,
   shape: (message: SlackMessage) => SlackMessage,
 ) {
-  return async ({ ack, body, action, context }: ButtonArgs) => {
+  return async ({ ack, body, action, respond }: ButtonArgs) => {
     await ack();
-    const scope = scopeOf(context);
     const { app, value } = openSealed(deps.apps, schema, action.value);
-    await deps.deliver(destinationOf(body), shape(await render(app, value, scope)), scope.log);
+    const message = shape(await render(app, value));
+    await respondOrFallBack(respond, recipientOf(body), deps.deliver)(message);
   };
 }
 

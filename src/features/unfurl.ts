@@ -3,7 +3,7 @@ import type { LinkUnfurls } from '@slack/types';
 import type { Logger } from 'pino';
 import type { Apps, CometChatApp } from '../apps/apps.ts';
 import { CometChatError } from '../cometchat/errors.ts';
-import { type RequestScope, scopeOf } from '../slack/request-context.ts';
+import { currentRequest } from '../request-context.ts';
 import type { AppDeps } from './deps.ts';
 import type { LinkUnfurler, UnfurlCard } from './feature.ts';
 
@@ -116,24 +116,24 @@ export function registerUnfurls(
   deps: AppDeps,
 ): void {
   if (unfurlers.length === 0) return;
-  bolt.event('link_shared', async ({ event, client, context }) => {
-    const scope = scopeOf(context);
+  bolt.event('link_shared', async ({ event, client }) => {
+    const { log } = currentRequest();
     const planned = planUnfurls(event.links, deps.apps, unfurlers);
     if (planned.length === 0) {
-      scope.log.info({ links: event.links.length }, 'links not unfurled: no app or page we show');
+      log.info({ links: event.links.length }, 'links not unfurled: no app or page we show');
       return;
     }
-    if ((await deps.access.viewRefusal(event.user, scope.log)) !== undefined) {
-      scope.log.info({ user: event.user }, 'links not unfurled: not a viewer');
+    if ((await deps.access.viewRefusal(event.user, log)) !== undefined) {
+      log.info({ user: event.user }, 'links not unfurled: not a viewer');
       return;
     }
-    const unfurls = await cardsFor(planned, event.user, scope, deps);
+    const unfurls = await cardsFor(planned, event.user, deps);
     if (Object.keys(unfurls).length === 0) {
-      scope.log.info({ links: planned.length }, 'links not unfurled: no card could be made');
+      log.info({ links: planned.length }, 'links not unfurled: no card could be made');
       return;
     }
     await client.chat.unfurl({ ...unfurlTarget(event), unfurls });
-    scope.log.info({ links: Object.keys(unfurls).length }, 'links unfurled');
+    log.info({ links: Object.keys(unfurls).length }, 'links unfurled');
   });
 }
 
@@ -141,13 +141,12 @@ export function registerUnfurls(
 async function cardsFor(
   planned: readonly PlannedUnfurl[],
   userId: string,
-  scope: RequestScope,
   deps: AppDeps,
 ): Promise<LinkUnfurls> {
   const cards = await Promise.all(
     planned.map(({ app, unfurler, id }) =>
-      unfurler.card(id, { app, userId, scope, deps }).catch((error: unknown) => {
-        logFailedCard(scope.log, unfurler.section, error);
+      unfurler.card(id, { app, userId, deps }).catch((error: unknown) => {
+        logFailedCard(currentRequest().log, unfurler.section, error);
         return undefined;
       }),
     ),

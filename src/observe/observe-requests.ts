@@ -1,9 +1,9 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
-import { factsOf } from '../slack/body-facts.ts';
+import { currentRequestIfAny } from '../request-context.ts';
+import { ackClockIn } from '../slack/ack-clock.ts';
+import { type BodyFacts, factsOf } from '../slack/body-facts.ts';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
-import { scopeIfAny } from '../slack/request-context.ts';
 import { inSpan, resumeCurrentSpan } from '../spans.ts';
-import { ackClockIn } from './ack-clock.ts';
 import { bounded, type Metrics } from './metrics.ts';
 
 // Every command, action, view submission and shortcut counted by name and outcome. The name is
@@ -13,14 +13,15 @@ import { bounded, type Metrics } from './metrics.ts';
 const ACTION_IDS: ReadonlySet<string> = new Set(Object.values(ACTIONS));
 const CALLBACK_IDS: ReadonlySet<string> = new Set(Object.values(CALLBACKS));
 
-/** What a request is, as a metric labels it: its kind and a name from a fixed set. */
+/**
+ * What a request is, as a metric labels it: its kind and a name from a fixed set. Read from the
+ * body's facts (factsOf): a signed body may hold any type in any field.
+ */
 export function handledName(
-  body: unknown,
+  facts: BodyFacts,
   appNames: ReadonlySet<string>,
   subcommands: ReadonlySet<string>,
 ): { kind: string; name: string } {
-  // Read through the body's facts: a signed body may hold any type in any field.
-  const facts = factsOf(body);
   if (facts.command) {
     const words = facts.words.map((word) => word.toLowerCase());
     // `/cometchat prod roles`: the subcommand follows the app's name.
@@ -60,17 +61,18 @@ export function observeRequests(
   const names = new Set(appNames);
   const subcommands = new Set(subcommandNames);
   return async ({ body, context, next }) => {
-    const { kind, name } = handledName(body, names, subcommands);
+    const { kind, name } = handledName(factsOf(body), names, subcommands);
     ackClockIn(context)?.name(kind, name);
-    const scope = scopeIfAny(context);
+    const request = currentRequestIfAny();
     const attributes = {
       'slack.request.kind': kind,
       'slack.request.name': name,
-      'cometchat_ops.ref': scope?.ref ?? '',
+      'cometchat_ops.ref': request?.ref ?? '',
     };
     try {
       await inSpan(`slack ${kind} ${name}`, 'server', attributes, () => {
-        if (scope) scope.resumeSpan = resumeCurrentSpan();
+        // For Bolt's error handler, which runs after the span has ended (RequestContext).
+        if (request) request.resumeSpan = resumeCurrentSpan();
         return next();
       });
     } catch (error) {

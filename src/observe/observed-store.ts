@@ -5,14 +5,16 @@ import type { Metrics } from './metrics.ts';
 // errors themselves are handled, and logged, where they happen.
 
 export function observedStore(store: Store, metrics: Pick<Metrics, 'storeError'>): Store {
-  const observed = {} as Record<string, unknown>;
-  for (const name of Object.keys(store) as (keyof Store)[]) {
-    const operation = store[name] as (...args: unknown[]) => Promise<unknown>;
-    observed[name] = (...args: unknown[]) =>
-      operation.apply(store, args).catch((error: unknown) => {
-        metrics.storeError(name);
-        throw error;
-      });
-  }
-  return observed as unknown as Store;
+  // A proxy, so that every operation of the interface is counted without being listed here.
+  return new Proxy(store, {
+    get(target, name, receiver) {
+      const value: unknown = Reflect.get(target, name, receiver);
+      if (typeof value !== 'function' || typeof name !== 'string') return value;
+      return (...args: unknown[]) =>
+        value.apply(target, args).catch((error: unknown) => {
+          metrics.storeError(name);
+          throw error;
+        });
+    },
+  });
 }

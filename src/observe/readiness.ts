@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Store } from '../store/store.ts';
 import type { Metrics } from './metrics.ts';
 
 // Liveness, readiness and metrics over HTTP, for the platform the app runs on. /healthz: the
@@ -18,26 +19,47 @@ export interface Readiness {
   parts: Record<string, string>;
 }
 
+/**
+ * The app's parts of readiness: Slack's connection in Socket Mode (`socket()`, undefined over
+ * HTTP), the store taking a write, and no stop begun.
+ */
+export function readinessChecks(parts: {
+  socket: () => { connected(): boolean } | undefined;
+  store: Pick<Store, 'ping'>;
+  stopping: () => boolean;
+}): Record<string, ReadinessCheck> {
+  return {
+    slack: async () => (parts.socket()?.connected() === false ? 'not connected' : undefined),
+    store: async () => {
+      await parts.store.ping();
+      return undefined;
+    },
+    serving: async () => (parts.stopping() ? 'stopping' : undefined),
+  };
+}
+
 export async function checkReadiness(
   checks: Readonly<Record<string, ReadinessCheck>>,
   timeoutMs = CHECK_TIMEOUT_MS,
 ): Promise<Readiness> {
-  const names = Object.keys(checks);
   const answers = await Promise.all(
-    names.map((name) => {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<string>((resolve) => {
-        timer = setTimeout(() => resolve('not answering'), timeoutMs);
-      });
-      const answer = (checks[name] as ReadinessCheck)().then(
-        (problem) => problem ?? 'ok',
-        () => 'not answering',
-      );
-      return Promise.race([answer, late]).finally(() => clearTimeout(timer));
-    }),
+    Object.entries(checks).map(async ([name, check]) => [name, await ask(check, timeoutMs)]),
   );
-  const parts = Object.fromEntries(names.map((name, i) => [name, answers[i] as string]));
-  return { ready: answers.every((a) => a === 'ok'), parts };
+  const parts: Record<string, string> = Object.fromEntries(answers);
+  return { ready: Object.values(parts).every((a) => a === 'ok'), parts };
+}
+
+/** A check's answer: `ok`, what is wrong, or `not answering` (it failed, or took too long). */
+async function ask(check: ReadinessCheck, timeoutMs: number): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve('not answering'), timeoutMs);
+  });
+  const answer = check().then(
+    (problem) => problem ?? 'ok',
+    () => 'not answering',
+  );
+  return Promise.race([answer, late]).finally(() => clearTimeout(timer));
 }
 
 export const OPS_PATHS = { health: '/healthz', ready: '/readyz', metrics: '/metrics' } as const;

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
 import { type SpanResume, type SpanRunner, useSpanRunner } from '../spans.ts';
+import { BUILD, SERVICE_NAME } from './build.ts';
 
 // Traces, opt-in. With an OTLP endpoint configured (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or
 // OTEL_EXPORTER_OTLP_ENDPOINT with /v1/traces after it), each Slack request the app handles is
@@ -17,19 +19,12 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-export interface TracingSettings {
-  /** Where spans are sent (OTLP/HTTP, JSON); undefined: tracing is off. */
-  endpoint: string | undefined;
-  /** Sent with every export: a collector's credentials. */
-  headers: Readonly<Record<string, string>>;
-  service: { name: string; version: string };
-}
+/** Where spans are sent (OTLP/HTTP, JSON; undefined: tracing is off), and with what headers. */
+export type TracingSettings = Pick<Config, 'tracesEndpoint' | 'tracesHeaders'>;
 
-/** Turns tracing on when an endpoint is configured; loads OpenTelemetry only then. */
-export async function startTracing(settings: TracingSettings, logger: Logger): Promise<Tracing> {
-  const { endpoint } = settings;
-  if (endpoint === undefined) return { shutdown: async () => {} };
-  const [api, sdk, hooks, otlp, resources, undici] = await Promise.all([
+/** The OpenTelemetry modules tracing uses, loaded only when it is on. */
+function loadOpenTelemetry() {
+  return Promise.all([
     import('@opentelemetry/api'),
     import('@opentelemetry/sdk-trace'),
     import('@opentelemetry/context-async-hooks'),
@@ -37,16 +32,28 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
     import('@opentelemetry/resources'),
     import('@opentelemetry/instrumentation-undici'),
   ]);
+}
+type OpenTelemetry = Awaited<ReturnType<typeof loadOpenTelemetry>>;
+type Api = OpenTelemetry[0];
+
+/** Turns tracing on when an endpoint is configured; loads OpenTelemetry only then. */
+export async function startTracing(settings: TracingSettings, logger: Logger): Promise<Tracing> {
+  const endpoint = settings.tracesEndpoint;
+  if (endpoint === undefined) return { shutdown: async () => {} };
+  const [api, sdk, hooks, otlp, resources, undici] = await loadOpenTelemetry();
   // Parent and child spans find each other through the async context.
   api.context.setGlobalContextManager(new hooks.AsyncLocalStorageContextManager().enable());
   const provider = new sdk.TracerProvider({
     resource: resources.resourceFromAttributes({
-      'service.name': settings.service.name,
-      'service.version': settings.service.version,
+      'service.name': SERVICE_NAME,
+      'service.version': BUILD.version,
     }),
     spanProcessors: [
       new sdk.BatchSpanProcessor({
-        exporter: new otlp.OTLPTraceExporter({ url: endpoint, headers: { ...settings.headers } }),
+        exporter: new otlp.OTLPTraceExporter({
+          url: endpoint,
+          headers: { ...settings.tracesHeaders },
+        }),
       }),
     ],
   });
@@ -66,7 +73,22 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
   });
   http.setTracerProvider(provider);
   http.enable();
-  const tracer = provider.getTracer(settings.service.name, settings.service.version);
+  useSpanRunner(spanRunner(api, provider.getTracer(SERVICE_NAME, BUILD.version)));
+  logger.info({ collector: new URL(endpoint).host }, 'traces are exported over OTLP');
+  return {
+    async shutdown() {
+      useSpanRunner(undefined);
+      http.disable();
+      await provider.shutdown().catch((error: unknown) => {
+        logger.warn({ err: error }, 'the last spans could not be sent');
+      });
+      api.context.disable();
+    },
+  };
+}
+
+/** What spans.ts runs spans with: a span per piece of work, the current one, resuming one. */
+function spanRunner(api: Api, tracer: ReturnType<Api['trace']['getTracer']>) {
   const run: SpanRunner = (name, kind, attributes, work) =>
     tracer.startActiveSpan(
       name,
@@ -92,18 +114,7 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
     const context = api.context.active();
     return (work) => api.context.with(context, work);
   };
-  useSpanRunner({ run, current, resume });
-  logger.info({ collector: new URL(endpoint).host }, 'traces are exported over OTLP');
-  return {
-    async shutdown() {
-      useSpanRunner(undefined);
-      http.disable();
-      await provider.shutdown().catch((error: unknown) => {
-        logger.warn({ err: error }, 'the last spans could not be sent');
-      });
-      api.context.disable();
-    },
-  };
+  return { run, current, resume };
 }
 
 function originOf(address: string): string {

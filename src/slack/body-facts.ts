@@ -1,3 +1,4 @@
+import type { AnyMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 
 // What the app reads from any Slack body, whatever its kind (a command, an action, a view, a
@@ -102,5 +103,21 @@ function readFacts(body: unknown): BodyFacts {
     view: b.view && { id: b.view.id, type: b.view.type },
     team: b.team_id ?? b.team?.id ?? undefined,
     teams: teams.filter((team): team is string => typeof team === 'string' && team !== ''),
+  };
+}
+
+/** An acknowledgement as a global middleware may send it, whatever the request's kind. */
+export type AnyAck = (response?: unknown) => Promise<void>;
+
+/**
+ * The request's `ack`, for a global middleware that answers a request itself (a refusal): Bolt
+ * gives one to every kind but an event, each typed for its kind, which a middleware that sees
+ * every kind cannot name.
+ */
+export function ackOf(args: AnyMiddlewareArgs): AnyAck | undefined {
+  const ack: unknown = 'ack' in args ? args.ack : undefined;
+  if (typeof ack !== 'function') return undefined;
+  return async (response) => {
+    await ack(response);
   };
 }

@@ -1,7 +1,5 @@
 import type { Logger as BoltLogger } from '@slack/bolt';
-import { LogLevel, type WebClient, type WebClientOptions } from '@slack/web-api';
-import { CountedWebClient } from '../observe/counted-web-client.ts';
-import type { Metrics } from '../observe/metrics.ts';
+import { type LogLevel, WebClient, type WebClientOptions } from '@slack/web-api';
 import { createViews, type Views } from './views.ts';
 
 // The app's Web API clients: one set of options (address, timeout, a few quick retries), and
@@ -29,7 +27,7 @@ export interface SlackClientSettings {
 export interface SlackClients {
   /** The shared options, a fresh object each time (the Socket Mode client fills in defaults). */
   options(): WebClientOptions;
-  /** The app's own client, counted (Bolt's, app.client, only checks the token at start). */
+  /** The app's own client (Bolt's, app.client, only checks the token at start). */
   client: WebClient;
   /**
    * A client that neither waits out a 429 nor retries, within `timeoutMs`: for access checks
@@ -42,21 +40,31 @@ export interface SlackClients {
   installedTeam(): Promise<string | undefined>;
 }
 
-export function createSlackClients(settings: SlackClientSettings, metrics: Metrics): SlackClients {
+/**
+ * Makes each of the app's Web API clients from the shared options: a plain WebClient unless the
+ * caller passes one of its own (the composition root's counts every failed call).
+ */
+export type WebClientFactory = (token: string, options: WebClientOptions) => WebClient;
+
+export function createSlackClients(
+  settings: SlackClientSettings,
+  newClient: WebClientFactory = (token, options) => new WebClient(token, options),
+): SlackClients {
   const options = (): WebClientOptions => ({
     slackApiUrl: `${settings.apiUrl ?? SLACK_API_URL}/`,
     retryConfig: { ...SLACK_RETRY },
     timeout: SLACK_TIMEOUT_MS,
   });
-  const counted = (changes: WebClientOptions = {}) =>
-    new CountedWebClient(
-      settings.botToken,
-      { ...options(), logger: settings.logger, logLevel: settings.logLevel, ...changes },
-      metrics,
-    );
+  const made = (changes: WebClientOptions = {}) =>
+    newClient(settings.botToken, {
+      ...options(),
+      logger: settings.logger,
+      logLevel: settings.logLevel,
+      ...changes,
+    });
   const quick = (timeout: number) =>
-    counted({ retryConfig: { retries: 0 }, timeout, rejectRateLimitedCalls: true });
-  const client = counted();
+    made({ retryConfig: { retries: 0 }, timeout, rejectRateLimitedCalls: true });
+  const client = made();
   let team: Promise<string | undefined> | undefined;
   return {
     options,
@@ -66,7 +74,7 @@ export function createSlackClients(settings: SlackClientSettings, metrics: Metri
       triggered: quick(TRIGGER_LIFE_MS),
       // A person waits on a modal: a rate limit fails at once (the sentence says so) instead
       // of holding the modal for Slack's Retry-After.
-      client: counted({ rejectRateLimitedCalls: true }),
+      client: made({ rejectRateLimitedCalls: true }),
     }),
     installedTeam() {
       if (team === undefined) {
@@ -78,12 +86,4 @@ export function createSlackClients(settings: SlackClientSettings, metrics: Metri
       return team;
     },
   };
-}
-
-/** Bolt's and the Web API client's level for LOG_LEVEL. */
-export function boltLevel(level: string): LogLevel {
-  if (level === 'debug' || level === 'trace') return LogLevel.DEBUG;
-  if (level === 'info') return LogLevel.INFO;
-  if (level === 'warn') return LogLevel.WARN;
-  return LogLevel.ERROR;
 }

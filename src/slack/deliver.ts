@@ -1,9 +1,15 @@
+import { RespondError, type RespondFn } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { systemCodeOf } from '../error-cause.ts';
+import { currentRequest } from '../request-context.ts';
 import { factsOf } from './body-facts.ts';
-import { platformErrorCode } from './slack-errors.ts';
+import { errorField, platformErrorCode } from './slack-errors.ts';
+
+// A reply goes through Bolt's `respond` (the request's response_url). What is here is what Bolt
+// leaves to the app: where `respond` cannot reach the person, the reply still does, as an
+// ephemeral message in the channel, a post (for a reply meant for everyone), or a direct message.
 
 export interface SlackMessage {
   text: string;
@@ -28,12 +34,62 @@ export type Deliverer = (
 
 const RESPONSE_URL_TIMEOUT_MS = 5_000;
 
+/** A reply to the person who asked: Bolt's `respond` is one, and so is {@link respondOrFallBack}. */
+export type Respond = (message: SlackMessage) => Promise<void>;
+
+/** Who a reply is for where no response_url reaches them, and the channel they asked in. */
+export interface Recipient {
+  userId: string;
+  channelId?: string | undefined;
+}
+
+/** Who an interaction is from and where: a block action's or a message shortcut's. */
+export function recipientOf(body: {
+  user: { id: string };
+  channel?: { id: string } | undefined;
+}): Recipient {
+  return { userId: body.user.id, channelId: body.channel?.id };
+}
+
 /**
- * Sends a reply to the person who asked. The command's `response_url` comes first; when Slack
- * refuses it (expired, used five times, a 404 or 500), the reply still reaches them as an
- * ephemeral message in the channel (an `in_channel` reply: a message in the channel, for
- * everyone), and failing that as a direct message. Each fallback is logged; a reply is never
- * dropped silently.
+ * Bolt's `respond`, and the fallbacks it does not have. Bolt's `respond` throws when Slack
+ * refuses the response_url (expired, used five times, a 404 or 500) or cannot be reached: the
+ * reply then goes by {@link createDeliverer}'s other routes, logged. Where Bolt gives no
+ * `respond` (a payload without a response_url: a button in a modal or on the Home tab, a modal
+ * submission, a global shortcut; Bolt's types say it is always there, it is not) those routes
+ * are the only ones. Runs within a request: its logger is the request's.
+ */
+export function respondOrFallBack(
+  respond: RespondFn | undefined,
+  to: Recipient,
+  deliver: Deliverer,
+): Respond {
+  return async (message) => {
+    const reply: SlackMessage = { response_type: 'ephemeral', ...message };
+    const { log } = currentRequest();
+    if (respond) {
+      try {
+        await respond(reply);
+        return;
+      } catch (error) {
+        if (error instanceof RespondError) {
+          log.warn({ status: error.statusCode }, 'response_url refused the reply; falling back');
+        } else {
+          log.warn({ cause: causeOf(error) }, 'response_url failed; falling back');
+        }
+      }
+    }
+    await deliver(to, reply, log);
+  };
+}
+
+/**
+ * Sends a reply to the person who asked, for what Bolt gives no `respond` (a periodic job, the
+ * error handler) and as {@link respondOrFallBack}'s fallback. A `response_url`, when given,
+ * comes first; when Slack refuses it (expired, used five times, a 404 or 500), the reply still
+ * reaches them as an ephemeral message in the channel (an `in_channel` reply: a message in the
+ * channel, for everyone), and failing that as a direct message. Each fallback is logged; a
+ * reply is never dropped silently.
  */
 export function createDeliverer(client: WebClient, post: PostJson = postJson): Deliverer {
   return async (destination, message, logger) => {
@@ -128,11 +184,15 @@ export function causeOf(error: unknown): string {
 export function slackErrorCode(error: unknown): string {
   const refused = platformErrorCode(error);
   if (refused !== undefined) return refused;
-  const code = (error as { code?: unknown })?.code;
-  return typeof code === 'string' ? code : String((error as Error)?.message ?? error);
+  const code = errorField(error, 'code');
+  return typeof code === 'string' ? code : String(errorField(error, 'message') ?? error);
 }
 
-/** Where to answer an interaction, read from whatever payload Slack sent. */
+/**
+ * Where to answer a request, read from whatever payload Slack sent: for the error handler, which
+ * sees every kind. `unknown` for the files that still pass a body on untyped (until they answer
+ * through `respond`, when this takes Bolt's `AnyMiddlewareArgs['body']`).
+ */
 export function destinationOf(body: unknown): Destination {
   const { responseUrl, channelId, userId } = factsOf(body);
   return { responseUrl, channelId, userId: userId ?? '' };

@@ -1,11 +1,21 @@
 import type { View } from '@slack/types';
 import type { Logger } from 'pino';
-import { ShownFailure } from '../voice/failure.ts';
 import { type Deliverer, type Destination, type SlackMessage, slackErrorCode } from './deliver.ts';
 import type { Views } from './views.ts';
 
 // A modal that says "Loading…" or "Applying…" must end in an outcome the person sees. When
 // Slack refuses to update it (closed meanwhile, Slack failing), the words reach them another way.
+
+/**
+ * A failure the person has been told of already (in the modal they were looking at): the global
+ * handler logs its cause under the request's reference and says nothing more.
+ */
+export class ShownFailure extends Error {
+  override readonly name = 'ShownFailure';
+  constructor(override readonly cause: unknown) {
+    super('a failure the person has seen', { cause });
+  }
+}
 
 /** Where a modal's content goes: a modal already open, or a new one on a trigger. */
 export type ModalTarget = { viewId: string } | { triggerId: string };

@@ -1,6 +1,6 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
-import { factsOf } from './body-facts.ts';
-import { scopeIfAny } from './request-context.ts';
+import { currentRequestIfAny } from '../request-context.ts';
+import { ackOf, factsOf } from './body-facts.ts';
 
 // The app is installed in one workspace, and its signing secret is the app's, not the
 // workspace's: a request from another workspace the app is installed in (a second install, a
@@ -9,24 +9,20 @@ import { scopeIfAny } from './request-context.ts';
 // before any listener runs: its users are not this workspace's editors or viewers.
 
 /**
- * The teams a request is for, as Bolt reads them: a command's `team_id`, an interaction's
+ * Whether a request names a team other than the installation's `installed`. `teams` are the
+ * teams it is for, as Bolt reads them (BodyFacts.teams): a command's `team_id`, an interaction's
  * `team`, a view's installing team, an event's. Not the user's own `team_id`: in an Enterprise
  * Grid that is the user's home workspace, wherever they clicked, and not a view's `team_id`,
  * which names the channel's workspace for a modal opened from a Slack Connect channel.
  */
-export function teamsOf(body: unknown): string[] {
-  return factsOf(body).teams;
-}
-
-/** Whether a request names a team other than the installation's `installed`. */
 export function isOtherWorkspace(
-  body: unknown,
+  teams: readonly string[],
   context: { isEnterpriseInstall?: boolean | undefined },
   installed: string | undefined,
 ): boolean {
   // An organisation-wide install serves every workspace of the organisation.
   if (context.isEnterpriseInstall || installed === undefined) return false;
-  return teamsOf(body).some((team) => team !== installed);
+  return teams.some((team) => team !== installed);
 }
 
 /** Said to someone who runs the command from a workspace the app does not serve. */
@@ -38,14 +34,13 @@ export function refuseOtherWorkspaces(
 ): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
     const { body, context, next } = args;
-    if (!isOtherWorkspace(body, context, await installedTeam())) {
+    const { teams, kind } = factsOf(body);
+    if (!isOtherWorkspace(teams, context, await installedTeam())) {
       await next();
       return;
     }
-    const log = scopeIfAny(context)?.log;
-    log?.warn({ teams: teamsOf(body) }, 'request refused: from another workspace');
+    currentRequestIfAny()?.log.warn({ teams }, 'request refused: from another workspace');
     // Acknowledged, so Slack does not show its own timeout error; a command is told why.
-    const ack = (args as { ack?: (response?: unknown) => Promise<void> }).ack;
-    await ack?.(factsOf(body).kind === 'command' ? OTHER_WORKSPACE : undefined);
+    await ackOf(args)?.(kind === 'command' ? OTHER_WORKSPACE : undefined);
   };
 }

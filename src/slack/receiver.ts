@@ -8,7 +8,7 @@ import {
 } from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
 import type { Logger } from 'pino';
-import { type AckObserver, httpAckClocks, socketAckClocks } from '../observe/ack-clock.ts';
+import { type AckObserver, httpAckClocks, socketAckClocks } from './ack-clock.ts';
 import { gateRequests, MAX_BODY_BYTES } from './request-gate.ts';
 import { guardSocket, type SocketGuard } from './socket-guard.ts';
 

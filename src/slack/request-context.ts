@@ -4,14 +4,8 @@ import { newReference } from '../reference.ts';
 import { type RequestContext, runInRequest } from '../request-context.ts';
 import { factsOf } from './body-facts.ts';
 
-/** What every listener finds in Bolt's `context`: the request's context, and a flag of the router's. */
-export interface RequestScope extends RequestContext {
-  /**
-   * Set once a command has been acknowledged with a working line: its answer and its failure
-   * replace that line (`replace_original`) instead of adding a message below it.
-   */
-  replacesWorkingLine?: boolean;
-}
+/** The request's context under its old name, for the files not yet reading currentRequest(). */
+export type RequestScope = RequestContext;
 
 /**
  * What a request to an upstream service carries from the request that caused it: its reference
@@ -58,10 +52,11 @@ export async function eachSettledWithin<T>(
 }
 
 /**
- * Global middleware: gives each incoming request a short reference id (shown to the user with
- * any failure) and a child logger that carries it with team, user and what was invoked. The
- * rest of the request runs as that reference's work, so a line that Bolt, a Web API client or
- * a CometChat client logs meanwhile carries the reference too (createLogger adds it).
+ * Global middleware, the first: gives each incoming request a short reference id (shown to the
+ * user with any failure) and a child logger that carries it with team, user and what was
+ * invoked. The rest of the request runs as that reference's work (runInRequest), so a line that
+ * Bolt, a Web API client or a CometChat client logs meanwhile carries the reference too
+ * (createLogger adds it), and code reads the request's context with currentRequest().
  */
 export function requestScope(
   logger: Logger,
@@ -81,10 +76,23 @@ export function requestScope(
       action: facts.action,
       callback: facts.callback,
     });
-    const scope: RequestScope = { ref, log, receivedAt };
-    context.scope = scope;
-    await runInRequest(scope, next);
+    const request: RequestContext = { ref, log, receivedAt };
+    // Kept on Bolt's `context` too, for what runs after the request has left the run below
+    // (Bolt's error handler). `scope` is the same object under its old name, for scopeOf.
+    context.requestContext = request;
+    context.scope = request;
+    await runInRequest(request, next);
   };
+}
+
+/**
+ * The request's context as the first middleware left it on Bolt's `context`: for Bolt's error
+ * handler, which Bolt calls once the request has left its AsyncLocalStorage run, so that its
+ * reply and its lines still belong to the request. Everywhere else: currentRequest().
+ */
+export function requestContextOf(context: Context): RequestContext | undefined {
+  const request: RequestContext | undefined = context.requestContext;
+  return request;
 }
 
 export function scopeOf(context: Context): RequestScope {

@@ -9,6 +9,14 @@ export function platformErrorCode(error: unknown): string | undefined {
   return typeof data.error === 'string' ? data.error : undefined;
 }
 
+/**
+ * One field of whatever was thrown, read without trusting its type: the Web API client's errors
+ * add `code`, `data` and `retryAfter`, Bolt's wrapper `original`.
+ */
+export function errorField(error: unknown, key: string): unknown {
+  return typeof error === 'object' && error !== null ? Reflect.get(error, key) : undefined;
+}
+
 /** Slack's errors that mean the app cannot post in the channel (not a member, a DM, gone). */
 export const NOT_THERE: ReadonlySet<string> = new Set([
   'not_in_channel',

@@ -12,11 +12,22 @@ import type { Logger } from 'pino';
 // again itself with a capped back-off, never while the client has a connection, a reconnect
 // pending, or is shutting down (so that it cannot open a second socket).
 
-/** The client's internals the guard reads to avoid a second socket (3.1.0's field names). */
-interface ClientInternals {
-  shuttingDown?: boolean;
-  reconnectionTimer?: unknown;
-  websocket?: { isActive(): boolean } | undefined;
+/**
+ * Whether the client has a connection, a reconnect pending, or is shutting down: then the guard
+ * must not start it (3.1.0's private field names, read as unknowns since they are no API).
+ */
+function busy(client: SocketModeClient): boolean {
+  const field = (name: string): unknown => Reflect.get(client, name);
+  const websocket = field('websocket');
+  return (
+    field('shuttingDown') === true ||
+    field('reconnectionTimer') !== undefined ||
+    (typeof websocket === 'object' &&
+      websocket !== null &&
+      'isActive' in websocket &&
+      typeof websocket.isActive === 'function' &&
+      websocket.isActive() === true)
+  );
 }
 
 export interface SocketGuard {
@@ -40,37 +51,18 @@ export function guardSocket(
 ): SocketGuard {
   const { log } = options;
   const backoff = options.backoffMs ?? guardBackoffMs;
-  let connected = false;
-  let armed = false;
-  let stopped = false;
-  let failures = 0;
+  const state = { connected: false, armed: false, stopped: false, failures: 0 };
   let timer: NodeJS.Timeout | undefined;
-
-  client.on('connected', () => {
-    connected = true;
-    failures = 0;
-  });
-  for (const event of ['close', 'connecting', 'reconnecting', 'disconnecting', 'disconnected']) {
-    client.on(event, () => {
-      connected = false;
-    });
-  }
-  client.on('reconnecting', () => options.onReconnect?.());
-
-  const internals = client as unknown as ClientInternals;
-  const busy = () =>
-    internals.shuttingDown === true ||
-    internals.reconnectionTimer !== undefined ||
-    internals.websocket?.isActive() === true;
+  followConnection(client, state, options.onReconnect);
 
   const retryLater = () => {
-    if (stopped || timer !== undefined) return;
-    failures += 1;
-    const waitMs = backoff(failures);
-    log.warn({ retry: failures, waitMs }, 'Socket Mode: reconnect failed; trying again');
+    if (state.stopped || timer !== undefined) return;
+    state.failures += 1;
+    const waitMs = backoff(state.failures);
+    log.warn({ retry: state.failures, waitMs }, 'Socket Mode: reconnect failed; trying again');
     timer = setTimeout(() => {
       timer = undefined;
-      if (stopped || busy()) return;
+      if (state.stopped || busy(client)) return;
       options.onReconnect?.();
       void client.start();
     }, waitMs);
@@ -79,27 +71,49 @@ export function guardSocket(
 
   const start = client.start.bind(client);
   // Both the client's own reconnects (`this.start`, read at call time) and the guard's come here.
-  client.start = () => {
-    if (!armed) return start();
-    return start().catch((error: unknown) => {
+  client.start = async () => {
+    if (!state.armed) return start();
+    try {
+      return await start();
+    } catch (error) {
       log.warn(
         { cause: error instanceof Error ? error.message : String(error) },
         'Socket Mode: reconnect did not open a connection',
       );
       retryLater();
-      return undefined as never;
-    });
+      // No one reads a reconnect's answer (the client drops the promise): a failed one is
+      // answered as Slack would answer a refusal, and the guard's retry takes over.
+      return { ok: false, error: 'reconnect_failed' };
+    }
   };
 
   return {
-    connected: () => connected,
+    connected: () => state.connected,
     arm() {
-      armed = true;
+      state.armed = true;
     },
     stop() {
-      stopped = true;
+      state.stopped = true;
       clearTimeout(timer);
       timer = undefined;
     },
   };
+}
+
+/** Keeps `state.connected` to the client's events; a reconnect of the client's own is told. */
+function followConnection(
+  client: SocketModeClient,
+  state: { connected: boolean; failures: number },
+  onReconnect: (() => void) | undefined,
+): void {
+  client.on('connected', () => {
+    state.connected = true;
+    state.failures = 0;
+  });
+  for (const event of ['close', 'connecting', 'reconnecting', 'disconnecting', 'disconnected']) {
+    client.on(event, () => {
+      state.connected = false;
+    });
+  }
+  client.on('reconnecting', () => onReconnect?.());
 }

@@ -1,7 +1,7 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
-import { ackClockIn } from '../observe/ack-clock.ts';
+import { currentRequestIfAny } from '../request-context.ts';
+import { ackClockIn } from './ack-clock.ts';
 import { factsOf } from './body-facts.ts';
-import { scopeIfAny } from './request-context.ts';
 
 // Bolt leaves a request no listener acknowledged unanswered: over HTTP it logs an error after
 // three seconds and answers 404, and Slack shows the person its own failure. A body of a shape
@@ -18,11 +18,12 @@ import { scopeIfAny } from './request-context.ts';
 export function acknowledgeUnanswered(): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
     const answer = async (why: string) => {
-      const ack = (args as { ack?: () => Promise<void> }).ack;
       const clock = ackClockIn(args.context);
-      if (ack === undefined || clock === undefined || clock.answered()) return;
-      scopeIfAny(args.context)?.log.info({ kind: factsOf(args.body).kind }, `${why}: acknowledged`);
-      await ack();
+      if (!('ack' in args) || args.ack === undefined || clock === undefined || clock.answered()) {
+        return;
+      }
+      currentRequestIfAny()?.log.info({ kind: factsOf(args.body).kind }, `${why}: acknowledged`);
+      await args.ack();
     };
     try {
       await args.next();

@@ -6,6 +6,7 @@ import type {
   WebClient,
 } from '@slack/web-api';
 import { ErrorCode, WebAPIRequestError } from '@slack/web-api';
+import { errorField } from './slack-errors.ts';
 
 // Modals and the Home tab, through the Web API client (its retries, timeout and rate-limit
 // handling). Opening and pushing resolve with the view's id, which the features need to update
@@ -48,7 +49,7 @@ export function createViews({ triggered, client }: ViewsClients): Views {
     try {
       return await call();
     } catch (error) {
-      const code = (error as { code?: unknown } | null)?.code;
+      const code = errorField(error, 'code');
       if (code === ErrorCode.RequestError || code === ErrorCode.HTTPError) {
         throw new FormNotOpened(method, error);
       }

@@ -2,6 +2,7 @@ import { ErrorCode } from '@slack/web-api';
 import { CometChatError } from '../cometchat/errors.ts';
 import { scrub } from '../log.ts';
 import { escapedUpTo, escapeMrkdwn, code as inlineCode } from '../slack/mrkdwn.ts';
+import { errorField, platformErrorCode } from '../slack/slack-errors.ts';
 import { FormNotOpened } from '../slack/views.ts';
 import { counted } from './sentences.ts';
 
@@ -241,7 +242,7 @@ function seconds(value: number): string {
 }
 
 /** Whether the failure is the user's (no alarm in the logs) or the system's. */
-export function isUserFailure(error: unknown): boolean {
+export function isUserFailure(error: unknown): error is Error {
   return (
     error instanceof InputError ||
     error instanceof RefusedError ||
@@ -249,16 +250,8 @@ export function isUserFailure(error: unknown): boolean {
   );
 }
 
-/**
- * A failure the person has been told of already (in the modal they were looking at): the global
- * handler logs its cause under the request's reference and says nothing more.
- */
-export class ShownFailure extends Error {
-  override readonly name = 'ShownFailure';
-  constructor(override readonly cause: unknown) {
-    super('a failure the person has seen', { cause });
-  }
-}
+// A failure the person has been told of already: defined where a modal shows it (slack/).
+export { ShownFailure } from '../slack/modal-outcome.ts';
 
 /** Slack's trigger ids live three seconds and work once: when one is spent, say so plainly. */
 const TRIGGER_ERRORS = new Set([
@@ -275,14 +268,24 @@ const FORM_NOT_OPENED =
 function slackRefusal(error: unknown, secrets: readonly string[]): string | undefined {
   if (error instanceof FormNotOpened) return FORM_NOT_OPENED;
   // A 429 not waited out: the views calls (slack/views.ts) and the clients that refuse to wait.
-  if ((error as { code?: unknown })?.code === ErrorCode.RateLimitedError) return RATE_LIMITED;
-  const code = (error as { code?: unknown; data?: { error?: unknown } } | undefined)?.data?.error;
-  if ((error as { code?: unknown })?.code !== ErrorCode.PlatformError || typeof code !== 'string') {
-    return undefined;
-  }
+  const kind = errorField(error, 'code');
+  if (kind === ErrorCode.RateLimitedError) return RATE_LIMITED;
+  const code = platformErrorCode(error);
+  if (kind !== ErrorCode.PlatformError || code === undefined) return undefined;
   if (TRIGGER_ERRORS.has(code)) return FORM_NOT_OPENED;
   if (code === 'ratelimited') return RATE_LIMITED;
   // Scrubbed before it is narrowed, which could leave most of a secret.
   const shown = scrub(code, secrets).replace(/[^a-z0-9_[\]]/g, '');
   return `Slack refused the app's reply (\`${shown}\`). Try again; report the reference if it keeps happening.`;
+}
+
+/**
+ * A failure logged and told already (by the command router, in place of its progress message):
+ * thrown on only so that the request counts as failed; the global handler does nothing more.
+ */
+export class ReportedFailure extends Error {
+  override readonly name = 'ReportedFailure';
+  constructor(override readonly cause: unknown) {
+    super('a failure logged and told', { cause });
+  }
 }

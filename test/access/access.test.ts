@@ -8,6 +8,7 @@ import {
   requireViewer,
 } from '../../src/access/access.ts';
 import { createLogger } from '../../src/log.ts';
+import { runInRequest } from '../../src/request-context.ts';
 import { REFUSALS } from '../../src/voice/refusals.ts';
 import { LogCapture } from '../log-capture.ts';
 
@@ -348,7 +349,9 @@ describe('requireViewer', () => {
     const refuse = vi.fn(async (_body: unknown, _sentence: string, _log: unknown) => {});
     const viewRefusal = vi.fn(async () => refusal);
     const middleware = requireViewer({ viewRefusal }, refuse);
-    await middleware({ body, context: { scope: { log } }, next, ack } as never);
+    await runInRequest({ ref: 'ref0000001', log, receivedAt: 0 }, () =>
+      middleware({ body, context: {}, next, ack } as never),
+    );
     return { next, ack, refuse, viewRefusal };
   };
 

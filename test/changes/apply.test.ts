@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { Access } from '../../src/access/access.ts';
 import { type ApplyDeps, type Applying, applyChange, STORE_DOWN } from '../../src/changes/apply.ts';
 import type { PermissionsChange } from '../../src/changes/change.ts';
+import type { AuditTrail } from '../../src/changes/record.ts';
 import { UNKNOWN_OUTCOME } from '../../src/changes/record.ts';
 import { CometChatError } from '../../src/cometchat/errors.ts';
 import type { PermissionUpdate } from '../../src/cometchat/model.ts';
 import type { PermissionMap } from '../../src/cometchat/schemas.ts';
-import type { AuditTrail } from '../../src/features/deps.ts';
 import { createLogger } from '../../src/log.ts';
 import { runInRequest } from '../../src/request-context.ts';
 import {
@@ -238,5 +238,35 @@ describe('applyChange', () => {
     store.putIntent = putIntent;
     expect((await apply(deps, request)).kind).toBe('applied');
     expect(sent).toHaveLength(1);
+  });
+
+  it('refuses a change while another change of its target is under way, as out of date', async () => {
+    const { deps, request, sent, audited, store, apply } = setup();
+    // Another change of the role `default` in this app holds its target.
+    await store.claim('target:default:role:default', 120);
+    expect(await apply(deps, request)).toEqual({
+      kind: 'stale',
+      sentence: expect.stringContaining('The role changed since you reviewed this'),
+    });
+    expect(sent).toHaveLength(0);
+    expect(audited).toHaveLength(0);
+    // Once the other change is done, this one goes through: its own claim was let go.
+    await store.release('target:default:role:default');
+    expect((await apply(deps, request)).kind).toBe('applied');
+    // ...and the target is free again for the next change.
+    expect(await store.claim('target:default:role:default', 120)).toBe(true);
+  });
+
+  it("refuses a change of permissions whose role's map moved on since the review", async () => {
+    const { deps, request, sent, store, apply } = setup();
+    await store.setKnownPermissions({
+      app: DEFAULT_APP,
+      role: 'default',
+      permissions: { sendMessage: 'deny' },
+      seenAt: NOW - 1_000,
+    });
+    expect((await apply(deps, request)).kind).toBe('stale');
+    expect(sent).toHaveLength(0);
+    expect(await store.listIntents(Number.POSITIVE_INFINITY)).toEqual([]);
   });
 });

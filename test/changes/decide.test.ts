@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { whyNotActionable } from '../../src/changes/decide.ts';
-import type { ApprovalRequest } from '../../src/store/store.ts';
+import { BEING_DECIDED, takeDecision, whyNotActionable } from '../../src/changes/decide.ts';
+import { type ApprovalRequest, createMemoryStore } from '../../src/store/store.ts';
 
 // Whether a click may act on the request it names, decided without a store.
 
@@ -53,5 +53,24 @@ describe('whyNotActionable', () => {
     expect(whyNotActionable({ ...request, status: 'failed' }, 'prod', 9_001, true)?.expire).toBe(
       true,
     );
+  });
+});
+
+describe('takeDecision', () => {
+  it('lets one decision through, tells the next one someone is deciding, then what became of it', async () => {
+    const store = createMemoryStore(() => 1_000);
+    await store.putApproval(request);
+    const first = await takeDecision({ store }, request);
+    expect(first).toEqual({ request });
+    expect(await takeDecision({ store }, request)).toEqual({ sentence: BEING_DECIDED });
+    // The first decided it (rejected) and keeps its claim; once that lapses, the request read
+    // again says what became of it.
+    await store.putApproval({ ...request, status: 'rejected', decidedBy: 'U0LEAD' });
+    await store.release(`decide:${request.id}`);
+    expect(await takeDecision({ store }, request)).toEqual({
+      sentence: 'This request is already closed (rejected by <@U0LEAD>); nothing was sent.',
+    });
+    // A closed request's claim is let go again, so it never holds anyone up.
+    expect(await store.claim(`decide:${request.id}`, 120)).toBe(true);
   });
 });

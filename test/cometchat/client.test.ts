@@ -14,6 +14,7 @@ import {
   createCometChatClient,
 } from '../../src/cometchat/client.ts';
 import type { Logger } from '../../src/log.ts';
+import { runInRequest } from '../../src/request-context.ts';
 import type { LogCapture } from '../log-capture.ts';
 import {
   API_KEY,
@@ -743,6 +744,57 @@ describe('error kinds', () => {
     expect(made.message).toContain('(ref ref-made)');
     const failed = logs.records().filter((r) => r.message === 'CometChat request failed');
     expect(failed.map((r) => r.cometchat_ops.ref)).toEqual(['ref-given', 'ref-made']);
+  });
+});
+
+describe('the running request', () => {
+  /** `work` as a request whose logger carries its reference and team, as the app's first middleware makes it. */
+  function inRequest<T>(ref: string, work: () => Promise<T>): Promise<T> {
+    return runInRequest({ ref, log: logger.child({ ref, team: 'T777' }), receivedAt: T0 }, work);
+  }
+
+  function doneRequests() {
+    return logs.records().filter((r) => r.message === 'CometChat request done');
+  }
+
+  it('names each request by the running request’s reference and logs through its logger', async () => {
+    await inRequest('ref-running', () => client().listRoles());
+    expect(doneRequests()).toEqual([
+      expect.objectContaining({
+        organization: { id: 'T777' },
+        cometchat_ops: expect.objectContaining({ ref: 'ref-running', operation: 'listRoles' }),
+      }),
+    ]);
+  });
+
+  it('shares the running request’s reference across the pages of one list', async () => {
+    await inRequest('ref-pages', () => client().listAllRoles({ perPage: 4 }));
+    expect(doneRequests().map((r) => r.cometchat_ops.ref)).toEqual([
+      'ref-pages',
+      'ref-pages',
+      'ref-pages',
+    ]);
+  });
+
+  it('fails under the running request’s reference, a refusal before sending too', async () => {
+    sandbox.inject({ kind: 'status', status: 404 });
+    const api = client({ newRef: () => 'ref-made' });
+    const failed = await inRequest('ref-fails', () => failure(api.getCall('v1.none')));
+    expect(failed).toMatchObject({ kind: 'not_found', ref: 'ref-fails' });
+    const refused = await inRequest('ref-refused', () => failure(api.getUser('..')));
+    expect(refused).toMatchObject({
+      kind: 'bad_request',
+      ref: 'ref-refused',
+      operation: 'getUser',
+    });
+  });
+
+  it('still takes a reference the caller gives, under the running request’s logger', async () => {
+    await inRequest('ref-running', () => client().listRoles({}, { ref: 'ref-given' }));
+    expect(doneRequests()[0]?.cometchat_ops).toMatchObject({
+      ref: 'ref-running',
+      upstreamRef: 'ref-given',
+    });
   });
 });
 

@@ -4,8 +4,8 @@ import {
   type CometChatClient,
   type CometChatClientOptions,
   createCometChatClient,
-  userSearchParams,
 } from '../../src/cometchat/client.ts';
+import { userSearchParams } from '../../src/cometchat/users.ts';
 import type { Logger } from '../../src/log.ts';
 import type { LogCapture } from '../log-capture.ts';
 import { API_KEY, captureLogger, failure, only, T0, WRONG_KEY } from './client-harness.ts';

@@ -6,9 +6,10 @@ import {
   serveStandIns,
   standInSettings,
 } from '../../offline/stack/serve.ts';
+import { startSlackApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
-import { type RunningApp, startSlackApp } from '../../src/start.ts';
+import type { RunningApp } from '../../src/start.ts';
 import { LogCapture } from '../log-capture.ts';
 
 // What docker-compose.yml's offline profile does, on loopback and without containers: the

@@ -61,7 +61,7 @@ describe('audit channel posts kept in the store', () => {
       metrics: createMetrics({ defaultMetrics: false }),
       now,
     });
-    return { store, sweep: () => app.periodic(h.logger.child({ component: 'sweep' })) };
+    return { store, sweep: () => app.features.periodic(h.logger.child({ component: 'sweep' })) };
   };
 
   it('Slack answers 500, then 429, then 200: the post lands exactly once, two instances sweeping', async () => {

@@ -79,8 +79,8 @@ describe('daily digest', () => {
       });
     const [a, b] = [replica(), replica()];
     const log = h.logger.child({ component: 'sweep' });
-    await Promise.all([a.periodic(log), b.periodic(log)]);
-    await Promise.all([a.periodic(log), b.periodic(log)]);
+    await Promise.all([a.features.periodic(log), b.features.periodic(log)]);
+    await Promise.all([a.features.periodic(log), b.features.periodic(log)]);
 
     const digests = digestsIn(h);
     expect(digests).toHaveLength(1);
@@ -106,7 +106,7 @@ describe('daily digest', () => {
       .map((hours) => dueAt + hours * 3_600_000)
       .find((ms) => clockIn.format(ms) === time);
     if (nextDueAt === undefined) throw new Error(`no ${time} in Berlin a day later`);
-    await replica(nextDueAt + 30_000).periodic(log);
+    await replica(nextDueAt + 30_000).features.periodic(log);
     expect(digestsIn(h)).toHaveLength(2);
     const next = h.sandbox.requests.filter((r) => r.path === '/v3/stats').at(-1)?.query;
     expect(next).toEqual({ fromDate: String(to), toDate: String(nextDueAt / 1000) });

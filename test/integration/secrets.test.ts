@@ -14,9 +14,9 @@ import { createSlackDriver } from '../../offline/slack-standin/driver.ts';
 import { startSlackStandIn } from '../../offline/slack-standin/server.ts';
 import { confirm, promote } from '../../offline/stack/editor-steps.ts';
 import { OFFLINE_OPERATOR } from '../../offline/stack/offline-stack.ts';
+import { startSlackApp } from '../../src/app.ts';
 import { createCometChatClient } from '../../src/cometchat/client.ts';
 import { loadConfig } from '../../src/config.ts';
-import { startSlackApp } from '../../src/start.ts';
 import { commandReply, type Harness, sealedValue, startHarness, textOf } from './harness.ts';
 import { driverAs, reviewFlip } from './support.ts';
 

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../offline/cometchat-standin/server.ts';
 import { type SlackStandIn, startSlackStandIn } from '../../offline/slack-standin/server.ts';
 import { OFFLINE_SECRETS, offlineEnv } from '../../offline/stack/offline-stack.ts';
+import { startSlackApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
-import { startSlackApp } from '../../src/start.ts';
 import { LogCapture } from '../log-capture.ts';
 
 describe('starting the app', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
-import { textOf } from './harness.ts';
+import { logsWithRef, referenceOf, textOf } from './harness.ts';
 import { useHarness } from './support.ts';
 
 // A subcommand that waits on CometChat shows at once what it is doing, in the acknowledgement
@@ -33,6 +33,21 @@ describe('the working line', () => {
     const reply = await h.slack.nextResponse(0, 10_000);
     expect(reply.body.replace_original).toBe(true);
     expect(textOf(reply.body)).toContain('CometChat has no call with that session id');
+  });
+
+  it('logs the failure that replaces the line once, under the reference it shows', async () => {
+    h.sandbox.inject({ kind: 'status', status: 404, pathIncludes: '/v3/calls/' });
+    await h.driver.command('call v1.us.nosuchcall');
+    const reply = await h.slack.nextResponse(0, 10_000);
+    const ref = referenceOf(reply.body) ?? '';
+    expect(ref).toMatch(/^[0-9a-f]{10}$/);
+    // The error handler runs after the reply; its line would come then, and it writes none.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const told = logsWithRef(h, ref).filter((r) => r.message.startsWith('request refused'));
+    expect(told).toHaveLength(1);
+    expect(told[0]?.log.level).toBe('info');
+    expect(logsWithRef(h, ref).filter((r) => r.message === 'request failed')).toEqual([]);
+    expect(h.slack.responses).toHaveLength(1);
   });
 
   it('says what a search looks for', async () => {

@@ -4,10 +4,10 @@ import type { Logger } from 'pino';
 import { type Apps, appNameIfSeveral, type CometChatApp } from '../../apps/apps.ts';
 import type { Call } from '../../cometchat/model.ts';
 import type { WebhookOutcome } from '../../observe/metrics.ts';
-import { newReference } from '../../reference.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { NOT_THERE, PASSING, platformErrorCode } from '../../slack/slack-errors.ts';
 import type { Store, WebhookEvent } from '../../store/store.ts';
+import { asJob } from '../job.ts';
 import { alertPost, countText } from './alert-view.ts';
 import { type BurstGate, createCountMessage } from './burst.ts';
 import { subscriptionsReached } from './subscription-rules.ts';
@@ -48,7 +48,18 @@ export interface DeliveryDeps {
 export async function deliverEvent(deps: DeliveryDeps, event: WebhookEvent): Promise<void> {
   const posting = `webhook-posting:${event.id}`;
   if (!(await deps.store.claim(posting, POSTING_CLAIM_SECONDS))) return;
-  const log = deps.log.child({ ref: newReference(), event: event.id, app: event.app });
+  // Each event under a reference of its own, which its CometChat requests and lines carry.
+  const fields = { event: event.id, app: event.app };
+  await asJob(deps.log, fields, (log) => deliverTaken(deps, event, posting, log), deps.now);
+}
+
+/** {@link deliverEvent} once its claim is taken. */
+async function deliverTaken(
+  deps: DeliveryDeps,
+  event: WebhookEvent,
+  posting: string,
+  log: Logger,
+): Promise<void> {
   let outcome: Delivered;
   try {
     outcome = await deliverClaimed(deps, event, log);
@@ -117,14 +128,11 @@ async function postWhereAsked(deps: DeliveryDeps, delivery: Delivery): Promise<D
 
 /** The call, by its session, or for a ringing outcome by its message's; undefined if unread. */
 async function readCall(app: CometChatApp, facts: AlertFacts, log: Logger) {
-  const request = { ref: log.bindings().ref as string, logger: log };
   try {
     const sessionId =
       facts.sessionId ??
-      (facts.messageId
-        ? await app.cometchat.getCallMessageSession(facts.messageId, request)
-        : undefined);
-    return sessionId ? await app.cometchat.getCall(sessionId, request) : undefined;
+      (facts.messageId ? await app.cometchat.getCallMessageSession(facts.messageId) : undefined);
+    return sessionId ? await app.cometchat.getCall(sessionId) : undefined;
   } catch (error) {
     const { sessionId, messageId } = facts;
     log.warn({ err: error, sessionId, messageId }, 'alert: the call could not be read');

@@ -65,10 +65,9 @@ const DAY_SECONDS = 24 * 60 * 60;
 export function localInstant(day: string, time: string, zone: string): number {
   const wall = Date.parse(`${day}T${time}:00Z`);
   const wallAt = (ms: number) => ms + offsetMs(ms, zone);
-  const [early, late] = [
-    wall - offsetMs(wall - HALF_DAY_MS, zone),
-    wall - offsetMs(wall + HALF_DAY_MS, zone),
-  ].sort((a, b) => a - b) as [number, number];
+  const before = wall - offsetMs(wall - HALF_DAY_MS, zone);
+  const after = wall - offsetMs(wall + HALF_DAY_MS, zone);
+  const [early, late] = [Math.min(before, after), Math.max(before, after)];
   const exact = [early, late].find((ms) => wallAt(ms) === wall);
   if (exact !== undefined) return exact;
   // Skipped: the clock reads before the time at `low` and past it at `high`; offsets change on

@@ -1,17 +1,17 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { type Apps, appNameIfSeveral, type CometChatApp } from '../../apps/apps.ts';
-import type { CometChatClient, RequestOptions } from '../../cometchat/client.ts';
+import type { CometChatClient } from '../../cometchat/client.ts';
 import type { CallPage, Usage } from '../../cometchat/model.ts';
-import { newReference } from '../../reference.ts';
-import type { RequestScope } from '../../slack/request-context.ts';
+import { currentRequest } from '../../request-context.ts';
 import { NOT_THERE, platformErrorCode } from '../../slack/slack-errors.ts';
 import type { Store, Subscription } from '../../store/store.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import type { AppDeps } from '../deps.ts';
+import { asJob } from '../job.ts';
 import { type DigestDay, type DigestWords, digestDue } from './digest-rules.ts';
 import { type CallCounts, digestPost, type Unread } from './digest-view.ts';
-import { subscribeChannel, subscriptionId } from './subscriptions.ts';
+import { type SubscribeRequest, subscribeChannel, subscriptionId } from './subscriptions.ts';
 
 // The daily digest: `/cometchat digest daily [HH:MM]` subscribes the channel, and every minute
 // each replica posts the digests that are due. The claim on a digest's day, asked for before
@@ -40,22 +40,19 @@ const CALLS_PER_PAGE = 100;
 
 /** `digest daily [HH:MM]`: the channel's digest of the app, at that time in the person's zone. */
 export function createDigestCommand(deps: AppDeps) {
-  return (
-    app: CometChatApp,
-    words: DigestWords,
-    body: { channel_id: string; user_id: string },
-    scope: RequestScope,
-  ): Promise<void> =>
-    subscribeChannel(deps, { app, body, scope }, async () => {
-      const id = subscriptionId(app.name, body.channel_id, { kind: 'digest', filters: [] });
+  return (request: SubscribeRequest, words: DigestWords): Promise<void> =>
+    subscribeChannel(deps, request, async () => {
+      const { app, channelId, userId } = request;
+      const id = subscriptionId(app.name, channelId, { kind: 'digest', filters: [] });
       // A new time keeps where the last digest ended: the next one starts there, not a day back.
-      const before = await deps.store.listSubscriptions({ channel: body.channel_id });
+      const before = await deps.store.listSubscriptions({ channel: channelId });
       const coveredTo = before.find((s) => s.id === id)?.coveredTo;
+      const zone = await deps.timeZones.of(userId, currentRequest().log);
       return {
         id,
         kind: 'digest',
         filters: [],
-        at: { time: words.time, zone: await deps.timeZones.of(body.user_id, scope.log) },
+        at: { time: words.time, zone },
         ...(coveredTo === undefined ? {} : { coveredTo }),
       };
     });
@@ -83,8 +80,7 @@ export function postDigests(deps: AppDeps, log: Logger): Promise<number> {
     now: deps.now,
     budgetSeconds: deps.budgetSeconds,
     secrets: deps.secrets,
-    // `task`, not a second `component`: the sweep's logger names that already.
-    log: log.child({ task: 'digest' }),
+    log,
   });
 }
 
@@ -117,10 +113,27 @@ async function postIfDue(
   if (!app || !at || !due) return false;
   const claim = `digest:${subscription.id}:${due.day}`;
   if (!(await deps.store.claim(claim, POSTING_CLAIM_SECONDS))) return false;
-  const ref = newReference();
-  const log = deps.log.child({ ref, subscription: subscription.id, day: due.day });
+  // Each digest under a reference of its own, which its CometChat requests and lines carry.
+  const fields = { subscription: subscription.id, day: due.day };
+  const digest = { subscription, app, at, due, claim, now };
+  return asJob(deps.log, fields, (log) => readAndPost(deps, { ...digest, log }), deps.now);
+}
+
+interface DueDigest {
+  subscription: Subscription;
+  app: CometChatApp;
+  at: NonNullable<Subscription['at']>;
+  due: DigestDay;
+  claim: string;
+  now: number;
+  log: Logger;
+}
+
+/** Reads and posts a digest whose claim is taken: true once posted. */
+async function readAndPost(deps: DigestDeps, digest: DueDigest): Promise<boolean> {
+  const { subscription, app, at, due, claim, now, log } = digest;
   try {
-    const figures = await readFigures(app, due, { ref, logger: log });
+    const figures = await readFigures(app, due);
     const failed = [figures.usage, figures.calls].find(isFailure);
     if (failed && now < due.dueAt + READ_RETRY_MS) {
       log.warn({ err: failed.error }, 'digest: CometChat not read; tried again next minute');
@@ -198,11 +211,10 @@ function isFailure(part: object): part is Failure {
 async function readFigures(
   app: CometChatApp,
   due: DigestDay,
-  request: RequestOptions,
 ): Promise<{ usage: Usage | Failure; calls: CallCounts | Failure }> {
   const [usage, calls] = await Promise.allSettled([
-    app.cometchat.getUsage({ fromDate: due.from, toDate: due.to }, request),
-    countCalls(app.cometchat, due, request),
+    app.cometchat.getUsage({ fromDate: due.from, toDate: due.to }),
+    countCalls(app.cometchat, due),
   ]);
   const settled = <T>(result: PromiseSettledResult<T>): T | Failure =>
     result.status === 'fulfilled' ? result.value : { error: result.reason };
@@ -216,13 +228,14 @@ async function readFigures(
 export async function countCalls(
   cometchat: Pick<CometChatClient, 'listCalls'>,
   window: { from: number; to: number },
-  request: RequestOptions,
 ): Promise<CallCounts> {
   const page = (number: number) =>
-    cometchat.listCalls(
-      { startedAt: window.from, endedAt: window.to, page: number, perPage: CALLS_PER_PAGE },
-      request,
-    );
+    cometchat.listCalls({
+      startedAt: window.from,
+      endedAt: window.to,
+      page: number,
+      perPage: CALLS_PER_PAGE,
+    });
   const first = await page(1);
   const pages = Math.min(first.totalPages, CALL_PAGES);
   const rest = await Promise.all(

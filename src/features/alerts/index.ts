@@ -1,7 +1,11 @@
+import type { SlashCommand } from '@slack/bolt';
+import type { CometChatApp } from '../../apps/apps.ts';
 import type { HttpRoute } from '../../observe/readiness.ts';
+import type { Respond } from '../../slack/deliver.ts';
 import { noWords } from '../command.ts';
 import type { AppDeps } from '../deps.ts';
 import { type Feature, subcommand } from '../feature.ts';
+import { asJob } from '../job.ts';
 import { type DeliveryDeps, deliverEvent, sweepEvents } from './alert-delivery.ts';
 import { createBurstGate } from './burst.ts';
 import { createDigestCommand, postDigests } from './digest.ts';
@@ -19,6 +23,11 @@ import { createWebhookIntake, WEBHOOK_ROUTE_PATH } from './webhook-intake.ts';
 // answers at once; alert-delivery.ts posts it.
 
 const SUBSCRIPTIONS_USAGE = '`/cometchat subscriptions`';
+
+/** A subscription asked for by a command, in its channel. */
+function subscribeRequest(app: CometChatApp, command: SlashCommand, respond: Respond) {
+  return { app, channelId: command.channel_id, userId: command.user_id, respond };
+}
 
 /** The Home tab's "Alerts in your channels", given to the Home by the feature list. */
 export { homeAlerts } from './home-alerts.ts';
@@ -75,25 +84,32 @@ export const alerts: Feature = {
       names: ['subscribe'],
       usage: `${SUBSCRIBE_USAGE} - post this app's calls that end (with the call search's filters, such as \`status:unanswered\`), recordings or transcripts in this channel`,
       parse: parseSubscribeWords,
-      run: (words, { body, scope, app, deps }) =>
-        createSubscribeCommand(deps)(app, words, body, scope),
+      run: (words, { body, respond, app, deps }) =>
+        createSubscribeCommand(deps)(subscribeRequest(app, body, respond), words),
     }),
     subcommand({
       names: ['digest'],
       usage: `${DIGEST_USAGE} - post this app's usage and calls of the last day in this channel each day, at that time in your time zone (09:00 when left out)`,
       parse: parseDigestWords,
-      run: (words, { body, scope, app, deps }) =>
-        createDigestCommand(deps)(app, words, body, scope),
+      run: (words, { body, respond, app, deps }) =>
+        createDigestCommand(deps)(subscribeRequest(app, body, respond), words),
     }),
     subcommand({
       names: ['subscriptions'],
       usage: `${SUBSCRIPTIONS_USAGE} - this channel's subscriptions, each with Remove`,
       parse: noWords(SUBSCRIPTIONS_USAGE),
-      run: (_, { body, scope, deps }) => createSubscriptionsCommand(deps)(body, scope),
+      run: (_, { body, respond, deps }) =>
+        createSubscriptionsCommand(deps)(body.channel_id, respond),
     }),
   ],
   register: registerSubscriptions,
   // Events stored and never posted (the app stopped first), on any replica: posted now. And the
   // daily digests that are due (each posted once, by whichever replica claims it first).
-  periodic: (deps, log) => Promise.all([sweepEvents(deliveryDeps(deps)), postDigests(deps, log)]),
+  // Each its own request: a reference and a logger naming it (`task`, not a second
+  // `component`: the sweep's logger names that already).
+  periodic: (deps, log) =>
+    Promise.all([
+      asJob(log, { task: 'alert-sweep' }, () => sweepEvents(deliveryDeps(deps)), deps.now),
+      asJob(log, { task: 'digest' }, (jobLog) => postDigests(deps, jobLog), deps.now),
+    ]),
 };

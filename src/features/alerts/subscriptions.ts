@@ -2,11 +2,16 @@ import { createHash } from 'node:crypto';
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { z } from 'zod';
 import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../apps/apps.ts';
-import { destinationOf, type SlackMessage, slackErrorCode } from '../../slack/deliver.ts';
+import { currentRequest } from '../../request-context.ts';
+import {
+  type Respond,
+  recipientOf,
+  respondOrFallBack,
+  slackErrorCode,
+} from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { code } from '../../slack/mrkdwn.ts';
-import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { NOT_THERE, platformErrorCode } from '../../slack/slack-errors.ts';
 import type { Subscription } from '../../store/store.ts';
 import { failureMessage } from '../../voice/sentences.ts';
@@ -41,16 +46,19 @@ export function subscriptionId(
 export type SubscriptionAsked = Pick<Subscription, 'id' | 'kind' | 'filters'> &
   Partial<Pick<Subscription, 'at' | 'coveredTo'>>;
 
+/** Who asked for a subscription, where, in which app, and how to answer them. */
+export interface SubscribeRequest {
+  app: CometChatApp;
+  channelId: string;
+  userId: string;
+  respond: Respond;
+}
+
 /** `subscribe`: announced in the channel, then kept; nothing changes when Slack refuses. */
 export function createSubscribeCommand(deps: AppDeps) {
-  return (
-    app: CometChatApp,
-    words: SubscribeWords,
-    body: { channel_id: string; user_id: string },
-    scope: RequestScope,
-  ): Promise<void> =>
-    subscribeChannel(deps, { app, body, scope }, async () => ({
-      id: subscriptionId(app.name, body.channel_id, words),
+  return (request: SubscribeRequest, words: SubscribeWords): Promise<void> =>
+    subscribeChannel(deps, request, async () => ({
+      id: subscriptionId(request.app.name, request.channelId, words),
       kind: words.kind,
       filters: words.filters,
     }));
@@ -65,16 +73,11 @@ export function createSubscribeCommand(deps: AppDeps) {
  */
 export async function subscribeChannel(
   deps: AppDeps,
-  request: {
-    app: CometChatApp;
-    body: { channel_id: string; user_id: string };
-    scope: RequestScope;
-  },
+  request: SubscribeRequest,
   asked: () => Promise<SubscriptionAsked>,
 ): Promise<void> {
-  const { app, body, scope } = request;
-  const reply = (text: string) => tell(deps, body, { text }, scope);
-  const channel = body.channel_id;
+  const { app, channelId: channel, userId, respond } = request;
+  const reply = (text: string) => respond({ text });
   if (!/^[CG]/.test(channel)) {
     return reply('Subscriptions are made in a channel: run it there (invite the app first).');
   }
@@ -82,7 +85,7 @@ export async function subscribeChannel(
     ...(await asked()),
     app: app.name,
     channel,
-    createdBy: body.user_id,
+    createdBy: userId,
     createdAt: deps.now(),
   };
   const line = subscriptionLine(subscription, appNameIfSeveral(deps.apps, app));
@@ -90,7 +93,7 @@ export async function subscribeChannel(
   try {
     announcement = await deps.client.chat.postMessage({
       channel,
-      text: `<@${body.user_id}> subscribed this channel to ${line}. ${SUBSCRIPTIONS_HINT}`,
+      text: `<@${userId}> subscribed this channel to ${line}. ${SUBSCRIPTIONS_HINT}`,
     });
   } catch (error) {
     const cause = platformErrorCode(error);
@@ -99,20 +102,24 @@ export async function subscribeChannel(
         `The app is not in <#${channel}>, so it could not post there: invite it (\`/invite\`), then subscribe again. Nothing was changed.`,
       );
     }
-    scope.log.warn(
+    const { log, ref } = currentRequest();
+    log.warn(
       { cause: slackErrorCode(error), channel },
       'subscription not announced; nothing was changed',
     );
     const sentence = `Slack did not take the app's post in <#${channel}>, so nothing was changed: try again in a minute.`;
-    return tell(deps, body, failureMessage(sentence, scope.ref), scope);
+    return respond(failureMessage(sentence, ref));
   }
   try {
     await deps.store.putSubscription(subscription);
   } catch (error) {
-    await withdraw(deps, channel, announcement.ts, line, body.user_id, scope);
+    await withdraw(deps, channel, announcement.ts, line, userId);
     throw error;
   }
-  scope.log.info({ app: app.name, channel, kind: subscription.kind }, 'channel subscribed');
+  currentRequest().log.info(
+    { app: app.name, channel, kind: subscription.kind },
+    'channel subscribed',
+  );
   return reply(`Subscribed <#${channel}> to ${line}.`);
 }
 
@@ -126,7 +133,6 @@ async function withdraw(
   ts: string | undefined,
   line: string,
   user: string,
-  scope: RequestScope,
 ): Promise<void> {
   try {
     if (ts === undefined) throw new Error('Slack answered the announcement without its ts');
@@ -136,7 +142,7 @@ async function withdraw(
       text: `<@${user}> asked to subscribe this channel to ${line}, but it could not be kept: nothing was changed.`,
     });
   } catch (error) {
-    scope.log.warn(
+    currentRequest().log.warn(
       { cause: slackErrorCode(error), channel },
       'the announcement of a subscription that was not kept could not be corrected',
     );
@@ -145,15 +151,15 @@ async function withdraw(
 
 /** `subscriptions`: the channel's subscriptions, of every app. */
 export function createSubscriptionsCommand(deps: AppDeps) {
-  return async (body: { channel_id: string }, scope: RequestScope): Promise<void> => {
-    const found = await deps.store.listSubscriptions({ channel: body.channel_id });
+  return async (channelId: string, respond: Respond): Promise<void> => {
+    const found = await deps.store.listSubscriptions({ channel: channelId });
     const listed = found.flatMap((subscription) => {
       const app = deps.apps.byName(subscription.app);
       if (!app) return [];
       const remove = valueWriter(app)({ id: subscription.id });
       return [{ subscription, appName: appNameIfSeveral(deps.apps, app), remove }];
     });
-    await tell(deps, body, subscriptionsMessage(listed, body.channel_id), scope);
+    await respond(subscriptionsMessage(listed, channelId));
   };
 }
 
@@ -163,33 +169,30 @@ export function createSubscriptionsCommand(deps: AppDeps) {
  * looking at that channel's list (and may change what it receives).
  */
 function createRemoveButton(deps: AppDeps) {
-  return async ({ ack, body, action, context }: ButtonArgs) => {
+  return async ({ ack, body, action, respond }: ButtonArgs) => {
     await ack();
-    const scope = scopeOf(context);
+    const { log } = currentRequest();
+    const reply = respondOrFallBack(respond, recipientOf(body), deps.deliver);
     const { app, value } = openSealed(deps.apps, RemoveValue, action.value);
     const channel = body.channel?.id;
     const own =
       channel === undefined ? [] : await deps.store.listSubscriptions({ app: app.name, channel });
     if (!own.some((s) => s.id === value.id)) {
-      scope.log.info(
+      log.info(
         { app: app.name, subscription: value.id, channel },
         'subscription not removed: not one of the subscriptions of the channel clicked in',
       );
       const text =
         "That subscription is not one of this channel's, or it was removed already: nothing was removed. `/cometchat subscriptions` lists this channel's.";
-      return tell(deps, body, { text, replace_original: false }, scope);
+      return reply({ text, replace_original: false });
     }
     const removed = await deps.store.removeSubscription(value.id);
-    scope.log.info({ app: app.name, subscription: value.id, removed }, 'subscription removed');
+    log.info({ app: app.name, subscription: value.id, removed }, 'subscription removed');
     const text = removed
       ? `Removed the subscription ${code(value.id.slice(0, 8))}; \`/cometchat subscriptions\` lists those left.`
       : 'That subscription was removed already.';
-    await tell(deps, body, { text, replace_original: false }, scope);
+    await reply({ text, replace_original: false });
   };
-}
-
-async function tell(deps: AppDeps, body: unknown, message: SlackMessage, scope: RequestScope) {
-  await deps.deliver(destinationOf(body), { response_type: 'ephemeral', ...message }, scope.log);
 }
 
 export function registerSubscriptions(bolt: App, deps: AppDeps): void {

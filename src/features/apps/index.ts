@@ -13,7 +13,7 @@ export const apps: Feature = {
       parse: noWords(USAGE),
       working: (_, { deps }) =>
         `Checking ${counted(deps.apps.all.length, "app's key", "apps' keys")}…`,
-      run: (_, { body, scope, deps }) => createAppsCommand(deps)(body, scope),
+      run: (_, { respond, deps }) => createAppsCommand(deps)(respond),
     }),
   ],
   // Its reply has no buttons.

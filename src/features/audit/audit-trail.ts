@@ -1,16 +1,16 @@
-import type { App, BlockAction, ButtonAction, SlashCommand } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { type Apps, appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
+import type { AuditTrail } from '../../changes/index.ts';
 import { RoleIdSchema } from '../../cometchat/schemas.ts';
 import type { Metrics } from '../../observe/metrics.ts';
-import { slackErrorCode } from '../../slack/deliver.ts';
+import { type Respond, slackErrorCode } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
-import type { AuditTrail, FeatureDeps } from '../deps.ts';
-import { replyToCommand } from '../load-into-modal.ts';
+import type { FeatureDeps } from '../deps.ts';
 import { inPlace, sealedButton } from '../sealed-button.ts';
 import { createAuditPosts, postOf } from './audit-posts.ts';
 import { AUDIT_PER_PAGE, type AuditQuery, auditMessage } from './audit-view.ts';
@@ -93,11 +93,11 @@ export function createAuditList(deps: { store: Store } & Pick<FeatureDeps, 'apps
   };
 }
 
-/** `/cometchat [app] audit [role] [page]` and its page buttons. */
+/** `/cometchat [app] audit [role] [page]`: the page, as the reply to the command. */
 export function createAuditCommand(deps: FeatureDeps & { store: Store }) {
   const list = createAuditList(deps);
-  return async (app: CometChatApp, query: AuditQuery, command: SlashCommand) => {
-    await replyToCommand(deps, command, await list(app, query));
+  return async (app: CometChatApp, query: AuditQuery, respond: Respond) => {
+    await respond(await list(app, query));
   };
 }
 

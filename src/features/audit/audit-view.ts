@@ -22,9 +22,9 @@ import {
   type AuditRecord,
   DEFAULT_APP,
 } from '../../store/store.ts';
+import { permissionKeyRuns, permissionKeyText } from '../../voice/permission-key-text.ts';
+import { permissionValueText } from '../../voice/permission-value-text.ts';
 import { counted } from '../../voice/sentences.ts';
-import { permissionKeyRuns, permissionKeyText } from '../permission-key-text.ts';
-import { permissionValueText } from '../permission-value-text.ts';
 
 export const AUDIT_PER_PAGE = 10;
 const CHANGES_SHOWN = 6;
@@ -141,19 +141,19 @@ export function auditMessage(
   options: AuditListOptions = {},
 ): SlackMessage {
   const pages = Math.max(1, Math.ceil(page.total / AUDIT_PER_PAGE));
-  const scope = query.role ? ` for ${code(query.role)}` : '';
+  const forRole = query.role ? ` for ${code(query.role)}` : '';
   const write = options.value ?? JSON.stringify;
   const blocks: KnownBlock[] = [
     header(options.appName ? `${AUDIT_TITLE} · ${options.appName}` : AUDIT_TITLE),
     context([
-      `${counted(page.total, 'record')}${scope} · page ${query.page} of ${pages} · newest first`,
+      `${counted(page.total, 'record')}${forRole} · page ${query.page} of ${pages} · newest first`,
     ]),
   ];
   if (page.records.length === 0)
     blocks.push(
       section(
         page.total === 0
-          ? `No change has been recorded${scope} yet.`
+          ? `No change has been recorded${forRole} yet.`
           : `There is no page ${query.page}.`,
       ),
     );

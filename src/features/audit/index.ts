@@ -4,6 +4,7 @@ import { revertButton } from '../../changes/index.ts';
 import { pageWord, roleWord } from '../command.ts';
 import type { RecentChange, SharedDeps } from '../deps.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
+import { asJob } from '../job.ts';
 import { createAuditCommand, registerAuditList } from './audit-trail.ts';
 import { type AuditQuery, auditSummaryLine } from './audit-view.ts';
 import { sweepIntents } from './intent-sweep.ts';
@@ -48,15 +49,21 @@ export const audit: Feature = {
       names: ['audit'],
       usage: `${USAGE} - recent permission changes, newest first`,
       parse: parseAuditWords,
-      run: (query, { body, app, deps }) => createAuditCommand(deps)(app, query, body),
+      run: (query, { respond, app, deps }) => createAuditCommand(deps)(app, query, respond),
     }),
   ],
   register: registerAuditList,
   // Updates in flight when a replica stopped get their records (another replica's may outlive
   // it, so this runs every minute, not only at start); posts Slack has not taken are tried again.
+  // Each its own request: a reference and a logger naming it.
   periodic: (deps, log: Logger) =>
     Promise.all([
-      sweepIntents({ ...deps, afterMs: 2 * deps.budgetMs, log }),
-      deps.audit.retryPosts(log),
+      asJob(
+        log,
+        { task: 'intent-sweep' },
+        (jobLog) => sweepIntents({ ...deps, afterMs: 2 * deps.budgetMs, log: jobLog }),
+        deps.now,
+      ),
+      asJob(log, { task: 'audit-posts' }, (jobLog) => deps.audit.retryPosts(jobLog), deps.now),
     ]),
 };

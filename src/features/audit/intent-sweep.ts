@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
+import type { AuditTrail } from '../../changes/index.ts';
 import type { Store } from '../../store/store.ts';
-import type { AuditTrail } from '../deps.ts';
 
 // An update is never sent without its intent stored first (see applyChange); the answer's record
 // ends the intent. An intent still there long after the answer's latest time belongs to an app

@@ -5,7 +5,6 @@ import type { Call, CallSummary } from '../../cometchat/model.ts';
 import { button, context, section } from '../../slack/blocks.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { codeUpTo, escapeMrkdwn } from '../../slack/mrkdwn.ts';
-import { tracedBy } from '../../slack/request-context.ts';
 import { inApp } from '../../voice/sentences.ts';
 import type { LinkUnfurler, UnfurlCard, UnfurlContext } from '../feature.ts';
 import { callLine } from './call-search-view.ts';
@@ -50,10 +49,10 @@ export function missingCallCard(sessionId: string, appName: string | undefined):
 export const callUnfurler: LinkUnfurler = {
   section: 'calls',
   idProblem: (id) => idProblem(id, 'A session id', MAX_SESSION_ID, { spaces: true }),
-  async card(id, { app, scope, deps }: UnfurlContext) {
+  async card(id, { app, deps }: UnfurlContext) {
     const appName = appNameIfSeveral(deps.apps, app);
     try {
-      const call = await app.cometchat.getCall(id, tracedBy(scope));
+      const call = await app.cometchat.getCall(id);
       return callCard(call, app, appName);
     } catch (error) {
       if (error instanceof CometChatError && error.kind === 'not_found') {

@@ -22,13 +22,18 @@ import {
   storedUid,
   uidProblem,
 } from '../../cometchat/id-rules.ts';
+import { currentRequest } from '../../request-context.ts';
 import { context, sharedCopy, withoutActions } from '../../slack/blocks.ts';
-import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
+import {
+  type Respond,
+  recipientOf,
+  respondOrFallBack,
+  type SlackMessage,
+} from '../../slack/deliver.ts';
 import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, ShortcutArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
-import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import type { TimeZones } from '../../slack/time-zones.ts';
 import { failureSentence } from '../../voice/failure.ts';
 import { failureMessage } from '../../voice/sentences.ts';
@@ -66,17 +71,8 @@ function viewOptions(deps: Pick<FeatureDeps, 'apps'>, app: CometChatApp) {
 }
 
 export function createCallRender(deps: Pick<FeatureDeps, 'apps'>) {
-  return async (
-    app: CometChatApp,
-    sessionId: string,
-    onBehalfOf: string | undefined,
-    scope: RequestScope,
-  ) => {
-    const call = await app.cometchat.getCall(sessionId, {
-      ref: scope.ref,
-      logger: scope.log,
-      onBehalfOf,
-    });
+  return async (app: CometChatApp, sessionId: string, onBehalfOf: string | undefined) => {
+    const call = await app.cometchat.getCall(sessionId, { onBehalfOf });
     return callMessage(call, onBehalfOf, viewOptions(deps, app));
   };
 }
@@ -88,14 +84,9 @@ export function createCallCommand(deps: FeatureDeps) {
     app: CometChatApp,
     sessionId: string,
     onBehalfOf: string | undefined,
-    body: unknown,
-    scope: RequestScope,
+    respond: Respond,
   ) => {
-    await deps.deliver(
-      destinationOf(body),
-      await render(app, sessionId, onBehalfOf, scope),
-      scope.log,
-    );
+    await respond(await render(app, sessionId, onBehalfOf));
   };
 }
 
@@ -117,29 +108,24 @@ function failureView(deps: FeatureDeps, error: unknown, ref: string): View {
 async function fillModal(
   deps: FeatureDeps,
   viewId: string,
-  scope: RequestScope,
   build: () => Promise<View>,
 ): Promise<void> {
   try {
     await deps.views.update({ view_id: viewId, view: await build() });
   } catch (error) {
-    const failed = failureView(deps, error, scope.ref);
-    await failInModal(deps.views, { viewId }, failed, error, scope.log);
+    const { log, ref } = currentRequest();
+    await failInModal(deps.views, { viewId }, failureView(deps, error, ref), error, log);
   }
 }
 
 /** One page of a call's participants, as a modal. */
 function createParticipantsRender(deps: FeatureDeps) {
-  return async (app: CometChatApp, ref: CallRef, scope: RequestScope): Promise<View> => {
-    const call = await app.cometchat.getCall(ref.sessionId, {
-      ref: scope.ref,
-      logger: scope.log,
-      onBehalfOf: ref.onBehalfOf,
-    });
+  return async (app: CometChatApp, ref: CallRef): Promise<View> => {
+    const call = await app.cometchat.getCall(ref.sessionId, { onBehalfOf: ref.onBehalfOf });
     return participantsView(call, ref, {
       ...viewOptions(deps, app),
       // A call still going on is drawn up to when the request came.
-      now: Math.floor(scope.receivedAt / 1000),
+      now: Math.floor(currentRequest().receivedAt / 1000),
     });
   };
 }
@@ -147,12 +133,11 @@ function createParticipantsRender(deps: FeatureDeps) {
 /** "Share in channel" under a call: posts a copy, without buttons, for everyone. */
 export function createShareCall(deps: FeatureDeps) {
   const render = createCallRender(deps);
-  return async ({ ack, body, action, context }: ButtonArgs) => {
+  return async ({ ack, body, action, respond }: ButtonArgs) => {
     await ack();
-    const scope = scopeOf(context);
     const { app, value: ref } = openSealed(deps.apps, CallRefSchema, action.value);
-    const message = await render(app, ref.sessionId, ref.onBehalfOf, scope);
-    await deps.deliver(destinationOf(body), sharedCopy(message), scope.log);
+    const message = await render(app, ref.sessionId, ref.onBehalfOf);
+    await respondOrFallBack(respond, recipientOf(body), deps.deliver)(sharedCopy(message));
   };
 }
 
@@ -162,13 +147,13 @@ export function createShareCall(deps: FeatureDeps) {
  */
 export function createCallDetails(deps: FeatureDeps) {
   const render = createCallRender(deps);
-  return async ({ ack, body, action, context }: ButtonArgs) => {
+  return async ({ ack, body, action, respond }: ButtonArgs) => {
     await ack();
-    const scope = scopeOf(context);
     const { app, value: ref } = openSealed(deps.apps, CallRefSchema, action.value);
     if (!body.view) {
-      const message = await render(app, ref.sessionId, ref.onBehalfOf, scope);
-      await deps.deliver(destinationOf(body), { ...message, replace_original: false }, scope.log);
+      const message = await render(app, ref.sessionId, ref.onBehalfOf);
+      const reply = respondOrFallBack(respond, recipientOf(body), deps.deliver);
+      await reply({ ...message, replace_original: false });
       return;
     }
     // The trigger expires in three seconds: the modal goes up first, then is filled.
@@ -176,8 +161,8 @@ export function createCallDetails(deps: FeatureDeps) {
       trigger_id: body.trigger_id,
       view: lookupPendingView(ref.sessionId),
     });
-    await fillModal(deps, viewId, scope, async () => {
-      const message = await render(app, ref.sessionId, ref.onBehalfOf, scope);
+    await fillModal(deps, viewId, async () => {
+      const message = await render(app, ref.sessionId, ref.onBehalfOf);
       return resultView(withoutShareButtons(message.blocks ?? []));
     });
   };
@@ -189,27 +174,25 @@ export function createCallDetails(deps: FeatureDeps) {
  */
 export function createParticipantsButton(deps: FeatureDeps) {
   const render = createParticipantsRender(deps);
-  return async ({ ack, body, action, context }: ButtonArgs) => {
+  return async ({ ack, body, action }: ButtonArgs) => {
     await ack();
-    const scope = scopeOf(context);
     const { app, value: ref } = openSealed(deps.apps, CallRefSchema, action.value);
     const loading = lookupPendingView(ref.sessionId);
     const viewId = body.view
       ? await deps.views.push({ trigger_id: body.trigger_id, view: loading })
       : await deps.views.open({ trigger_id: body.trigger_id, view: loading });
-    await fillModal(deps, viewId, scope, () => render(app, ref, scope));
+    await fillModal(deps, viewId, () => render(app, ref));
   };
 }
 
 /** The participants modal's page buttons. */
 export function createParticipantsPage(deps: FeatureDeps) {
   const render = createParticipantsRender(deps);
-  return async ({ ack, body, action, context }: ButtonArgs) => {
+  return async ({ ack, body, action }: ButtonArgs) => {
     await ack();
-    const scope = scopeOf(context);
     const { app, value: ref } = openSealed(deps.apps, CallRefSchema, action.value);
     if (!body.view) return;
-    await deps.views.update({ view_id: body.view.id, view: await render(app, ref, scope) });
+    await deps.views.update({ view_id: body.view.id, view: await render(app, ref) });
   };
 }
 
@@ -221,28 +204,28 @@ export function createParticipantsPage(deps: FeatureDeps) {
 export function createMessageShortcut(deps: FeatureDeps) {
   const render = createCallRender(deps);
   const names = deps.apps.all.map((app) => app.name);
-  return async ({ ack, shortcut, body, context }: ShortcutArgs<MessageShortcut>) => {
+  return async ({ ack, shortcut, respond }: ShortcutArgs<MessageShortcut>) => {
     await ack();
-    const scope = scopeOf(context);
+    const { log, ref } = currentRequest();
     const text = shortcut.message.text ?? '';
     const ids = findSessionIds(text);
-    const destination = destinationOf(body);
-    const app = deps.apps.forChannel(destination.channelId);
+    const app = deps.apps.forChannel(shortcut.channel.id);
     if (ids.length === 0) {
       const [uid, ...others] = findUidCandidates(text);
-      scope.log.info({ candidates: others.length + (uid ? 1 : 0) }, 'no session id: search form');
+      log.info({ candidates: others.length + (uid ? 1 : 0) }, 'no session id: search form');
       await deps.views.open({
         trigger_id: shortcut.trigger_id,
         view: lookupFormView(names, uid ? { uid, others } : undefined, app.name),
       });
       return;
     }
+    const reply = respondOrFallBack(respond, recipientOf(shortcut), deps.deliver);
     for (const id of ids) {
       try {
-        await deps.deliver(destination, await render(app, id, undefined, scope), scope.log);
+        await reply(await render(app, id, undefined));
       } catch (error) {
-        scope.log.warn({ err: error, sessionId: id }, 'lookup from a message failed');
-        await deps.deliver(destination, failureOf(deps, error, scope.ref), scope.log);
+        log.warn({ err: error, sessionId: id }, 'lookup from a message failed');
+        await reply(failureOf(deps, error, ref));
       }
     }
   };
@@ -333,8 +316,8 @@ function searchOf(
   if (words.onBehalfOf !== undefined && onBehalfOf !== undefined) {
     return refuse('`as` is given here and in the field below.');
   }
-  const twice = (Object.keys(controls) as (keyof typeof controls)[]).find(
-    (key) => words[key] !== undefined,
+  const twice = SEARCH_CONTROLS.find(
+    (key) => controls[key] !== undefined && words[key] !== undefined,
   );
   if (twice) return refuse(`${code(twice)} is chosen above and given here.`);
   const { since, until } = controls;
@@ -350,6 +333,18 @@ function searchOf(
     },
   };
 }
+
+/** The search's filters the form has a control for (readSearchControls reads each). */
+const SEARCH_CONTROLS = [
+  'status',
+  'type',
+  'mode',
+  'to',
+  'recorded',
+  'transcribed',
+  'since',
+  'until',
+] as const satisfies readonly (keyof CallSearch)[];
 
 /**
  * The search's controls as submitted: a select's value only when it is one the form offers (a
@@ -394,8 +389,7 @@ function searchInModal(message: SlackMessage): KnownBlock[] {
 export function createLookupSubmission(deps: FeatureDeps & { timeZones: TimeZones }) {
   const render = createCallRender(deps);
   const list = createCallListRender(deps);
-  return async ({ ack, body, view, context }: SubmitArgs) => {
-    const scope = scopeOf(context);
+  return async ({ ack, body, view }: SubmitArgs) => {
     const form = readLookupForm(view.state.values);
     const chosen = readLookupApp(view.state.values, deps.apps);
     if ('errors' in form || 'errors' in chosen) {
@@ -418,18 +412,18 @@ export function createLookupSubmission(deps: FeatureDeps & { timeZones: TimeZone
           ? searchInModal(
               await list(
                 chosen.app,
-                await resolvedFor(form.search, body.user.id, scope, deps),
+                await resolvedFor(form.search, body.user.id, deps),
                 1,
-                scope,
                 'modal',
               ),
             )
           : withoutShareButtons(
-              (await render(chosen.app, form.sessionId, form.onBehalfOf, scope)).blocks ?? [],
+              (await render(chosen.app, form.sessionId, form.onBehalfOf)).blocks ?? [],
             );
     } catch (error) {
-      const failed = failureView(deps, error, scope.ref);
-      return failInModal(deps.views, { viewId: view.id }, failed, error, scope.log);
+      const { log, ref } = currentRequest();
+      const failed = failureView(deps, error, ref);
+      return failInModal(deps.views, { viewId: view.id }, failed, error, log);
     }
     await deps.views.update({ view_id: view.id, view: resultView(blocks) });
   };

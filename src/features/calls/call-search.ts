@@ -1,10 +1,10 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { z } from 'zod';
 import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
+import { currentRequest } from '../../request-context.ts';
 import { sharedCopy } from '../../slack/blocks.ts';
-import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
+import type { Respond, SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import type { RequestScope } from '../../slack/request-context.ts';
 import { callQuery, type ResolvedSearch, ResolvedSearchSchema } from '../call-filters.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { inPlace, sealedButton } from '../sealed-button.ts';
@@ -25,15 +25,12 @@ export function createCallListRender(deps: Pick<FeatureDeps, 'apps'>) {
     app: CometChatApp,
     search: ResolvedSearch,
     page: number,
-    scope: RequestScope,
     surface: CallListOptions['surface'] = 'message',
   ): Promise<SlackMessage> => {
     const result = await app.cometchat.listCalls(callQuery(search, page, CALLS_PER_PAGE), {
-      ref: scope.ref,
-      logger: scope.log,
       onBehalfOf: search.onBehalfOf,
     });
-    scope.log.info(
+    currentRequest().log.info(
       { app: app.name, page, total: result.total, shown: result.calls.length },
       'call search answered',
     );
@@ -48,15 +45,15 @@ export function createCallListRender(deps: Pick<FeatureDeps, 'apps'>) {
 /** The subcommand: answered through the command's response_url. */
 export function createCallsCommand(deps: FeatureDeps) {
   const render = createCallListRender(deps);
-  return async (app: CometChatApp, search: ResolvedSearch, body: unknown, scope: RequestScope) => {
-    await deps.deliver(destinationOf(body), await render(app, search, 1, scope), scope.log);
+  return async (app: CometChatApp, search: ResolvedSearch, respond: Respond) => {
+    await respond(await render(app, search, 1));
   };
 }
 
 const renderPage = (deps: Pick<FeatureDeps, 'apps'>) => {
   const render = createCallListRender(deps);
-  return (app: CometChatApp, value: z.infer<typeof SearchPageSchema>, scope: RequestScope) =>
-    render(app, value.s, value.page, scope);
+  return (app: CometChatApp, value: z.infer<typeof SearchPageSchema>) =>
+    render(app, value.s, value.page);
 };
 
 /** A page button: the list replaced in place by the page it names, with the same filters. */
@@ -80,7 +77,7 @@ export function createUserCalls(deps: FeatureDeps) {
   return sealedButton(
     deps,
     UserCallsValue,
-    (app, { uid }, scope) => render(app, { uid }, 1, scope),
+    (app, { uid }) => render(app, { uid }, 1),
     (message) => ({ ...message, response_type: 'ephemeral', replace_original: false }),
   );
 }

@@ -1,6 +1,7 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { appNameIfSeveral } from '../../apps/apps.ts';
 import { idProblem, MAX_SESSION_ID, storedUid, uidProblem } from '../../cometchat/id-rules.ts';
+import { currentRequest } from '../../request-context.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { code, truncate } from '../../slack/mrkdwn.ts';
@@ -60,8 +61,8 @@ export const calls: Feature = {
       parse: parseCallWords,
       working: ({ sessionId }, { app, deps }) =>
         `Looking up call ${code(truncate(sessionId, 80))}${inApp(appNameIfSeveral(deps.apps, app))}…`,
-      run: ({ sessionId, onBehalfOf }, { body, scope, app, deps }) =>
-        createCallCommand(deps)(app, sessionId, onBehalfOf, body, scope),
+      run: ({ sessionId, onBehalfOf }, { respond, app, deps }) =>
+        createCallCommand(deps)(app, sessionId, onBehalfOf, respond),
     }),
     subcommand({
       names: ['calls'],
@@ -71,15 +72,10 @@ export const calls: Feature = {
         const search = parseCallSearch(words);
         return 'problem' in search ? new Refusal(search.problem) : search;
       },
-      working: (search, { scope, app, deps }) =>
-        `Searching ${workingDescription(search, scope)}${inApp(appNameIfSeveral(deps.apps, app))}…`,
-      run: async (search, { body, scope, app, deps }) =>
-        createCallsCommand(deps)(
-          app,
-          await resolvedFor(search, body.user_id, scope, deps),
-          body,
-          scope,
-        ),
+      working: (search, { app, deps }) =>
+        `Searching ${workingDescription(search, currentRequest().receivedAt)}${inApp(appNameIfSeveral(deps.apps, app))}…`,
+      run: async (search, { body, respond, app, deps }) =>
+        createCallsCommand(deps)(app, await resolvedFor(search, body.user_id, deps), respond),
     }),
   ],
   unfurlers: [callUnfurler],

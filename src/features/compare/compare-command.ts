@@ -1,7 +1,7 @@
 import type { CometChatApp } from '../../apps/apps.ts';
 import { appNameIfSeveral } from '../../apps/apps.ts';
-import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
-import type { RequestScope } from '../../slack/request-context.ts';
+import { currentRequest } from '../../request-context.ts';
+import type { Respond, SlackMessage } from '../../slack/deliver.ts';
 import type { Store } from '../../store/store.ts';
 import { inputRefused } from '../../voice/refusals.ts';
 import { unknownApp } from '../command.ts';
@@ -10,7 +10,7 @@ import { compareKnownMaps } from '../known-maps.ts';
 import { compareMessage } from './compare-view.ts';
 import type { CompareWords } from './compare-words.ts';
 
-export type CompareDeps = Pick<FeatureDeps, 'apps' | 'deliver'> & {
+export type CompareDeps = Pick<FeatureDeps, 'apps'> & {
   store: Pick<Store, 'getKnownPermissions'>;
 };
 
@@ -20,14 +20,8 @@ export type CompareDeps = Pick<FeatureDeps, 'apps' | 'deliver'> & {
  * configured app is refused like any word that cannot be read, before the store is read.
  */
 export function createCompareCommand(deps: CompareDeps) {
-  return async (
-    words: CompareWords,
-    app: CometChatApp,
-    body: unknown,
-    scope: RequestScope,
-  ): Promise<void> => {
-    const message = await answer(deps, words, app, scope);
-    await deps.deliver(destinationOf(body), message, scope.log);
+  return async (words: CompareWords, app: CometChatApp, respond: Respond): Promise<void> => {
+    await respond(await answer(deps, words, app));
   };
 }
 
@@ -35,7 +29,6 @@ async function answer(
   deps: CompareDeps,
   words: CompareWords,
   app: CometChatApp,
-  scope: RequestScope,
 ): Promise<SlackMessage> {
   const known = (appName: string, role: string) => deps.store.getKnownPermissions(appName, role);
   if (words.kind === 'roles') {
@@ -60,8 +53,9 @@ async function answer(
       deps.apps.all.map((a) => a.name),
     );
     // Like every refusal, under the request's reference, so a report can be found.
-    scope.log.info({ problem }, 'command refused: malformed input');
-    return inputRefused(problem, scope.ref);
+    const { log, ref } = currentRequest();
+    log.info({ problem }, 'command refused: malformed input');
+    return inputRefused(problem, ref);
   }
   const [left, right] = await Promise.all([
     known(words.app, words.role),

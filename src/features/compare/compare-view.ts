@@ -11,9 +11,9 @@ import {
 } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
+import { permissionKeyRuns } from '../../voice/permission-key-text.ts';
 import { counted, valueSourceRuns } from '../../voice/sentences.ts';
 import type { Comparison, KeyDifference, SideValue } from '../known-maps.ts';
-import { permissionKeyRuns } from '../permission-key-text.ts';
 
 // A comparison as a message: what it compares, how many keys differ and how many are equal,
 // the differing keys as a table (key, then each side's value and where it came from), and why

@@ -12,8 +12,7 @@ export const compare: Feature = {
       usage: `${COMPARE_USAGE} - where two roles' permissions differ, key by key, as this app last set them (else the documented defaults)`,
       parse: parseCompareWords,
       // No working line: nothing waits on CometChat, the answer is read from the store.
-      run: (words, { body, scope, app, deps }) =>
-        createCompareCommand(deps)(words, app, body, scope),
+      run: (words, { respond, app, deps }) => createCompareCommand(deps)(words, app, respond),
     }),
   ],
   // Its reply has no buttons.

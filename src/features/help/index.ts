@@ -1,6 +1,5 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
 import { plain } from '../../slack/blocks.ts';
-import { destinationOf } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { type Feature, subcommand } from '../feature.ts';
 
@@ -14,9 +13,7 @@ export const help: Feature = {
       usage: '`/cometchat help` - this message',
       // Words after `help` are ignored: whoever typed them wants the usage.
       parse: () => true,
-      run: async (_, { body, scope, deps }) => {
-        await deps.deliver(destinationOf(body), deps.help(), scope.log);
-      },
+      run: (_, { respond, deps }) => respond(deps.help()),
     }),
   ],
   register(app, deps) {

@@ -3,9 +3,9 @@ import type { KnownBlock } from '@slack/types';
 import type { Logger } from 'pino';
 import { type CometChatApp, openSealedOption, sealOption } from '../../apps/apps.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
+import { currentRequest } from '../../request-context.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { SelectArgs } from '../../slack/listener-args.ts';
-import { scopeOf } from '../../slack/request-context.ts';
 import type { Store } from '../../store/store.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
 import { failureSentence } from '../../voice/failure.ts';
@@ -199,9 +199,9 @@ export function registerHome(
   home: Home,
   openEditor: EditorOpener,
 ): void {
-  bolt.event('app_home_opened', async ({ event, context }) => {
+  bolt.event('app_home_opened', async ({ event }) => {
     if (event.tab !== 'home') return;
-    await home.publish(event.user, scopeOf(context).log);
+    await home.publish(event.user, currentRequest().log);
   });
 
   bolt.action<BlockAction<StaticSelectAction>>(

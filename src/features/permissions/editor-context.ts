@@ -1,6 +1,5 @@
 import type { View } from '@slack/types';
-import type { AppLabel } from '../../changes/deps.ts';
-import { failureView } from '../../changes/outcome.ts';
+import { type AppLabel, failureView } from '../../changes/index.ts';
 import { currentRequest } from '../../request-context.ts';
 import { failInModal, type ModalTarget } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';

@@ -1,13 +1,13 @@
 import type { View } from '@slack/types';
 import {
+  type AppLabel,
+  baselineFrom,
   changeId,
   changeRecord,
   idPayload,
   METADATA_LIMIT,
   type PermissionsChange,
-} from '../../changes/change.ts';
-import type { AppLabel } from '../../changes/deps.ts';
-import { baselineFrom } from '../../changes/kinds/permissions.ts';
+} from '../../changes/index.ts';
 import { type Catalogue, SHIPPED_CATALOGUE } from '../../cometchat/catalogue.ts';
 import type { Role } from '../../cometchat/schemas.ts';
 import type { KnownPermissions } from '../../store/store.ts';

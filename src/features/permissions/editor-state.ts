@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { type KeyChange, SubmittedValueSchema } from '../../changes/change.ts';
-import type { Baseline } from '../../changes/kinds/permissions.ts';
+import { type Baseline, type KeyChange, SubmittedValueSchema } from '../../changes/index.ts';
 import {
   CATEGORIES,
   type Catalogue,

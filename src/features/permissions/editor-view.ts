@@ -1,14 +1,5 @@
-import type {
-  Checkboxes,
-  InputBlock,
-  KnownBlock,
-  Option,
-  PlainTextOption,
-  View,
-} from '@slack/types';
-import type { AppLabel } from '../../changes/deps.ts';
-import type { Baseline } from '../../changes/kinds/permissions.ts';
-import { messageView } from '../../changes/views.ts';
+import type { Checkboxes, InputBlock, KnownBlock, PlainTextOption, View } from '@slack/types';
+import { type AppLabel, type Baseline, messageView } from '../../changes/index.ts';
 import {
   type Catalogue,
   type CatalogueSpec,
@@ -402,8 +393,8 @@ function checkboxes(
   return {
     type: 'checkboxes',
     action_id: actionId,
-    options: options as Option[],
-    ...(initial.length > 0 ? { initial_options: initial as Option[] } : {}),
+    options,
+    ...(initial.length > 0 ? { initial_options: initial } : {}),
   };
 }
 

@@ -14,11 +14,16 @@ import {
   UNSEALED_REFUSAL,
 } from '../../apps/apps.ts';
 import { countHolders } from '../../apps/holders.ts';
-import { changeRecord } from '../../changes/change.ts';
-import { type AppLabel, appLabel, OPEN_CHECK_DEADLINE_MS } from '../../changes/deps.ts';
-import { baselineFrom } from '../../changes/kinds/permissions.ts';
-import { confirmView } from '../../changes/review.ts';
-import { messageView } from '../../changes/views.ts';
+import {
+  type AppLabel,
+  appLabel,
+  baselineFrom,
+  changeRecord,
+  confirmView,
+  messageView,
+  OPEN_CHECK_DEADLINE_MS,
+  tellClicker,
+} from '../../changes/index.ts';
 import type { Catalogue } from '../../cometchat/catalogue.ts';
 import { currentRequest, msLeft } from '../../request-context.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
@@ -150,7 +155,8 @@ export function createEditButton(deps: EditorDeps) {
 
 /** Switching category: keep what was edited on screen, or refuse to switch and say why. */
 export function createCategorySwitch(deps: EditorDeps) {
-  return async ({ ack, body, action, respond }: SelectArgs) => {
+  return async (args: SelectArgs) => {
+    const { ack, body, action } = args;
     await ack();
     const { log } = currentRequest();
     const view = body.view;
@@ -158,10 +164,8 @@ export function createCategorySwitch(deps: EditorDeps) {
     const opened = tryOpenSealed(deps.apps, EditorStateSchema, view.private_metadata);
     if (!opened) {
       // Told in a message, the modal left as it is: the view id of a request whose metadata is
-      // not sealed here may be someone else's modal. A modal's select has no response_url: a
-      // direct message reaches the person.
-      if (body.response_url) await respond({ text: UNSEALED_REFUSAL, replace_original: false });
-      else await deps.deliver({ userId: body.user.id }, { text: UNSEALED_REFUSAL }, log);
+      // not sealed here may be someone else's modal.
+      await tellClicker(deps, args, UNSEALED_REFUSAL);
       return;
     }
     const target = action.selected_option?.value;

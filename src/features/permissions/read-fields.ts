@@ -1,4 +1,4 @@
-import type { Baseline } from '../../changes/kinds/permissions.ts';
+import type { Baseline } from '../../changes/index.ts';
 import {
   type Catalogue,
   type PermissionSpec,
@@ -129,12 +129,13 @@ function readField(
       return { value: (input.selected_options ?? []).map((o) => o.value ?? '') };
     case 'roleList': {
       const candidates = [...knownRoleIds, ...(Array.isArray(shown) ? shown : [])];
-      const ids = (input.selected_options ?? []).map((o) =>
-        resolveRoleOption(o.value ?? '', candidates),
-      );
-      if (ids.some((id) => id === undefined))
+      const selected = input.selected_options ?? [];
+      const ids = selected
+        .map((o) => resolveRoleOption(o.value ?? '', candidates))
+        .filter((id) => id !== undefined);
+      if (ids.length < selected.length)
         return { error: 'A selected role could not be resolved; open the editor again.' };
-      return { value: ids as string[] };
+      return { value: ids };
     }
     case 'freeList':
       return { value: parseFreeList(input.value) };

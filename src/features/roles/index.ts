@@ -25,14 +25,15 @@ export const roles: Feature = {
       parse: parseRolesWords,
       working: (page, { app, deps }) =>
         `Asking CometChat for the roles${page > 1 ? ` (page ${page})` : ''}${inApp(appNameIfSeveral(deps.apps, app))}…`,
-      run: (page, { body, scope, app, deps }) => createRolesCommand(deps)(app, page, body, scope),
+      run: (page, { respond, app, deps }) => createRolesCommand(deps)(app, page, respond),
     }),
     subcommand({
       names: ['role'],
       usage: `${ROLE_USAGE} - make a role (empty, a copy, or from a preset: ${PRESETS.map((p) => `\`${p.name}\``).join(', ')}), rename, describe or delete it (editors)`,
       parse: parseRoleWords,
-      // The review opens in a modal at once: no line to replace.
-      run: (words, { body, app, deps }) => createRoleChangeCommand(deps)(app, words, body),
+      // The review opens in a modal at once: no progress message to replace.
+      run: (words, { body, respond, app, deps }) =>
+        createRoleChangeCommand(deps)(app, words, body, respond),
     }),
   ],
   unfurlers: [roleUnfurler],

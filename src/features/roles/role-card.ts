@@ -10,12 +10,10 @@ import { roleIdProblem } from '../../cometchat/id-rules.ts';
 import type { Role } from '../../cometchat/schemas.ts';
 import { ROLE_ID } from '../../cometchat/schemas.ts';
 import { actions, button, context, section } from '../../slack/blocks.ts';
-import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
+import { recipientOf, respondOrFallBack, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
-import type { RequestScope } from '../../slack/request-context.ts';
-import { scopeOf, tracedBy } from '../../slack/request-context.ts';
 import { inApp } from '../../voice/sentences.ts';
 import type { FeatureDeps } from '../deps.ts';
 import type { LinkUnfurler, UnfurlCard } from '../feature.ts';
@@ -93,17 +91,17 @@ export function roleDetailsMessage(
 }
 
 /** The app's role `id`, from the (cached) list: an app has 25 roles at most. */
-async function findRole(app: CometChatApp, id: string, scope: RequestScope) {
-  const roles = await app.cometchat.listAllRoles(tracedBy(scope));
+async function findRole(app: CometChatApp, id: string) {
+  const roles = await app.cometchat.listAllRoles();
   return roles.find((role) => role.role === id);
 }
 
 export const roleUnfurler: LinkUnfurler = {
   section: 'roles',
   idProblem: roleIdProblem,
-  async card(id, { app, scope, deps }) {
+  async card(id, { app, deps }) {
     const appName = appNameIfSeveral(deps.apps, app);
-    const role = await findRole(app, id, scope);
+    const role = await findRole(app, id);
     return role ? roleCard(role, app, appName) : missingRoleCard(id, appName);
   },
 };
@@ -112,12 +110,11 @@ export const roleUnfurler: LinkUnfurler = {
 export function registerRoleDetails(bolt: App, deps: FeatureDeps): void {
   bolt.action<BlockAction<ButtonAction>>(
     ACTIONS.roleDetails,
-    async ({ ack, body, action, context: ctx }: ButtonArgs) => {
+    async ({ ack, body, action, respond }: ButtonArgs) => {
       await ack();
-      const scope = scopeOf(ctx);
       const { app, role: id } = openRoleButton(deps.apps, action.value);
       const appName = appNameIfSeveral(deps.apps, app);
-      const role = await findRole(app, id, scope);
+      const role = await findRole(app, id);
       const message = role
         ? roleDetailsMessage(role, app, appName)
         : {
@@ -126,7 +123,7 @@ export function registerRoleDetails(bolt: App, deps: FeatureDeps): void {
             ...missingRoleCard(id, appName),
             text: `No role ${code(id)}`,
           };
-      await deps.deliver(destinationOf(body), message, scope.log);
+      await respondOrFallBack(respond, recipientOf(body), deps.deliver)(message);
     },
   );
 }

@@ -6,14 +6,15 @@ import { defaultPermissions, holdsRoleIds, sameValue } from '../../cometchat/cat
 import { MAX_ROLES } from '../../cometchat/id-rules.ts';
 import type { PermissionMap, Role } from '../../cometchat/schemas.ts';
 import { currentRequest } from '../../request-context.ts';
-import { messageModal } from '../../slack/blocks.ts';
+import { messageModal, noticeMessage } from '../../slack/blocks.ts';
+import type { Respond } from '../../slack/deliver.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../../store/store.ts';
+import { permissionKeyText } from '../../voice/permission-key-text.ts';
+import { permissionValueText } from '../../voice/permission-value-text.ts';
 import { counted, inApp, roleHoldersSentence, roleLimitSentence } from '../../voice/sentences.ts';
 import type { AppDeps } from '../deps.ts';
-import { loadIntoModal, tellTyper } from '../load-into-modal.ts';
-import { permissionKeyText } from '../permission-key-text.ts';
-import { permissionValueText } from '../permission-value-text.ts';
+import { loadIntoModal } from '../load-into-modal.ts';
 import { presetNamed } from './presets.ts';
 import type { RoleWords } from './role-words.ts';
 
@@ -127,10 +128,15 @@ function deleteChange(role: Role, facts: RoleFacts): AskedRoleChange {
 
 /** `/cometchat role ...`: the review in a modal, for an editor. */
 export function createRoleChangeCommand(deps: AppDeps) {
-  return async (app: CometChatApp, words: RoleWords, command: SlashCommand): Promise<void> => {
+  return async (
+    app: CometChatApp,
+    words: RoleWords,
+    command: SlashCommand,
+    respond: Respond,
+  ): Promise<void> => {
     const log = currentRequest().log;
     const refusal = await editRefusal(app.access, command.user_id, log, 'change a role');
-    if (refusal) return tellTyper(deps, command, refusal);
+    if (refusal) return respond(noticeMessage(refusal));
     const modal = { triggerId: command.trigger_id, title: ROLE_CHANGE_TITLE };
     await loadIntoModal(deps, modal, async (viewId) => {
       const facts = await readFacts(deps, app, words);

@@ -8,9 +8,9 @@ import {
 } from '../../apps/apps.ts';
 import { countHolders } from '../../apps/holders.ts';
 import { sharedCopy } from '../../slack/blocks.ts';
-import { destinationOf } from '../../slack/deliver.ts';
+import type { Respond } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import { eachSettledWithin, type RequestScope, tracedBy } from '../../slack/request-context.ts';
+import { eachSettledWithin } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { inPlace, sealedButton } from '../sealed-button.ts';
@@ -26,14 +26,9 @@ const PageValue = z.object({ page: PageSchema });
 const HOLDERS_WAIT_MS = 500;
 
 /** How many users hold each role, as far as CometChat says within the wait. */
-async function holdersOf(
-  app: CometChatApp,
-  roles: readonly { role: string }[],
-  scope: RequestScope,
-) {
-  const request = tracedBy(scope);
+async function holdersOf(app: CometChatApp, roles: readonly { role: string }[]) {
   const counts = await eachSettledWithin(
-    roles.map((r) => countHolders(app, r.role, request)),
+    roles.map((r) => countHolders(app, r.role)),
     HOLDERS_WAIT_MS,
   );
   return new Map(roles.map((r, i) => [r.role, counts[i]]));
@@ -41,16 +36,13 @@ async function holdersOf(
 
 /** Fetches one page of an app's roles, and how many users hold each, and renders it. */
 export function createRoleList({ apps }: Pick<FeatureDeps, 'apps'>) {
-  return async (app: CometChatApp, page: number, scope: RequestScope) => {
-    const result = await app.cometchat.listRoles(
-      { page, perPage: ROLES_PER_PAGE },
-      tracedBy(scope),
-    );
+  return async (app: CometChatApp, page: number) => {
+    const result = await app.cometchat.listRoles({ page, perPage: ROLES_PER_PAGE });
     return roleListMessage(result, {
       value: valueWriter(app),
       roleValue: (role) => roleButtonValue(app, role),
       appName: appNameIfSeveral(apps, app),
-      holders: await holdersOf(app, result.roles, scope),
+      holders: await holdersOf(app, result.roles),
     });
   };
 }
@@ -58,15 +50,14 @@ export function createRoleList({ apps }: Pick<FeatureDeps, 'apps'>) {
 /** `/cometchat [app] roles [page]`: answered through the command's response_url. */
 export function createRolesCommand(deps: FeatureDeps) {
   const render = createRoleList(deps);
-  return async (app: CometChatApp, page: number, body: unknown, scope: RequestScope) => {
-    await deps.deliver(destinationOf(body), await render(app, page, scope), scope.log);
+  return async (app: CometChatApp, page: number, respond: Respond) => {
+    await respond(await render(app, page));
   };
 }
 
 const renderPage = (deps: Pick<FeatureDeps, 'apps'>) => {
   const render = createRoleList(deps);
-  return (app: CometChatApp, value: { page: number }, scope: RequestScope) =>
-    render(app, value.page, scope);
+  return (app: CometChatApp, value: { page: number }) => render(app, value.page);
 };
 
 /** A page button: the list replaced in place by the page it names. */

@@ -4,13 +4,7 @@ import { inApp } from '../../voice/sentences.ts';
 import { type Feature, subcommand } from '../feature.ts';
 import { createRoleCommand, registerUserChanges } from './user-changes.ts';
 import { describeUserSearch } from './user-list-view.ts';
-import {
-  createCan,
-  createUserCard,
-  createUserList,
-  deliverTo,
-  registerUserLookup,
-} from './user-lookup.ts';
+import { createCan, createUserCard, createUserList, registerUserLookup } from './user-lookup.ts';
 import { registerUserShortcuts } from './user-shortcuts.ts';
 import { userUnfurler } from './user-unfurl.ts';
 import { parseUsersWords, parseUserWords, USER_USAGE, USERS_USAGE } from './user-words.ts';
@@ -25,7 +19,7 @@ export const users: Feature = {
       usage: `${USER_USAGE} - a user's card; \`can\` explains whether they may do an action (such as \`sendMessage\`), towards another user if named; \`role\` changes their role (editors)`,
       parse: parseUserWords,
       working: (words, { app, deps }) => {
-        // A role change opens its review in a modal at once: no line to replace.
+        // A role change opens its review in a modal at once: no progress message to replace.
         if (words.kind === 'role') return undefined;
         const uid = code(truncate(words.uid, 100));
         const where = inApp(appNameIfSeveral(deps.apps, app));
@@ -33,14 +27,10 @@ export const users: Feature = {
           ? `Working out whether ${uid} can ${code(words.action)}${where}…`
           : `Looking up user ${uid}${where}…`;
       },
-      run: async (words, { body, scope, app, deps }) => {
-        const deliver = deliverTo(deps);
-        if (words.kind === 'role') return createRoleCommand(deps)(app, words, body);
-        if (words.kind === 'can') {
-          return deliver(body, await createCan(deps)(app, words, scope), scope);
-        }
-        const card = await createUserCard(deps)(app, words.uid, body.user_id, scope);
-        return deliver(body, card, scope);
+      run: async (words, { body, respond, app, deps }) => {
+        if (words.kind === 'role') return createRoleCommand(deps)(app, words, body, respond);
+        if (words.kind === 'can') return respond(await createCan(deps)(app, words));
+        return respond(await createUserCard(deps)(app, words.uid, body.user_id));
       },
     }),
     subcommand({
@@ -49,8 +39,8 @@ export const users: Feature = {
       parse: parseUsersWords,
       working: (search, { app, deps }) =>
         `Searching users: ${describeUserSearch(search)}${inApp(appNameIfSeveral(deps.apps, app))}…`,
-      run: async (search, { body, scope, app, deps }) =>
-        deliverTo(deps)(body, await createUserList(deps)(app, search, scope), scope),
+      run: async (search, { respond, app, deps }) =>
+        respond(await createUserList(deps)(app, search)),
     }),
   ],
   unfurlers: [userUnfurler],

@@ -1,5 +1,5 @@
 import type { CometChatApp } from '../../apps/apps.ts';
-import type { RequestScope } from '../../slack/request-context.ts';
+import { currentRequest } from '../../request-context.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import type { SharedDeps } from '../deps.ts';
 
@@ -12,12 +12,14 @@ export async function knownOf(
   deps: Pick<SharedDeps, 'store'>,
   app: Pick<CometChatApp, 'name'>,
   role: string,
-  scope: RequestScope,
 ): Promise<KnownPermissions | undefined> {
   try {
     return await deps.store.getKnownPermissions(app.name, role);
   } catch (error) {
-    scope.log.warn({ err: error, role }, 'known permissions not read; shown as not known');
+    currentRequest().log.warn(
+      { err: error, role },
+      'known permissions not read; shown as not known',
+    );
     return undefined;
   }
 }

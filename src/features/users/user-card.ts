@@ -9,8 +9,8 @@ import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../../store/store.ts';
+import { permissionKeyText } from '../../voice/permission-key-text.ts';
 import { counted, inApp } from '../../voice/sentences.ts';
-import { permissionKeyText } from '../permission-key-text.ts';
 
 // A CometChat user as one card: who they are, their role, their account, what the app knows of
 // their role's permissions, and the buttons to act. Pure.

@@ -10,21 +10,27 @@ import {
   UNSEALED_REFUSAL,
   valueWriter,
 } from '../../apps/apps.ts';
-import { type AskedUserChange, reviewUserChange, USER_CHANGE_TITLE } from '../../changes/index.ts';
+import {
+  type AskedUserChange,
+  reviewUserChange,
+  tellClicker,
+  USER_CHANGE_TITLE,
+} from '../../changes/index.ts';
 import { defaultPermissions, valueInWords } from '../../cometchat/catalogue.ts';
 import { roleIdProblem, UidSchema } from '../../cometchat/id-rules.ts';
 import { type Account, accountOf, type User } from '../../cometchat/model.ts';
 import type { PermissionMap, Role } from '../../cometchat/schemas.ts';
 import { currentRequest } from '../../request-context.ts';
-import { messageModal, plain, section } from '../../slack/blocks.ts';
+import { messageModal, noticeMessage, plain, section } from '../../slack/blocks.ts';
+import type { Respond } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../../store/store.ts';
+import { permissionKeyText } from '../../voice/permission-key-text.ts';
 import { inApp } from '../../voice/sentences.ts';
 import type { AppDeps } from '../deps.ts';
-import { loadIntoModal, tellClicker, tellTyper } from '../load-into-modal.ts';
-import { permissionKeyText } from '../permission-key-text.ts';
+import { loadIntoModal } from '../load-into-modal.ts';
 import { knownOf } from './known-permissions.ts';
 import { AccountValue, UidValue } from './user-values.ts';
 
@@ -145,10 +151,9 @@ async function roleChangeReview(
   to: string,
   origin: string,
 ): Promise<View> {
-  const request = currentRequest();
   const [fromKnown, toKnown] = await Promise.all([
-    knownOf(deps, app, user.role, request),
-    knownOf(deps, app, to, request),
+    knownOf(deps, app, user.role),
+    knownOf(deps, app, to),
   ]);
   const change: AskedUserChange = {
     uid: user.uid,
@@ -246,10 +251,11 @@ export function createRoleCommand(deps: AppDeps) {
     app: CometChatApp,
     words: { uid: string; role: string },
     command: SlashCommand,
+    respond: Respond,
   ): Promise<void> => {
     const log = currentRequest().log;
     const refusal = await editRefusal(app.access, command.user_id, log, 'change a user');
-    if (refusal) return tellTyper(deps, command, refusal);
+    if (refusal) return respond(noticeMessage(refusal));
     await loadIntoModal(deps, changeModal(command.trigger_id), async (viewId) => {
       const [user, roles] = await Promise.all([
         app.cometchat.getUser(words.uid),

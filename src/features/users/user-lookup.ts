@@ -2,10 +2,10 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { z } from 'zod';
 import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../apps/apps.ts';
 import { accountOf, type User } from '../../cometchat/model.ts';
-import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
+import { currentRequest } from '../../request-context.ts';
+import { recipientOf, respondOrFallBack, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
-import { type RequestScope, scopeOf, tracedBy } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps, SharedDeps } from '../deps.ts';
 import { inPlace, sealedButton } from '../sealed-button.ts';
@@ -28,21 +28,16 @@ export type UserDeps = FeatureDeps & Pick<SharedDeps, 'store'>;
  * they are used).
  */
 export function createUserCard(deps: UserDeps) {
-  return async (
-    app: CometChatApp,
-    uid: string,
-    viewer: string,
-    scope: RequestScope,
-  ): Promise<SlackMessage> => {
+  return async (app: CometChatApp, uid: string, viewer: string): Promise<SlackMessage> => {
     const [user, roles, refusal] = await Promise.all([
-      app.cometchat.getUser(uid, tracedBy(scope)),
+      app.cometchat.getUser(uid),
       // The role's name only: a role list that fails leaves the card its id.
-      app.cometchat.listAllRoles(tracedBy(scope)).catch(() => []),
-      app.access.editRefusal(viewer, scope.log),
+      app.cometchat.listAllRoles().catch(() => []),
+      app.access.editRefusal(viewer, currentRequest().log),
     ]);
     return userCardMessage(user, {
       role: roles.find((role) => role.role === user.role),
-      known: await knownOf(deps, app, user.role, scope),
+      known: await knownOf(deps, app, user.role),
       write: valueWriter(app),
       appName: appNameIfSeveral(deps.apps, app),
       editor: refusal === undefined,
@@ -52,17 +47,14 @@ export function createUserCard(deps: UserDeps) {
 
 /** One page of the search. */
 export function createUserList(deps: Pick<FeatureDeps, 'apps'>) {
-  return async (app: CometChatApp, search: UserSearch, scope: RequestScope) => {
-    const page = await app.cometchat.listUsers(
-      {
-        searchKey: search.text,
-        role: search.role,
-        onlyDeactivated: search.deactivated || undefined,
-        page: search.page,
-        perPage: USERS_PER_PAGE,
-      },
-      tracedBy(scope),
-    );
+  return async (app: CometChatApp, search: UserSearch) => {
+    const page = await app.cometchat.listUsers({
+      searchKey: search.text,
+      role: search.role,
+      onlyDeactivated: search.deactivated || undefined,
+      page: search.page,
+      perPage: USERS_PER_PAGE,
+    });
     return userListMessage(page, search, {
       write: valueWriter(app),
       appName: appNameIfSeveral(deps.apps, app),
@@ -77,26 +69,17 @@ export interface CanAsk {
 }
 
 /** The facts "can" needs, asked of CometChat and the store, only those the walk will use. */
-async function canFacts(
-  deps: UserDeps,
-  app: CometChatApp,
-  ask: CanAsk,
-  scope: RequestScope,
-): Promise<CanFacts> {
+async function canFacts(deps: UserDeps, app: CometChatApp, ask: CanAsk): Promise<CanFacts> {
   const [subject, target] = await Promise.all([
-    app.cometchat.getUser(ask.uid, tracedBy(scope)),
-    ask.target === undefined ? undefined : app.cometchat.getUser(ask.target, tracedBy(scope)),
+    app.cometchat.getUser(ask.uid),
+    ask.target === undefined ? undefined : app.cometchat.getUser(ask.target),
   ]);
-  const known = await knownOf(deps, app, subject.role, scope);
+  const known = await knownOf(deps, app, subject.role);
   const values = { known };
   const needed = factsNeeded(ask.action, values, target !== undefined);
   const [friends, blocks] = await Promise.all([
-    needed.friends && target
-      ? app.cometchat.areFriends(subject.uid, target.uid, tracedBy(scope))
-      : undefined,
-    needed.blocks && target
-      ? app.cometchat.blocksBetween(subject.uid, target.uid, tracedBy(scope))
-      : undefined,
+    needed.friends && target ? app.cometchat.areFriends(subject.uid, target.uid) : undefined,
+    needed.blocks && target ? app.cometchat.blocksBetween(subject.uid, target.uid) : undefined,
   ]);
   return {
     action: ask.action,
@@ -114,9 +97,9 @@ function person(user: User) {
 
 /** "Can <uid> <action> [<uid>]": the walk, explained. */
 export function createCan(deps: UserDeps) {
-  return async (app: CometChatApp, ask: CanAsk, scope: RequestScope): Promise<SlackMessage> => {
-    const explanation = explainCan(await canFacts(deps, app, ask, scope));
-    scope.log.info(
+  return async (app: CometChatApp, ask: CanAsk): Promise<SlackMessage> => {
+    const explanation = explainCan(await canFacts(deps, app, ask));
+    currentRequest().log.info(
       { action: ask.action, conclusion: explanation.conclusion.kind },
       'user permission explained',
     );
@@ -140,28 +123,16 @@ export function registerUserLookup(bolt: App, deps: UserDeps): void {
   // Details: the card, for the person who clicked (their buttons), beside the list.
   bolt.action<BlockAction<ButtonAction>>(
     ACTIONS.userDetails,
-    async ({ ack, body, action, context }: ButtonArgs) => {
+    async ({ ack, body, action, respond }: ButtonArgs) => {
       await ack();
-      const scope = scopeOf(context);
       const { app, value } = openSealed(deps.apps, UidValue, action.value);
-      const message = await card(app, value.uid, body.user.id, scope);
-      await deps.deliver(destinationOf(body), { ...message, replace_original: false }, scope.log);
+      const message = await card(app, value.uid, body.user.id);
+      const reply = respondOrFallBack(respond, recipientOf(body), deps.deliver);
+      await reply({ ...message, replace_original: false });
     },
   );
   bolt.action<BlockAction<ButtonAction>>(
     new RegExp(`^${ACTIONS.usersPage}`),
-    sealedButton(
-      deps,
-      SearchValue,
-      (app, { s, page }, scope) => list(app, { ...s, page }, scope),
-      inPlace,
-    ),
+    sealedButton(deps, SearchValue, (app, { s, page }) => list(app, { ...s, page }), inPlace),
   );
-}
-
-/** `/cometchat user …` and `users …`: answered through the command's response_url. */
-export function deliverTo(deps: Pick<FeatureDeps, 'deliver'>) {
-  return async (body: unknown, message: SlackMessage, scope: RequestScope): Promise<void> => {
-    await deps.deliver(destinationOf(body), message, scope.log);
-  };
 }

@@ -3,12 +3,12 @@ import type { View } from '@slack/types';
 import type { CometChatApp } from '../../apps/apps.ts';
 import { CometChatError } from '../../cometchat/errors.ts';
 import { findUidCandidates, storedUid, uidProblem } from '../../cometchat/id-rules.ts';
+import { currentRequest } from '../../request-context.ts';
 import { plain, section } from '../../slack/blocks.ts';
-import { destinationOf, type SlackMessage } from '../../slack/deliver.ts';
+import { recipientOf, respondOrFallBack, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, ShortcutArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { code } from '../../slack/mrkdwn.ts';
-import { type RequestScope, scopeOf } from '../../slack/request-context.ts';
 import { UID_CASE_SENTENCE } from '../../voice/sentences.ts';
 import { createUserCard, type UserDeps } from './user-lookup.ts';
 
@@ -28,12 +28,11 @@ async function cardsOf(
   app: CometChatApp,
   candidates: readonly string[],
   viewer: string,
-  scope: RequestScope,
 ): Promise<SlackMessage[]> {
   const card = createUserCard(deps);
   const cards = await Promise.all(
     candidates.map((uid) =>
-      card(app, uid, viewer, scope).catch((error: unknown) => {
+      card(app, uid, viewer).catch((error: unknown) => {
         // A word that is no uid of this app is the common case, not a failure.
         if (error instanceof CometChatError && error.kind === 'not_found') return undefined;
         throw error;
@@ -45,14 +44,13 @@ async function cardsOf(
 
 /** "Look up user" on a message: the card of each uid it names, or one sentence. */
 function createUserShortcut(deps: UserDeps) {
-  return async ({ ack, shortcut, body, context }: ShortcutArgs<MessageShortcut>) => {
+  return async ({ ack, shortcut, respond }: ShortcutArgs<MessageShortcut>) => {
     await ack();
-    const scope = scopeOf(context);
-    const destination = destinationOf(body);
-    const app = deps.apps.forChannel(destination.channelId);
+    const app = deps.apps.forChannel(shortcut.channel.id);
     const candidates = findUidCandidates(shortcut.message.text ?? '').slice(0, CARDS_PER_MESSAGE);
-    const cards = await cardsOf(deps, app, candidates, shortcut.user.id, scope);
-    scope.log.info(
+    const cards = await cardsOf(deps, app, candidates, shortcut.user.id);
+    const reply = respondOrFallBack(respond, recipientOf(shortcut), deps.deliver);
+    currentRequest().log.info(
       { candidates: candidates.length, found: cards.length },
       'users looked up from a message',
     );
@@ -60,13 +58,9 @@ function createUserShortcut(deps: UserDeps) {
       const looked =
         candidates.length > 0 ? ` (looked for ${candidates.map(code).join(', ')})` : '';
       const text = `No CometChat user is named in that message${looked}. Try \`/cometchat user <uid>\`.`;
-      return void (await deps.deliver(
-        destination,
-        { response_type: 'ephemeral', text },
-        scope.log,
-      ));
+      return reply({ response_type: 'ephemeral', text });
     }
-    for (const card of cards) await deps.deliver(destination, card, scope.log);
+    for (const card of cards) await reply(card);
   };
 }
 
@@ -105,18 +99,19 @@ export function userLookupView(appNames: readonly string[]): View {
 
 /** The form submitted: a bad uid is said on its field; the card goes to the person's DM. */
 function createLookupSubmission(deps: UserDeps) {
-  return async ({ ack, view, body, context }: SubmitArgs) => {
+  return async ({ ack, view, body }: SubmitArgs) => {
     const values = view.state.values;
     const uid = values[UID_BLOCK]?.[UID_INPUT]?.value?.trim() ?? '';
     const problem = uidProblem(uid);
     if (problem)
       return void (await ack({ response_action: 'errors', errors: { [UID_BLOCK]: problem } }));
     await ack();
-    const scope = scopeOf(context);
     const named = values[APP_BLOCK]?.[APP_INPUT]?.selected_option?.value;
     const app = (named ? deps.apps.byName(named) : undefined) ?? deps.apps.forChannel(undefined);
-    const card = await createUserCard(deps)(app, storedUid(uid), body.user.id, scope);
-    await deps.deliver({ userId: body.user.id }, card, scope.log);
+    const card = await createUserCard(deps)(app, storedUid(uid), body.user.id);
+    // A modal's submission has no response_url (the form asks for none), so Bolt gives no
+    // `respond`: the card goes to the person's DM with the app, as the form says.
+    await deps.deliver({ userId: body.user.id }, card, currentRequest().log);
   };
 }
 

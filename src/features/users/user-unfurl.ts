@@ -5,7 +5,6 @@ import { accountOf, type User } from '../../cometchat/model.ts';
 import { button, context, section } from '../../slack/blocks.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
-import { tracedBy } from '../../slack/request-context.ts';
 import { inApp } from '../../voice/sentences.ts';
 import type { LinkUnfurler, UnfurlCard } from '../feature.ts';
 
@@ -45,10 +44,10 @@ export function missingUserCard(uid: string, appName: string | undefined): Unfur
 export const userUnfurler: LinkUnfurler = {
   section: 'users',
   idProblem: uidProblem,
-  async card(id, { app, scope, deps }) {
+  async card(id, { app, deps }) {
     const appName = appNameIfSeveral(deps.apps, app);
     try {
-      const user = await app.cometchat.getUser(id, tracedBy(scope));
+      const user = await app.cometchat.getUser(id);
       return userLinkCard(user, app, appName);
     } catch (error) {
       if (error instanceof CometChatError && error.kind === 'not_found') {

@@ -564,12 +564,12 @@ describe('countCalls', () => {
     if (!cometchat.listCalls) throw new Error('no client');
     const listCalls = cometchat.listCalls;
     w.cometchat.pages = 3;
-    const three = await countCalls({ listCalls }, day, {});
+    const three = await countCalls({ listCalls }, day);
     expect(three).toMatchObject({ counted: 6, capped: false });
     expect(w.asked.map((q) => q.page)).toEqual([1, 2, 3]);
     w.asked.length = 0;
     w.cometchat.pages = CALL_PAGES + 5;
-    const capped = await countCalls({ listCalls }, day, {});
+    const capped = await countCalls({ listCalls }, day);
     expect(capped).toMatchObject({ counted: CALL_PAGES * 2, capped: true, total: 30 });
     expect(w.asked).toHaveLength(CALL_PAGES);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { AuditTrail } from '../../../src/changes/record.ts';
 import { sweepIntents } from '../../../src/features/audit/intent-sweep.ts';
-import type { AuditTrail } from '../../../src/features/deps.ts';
 import { createLogger } from '../../../src/log.ts';
 import { type AuditRecord, createMemoryStore } from '../../../src/store/store.ts';
 import { LogCapture } from '../../log-capture.ts';

@@ -4,6 +4,7 @@ import type { Access } from '../../../src/access/access.ts';
 import { createApps, sealFor, UNSEALED_REFUSAL } from '../../../src/apps/apps.ts';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import { createShareRoles } from '../../../src/features/roles/role-list.ts';
+import { runInRequest } from '../../../src/request-context.ts';
 import type { Deliverer, SlackMessage } from '../../../src/slack/deliver.ts';
 import type { Views } from '../../../src/slack/views.ts';
 import { InputError } from '../../../src/voice/failure.ts';
@@ -49,15 +50,26 @@ function setup() {
   ]);
   const share = createShareRoles({ apps, deliver, views: noViews, budgetSeconds: 8, secrets: [] });
   let acked = 0;
+  const request = { ref: 'ref0000004', log: pino({ level: 'silent' }), receivedAt: 0 };
   const call = (value: string) =>
-    share({
-      ack: async () => {
-        acked += 1;
-      },
-      action: { type: 'button', action_id: 'share_roles', value },
-      body: { user: { id: 'U1' }, response_url: 'https://hooks.example/1', channel: { id: 'C1' } },
-      context: { scope: { ref: 'ref0000004', log: pino({ level: 'silent' }) } },
-    } as unknown as Parameters<typeof share>[0]);
+    runInRequest(request, () =>
+      share({
+        ack: async () => {
+          acked += 1;
+        },
+        // Bolt's respond to the body's response_url.
+        respond: async (message: SlackMessage) => {
+          sent.push(message);
+        },
+        action: { type: 'button', action_id: 'share_roles', value },
+        body: {
+          user: { id: 'U1' },
+          response_url: 'https://hooks.example/1',
+          channel: { id: 'C1' },
+        },
+        context: {},
+      } as unknown as Parameters<typeof share>[0]),
+    );
   const [app] = apps.all;
   if (!app) throw new Error('no app');
   /** A value as the app writes it: sealed for its one app. */

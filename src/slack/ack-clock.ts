@@ -7,7 +7,9 @@ import { LRUCache } from 'lru-cache';
 // an SRE watches. The receiver starts a clock per request and hands it to Bolt's context (as a
 // custom property); the middleware that names requests for the metrics names the clock too.
 // Requests Bolt answers without the app (a URL verification, a certificate check) or refuses
-// are never named, and not counted.
+// are never named, and not counted. The clock is Slack's glue (the receiver starts it, and
+// unanswered.ts asks it whether a request was answered); the wait it measures goes to the
+// observer the composition root passes (the metrics).
 
 export type AckObserver = (kind: string, name: string, seconds: number) => void;
 

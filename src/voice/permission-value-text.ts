@@ -5,7 +5,7 @@ import { codeList, escapeMrkdwn, truncate } from '../slack/mrkdwn.ts';
 /**
  * A permission value as mrkdwn, the way the review, the result and the audit trail show it: role
  * ids (`ids`) as code, each copied exactly (whole ids only when cut at `max`); anything else in
- * words (valueInWords), escaped. Shared by the permissions and audit features.
+ * words (valueInWords), escaped. Shared by every change's views and the features.
  */
 export function permissionValueText(
   value: PermissionValue | undefined,

@@ -1,11 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import {
-  AckClock,
-  ackClockIn,
-  httpAckClocks,
-  socketAckClocks,
-} from '../../src/observe/ack-clock.ts';
+import { AckClock, ackClockIn, httpAckClocks, socketAckClocks } from '../../src/slack/ack-clock.ts';
 
 type Seen = [kind: string, name: string, seconds: number];
 

@@ -4,7 +4,8 @@ import { code, escapeMrkdwn, truncate } from '../slack/mrkdwn.ts';
 
 // A permission key as people read it, the same wherever one is shown (the editor's review, the
 // result, approvals, the audit trail, a user's card, "can", compare): its label, as CometChat's
-// dashboard names it, then the key itself as code, which copies exactly. Shared by the features.
+// dashboard names it, then the key itself as code, which copies exactly. Shared by every change's views
+// and the features.
 
 /** Labels are short; one from an app's CometChat (its title) is cut here. */
 const LABEL_SHOWN = 80;

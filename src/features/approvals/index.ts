@@ -1,0 +1,50 @@
+import type { KnownBlock } from '@slack/types';
+import type { Logger } from 'pino';
+import {
+  approvalsList,
+  expireApprovals,
+  homeApprovalBlocks,
+  requestsFor,
+} from '../../changes/index.ts';
+import { noWords } from '../command.ts';
+import type { SharedDeps } from '../deps.ts';
+import { type Feature, subcommand } from '../feature.ts';
+import { asJob } from '../job.ts';
+
+// The approvals waiting for a person: `/cometchat approvals`, the Home tab's part, and the
+// expiry of requests nobody decided. Approving and rejecting are the road's (src/changes).
+
+const USAGE = '`/cometchat approvals`';
+
+/** The Home tab's approvals: those waiting for this person (with buttons), and their own. */
+export function homeApprovals(deps: Pick<SharedDeps, 'store' | 'apps' | 'now'>) {
+  return async (userId: string, _log: Logger): Promise<KnownBlock[]> => {
+    const { waiting, own } = await requestsFor(deps, userId);
+    return homeApprovalBlocks(waiting, own);
+  };
+}
+
+export const approvals: Feature = {
+  subcommands: [
+    subcommand({
+      names: ['approvals'],
+      usage: `${USAGE} - the permission changes waiting for your approval (when an app asks for approvals)`,
+      parse: noWords(USAGE),
+      run: async (_, { body, respond, deps }) => {
+        const { waiting } = await requestsFor(deps, body.user_id);
+        await respond(approvalsList(waiting));
+      },
+    }),
+  ],
+  register() {
+    // Its buttons (Approve, Reject) are the road's: registerChanges.
+  },
+  // Requests past their expiry are closed on time, once across replicas.
+  periodic: (deps, log) =>
+    asJob(
+      log,
+      { task: 'approval-expiry' },
+      (jobLog) => expireApprovals(deps, deps.client, jobLog),
+      deps.now,
+    ),
+};
