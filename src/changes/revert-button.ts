@@ -89,7 +89,7 @@ async function readNow(
   const [roles, user, known, holders] = await Promise.all([
     app.cometchat.listAllRoles({ fresh: true }),
     target?.kind === 'user' ? userIfAny(app, target.uid) : undefined,
-    target === undefined || deleting ? store.getKnownPermissions(app.name, record.role) : undefined,
+    target === undefined ? store.getKnownPermissions(app.name, record.role) : undefined,
     deleting ? app.cometchat.countUsersWithRole(record.role, { withDeactivated: true }) : undefined,
   ]);
   return { roles, user, known, holders };

@@ -31,7 +31,7 @@ export interface Now {
   roles: readonly Role[];
   /** For a change to a user: the user now; undefined when CometChat has no such user. */
   user?: User | undefined;
-  /** For a role's permissions, or a role created: its last known map. */
+  /** For a role's permissions: its last known map. */
   known?: KnownPermissions | undefined;
   /** For a role to delete: how many users hold it now (undefined: CometChat could not say). */
   holders?: number | undefined;
@@ -74,8 +74,6 @@ export type Revert =
       holders?: number | undefined;
     };
 
-type Applied = AuditRecord & { outcome: 'applied' };
-
 const none = (sentence: string): Revert => ({ kind: 'none', sentence });
 
 /** Said of a record the app could not make a change of again (written by hand, or by a later version). */
@@ -90,14 +88,13 @@ export function notAppliedSentence(outcome: AuditRecord['outcome']): string {
 /** The change that puts back `record`, from its "before" values and what is there now. Pure. */
 export function revertOf(record: AuditRecord, now: Now): Revert {
   if (record.outcome !== 'applied') return none(notAppliedSentence(record.outcome));
-  const applied: Applied = { ...record, outcome: 'applied' };
   const target = record.subject;
   let revert: Revert;
-  if (target?.kind === 'user') revert = userRevert(applied, target.uid, now);
-  else if (target?.action === 'create') revert = createdRevert(applied, now);
-  else if (target?.action === 'update') revert = updatedRevert(applied, now);
-  else if (target?.action === 'delete') revert = deletedRevert(applied, now);
-  else revert = permissionsRevert(applied, now);
+  if (target?.kind === 'user') revert = userRevert(record, target.uid, now);
+  else if (target?.action === 'create') revert = createdRevert(record, now);
+  else if (target?.action === 'update') revert = updatedRevert(record, now);
+  else if (target?.action === 'delete') revert = deletedRevert(record, now);
+  else revert = permissionsRevert(record, now);
   // Checked as Slack will carry it back: a revert that the review could not submit is not offered.
   if (revert.kind === 'revert' && !decodeChange(encodeChange(revert.change))) {
     return none(NOT_REVERTIBLE);
@@ -111,7 +108,7 @@ function revertId(record: AuditRecord, target: string, changes: readonly KeyChan
 }
 
 /** A user's role or account, back to what the record had before. */
-function userRevert(record: Applied, uid: string, now: Now): Revert {
+function userRevert(record: AuditRecord, uid: string, now: Now): Revert {
   const one = userKeyChange(record.changes.map((c) => ({ ...c, before: c.before ?? undefined })));
   if (!one || typeof one.before !== 'string') return none(NOT_REVERTIBLE);
   const { user } = now;
@@ -143,7 +140,7 @@ function userRevert(record: Applied, uid: string, now: Now): Revert {
 const fieldOf = (role: Role, key: string) => (key === 'name' ? role.name : role.description) ?? '';
 
 /** A role created is deleted. */
-function createdRevert(record: Applied, now: Now): Revert {
+function createdRevert(record: AuditRecord, now: Now): Revert {
   const there = now.roles.find((r) => r.role === record.role);
   if (!there) return none(`There is no role ${code(record.role)} now; nothing to delete.`);
   const since = record.changes
@@ -167,7 +164,7 @@ function createdRevert(record: Applied, now: Now): Revert {
 }
 
 /** A rename or description put back. */
-function updatedRevert(record: Applied, now: Now): Revert {
+function updatedRevert(record: AuditRecord, now: Now): Revert {
   const there = now.roles.find((r) => r.role === record.role);
   if (!there) return none(`There is no role ${code(record.role)} now; nothing to put back.`);
   const fields = record.changes.filter((c) => ROLE_FIELDS.includes(c.key));
@@ -206,7 +203,7 @@ function updatedRevert(record: Applied, now: Now): Revert {
  * permissions as this app last saw them (only the keys that differ from the defaults: the rest
  * are the default on a new role anyway).
  */
-function deletedRevert(record: Applied, now: Now): Revert {
+function deletedRevert(record: AuditRecord, now: Now): Revert {
   const { role, deletedRole } = record;
   if (now.roles.some((r) => r.role === role)) {
     return none(`There is a role ${code(role)} again already; nothing was sent.`);
@@ -251,7 +248,7 @@ function deletedRevert(record: Applied, now: Now): Revert {
  * not seen the role's map) is unset too, and said: another value it had cannot be known. A key
  * that has that value already (as far as the app knows) is left out.
  */
-function permissionsRevert(record: Applied, now: Now): Revert {
+function permissionsRevert(record: AuditRecord, now: Now): Revert {
   if (!now.roles.some((r) => r.role === record.role)) {
     return none(`There is no role ${code(record.role)} now; nothing to put back.`);
   }
@@ -284,11 +281,11 @@ function permissionsRevert(record: Applied, now: Now): Revert {
     });
   }
   if (changes.length === 0) {
-    return gaps.some((g) => g.kind === 'no-default')
-      ? none(NOT_REVERTIBLE)
-      : none(
-          `Every key of this change has its value from before already (as far as this app knows); nothing to put back.`,
-        );
+    return none(
+      gaps.length > 0
+        ? 'No key of this change can be put back: their values before are not known, and they have no documented default. Nothing was sent.'
+        : 'Every key of this change has its value from before already (as far as this app knows); nothing to put back.',
+    );
   }
   const change: Change = {
     kind: 'permissions',

@@ -326,6 +326,21 @@ describe("revertOf a role's permissions", () => {
     ]);
   });
 
+  it('says a key with no documented default, not set before, cannot be put back', () => {
+    const custom = record({
+      role: 'vip',
+      beforeSource: 'last-update',
+      changes: [{ key: 'custom.flag', before: null, after: 'on', explicit: false }],
+    });
+    expect(sentenceOf(revertOf(custom, now({ known: known({ 'custom.flag': 'on' }) })))).toContain(
+      'No key of this change can be put back',
+    );
+    const mixed = { ...custom, changes: [...custom.changes, ...changed.changes] };
+    const revert = reverting(revertOf(mixed, now({ known: known({ sendMessage: 'deny' }) })));
+    expect(revert.gaps).toEqual([{ kind: 'no-default', key: 'custom.flag' }]);
+    expect(revert.change.changes.map((c) => c.key)).toEqual(['sendMessage', 'listUsers.mode']);
+  });
+
   it('has none when every key is back already, or the role is gone, or it was not applied', () => {
     expect(
       sentenceOf(revertOf(changed, now({ known: known({ 'listUsers.mode': 'friends' }) }))),
