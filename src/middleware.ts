@@ -10,7 +10,7 @@ import type { SlackClients } from './slack/clients.ts';
 import { type Deliverer, destinationOf } from './slack/deliver.ts';
 import type { Inflight } from './slack/inflight.ts';
 import { refuseOtherWorkspaces } from './slack/one-workspace.ts';
-import { requestScope } from './slack/request-context.ts';
+import { requestContext } from './slack/request-context.ts';
 import { acknowledgeUnanswered } from './slack/unanswered.ts';
 import { heldInFlight } from './stop.ts';
 import { createErrorHandler } from './voice/error-handler.ts';
@@ -38,7 +38,7 @@ export function handleRequests(app: App, parts: RequestParts): void {
   // Every request, in this order: its reference and logger, the workspace check, the count and
   // the span, the in-flight tally a stop waits for, VIEWERS; last, what no listener acknowledged.
   for (const middleware of [
-    requestScope(logger),
+    requestContext(logger),
     refuseOtherWorkspaces(slack.installedTeam),
     observeRequests(metrics, appNames, SUBCOMMAND_NAMES),
     inflight.middleware,

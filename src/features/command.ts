@@ -95,10 +95,8 @@ export function registerCommand(
     const app =
       (read.app ? deps.apps.byName(read.app) : undefined) ??
       deps.apps.forChannel(command.channel_id);
-    // `scope`: the request's context, for the subcommands not yet reading currentRequest().
     const ctx: CommandContext = {
       body: command,
-      scope: currentRequest(),
       respond: reply,
       app,
       deps,

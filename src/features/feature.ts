@@ -3,7 +3,6 @@ import type { KnownBlock } from '@slack/types';
 import type { Logger } from 'pino';
 import type { CometChatApp } from '../apps/apps.ts';
 import type { Respond } from '../slack/deliver.ts';
-import type { RequestScope } from '../slack/request-context.ts';
 import type { AppDeps } from './deps.ts';
 
 // What a feature is to the rest of the app: the listeners it registers with Bolt and the
@@ -27,8 +26,6 @@ export interface Feature {
 export interface CommandContext {
   /** The command as Slack sent it (acknowledged already). */
   body: SlashCommand;
-  /** For the subcommands not yet reading currentRequest(); goes with them. */
-  scope: RequestScope;
   /**
    * Replies to the person (Bolt's `respond`, with its fallbacks): after a progress message, the
    * reply replaces that message.

@@ -4,29 +4,6 @@ import { newReference } from '../reference.ts';
 import { type RequestContext, runInRequest } from '../request-context.ts';
 import { factsOf } from './body-facts.ts';
 
-/** The request's context under its old name, for the files not yet reading currentRequest(). */
-export type RequestScope = RequestContext;
-
-/**
- * What a request to an upstream service carries from the request that caused it: its reference
- * (which the service's failure and log lines repeat) and its logger.
- */
-export function tracedBy(scope: Pick<RequestScope, 'ref' | 'log'>): {
-  ref: string;
-  logger: Logger;
-} {
-  return { ref: scope.ref, logger: scope.log };
-}
-
-/**
- * What is left of a deadline counted from the request's arrival. Slack allows three seconds
- * for an acknowledgement or a `views.open`, from the click, and every check before it (the
- * viewer check, the editor check, the store) takes its share of that one budget.
- */
-export function msLeft(scope: RequestScope, deadlineMs: number, now: () => number = Date.now) {
-  return deadlineMs - (now() - scope.receivedAt);
-}
-
 /**
  * What `promise` resolves to if it does within `ms`, else undefined (it runs on either way, for
  * the caller to await later). The promise must not reject: give it its outcome as a value.
@@ -58,7 +35,7 @@ export async function eachSettledWithin<T>(
  * Bolt, a Web API client or a CometChat client logs meanwhile carries the reference too
  * (createLogger adds it), and code reads the request's context with currentRequest().
  */
-export function requestScope(
+export function requestContext(
   logger: Logger,
   now: () => number = Date.now,
 ): Middleware<AnyMiddlewareArgs> {
@@ -78,9 +55,8 @@ export function requestScope(
     });
     const request: RequestContext = { ref, log, receivedAt };
     // Kept on Bolt's `context` too, for what runs after the request has left the run below
-    // (Bolt's error handler). `scope` is the same object under its old name, for scopeOf.
+    // (Bolt's error handler).
     context.requestContext = request;
-    context.scope = request;
     await runInRequest(request, next);
   };
 }
@@ -93,16 +69,4 @@ export function requestScope(
 export function requestContextOf(context: Context): RequestContext | undefined {
   const request: RequestContext | undefined = context.requestContext;
   return request;
-}
-
-export function scopeOf(context: Context): RequestScope {
-  const scope = scopeIfAny(context);
-  if (!scope) throw new Error('requestScope middleware is not installed');
-  return scope;
-}
-
-/** The request's scope, where a middleware may run before requestScope set it. */
-export function scopeIfAny(context: Context): RequestScope | undefined {
-  const scope: RequestScope | undefined = context.scope;
-  return scope;
 }

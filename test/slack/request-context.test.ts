@@ -1,11 +1,15 @@
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { eachSettledWithin, msLeft, settledWithin } from '../../src/slack/request-context.ts';
+import { msLeft, runInRequest } from '../../src/request-context.ts';
+import { eachSettledWithin, settledWithin } from '../../src/slack/request-context.ts';
 
 describe('msLeft', () => {
   it('counts a deadline from when the request arrived', () => {
-    const scope = { receivedAt: 1_000 } as Parameters<typeof msLeft>[0];
-    expect(msLeft(scope, 2_000, () => 1_600)).toBe(1_400);
-    expect(msLeft(scope, 2_000, () => 3_500)).toBe(-500);
+    const request = { ref: 'r1', log: pino({ enabled: false }), receivedAt: 1_000 };
+    runInRequest(request, () => {
+      expect(msLeft(2_000, () => 1_600)).toBe(1_400);
+      expect(msLeft(2_000, () => 3_500)).toBe(-500);
+    });
   });
 });
 
