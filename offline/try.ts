@@ -1,4 +1,5 @@
 import { permissionSpec } from '../src/cometchat/catalogue.ts';
+import { ACTIONS } from '../src/slack/ids.ts';
 import { SANDBOX_SESSION_IDS, SECOND_SANDBOX_SESSION_IDS } from './cometchat-standin/server.ts';
 import { createSlackDriver } from './slack-standin/driver.ts';
 import { dmChannelIdFor } from './slack-standin/ids.ts';
@@ -59,6 +60,8 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
   approve [<role>] [allow|deny <key>]
                                     with an approval channel: a change requested by one
                                     editor, then approved by another, and applied once
+  revert                            a user's role changed, then put back with "Revert" on
+                                    its audit record: both applied, both in the audit
   home                              the Home tab, as the operator sees it
   alerts                            a channel subscribed to unanswered calls, a call that
                                     ends unanswered, CometChat's webhook and the post it
@@ -287,6 +290,55 @@ async function approval(stack: OfflineStack, role: string, verb: string, key: st
   print(`\n${updatesOf(stack, undefined)}`);
 }
 
+/** The audit list's _Revert_ buttons, newest record first. */
+function revertButtons(
+  message: Record<string, unknown>,
+): { text: string; id: string; value: string }[] {
+  const blocks = (message.blocks ?? []) as { elements?: Record<string, unknown>[] }[];
+  return blocks
+    .flatMap((block) => block.elements ?? [])
+    .filter((e) => String(e.action_id).startsWith(`${ACTIONS.revertChange}:`))
+    .map((e) => ({ text: textOf(e.text), id: String(e.action_id), value: String(e.value) }));
+}
+
+/**
+ * A user's role changed and applied; the audit list; _Revert_ on its record, the review of the
+ * change that puts it back, "Apply"; the audit list again, the revert naming what it reverts.
+ */
+async function revertTry(stack: OfflineStack): Promise<void> {
+  const changed = await command(stack, 'user cometchat-uid-4 role vip');
+  if (!changed || textOf(changed.title) !== 'Applied') return failed('The change was not applied.');
+  const listed = stack.slack.responses.length;
+  await command(stack, 'audit');
+  const list = stack.slack.responses[listed]?.body;
+  const [revert] = list ? revertButtons(list) : [];
+  if (!list || !revert) return failed('The audit list offers no Revert.');
+  print(`\n> "${revert.text}"`);
+  const mark = stack.slack.calls.length;
+  await stack.driver.interaction(
+    stack.driver.blockAction({
+      actionId: revert.id,
+      value: revert.value,
+      responseUrl: stack.slack.responseUrl(),
+      message: { ts: '1700000000.000400', blocks: list.blocks as unknown[] },
+    }),
+  );
+  const review = await modalShown(stack, mark);
+  print(renderView(review));
+  if (!isReview(review)) return failed('Revert opened no review.');
+  print(`\n> "${textOf(review.submit) || 'Apply'}"`);
+  const { outcome } = await confirm(stack, review);
+  print(renderView(outcome));
+  print(`\n${updatesOf(stack, undefined)}`);
+  await command(stack, 'audit');
+}
+
+/** A step of a try that did not come out as it should: said on stderr, and the try fails. */
+function failed(sentence: string): void {
+  process.stderr.write(`\n${sentence}\n`);
+  process.exitCode = 1;
+}
+
 /** A change applied to staging, then promoted to prod through prod's own review. */
 async function promotion(stack: OfflineStack, role: string, verb: string, key: string) {
   const applied = await perms(stack, role, verb, key, 'staging');
@@ -395,6 +447,7 @@ const COMMANDS = [
   'approve',
   'home',
   'alerts',
+  'revert',
 ];
 /** The commands that only make sense where two apps are served. */
 const TWO_APP_COMMANDS = ['promote', 'apps', 'audit'];
@@ -474,6 +527,9 @@ async function runTry(stack: OfflineStack, { app, what, rest }: Try): Promise<vo
       break;
     case 'alerts':
       await alerts(stack);
+      break;
+    case 'revert':
+      await revertTry(stack);
       break;
     case 'approve':
       await approval(stack, rest[0] ?? 'default', rest[1] ?? 'deny', rest[2] ?? 'sendMessage');

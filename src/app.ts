@@ -70,7 +70,7 @@ export function createSlackApp(options: SlackAppOptions) {
     views: slack.views,
     client: slack.client,
     store,
-    audit: createAuditTrail({ store, client: slack.quick(AUDIT_MS), channel, now, metrics }),
+    audit: createAuditTrail({ store, client: slack.quick(AUDIT_MS), channel, now, metrics, apps }),
     access,
     timeZones: createTimeZones(accessClient),
     now,

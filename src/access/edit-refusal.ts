@@ -11,12 +11,14 @@ export type EditAttempt =
   | 'review'
   | 'confirm'
   | 'change a user'
-  | 'change a role';
+  | 'change a role'
+  | 'revert';
 
 /** What the log calls a refused attempt that is not a permission edit. */
 const REFUSED_WHAT: Partial<Record<EditAttempt, string>> = {
   'change a user': 'user change',
   'change a role': 'role change',
+  revert: 'revert',
 };
 
 /**

@@ -151,7 +151,7 @@ async function checkedSend(deps: ApplyDeps, applying: Applying, kind: Kind): Pro
     if (applying.afterUnknown && found.has) return { kind: 'taken' };
     return { kind: 'stale', sentence: found.why ?? kind.outOfDate, why: found.why };
   }
-  const facts = await kind.recordFacts(app.cometchat);
+  const facts = await kind.recordFacts(app.cometchat, { store: deps.store, app });
   const attempt: Attempt = { ...applying, app: app.name };
   const made = () => ({ ref, at: deps.now(), facts });
   try {

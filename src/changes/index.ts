@@ -5,6 +5,7 @@ import { createApproveButton, createRejectButton, createRejectSubmission } from 
 import { createConfirmSubmission } from './confirm.ts';
 import type { ChangeDeps } from './deps.ts';
 import { createPromoteButton } from './promote.ts';
+import { createRevertButton } from './revert-button.ts';
 
 // The road every change goes, whatever it acts on (a role's permissions, a role itself, a user's
 // role or account): its review, the approval a second person may have to give, the apply once,
@@ -30,6 +31,7 @@ export { type Baseline, baselineFrom } from './kinds/permissions.ts';
 export { failureView } from './outcome.ts';
 export type { AuditTrail } from './record.ts';
 export { tellClicker } from './replies.ts';
+export { revertButton } from './revert-view.ts';
 export {
   type AskedRoleChange,
   type AskedUserChange,
@@ -43,7 +45,7 @@ export { messageView } from './views.ts';
 
 /**
  * Registers the road's listeners: the review's Apply (or Request approval), Approve and Reject,
- * and the promotion to another app. A failure's sentence is said with the app's time budget and
+ * the promotion to another app, and an audit record's _Revert_. A failure's sentence is said with the app's time budget and
  * without its secrets (`deps`' own).
  */
 export function registerChanges(
@@ -58,5 +60,9 @@ export function registerChanges(
   bolt.action<BlockAction<ButtonAction>>(
     new RegExp(`^${ACTIONS.promoteChange}:`),
     createPromoteButton(road),
+  );
+  bolt.action<BlockAction<ButtonAction>>(
+    new RegExp(`^${ACTIONS.revertChange}:`),
+    createRevertButton(road),
   );
 }

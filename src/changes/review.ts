@@ -152,8 +152,11 @@ export function roleReviewView(
   });
 }
 
-/** A review of a change to a user or a role itself: one question, its lines, and when it is checked. */
-interface SubjectReview {
+/**
+ * A review of a change to a user or a role itself (or a revert, of any kind): one question, its
+ * lines, and when it is checked.
+ */
+export interface SubjectReview {
   /** The modal's title when no approval is asked for. */
   title: string;
   question: string;
@@ -164,8 +167,8 @@ interface SubjectReview {
   approvalChannel: string | undefined;
 }
 
-/** The review modal of a change to a user or to a role itself. Pure. */
-function subjectReviewView(review: SubjectReview): View {
+/** The review modal of a change to a user or to a role itself, or of a revert. Pure. */
+export function subjectReviewView(review: SubjectReview): View {
   const { approvalChannel } = review;
   const asked = approvalChannel
     ? `Ask for approval in <#${approvalChannel}>: ${review.question} Nothing is sent until another person approves.`

@@ -1,4 +1,4 @@
-import type { KnownBlock } from '@slack/types';
+import type { Button, KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { Access } from '../access/access.ts';
@@ -61,6 +61,17 @@ export interface SharedDeps extends FeatureDeps {
 export interface ChannelAlerts {
   lines: readonly string[];
   partial: boolean;
+}
+
+/**
+ * One of the last changes, as the Home tab shows it: its line, its app, and for an applied change
+ * its _Revert_ button (sealed for the app; shown to the app's editors). The audit feature reads
+ * them, the Home draws them.
+ */
+export interface RecentChange {
+  line: string;
+  app: string;
+  revert?: Button | undefined;
 }
 
 /** What every feature is registered with. */

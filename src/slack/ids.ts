@@ -24,6 +24,11 @@ export const ACTIONS = {
   rejectChange: 'reject_change',
   /** Followed by `:<app>`: one per other app, in the same actions block. */
   promoteChange: 'promote_change',
+  /**
+   * An applied change's _Revert_, followed by `:<ref>` (several in one list); its value is the
+   * record's ref, sealed for its app.
+   */
+  revertChange: 'revert_change',
   /** The Home tab's role pickers; an option's value is its role, sealed for its app. */
   homeEditRole: 'home_edit_role',
   homeFindCalls: 'home_find_calls',

@@ -648,6 +648,12 @@ class RedisStore implements Store {
     };
   };
 
+  readonly getAudit = async (ref: string): Promise<AuditRecord | undefined> => {
+    const text = await this.#run('get audit record', () => this.#client.get(this.#keys.audit(ref)));
+    if (text === null) return undefined;
+    return decodeStoredJson(AuditRecordSchema, text, `audit record ${ref}`);
+  };
+
   readonly putSubscription = async (subscription: Subscription): Promise<void> => {
     await this.#writeSubscription('store subscription', subscription.id, subscription);
   };

@@ -25,6 +25,7 @@ import {
   auditRoles,
   ChangeSubjectSchema,
   DEFAULT_APP,
+  DeletedRoleSchema,
   decodeStored,
   decodeStoredJson,
   type KnownPermissions,
@@ -45,7 +46,8 @@ import {
  * `audit_roles`, the roles each audit record is filed under (auditRoles: a change of a user's
  * role is found under the role they had and the one they were given), by which a listing
  * narrows to a role; 9 an audit record's `moved_to_default` (the users a role's deletion left
- * with `default`) and `reverts` (the record whose change it puts back).
+ * with `default`), `deleted_role` (the role as it was, so that the deletion can be put back) and
+ * `reverts` (the record whose change it puts back).
  * Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
  * list of changes); everything a query filters or sorts on is a column of its own.
  *
@@ -83,7 +85,8 @@ const SCHEMA = `
     approval TEXT,
     subject TEXT,
     moved_to_default TEXT,
-    reverts TEXT
+    reverts TEXT,
+    deleted_role TEXT
   );
   CREATE INDEX IF NOT EXISTS audit_by_app_time ON audit_records (app, at);
   CREATE INDEX IF NOT EXISTS audit_by_time ON audit_records (at);
@@ -185,6 +188,7 @@ function migrate(db: DatabaseSync, path: string): void {
   }
   addColumn(db, 'audit_records', 'moved_to_default');
   addColumn(db, 'audit_records', 'reverts');
+  addColumn(db, 'audit_records', 'deleted_role');
   // Listings by role read audit_roles now (version 8): the index they used goes.
   db.exec('DROP INDEX IF EXISTS audit_by_app_role_time');
   fileAuditRoles(db);
@@ -240,14 +244,15 @@ function auditStatements(db: DatabaseSync) {
     insertAudit: db.prepare(
       `INSERT INTO audit_records
          (ref, at, app, team_id, user_id, role, changes, before_source, outcome, service_message,
-          error_kind, promoted_from, approval, subject, moved_to_default, reverts)
+          error_kind, promoted_from, approval, subject, moved_to_default, reverts, deleted_role)
        VALUES
          (@ref, @at, @app, @team_id, @user_id, @role, @changes, @before_source, @outcome,
           @service_message, @error_kind, @promoted_from, @approval, @subject, @moved_to_default,
-          @reverts)
+          @reverts, @deleted_role)
        ON CONFLICT (ref) DO NOTHING`,
     ),
     insertAuditRole: db.prepare(INSERT_AUDIT_ROLE),
+    selectAudit: db.prepare('SELECT * FROM audit_records WHERE ref = ?'),
     deleteIntent: db.prepare('DELETE FROM audit_intents WHERE ref = ?'),
     insertAuditPost: db.prepare(
       'INSERT INTO audit_posts (ref, due_at, post) VALUES (?, ?, ?) ON CONFLICT (ref) DO NOTHING',
@@ -491,6 +496,12 @@ class SqliteStore implements Store {
     };
   };
 
+  readonly getAudit = async (ref: string): Promise<AuditRecord | undefined> => {
+    this.#sameFile();
+    const raw = this.#sql.selectAudit.get(ref);
+    return raw === undefined ? undefined : fromRow(raw);
+  };
+
   readonly putSubscription = async (subscription: Subscription): Promise<void> => {
     this.#sameFile();
     const { id, app, channel, createdAt } = subscription;
@@ -655,7 +666,7 @@ function fileAuditRoles(db: DatabaseSync): void {
 /**
  * A column an earlier table lacks, added empty (no row of that version had one): the audit
  * table's `approval` (versions 2 and 3), `subject` (versions 2 to 4), `moved_to_default` and
- * `reverts` (versions 2 to 8), and the known permissions' `ref` (versions 2 to 5).
+ * `reverts` and `deleted_role` (versions 2 to 8), and the known permissions' `ref` (versions 2 to 5).
  */
 function addColumn(db: DatabaseSync, ...[table, name]: AddedColumn): void {
   const hasColumn = db
@@ -666,7 +677,7 @@ function addColumn(db: DatabaseSync, ...[table, name]: AddedColumn): void {
 
 /** The columns a migration adds, by table: names spliced into SQL, so never a caller's text. */
 type AddedColumn =
-  | ['audit_records', 'approval' | 'subject' | 'moved_to_default' | 'reverts']
+  | ['audit_records', 'approval' | 'subject' | 'moved_to_default' | 'reverts' | 'deleted_role']
   | ['known_permissions', 'ref'];
 
 /**
@@ -747,6 +758,7 @@ const AuditRowSchema = z.object({
   subject: z.string().nullable(),
   moved_to_default: z.string().nullable(),
   reverts: z.string().nullable(),
+  deleted_role: z.string().nullable(),
 });
 type AuditRow = z.infer<typeof AuditRowSchema>;
 
@@ -768,6 +780,7 @@ function toRow(record: AuditRecord): AuditRow {
     subject: record.subject ? JSON.stringify(record.subject) : null,
     moved_to_default: record.movedToDefault ? JSON.stringify(record.movedToDefault) : null,
     reverts: record.reverts ?? null,
+    deleted_role: record.deletedRole ? JSON.stringify(record.deletedRole) : null,
   };
 }
 
@@ -797,6 +810,9 @@ function fromRow(raw: unknown): AuditRecord {
       ? {}
       : { movedToDefault: decodeStoredJson(MovedToDefaultSchema, row.moved_to_default, what) }),
     ...(row.reverts === null ? {} : { reverts: row.reverts }),
+    ...(row.deleted_role === null
+      ? {}
+      : { deletedRole: decodeStoredJson(DeletedRoleSchema, row.deleted_role, what) }),
   };
 }
 

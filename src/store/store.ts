@@ -110,6 +110,8 @@ export interface Store {
    * app, or of `app`): see auditRoles, which files a change of a user's role under both roles.
    */
   listAudit(query: AuditQuery): Promise<AuditPage>;
+  /** The audit record of `ref`, whichever its app; undefined when none is stored. */
+  getAudit(ref: string): Promise<AuditRecord | undefined>;
   /** Creates or replaces a channel's subscription (by `id`). */
   putSubscription(subscription: Subscription): Promise<void>;
   /** Oldest first (by `createdAt`, then `id`); `app` and `channel` narrow, each when given. */
@@ -270,6 +272,11 @@ class MemoryStore implements Store {
       records: structuredClone(matching.slice(offset, offset + limit)),
       total: matching.length,
     };
+  };
+
+  readonly getAudit = async (ref: string): Promise<AuditRecord | undefined> => {
+    const record = this.#audit.find((r) => r.ref === ref);
+    return record ? structuredClone(record) : undefined;
   };
 
   readonly putSubscription = async (subscription: Subscription): Promise<void> => {

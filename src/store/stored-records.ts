@@ -76,6 +76,18 @@ export const MovedToDefaultSchema = z.object({
   total: z.number().int().nonnegative(),
 });
 
+/**
+ * A role as it was just before its deletion (see AuditRecord's `deletedRole`): its name and
+ * description as CometChat had them, and its permissions as this app last saw them (absent: it
+ * never saw them; CometChat answers a role's map only to a change), with when.
+ */
+export const DeletedRoleSchema = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  permissions: PermissionMapSchema.optional(),
+  seenAt: z.number().optional(),
+});
+
 /** One attempted change (a role's permissions, or a user's role or account), applied or not. */
 export const AuditRecordSchema = z.object({
   /** The request's reference id: unique, shown to the user, in every log line of the attempt. */
@@ -111,6 +123,8 @@ export const AuditRecordSchema = z.object({
    * them, `total` counts them all.
    */
   movedToDefault: MovedToDefaultSchema.optional(),
+  /** For a role's deletion: the role as it was, so that the deletion can be put back. */
+  deletedRole: DeletedRoleSchema.optional(),
   /** For a change that puts back another: the `ref` of that change's record. */
   reverts: z.string().optional(),
 });

@@ -411,7 +411,7 @@ describe('sqlite store', () => {
     undoVersion8(db);
     db.exec(`INSERT INTO audit_records SELECT 'damaged', at, app, team_id, user_id, role, changes,
       before_source, outcome, service_message, error_kind, promoted_from, approval, 'not json',
-      NULL, NULL FROM audit_records WHERE ref = 'move-1'`);
+      NULL, NULL, NULL FROM audit_records WHERE ref = 'move-1'`);
     db.exec('PRAGMA user_version = 7');
     db.close();
 

@@ -262,6 +262,30 @@ function describeStoreContract(
         ]);
       });
 
+      it('reads one record by its ref, whichever its app, with a deleted role as it was', async () => {
+        const deletion = record({
+          ref: 'r-gone',
+          app: 'prod',
+          role: 'vip',
+          subject: { kind: 'role', action: 'delete' },
+          changes: [{ key: 'role', before: 'vip', after: null, explicit: false }],
+          deletedRole: {
+            name: 'VIP',
+            description: 'Paying customers',
+            permissions: { sendMessage: 'deny', 'listUsers.mode': 'friends' },
+            seenAt: 1_700_000_000_000,
+          },
+        });
+        await store.appendAudit(record({ ref: 'r-other', at: deletion.at + 1 }));
+        await store.appendAudit(deletion);
+        expect(await store.getAudit('r-gone')).toEqual(deletion);
+        expect(await store.getAudit('r-nothing')).toBeUndefined();
+        // What is read is a copy: changing it changes nothing stored.
+        const read = await store.getAudit('r-gone');
+        if (read) read.role = 'changed';
+        expect((await store.getAudit('r-gone'))?.role).toBe('vip');
+      });
+
       it('ignores a second record with the same ref, in every listing', async () => {
         await store.appendAudit(record({ ref: 'dup', role: 'a', at: 10, userId: 'U1' }));
         await store.appendAudit(record({ ref: 'dup', role: 'b', at: 20, userId: 'U2' }));

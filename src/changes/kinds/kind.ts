@@ -51,7 +51,7 @@ export interface SinceReview {
 }
 
 /** What the audit record names besides the keys, read just before the change is sent. */
-export type RecordFacts = Pick<AuditRecord, 'movedToDefault'>;
+export type RecordFacts = Pick<AuditRecord, 'movedToDefault' | 'deletedRole'>;
 
 /** One kind of change, bound to one change of it. */
 export interface Kind {
@@ -67,7 +67,7 @@ export interface Kind {
   logged: string;
   send(client: ChangeClient): Promise<Sent>;
   sinceReview(reads: Reads): Promise<SinceReview>;
-  recordFacts(client: ChangeClient): Promise<RecordFacts>;
+  recordFacts(client: ChangeClient, reads: Reads): Promise<RecordFacts>;
 }
 
 /** For the kinds whose record names nothing besides their keys. */

@@ -8,7 +8,7 @@ import { permissionKeyText } from '../../voice/permission-key-text.ts';
 import { permissionValueText } from '../../voice/permission-value-text.ts';
 import { counted, roleLimitSentence } from '../../voice/sentences.ts';
 import { type KeyChange, ROLE_FIELDS, type RoleAction, type RoleChange } from '../change.ts';
-import type { ChangeClient, Kind, RecordFacts, Sent } from './kind.ts';
+import type { ChangeClient, Kind, Reads, RecordFacts, Sent } from './kind.ts';
 
 // A role itself, not its permissions: created (its permissions set right after, by one update),
 // renamed or described, or deleted. "Is it still as reviewed?" is asked of CometChat's role
@@ -31,9 +31,28 @@ export function roleKind(change: RoleChange): Kind {
       const why = roleStaleness(roles, change);
       return { changed: why !== undefined, why, has: roleHasChange(roles, change) };
     },
-    recordFacts: (client) =>
-      action === 'delete' ? holdersOf(client, role) : Promise.resolve<RecordFacts>({}),
+    recordFacts: async (client, reads) =>
+      action === 'delete'
+        ? { ...(await holdersOf(client, role)), ...(await roleAsItWas(reads, role)) }
+        : {},
   };
+}
+
+/**
+ * The role as it was just before its deletion: its name and description as CometChat lists
+ * them, and its permissions as this app last saw them. The record keeps them, so that the
+ * deletion can be put back (a role CometChat deleted cannot be read again).
+ */
+async function roleAsItWas({ store, app }: Reads, role: string): Promise<RecordFacts> {
+  const [roles, known] = await Promise.all([
+    app.cometchat.listAllRoles(),
+    store.getKnownPermissions(app.name, role),
+  ]);
+  const found = roles.find((r) => r.role === role);
+  if (!found) return {};
+  const { name, description } = found;
+  const seen = known ? { permissions: known.permissions, seenAt: known.seenAt } : {};
+  return { deletedRole: { name, ...(description ? { description } : {}), ...seen } };
 }
 
 /**

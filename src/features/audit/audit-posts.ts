@@ -1,5 +1,6 @@
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import { type Apps, valueWriter } from '../../apps/apps.ts';
 import type { Metrics } from '../../observe/metrics.ts';
 import { slackErrorCode } from '../../slack/deliver.ts';
 import { errorField, NOT_THERE, platformErrorCode } from '../../slack/slack-errors.ts';
@@ -50,6 +51,18 @@ export interface AuditPostsDeps {
   client: Pick<WebClient, 'chat'>;
   now: () => number;
   metrics?: Pick<Metrics, 'auditPostFailure'> | undefined;
+  /** The apps whose seal a post's _Revert_ carries; without them, a post has none. */
+  apps?: Pick<Apps, 'byName'> | undefined;
+}
+
+/** A record's post in `channel`, with _Revert_ sealed for its app when the app is configured. */
+export function postOf(
+  apps: Pick<Apps, 'byName'> | undefined,
+  record: AuditPost['record'],
+  channel: string,
+) {
+  const app = apps?.byName(record.app);
+  return { channel, ...auditPost(record, app && valueWriter(app)) };
 }
 
 export function createAuditPosts(deps: AuditPostsDeps) {
@@ -96,7 +109,7 @@ async function attempt(deps: AuditPostsDeps, post: AuditPost, log: Logger): Prom
   const claim = `audit-post:${ref}`;
   if (!(await deps.store.claim(claim, POSTING_CLAIM_SECONDS))) return 'taken';
   try {
-    await deps.client.chat.postMessage({ channel: post.channel, ...auditPost(post.record) });
+    await deps.client.chat.postMessage(postOf(deps.apps, post.record, post.channel));
   } catch (error) {
     deps.metrics?.auditPostFailure();
     return await failed(deps, { post, error, claim }, log);

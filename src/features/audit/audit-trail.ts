@@ -2,7 +2,7 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
+import { type Apps, appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
 import type { AuditTrail } from '../../changes/index.ts';
 import { RoleIdSchema } from '../../cometchat/schemas.ts';
 import type { Metrics } from '../../observe/metrics.ts';
@@ -12,8 +12,8 @@ import { PageSchema } from '../../slack/values.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { inPlace, sealedButton } from '../sealed-button.ts';
-import { createAuditPosts } from './audit-posts.ts';
-import { AUDIT_PER_PAGE, type AuditQuery, auditMessage, auditPost } from './audit-view.ts';
+import { createAuditPosts, postOf } from './audit-posts.ts';
+import { AUDIT_PER_PAGE, type AuditQuery, auditMessage } from './audit-view.ts';
 
 export function createAuditTrail(deps: {
   store: Store;
@@ -27,13 +27,15 @@ export function createAuditTrail(deps: {
   channel: string | undefined;
   now: () => number;
   metrics?: Pick<Metrics, 'permissionUpdate' | 'auditWrite' | 'auditPostFailure'> | undefined;
+  /** The apps whose seal a post's _Revert_ carries. */
+  apps?: Pick<Apps, 'byName'> | undefined;
 }): AuditTrail & { retryPosts(log: Logger): Promise<number> } {
   const posts = createAuditPosts(deps);
 
   /** A post whose record the store did not keep cannot be kept either: tried once. */
   async function postUnkept(channel: string, record: AuditRecord, log: Logger) {
     try {
-      await deps.client.chat.postMessage({ channel, ...auditPost(record) });
+      await deps.client.chat.postMessage(postOf(deps.apps, record, channel));
     } catch (error) {
       deps.metrics?.auditPostFailure();
       log.warn(

@@ -1,5 +1,6 @@
 import type { Button, KnownBlock, RichTextElement } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
+import { revertButton } from '../../changes/index.ts';
 import { holdsRoleIds, valueInWords } from '../../cometchat/catalogue.ts';
 import {
   actions,
@@ -118,6 +119,7 @@ export function auditRecordText(record: AuditRecord): string {
     ...(record.promotedFrom
       ? [`_Promoted from the change with ref ${code(record.promotedFrom)}._`]
       : []),
+    ...(record.reverts ? [`_Reverts the change with ref ${code(record.reverts)}._`] : []),
     ...record.changes.slice(0, CHANGES_SHOWN).map((c) => auditChangeLine(c, record.subject)),
   ];
   if (record.changes.length > CHANGES_SHOWN)
@@ -156,6 +158,9 @@ export function auditMessage(
       ),
     );
   if (page.records.length > 0) blocks.push(auditTable(page.records));
+  // The table's cells hold no button: each applied record's Revert names its ref instead.
+  const reverts = options.value ? revertButtons(options.value, page.records) : [];
+  if (reverts.length > 0) blocks.push(actions(reverts));
   const nav: Button[] = [];
   const value = (p: number) => write({ role: query.role, page: p } satisfies AuditQuery);
   if (query.page > 1)
@@ -173,6 +178,11 @@ export function auditMessage(
     text: `${AUDIT_TITLE}${query.role ? ` for ${query.role}` : ''}: ${counted(page.total, 'record')}`,
     blocks,
   };
+}
+
+/** A Revert for each applied record of a page, named by its ref (the table's Reference). */
+function revertButtons(write: ValueWriter, records: readonly AuditRecord[]): Button[] {
+  return records.flatMap((record) => revertButton(write, record, `Revert ${record.ref}`) ?? []);
 }
 
 /**
@@ -262,6 +272,7 @@ function changeRuns(record: AuditRecord): RichTextElement[] {
   const notes = [
     record.promotedFrom &&
       `Promoted from the change with ref ${truncate(record.promotedFrom, 100)}.`,
+    record.reverts && `Reverts the change with ref ${truncate(record.reverts, 100)}.`,
     record.serviceMessage && `CometChat: ${truncate(record.serviceMessage, 200)}`,
     record.beforeSource === 'defaults' &&
       '“Before” values were the documented defaults, not read from CometChat.',
@@ -288,10 +299,14 @@ function postSubject(record: AuditRecord): string {
   return record.subject?.kind === 'role' ? `Role ${record.role}` : `Permissions of ${record.role}`;
 }
 
-/** The post for AUDIT_CHANNEL. Pure. */
-export function auditPost(record: AuditRecord): SlackMessage {
+/**
+ * The post for AUDIT_CHANNEL, with _Revert_ when the change was applied and `write` (its app's)
+ * is given. Pure.
+ */
+export function auditPost(record: AuditRecord, write?: ValueWriter): SlackMessage {
+  const revert = write && revertButton(write, record);
   return {
     text: `${postSubject(record)}${record.app === DEFAULT_APP ? '' : ` in ${record.app}`} ${{ applied: 'changed', failed: 'change failed', unknown: 'change of unknown outcome' }[record.outcome]} by user ${record.userId}${record.approval ? `, approved by user ${record.approval.approvedBy}` : ''} (ref ${record.ref})`,
-    blocks: [section(auditRecordText(record))],
+    blocks: [section(auditRecordText(record)), ...(revert ? [actions([revert])] : [])],
   };
 }

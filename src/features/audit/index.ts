@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
+import { valueWriter } from '../../apps/apps.ts';
+import { revertButton } from '../../changes/index.ts';
 import { pageWord, roleWord } from '../command.ts';
-import type { SharedDeps } from '../deps.ts';
+import type { RecentChange, SharedDeps } from '../deps.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
 import { asJob } from '../job.ts';
 import { createAuditCommand, registerAuditList } from './audit-trail.ts';
@@ -28,10 +30,17 @@ export function parseAuditWords(words: readonly string[]): AuditQuery | Refusal 
   return { role, page };
 }
 
-/** The Home tab's "recent changes": the last `limit` records, one line each. */
-export function recentChanges(deps: Pick<SharedDeps, 'store'>) {
-  return async (limit: number) =>
-    (await deps.store.listAudit({ offset: 0, limit })).records.map(auditSummaryLine);
+/**
+ * The Home tab's "recent changes": the last `limit` records, one line each, an applied one with
+ * its _Revert_ (a record of an app no longer configured has none).
+ */
+export function recentChanges(deps: Pick<SharedDeps, 'store' | 'apps'>) {
+  return async (limit: number): Promise<RecentChange[]> =>
+    (await deps.store.listAudit({ offset: 0, limit })).records.map((record) => {
+      const app = deps.apps.byName(record.app);
+      const revert = app && revertButton(valueWriter(app), record);
+      return { line: auditSummaryLine(record), app: record.app, revert };
+    });
 }
 
 export const audit: Feature = {

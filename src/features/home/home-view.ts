@@ -3,7 +3,7 @@ import { actions, button, context, divider, header, plain, section } from '../..
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import { counted } from '../../voice/sentences.ts';
-import type { ChannelAlerts } from '../deps.ts';
+import type { ChannelAlerts, RecentChange } from '../deps.ts';
 import { channelAlertBlocks } from './channel-alerts-view.ts';
 import { differenceBlocks } from './differences-view.ts';
 import type { PairSummary } from './role-differences.ts';
@@ -36,8 +36,11 @@ export interface HomeInput {
   /** The approvals part: requests waiting for this person and their own open ones. */
   approvals: readonly KnownBlock[];
   apps: readonly HomeApp[];
-  /** The last changes, one line each; undefined when the trail could not be read. */
-  recent: readonly string[] | undefined;
+  /**
+   * The last changes, one line each (an applied one with _Revert_, shown where this person may
+   * edit its app); undefined when the trail could not be read.
+   */
+  recent: readonly RecentChange[] | undefined;
   /**
    * The subscriptions of the channels the person is in (`unread`: their channels could not be
    * read); undefined shows no such section (not known yet).
@@ -143,7 +146,8 @@ export function homeView(input: HomeInput): View {
   if (input.approvals.length > 0) blocks.push(divider(), ...input.approvals);
   blocks.push(divider(), header(input.several ? 'CometChat apps' : 'CometChat app'));
   for (const app of input.apps) blocks.push(...appBlocks(app, input.several));
-  const recent = recentBlocks(input.recent);
+  const editable = new Set(input.apps.filter((app) => app.editable).map((app) => app.name));
+  const recent = recentBlocks(input.recent, editable);
   // What is left of Slack's 100 blocks once the rest is drawn: the alerts take theirs (a few
   // sections), then the differences what remains.
   blocks.push(...channelAlertBlocks(input.alerts, MAX_BLOCKS - blocks.length - recent.length));
@@ -154,17 +158,34 @@ export function homeView(input: HomeInput): View {
   return { type: 'home', blocks: blocks.slice(0, MAX_BLOCKS) };
 }
 
-function recentBlocks(recent: readonly string[] | undefined): KnownBlock[] {
+function recentBlocks(
+  recent: readonly RecentChange[] | undefined,
+  editable: ReadonlySet<string>,
+): KnownBlock[] {
   const blocks = [divider(), header('Recent permission changes')];
   if (recent === undefined) {
     blocks.push(section(':warning: The audit trail could not be read just now.'));
   } else if (recent.length === 0) {
     blocks.push(section('No permission change yet.'));
   } else {
-    // Five lines a section keeps each well under Slack's 3,000 characters.
-    for (let i = 0; i < recent.length; i += 5) {
-      blocks.push(section(recent.slice(i, i + 5).join('\n')));
+    // Five lines a section keeps each well under Slack's 3,000 characters; a change with
+    // _Revert_ has a section of its own, the button beside it.
+    let lines: string[] = [];
+    const flush = () => {
+      if (lines.length > 0) blocks.push(section(lines.join('\n')));
+      lines = [];
+    };
+    for (const change of recent) {
+      const revert = editable.has(change.app) ? change.revert : undefined;
+      if (revert) {
+        flush();
+        blocks.push(section(change.line, revert));
+      } else {
+        lines.push(change.line);
+        if (lines.length === 5) flush();
+      }
     }
+    flush();
   }
   return blocks;
 }

@@ -9,7 +9,7 @@ import type { SelectArgs } from '../../slack/listener-args.ts';
 import type { Store } from '../../store/store.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
 import { failureSentence } from '../../voice/failure.ts';
-import type { ChannelAlerts, EditorOpener, SharedDeps } from '../deps.ts';
+import type { ChannelAlerts, EditorOpener, RecentChange, SharedDeps } from '../deps.ts';
 import type { KnownMap } from '../known-maps.ts';
 import { type AppSnapshot, type HomeInput, homeView, noAccessHome } from './home-view.ts';
 import { type PairApp, roleDifferences, rolesToRead } from './role-differences.ts';
@@ -23,8 +23,8 @@ import { type PairApp, roleDifferences, rolesToRead } from './role-differences.t
 export interface HomeParts {
   /** Requests waiting for this person's approval (with buttons) and their own open ones. */
   approvals(userId: string, log: Logger): Promise<KnownBlock[]>;
-  /** The last `limit` permission changes, one line each. */
-  recentChanges(limit: number): Promise<string[]>;
+  /** The last `limit` permission changes, one line each (with _Revert_ where applied). */
+  recentChanges(limit: number): Promise<RecentChange[]>;
   /** The subscriptions of the channels this person is a member of, one line each. */
   alertsInChannels(userId: string, log: Logger): Promise<ChannelAlerts>;
 }

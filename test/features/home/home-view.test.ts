@@ -74,7 +74,7 @@ function largestInput(): HomeInput {
       editable: true,
       optionValue: optionValue(name),
     })),
-    recent: Array.from({ length: 10 }, (_, i) => `change ${i} <@U0X>`),
+    recent: Array.from({ length: 10 }, (_, i) => ({ line: `change ${i} <@U0X>`, app: 'prod' })),
     differences: pairs(['prod', 'staging', 'eu-prod']),
     at: 1_700_000_000_000,
   };
@@ -114,7 +114,7 @@ describe('homeView', () => {
         editable: false,
         optionValue: optionValue(name),
       })),
-      recent: ['change <@U0X>'],
+      recent: [{ line: 'change <@U0X>', app: 'app-0' }],
       differences: pairs(names),
       at: 1_700_000_000_000,
     });

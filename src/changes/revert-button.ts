@@ -1,0 +1,104 @@
+import type { View } from '@slack/types';
+import { editRefusal } from '../access/edit-refusal.ts';
+import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../apps/apps.ts';
+import { isCometChatError } from '../cometchat/errors.ts';
+import type { User } from '../cometchat/model.ts';
+import { currentRequest, msLeft } from '../request-context.ts';
+import type { ButtonArgs } from '../slack/listener-args.ts';
+import { failInModal } from '../slack/modal-outcome.ts';
+import type { AuditRecord, Store } from '../store/store.ts';
+import { type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
+import { failureView } from './outcome.ts';
+import { tellClicker } from './replies.ts';
+import { type Now, notAppliedSentence, RevertValueSchema, revertOf } from './revert.ts';
+import { REVERT_TITLE, revertReviewView } from './revert-view.ts';
+import { messageView } from './views.ts';
+
+// _Revert_ clicked: the record read from the store, what is there now read from CometChat (and
+// the store), and the review of the revert (revert.ts works it out, revert-view.ts draws it) in
+// a modal. Its "Apply" is every change's (confirm.ts): nothing is sent from here.
+
+/** Said of a Revert whose record is not in the store, or is another app's. */
+const UNKNOWN_RECORD =
+  "That change's audit record is not in this app's trail (any more); nothing was sent.";
+
+/**
+ * _Revert_ on an audit record (the audit list, the audit channel's post, the Home tab): for an
+ * editor, the review of the change that puts it back, in a modal; for anyone else, the one
+ * sentence every change refuses them with.
+ */
+export function createRevertButton(deps: ChangeDeps) {
+  return async (args: ButtonArgs) => {
+    const { ack, body, action } = args;
+    await ack();
+    const { app, value } = openSealed(deps.apps, RevertValueSchema, action.value);
+    const { log } = currentRequest();
+    const refusal = await editRefusal(app.access, body.user.id, log, 'revert', {
+      withinMs: msLeft(OPEN_CHECK_DEADLINE_MS, deps.now),
+    });
+    if (refusal) return tellClicker(deps, args, refusal);
+    const viewId = await deps.views.open({
+      trigger_id: body.trigger_id,
+      view: messageView(REVERT_TITLE, ':hourglass_flowing_sand: Asking CometChat…', false),
+    });
+    try {
+      const view = await revertReview(deps, app, value.revert);
+      await deps.views.update({ view_id: viewId, view });
+    } catch (error) {
+      const { ref } = currentRequest();
+      const failure = failureView(deps.failureSentence(error), ref, { title: REVERT_TITLE });
+      await failInModal(deps.views, { viewId }, failure, error, log);
+    }
+  };
+}
+
+/** The review of the revert of record `ref`, or the modal that says why there is none. */
+async function revertReview(
+  deps: Pick<ChangeDeps, 'store' | 'apps'>,
+  app: CometChatApp,
+  ref: string,
+): Promise<View> {
+  const record = await deps.store.getAudit(ref);
+  if (record?.app !== app.name) return messageView(REVERT_TITLE, UNKNOWN_RECORD);
+  if (record.outcome !== 'applied') {
+    return messageView(REVERT_TITLE, notAppliedSentence(record.outcome));
+  }
+  const [now, catalogue] = await Promise.all([readNow(deps.store, app, record), app.catalogue()]);
+  const revert = revertOf(record, { ...now, defaults: catalogue.defaults() });
+  currentRequest().log.info(
+    { app: app.name, reverts: ref, revertible: revert.kind === 'revert' },
+    'revert: review shown',
+  );
+  if (revert.kind === 'none') return messageView(REVERT_TITLE, revert.sentence);
+  return revertReviewView(record, revert, {
+    write: valueWriter(app),
+    appName: appNameIfSeveral(deps.apps, app),
+    approvalChannel: app.approval?.channel,
+    catalogue,
+  });
+}
+
+/** What the revert of `record` is worked out from: what CometChat (and the store) has now. */
+async function readNow(
+  store: Pick<Store, 'getKnownPermissions'>,
+  app: CometChatApp,
+  record: AuditRecord,
+): Promise<Omit<Now, 'defaults'>> {
+  const target = record.subject;
+  const deleting = target?.kind === 'role' && target.action === 'create';
+  const [roles, user, known, holders] = await Promise.all([
+    app.cometchat.listAllRoles({ fresh: true }),
+    target?.kind === 'user' ? userIfAny(app, target.uid) : undefined,
+    target === undefined ? store.getKnownPermissions(app.name, record.role) : undefined,
+    deleting ? app.cometchat.countUsersWithRole(record.role, { withDeactivated: true }) : undefined,
+  ]);
+  return { roles, user, known, holders };
+}
+
+/** The user as CometChat has them now; undefined when it has no such user. */
+function userIfAny(app: CometChatApp, uid: string): Promise<User | undefined> {
+  return app.cometchat.getUser(uid).catch((error: unknown) => {
+    if (isCometChatError(error) && error.kind === 'not_found') return undefined;
+    throw error;
+  });
+}
