@@ -27,13 +27,13 @@ export default {
       to: { path: '^src/(cometchat|apps|store)/' },
     },
     {
-      // Nor does it know what sits above it: what the app says (voice/), what it counts (observe/)
+      // Nor does it know what sits above it: what the app says (replies/), what it counts (observe/)
       // or who may do what (access/). What slack/ needs of them, the composition root passes in
-      // (a client maker that counts, a clock's observer); observe/ and voice/ import slack/.
+      // (a client maker that counts, a clock's observer); observe/ and replies/ import slack/.
       name: 'slack-knows-nothing-above',
       severity: 'error',
       from: { path: '^src/slack/' },
-      to: { path: '^src/(voice|observe|access)/' },
+      to: { path: '^src/(replies|observe|access)/' },
     },
     {
       // The Slack stand-in imitates Slack, not this app, so the tests cannot pass by sharing code.

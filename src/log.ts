@@ -238,7 +238,7 @@ const MIN_SECRET_LENGTH = 4;
 /**
  * `text` with every secret of `secrets` (Config.secrets: every secret setting's value) made
  * `[redacted]`. The one scrub of the app: the logger's last step, and every reply that may
- * hold words from CometChat or Slack (voice/failure.ts, the CometChat client's errors).
+ * hold words from CometChat or Slack (replies/failure.ts, the CometChat client's errors).
  */
 export function scrub(text: string, secrets: readonly string[]): string {
   let out = text;

@@ -5,6 +5,7 @@ import { SUBCOMMAND_NAMES } from './features/index.ts';
 import type { Logger } from './log.ts';
 import type { Metrics } from './observe/metrics.ts';
 import { observeRequests } from './observe/observe-requests.ts';
+import { createErrorHandler } from './replies/error-handler.ts';
 import { noticeMessage } from './slack/blocks.ts';
 import type { SlackClients } from './slack/clients.ts';
 import { type Deliverer, destinationOf } from './slack/deliver.ts';
@@ -13,7 +14,6 @@ import { refuseOtherWorkspaces } from './slack/one-workspace.ts';
 import { requestContext } from './slack/request-context.ts';
 import { acknowledgeUnanswered } from './slack/unanswered.ts';
 import { heldInFlight } from './stop.ts';
-import { createErrorHandler } from './voice/error-handler.ts';
 
 // What every Slack request goes through before its listener, and the handler of its failure
 // after: one list, in order, for the composition root (app.ts) to give Bolt's app.

@@ -228,7 +228,7 @@ export function promotionsOf(result: StoredView): Map<string, Json> {
   for (const block of blocksOf(result)) {
     for (const element of (block.elements ?? []) as Json[]) {
       const id = String(element.action_id ?? '');
-      // The value names the app sealed; the action id names it plainly.
+      // The value names the app signed; the action id names it plainly.
       const prefix = `${ACTIONS.promoteChange}:`;
       if (id.startsWith(prefix)) found.set(id.slice(prefix.length), element);
     }

@@ -1,18 +1,18 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import {
+  type EditAction,
+  editRefused,
+  type RefusalReason,
+  viewRefused,
+} from '../replies/refusals.ts';
 import { currentRequestIfAny } from '../request-context.ts';
 import { messageModal } from '../slack/blocks.ts';
 import { ackOf, factsOf } from '../slack/body-facts.ts';
 import { slackErrorCode } from '../slack/deliver.ts';
 import { errorField } from '../slack/slack-errors.ts';
 import { createTtlCache } from '../ttl-cache.ts';
-import {
-  type EditAction,
-  editRefused,
-  type RefusalReason,
-  viewRefused,
-} from '../voice/refusals.ts';
 
 /**
  * Who may do what. Editing permissions is for the people in EDITORS (users, or members of

@@ -5,10 +5,10 @@ import type { Access } from '../access/access.ts';
 import { type CatalogueReader, createCatalogueReader } from '../cometchat/catalogue-reader.ts';
 import type { CometChatClient } from '../cometchat/client.ts';
 import { RoleIdSchema } from '../cometchat/schemas.ts';
-import { InputError } from '../voice/failure.ts';
+import { InputError } from '../replies/failure.ts';
 
 // The CometChat apps one install serves. Every button and modal that comes back from Slack
-// names its app and is sealed by that app's key, so it cannot be turned against another app.
+// names its app and is signed by that app's key, so it cannot be turned against another app.
 
 /** One configured CometChat app, as the features use it. */
 export interface CometChatApp {
@@ -36,18 +36,18 @@ export interface CometChatApp {
    */
   webhook?: { user: string; password: string; setting: string } | undefined;
   /**
-   * Seals a value that goes to Slack and comes back (a button, a modal's metadata, an option) so
+   * Signatures a value that goes to Slack and comes back (a button, a modal's metadata, an option) so
    * that it cannot be made by hand or made to name another app: keyed by this app's own API key,
    * never shown.
    */
-  seal(text: string): string;
+  sign(text: string): string;
 }
 
 /** Every configured app; the first is the default. */
 export interface Apps {
   readonly all: readonly CometChatApp[];
   /** More than one app: every reply says which app it is about. */
-  readonly several: boolean;
+  readonly multiple: boolean;
   byName(name: string): CometChatApp | undefined;
   /** The app a command without an app name is for: the channel's default, then the first. */
   forChannel(channelId: string | undefined): CometChatApp;
@@ -68,33 +68,34 @@ export interface AppSettings {
   webhook?: CometChatApp['webhook'];
 }
 
-/** Seals kept per app: every button of a few pages of each list, a few KB in all. */
-const SEALS_KEPT = 1_000;
+/** Signatures kept per app: every button of a few pages of each list, a few KB in all. */
+const SIGNATURES_KEPT = 1_000;
 
 export function createApps(
   settings: readonly AppSettings[],
   channelApps: Readonly<Record<string, string>> = {},
 ): Apps {
   const all = settings.map(({ apiKey, ...app }): CometChatApp => {
-    // A key of its own for sealing, derived once: the API key itself never signs anything. As a
+    // A key of its own for signing, derived once: the API key itself never signs anything. As a
     // KeyObject: Node prepares a Buffer key again on every createHmac, which cost a roles page
-    // with its two dozen sealed buttons about half a millisecond (`npm run bench:profile`).
+    // with its two dozen signed buttons about half a millisecond (`npm run bench:profile`).
     const key = createSecretKey(
+      // The label is the one values were first signed under: changing it would refuse every open button.
       createHash('sha256').update(`cometchat-ops seal\n${apiKey}`).digest(),
     );
-    // A seal depends on the text alone, and a roles page seals the same dozen values each time
+    // A signature depends on the text alone, and a roles page signs the same dozen values each time
     // it is shown: an HMAC each, about 40 µs a page (`npm run bench:profile -- roles`).
-    const sealed = new LRUCache<string, string>({ max: SEALS_KEPT });
+    const signed = new LRUCache<string, string>({ max: SIGNATURES_KEPT });
     return {
       ...app,
       catalogue: app.catalogue ?? createCatalogueReader(app.cometchat),
-      seal: (text) => {
-        let seal = sealed.get(text);
-        if (seal === undefined) {
-          seal = createHmac('sha256', key).update(text).digest('base64url');
-          sealed.set(text, seal);
+      sign: (text) => {
+        let signature = signed.get(text);
+        if (signature === undefined) {
+          signature = createHmac('sha256', key).update(text).digest('base64url');
+          signed.set(text, signature);
         }
-        return seal;
+        return signature;
       },
     };
   });
@@ -103,7 +104,7 @@ export function createApps(
   const byName = (name: string) => all.find((app) => app.name === name);
   return {
     all,
-    several: all.length > 1,
+    multiple: all.length > 1,
     byName,
     forChannel: (channelId) =>
       (channelId === undefined ? undefined : byName(channelApps[channelId] ?? '')) ?? first,
@@ -116,58 +117,59 @@ export function createApps(
 
 /**
  * What a person is told of a value from Slack (a button's value, a modal's metadata, an option's
- * value) that does not carry a valid seal of an app this install serves: one written before values
- * were sealed, by another install or with another key, or made or edited by hand.
+ * value) that does not carry a valid signature of an app this install serves: one written before values
+ * were signed, by another install or with another key, or made or edited by hand.
  */
-export const UNSEALED_REFUSAL =
+export const UNSIGNED_REFUSAL =
   'This button is from an older version or was not made by this app; run the command again.';
 
-/** A value for Slack to carry back: the payload, the app it is about, and the app's seal. */
-export function sealFor(app: CometChatApp, payload: Record<string, unknown>): string {
+/** A value for Slack to carry back: the payload, the app it is about, and the app's signature. */
+export function signedValue(app: CometChatApp, payload: Record<string, unknown>): string {
   const body = JSON.stringify({ ...payload, app: app.name });
-  return `${app.seal(body)}.${body}`;
+  return `${app.sign(body)}.${body}`;
 }
 
-/** What a sealed value says of its app, read before its seal is checked. */
+/** What a signed value says of its app, read before its signature is checked. */
 const NamesApp = z.looseObject({ app: z.string() });
 
 /**
- * Opens a sealed value that came back from Slack: the app it names must be configured and its
- * seal must match, whether one app is configured or several. Nothing unsealed is read, not even
+ * Opens a signed value that came back from Slack: the app it names must be configured and its
+ * signature must match, whether one app is configured or several. Nothing unsigned is read, not even
  * with one app: a value made by hand would otherwise reach every decision that trusts it.
  */
-export function openSealed<S extends z.ZodType>(
+export function openSigned<S extends z.ZodType>(
   apps: Apps,
   schema: S,
   raw: string | undefined,
 ): { app: CometChatApp; value: z.infer<S> } {
   const text = raw ?? '';
   const dot = text.indexOf('.');
-  const seal = text.slice(0, dot);
+  const signature = text.slice(0, dot);
   const body = text.slice(dot + 1);
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
-    throw new InputError(UNSEALED_REFUSAL);
+    throw new InputError(UNSIGNED_REFUSAL);
   }
   const named = NamesApp.safeParse(json);
   const app = named.success ? apps.byName(named.data.app) : undefined;
-  if (dot < 1 || !app || !sameText(app.seal(body), seal)) throw new InputError(UNSEALED_REFUSAL);
-  // Sealed by this install, yet not of the shape asked for: written by another version.
+  if (dot < 1 || !app || !sameText(app.sign(body), signature))
+    throw new InputError(UNSIGNED_REFUSAL);
+  // Signed by this install, yet not of the shape asked for: written by another version.
   const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new InputError(UNSEALED_REFUSAL);
+  if (!parsed.success) throw new InputError(UNSIGNED_REFUSAL);
   return { app, value: parsed.data };
 }
 
-/** openSealed for a value that may simply not be ours: undefined instead of an error. */
-export function tryOpenSealed<S extends z.ZodType>(
+/** openSigned for a value that may simply not be ours: undefined instead of an error. */
+export function tryOpenSigned<S extends z.ZodType>(
   apps: Apps,
   schema: S,
   raw: string | undefined,
 ): { app: CometChatApp; value: z.infer<S> } | undefined {
   try {
-    return openSealed(apps, schema, raw);
+    return openSigned(apps, schema, raw);
   } catch (error) {
     if (error instanceof InputError) return undefined;
     throw error;
@@ -176,9 +178,9 @@ export function tryOpenSealed<S extends z.ZodType>(
 
 const RoleValue = z.object({ role: RoleIdSchema });
 
-/** An "Edit permissions" button's value: the role, sealed with its app like every value. */
+/** An "Edit permissions" button's value: the role, signed with its app like every value. */
 export function roleButtonValue(app: CometChatApp, role: string) {
-  return sealFor(app, { role });
+  return signedValue(app, { role });
 }
 
 /** Reads an "Edit permissions" button's value back: the app it was for, and the role. */
@@ -186,44 +188,44 @@ export function openRoleButton(
   apps: Apps,
   raw: string | undefined,
 ): { app: CometChatApp; role: string } {
-  const { app, value } = openSealed(apps, RoleValue, raw);
+  const { app, value } = openSigned(apps, RoleValue, raw);
   return { app, role: value.role };
 }
 
 /**
- * An option's value holds 75 characters, and a value's seal alone takes 43: an option carries
+ * An option's value holds 75 characters, and a value's signature alone takes 43: an option carries
  * the first 16 (96 bits), still far beyond guessing, before its text.
  */
-const OPTION_SEAL_LENGTH = 16;
+const OPTION_SIGNATURE_LENGTH = 16;
 
-/** An option's value for Slack to carry back: `<seal>.<text>`, sealed for `app`. */
-export function sealOption(app: CometChatApp, text: string): string {
-  return `${optionSeal(app, text)}.${text}`;
+/** An option's value for Slack to carry back: `<signature>.<text>`, signed for `app`. */
+export function signedOption(app: CometChatApp, text: string): string {
+  return `${optionSignature(app, text)}.${text}`;
 }
 
 /**
- * Opens an option's value that came back from Slack: the app is the one whose seal it carries,
+ * Opens an option's value that came back from Slack: the app is the one whose signature it carries,
  * so a value edited to name another role or app, or made by hand, is refused.
  */
-export function openSealedOption(
+export function openSignedOption(
   apps: Apps,
   raw: string | undefined,
 ): { app: CometChatApp; text: string } {
   const text = raw ?? '';
-  if (text.indexOf('.') !== OPTION_SEAL_LENGTH) throw new InputError(UNSEALED_REFUSAL);
-  const seal = text.slice(0, OPTION_SEAL_LENGTH);
-  const sealed = text.slice(OPTION_SEAL_LENGTH + 1);
-  const app = apps.all.find((candidate) => sameText(optionSeal(candidate, sealed), seal));
-  if (!app) throw new InputError(UNSEALED_REFUSAL);
-  return { app, text: sealed };
+  if (text.indexOf('.') !== OPTION_SIGNATURE_LENGTH) throw new InputError(UNSIGNED_REFUSAL);
+  const signature = text.slice(0, OPTION_SIGNATURE_LENGTH);
+  const signed = text.slice(OPTION_SIGNATURE_LENGTH + 1);
+  const app = apps.all.find((candidate) => sameText(optionSignature(candidate, signed), signature));
+  if (!app) throw new InputError(UNSIGNED_REFUSAL);
+  return { app, text: signed };
 }
 
 /**
- * What an option's seal covers: the app's name and the text, after a line that no value's body
- * (always JSON) starts with, so that neither seal can be passed off as the other.
+ * What an option's signature covers: the app's name and the text, after a line that no value's body
+ * (always JSON) starts with, so that neither signature can be passed off as the other.
  */
-function optionSeal(app: CometChatApp, text: string): string {
-  return app.seal(`option\n${app.name}\n${text}`).slice(0, OPTION_SEAL_LENGTH);
+function optionSignature(app: CometChatApp, text: string): string {
+  return app.sign(`option\n${app.name}\n${text}`).slice(0, OPTION_SIGNATURE_LENGTH);
 }
 
 function sameText(a: string, b: string): boolean {
@@ -233,20 +235,20 @@ function sameText(a: string, b: string): boolean {
 }
 
 /** What a reply says about its app: the app's name when several are configured, else nothing. */
-export function appNameIfSeveral(
-  apps: Pick<Apps, 'several'>,
+export function appNameIfMultiple(
+  apps: Pick<Apps, 'multiple'>,
   app: Pick<CometChatApp, 'name'>,
 ): string | undefined {
-  return apps.several ? app.name : undefined;
+  return apps.multiple ? app.name : undefined;
 }
 
-/** How a view writes a button value for Slack to carry back: sealed for one app. */
+/** How a view writes a button value for Slack to carry back: signed for one app. */
 export type ValueWriter = (payload: Record<string, unknown>) => string;
 
 /**
- * Every value carries its app and its app's seal, whether one app is configured or several: one
+ * Every value carries its app and its app's signature, whether one app is configured or several: one
  * way to write them, and a value that stays good when a second app is added.
  */
 export function valueWriter(app: CometChatApp): ValueWriter {
-  return (payload) => sealFor(app, payload);
+  return (payload) => signedValue(app, payload);
 }

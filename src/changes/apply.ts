@@ -46,7 +46,7 @@ export const NOT_SENT =
 export interface ApplyDeps {
   store: Pick<
     Store,
-    'claim' | 'release' | 'setKnownPermissions' | 'putIntent' | 'getKnownPermissions'
+    'claim' | 'release' | 'setKnownPermissions' | 'putPending' | 'getKnownPermissions'
   >;
   audit: AuditTrail;
   now: () => number;
@@ -54,7 +54,7 @@ export interface ApplyDeps {
 
 /** A change to apply: in which app, by whom, and for an approved request, whose request. */
 export interface Applying {
-  /** The app the review was sealed for: its editors decide, its client sends. */
+  /** The app the review was signed for: its editors decide, its client sends. */
   app: Pick<CometChatApp, 'name' | 'access'> & { cometchat: ChangeClient };
   change: Change;
   /** Who sends it: the editor, or for an approved request the approver. */
@@ -155,7 +155,7 @@ async function checkedSend(deps: ApplyDeps, applying: Applying, kind: Kind): Pro
   const attempt: Attempt = { ...applying, app: app.name };
   const made = () => ({ ref, at: deps.now(), facts });
   try {
-    await deps.store.putIntent(pendingRecord(attempt, made()));
+    await deps.store.putPending(pendingRecord(attempt, made()));
   } catch (error) {
     log.error({ err: error, change: change.id }, 'pending record not stored; nothing sent');
     return { kind: 'not-sent', error, sentence: NOT_SENT };

@@ -1,11 +1,11 @@
 import type { KnownBlock, View } from '@slack/types';
+import { permissionKeyText } from '../replies/permission-key-text.ts';
+import { counted, inApp, roleHoldersSentence } from '../replies/sentences.ts';
 import { actions, button, context, header, plain, section } from '../slack/blocks.ts';
 import type { SlackMessage } from '../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../store/store.ts';
-import { permissionKeyText } from '../voice/permission-key-text.ts';
-import { counted, inApp, roleHoldersSentence } from '../voice/sentences.ts';
 import { type Change, changeOf } from './change.ts';
 import type { AppLabel } from './deps.ts';
 import { kindOf } from './kinds/index.ts';
@@ -144,7 +144,7 @@ export const REJECT_INPUT = 'reason';
 
 /**
  * "Reject" asks why, for the requester: the modal whose submission closes the request.
- * `privateMetadata` names the request (sealed for its app).
+ * `privateMetadata` names the request (signed for its app).
  */
 export function rejectReasonView(request: ApprovalRequest, privateMetadata: string): View {
   const what = kindOf(changeOf(request)).name;

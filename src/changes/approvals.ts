@@ -4,11 +4,11 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import {
   type Apps,
-  appNameIfSeveral,
-  openSealed,
-  sealFor,
-  tryOpenSealed,
-  UNSEALED_REFUSAL,
+  appNameIfMultiple,
+  openSigned,
+  signedValue,
+  tryOpenSigned,
+  UNSIGNED_REFUSAL,
   valueWriter,
 } from '../apps/apps.ts';
 import { currentRequest, msLeft } from '../request-context.ts';
@@ -31,7 +31,7 @@ import {
   takeDecision,
 } from './decide.ts';
 import { type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
-import { tellClicker } from './replies.ts';
+import { replyPrivately } from './replies.ts';
 
 // The listeners of two pairs of eyes: "Approve" (and "Retry"), "Reject" and the reason it asks
 // for, each checked on the server when it comes; the open requests a person may act on; and the
@@ -39,11 +39,11 @@ import { tellClicker } from './replies.ts';
 
 const IdValue = z.object({ id: z.string().regex(/^[0-9a-f]{24}$/) });
 
-/** The person who clicked a request's button, on the app and request its sealed value names. */
+/** The person who clicked a request's button, on the app and request its signed value names. */
 function deciderOf(deps: ChangeDeps, args: ButtonArgs): { decider: Decider; id: string } {
   const { body, client } = args;
-  const { app, value } = openSealed(deps.apps, IdValue, args.action.value);
-  const tell = (text: string) => tellClicker(deps, args, text);
+  const { app, value } = openSigned(deps.apps, IdValue, args.action.value);
+  const tell = (text: string) => replyPrivately(deps, args, text);
   return { id: value.id, decider: { app, userId: body.user.id, client, tell } };
 }
 
@@ -79,7 +79,7 @@ export function createRejectButton(deps: ChangeDeps) {
     if (refusal) return decider.tell(refusal);
     await deps.views.open({
       trigger_id: args.body.trigger_id,
-      view: rejectReasonView(found.request, sealFor(decider.app, { id })),
+      view: rejectReasonView(found.request, signedValue(decider.app, { id })),
     });
   };
 }
@@ -99,9 +99,9 @@ const REJECT_TITLE = 'Reject the change';
  */
 export function createRejectSubmission(deps: ChangeDeps) {
   return async ({ ack, view, body, client }: SubmitArgs) => {
-    const opened = tryOpenSealed(deps.apps, IdValue, view.private_metadata);
+    const opened = tryOpenSigned(deps.apps, IdValue, view.private_metadata);
     if (!opened) {
-      await ack({ response_action: 'update', view: messageModal(REJECT_TITLE, UNSEALED_REFUSAL) });
+      await ack({ response_action: 'update', view: messageModal(REJECT_TITLE, UNSIGNED_REFUSAL) });
       return;
     }
     const reason = rejectReasonOf(view.state.values);
@@ -164,7 +164,7 @@ export async function requestsFor(
     if (!app?.approval || now > request.expiresAt) continue;
     const listed = {
       request,
-      appName: appNameIfSeveral(deps.apps, app),
+      appName: appNameIfMultiple(deps.apps, app),
       value: valueWriter(app)({ id: request.id }),
     };
     if (request.requester === userId) {

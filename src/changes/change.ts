@@ -132,7 +132,7 @@ const FieldsSchema = z.object({
 });
 
 /**
- * A change as it comes back from Slack (a review's metadata, sealed for its app): a role's
+ * A change as it comes back from Slack (a review's metadata, signed for its app): a role's
  * changed keys; with a `subject` (a uid the app could have sent), exactly one change to that
  * user; or a change to a role itself that the app makes. Anything else is not the app's, and is
  * refused where it is read.
@@ -205,7 +205,7 @@ export function changeOf(stored: {
   return withKind({ id, role, changes: keys, seenAt, ...(reverts ? { reverts } : {}) }, subject);
 }
 
-/** The change as a review's metadata carries it, before it is written out (sealed). Pure. */
+/** The change as a review's metadata carries it, before it is written out (signed). Pure. */
 export function changeRecord(change: Change): Record<string, unknown> {
   const subject = subjectOf(change);
   return {
@@ -223,7 +223,7 @@ export function encodeChange(change: Change): string {
   return JSON.stringify(changeRecord(change));
 }
 
-/** Parses plain (unsealed) metadata; undefined when it is not a change the app made. */
+/** Parses plain (unsigned) metadata; undefined when it is not a change the app made. */
 export function decodeChange(raw: string | undefined): Change | undefined {
   let json: unknown;
   try {

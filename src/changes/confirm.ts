@@ -1,4 +1,4 @@
-import { appNameIfSeveral, tryOpenSealed, UNSEALED_REFUSAL, valueWriter } from '../apps/apps.ts';
+import { appNameIfMultiple, tryOpenSigned, UNSIGNED_REFUSAL, valueWriter } from '../apps/apps.ts';
 import type { SubmitArgs } from '../slack/listener-args.ts';
 import { ChangeSchema } from './change.ts';
 import type { ChangeDeps } from './deps.ts';
@@ -6,8 +6,8 @@ import { submittedView } from './outcome.ts';
 import { submitChange } from './submit.ts';
 import { messageView, reasonOf } from './views.ts';
 
-/** The answer to a review whose metadata is not one this app sealed. */
-const OUTDATED_REVIEW = messageView('Edit permissions', UNSEALED_REFUSAL);
+/** The answer to a review whose metadata is not one this app signed. */
+const OUTDATED_REVIEW = messageView('Edit permissions', UNSIGNED_REFUSAL);
 
 /**
  * "Apply" or "Request approval" on the review of any change: acknowledged at once with a pending
@@ -15,14 +15,14 @@ const OUTDATED_REVIEW = messageView('Edit permissions', UNSEALED_REFUSAL);
  */
 export function createConfirmSubmission(deps: ChangeDeps) {
   return async ({ ack, view, body, client }: SubmitArgs) => {
-    // Sealed for its app: a review made by hand or edited to name another app is refused.
-    const opened = tryOpenSealed(deps.apps, ChangeSchema, view.private_metadata);
+    // Signed for its app: a review made by hand or edited to name another app is refused.
+    const opened = tryOpenSigned(deps.apps, ChangeSchema, view.private_metadata);
     if (!opened) {
       await ack({ response_action: 'update', view: OUTDATED_REVIEW });
       return;
     }
     const { app, value: change } = opened;
-    const label = { appName: appNameIfSeveral(deps.apps, app), write: valueWriter(app) };
+    const label = { appName: appNameIfMultiple(deps.apps, app), write: valueWriter(app) };
     const needsApproval = app.approval !== undefined;
     await ack({
       response_action: 'update',

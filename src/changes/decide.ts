@@ -1,13 +1,13 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { CheckLimit } from '../access/access.ts';
-import { appNameIfSeveral, type CometChatApp } from '../apps/apps.ts';
+import { appNameIfMultiple, type CometChatApp } from '../apps/apps.ts';
+import { permissionKeyText } from '../replies/permission-key-text.ts';
+import { withRef } from '../replies/sentences.ts';
 import { currentRequest } from '../request-context.ts';
 import { slackErrorCode } from '../slack/deliver.ts';
 import { escapeMrkdwn } from '../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../store/store.ts';
-import { permissionKeyText } from '../voice/permission-key-text.ts';
-import { withRef } from '../voice/sentences.ts';
 import { type ApplyOutcome, applyChange, NOT_SENT } from './apply.ts';
 import { approvalMessage, askAgain, outcomeNotice } from './approval-view.ts';
 import { type Change, changeOf } from './change.ts';
@@ -159,7 +159,7 @@ export async function announce(
       });
   }
   if (request.status === 'open') return;
-  const appName = app ? appNameIfSeveral(deps.apps, app) : undefined;
+  const appName = app ? appNameIfMultiple(deps.apps, app) : undefined;
   await deps.deliver({ userId: request.requester }, outcomeNotice(request, appName), log);
 }
 

@@ -1,6 +1,6 @@
 import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import { failureSentence, type SentenceDeps } from '../replies/failure.ts';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
-import { failureSentence, type SentenceDeps } from '../voice/failure.ts';
 import { createApproveButton, createRejectButton, createRejectSubmission } from './approvals.ts';
 import { createConfirmSubmission } from './confirm.ts';
 import type { ChangeDeps } from './deps.ts';
@@ -30,7 +30,7 @@ export { type AppLabel, appLabel, type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from
 export { type Baseline, baselineFrom } from './kinds/permissions.ts';
 export { failureView } from './outcome.ts';
 export type { AuditTrail } from './record.ts';
-export { tellClicker } from './replies.ts';
+export { replyPrivately } from './replies.ts';
 export { revertButton } from './revert-view.ts';
 export {
   type AskedRoleChange,

@@ -1,12 +1,12 @@
 import type { KnownBlock, View } from '@slack/types';
 import { type Catalogue, holdsRoleIds, SHIPPED_CATALOGUE } from '../cometchat/catalogue.ts';
 import type { PermissionUpdate } from '../cometchat/model.ts';
+import { permissionKeyText } from '../replies/permission-key-text.ts';
+import { permissionValueText } from '../replies/permission-value-text.ts';
+import { counted, failureMessage, inApp, withRef } from '../replies/sentences.ts';
 import { actions, button, divider, messageModal, plain, section } from '../slack/blocks.ts';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
 import { code, escapeMrkdwn } from '../slack/mrkdwn.ts';
-import { permissionKeyText } from '../voice/permission-key-text.ts';
-import { permissionValueText } from '../voice/permission-value-text.ts';
-import { counted, failureMessage, inApp, withRef } from '../voice/sentences.ts';
 import type { ApplyOutcome } from './apply.ts';
 import type { Change, KeyChange } from './change.ts';
 import type { AppLabel } from './deps.ts';
@@ -17,7 +17,7 @@ import { AUDIT_NOT_STORED, chunkedSections, messageView } from './views.ts';
 // is under way; then the outcome (applied, with the same change offered to the other apps; not
 // sent, and why; the failure and its reference). Pure.
 
-/** "Apply the same change to <app>": the app, and the button's value naming it, sealed. */
+/** "Apply the same change to <app>": the app, and the button's value naming it, signed. */
 export interface PromotionOffer {
   app: string;
   value: string;
@@ -107,7 +107,7 @@ export interface ResultOptions {
   appName?: string | undefined;
   /** Other apps that have the role, each offered "Apply the same change to <app>". */
   promoteTo?: readonly PromotionOffer[];
-  /** The applied change as the result's metadata carries it (sealed for the app). */
+  /** The applied change as the result's metadata carries it (signed for the app). */
   metadata?: string | undefined;
   /** The app's catalogue, which names and groups the keys; the shipped one by default. */
   catalogue?: Catalogue | undefined;

@@ -4,19 +4,19 @@ import { editRefusal } from '../access/edit-refusal.ts';
 import {
   type Apps,
   type CometChatApp,
-  tryOpenSealed,
-  UNSEALED_REFUSAL,
+  tryOpenSigned,
+  UNSIGNED_REFUSAL,
   valueWriter,
 } from '../apps/apps.ts';
 import { type Catalogue, sameValue } from '../cometchat/catalogue.ts';
 import { MAX_ROLES } from '../cometchat/id-rules.ts';
 import { type PermissionValue, type Role, RoleIdSchema } from '../cometchat/schemas.ts';
+import { inApp, roleHoldersSentence, roleLimitSentence } from '../replies/sentences.ts';
 import { currentRequest, msLeft } from '../request-context.ts';
 import type { ButtonArgs } from '../slack/listener-args.ts';
 import { failInModal } from '../slack/modal-outcome.ts';
 import { code, escapeMrkdwn } from '../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../store/store.ts';
-import { inApp, roleHoldersSentence, roleLimitSentence } from '../voice/sentences.ts';
 import {
   changeId,
   changeRecord,
@@ -168,7 +168,7 @@ const PromoteValue = z.object({ promoteTo: z.string() });
 
 /**
  * The "Apply the same change to <app>" buttons of a change applied to `from`: each value names
- * its app, sealed by `from` like the result's metadata, so that a button cannot be made by hand
+ * its app, signed by `from` like the result's metadata, so that a button cannot be made by hand
  * nor a value moved from another result.
  */
 export function promotionOffers(from: CometChatApp, names: readonly string[]): PromotionOffer[] {
@@ -185,14 +185,14 @@ export function createPromoteButton(deps: ChangeDeps) {
     await ack();
     const { log } = currentRequest();
     const push = (view: View) => deps.views.push({ trigger_id: body.trigger_id, view });
-    // The change comes from the result's metadata, sealed by the app it was applied to; the
-    // button names where it goes, sealed by the same app.
-    const from = tryOpenSealed(deps.apps, AppliedChangeSchema, body.view?.private_metadata);
-    const offer = tryOpenSealed(deps.apps, PromoteValue, action.value);
+    // The change comes from the result's metadata, signed by the app it was applied to; the
+    // button names where it goes, signed by the same app.
+    const from = tryOpenSigned(deps.apps, AppliedChangeSchema, body.view?.private_metadata);
+    const offer = tryOpenSigned(deps.apps, PromoteValue, action.value);
     const to = offer && deps.apps.byName(offer.value.promoteTo);
     if (!from || offer?.app !== from.app || !to || to.name === from.app.name) {
-      log.warn('promotion: unsealed or forged button refused');
-      await push(messageView('Apply to another app', UNSEALED_REFUSAL));
+      log.warn('promotion: unsigned or forged button refused');
+      await push(messageView('Apply to another app', UNSIGNED_REFUSAL));
       return;
     }
     const refusal = await editRefusal(to.access, body.user.id, log, 'open', {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { isCometChatError } from '../cometchat/errors.ts';
+import { ChangeNotTaken } from '../replies/failure.ts';
 import type { AuditRecord } from '../store/store.ts';
-import { ChangeNotTaken } from '../voice/failure.ts';
 import { type Change, subjectOf } from './change.ts';
 import type { RecordFacts } from './kinds/index.ts';
 

@@ -7,7 +7,7 @@ import { type Deliverer, recipientOf, respondOrFallBack } from '../slack/deliver
  * in: Bolt's `respond`, else its fallbacks (a click on the Home tab or in a modal has no
  * response_url: a direct message then).
  */
-export function tellClicker(
+export function replyPrivately(
   deps: { deliver: Deliverer },
   args: {
     body: { user: { id: string }; channel?: { id: string } | undefined };

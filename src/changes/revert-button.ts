@@ -1,6 +1,6 @@
 import type { View } from '@slack/types';
 import { editRefusal } from '../access/edit-refusal.ts';
-import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../apps/apps.ts';
+import { appNameIfMultiple, type CometChatApp, openSigned, valueWriter } from '../apps/apps.ts';
 import { isCometChatError } from '../cometchat/errors.ts';
 import type { User } from '../cometchat/model.ts';
 import { currentRequest, msLeft } from '../request-context.ts';
@@ -9,7 +9,7 @@ import { failInModal } from '../slack/modal-outcome.ts';
 import type { AuditRecord, Store } from '../store/store.ts';
 import { type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
 import { failureView } from './outcome.ts';
-import { tellClicker } from './replies.ts';
+import { replyPrivately } from './replies.ts';
 import { type Now, notAppliedSentence, RevertValueSchema, revertOf } from './revert.ts';
 import { REVERT_TITLE, revertReviewView } from './revert-view.ts';
 import { messageView } from './views.ts';
@@ -31,12 +31,12 @@ export function createRevertButton(deps: ChangeDeps) {
   return async (args: ButtonArgs) => {
     const { ack, body, action } = args;
     await ack();
-    const { app, value } = openSealed(deps.apps, RevertValueSchema, action.value);
+    const { app, value } = openSigned(deps.apps, RevertValueSchema, action.value);
     const { log } = currentRequest();
     const refusal = await editRefusal(app.access, body.user.id, log, 'revert', {
       withinMs: msLeft(OPEN_CHECK_DEADLINE_MS, deps.now),
     });
-    if (refusal) return tellClicker(deps, args, refusal);
+    if (refusal) return replyPrivately(deps, args, refusal);
     const viewId = await deps.views.open({
       trigger_id: body.trigger_id,
       view: messageView(REVERT_TITLE, ':hourglass_flowing_sand: Asking CometChat…', false),
@@ -72,7 +72,7 @@ async function revertReview(
   if (revert.kind === 'none') return messageView(REVERT_TITLE, revert.sentence);
   return revertReviewView(record, revert, {
     write: valueWriter(app),
-    appName: appNameIfSeveral(deps.apps, app),
+    appName: appNameIfMultiple(deps.apps, app),
     approvalChannel: app.approval?.channel,
     catalogue,
   });

@@ -3,9 +3,9 @@ import { sameValue } from '../cometchat/catalogue.ts';
 import { MAX_ROLES } from '../cometchat/id-rules.ts';
 import { accountOf, type User } from '../cometchat/model.ts';
 import type { PermissionMap, PermissionValue, Role } from '../cometchat/schemas.ts';
+import { roleLimitSentence } from '../replies/sentences.ts';
 import { code } from '../slack/mrkdwn.ts';
 import type { AuditRecord, KnownPermissions } from '../store/store.ts';
-import { roleLimitSentence } from '../voice/sentences.ts';
 import {
   type Change,
   changeId,
@@ -22,7 +22,7 @@ import {
 // audit as any change; its record names the one it reverts (`reverts`). What the inverse cannot
 // know (a value never read, a deleted role's permissions never seen) is said, not guessed.
 
-/** A Revert button's value: the ref of the record to put back, sealed for its app. */
+/** A Revert button's value: the ref of the record to put back, signed for its app. */
 export const RevertValueSchema = z.object({ revert: z.string().min(1).max(64) });
 
 /** What is there now, read for the review of a revert. */

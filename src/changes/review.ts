@@ -1,11 +1,11 @@
 import type { View } from '@slack/types';
-import { type Apps, appNameIfSeveral, type CometChatApp, valueWriter } from '../apps/apps.ts';
+import { type Apps, appNameIfMultiple, type CometChatApp, valueWriter } from '../apps/apps.ts';
 import type { Catalogue } from '../cometchat/catalogue.ts';
 import type { PermissionValue } from '../cometchat/schemas.ts';
+import { counted, inApp } from '../replies/sentences.ts';
 import { context, plain, section } from '../slack/blocks.ts';
 import { CALLBACKS } from '../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../slack/mrkdwn.ts';
-import { counted, inApp } from '../voice/sentences.ts';
 import {
   type AccountChange,
   type Change,
@@ -109,7 +109,7 @@ export function userChangeQuestion(asked: AskedUserChange, appName: string | und
 
 /** The review of a change to a user, for the users feature's modal. */
 export function reviewUserChange(
-  apps: Pick<Apps, 'several'>,
+  apps: Pick<Apps, 'multiple'>,
   app: CometChatApp,
   asked: AskedUserChange,
   origin: string,
@@ -117,7 +117,7 @@ export function reviewUserChange(
   const change = userChangeOf(app.name, asked, origin);
   return subjectReviewView({
     title: USER_CHANGE_TITLE,
-    question: userChangeQuestion(asked, appNameIfSeveral(apps, app)),
+    question: userChangeQuestion(asked, appNameIfMultiple(apps, app)),
     details: asked.details,
     note: '“Before” is what CometChat had when you asked; it is checked again when the change is sent.',
     privateMetadata: valueWriter(app)(changeRecord(change)),

@@ -24,7 +24,7 @@ import { messageView } from './views.ts';
 // change applied (apply.ts) or posted for approval (request.ts), and the review's modal, which
 // Slack was answered with a pending view, then shows the outcome.
 
-/** A review submitted, opened for the app it was sealed for. */
+/** A review submitted, opened for the app it was signed for. */
 export interface Submitted {
   app: CometChatApp;
   change: Change;

@@ -2,12 +2,12 @@ import type { ViewSubmitAction } from '@slack/bolt';
 import type { KnownBlock, View } from '@slack/types';
 import { type Catalogue, holdsRoleIds, SHIPPED_CATALOGUE } from '../cometchat/catalogue.ts';
 import type { PermissionValue } from '../cometchat/schemas.ts';
+import { permissionKeyText } from '../replies/permission-key-text.ts';
+import { permissionValueText } from '../replies/permission-value-text.ts';
+import { counted } from '../replies/sentences.ts';
 import { md, messageModal, plain } from '../slack/blocks.ts';
 import { CALLBACKS } from '../slack/ids.ts';
 import { code, escapeMrkdwn } from '../slack/mrkdwn.ts';
-import { permissionKeyText } from '../voice/permission-key-text.ts';
-import { permissionValueText } from '../voice/permission-value-text.ts';
-import { counted } from '../voice/sentences.ts';
 import type { Change, KeyChange } from './change.ts';
 
 // The Block Kit pieces every view of a change is made of, as pure functions: the modal that says

@@ -1,14 +1,14 @@
 import type { App } from '@slack/bolt';
 import { roleIdProblem } from '../cometchat/id-rules.ts';
+import { logFailure } from '../replies/error-handler.ts';
+import { failureSentence, ReportedFailure } from '../replies/failure.ts';
+import { inputRefused } from '../replies/refusals.ts';
+import { failureMessage } from '../replies/sentences.ts';
 import { currentRequest } from '../request-context.ts';
 import { type Respond, respondOrFallBack, type SlackMessage } from '../slack/deliver.ts';
 import { COMMAND } from '../slack/ids.ts';
 import { code, truncate } from '../slack/mrkdwn.ts';
 import { MAX_PAGE } from '../slack/values.ts';
-import { logFailure } from '../voice/error-handler.ts';
-import { failureSentence, ReportedFailure } from '../voice/failure.ts';
-import { inputRefused } from '../voice/refusals.ts';
-import { failureMessage } from '../voice/sentences.ts';
 import type { AppDeps } from './deps.ts';
 import { type CommandContext, type ReadWords, Refusal, type Subcommand } from './feature.ts';
 

@@ -13,7 +13,7 @@ import type { Store } from '../store/store.ts';
 
 /** What most of a feature's work needs. */
 export interface FeatureDeps {
-  /** The CometChat apps; each feature acts on the one a command or a sealed value names. */
+  /** The CometChat apps; each feature acts on the one a command or a signed value names. */
   apps: Apps;
   deliver: Deliverer;
   /** Modals and the Home tab. */
@@ -65,7 +65,7 @@ export interface ChannelAlerts {
 
 /**
  * One of the last changes, as the Home tab shows it: its line, its app, and for an applied change
- * its _Revert_ button (sealed for the app; shown to the app's editors). The audit feature reads
+ * its _Revert_ button (signed for the app; shown to the app's editors). The audit feature reads
  * them, the Home draws them.
  */
 export interface RecentChange {

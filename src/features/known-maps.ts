@@ -5,8 +5,8 @@ import {
   sameValue,
 } from '../cometchat/catalogue.ts';
 import type { PermissionValue } from '../cometchat/schemas.ts';
+import type { SetByThisApp } from '../replies/sentences.ts';
 import type { KnownPermissions } from '../store/store.ts';
-import type { SetByThisApp } from '../voice/sentences.ts';
 
 // Two roles' permissions as this app knows them, key by key. CometChat offers no read of a
 // role's configured permissions, so what is known of a role is the map its last update through

@@ -1,9 +1,9 @@
 import type { View } from '@slack/types';
+import { failureSentence } from '../replies/failure.ts';
+import { failureMessage } from '../replies/sentences.ts';
 import { currentRequest } from '../request-context.ts';
 import { messageModal } from '../slack/blocks.ts';
 import { failInModal } from '../slack/modal-outcome.ts';
-import { failureSentence } from '../voice/failure.ts';
-import { failureMessage } from '../voice/sentences.ts';
 import type { FeatureDeps } from './deps.ts';
 
 // What a change asked for on a trigger (a button, a command) does first, whichever feature asks:

@@ -26,10 +26,10 @@ export const ACTIONS = {
   promoteChange: 'promote_change',
   /**
    * An applied change's _Revert_, followed by `:<ref>` (several in one list); its value is the
-   * record's ref, sealed for its app.
+   * record's ref, signed for its app.
    */
   revertChange: 'revert_change',
-  /** The Home tab's role pickers; an option's value is its role, sealed for its app. */
+  /** The Home tab's role pickers; an option's value is its role, signed for its app. */
   homeEditRole: 'home_edit_role',
   homeFindCalls: 'home_find_calls',
   homeLookupCall: 'home_lookup_call',
@@ -40,7 +40,7 @@ export const ACTIONS = {
   userCalls: 'user_calls',
   userChangeRole: 'user_change_role',
   userAccount: 'user_account',
-  /** A channel's subscription's "Remove"; its value is the subscription's id, sealed. */
+  /** A channel's subscription's "Remove"; its value is the subscription's id, signed. */
   removeSubscription: 'remove_subscription',
 } as const;
 

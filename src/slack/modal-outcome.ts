@@ -10,8 +10,8 @@ import type { Views } from './views.ts';
  * A failure the person has been told of already (in the modal they were looking at): the global
  * handler logs its cause under the request's reference and says nothing more.
  */
-export class ShownFailure extends Error {
-  override readonly name = 'ShownFailure';
+export class AlreadyShownError extends Error {
+  override readonly name = 'AlreadyShownError';
   constructor(override readonly cause: unknown) {
     super('a failure the person has seen', { cause });
   }
@@ -28,7 +28,7 @@ export async function showModal(views: Views, target: ModalTarget, view: View): 
 
 /**
  * Shows a failure in the modal and rethrows the error for the global handler to log, as a
- * ShownFailure only once the modal shows it: when Slack refuses the view, the handler
+ * AlreadyShownError only once the modal shows it: when Slack refuses the view, the handler
  * reaches the person another way (the response_url, an ephemeral message, or a DM).
  */
 export async function failInModal(
@@ -47,7 +47,7 @@ export async function failInModal(
     );
     throw error;
   }
-  throw new ShownFailure(error);
+  throw new AlreadyShownError(error);
 }
 
 /**

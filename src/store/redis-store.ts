@@ -325,7 +325,7 @@ function redisKeys(prefix: string) {
     claim: (id: string) => `${prefix}claim:${id}`,
     audit: (ref: string) => `${prefix}audit:${ref}`,
     intent: (ref: string) => `${prefix}intent:${ref}`,
-    intentsByTime: `${prefix}intents-by-time`,
+    pendingByTime: `${prefix}intents-by-time`,
     auditPosts: `${prefix}audit-posts`,
     auditPostsByDue: `${prefix}audit-posts-by-due`,
     approval: (id: string) => `${prefix}approval:${id}`,
@@ -511,7 +511,7 @@ class RedisStore implements Store {
         keys: [
           keys.audit(record.ref),
           keys.intent(record.ref),
-          keys.intentsByTime,
+          keys.pendingByTime,
           keys.auditPosts,
           keys.auditPostsByDue,
           keys.byTime,
@@ -562,21 +562,21 @@ class RedisStore implements Store {
     );
   };
 
-  readonly putIntent = async (record: AuditRecord): Promise<void> => {
+  readonly putPending = async (record: AuditRecord): Promise<void> => {
     const text = JSON.stringify(record);
     await this.#run('store audit intent', () =>
       this.#client
         .multi()
         .set(this.#keys.intent(record.ref), text)
-        .zAdd(this.#keys.intentsByTime, { score: record.at, value: record.ref })
+        .zAdd(this.#keys.pendingByTime, { score: record.at, value: record.ref })
         .exec(),
     );
   };
 
-  readonly listIntents = async (before: number): Promise<AuditRecord[]> => {
+  readonly listPending = async (before: number): Promise<AuditRecord[]> => {
     const operation = 'list audit intents';
     const refs = await this.#run(operation, () =>
-      this.#client.zRangeByScore(this.#keys.intentsByTime, '-inf', `(${before}`),
+      this.#client.zRangeByScore(this.#keys.pendingByTime, '-inf', `(${before}`),
     );
     const refList = decodeStored(RefListSchema, refs, 'the intent index');
     return this.#readAll(operation, refList, this.#keys.intent, AuditRecordSchema, 'audit intent');

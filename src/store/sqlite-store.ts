@@ -253,7 +253,7 @@ function auditStatements(db: DatabaseSync) {
     ),
     insertAuditRole: db.prepare(INSERT_AUDIT_ROLE),
     selectAudit: db.prepare('SELECT * FROM audit_records WHERE ref = ?'),
-    deleteIntent: db.prepare('DELETE FROM audit_intents WHERE ref = ?'),
+    deletePending: db.prepare('DELETE FROM audit_intents WHERE ref = ?'),
     insertAuditPost: db.prepare(
       'INSERT INTO audit_posts (ref, due_at, post) VALUES (?, ?, ?) ON CONFLICT (ref) DO NOTHING',
     ),
@@ -262,11 +262,11 @@ function auditStatements(db: DatabaseSync) {
     ),
     updateAuditPost: db.prepare('UPDATE audit_posts SET due_at = ?, post = ? WHERE ref = ?'),
     deleteAuditPost: db.prepare('DELETE FROM audit_posts WHERE ref = ?'),
-    upsertIntent: db.prepare(
+    upsertPending: db.prepare(
       `INSERT INTO audit_intents (ref, at, record) VALUES (?, ?, ?)
        ON CONFLICT (ref) DO UPDATE SET at = excluded.at, record = excluded.record`,
     ),
-    selectIntents: db.prepare('SELECT record FROM audit_intents WHERE at < ? ORDER BY at, ref'),
+    selectPending: db.prepare('SELECT record FROM audit_intents WHERE at < ? ORDER BY at, ref'),
     // One query per combination, so that each is planned on its own index.
     auditAll: auditQuery(db, ''),
     auditOfApp: auditQuery(db, 'WHERE app = @app'),
@@ -420,7 +420,7 @@ class SqliteStore implements Store {
           this.#sql.insertAuditRole.run(record.ref, role, record.app, record.at);
         }
       }
-      this.#sql.deleteIntent.run(record.ref);
+      this.#sql.deletePending.run(record.ref);
       if (!added || postTo === undefined) return;
       const post: AuditPost = { record, channel: postTo, attempts: 0, dueAt: record.at };
       this.#sql.insertAuditPost.run(record.ref, post.dueAt, JSON.stringify(post));
@@ -446,16 +446,16 @@ class SqliteStore implements Store {
     this.#sql.deleteAuditPost.run(ref);
   };
 
-  readonly putIntent = async (record: AuditRecord): Promise<void> => {
+  readonly putPending = async (record: AuditRecord): Promise<void> => {
     this.#sameFile();
-    this.#sql.upsertIntent.run(record.ref, record.at, JSON.stringify(record));
+    this.#sql.upsertPending.run(record.ref, record.at, JSON.stringify(record));
   };
 
-  readonly listIntents = async (before: number): Promise<AuditRecord[]> => {
+  readonly listPending = async (before: number): Promise<AuditRecord[]> => {
     this.#sameFile();
     const what = 'an audit intent';
-    return this.#sql.selectIntents.all(before).map((raw) => {
-      const { record } = decodeStored(IntentRowSchema, raw, what);
+    return this.#sql.selectPending.all(before).map((raw) => {
+      const { record } = decodeStored(PendingRowSchema, raw, what);
       return decodeStoredJson(AuditRecordSchema, record, what);
     });
   };
@@ -735,7 +735,7 @@ const KnownRowSchema = z.object({
 
 const UserVersionRowSchema = z.object({ user_version: z.number().int().nonnegative() });
 const CountRowSchema = z.object({ total: z.number() });
-const IntentRowSchema = z.object({ record: z.string() });
+const PendingRowSchema = z.object({ record: z.string() });
 const ApprovalRowSchema = z.object({ request: z.string() });
 const SubscriptionRowSchema = z.object({ subscription: z.string() });
 const WebhookEventRowSchema = z.object({ event: z.string() });

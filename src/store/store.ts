@@ -97,9 +97,9 @@ export interface Store {
    * (outcome `unknown`), under the attempt's `ref`. The answer's record replaces it (appendAudit);
    * one left behind is turned into its record by the intent sweep.
    */
-  putIntent(record: AuditRecord): Promise<void>;
+  putPending(record: AuditRecord): Promise<void>;
   /** Intents whose `at` (Unix ms) is before `before`, oldest first. */
-  listIntents(before: number): Promise<AuditRecord[]>;
+  listPending(before: number): Promise<AuditRecord[]>;
   /** Creates or replaces an approval request (by `id`). */
   putApproval(request: ApprovalRequest): Promise<void>;
   getApproval(id: string): Promise<ApprovalRequest | undefined>;
@@ -233,11 +233,11 @@ class MemoryStore implements Store {
     this.#auditPosts.delete(ref);
   };
 
-  readonly putIntent = async (record: AuditRecord): Promise<void> => {
+  readonly putPending = async (record: AuditRecord): Promise<void> => {
     this.#intents.set(record.ref, structuredClone(record));
   };
 
-  readonly listIntents = async (before: number): Promise<AuditRecord[]> => {
+  readonly listPending = async (before: number): Promise<AuditRecord[]> => {
     return structuredClone(
       [...this.#intents.values()].filter((r) => r.at < before).sort((a, b) => a.at - b.at),
     );

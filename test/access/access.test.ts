@@ -8,8 +8,8 @@ import {
   requireViewer,
 } from '../../src/access/access.ts';
 import { createLogger } from '../../src/log.ts';
+import { REFUSALS } from '../../src/replies/refusals.ts';
 import { runInRequest } from '../../src/request-context.ts';
-import { REFUSALS } from '../../src/voice/refusals.ts';
 import { LogCapture } from '../log-capture.ts';
 
 // Time is faked throughout: Slack's answers arrive on fake timers, and `Date.now` (the cache's

@@ -209,7 +209,7 @@ describe('applyChange', () => {
     const { deps, request, apply } = setup({
       store,
       update: async (_role, payload) => {
-        atSend = await store.listIntents(Number.POSITIVE_INFINITY);
+        atSend = await store.listPending(Number.POSITIVE_INFINITY);
         return { permissions: payload, results: {} };
       },
     });
@@ -226,8 +226,8 @@ describe('applyChange', () => {
 
   it('sends nothing when the intent cannot be stored, and lets a retry through', async () => {
     const store = createMemoryStore(() => NOW);
-    const putIntent = store.putIntent;
-    store.putIntent = async () => {
+    const putPending = store.putPending;
+    store.putPending = async () => {
       throw new Error('store unreachable');
     };
     const { deps, request, sent, audited, apply } = setup({ store });
@@ -235,7 +235,7 @@ describe('applyChange', () => {
     expect(outcome.kind).toBe('not-sent');
     expect(sent).toHaveLength(0);
     expect(audited).toHaveLength(0);
-    store.putIntent = putIntent;
+    store.putPending = putPending;
     expect((await apply(deps, request)).kind).toBe('applied');
     expect(sent).toHaveLength(1);
   });
@@ -267,6 +267,6 @@ describe('applyChange', () => {
     });
     expect((await apply(deps, request)).kind).toBe('stale');
     expect(sent).toHaveLength(0);
-    expect(await store.listIntents(Number.POSITIVE_INFINITY)).toEqual([]);
+    expect(await store.listPending(Number.POSITIVE_INFINITY)).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { approvalReport, requestChange } from '../../src/changes/decide.ts';
 import { CometChatError } from '../../src/cometchat/errors.ts';
+import { failureSentence } from '../../src/replies/failure.ts';
 import type { ApprovalRequest } from '../../src/store/store.ts';
-import { failureSentence } from '../../src/voice/failure.ts';
 
 /** What the failure sentences are given: the budget they mention, and no secrets. */
 const SENTENCE_DEPS = { budgetSeconds: 8, secrets: [] };

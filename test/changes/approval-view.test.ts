@@ -184,11 +184,11 @@ describe('approvalsList', () => {
 
 describe('rejectReasonView', () => {
   it('asks the reason for the requester, in the form its submission reads, carrying the request', () => {
-    const view = rejectReasonView(request, 'sealed-id');
+    const view = rejectReasonView(request, 'signed-id');
     expect(view).toMatchObject({
       type: 'modal',
       callback_id: CALLBACKS.rejectReason,
-      private_metadata: 'sealed-id',
+      private_metadata: 'signed-id',
       submit: { text: 'Reject' },
     });
     expect(JSON.stringify(view.blocks)).toContain(

@@ -2,19 +2,19 @@ import type { Logger } from 'pino';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import type { Access } from '../../src/access/access.ts';
-import { createApps, sealFor, UNSEALED_REFUSAL } from '../../src/apps/apps.ts';
+import { createApps, signedValue, UNSIGNED_REFUSAL } from '../../src/apps/apps.ts';
 import { encodeChange, type PermissionsChange } from '../../src/changes/change.ts';
 import { createConfirmSubmission } from '../../src/changes/confirm.ts';
 import type { ChangeDeps } from '../../src/changes/deps.ts';
 import type { CometChatClient } from '../../src/cometchat/client.ts';
 import { CometChatError } from '../../src/cometchat/errors.ts';
 import { createLogger } from '../../src/log.ts';
+import { AlreadyShownError, failureSentence } from '../../src/replies/failure.ts';
 import { runInRequest } from '../../src/request-context.ts';
 import type { Deliverer } from '../../src/slack/deliver.ts';
 import type { SubmitArgs } from '../../src/slack/listener-args.ts';
 import type { Views } from '../../src/slack/views.ts';
 import { createMemoryStore } from '../../src/store/store.ts';
-import { failureSentence, ShownFailure } from '../../src/voice/failure.ts';
 import { LogCapture } from '../log-capture.ts';
 
 // The review's "Apply" (the road's confirm listener) without Slack: what it refuses, and how
@@ -35,11 +35,11 @@ const allowAll: Access = {
 const appsWith = (access: Access, cometchat = {} as CometChatClient) =>
   createApps([{ name: 'default', appId: 'a', region: 'us', apiKey: 'k', cometchat, access }]);
 
-/** Metadata as the app writes it: the JSON `encoded` gives, sealed for the one app. */
-function sealed(encoded: string): string {
+/** Metadata as the app writes it: the JSON `encoded` gives, signed for the one app. */
+function signed(encoded: string): string {
   const [app] = appsWith(allowAll).all;
   if (!app) throw new Error('no app');
-  return sealFor(app, JSON.parse(encoded) as Record<string, unknown>);
+  return signedValue(app, JSON.parse(encoded) as Record<string, unknown>);
 }
 
 const roleChange = { key: 'role', before: 'default', after: 'vip', explicit: false };
@@ -95,8 +95,8 @@ describe('the Apply listener, given a forged change to a user', () => {
     };
     const [app] = deps.apps.all;
     if (!app) throw new Error('no app');
-    /** The metadata sealed as the app seals it: only its content is forged. */
-    const sealed = (json: string) => sealFor(app, JSON.parse(json) as Record<string, unknown>);
+    /** The metadata signed as the app signs it: only its content is forged. */
+    const signed = (json: string) => signedValue(app, JSON.parse(json) as Record<string, unknown>);
     const submit = async (metadata: string) => {
       const acks: unknown[] = [];
       const args = {
@@ -116,15 +116,15 @@ describe('the Apply listener, given a forged change to a user', () => {
       forged({ changes: [{ ...roleChange, after: 'Not A Role' }] }),
       forged({ subject: { kind: 'user', uid: 'a b' } }),
     ]) {
-      expect(await submit(sealed(metadata))).toContain(UNSEALED_REFUSAL);
+      expect(await submit(signed(metadata))).toContain(UNSIGNED_REFUSAL);
     }
-    // The change as the review writes it, but not sealed: refused the same.
-    expect(await submit(forged({}))).toContain(UNSEALED_REFUSAL);
+    // The change as the review writes it, but not signed: refused the same.
+    expect(await submit(forged({}))).toContain(UNSIGNED_REFUSAL);
     expect(sent(client)).toBe(0);
     expect(client.getUser).not.toHaveBeenCalled();
     expect(record).not.toHaveBeenCalled();
     // The same listener, given the change as the review writes it, sends it.
-    await submit(sealed(forged({})));
+    await submit(signed(forged({})));
     expect(client.setUserRole).toHaveBeenCalledTimes(1);
     expect(record).toHaveBeenCalledTimes(1);
   });
@@ -188,7 +188,7 @@ describe('the Apply listener', () => {
       ack: async (response: unknown) => {
         acks.push(response);
       },
-      view: { id: 'V9', private_metadata: sealed(encodeChange(meta)), state: { values: {} } },
+      view: { id: 'V9', private_metadata: signed(encodeChange(meta)), state: { values: {} } },
       body: { type: 'view_submission', user: { id: 'U0EDITOR' }, team: { id: 'T1' } },
     } as unknown as SubmitArgs;
     const log = createLogger({ level: 'debug', destination: logs });
@@ -199,8 +199,8 @@ describe('the Apply listener', () => {
   it('marks a failure as shown once the modal shows it', async () => {
     const { run, updates } = setup({ updateFails: false, cometchatFails: true });
     const error = await run().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ShownFailure);
-    expect((error as ShownFailure).cause).toBeInstanceOf(CometChatError);
+    expect(error).toBeInstanceOf(AlreadyShownError);
+    expect((error as AlreadyShownError).cause).toBeInstanceOf(CometChatError);
     expect(JSON.stringify(updates)).toContain('ref0000003');
   });
 
@@ -208,7 +208,7 @@ describe('the Apply listener', () => {
     const { run, acks } = setup({ updateFails: true, cometchatFails: true });
     const error = await run().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CometChatError);
-    expect(error).not.toBeInstanceOf(ShownFailure);
+    expect(error).not.toBeInstanceOf(AlreadyShownError);
     expect(acks).toHaveLength(1);
   });
 

@@ -60,9 +60,9 @@ describe('promotionMetadata', () => {
     });
   });
 
-  it("is written by the app's writer (sealed when several apps are configured)", () => {
-    const write = (payload: Record<string, unknown>) => `seal.${JSON.stringify(payload)}`;
-    expect(promotionMetadata(meta, 'r1', { write })).toMatch(/^seal\.\{"role":"default"/);
+  it("is written by the app's writer (signed when several apps are configured)", () => {
+    const write = (payload: Record<string, unknown>) => `signature.${JSON.stringify(payload)}`;
+    expect(promotionMetadata(meta, 'r1', { write })).toMatch(/^signature\.\{"role":"default"/);
   });
 
   it('is left out when too large to carry back, so a promotion is never offered half', () => {

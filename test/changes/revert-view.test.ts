@@ -63,7 +63,7 @@ const moved = record({
 const ana = (role: string) => ({ uid: 'ana', name: 'Ana', role, status: 'offline' });
 
 describe('revertButton', () => {
-  it('is on an applied record only, its value the sealed ref, its id naming the ref', () => {
+  it('is on an applied record only, its value the signed ref, its id naming the ref', () => {
     const button = revertButton(write, moved);
     expect(button?.action_id).toBe(`${ACTIONS.revertChange}:ref0000001`);
     expect(JSON.parse(button?.value ?? '')).toEqual({ revert: 'ref0000001' });

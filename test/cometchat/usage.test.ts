@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failureSentence } from '../../src/voice/failure.ts';
+import { failureSentence } from '../../src/replies/failure.ts';
 import { failure, only, useSandboxClient } from './client-harness.ts';
 
 /** What the failure sentences are given: the budget they mention, and no secrets. */

@@ -100,7 +100,7 @@ async function run(backend: 'sqlite' | 'redis', storeUrl: string): Promise<Count
     const store = await openStore(storeUrl);
     try {
       await waitFor('the intent sweep', 10_000, async () =>
-        (await store.listIntents(Number.POSITIVE_INFINITY)).length === 0 ? true : undefined,
+        (await store.listPending(Number.POSITIVE_INFINITY)).length === 0 ? true : undefined,
       );
       await kill(child, 'SIGTERM');
       return check(backend, sandbox, await allRecords(store));

@@ -10,8 +10,8 @@ import {
   actionButtons,
   commandReply,
   type Harness,
-  sealedJson,
-  sealedValue,
+  signedJson,
+  signedTestValue,
   tableRecords,
   textOf,
 } from './harness.ts';
@@ -94,9 +94,9 @@ describe('approvals', () => {
   it("shows the approver the store's before, whatever a forged confirmation says", async () => {
     const h = await withApprovals();
     const { confirmation } = await reviewFlip(h);
-    // Forged and sealed as the app seals (only the checks on the server then stand in its
+    // Forged and signed as the app signs (only the checks on the server then stand in its
     // way): claim every key is already at its new value.
-    const meta = sealedJson(confirmation.private_metadata) as {
+    const meta = signedJson(confirmation.private_metadata) as {
       changes: { before?: unknown; after: unknown; explicit: boolean }[];
     };
     for (const change of meta.changes)
@@ -104,7 +104,7 @@ describe('approvals', () => {
     const mark = h.slack.calls.length;
     await submitView(
       h,
-      { ...confirmation, private_metadata: sealedValue(h, meta) },
+      { ...confirmation, private_metadata: signedTestValue(h, meta) },
       {
         approval_reason: { reason: { type: 'plain_text_input', value: 'forged' } },
       },
@@ -187,7 +187,7 @@ describe('approvals', () => {
     await driverAs(h, 'U0LEAD').interaction(
       driverAs(h, 'U0LEAD').blockAction({
         actionId: ACTIONS.approveChange,
-        value: sealedValue(h, { id: 'f'.repeat(24) }),
+        value: signedTestValue(h, { id: 'f'.repeat(24) }),
         responseUrl: h.slack.responseUrl(),
         message: { ts: posted.ts, blocks: posted.blocks },
       }),
@@ -241,7 +241,7 @@ describe('approvals', () => {
     await lead.interaction(
       lead.blockAction({
         actionId: ACTIONS.approveChange,
-        value: sealedValue(h, { id: second.id }),
+        value: signedTestValue(h, { id: second.id }),
         responseUrl: h.slack.responseUrl(),
         message: { ts: '1700000000.000400', blocks: stale.blocks },
       }),

@@ -9,7 +9,7 @@ import { puts, reviewFlip, useHarnessStarter } from './support.ts';
 // The audit trail no crash can lose, through the real app: an update is sent only after its
 // intent is stored, and an intent left by a run that stopped becomes a record at the next start.
 
-const intentOf = (ref: string, at: number): AuditRecord => ({
+const pendingOf = (ref: string, at: number): AuditRecord => ({
   ref,
   at,
   app: 'default',
@@ -28,9 +28,9 @@ describe('audit intents', () => {
   it('records, at start-up, an update that was in flight when the last run stopped, and posts it', async () => {
     const store = createMemoryStore();
     // Older than twice the CometChat budget (8 s): its request is long over.
-    await store.putIntent(intentOf('crashed0001', Date.now() - 60_000));
+    await store.putPending(pendingOf('crashed0001', Date.now() - 60_000));
     // Younger: another replica's update may still be in flight; it is left alone.
-    await store.putIntent(intentOf('inflight001', Date.now() - 1_000));
+    await store.putPending(pendingOf('inflight001', Date.now() - 1_000));
     const h = await start({ store, env: { AUDIT_CHANNEL: 'C0AUDIT' } });
     const post = await h.slack.waitFor(() =>
       h.slack.calls.find((c) => c.method === 'chat.postMessage' && c.args.channel === 'C0AUDIT'),
@@ -39,14 +39,14 @@ describe('audit intents', () => {
     expect(textOf(post.args)).toContain('crashed0001');
     const { records } = await store.listAudit({ offset: 0, limit: 10 });
     expect(records.map((r) => [r.ref, r.outcome])).toEqual([['crashed0001', 'unknown']]);
-    expect((await store.listIntents(Number.POSITIVE_INFINITY)).map((r) => r.ref)).toEqual([
+    expect((await store.listPending(Number.POSITIVE_INFINITY)).map((r) => r.ref)).toEqual([
       'inflight001',
     ]);
   });
 
   it('sends nothing, and says so, when the intent cannot be stored', async () => {
     const store = createMemoryStore();
-    store.putIntent = async () => {
+    store.putPending = async () => {
       throw new Error('store unreachable');
     };
     const h = await start({ store });
@@ -65,7 +65,7 @@ describe('audit intents', () => {
     const { outcome } = await confirm(h, confirmation);
     expect(textOf(outcome)).toContain('Resulting permissions');
     expect(puts(h)).toHaveLength(1);
-    expect(await store.listIntents(Number.POSITIVE_INFINITY)).toEqual([]);
+    expect(await store.listPending(Number.POSITIVE_INFINITY)).toEqual([]);
     expect((await store.listAudit({ offset: 0, limit: 10 })).records[0]?.outcome).toBe('applied');
   });
 });

@@ -11,7 +11,7 @@ import {
   expectNoInjectedMarkup,
   type Harness,
   interactionReply,
-  sealedJson,
+  signedJson,
   tableRecords,
   textOf,
 } from './harness.ts';
@@ -130,7 +130,7 @@ describe('/cometchat calls', () => {
     const list = await commandReply(h, `calls ${UID}`);
     const [details] = buttonsOf(list).filter((b) => b.action_id === ACTIONS.callDetails);
     if (!details?.value) throw new Error('no Details button');
-    const { sessionId } = sealedJson(details.value) as { sessionId: string };
+    const { sessionId } = signedJson(details.value) as { sessionId: string };
     const call = await click(h, list, details);
     expect(call.replace_original).toBe(false);
     expect(textOf(call)).toContain(sessionId);
@@ -247,7 +247,7 @@ describe('/cometchat calls', () => {
     );
     await h.slack.nextCall('views.push', pushMark);
     const update = await h.slack.nextCall('views.update', pushMark);
-    const { sessionId } = sealedJson(details.value) as { sessionId: string };
+    const { sessionId } = signedJson(details.value) as { sessionId: string };
     expect(textOf(update.args.view)).toContain(sessionId);
     expect(h.views().length).toBeGreaterThan(shown);
   });

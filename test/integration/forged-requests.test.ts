@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSlackDriver, signSlackRequest } from '../../offline/slack-standin/driver.ts';
 import { confirm } from '../../offline/stack/editor-steps.ts';
-import { sealedValue } from './harness.ts';
+import { signedTestValue } from './harness.ts';
 import { expectHealthy, puts, reviewFlip, useSharedHarness, watchRejections } from './support.ts';
 
 // Requests signed with the app's secret that still must not be served: from a workspace the
@@ -50,7 +50,7 @@ describe('a member of the workspace whose home workspace is another (Enterprise 
   it("is served: only the team the request is for counts, not the user's own", async () => {
     const action = h.driver.blockAction({
       actionId: 'roles_page_next',
-      value: sealedValue(h, { page: 2 }),
+      value: signedTestValue(h, { page: 2 }),
     });
     const user = action.user as Record<string, unknown>;
     const answer = await h.driver.interaction({

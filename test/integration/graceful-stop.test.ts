@@ -88,7 +88,7 @@ describe('a stop on SIGTERM', () => {
       expect(records.map((r) => [r.outcome, r.changes.find((c) => c.key === KEY)?.after])).toEqual([
         ['applied', ['image/x-graceful']],
       ]);
-      expect(await store.listIntents(Number.POSITIVE_INFINITY)).toEqual([]);
+      expect(await store.listPending(Number.POSITIVE_INFINITY)).toEqual([]);
     } finally {
       await store.close();
     }

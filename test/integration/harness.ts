@@ -9,7 +9,7 @@ import {
 } from '../../offline/stack/offline-stack.ts';
 import { cellText } from '../../offline/stack/terminal-render.ts';
 import type { Access } from '../../src/access/access.ts';
-import { type Apps, createApps, sealFor } from '../../src/apps/apps.ts';
+import { type Apps, createApps, signedValue } from '../../src/apps/apps.ts';
 import type { CometChatClient } from '../../src/cometchat/client.ts';
 import { LogCapture, type LogRecord } from '../log-capture.ts';
 
@@ -245,16 +245,16 @@ export function logsWithRef(h: Harness, ref: string): LogRecord[] {
 
 /**
  * What a value the app wrote for Slack to carry back says (a button's value, a modal's
- * private_metadata): its JSON, with the app's seal (`<seal>.<json>`) taken off.
+ * private_metadata): its JSON, with the app's signature (`<signature>.<json>`) taken off.
  */
-export function sealedJson(raw: unknown): Record<string, unknown> {
+export function signedJson(raw: unknown): Record<string, unknown> {
   const text = String(raw);
   return JSON.parse(text.slice(text.indexOf('.') + 1)) as Record<string, unknown>;
 }
 
 /**
- * The CometChat apps the harness's app serves, made from its own configuration: a value sealed
- * for one of them is sealed as the app seals it (the key is derived from the app's API key).
+ * The CometChat apps the harness's app serves, made from its own configuration: a value signed
+ * for one of them is signed as the app signs it (the key is derived from the app's API key).
  */
 export function appsOf(h: Pick<OfflineStack, 'config'>): Apps {
   return createApps(
@@ -263,20 +263,20 @@ export function appsOf(h: Pick<OfflineStack, 'config'>): Apps {
       appId: settings.appId,
       region: settings.region,
       apiKey: settings.apiKey,
-      // Only sealing is asked of these apps.
+      // Only signing is asked of these apps.
       cometchat: {} as CometChatClient,
       access: {} as Access,
     })),
   );
 }
 
-/** `payload` as the app writes a value for Slack to carry back: sealed for the app `name`. */
-export function sealedValue(
+/** `payload` as the app writes a value for Slack to carry back: signed for the app `name`. */
+export function signedTestValue(
   h: Pick<OfflineStack, 'config'>,
   payload: Record<string, unknown>,
   name = 'default',
 ): string {
   const app = appsOf(h).byName(name);
   if (!app) throw new Error(`the harness serves no app "${name}"`);
-  return sealFor(app, payload);
+  return signedValue(app, payload);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredView } from '../../offline/slack-standin/web-api.ts';
 import { editorShown, submitView } from '../../offline/stack/editor-steps.ts';
-import { openSealedOption } from '../../src/apps/apps.ts';
+import { openSignedOption } from '../../src/apps/apps.ts';
 import { ACTIONS } from '../../src/slack/ids.ts';
 import { appsOf, commandReply, type Harness, sandboxOf, textOf } from './harness.ts';
 import { applyChange, driverAs, puts, reviewFlip, useHarnessStarter } from './support.ts';
@@ -167,7 +167,7 @@ describe('the Home tab', () => {
     const options = pickers[0]?.options ?? [];
     expect(options.length).toBeGreaterThan(0);
     for (const option of options) {
-      expect(openSealedOption(apps, option.value).app.name).toBe('staging');
+      expect(openSignedOption(apps, option.value).app.name).toBe('staging');
     }
   });
 

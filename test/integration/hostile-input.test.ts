@@ -7,7 +7,13 @@ import { uidProblem } from '../../src/cometchat/id-rules.ts';
 import { findSessionIds } from '../../src/features/calls/call-lookup.ts';
 import { readCommand } from '../../src/features/command.ts';
 import { SUBCOMMANDS } from '../../src/features/index.ts';
-import { expectNoInjectedMarkup, type Harness, markupOf, sealedValue, textOf } from './harness.ts';
+import {
+  expectNoInjectedMarkup,
+  type Harness,
+  markupOf,
+  signedTestValue,
+  textOf,
+} from './harness.ts';
 import { isHolderCount, resetServices, reviewFlip, useSharedHarness } from './support.ts';
 
 // Hostile input, generated: what a person types, what comes back in an interaction, and what
@@ -229,10 +235,10 @@ describe('hostile input through the real app', () => {
 
   it('button values that were tampered with', async () => {
     const sessionId = fc.oneof(hostile, loneSurrogate);
-    // Tampered content sealed as the app seals it reaches the listener's own checks; the same
-    // content unsealed, and unsealed text, are refused by the seal. `sessionIds`: the calls
+    // Tampered content signed as the app signs it reaches the listener's own checks; the same
+    // content unsigned, and unsigned text, are refused by the signature. `sessionIds`: the calls
     // the value may ask for.
-    const sealed = (v: Record<string, unknown>) => sealedValue(h, v);
+    const signed = (v: Record<string, unknown>) => signedTestValue(h, v);
     const call = fc.record({
       sessionId,
       onBehalfOf: fc.option(hostile, { nil: undefined }),
@@ -242,12 +248,12 @@ describe('hostile input through the real app', () => {
       hostile.map((raw) => ({ raw, sessionIds: [] as string[] })),
       fc
         .record({ page: fc.oneof(fc.integer(), fc.double(), hostile) })
-        .map((v) => ({ raw: sealed(v), sessionIds: [] as string[] })),
-      call.map((v) => ({ raw: sealed(v), sessionIds: [v.sessionId] })),
+        .map((v) => ({ raw: signed(v), sessionIds: [] as string[] })),
+      call.map((v) => ({ raw: signed(v), sessionIds: [v.sessionId] })),
       call.map((v) => ({ raw: JSON.stringify(v), sessionIds: [] as string[] })),
       fc
         .record({ role: hostile, page: fc.constant(1) })
-        .map((v) => ({ raw: sealed(v), sessionIds: [] as string[] })),
+        .map((v) => ({ raw: signed(v), sessionIds: [] as string[] })),
     );
     const action = fc.constantFrom(
       'roles_page_next',

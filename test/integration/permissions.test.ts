@@ -17,7 +17,7 @@ import {
 } from '../../src/cometchat/catalogue.ts';
 import { SHIPPED_CATALOGUE_NOTE } from '../../src/features/permissions/editor-view.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
-import { type Harness, sealedJson, sealedValue, textOf } from './harness.ts';
+import { type Harness, signedJson, signedTestValue, textOf } from './harness.ts';
 import {
   allowedActions,
   applyChange,
@@ -85,7 +85,7 @@ describe('permission editor through the real app', () => {
     await h.driver.interaction(
       h.driver.blockAction({
         actionId: 'edit_permissions',
-        value: sealedValue(h, { role: 'moderator' }),
+        value: signedTestValue(h, { role: 'moderator' }),
         message: { ts: '1.1', blocks: list.body.blocks as unknown[] },
       }),
     );
@@ -157,7 +157,7 @@ describe('permission editor through the real app', () => {
       withFieldSet(messages, 'sendMessage.allowedMimeTypes', 'nope'),
     );
     expect(textOf(still)).toContain('Fix these before switching');
-    expect(sealedJson(still.private_metadata).c).toBe('Messages');
+    expect(signedJson(still.private_metadata).c).toBe('Messages');
   });
 
   it('states every value of a category on purpose when asked to', async () => {

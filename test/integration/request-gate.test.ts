@@ -13,7 +13,7 @@ import {
   SERVER_OPTIONS,
 } from '../../src/slack/request-gate.ts';
 import { routesListener } from '../../src/start.ts';
-import { sealedJson } from './harness.ts';
+import { signedJson } from './harness.ts';
 import { useHarness } from './support.ts';
 
 // What the listeners refuse before reading a body, and how long they keep a connection that
@@ -142,7 +142,7 @@ describe('the HTTP listener', () => {
     const categories = new Set(CATEGORIES);
     const sizes: number[] = [];
     for (const category of categories) {
-      if (decodeState(JSON.stringify(sealedJson(view.private_metadata)))?.category !== category) {
+      if (decodeState(JSON.stringify(signedJson(view.private_metadata)))?.category !== category) {
         view = await switchCategory(h, view, category);
       }
       const payload = h.driver.viewSubmission({ view, values: initialStateValues(view) });

@@ -233,7 +233,7 @@ describe('Revert, for each kind of change', () => {
     expect(tableRecords(list).map((r) => r.Reference)).toContain(failed.ref);
     expect(revertIn(list, failed.ref)).toBeUndefined();
 
-    // A value made by hand (an applied change's ref, unsealed) is refused before anything.
+    // A value made by hand (an applied change's ref, unsigned) is refused before anything.
     const mark = h.slack.responses.length;
     await h.driver.interaction(
       h.driver.blockAction({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Role } from '../../offline/cometchat-standin/server.ts';
-import { UNSEALED_REFUSAL } from '../../src/apps/apps.ts';
+import { UNSIGNED_REFUSAL } from '../../src/apps/apps.ts';
 import {
   actionButtons,
   type Button,
@@ -12,8 +12,8 @@ import {
   logsWithRef,
   markupOf,
   referenceOf,
-  sealedJson,
-  sealedValue,
+  signedJson,
+  signedTestValue,
   tableRecords,
   tableRows,
   textOf,
@@ -27,7 +27,7 @@ function editButtons(message: Record<string, unknown>): Button[] {
 
 /** The role each Edit button opens, by its value. */
 const editedRoles = (message: Record<string, unknown>) =>
-  editButtons(message).map((b) => sealedJson(b.value).role);
+  editButtons(message).map((b) => signedJson(b.value).role);
 
 /** The page and share buttons. */
 const pageButtons = (message: Record<string, unknown>) =>
@@ -137,7 +137,7 @@ describe('/cometchat roles through the real app', () => {
     const reply = await commandReply(h, 'roles');
     expect(editedRoles(reply)).toEqual(listedRoles(reply));
     for (const button of editButtons(reply)) {
-      expect(button.text.text).toBe(`Edit ${sealedJson(button.value).role}`);
+      expect(button.text.text).toBe(`Edit ${signedJson(button.value).role}`);
     }
   });
 
@@ -214,7 +214,7 @@ describe('/cometchat roles through the real app', () => {
     expect(textOf(reply)).toContain('There is no page 7; the last page is 1.');
     expect(tableRows(reply)).toEqual([]);
     const previous = actionButtons(reply).find((b) => b.action_id === 'roles_page_prev');
-    expect(sealedJson(previous?.value)).toEqual({ page: 1, app: 'default' });
+    expect(signedJson(previous?.value)).toEqual({ page: 1, app: 'default' });
     const back = await click(h, reply, 'roles_page_prev');
     expect(pageIndicator(back)).toBe('Page 1 of 1 · 10 roles');
   });
@@ -268,12 +268,15 @@ describe('/cometchat roles through the real app', () => {
   });
 
   it('a damaged page button is refused with one sentence and a reference', async () => {
-    // Sealed as the app seals, yet not a page: a value of another shape (another version).
+    // Signed as the app signs, yet not a page: a value of another shape (another version).
     const reply = await interactionReply(
       h,
-      h.driver.blockAction({ actionId: 'roles_page_next', value: sealedValue(h, { page: 'two' }) }),
+      h.driver.blockAction({
+        actionId: 'roles_page_next',
+        value: signedTestValue(h, { page: 'two' }),
+      }),
     );
-    expect(markupOf(reply).join('\n')).toContain(UNSEALED_REFUSAL);
+    expect(markupOf(reply).join('\n')).toContain(UNSIGNED_REFUSAL);
     const ref = referenceOf(reply);
     expect(ref).toMatch(/^[0-9a-f]{10}$/);
     expect(logsWithRef(h, ref ?? '').some((r) => r.log.level === 'info')).toBe(true);

@@ -17,7 +17,7 @@ import { OFFLINE_OPERATOR } from '../../offline/stack/offline-stack.ts';
 import { startSlackApp } from '../../src/app.ts';
 import { createCometChatClient } from '../../src/cometchat/client.ts';
 import { loadConfig } from '../../src/config.ts';
-import { commandReply, type Harness, sealedValue, startHarness, textOf } from './harness.ts';
+import { commandReply, type Harness, signedTestValue, startHarness, textOf } from './harness.ts';
 import { driverAs, reviewFlip } from './support.ts';
 
 // Recognisable fake credentials, run through every flow and every fault: none may appear in a
@@ -174,7 +174,7 @@ describe('secrets over HTTP: every flow and fault', () => {
     await h.driver.interaction(
       h.driver.blockAction({
         actionId: 'call_participants',
-        value: sealedValue(h, { sessionId: SANDBOX_SESSION_IDS.groupOngoing, page: 1 }),
+        value: signedTestValue(h, { sessionId: SANDBOX_SESSION_IDS.groupOngoing, page: 1 }),
       }),
     );
     await h.slack.nextCall('views.update', calls);
@@ -353,7 +353,7 @@ describe('secrets in Socket Mode', () => {
     h.sandbox.clearFaults();
     await h.slack.sendEnvelope(
       'interactive',
-      h.driver.blockAction({ actionId: 'roles_page_next', value: sealedValue(h, { page: 2 }) }),
+      h.driver.blockAction({ actionId: 'roles_page_next', value: signedTestValue(h, { page: 2 }) }),
     );
     await h.slack.nextResponse(2);
     await h.slack.sendEnvelope('slash_commands', h.driver.commandFields('help'));

@@ -13,7 +13,7 @@ import {
   submitView,
 } from '../../offline/stack/editor-steps.ts';
 import { OFFLINE_APP_API_KEYS } from '../../offline/stack/offline-stack.ts';
-import { UNSEALED_REFUSAL } from '../../src/apps/apps.ts';
+import { UNSIGNED_REFUSAL } from '../../src/apps/apps.ts';
 import { ACTIONS } from '../../src/slack/ids.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
 import {
@@ -51,7 +51,7 @@ function expectOnlyReached(h: Harness, name: AppName): void {
   expect(sandboxOf(h, other).requests).toEqual([]);
 }
 
-/** A sealed value edited to name the other app, the way a forged request would. */
+/** A signed value edited to name the other app, the way a forged request would. */
 function renamed(raw: string, from: AppName, to: AppName): string {
   const forged = raw.replace(`"app":"${from}"`, `"app":"${to}"`);
   expect(forged).not.toBe(raw);
@@ -151,7 +151,7 @@ describe('several CometChat apps from one install', () => {
           message: { ts: '1700000000.000200', blocks: reply.blocks as unknown[] },
         }),
       );
-      expect(textOf(answer)).toContain(UNSEALED_REFUSAL);
+      expect(textOf(answer)).toContain(UNSIGNED_REFUSAL);
       expect(h.slack.calls.filter((c) => c.method === 'views.open')).toHaveLength(opened);
       expect(sandboxOf(h, 'prod').requests).toEqual([]);
       expect(sandboxOf(h, 'staging').requests).toEqual([]);
@@ -169,7 +169,7 @@ describe('several CometChat apps from one install', () => {
     };
     const review = await submitView(h, forgedEditor, {});
     expect(review.response_action).toBe('update');
-    expect(textOf(review.view)).toContain(UNSEALED_REFUSAL);
+    expect(textOf(review.view)).toContain(UNSIGNED_REFUSAL);
 
     const { confirmation } = await reviewChange(h, {
       app: 'staging',
@@ -182,7 +182,7 @@ describe('several CometChat apps from one install', () => {
       private_metadata: renamed(String(confirmation.private_metadata), 'staging', 'prod'),
     };
     const applied = await submitView(h, forgedConfirmation, {});
-    expect(textOf(applied.view)).toContain(UNSEALED_REFUSAL);
+    expect(textOf(applied.view)).toContain(UNSIGNED_REFUSAL);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(sandboxOf(h, 'prod').requests).toEqual([]);
     expect(putsTo(sandboxOf(h, 'staging'))).toEqual([]);
@@ -198,12 +198,12 @@ describe('several CometChat apps from one install', () => {
     expect(putsTo(staging)).toHaveLength(1);
     expect([...promotionsOf(outcome).keys()]).toEqual(['prod']);
 
-    // The button's value names prod sealed by staging: the app's name alone (the previous
+    // The button's value names prod signed by staging: the app's name alone (the previous
     // version's value) is refused, asking prod nothing.
     const asked = prod.requests.length;
     const button = promotionsOf(outcome).get('prod');
     const bare = await promote(h, outcome, 'prod', { ...button, value: 'prod' });
-    expect(textOf(bare)).toContain(UNSEALED_REFUSAL);
+    expect(textOf(bare)).toContain(UNSIGNED_REFUSAL);
     expect(prod.requests).toHaveLength(asked);
 
     const review = await promote(h, outcome, 'prod');

@@ -11,7 +11,7 @@ import {
   logsWithRef,
   markupOf,
   referenceOf,
-  sealedValue,
+  signedTestValue,
   startHarness,
   textOf,
 } from './harness.ts';
@@ -68,7 +68,7 @@ describe('Slack refuses to open a modal', () => {
   });
 
   it('"Show all participants" with an expired trigger: told in the channel the button was in', async () => {
-    const value = sealedValue(h, { sessionId: SANDBOX_SESSION_IDS.groupOngoing, page: 1 });
+    const value = signedTestValue(h, { sessionId: SANDBOX_SESSION_IDS.groupOngoing, page: 1 });
     h.slack.fail('views.open', { error: 'expired_trigger_id' });
     const mark = h.slack.responses.length;
     const sent = await h.driver.interaction(

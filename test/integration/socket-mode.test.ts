@@ -102,7 +102,7 @@ describe('Socket Mode through the real app', () => {
       id: 'V0SOCKET',
       type: 'modal',
       callback_id: 'reject_reason',
-      private_metadata: 'not sealed',
+      private_metadata: 'not signed',
       state: { values: {} },
     };
     const submission = await h.slack.sendEnvelope(

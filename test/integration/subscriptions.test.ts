@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { InjectedFailure } from '../../offline/slack-standin/server.ts';
 import { subscriptionId } from '../../src/features/alerts/subscriptions.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
-import { commandReply, type Harness, interactionReply, sealedJson, textOf } from './harness.ts';
+import { commandReply, type Harness, interactionReply, signedJson, textOf } from './harness.ts';
 import { driverIn, useHarnessStarter } from './support.ts';
 
 // Subscriptions through the real app: a subscribe or digest change Slack will not announce
@@ -101,7 +101,7 @@ describe('Remove on the list of subscriptions', () => {
     const store = createMemoryStore();
     const h = await start({ store });
     await commandReply(h, 'subscribe calls status:unanswered', driverIn(h, CHANNEL));
-    // The list as the app makes it in the subscription's channel, with its sealed Remove value.
+    // The list as the app makes it in the subscription's channel, with its signed Remove value.
     const listed = await commandReply(h, 'subscriptions', driverIn(h, CHANNEL));
     const remove = (listed.blocks as { accessory?: { action_id: string; value: string } }[]).find(
       (block) => block.accessory,
@@ -109,7 +109,7 @@ describe('Remove on the list of subscriptions', () => {
     expect(remove).toBeDefined();
     const click = { actionId: String(remove?.action_id), value: String(remove?.value) };
     // Its id is a hash of what anyone can name: the app, the channel, the kind and the filters.
-    expect(sealedJson(click.value).id).toBe(
+    expect(signedJson(click.value).id).toBe(
       subscriptionId('default', CHANNEL, { kind: 'calls', filters: ['status:unanswered'] }),
     );
 

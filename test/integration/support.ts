@@ -19,7 +19,7 @@ import {
 } from '../../offline/stack/offline-stack.ts';
 import { decodeState } from '../../src/features/permissions/editor-state.ts';
 import { duplicateKeys } from '../log-ecs-rules.ts';
-import { type Harness, sealedJson, startHarness, tableRecords, textOf } from './harness.ts';
+import { type Harness, signedJson, startHarness, tableRecords, textOf } from './harness.ts';
 
 // What the integration tests share beyond the harness itself: how a describe block gets its
 // harness and checks it after each test, the editor driven through a whole change, and small
@@ -303,7 +303,7 @@ export async function reviewChange(h: Harness, change: Change): Promise<Reviewed
   const { role = 'default', category = 'Messages', key } = change;
   const editor = await openEditor(h, role, change.app);
   const view =
-    decodeState(JSON.stringify(sealedJson(editor.private_metadata)))?.category === category
+    decodeState(JSON.stringify(signedJson(editor.private_metadata)))?.category === category
       ? editor
       : await switchCategory(h, editor, category);
   const value = typeof change.value === 'function' ? change.value(view) : change.value;

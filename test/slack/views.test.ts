@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { View } from '@slack/types';
 import { ErrorCode, WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
+import { failureSentence } from '../../src/replies/failure.ts';
 import { createViews, FormNotOpened } from '../../src/slack/views.ts';
-import { failureSentence } from '../../src/voice/failure.ts';
 import {
   type ScriptedAnswer,
   startWebApiServer,

@@ -129,7 +129,7 @@ describe('sqlite store', () => {
       await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
       await expect(store.ping()).rejects.toThrow(`the SQLite file ${path} was deleted or replaced`);
       await expect(store.claim('c1', 60)).rejects.toBeInstanceOf(StoreUnavailableError);
-      await expect(store.putIntent(record)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.putPending(record)).rejects.toBeInstanceOf(StoreUnavailableError);
       await expect(store.appendAudit(record)).rejects.toBeInstanceOf(StoreUnavailableError);
       await expect(store.listAudit({ offset: 0, limit: 1 })).rejects.toBeInstanceOf(
         StoreUnavailableError,
@@ -188,8 +188,8 @@ describe('sqlite store', () => {
     db.close();
     const after = openStore(path);
     expect(await after.getKnownPermissions('prod', 'mod')).toMatchObject({ seenAt: 1 });
-    await after.putIntent({ ...record, ref: 'intent-1', outcome: 'unknown' });
-    expect((await after.listIntents(Number.MAX_SAFE_INTEGER)).map((r) => r.ref)).toEqual([
+    await after.putPending({ ...record, ref: 'intent-1', outcome: 'unknown' });
+    expect((await after.listPending(Number.MAX_SAFE_INTEGER)).map((r) => r.ref)).toEqual([
       'intent-1',
     ]);
     await after.appendAudit({
@@ -279,7 +279,7 @@ describe('sqlite store', () => {
     };
     await before.setKnownPermissions(known);
     await before.appendAudit(record);
-    await before.putIntent(intent);
+    await before.putPending(intent);
     await before.putApproval(approval);
     expect(await before.claim('held', 600)).toBe(true);
     await before.close();
@@ -296,7 +296,7 @@ describe('sqlite store', () => {
       records: [record],
       total: 1,
     });
-    expect(await after.listIntents(Number.MAX_SAFE_INTEGER)).toEqual([intent]);
+    expect(await after.listPending(Number.MAX_SAFE_INTEGER)).toEqual([intent]);
     expect(await after.listOpenApprovals()).toEqual([approval]);
     expect(await after.claim('held', 600)).toBe(false);
     const subscription = {

@@ -252,12 +252,12 @@ function describeStoreContract(
         const revert = record({ ref: 'r-revert', at: deletion.at + 1, reverts: 'r-delete' });
         await store.appendAudit(deletion);
         await store.appendAudit(revert);
-        await store.putIntent({ ...deletion, ref: 'r-pending', outcome: 'unknown' });
+        await store.putPending({ ...deletion, ref: 'r-pending', outcome: 'unknown' });
         expect((await store.listAudit({ offset: 0, limit: 10 })).records).toEqual([
           revert,
           deletion,
         ]);
-        expect(await store.listIntents(Number.POSITIVE_INFINITY)).toEqual([
+        expect(await store.listPending(Number.POSITIVE_INFINITY)).toEqual([
           { ...deletion, ref: 'r-pending', outcome: 'unknown' },
         ]);
       });
@@ -404,23 +404,23 @@ function describeStoreContract(
           record({ ref, at, outcome: 'unknown', serviceMessage: 'the app stopped' });
 
         it('lists intents older than a time, oldest first, as they were kept', async () => {
-          await store.putIntent(unknown('i3', 30));
-          await store.putIntent(unknown('i1', 10));
-          await store.putIntent(unknown('i2', 20));
-          expect((await store.listIntents(25)).map((r) => r.ref)).toEqual(['i1', 'i2']);
-          expect(await store.listIntents(11)).toEqual([unknown('i1', 10)]);
-          expect(await store.listIntents(10)).toEqual([]);
+          await store.putPending(unknown('i3', 30));
+          await store.putPending(unknown('i1', 10));
+          await store.putPending(unknown('i2', 20));
+          expect((await store.listPending(25)).map((r) => r.ref)).toEqual(['i1', 'i2']);
+          expect(await store.listPending(11)).toEqual([unknown('i1', 10)]);
+          expect(await store.listPending(10)).toEqual([]);
         });
 
         it('ends an intent with the record of its ref, whichever record stays', async () => {
-          await store.putIntent(unknown('a', 1));
-          await store.putIntent(unknown('b', 2));
+          await store.putPending(unknown('a', 1));
+          await store.putPending(unknown('b', 2));
           await store.appendAudit(record({ ref: 'a', at: 5, outcome: 'applied' }));
-          expect((await store.listIntents(100)).map((r) => r.ref)).toEqual(['b']);
+          expect((await store.listPending(100)).map((r) => r.ref)).toEqual(['b']);
           // The sweep's record for an intent whose answer came after all: the first one stays.
           await store.appendAudit(record({ ref: 'b', at: 6, outcome: 'failed' }));
           await store.appendAudit(unknown('b', 2));
-          expect(await store.listIntents(100)).toEqual([]);
+          expect(await store.listPending(100)).toEqual([]);
           const outcomes = (await store.listAudit({ offset: 0, limit: 10 })).records.map((r) => [
             r.ref,
             r.outcome,
@@ -448,8 +448,8 @@ function describeStoreContract(
             subject: { kind: 'user', uid: 'cometchat-uid-7' },
             changes: [{ key: 'role', before: 'default', after: 'admin', explicit: false }],
           });
-          await store.putIntent({ ...userChange, outcome: 'unknown' });
-          expect(await store.listIntents(Number.MAX_SAFE_INTEGER)).toEqual([
+          await store.putPending({ ...userChange, outcome: 'unknown' });
+          expect(await store.listPending(Number.MAX_SAFE_INTEGER)).toEqual([
             { ...userChange, outcome: 'unknown' },
           ]);
           await store.appendAudit(userChange);

@@ -1,4 +1,4 @@
-import { inApp } from '../../voice/sentences.ts';
+import { inApp } from '../../replies/sentences.ts';
 import type { Change } from '../change.ts';
 import type { Kind } from './kind.ts';
 import { permissionsKind } from './permissions.ts';

@@ -1,10 +1,10 @@
 import { type Catalogue, SHIPPED_CATALOGUE, sameValue } from '../../cometchat/catalogue.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
 import type { PermissionMap } from '../../cometchat/schemas.ts';
+import { ChangeNotTaken } from '../../replies/failure.ts';
+import { permissionKeyText } from '../../replies/permission-key-text.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../../store/store.ts';
-import { ChangeNotTaken } from '../../voice/failure.ts';
-import { permissionKeyText } from '../../voice/permission-key-text.ts';
 import { changePayload, type KeyChange, type PermissionsChange } from '../change.ts';
 import { type ChangeClient, type Kind, NO_FACTS, type Sent } from './kind.ts';
 

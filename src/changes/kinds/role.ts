@@ -2,11 +2,11 @@ import { holdsRoleIds } from '../../cometchat/catalogue.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
 import { MAX_ROLES } from '../../cometchat/id-rules.ts';
 import type { KeyResult, PermissionMap, PermissionValue, Role } from '../../cometchat/schemas.ts';
+import { ChangeNotTaken } from '../../replies/failure.ts';
+import { permissionKeyText } from '../../replies/permission-key-text.ts';
+import { permissionValueText } from '../../replies/permission-value-text.ts';
+import { counted, roleLimitSentence } from '../../replies/sentences.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
-import { ChangeNotTaken } from '../../voice/failure.ts';
-import { permissionKeyText } from '../../voice/permission-key-text.ts';
-import { permissionValueText } from '../../voice/permission-value-text.ts';
-import { counted, roleLimitSentence } from '../../voice/sentences.ts';
 import { type KeyChange, ROLE_FIELDS, type RoleAction, type RoleChange } from '../change.ts';
 import type { ChangeClient, Kind, Reads, RecordFacts, Sent } from './kind.ts';
 

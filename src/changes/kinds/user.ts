@@ -1,7 +1,7 @@
 import { accountOf, type User } from '../../cometchat/model.ts';
 import type { KeyResult } from '../../cometchat/schemas.ts';
+import { ChangeNotTaken, LOOK_UP_USER } from '../../replies/failure.ts';
 import { code } from '../../slack/mrkdwn.ts';
-import { ChangeNotTaken, LOOK_UP_USER } from '../../voice/failure.ts';
 import {
   type AccountChange,
   type KeyChange,

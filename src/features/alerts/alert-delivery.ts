@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import { type Apps, appNameIfSeveral, type CometChatApp } from '../../apps/apps.ts';
+import { type Apps, appNameIfMultiple, type CometChatApp } from '../../apps/apps.ts';
 import type { Call } from '../../cometchat/model.ts';
 import type { WebhookOutcome } from '../../observe/metrics.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
@@ -24,7 +24,7 @@ const POSTING_CLAIM_SECONDS = 10 * 60;
 export const SWEEP_AFTER_MS = 2 * 60_000;
 
 export interface DeliveryDeps {
-  apps: Pick<Apps, 'byName' | 'several'>;
+  apps: Pick<Apps, 'byName' | 'multiple'>;
   store: Pick<
     Store,
     'claim' | 'release' | 'listSubscriptions' | 'listWebhookEvents' | 'removeWebhookEvent'
@@ -112,7 +112,7 @@ async function postWhereAsked(deps: DeliveryDeps, delivery: Delivery): Promise<D
   // Channels whose filters ask what only the call tells (a uid, `recorded`) wait for it to be
   // readable (CometChat slow, or a moment behind its webhook), for a while.
   if (undecided.length > 0 && deps.now() - event.receivedAt < RETRY_FOR_MS) return 'retry';
-  const appName = appNameIfSeveral(deps.apps, app);
+  const appName = appNameIfMultiple(deps.apps, app);
   const post = alertPost({
     facts,
     call,

@@ -1,11 +1,11 @@
 import type { KnownBlock } from '@slack/types';
 import type { Call } from '../../cometchat/model.ts';
+import { inApp } from '../../replies/sentences.ts';
 import { button, context, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { Subscription } from '../../store/store.ts';
-import { inApp } from '../../voice/sentences.ts';
 import { ALERT_TRIGGERS, type AlertFacts, safeLink } from './webhook-event.ts';
 
 // What a channel sees of an alert, and of its subscriptions. Pure.
@@ -116,7 +116,7 @@ export function subscriptionLine(subscription: Subscription, appName: string | u
   return `*${KIND_WORDS[subscription.kind]}*${filters}${at}${inApp(appName)} · by <@${subscription.createdBy}> ${slackDate(Math.floor(subscription.createdAt / 1000))}`;
 }
 
-/** The channel's subscriptions, each with Remove (its value sealed for its app). */
+/** The channel's subscriptions, each with Remove (its value signed for its app). */
 export function subscriptionsMessage(
   listed: readonly { subscription: Subscription; appName?: string | undefined; remove: string }[],
   channel: string,

@@ -1,9 +1,9 @@
 import type { KnownBlock } from '@slack/types';
 import type { Usage } from '../../cometchat/model.ts';
+import { counted, inApp } from '../../replies/sentences.ts';
 import { context, fields, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
-import { counted, inApp } from '../../voice/sentences.ts';
 import { SUBSCRIPTIONS_HINT } from './alert-view.ts';
 import type { DigestDay } from './digest-rules.ts';
 

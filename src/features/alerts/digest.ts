@@ -1,12 +1,12 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import { type Apps, appNameIfSeveral, type CometChatApp } from '../../apps/apps.ts';
+import { type Apps, appNameIfMultiple, type CometChatApp } from '../../apps/apps.ts';
 import type { CometChatClient } from '../../cometchat/client.ts';
 import type { CallPage, Usage } from '../../cometchat/model.ts';
+import { failureSentence } from '../../replies/failure.ts';
 import { currentRequest } from '../../request-context.ts';
 import { NOT_THERE, platformErrorCode } from '../../slack/slack-errors.ts';
 import type { Store, Subscription } from '../../store/store.ts';
-import { failureSentence } from '../../voice/failure.ts';
 import type { AppDeps } from '../deps.ts';
 import { asJob } from '../job.ts';
 import { type DigestDay, type DigestWords, digestDue } from './digest-rules.ts';
@@ -59,7 +59,7 @@ export function createDigestCommand(deps: AppDeps) {
 }
 
 export interface DigestDeps {
-  apps: Pick<Apps, 'byName' | 'several'>;
+  apps: Pick<Apps, 'byName' | 'multiple'>;
   store: Pick<Store, 'claim' | 'renewClaim' | 'release' | 'listSubscriptions' | 'putSubscription'>;
   /** The Web API client the posts go through. */
   client: Pick<WebClient, 'chat'>;
@@ -143,7 +143,7 @@ async function readAndPost(deps: DigestDeps, digest: DueDigest): Promise<boolean
     const told = <T extends object>(part: T | Failure): T | Unread =>
       isFailure(part) ? { failure: failureSentence(part.error, deps) } : part;
     const post = digestPost({
-      appName: appNameIfSeveral(deps.apps, app),
+      appName: appNameIfMultiple(deps.apps, app),
       day: due,
       at,
       usage: told(figures.usage),

@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import { type Apps, appNameIfSeveral } from '../../apps/apps.ts';
+import { type Apps, appNameIfMultiple } from '../../apps/apps.ts';
 import type { Store, Subscription } from '../../store/store.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
 import type { ChannelAlerts } from '../deps.ts';
@@ -31,7 +31,7 @@ interface Membership {
  */
 export function channelAlertLines(
   subscriptions: readonly Subscription[],
-  apps: Pick<Apps, 'byName' | 'several'>,
+  apps: Pick<Apps, 'byName' | 'multiple'>,
 ): string[] {
   return [...subscriptions]
     .sort((a, b) => a.channel.localeCompare(b.channel) || a.createdAt - b.createdAt)
@@ -39,7 +39,7 @@ export function channelAlertLines(
       const app = apps.byName(subscription.app);
       if (!app) return [];
       return [
-        `<#${subscription.channel}> · ${subscriptionLine(subscription, appNameIfSeveral(apps, app))}`,
+        `<#${subscription.channel}> · ${subscriptionLine(subscription, appNameIfMultiple(apps, app))}`,
       ];
     });
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { z } from 'zod';
-import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../apps/apps.ts';
+import { appNameIfMultiple, type CometChatApp, openSigned, valueWriter } from '../../apps/apps.ts';
+import { failureMessage } from '../../replies/sentences.ts';
 import { currentRequest } from '../../request-context.ts';
 import {
   type Respond,
@@ -14,7 +15,6 @@ import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { NOT_THERE, platformErrorCode } from '../../slack/slack-errors.ts';
 import type { Subscription } from '../../store/store.ts';
-import { failureMessage } from '../../voice/sentences.ts';
 import type { AppDeps } from '../deps.ts';
 import { SUBSCRIPTIONS_HINT, subscriptionLine, subscriptionsMessage } from './alert-view.ts';
 import type { SubscribeWords } from './subscription-rules.ts';
@@ -88,7 +88,7 @@ export async function subscribeChannel(
     createdBy: userId,
     createdAt: deps.now(),
   };
-  const line = subscriptionLine(subscription, appNameIfSeveral(deps.apps, app));
+  const line = subscriptionLine(subscription, appNameIfMultiple(deps.apps, app));
   let announcement: { ts?: string | undefined };
   try {
     announcement = await deps.client.chat.postMessage({
@@ -157,7 +157,7 @@ export function createSubscriptionsCommand(deps: AppDeps) {
       const app = deps.apps.byName(subscription.app);
       if (!app) return [];
       const remove = valueWriter(app)({ id: subscription.id });
-      return [{ subscription, appName: appNameIfSeveral(deps.apps, app), remove }];
+      return [{ subscription, appName: appNameIfMultiple(deps.apps, app), remove }];
     });
     await respond(subscriptionsMessage(listed, channelId));
   };
@@ -173,7 +173,7 @@ function createRemoveButton(deps: AppDeps) {
     await ack();
     const { log } = currentRequest();
     const reply = respondOrFallBack(respond, recipientOf(body), deps.deliver);
-    const { app, value } = openSealed(deps.apps, RemoveValue, action.value);
+    const { app, value } = openSigned(deps.apps, RemoveValue, action.value);
     const channel = body.channel?.id;
     const own =
       channel === undefined ? [] : await deps.store.listSubscriptions({ app: app.name, channel });

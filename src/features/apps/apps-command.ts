@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { CometChatApp } from '../../apps/apps.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
+import { failureSentence, type SentenceDeps } from '../../replies/failure.ts';
 import { currentRequest } from '../../request-context.ts';
 import type { Respond } from '../../slack/deliver.ts';
-import { failureSentence, type SentenceDeps } from '../../voice/failure.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { asJob } from '../job.ts';
 import { type AppStatus, appsMessage, type KeyCheck } from './apps-view.ts';

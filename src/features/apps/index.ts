@@ -1,4 +1,4 @@
-import { counted } from '../../voice/sentences.ts';
+import { counted } from '../../replies/sentences.ts';
 import { noWords } from '../command.ts';
 import { type Feature, subcommand } from '../feature.ts';
 import { checkAppsAtStart, createAppsCommand } from './apps-command.ts';

@@ -51,11 +51,11 @@ export interface AuditPostsDeps {
   client: Pick<WebClient, 'chat'>;
   now: () => number;
   metrics?: Pick<Metrics, 'auditPostFailure'> | undefined;
-  /** The apps whose seal a post's _Revert_ carries; without them, a post has none. */
+  /** The apps whose signature a post's _Revert_ carries; without them, a post has none. */
   apps?: Pick<Apps, 'byName'> | undefined;
 }
 
-/** A record's post in `channel`, with _Revert_ sealed for its app when the app is configured. */
+/** A record's post in `channel`, with _Revert_ signed for its app when the app is configured. */
 export function postOf(
   apps: Pick<Apps, 'byName'> | undefined,
   record: AuditPost['record'],

@@ -2,7 +2,7 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { type Apps, appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
+import { type Apps, appNameIfMultiple, type CometChatApp, valueWriter } from '../../apps/apps.ts';
 import type { AuditTrail } from '../../changes/index.ts';
 import { RoleIdSchema } from '../../cometchat/schemas.ts';
 import type { Metrics } from '../../observe/metrics.ts';
@@ -11,7 +11,7 @@ import { ACTIONS } from '../../slack/ids.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { AuditRecord, Store } from '../../store/store.ts';
 import type { FeatureDeps } from '../deps.ts';
-import { inPlace, sealedButton } from '../sealed-button.ts';
+import { inPlace, signedButton } from '../signed-button.ts';
 import { createAuditPosts, postOf } from './audit-posts.ts';
 import { AUDIT_PER_PAGE, type AuditQuery, auditMessage } from './audit-view.ts';
 
@@ -27,7 +27,7 @@ export function createAuditTrail(deps: {
   channel: string | undefined;
   now: () => number;
   metrics?: Pick<Metrics, 'permissionUpdate' | 'auditWrite' | 'auditPostFailure'> | undefined;
-  /** The apps whose seal a post's _Revert_ carries. */
+  /** The apps whose signature a post's _Revert_ carries. */
   apps?: Pick<Apps, 'byName'> | undefined;
 }): AuditTrail & { retryPosts(log: Logger): Promise<number> } {
   const posts = createAuditPosts(deps);
@@ -88,7 +88,7 @@ export function createAuditList(deps: { store: Store } & Pick<FeatureDeps, 'apps
     });
     return auditMessage(page, query, {
       value: valueWriter(app),
-      appName: appNameIfSeveral(deps.apps, app),
+      appName: appNameIfMultiple(deps.apps, app),
     });
   };
 }
@@ -104,7 +104,7 @@ export function createAuditCommand(deps: FeatureDeps & { store: Store }) {
 /** The audit list's page buttons: the list replaced in place. */
 export function createAuditPage(deps: FeatureDeps & { store: Store }) {
   const list = createAuditList(deps);
-  return sealedButton(deps, QueryValue, (app, query) => list(app, query), inPlace);
+  return signedButton(deps, QueryValue, (app, query) => list(app, query), inPlace);
 }
 
 export function registerAuditList(bolt: App, deps: FeatureDeps & { store: Store }): void {

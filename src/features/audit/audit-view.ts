@@ -2,6 +2,9 @@ import type { Button, KnownBlock, RichTextElement } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
 import { revertButton } from '../../changes/index.ts';
 import { holdsRoleIds, valueInWords } from '../../cometchat/catalogue.ts';
+import { permissionKeyRuns, permissionKeyText } from '../../replies/permission-key-text.ts';
+import { permissionValueText } from '../../replies/permission-value-text.ts';
+import { counted } from '../../replies/sentences.ts';
 import {
   actions,
   button,
@@ -22,9 +25,6 @@ import {
   type AuditRecord,
   DEFAULT_APP,
 } from '../../store/store.ts';
-import { permissionKeyRuns, permissionKeyText } from '../../voice/permission-key-text.ts';
-import { permissionValueText } from '../../voice/permission-value-text.ts';
-import { counted } from '../../voice/sentences.ts';
 
 export const AUDIT_PER_PAGE = 10;
 const CHANGES_SHOWN = 6;
@@ -36,7 +36,7 @@ export interface AuditQuery {
 }
 
 export interface AuditListOptions {
-  /** Writes the page buttons' values (sealed for the app). */
+  /** Writes the page buttons' values (signed for the app). */
   value?: ValueWriter;
   /** The app's name, shown when several apps are configured. */
   appName?: string | undefined;

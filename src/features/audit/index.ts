@@ -7,7 +7,7 @@ import { type Feature, Refusal, subcommand } from '../feature.ts';
 import { asJob } from '../job.ts';
 import { createAuditCommand, registerAuditList } from './audit-trail.ts';
 import { type AuditQuery, auditSummaryLine } from './audit-view.ts';
-import { sweepIntents } from './intent-sweep.ts';
+import { sweepPending } from './pending-sweep.ts';
 
 const USAGE = '`/cometchat audit [role] [page]`';
 
@@ -60,8 +60,8 @@ export const audit: Feature = {
     Promise.all([
       asJob(
         log,
-        { task: 'intent-sweep' },
-        (jobLog) => sweepIntents({ ...deps, afterMs: 2 * deps.budgetMs, log: jobLog }),
+        { task: 'pending-sweep' },
+        (jobLog) => sweepPending({ ...deps, afterMs: 2 * deps.budgetMs, log: jobLog }),
         deps.now,
       ),
       asJob(log, { task: 'audit-posts' }, (jobLog) => deps.audit.retryPosts(jobLog), deps.now),

@@ -1,11 +1,11 @@
-import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
+import { appNameIfMultiple, type CometChatApp, valueWriter } from '../../apps/apps.ts';
 import { CometChatError } from '../../cometchat/errors.ts';
 import { idProblem, MAX_SESSION_ID } from '../../cometchat/id-rules.ts';
 import type { Call, CallSummary } from '../../cometchat/model.ts';
+import { inApp } from '../../replies/sentences.ts';
 import { button, context, section } from '../../slack/blocks.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { codeUpTo, escapeMrkdwn } from '../../slack/mrkdwn.ts';
-import { inApp } from '../../voice/sentences.ts';
 import type { LinkUnfurler, UnfurlCard, UnfurlContext } from '../feature.ts';
 import { callLine } from './call-search-view.ts';
 import type { CallRef } from './call-view.ts';
@@ -50,7 +50,7 @@ export const callUnfurler: LinkUnfurler = {
   section: 'calls',
   idProblem: (id) => idProblem(id, 'A session id', MAX_SESSION_ID, { spaces: true }),
   async card(id, { app, deps }: UnfurlContext) {
-    const appName = appNameIfSeveral(deps.apps, app);
+    const appName = appNameIfMultiple(deps.apps, app);
     try {
       const call = await app.cometchat.getCall(id);
       return callCard(call, app, appName);

@@ -9,9 +9,9 @@ import type {
 import type { KnownBlock, View } from '@slack/types';
 import {
   type Apps,
-  appNameIfSeveral,
+  appNameIfMultiple,
   type CometChatApp,
-  openSealed,
+  openSigned,
   valueWriter,
 } from '../../apps/apps.ts';
 import {
@@ -22,6 +22,8 @@ import {
   storedUid,
   uidProblem,
 } from '../../cometchat/id-rules.ts';
+import { failureSentence } from '../../replies/failure.ts';
+import { failureMessage } from '../../replies/sentences.ts';
 import { currentRequest } from '../../request-context.ts';
 import { context, sharedCopy, withoutActions } from '../../slack/blocks.ts';
 import {
@@ -35,8 +37,6 @@ import type { ButtonArgs, ShortcutArgs, SubmitArgs } from '../../slack/listener-
 import { failInModal } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import type { TimeZones } from '../../slack/time-zones.ts';
-import { failureSentence } from '../../voice/failure.ts';
-import { failureMessage } from '../../voice/sentences.ts';
 import {
   type CallSearch,
   MODES,
@@ -65,9 +65,9 @@ const MAX_IDS_PER_MESSAGE = 3;
 // The usual shape of a session id; a message shortcut has to guess, a typed id does not.
 const SESSION_ID_IN_TEXT = /\bv1\.[a-z]{2,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g;
 
-/** How a call view names its app and seals its buttons. */
+/** How a call view names its app and signs its buttons. */
 function viewOptions(deps: Pick<FeatureDeps, 'apps'>, app: CometChatApp) {
-  return { value: valueWriter(app), appName: appNameIfSeveral(deps.apps, app) };
+  return { value: valueWriter(app), appName: appNameIfMultiple(deps.apps, app) };
 }
 
 export function createCallRender(deps: Pick<FeatureDeps, 'apps'>) {
@@ -135,7 +135,7 @@ export function createShareCall(deps: FeatureDeps) {
   const render = createCallRender(deps);
   return async ({ ack, body, action, respond }: ButtonArgs) => {
     await ack();
-    const { app, value: ref } = openSealed(deps.apps, CallRefSchema, action.value);
+    const { app, value: ref } = openSigned(deps.apps, CallRefSchema, action.value);
     const message = await render(app, ref.sessionId, ref.onBehalfOf);
     await respondOrFallBack(respond, recipientOf(body), deps.deliver)(sharedCopy(message));
   };
@@ -149,7 +149,7 @@ export function createCallDetails(deps: FeatureDeps) {
   const render = createCallRender(deps);
   return async ({ ack, body, action, respond }: ButtonArgs) => {
     await ack();
-    const { app, value: ref } = openSealed(deps.apps, CallRefSchema, action.value);
+    const { app, value: ref } = openSigned(deps.apps, CallRefSchema, action.value);
     if (!body.view) {
       const message = await render(app, ref.sessionId, ref.onBehalfOf);
       const reply = respondOrFallBack(respond, recipientOf(body), deps.deliver);
@@ -176,7 +176,7 @@ export function createParticipantsButton(deps: FeatureDeps) {
   const render = createParticipantsRender(deps);
   return async ({ ack, body, action }: ButtonArgs) => {
     await ack();
-    const { app, value: ref } = openSealed(deps.apps, CallRefSchema, action.value);
+    const { app, value: ref } = openSigned(deps.apps, CallRefSchema, action.value);
     const loading = lookupPendingView(ref.sessionId);
     const viewId = body.view
       ? await deps.views.push({ trigger_id: body.trigger_id, view: loading })
@@ -190,7 +190,7 @@ export function createParticipantsPage(deps: FeatureDeps) {
   const render = createParticipantsRender(deps);
   return async ({ ack, body, action }: ButtonArgs) => {
     await ack();
-    const { app, value: ref } = openSealed(deps.apps, CallRefSchema, action.value);
+    const { app, value: ref } = openSigned(deps.apps, CallRefSchema, action.value);
     if (!body.view) return;
     await deps.views.update({ view_id: body.view.id, view: await render(app, ref) });
   };
@@ -249,7 +249,7 @@ export function readLookupApp(
   apps: Apps,
 ): { app: CometChatApp } | { errors: Record<string, string> } {
   const only = apps.all[0];
-  if (!apps.several && only) return { app: only };
+  if (!apps.multiple && only) return { app: only };
   const chosen = values[BLOCKS.lookupApp]?.[APP_INPUT]?.selected_option?.value ?? '';
   const app = apps.byName(chosen);
   if (app) return { app };

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ValueWriter } from '../../apps/apps.ts';
 import { MAX_UID } from '../../cometchat/id-rules.ts';
 import type { CallPage, CallSummary, Person } from '../../cometchat/model.ts';
+import { counted } from '../../replies/sentences.ts';
 import {
   actions,
   button,
@@ -25,7 +26,6 @@ import {
   truncate,
 } from '../../slack/mrkdwn.ts';
 import { PageSchema } from '../../slack/values.ts';
-import { counted } from '../../voice/sentences.ts';
 import { type ResolvedSearch, ResolvedSearchSchema } from '../call-filters.ts';
 import { type CallRef, type CallViewOptions, personText } from './call-view.ts';
 import { statusMark, WORD_MAX } from './status-marks.ts';

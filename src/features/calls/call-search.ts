@@ -1,13 +1,13 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { z } from 'zod';
-import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
+import { appNameIfMultiple, type CometChatApp, valueWriter } from '../../apps/apps.ts';
 import { currentRequest } from '../../request-context.ts';
 import { sharedCopy } from '../../slack/blocks.ts';
 import type { Respond, SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { callQuery, type ResolvedSearch, ResolvedSearchSchema } from '../call-filters.ts';
 import type { FeatureDeps } from '../deps.ts';
-import { inPlace, sealedButton } from '../sealed-button.ts';
+import { inPlace, signedButton } from '../signed-button.ts';
 import {
   CALLS_PER_PAGE,
   type CallListOptions,
@@ -36,7 +36,7 @@ export function createCallListRender(deps: Pick<FeatureDeps, 'apps'>) {
     );
     return callListMessage(result, search, {
       value: valueWriter(app),
-      appName: appNameIfSeveral(deps.apps, app),
+      appName: appNameIfMultiple(deps.apps, app),
       surface,
     });
   };
@@ -58,12 +58,12 @@ const renderPage = (deps: Pick<FeatureDeps, 'apps'>) => {
 
 /** A page button: the list replaced in place by the page it names, with the same filters. */
 export function createCallsPage(deps: FeatureDeps) {
-  return sealedButton(deps, SearchPageSchema, renderPage(deps), inPlace);
+  return signedButton(deps, SearchPageSchema, renderPage(deps), inPlace);
 }
 
 /** "Share in channel": the same page, without buttons, for everyone. */
 export function createShareCalls(deps: FeatureDeps) {
-  return sealedButton(deps, SearchPageSchema, renderPage(deps), sharedCopy);
+  return signedButton(deps, SearchPageSchema, renderPage(deps), sharedCopy);
 }
 
 const UserCallsValue = z.object({ uid: ResolvedSearchSchema.shape.uid.unwrap() });
@@ -74,7 +74,7 @@ const UserCallsValue = z.object({ uid: ResolvedSearchSchema.shape.uid.unwrap() }
  */
 export function createUserCalls(deps: FeatureDeps) {
   const render = createCallListRender(deps);
-  return sealedButton(
+  return signedButton(
     deps,
     UserCallsValue,
     (app, { uid }) => render(app, { uid }, 1),

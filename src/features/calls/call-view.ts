@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ValueWriter } from '../../apps/apps.ts';
 import { MAX_SESSION_ID, MAX_UID } from '../../cometchat/id-rules.ts';
 import type { Call, Participant, Person, Recording } from '../../cometchat/model.ts';
+import { counted } from '../../replies/sentences.ts';
 import {
   actions,
   blocksTextLength,
@@ -28,7 +29,6 @@ import {
   truncate,
 } from '../../slack/mrkdwn.ts';
 import { PageSchema } from '../../slack/values.ts';
-import { counted } from '../../voice/sentences.ts';
 import { callShape, timelineSections, transcriptsText } from './call-timeline.ts';
 import { markedStatus, WORD_MAX } from './status-marks.ts';
 
@@ -54,7 +54,7 @@ export const CallRefSchema = z.object({
 export type CallRef = z.infer<typeof CallRefSchema>;
 
 export interface CallViewOptions {
-  /** Writes the buttons' values (sealed for the app). */
+  /** Writes the buttons' values (signed for the app). */
   value?: ValueWriter;
   /** The app's name, shown when several apps are configured. */
   appName?: string | undefined;

@@ -1,11 +1,11 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import { appNameIfSeveral } from '../../apps/apps.ts';
+import { appNameIfMultiple } from '../../apps/apps.ts';
 import { idProblem, MAX_SESSION_ID, storedUid, uidProblem } from '../../cometchat/id-rules.ts';
+import { inApp } from '../../replies/sentences.ts';
 import { currentRequest } from '../../request-context.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { code, truncate } from '../../slack/mrkdwn.ts';
-import { inApp } from '../../voice/sentences.ts';
 import { parseCallSearch } from '../call-filters.ts';
 import type { AppDeps } from '../deps.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
@@ -16,8 +16,8 @@ import { lookupFormView } from './lookup-modal-view.ts';
 import { resolvedFor, workingDescription } from './search-time.ts';
 
 /** A call's card, for another feature's post about it (AppDeps.callCard). */
-export function callCardBlocks(apps: Pick<AppDeps['apps'], 'several'>): AppDeps['callCard'] {
-  return (app, call) => callCard(call, app, appNameIfSeveral(apps, app)).blocks;
+export function callCardBlocks(apps: Pick<AppDeps['apps'], 'multiple'>): AppDeps['callCard'] {
+  return (app, call) => callCard(call, app, appNameIfMultiple(apps, app)).blocks;
 }
 
 const CALL_USAGE = '`/cometchat call &lt;sessionId&gt; [as &lt;uid&gt;]`';
@@ -60,7 +60,7 @@ export const calls: Feature = {
       usage: `${CALL_USAGE} - look up a call; \`as\` acts on behalf of a user`,
       parse: parseCallWords,
       working: ({ sessionId }, { app, deps }) =>
-        `Looking up call ${code(truncate(sessionId, 80))}${inApp(appNameIfSeveral(deps.apps, app))}…`,
+        `Looking up call ${code(truncate(sessionId, 80))}${inApp(appNameIfMultiple(deps.apps, app))}…`,
       run: ({ sessionId, onBehalfOf }, { respond, app, deps }) =>
         createCallCommand(deps)(app, sessionId, onBehalfOf, respond),
     }),
@@ -73,7 +73,7 @@ export const calls: Feature = {
         return 'problem' in search ? new Refusal(search.problem) : search;
       },
       working: (search, { app, deps }) =>
-        `Searching ${workingDescription(search, currentRequest().receivedAt)}${inApp(appNameIfSeveral(deps.apps, app))}…`,
+        `Searching ${workingDescription(search, currentRequest().receivedAt)}${inApp(appNameIfMultiple(deps.apps, app))}…`,
       run: async (search, { body, respond, app, deps }) =>
         createCallsCommand(deps)(app, await resolvedFor(search, body.user_id, deps), respond),
     }),

@@ -1,9 +1,9 @@
 import type { CometChatApp } from '../../apps/apps.ts';
-import { appNameIfSeveral } from '../../apps/apps.ts';
+import { appNameIfMultiple } from '../../apps/apps.ts';
+import { inputRefused } from '../../replies/refusals.ts';
 import { currentRequest } from '../../request-context.ts';
 import type { Respond, SlackMessage } from '../../slack/deliver.ts';
 import type { Store } from '../../store/store.ts';
-import { inputRefused } from '../../voice/refusals.ts';
 import { unknownApp } from '../command.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { compareKnownMaps } from '../known-maps.ts';
@@ -41,7 +41,7 @@ async function answer(
         kind: 'roles',
         left: words.role,
         right: words.other,
-        appName: appNameIfSeveral(deps.apps, app),
+        appName: appNameIfMultiple(deps.apps, app),
       },
       compareKnownMaps(left, right),
     );

@@ -1,5 +1,7 @@
 import type { KnownBlock, RichTextElement } from '@slack/types';
 import { valueInWords } from '../../cometchat/catalogue.ts';
+import { permissionKeyRuns } from '../../replies/permission-key-text.ts';
+import { counted, valueSourceRuns } from '../../replies/sentences.ts';
 import {
   context,
   header,
@@ -11,8 +13,6 @@ import {
 } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
-import { permissionKeyRuns } from '../../voice/permission-key-text.ts';
-import { counted, valueSourceRuns } from '../../voice/sentences.ts';
 import type { Comparison, KeyDifference, SideValue } from '../known-maps.ts';
 
 // A comparison as a message: what it compares, how many keys differ and how many are equal,

@@ -1,6 +1,6 @@
+import { UID_CASE_SENTENCE } from '../../replies/sentences.ts';
 import { context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
-import { UID_CASE_SENTENCE } from '../../voice/sentences.ts';
 import type { Subcommand } from '../feature.ts';
 
 /**

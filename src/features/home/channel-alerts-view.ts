@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
+import { counted } from '../../replies/sentences.ts';
 import { context, divider, header, section, TEXT_LIMIT } from '../../slack/blocks.ts';
-import { counted } from '../../voice/sentences.ts';
 import type { ChannelAlerts } from '../deps.ts';
 
 // The Home tab's "Alerts in your channels": the subscriptions of the channels the person is a

@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
+import { counted } from '../../replies/sentences.ts';
 import { context, divider, header, section } from '../../slack/blocks.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
-import { counted } from '../../voice/sentences.ts';
 import type { PairSummary } from './role-differences.ts';
 
 // The Home tab's "Roles that differ between apps": a section for each pair of apps where roles

@@ -1,8 +1,8 @@
 import type { KnownBlock, PlainTextOption, StaticSelect, View } from '@slack/types';
+import { counted } from '../../replies/sentences.ts';
 import { actions, button, context, divider, header, plain, section } from '../../slack/blocks.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
-import { counted } from '../../voice/sentences.ts';
 import type { ChannelAlerts, RecentChange } from '../deps.ts';
 import { channelAlertBlocks } from './channel-alerts-view.ts';
 import { differenceBlocks } from './differences-view.ts';
@@ -26,13 +26,13 @@ export interface HomeApp {
   snapshot: AppSnapshot;
   /** This person may edit the app's permissions (checked again when they do). */
   editable: boolean;
-  /** A role picker option's value: the role, sealed for the app (apps.ts, sealOption). */
+  /** A role picker option's value: the role, signed for the app (apps.ts, signedOption). */
   optionValue: (role: string) => string;
 }
 
 export interface HomeInput {
   /** Name each app (an install with one calls it nothing). */
-  several: boolean;
+  multiple: boolean;
   /** The approvals part: requests waiting for this person and their own open ones. */
   approvals: readonly KnownBlock[];
   apps: readonly HomeApp[];
@@ -93,7 +93,7 @@ function rolePicker(
   for (const r of roles) {
     if (options.length === MAX_OPTIONS) break;
     const value = app.optionValue(r.role);
-    // A role whose sealed value is longer than an option holds is left out of the picker; it is
+    // A role whose signed value is longer than an option holds is left out of the picker; it is
     // still edited from its card (`/cometchat roles`).
     if (value.length <= MAX_OPTION_VALUE)
       options.push({ text: plain(`${r.name} (${r.role})`), value });
@@ -107,9 +107,9 @@ function rolePicker(
   };
 }
 
-function appBlocks(app: HomeApp, several: boolean): KnownBlock[] {
+function appBlocks(app: HomeApp, multiple: boolean): KnownBlock[] {
   const { snapshot } = app;
-  const title = several || app.name !== 'default' ? `*${escapeMrkdwn(app.name)}*` : '*CometChat*';
+  const title = multiple || app.name !== 'default' ? `*${escapeMrkdwn(app.name)}*` : '*CometChat*';
   const blocks: KnownBlock[] = [
     section(
       `${MARK[snapshot.state]} ${title}${app.region ? ` · ${escapeMrkdwn(app.region)}` : ''} · ${keyLine(snapshot)}`,
@@ -144,8 +144,8 @@ export function homeView(input: HomeInput): View {
     ]),
   ];
   if (input.approvals.length > 0) blocks.push(divider(), ...input.approvals);
-  blocks.push(divider(), header(input.several ? 'CometChat apps' : 'CometChat app'));
-  for (const app of input.apps) blocks.push(...appBlocks(app, input.several));
+  blocks.push(divider(), header(input.multiple ? 'CometChat apps' : 'CometChat app'));
+  for (const app of input.apps) blocks.push(...appBlocks(app, input.multiple));
   const editable = new Set(input.apps.filter((app) => app.editable).map((app) => app.name));
   const recent = recentBlocks(input.recent, editable);
   // What is left of Slack's 100 blocks once the rest is drawn: the alerts take theirs (a few

@@ -1,14 +1,14 @@
 import type { App, BlockAction, StaticSelectAction } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import type { Logger } from 'pino';
-import { type CometChatApp, openSealedOption, sealOption } from '../../apps/apps.ts';
+import { type CometChatApp, openSignedOption, signedOption } from '../../apps/apps.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
+import { failureSentence } from '../../replies/failure.ts';
 import { currentRequest } from '../../request-context.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { SelectArgs } from '../../slack/listener-args.ts';
 import type { Store } from '../../store/store.ts';
 import { createTtlCache } from '../../ttl-cache.ts';
-import { failureSentence } from '../../voice/failure.ts';
 import type { ChannelAlerts, EditorOpener, RecentChange, SharedDeps } from '../deps.ts';
 import type { KnownMap } from '../known-maps.ts';
 import { type AppSnapshot, type HomeInput, homeView, noAccessHome } from './home-view.ts';
@@ -161,14 +161,14 @@ export function createHome(deps: HomeDeps): Home {
       return {
         loading: shown.some((s) => s.state === 'loading') || inChannels === 'late',
         view: homeView({
-          several: deps.apps.several,
+          multiple: deps.apps.multiple,
           approvals,
           apps: apps.map((app, i) => ({
             name: app.name,
             region: app.region,
             snapshot: shown[i] ?? { state: 'loading' },
             editable: editors[i] ?? false,
-            optionValue: (role: string) => sealOption(app, role),
+            optionValue: (role: string) => signedOption(app, role),
           })),
           recent,
           alerts: inChannels === 'late' ? undefined : inChannels,
@@ -211,9 +211,9 @@ export function registerHome(
       // A select cleared by the person sends no option: there is nothing to open.
       const value = action.selected_option?.value;
       if (value === undefined) return;
-      // The option names its role, sealed for its app: one made by hand, or of an app no longer
+      // The option names its role, signed for its app: one made by hand, or of an app no longer
       // configured, is refused before anything is asked of CometChat.
-      const { app, text: role } = openSealedOption(deps.apps, value);
+      const { app, text: role } = openSignedOption(deps.apps, value);
       await openEditor(body.trigger_id, app, role, body.user.id);
     },
   );

@@ -1,11 +1,11 @@
 import type { View } from '@slack/types';
 import { type AppLabel, failureView } from '../../changes/index.ts';
+import { failureSentence } from '../../replies/failure.ts';
+import { inApp } from '../../replies/sentences.ts';
 import { currentRequest } from '../../request-context.ts';
 import { failInModal, type ModalTarget } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import type { Store } from '../../store/store.ts';
-import { failureSentence } from '../../voice/failure.ts';
-import { inApp } from '../../voice/sentences.ts';
 import type { FeatureDeps } from '../deps.ts';
 
 // What the editor's listeners share: their dependencies, the role a view is about, and how a

@@ -45,7 +45,7 @@ export interface CategorySwitch {
   known: KnownPermissions | undefined;
   values: StateValues;
   roles: RoleContext;
-  /** Which app the editor is for, and how its metadata is written (sealed for that app). */
+  /** Which app the editor is for, and how its metadata is written (signed for that app). */
   label?: AppLabel;
   /** The app's catalogue (its CometChat's definitions merged in); the shipped one by default. */
   catalogue?: Catalogue | undefined;
@@ -116,7 +116,7 @@ export interface ReviewInput {
   viewId: string;
   /** The app's configured name. */
   app: string;
-  /** How the confirmation's metadata is written (sealed for the app); plain JSON by default. */
+  /** How the confirmation's metadata is written (signed for the app); plain JSON by default. */
   write?: (payload: Record<string, unknown>) => string;
   /** The app's catalogue, as the editor showed it; the shipped one by default. */
   catalogue?: Catalogue | undefined;

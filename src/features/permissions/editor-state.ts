@@ -122,7 +122,7 @@ export function encodeState(state: EditorState): string {
   return JSON.stringify(stateRecord(state));
 }
 
-/** Parses plain (unsealed) metadata that came back from Slack; undefined when it is not ours. */
+/** Parses plain (unsigned) metadata that came back from Slack; undefined when it is not ours. */
 export function decodeState(raw: string | undefined): EditorState | undefined {
   const parsed = EditorStateSchema.safeParse(safeJson(raw));
   return parsed.success ? parsed.data : undefined;

@@ -7,10 +7,10 @@ import {
   valueInWords,
 } from '../../cometchat/catalogue.ts';
 import type { PermissionValue } from '../../cometchat/schemas.ts';
+import { counted, inApp } from '../../replies/sentences.ts';
 import { context, plain, section } from '../../slack/blocks.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate } from '../../slack/mrkdwn.ts';
-import { counted, inApp } from '../../voice/sentences.ts';
 import {
   displayedValue,
   type EditorState,

@@ -10,8 +10,8 @@ import { editRefusal } from '../../access/edit-refusal.ts';
 import {
   type CometChatApp,
   openRoleButton,
-  tryOpenSealed,
-  UNSEALED_REFUSAL,
+  tryOpenSigned,
+  UNSIGNED_REFUSAL,
 } from '../../apps/apps.ts';
 import { countHolders } from '../../apps/holders.ts';
 import {
@@ -22,16 +22,16 @@ import {
   confirmView,
   messageView,
   OPEN_CHECK_DEADLINE_MS,
-  tellClicker,
+  replyPrivately,
 } from '../../changes/index.ts';
 import type { Catalogue } from '../../cometchat/catalogue.ts';
+import { AlreadyShownError, RefusedError } from '../../replies/failure.ts';
 import { currentRequest, msLeft } from '../../request-context.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, SelectArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { type ModalTarget, showModal } from '../../slack/modal-outcome.ts';
 import { settledWithin } from '../../slack/request-context.ts';
 import { platformErrorCode } from '../../slack/slack-errors.ts';
-import { RefusedError, ShownFailure } from '../../voice/failure.ts';
 import type { EditorOpener } from '../deps.ts';
 import { type EditorDeps, editorFailure, failInEditor, roleIn } from './editor-context.ts';
 import {
@@ -147,7 +147,7 @@ export function createEditButton(deps: EditorDeps) {
   const open = createEditorOpener(deps);
   return async ({ ack, body, action }: ButtonArgs) => {
     await ack();
-    // The button names its app, sealed: a value made by hand or edited to name another is refused.
+    // The button names its app, signed: a value made by hand or edited to name another is refused.
     const { app, role } = openRoleButton(deps.apps, action.value);
     await open(body.trigger_id, app, role, body.user.id);
   };
@@ -161,11 +161,11 @@ export function createCategorySwitch(deps: EditorDeps) {
     const { log } = currentRequest();
     const view = body.view;
     if (!view) return;
-    const opened = tryOpenSealed(deps.apps, EditorStateSchema, view.private_metadata);
+    const opened = tryOpenSigned(deps.apps, EditorStateSchema, view.private_metadata);
     if (!opened) {
       // Told in a message, the modal left as it is: the view id of a request whose metadata is
-      // not sealed here may be someone else's modal.
-      await tellClicker(deps, args, UNSEALED_REFUSAL);
+      // not signed here may be someone else's modal.
+      await replyPrivately(deps, args, UNSIGNED_REFUSAL);
       return;
     }
     const target = action.selected_option?.value;
@@ -203,7 +203,7 @@ export function createCategorySwitch(deps: EditorDeps) {
 
 export type ReviewAnswer =
   /**
-   * Decided for the app the editor was sealed for; with how many users hold the role, when
+   * Decided for the app the editor was signed for; with how many users hold the role, when
    * CometChat said so in time.
    */
   | (ReviewOutcome & {
@@ -240,7 +240,7 @@ export async function reviewSubmission(
     values: ViewSubmitAction['view']['state']['values'];
   },
 ): Promise<ReviewAnswer> {
-  const opened = tryOpenSealed(deps.apps, EditorStateSchema, submission.privateMetadata);
+  const opened = tryOpenSigned(deps.apps, EditorStateSchema, submission.privateMetadata);
   if (!opened) return { kind: 'outdated' };
   const { app, value: state } = opened;
   const label = appLabel(deps.apps, app);
@@ -300,7 +300,7 @@ export function reviewResponse(answer: ReviewAnswer, failure: (error: unknown) =
     case 'outdated':
       return {
         response_action: 'update' as const,
-        view: messageView('Edit permissions', UNSEALED_REFUSAL),
+        view: messageView('Edit permissions', UNSIGNED_REFUSAL),
       };
     case 'late':
       return { response_action: 'errors' as const, errors: lateReviewErrors(answer.state) };
@@ -344,7 +344,7 @@ export function createReviewSubmission(deps: EditorDeps) {
     });
     await ack(reviewResponse(answer, (error) => editorFailure(error, deps)));
     // The person has the failure sentence and its reference; the handler logs the cause.
-    if (answer.kind === 'failed') throw new ShownFailure(answer.error);
+    if (answer.kind === 'failed') throw new AlreadyShownError(answer.error);
     if (answer.kind === 'late') log.warn('editor: review not checked in time; asked again');
     if (answer.kind === 'nothing')
       log.info({ app: answer.app.name, role: answer.role }, 'editor: nothing to change');

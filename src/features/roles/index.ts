@@ -1,5 +1,5 @@
-import { appNameIfSeveral } from '../../apps/apps.ts';
-import { inApp } from '../../voice/sentences.ts';
+import { appNameIfMultiple } from '../../apps/apps.ts';
+import { inApp } from '../../replies/sentences.ts';
 import { PAGE_PROBLEM, pageWord } from '../command.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
 import { PRESETS } from './presets.ts';
@@ -24,7 +24,7 @@ export const roles: Feature = {
       usage: `${USAGE} - list the app's roles, with buttons to page and edit`,
       parse: parseRolesWords,
       working: (page, { app, deps }) =>
-        `Asking CometChat for the roles${page > 1 ? ` (page ${page})` : ''}${inApp(appNameIfSeveral(deps.apps, app))}…`,
+        `Asking CometChat for the roles${page > 1 ? ` (page ${page})` : ''}${inApp(appNameIfMultiple(deps.apps, app))}…`,
       run: (page, { respond, app, deps }) => createRolesCommand(deps)(app, page, respond),
     }),
     subcommand({

@@ -1,7 +1,7 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import {
-  appNameIfSeveral,
+  appNameIfMultiple,
   type CometChatApp,
   openRoleButton,
   roleButtonValue,
@@ -9,12 +9,12 @@ import {
 import { roleIdProblem } from '../../cometchat/id-rules.ts';
 import type { Role } from '../../cometchat/schemas.ts';
 import { ROLE_ID } from '../../cometchat/schemas.ts';
+import { inApp } from '../../replies/sentences.ts';
 import { actions, button, context, section } from '../../slack/blocks.ts';
 import { recipientOf, respondOrFallBack, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
-import { inApp } from '../../voice/sentences.ts';
 import type { FeatureDeps } from '../deps.ts';
 import type { LinkUnfurler, UnfurlCard } from '../feature.ts';
 import { compact } from './role-list-view.ts';
@@ -100,7 +100,7 @@ export const roleUnfurler: LinkUnfurler = {
   section: 'roles',
   idProblem: roleIdProblem,
   async card(id, { app, deps }) {
-    const appName = appNameIfSeveral(deps.apps, app);
+    const appName = appNameIfMultiple(deps.apps, app);
     const role = await findRole(app, id);
     return role ? roleCard(role, app, appName) : missingRoleCard(id, appName);
   },
@@ -113,7 +113,7 @@ export function registerRoleDetails(bolt: App, deps: FeatureDeps): void {
     async ({ ack, body, action, respond }: ButtonArgs) => {
       await ack();
       const { app, role: id } = openRoleButton(deps.apps, action.value);
-      const appName = appNameIfSeveral(deps.apps, app);
+      const appName = appNameIfMultiple(deps.apps, app);
       const role = await findRole(app, id);
       const message = role
         ? roleDetailsMessage(role, app, appName)

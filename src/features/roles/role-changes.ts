@@ -1,18 +1,18 @@
 import type { SlashCommand } from '@slack/bolt';
 import { editRefusal } from '../../access/edit-refusal.ts';
-import { appNameIfSeveral, type CometChatApp } from '../../apps/apps.ts';
+import { appNameIfMultiple, type CometChatApp } from '../../apps/apps.ts';
 import { type AskedRoleChange, ROLE_CHANGE_TITLE, reviewRoleChange } from '../../changes/index.ts';
 import { defaultPermissions, holdsRoleIds, sameValue } from '../../cometchat/catalogue.ts';
 import { MAX_ROLES } from '../../cometchat/id-rules.ts';
 import type { PermissionMap, Role } from '../../cometchat/schemas.ts';
+import { permissionKeyText } from '../../replies/permission-key-text.ts';
+import { permissionValueText } from '../../replies/permission-value-text.ts';
+import { counted, inApp, roleHoldersSentence, roleLimitSentence } from '../../replies/sentences.ts';
 import { currentRequest } from '../../request-context.ts';
 import { messageModal, noticeMessage } from '../../slack/blocks.ts';
 import type { Respond } from '../../slack/deliver.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../../store/store.ts';
-import { permissionKeyText } from '../../voice/permission-key-text.ts';
-import { permissionValueText } from '../../voice/permission-value-text.ts';
-import { counted, inApp, roleHoldersSentence, roleLimitSentence } from '../../voice/sentences.ts';
 import type { AppDeps } from '../deps.ts';
 import { loadIntoModal } from '../load-into-modal.ts';
 import { presetNamed } from './presets.ts';
@@ -159,5 +159,5 @@ async function readFacts(deps: AppDeps, app: CometChatApp, words: RoleWords): Pr
       ? app.cometchat.countUsersWithRole(words.role, { withDeactivated: true })
       : undefined,
   ]);
-  return { roles, known, holders, appName: appNameIfSeveral(deps.apps, app) };
+  return { roles, known, holders, appName: appNameIfMultiple(deps.apps, app) };
 }

@@ -3,6 +3,7 @@ import type { ValueWriter } from '../../apps/apps.ts';
 import type { RolePage } from '../../cometchat/model.ts';
 import type { Role } from '../../cometchat/schemas.ts';
 import { ROLE_ID } from '../../cometchat/schemas.ts';
+import { counted } from '../../replies/sentences.ts';
 import {
   actions,
   button,
@@ -17,7 +18,6 @@ import {
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
-import { counted } from '../../voice/sentences.ts';
 
 /** Roles per page of the list. CometChat allows 25 roles per app, so most apps need 3 pages. */
 export const ROLES_PER_PAGE = 10;
@@ -29,9 +29,9 @@ export interface RoleListValue {
 }
 
 export interface RoleListOptions {
-  /** Writes the page and share buttons' values (sealed for the app). */
+  /** Writes the page and share buttons' values (signed for the app). */
   value?: ValueWriter;
-  /** Writes an "Edit permissions" button's value (the role id; sealed for the app). */
+  /** Writes an "Edit permissions" button's value (the role id; signed for the app). */
   roleValue?: (role: string) => string;
   /** The app's name, shown when several apps are configured. */
   appName?: string | undefined;

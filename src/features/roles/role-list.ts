@@ -1,7 +1,7 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { z } from 'zod';
 import {
-  appNameIfSeveral,
+  appNameIfMultiple,
   type CometChatApp,
   roleButtonValue,
   valueWriter,
@@ -13,7 +13,7 @@ import { ACTIONS } from '../../slack/ids.ts';
 import { eachSettledWithin } from '../../slack/request-context.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps } from '../deps.ts';
-import { inPlace, sealedButton } from '../sealed-button.ts';
+import { inPlace, signedButton } from '../signed-button.ts';
 import { ROLES_PER_PAGE, roleListMessage } from './role-list-view.ts';
 
 const PageValue = z.object({ page: PageSchema });
@@ -41,7 +41,7 @@ export function createRoleList({ apps }: Pick<FeatureDeps, 'apps'>) {
     return roleListMessage(result, {
       value: valueWriter(app),
       roleValue: (role) => roleButtonValue(app, role),
-      appName: appNameIfSeveral(apps, app),
+      appName: appNameIfMultiple(apps, app),
       holders: await holdersOf(app, result.roles),
     });
   };
@@ -62,12 +62,12 @@ const renderPage = (deps: Pick<FeatureDeps, 'apps'>) => {
 
 /** A page button: the list replaced in place by the page it names. */
 export function createRolesPage(deps: FeatureDeps) {
-  return sealedButton(deps, PageValue, renderPage(deps), inPlace);
+  return signedButton(deps, PageValue, renderPage(deps), inPlace);
 }
 
 /** "Share in channel": the same page, without buttons, for everyone. */
 export function createShareRoles(deps: FeatureDeps) {
-  return sealedButton(deps, PageValue, renderPage(deps), sharedCopy);
+  return signedButton(deps, PageValue, renderPage(deps), sharedCopy);
 }
 
 export function registerRoleList(bolt: App, deps: FeatureDeps): void {

@@ -1,10 +1,10 @@
 import type { KnownBlock } from '@slack/types';
 import { valueInWords } from '../../cometchat/catalogue.ts';
+import { permissionKeyText } from '../../replies/permission-key-text.ts';
+import { inApp, valueSourceText } from '../../replies/sentences.ts';
 import { context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { code, joinedUpTo, truncate } from '../../slack/mrkdwn.ts';
-import { permissionKeyText } from '../../voice/permission-key-text.ts';
-import { inApp, valueSourceText } from '../../voice/sentences.ts';
 import type { CanConclusion, CanExplanation, CanStep, ValueSource } from './can.ts';
 
 // The walk of "can <uid> <action>" as a message: one line per step, each with its value and

@@ -1,7 +1,7 @@
 import { PERMISSIONS, permissionSpec } from '../../cometchat/catalogue.ts';
 import type { PermissionMap, PermissionValue } from '../../cometchat/schemas.ts';
+import { permissionKeyText } from '../../replies/permission-key-text.ts';
 import { code } from '../../slack/mrkdwn.ts';
-import { permissionKeyText } from '../../voice/permission-key-text.ts';
 
 // "Can this user do that?": the walk CometChat's RBAC documents, one step per rule, each with the
 // value it used and where that value came from. Pure: the facts it needs (the two users, the

@@ -1,6 +1,6 @@
-import { appNameIfSeveral } from '../../apps/apps.ts';
+import { appNameIfMultiple } from '../../apps/apps.ts';
+import { inApp } from '../../replies/sentences.ts';
 import { code, truncate } from '../../slack/mrkdwn.ts';
-import { inApp } from '../../voice/sentences.ts';
 import { type Feature, subcommand } from '../feature.ts';
 import { createRoleCommand, registerUserChanges } from './user-changes.ts';
 import { describeUserSearch } from './user-list-view.ts';
@@ -22,7 +22,7 @@ export const users: Feature = {
         // A role change opens its review in a modal at once: no progress message to replace.
         if (words.kind === 'role') return undefined;
         const uid = code(truncate(words.uid, 100));
-        const where = inApp(appNameIfSeveral(deps.apps, app));
+        const where = inApp(appNameIfMultiple(deps.apps, app));
         return words.kind === 'can'
           ? `Working out whether ${uid} can ${code(words.action)}${where}…`
           : `Looking up user ${uid}${where}…`;
@@ -38,7 +38,7 @@ export const users: Feature = {
       usage: `${USERS_USAGE} - find users by the start of their uid or name, on one role, or deactivated`,
       parse: parseUsersWords,
       working: (search, { app, deps }) =>
-        `Searching users: ${describeUserSearch(search)}${inApp(appNameIfSeveral(deps.apps, app))}…`,
+        `Searching users: ${describeUserSearch(search)}${inApp(appNameIfMultiple(deps.apps, app))}…`,
       run: async (search, { respond, app, deps }) =>
         respond(await createUserList(deps)(app, search)),
     }),

@@ -4,13 +4,13 @@ import { defaultPermissions, valueInWords } from '../../cometchat/catalogue.ts';
 import { accountOf, type User } from '../../cometchat/model.ts';
 import type { Role } from '../../cometchat/schemas.ts';
 import { ROLE_ID } from '../../cometchat/schemas.ts';
+import { permissionKeyText } from '../../replies/permission-key-text.ts';
+import { counted, inApp } from '../../replies/sentences.ts';
 import { actions, button, context, fields, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../../store/store.ts';
-import { permissionKeyText } from '../../voice/permission-key-text.ts';
-import { counted, inApp } from '../../voice/sentences.ts';
 
 // A CometChat user as one card: who they are, their role, their account, what the app knows of
 // their role's permissions, and the buttons to act. Pure.
@@ -23,7 +23,7 @@ export interface UserCardOptions {
   role?: Role | undefined;
   /** What the app last saw of the role's permissions (its last change through this app). */
   known?: KnownPermissions | undefined;
-  /** Writes a button's value, sealed for the app. */
+  /** Writes a button's value, signed for the app. */
   write: ValueWriter;
   /** The person looking may change this app's users: offered Change role and (De)activate. */
   editor?: boolean | undefined;

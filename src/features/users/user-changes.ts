@@ -3,23 +3,25 @@ import type { View } from '@slack/types';
 import { z } from 'zod';
 import { editRefusal } from '../../access/edit-refusal.ts';
 import {
-  appNameIfSeveral,
+  appNameIfMultiple,
   type CometChatApp,
-  openSealed,
-  tryOpenSealed,
-  UNSEALED_REFUSAL,
+  openSigned,
+  tryOpenSigned,
+  UNSIGNED_REFUSAL,
   valueWriter,
 } from '../../apps/apps.ts';
 import {
   type AskedUserChange,
+  replyPrivately,
   reviewUserChange,
-  tellClicker,
   USER_CHANGE_TITLE,
 } from '../../changes/index.ts';
 import { defaultPermissions, valueInWords } from '../../cometchat/catalogue.ts';
 import { roleIdProblem, UidSchema } from '../../cometchat/id-rules.ts';
 import { type Account, accountOf, type User } from '../../cometchat/model.ts';
 import type { PermissionMap, Role } from '../../cometchat/schemas.ts';
+import { permissionKeyText } from '../../replies/permission-key-text.ts';
+import { inApp } from '../../replies/sentences.ts';
 import { currentRequest } from '../../request-context.ts';
 import { messageModal, noticeMessage, plain, section } from '../../slack/blocks.ts';
 import type { Respond } from '../../slack/deliver.ts';
@@ -27,8 +29,6 @@ import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../../store/store.ts';
-import { permissionKeyText } from '../../voice/permission-key-text.ts';
-import { inApp } from '../../voice/sentences.ts';
 import type { AppDeps } from '../deps.ts';
 import { loadIntoModal } from '../load-into-modal.ts';
 import { knownOf } from './known-permissions.ts';
@@ -175,10 +175,10 @@ function createChangeRoleButton(deps: AppDeps) {
   return async (args: ButtonArgs) => {
     const { ack, body, action } = args;
     await ack();
-    const { app, value } = openSealed(deps.apps, UidValue, action.value);
+    const { app, value } = openSigned(deps.apps, UidValue, action.value);
     const log = currentRequest().log;
     const refusal = await editRefusal(app.access, body.user.id, log, 'change a user');
-    if (refusal) return tellClicker(deps, args, refusal);
+    if (refusal) return replyPrivately(deps, args, refusal);
     await loadIntoModal(deps, changeModal(body.trigger_id), async () => {
       const [user, roles] = await Promise.all([
         app.cometchat.getUser(value.uid),
@@ -189,7 +189,7 @@ function createChangeRoleButton(deps: AppDeps) {
         name: truncate(user.name, 100),
         role: user.role,
       });
-      return rolePickerView(user, roles, metadata, appNameIfSeveral(deps.apps, app));
+      return rolePickerView(user, roles, metadata, appNameIfMultiple(deps.apps, app));
     });
   };
 }
@@ -197,11 +197,11 @@ function createChangeRoleButton(deps: AppDeps) {
 /** The picker submitted: the review in its place (store reads only: Slack waits three seconds). */
 function createRolePicked(deps: AppDeps) {
   return async ({ ack, view }: SubmitArgs) => {
-    const opened = tryOpenSealed(deps.apps, PickValue, view.private_metadata);
+    const opened = tryOpenSigned(deps.apps, PickValue, view.private_metadata);
     if (!opened) {
       await ack({
         response_action: 'update',
-        view: messageModal(USER_CHANGE_TITLE, UNSEALED_REFUSAL),
+        view: messageModal(USER_CHANGE_TITLE, UNSIGNED_REFUSAL),
       });
       return;
     }
@@ -224,10 +224,10 @@ function createAccountButton(deps: AppDeps) {
   return async (args: ButtonArgs) => {
     const { ack, body, action } = args;
     await ack();
-    const { app, value } = openSealed(deps.apps, AccountValue, action.value);
+    const { app, value } = openSigned(deps.apps, AccountValue, action.value);
     const log = currentRequest().log;
     const refusal = await editRefusal(app.access, body.user.id, log, 'change a user');
-    if (refusal) return tellClicker(deps, args, refusal);
+    if (refusal) return replyPrivately(deps, args, refusal);
     await loadIntoModal(deps, changeModal(body.trigger_id), async (viewId) => {
       const user = await app.cometchat.getUser(value.uid);
       const problem = userChangeProblem(user, undefined, { key: 'status', to: value.to });
@@ -262,7 +262,7 @@ export function createRoleCommand(deps: AppDeps) {
         app.cometchat.listAllRoles(),
       ]);
       const asked: UserChangeAsked = { key: 'role', to: words.role };
-      const problem = userChangeProblem(user, roles, asked, appNameIfSeveral(deps.apps, app));
+      const problem = userChangeProblem(user, roles, asked, appNameIfMultiple(deps.apps, app));
       if (problem) return messageModal(USER_CHANGE_TITLE, problem);
       return roleChangeReview(deps, app, user, words.role, viewId);
     });

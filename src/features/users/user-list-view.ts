@@ -1,6 +1,7 @@
 import type { Button, KnownBlock } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
 import { accountOf, type User, type UserPage } from '../../cometchat/model.ts';
+import { counted } from '../../replies/sentences.ts';
 import {
   actions,
   button,
@@ -15,7 +16,6 @@ import {
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, truncate } from '../../slack/mrkdwn.ts';
-import { counted } from '../../voice/sentences.ts';
 import type { UserSearch } from './user-words.ts';
 
 // The user search as a message: a table of the page's users (uids exact, for copying), a

@@ -1,6 +1,6 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { z } from 'zod';
-import { appNameIfSeveral, type CometChatApp, openSealed, valueWriter } from '../../apps/apps.ts';
+import { appNameIfMultiple, type CometChatApp, openSigned, valueWriter } from '../../apps/apps.ts';
 import { accountOf, type User } from '../../cometchat/model.ts';
 import { currentRequest } from '../../request-context.ts';
 import { recipientOf, respondOrFallBack, type SlackMessage } from '../../slack/deliver.ts';
@@ -8,7 +8,7 @@ import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps, SharedDeps } from '../deps.ts';
-import { inPlace, sealedButton } from '../sealed-button.ts';
+import { inPlace, signedButton } from '../signed-button.ts';
 import { type CanFacts, explainCan, factsNeeded } from './can.ts';
 import { canMessage } from './can-view.ts';
 import { knownOf } from './known-permissions.ts';
@@ -39,7 +39,7 @@ export function createUserCard(deps: UserDeps) {
       role: roles.find((role) => role.role === user.role),
       known: await knownOf(deps, app, user.role),
       write: valueWriter(app),
-      appName: appNameIfSeveral(deps.apps, app),
+      appName: appNameIfMultiple(deps.apps, app),
       editor: refusal === undefined,
     });
   };
@@ -57,7 +57,7 @@ export function createUserList(deps: Pick<FeatureDeps, 'apps'>) {
     });
     return userListMessage(page, search, {
       write: valueWriter(app),
-      appName: appNameIfSeveral(deps.apps, app),
+      appName: appNameIfMultiple(deps.apps, app),
     });
   };
 }
@@ -103,7 +103,7 @@ export function createCan(deps: UserDeps) {
       { action: ask.action, conclusion: explanation.conclusion.kind },
       'user permission explained',
     );
-    return canMessage({ ...ask, appName: appNameIfSeveral(deps.apps, app) }, explanation);
+    return canMessage({ ...ask, appName: appNameIfMultiple(deps.apps, app) }, explanation);
   };
 }
 
@@ -125,7 +125,7 @@ export function registerUserLookup(bolt: App, deps: UserDeps): void {
     ACTIONS.userDetails,
     async ({ ack, body, action, respond }: ButtonArgs) => {
       await ack();
-      const { app, value } = openSealed(deps.apps, UidValue, action.value);
+      const { app, value } = openSigned(deps.apps, UidValue, action.value);
       const message = await card(app, value.uid, body.user.id);
       const reply = respondOrFallBack(respond, recipientOf(body), deps.deliver);
       await reply({ ...message, replace_original: false });
@@ -133,6 +133,6 @@ export function registerUserLookup(bolt: App, deps: UserDeps): void {
   );
   bolt.action<BlockAction<ButtonAction>>(
     new RegExp(`^${ACTIONS.usersPage}`),
-    sealedButton(deps, SearchValue, (app, { s, page }) => list(app, { ...s, page }), inPlace),
+    signedButton(deps, SearchValue, (app, { s, page }) => list(app, { ...s, page }), inPlace),
   );
 }

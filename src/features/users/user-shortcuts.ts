@@ -3,13 +3,13 @@ import type { View } from '@slack/types';
 import type { CometChatApp } from '../../apps/apps.ts';
 import { CometChatError } from '../../cometchat/errors.ts';
 import { findUidCandidates, storedUid, uidProblem } from '../../cometchat/id-rules.ts';
+import { UID_CASE_SENTENCE } from '../../replies/sentences.ts';
 import { currentRequest } from '../../request-context.ts';
 import { plain, section } from '../../slack/blocks.ts';
 import { recipientOf, respondOrFallBack, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, ShortcutArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { code } from '../../slack/mrkdwn.ts';
-import { UID_CASE_SENTENCE } from '../../voice/sentences.ts';
 import { createUserCard, type UserDeps } from './user-lookup.ts';
 
 // The card from elsewhere than the command: "Look up user" on a message that names a uid, and

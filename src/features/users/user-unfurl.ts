@@ -1,11 +1,11 @@
-import { appNameIfSeveral, type CometChatApp, valueWriter } from '../../apps/apps.ts';
+import { appNameIfMultiple, type CometChatApp, valueWriter } from '../../apps/apps.ts';
 import { CometChatError } from '../../cometchat/errors.ts';
 import { uidProblem } from '../../cometchat/id-rules.ts';
 import { accountOf, type User } from '../../cometchat/model.ts';
+import { inApp } from '../../replies/sentences.ts';
 import { button, context, section } from '../../slack/blocks.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
-import { inApp } from '../../voice/sentences.ts';
 import type { LinkUnfurler, UnfurlCard } from '../feature.ts';
 
 // A dashboard link to a user, as a card: who, which role, whether the account is active, and
@@ -45,7 +45,7 @@ export const userUnfurler: LinkUnfurler = {
   section: 'users',
   idProblem: uidProblem,
   async card(id, { app, deps }) {
-    const appName = appNameIfSeveral(deps.apps, app);
+    const appName = appNameIfMultiple(deps.apps, app);
     try {
       const user = await app.cometchat.getUser(id);
       return userLinkCard(user, app, appName);

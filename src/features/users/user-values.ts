@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { UidSchema } from '../../cometchat/id-rules.ts';
 import { AccountSchema } from '../../cometchat/model.ts';
 
-// What the users feature's buttons carry (sealed for their app), read back by their listeners:
+// What the users feature's buttons carry (signed for their app), read back by their listeners:
 // each defined once, for the card and the lists that write them and the listeners that read them.
 
 /** A button about one user: Details, Change role. */

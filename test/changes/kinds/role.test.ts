@@ -9,7 +9,7 @@ import type { ChangeClient } from '../../../src/changes/kinds/index.ts';
 import { roleHasChange, roleKind, roleStaleness } from '../../../src/changes/kinds/role.ts';
 import { CometChatError } from '../../../src/cometchat/errors.ts';
 import type { Role } from '../../../src/cometchat/schemas.ts';
-import { ChangeNotTaken } from '../../../src/voice/failure.ts';
+import { ChangeNotTaken } from '../../../src/replies/failure.ts';
 
 const role = (id: string, name = id, description = ''): Role => ({ role: id, name, description });
 

@@ -118,7 +118,7 @@ describe('alerts while Slack fails', () => {
       },
     } as unknown as CometChatApp;
     deps = {
-      apps: { byName: () => app, several: false },
+      apps: { byName: () => app, multiple: false },
       store,
       client: slack.client as unknown as DeliveryDeps['client'],
       count: () => undefined,

@@ -9,7 +9,7 @@ import { slackDate } from '../../../src/slack/mrkdwn.ts';
 // A dashboard link to a call, as a card: pure, with CometChat's words as long and as hostile as
 // they come.
 
-const app = { name: 'prod', seal: () => 'seal' } as unknown as CometChatApp;
+const app = { name: 'prod', sign: () => 'signature' } as unknown as CometChatApp;
 
 const START = 1_763_000_000;
 

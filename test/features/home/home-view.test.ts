@@ -2,7 +2,7 @@ import type { ActionsBlock, View } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { checkView } from '../../../offline/slack-standin/block-kit-limits.ts';
 import type { Access } from '../../../src/access/access.ts';
-import { createApps, openSealedOption, sealOption } from '../../../src/apps/apps.ts';
+import { createApps, openSignedOption, signedOption } from '../../../src/apps/apps.ts';
 import { homeApprovalBlocks } from '../../../src/changes/approval-view.ts';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import { type HomeInput, homeView } from '../../../src/features/home/home-view.ts';
@@ -27,7 +27,7 @@ const request = (i: number): ApprovalRequest => ({
 
 const roles = Array.from({ length: 25 }, (_, i) => ({ role: `role-${i}`, name: `Role <${i}>` }));
 
-/** The apps' registry, to seal the role pickers' options as the tab does. */
+/** The apps' registry, to sign the role pickers' options as the tab does. */
 const registry = createApps(
   ['prod', 'staging', 'eu-prod', 'default'].map((name) => ({
     name,
@@ -41,7 +41,7 @@ const registry = createApps(
 const optionValue = (name: string) => {
   const app = registry.byName(name) ?? registry.all[0];
   if (!app) throw new Error('no app');
-  return (role: string) => sealOption(app, role);
+  return (role: string) => signedOption(app, role);
 };
 
 /** Three apps' pairs, each with 25 roles that differ and some known in one app only. */
@@ -65,7 +65,7 @@ function largestInput(): HomeInput {
   }));
   const own = Array.from({ length: 12 }, (_, i) => ({ request: request(100 + i) }));
   return {
-    several: true,
+    multiple: true,
     approvals: homeApprovalBlocks(waiting, own),
     apps: ['prod', 'staging', 'eu-prod'].map((name) => ({
       name,
@@ -105,7 +105,7 @@ describe('homeView', () => {
     // Twelve apps: 66 pairs, more than the tab holds. The pairs are cut, the last changes kept.
     const names = Array.from({ length: 12 }, (_, i) => `app-${i}`);
     const crowded = homeView({
-      several: true,
+      multiple: true,
       approvals: [],
       apps: names.map((name) => ({
         name,
@@ -149,7 +149,7 @@ describe('homeView', () => {
 
   it('has no such section when it is given none (one app, or one to view)', () => {
     const view = homeView({
-      several: false,
+      multiple: false,
       approvals: [],
       apps: [
         {
@@ -168,7 +168,7 @@ describe('homeView', () => {
 
   it('shows a failing app in its own section, and loading ones as pending', () => {
     const view = homeView({
-      several: true,
+      multiple: true,
       approvals: [],
       apps: [
         {
@@ -196,12 +196,12 @@ describe('homeView', () => {
     expect(text).not.toContain('home_edit_role');
   });
 
-  it('seals each picker option for its app, leaving out a role whose sealed value would not fit', () => {
+  it('signs each picker option for its app, leaving out a role whose signed value would not fit', () => {
     const long = 'r'.repeat(59);
     const fits = 'r'.repeat(58);
     const picker = (list: readonly { role: string; name: string }[]) =>
       homeView({
-        several: true,
+        multiple: true,
         approvals: [],
         apps: [
           {
@@ -223,7 +223,7 @@ describe('homeView', () => {
       { role: fits, name: 'Fits' },
     ]);
     const options = (select as { options: { value: string }[] }).options;
-    expect(options.map((o) => openSealedOption(registry, o.value))).toEqual([
+    expect(options.map((o) => openSignedOption(registry, o.value))).toEqual([
       { app: registry.byName('staging'), text: 'role-0' },
       { app: registry.byName('staging'), text: 'role-1' },
       { app: registry.byName('staging'), text: fits },

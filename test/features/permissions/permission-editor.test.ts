@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Access } from '../../../src/access/access.ts';
-import { createApps, sealFor } from '../../../src/apps/apps.ts';
+import { createApps, signedValue } from '../../../src/apps/apps.ts';
 import { messageView } from '../../../src/changes/views.ts';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import { encodeState, newEditorState } from '../../../src/features/permissions/editor-state.ts';
@@ -34,11 +34,11 @@ const allowAll: Access = {
 const appsWith = (access: Access, cometchat = {} as CometChatClient) =>
   createApps([{ name: 'default', appId: 'a', region: 'us', apiKey: 'k', cometchat, access }]);
 
-/** Metadata as the app writes it: the JSON `encoded` gives, sealed for the one app. */
-function sealed(encoded: string): string {
+/** Metadata as the app writes it: the JSON `encoded` gives, signed for the one app. */
+function signed(encoded: string): string {
   const [app] = appsWith(allowAll).all;
   if (!app) throw new Error('no app');
-  return sealFor(app, JSON.parse(encoded) as Record<string, unknown>);
+  return signedValue(app, JSON.parse(encoded) as Record<string, unknown>);
 }
 
 const reviewDeps = (access: Access, store: Store = createMemoryStore()) => ({
@@ -67,7 +67,7 @@ describe('reviewSubmission', () => {
 
   it('answers at the deadline when the access check does not, and keeps the form', async () => {
     const deps = reviewDeps({ ...allowAll, editRefusal: () => never<string | undefined>() });
-    const answer = review(deps, submission(sealed(encodeState(state))));
+    const answer = review(deps, submission(signed(encodeState(state))));
     await vi.advanceTimersByTimeAsync(1_999);
     let settled = false;
     void answer.then(() => {
@@ -86,7 +86,7 @@ describe('reviewSubmission', () => {
   it('answers at the deadline when the store does not', async () => {
     const store: Store = { ...createMemoryStore(), getKnownPermissions: () => never() };
     const deps = reviewDeps(allowAll, store);
-    const answer = review(deps, submission(sealed(encodeState(state))));
+    const answer = review(deps, submission(signed(encodeState(state))));
     await vi.advanceTimersByTimeAsync(2_000);
     expect((await answer).kind).toBe('late');
   });
@@ -101,7 +101,7 @@ describe('reviewSubmission', () => {
       },
     });
     // The viewer check took 1.5 s before the listener ran.
-    const answer = review(deps, submission(sealed(encodeState(state))), Date.now() - 1_500);
+    const answer = review(deps, submission(signed(encodeState(state))), Date.now() - 1_500);
     expect(limits).toEqual([{ withinMs: 500 }]);
     await vi.advanceTimersByTimeAsync(500);
     expect((await answer).kind).toBe('late');
@@ -114,7 +114,7 @@ describe('reviewSubmission', () => {
       getKnownPermissions: () => Promise.reject(failure),
     };
     const deps = reviewDeps(allowAll, store);
-    const answer = await review(deps, submission(sealed(encodeState(state))));
+    const answer = await review(deps, submission(signed(encodeState(state))));
     expect(answer).toEqual({ kind: 'failed', error: failure });
     expect(reviewResponse(answer, failureModal)).toMatchObject({
       response_action: 'update',
@@ -133,7 +133,7 @@ describe('reviewSubmission', () => {
 
   it('refuses someone who may not edit', async () => {
     const deps = reviewDeps({ ...allowAll, editRefusal: async () => 'Only editors may.' });
-    expect(await review(deps, submission(sealed(encodeState(state))))).toEqual({
+    expect(await review(deps, submission(signed(encodeState(state))))).toEqual({
       kind: 'refused',
       sentence: 'Only editors may.',
     });

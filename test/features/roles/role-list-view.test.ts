@@ -137,11 +137,11 @@ describe('roleListMessage', () => {
   });
 
   it('gives each role the editor can take an Edit button naming it, with the value of before', () => {
-    const message = roleListMessage(page(roles), { roleValue: (r) => `sealed.${r}` });
+    const message = roleListMessage(page(roles), { roleValue: (r) => `signed.${r}` });
     const edits = buttonsOf(message.blocks).filter((b) => b.action_id === 'edit_permissions');
     expect(edits.map((b) => [b.text.text, b.value])).toEqual([
-      ['Edit default', 'sealed.default'],
-      ['Edit cometchat_uid_1-x', 'sealed.cometchat_uid_1-x'],
+      ['Edit default', 'signed.default'],
+      ['Edit cometchat_uid_1-x', 'signed.cometchat_uid_1-x'],
     ]);
     // Each in a block of its own: Slack refuses an action_id twice in one block.
     const rows = (message.blocks ?? []).filter(

@@ -1,13 +1,13 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Access } from '../../../src/access/access.ts';
-import { createApps, sealFor, UNSEALED_REFUSAL } from '../../../src/apps/apps.ts';
+import { createApps, signedValue, UNSIGNED_REFUSAL } from '../../../src/apps/apps.ts';
 import type { CometChatClient } from '../../../src/cometchat/client.ts';
 import { createShareRoles } from '../../../src/features/roles/role-list.ts';
+import { InputError } from '../../../src/replies/failure.ts';
 import { runInRequest } from '../../../src/request-context.ts';
 import type { Deliverer, SlackMessage } from '../../../src/slack/deliver.ts';
 import type { Views } from '../../../src/slack/views.ts';
-import { InputError } from '../../../src/voice/failure.ts';
 
 // A listener called the way Bolt calls it, with a fake ack: what it acknowledges, asks and sends.
 
@@ -43,7 +43,7 @@ function setup() {
       name: 'default',
       appId: 'app',
       region: 'us',
-      apiKey: 'key-for-sealing',
+      apiKey: 'key-for-signing',
       cometchat,
       access: {} as Access,
     },
@@ -72,15 +72,15 @@ function setup() {
     );
   const [app] = apps.all;
   if (!app) throw new Error('no app');
-  /** A value as the app writes it: sealed for its one app. */
-  const sealed = (payload: Record<string, unknown>) => sealFor(app, payload);
-  return { call, sealed, asked, sent, acked: () => acked };
+  /** A value as the app writes it: signed for its one app. */
+  const signed = (payload: Record<string, unknown>) => signedValue(app, payload);
+  return { call, signed, asked, sent, acked: () => acked };
 }
 
 describe('Share in channel (roles)', () => {
   it('acknowledges, then posts the page for everyone, without buttons', async () => {
-    const { call, sealed, asked, sent, acked } = setup();
-    await call(sealed({ page: 1 }));
+    const { call, signed, asked, sent, acked } = setup();
+    await call(signed({ page: 1 }));
     expect(acked()).toBe(1);
     expect(asked).toEqual([{ page: 1, perPage: 10 }]);
     expect(sent[0]?.response_type).toBe('in_channel');
@@ -88,16 +88,16 @@ describe('Share in channel (roles)', () => {
   });
 
   it('refuses a tampered page value without asking CometChat', async () => {
-    const { call, sealed, asked, acked } = setup();
-    await expect(call(sealed({ page: 10_001 }))).rejects.toBeInstanceOf(InputError);
+    const { call, signed, asked, acked } = setup();
+    await expect(call(signed({ page: 10_001 }))).rejects.toBeInstanceOf(InputError);
     expect(acked()).toBe(1);
     expect(asked).toEqual([]);
   });
 
-  it('refuses an unsealed page value, with one app configured, without asking CometChat', async () => {
+  it('refuses an unsigned page value, with one app configured, without asking CometChat', async () => {
     const { call, asked, acked } = setup();
     await expect(call(JSON.stringify({ page: 1 }))).rejects.toThrow(
-      new InputError(UNSEALED_REFUSAL),
+      new InputError(UNSIGNED_REFUSAL),
     );
     expect(acked()).toBe(1);
     expect(asked).toEqual([]);

@@ -11,7 +11,7 @@ import type { Store } from '../../store/store.ts';
 const SWEEP_CLAIM_SECONDS = 60 * 60;
 
 export interface SweepDeps {
-  store: Pick<Store, 'listIntents' | 'claim' | 'release'>;
+  store: Pick<Store, 'listPending' | 'claim' | 'release'>;
   audit: AuditTrail;
   now: () => number;
   /**
@@ -23,8 +23,8 @@ export interface SweepDeps {
 }
 
 /** Turns every intent that outlived its request into its record. Returns how many it recorded. */
-export async function sweepIntents(deps: SweepDeps): Promise<number> {
-  const stale = await deps.store.listIntents(deps.now() - deps.afterMs);
+export async function sweepPending(deps: SweepDeps): Promise<number> {
+  const stale = await deps.store.listPending(deps.now() - deps.afterMs);
   let recorded = 0;
   for (const intent of stale) {
     // Several replicas may sweep at once: the claim picks the one that records it.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditTrail } from '../../../src/changes/record.ts';
-import { sweepIntents } from '../../../src/features/audit/intent-sweep.ts';
+import { sweepPending } from '../../../src/features/audit/pending-sweep.ts';
 import { createLogger } from '../../../src/log.ts';
 import { type AuditRecord, createMemoryStore } from '../../../src/store/store.ts';
 import { LogCapture } from '../../log-capture.ts';
@@ -43,35 +43,35 @@ function setup(stored = true) {
   return { store, recorded, deps, logs };
 }
 
-describe('sweepIntents', () => {
+describe('sweepPending', () => {
   it('records the intents that outlived their request, and leaves younger ones', async () => {
     const { store, recorded, deps, logs } = setup();
-    await store.putIntent(intent('old', NOW - 20_000));
-    await store.putIntent(intent('young', NOW - 5_000));
-    expect(await sweepIntents(deps)).toBe(1);
+    await store.putPending(intent('old', NOW - 20_000));
+    await store.putPending(intent('young', NOW - 5_000));
+    expect(await sweepPending(deps)).toBe(1);
     expect(recorded.map((r) => [r.ref, r.outcome])).toEqual([['old', 'unknown']]);
-    expect((await store.listIntents(Number.POSITIVE_INFINITY)).map((r) => r.ref)).toEqual([
+    expect((await store.listPending(Number.POSITIVE_INFINITY)).map((r) => r.ref)).toEqual([
       'young',
     ]);
     expect(
       logs.records().some((r) => r.cometchat_ops.ref === 'old' && r.log.level === 'warn'),
     ).toBe(true);
     // Nothing left to do: a second sweep records nothing twice.
-    expect(await sweepIntents(deps)).toBe(0);
+    expect(await sweepPending(deps)).toBe(0);
   });
 
   it('records an intent once when two replicas sweep at the same moment', async () => {
     const { store, recorded, deps } = setup();
-    await store.putIntent(intent('old', NOW - 60_000));
-    await Promise.all([sweepIntents(deps), sweepIntents(deps)]);
+    await store.putPending(intent('old', NOW - 60_000));
+    await Promise.all([sweepPending(deps), sweepPending(deps)]);
     expect(recorded).toHaveLength(1);
   });
 
   it('tries again next time when the record could not be stored', async () => {
     const failing = setup(false);
-    await failing.store.putIntent(intent('old', NOW - 60_000));
-    expect(await sweepIntents(failing.deps)).toBe(0);
-    expect(await failing.store.listIntents(NOW)).toHaveLength(1);
+    await failing.store.putPending(intent('old', NOW - 60_000));
+    expect(await sweepPending(failing.deps)).toBe(0);
+    expect(await failing.store.listPending(NOW)).toHaveLength(1);
     // The claim was let go: a later sweep (here one whose store works again) records it.
     failing.deps.audit = {
       async record(record) {
@@ -79,6 +79,6 @@ describe('sweepIntents', () => {
         return { stored: true };
       },
     };
-    expect(await sweepIntents(failing.deps)).toBe(1);
+    expect(await sweepPending(failing.deps)).toBe(1);
   });
 });

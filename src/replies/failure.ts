@@ -251,7 +251,7 @@ export function isUserFailure(error: unknown): error is Error {
 }
 
 // A failure the person has been told of already: defined where a modal shows it (slack/).
-export { ShownFailure } from '../slack/modal-outcome.ts';
+export { AlreadyShownError } from '../slack/modal-outcome.ts';
 
 /** Slack's trigger ids live three seconds and work once: when one is spent, say so plainly. */
 const TRIGGER_ERRORS = new Set([

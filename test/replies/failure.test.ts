@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { CometChatError } from '../../src/cometchat/errors.ts';
-import { escapeMrkdwn } from '../../src/slack/mrkdwn.ts';
 import {
   ChangeNotTaken,
   failureSentence,
   InputError,
   isUserFailure,
   RefusedError,
-} from '../../src/voice/failure.ts';
+} from '../../src/replies/failure.ts';
+import { escapeMrkdwn } from '../../src/slack/mrkdwn.ts';
 
 /** What the failure sentences are given: the budget they mention, and no secrets. */
 const SENTENCE_DEPS = { budgetSeconds: 8, secrets: [] };

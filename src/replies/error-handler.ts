@@ -8,11 +8,11 @@ import { type Deliverer, destinationOf, type SlackMessage } from '../slack/deliv
 import { requestContextOf } from '../slack/request-context.ts';
 import type { Views } from '../slack/views.ts';
 import {
+  AlreadyShownError,
   failureSentence,
   isUserFailure,
   ReportedFailure,
   type SentenceDeps,
-  ShownFailure,
 } from './failure.ts';
 import { failureMessage } from './sentences.ts';
 
@@ -28,7 +28,7 @@ type Failed = { error: Error; context: Context; body: AnyMiddlewareArgs['body'] 
 /**
  * Bolt's global error handler: every listener failure ends here, once. It logs the cause under
  * the request's reference and tells the user one sentence, wherever they are (a response_url,
- * or the modal they are looking at). A failure already shown (ShownFailure, in a modal) is
+ * or the modal they are looking at). A failure already shown (AlreadyShownError, in a modal) is
  * logged only; one the command router logged and told (ReportedFailure) is left alone.
  */
 export function createErrorHandler(deps: ErrorHandlerDeps) {
@@ -36,7 +36,7 @@ export function createErrorHandler(deps: ErrorHandlerDeps) {
     const request = requestContextOf(context);
     const raw = unwrapped(error);
     if (raw instanceof ReportedFailure) return;
-    const shown = raw instanceof ShownFailure;
+    const shown = raw instanceof AlreadyShownError;
     const cause = shown ? raw.cause : raw;
     const log = request?.log ?? deps.logger;
     // The user is shown their own request's reference. A CometChat error may carry another

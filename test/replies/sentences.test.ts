@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { editRefused, REFUSALS, viewRefused } from '../../src/voice/refusals.ts';
-import { counted, inApp, roleHoldersSentence } from '../../src/voice/sentences.ts';
+import { editRefused, REFUSALS, viewRefused } from '../../src/replies/refusals.ts';
+import { counted, inApp, roleHoldersSentence } from '../../src/replies/sentences.ts';
 
 describe('sentences', () => {
   it('counts with the noun in the right number', () => {

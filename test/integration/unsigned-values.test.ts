@@ -3,19 +3,19 @@ import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import type { StoredView } from '../../offline/slack-standin/web-api.ts';
 import { editorShown, submitView } from '../../offline/stack/editor-steps.ts';
 import type { Access } from '../../src/access/access.ts';
-import { createApps, sealFor, sealOption, UNSEALED_REFUSAL } from '../../src/apps/apps.ts';
+import { createApps, signedOption, signedValue, UNSIGNED_REFUSAL } from '../../src/apps/apps.ts';
 import type { CometChatClient } from '../../src/cometchat/client.ts';
 import { ACTIONS, CALLBACKS } from '../../src/slack/ids.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
-import { commandReply, type Harness, sealedJson, sealedValue, textOf } from './harness.ts';
+import { commandReply, type Harness, signedJson, signedTestValue, textOf } from './harness.ts';
 import { puts, reviewFlip, useHarnessStarter } from './support.ts';
 
 // Issue 42, item 3: with ONE app configured (the common install), a value that comes back from
-// Slack without a valid seal of that app (unsealed as versions before sealing wrote it, made by
-// hand, tampered with, cut short, or sealed by another install) is refused with one sentence
+// Slack without a valid signature of that app (unsigned as versions before signing wrote it, made by
+// hand, tampered with, cut short, or signed by another install) is refused with one sentence
 // and changes nothing: nothing is sent to CometChat, nothing stored, nothing audited. One test
 // per kind of value: a button's value, a modal's metadata, an option's value. Each ends with the
-// genuine value doing what it does, so that the refusals are the seal's.
+// genuine value doing what it does, so that the refusals are the signature's.
 
 const WEBHOOK_ENV = {
   COMETCHAT_WEBHOOK_USER: 'cometchat-hooks',
@@ -58,21 +58,21 @@ const otherInstall = (() => {
   return app;
 })();
 
-/** `value` with its first character changed: same length, another seal or body. */
+/** `value` with its first character changed: same length, another signature or body. */
 function flipFirst(value: string): string {
   return `${value.startsWith('A') ? 'B' : 'A'}${value.slice(1)}`;
 }
 
-/** Wrongly sealed versions of a genuine value: tampered, cut short, of another install. */
-function wronglySealed(genuine: string, body: Record<string, unknown>, edit: [string, string]) {
+/** Wrongly signed versions of a genuine value: tampered, cut short, of another install. */
+function wronglySigned(genuine: string, body: Record<string, unknown>, edit: [string, string]) {
   const tampered = genuine.replace(edit[0], edit[1]);
   expect(tampered).not.toBe(genuine);
   return {
     'its body edited': tampered,
-    'its seal edited': flipFirst(genuine),
+    'its signature edited': flipFirst(genuine),
     'cut short': genuine.slice(0, -4),
-    'its seal cut short': genuine.slice(0, 20) + genuine.slice(genuine.indexOf('.')),
-    'sealed by another install': sealFor(otherInstall, body),
+    'its signature cut short': genuine.slice(0, 20) + genuine.slice(genuine.indexOf('.')),
+    'signed by another install': signedValue(otherInstall, body),
   };
 }
 
@@ -94,7 +94,7 @@ function expectNothingChanged(h: Harness, writes: readonly string[], calls: numb
   expect(h.slack.calls.slice(calls).filter((c) => c.method.startsWith('views.'))).toEqual([]);
 }
 
-describe('with one app configured, a value without a valid seal', () => {
+describe('with one app configured, a value without a valid signature', () => {
   const start = useHarnessStarter();
   const oneApp = async () => {
     const watched = watchedStore();
@@ -112,27 +112,27 @@ describe('with one app configured, a value without a valid seal', () => {
     const role = { role: 'moderator' };
     const call = { sessionId: SANDBOX_SESSION_IDS.groupOngoing, page: 1 };
     const account = { uid: 'cometchat-uid-4', to: 'deactivated' };
-    const genuineEdit = sealedValue(h, role);
+    const genuineEdit = signedTestValue(h, role);
     const cases: [string, string, string][] = [
-      // As versions before sealing wrote them, and as someone would write them by hand.
+      // As versions before signing wrote them, and as someone would write them by hand.
       ['bare role id', ACTIONS.editPermissions, 'moderator'],
-      ['unsealed', ACTIONS.editPermissions, JSON.stringify(role)],
+      ['unsigned', ACTIONS.editPermissions, JSON.stringify(role)],
       [
-        'unsealed, naming its app',
+        'unsigned, naming its app',
         ACTIONS.editPermissions,
-        JSON.stringify(sealedJson(genuineEdit)),
+        JSON.stringify(signedJson(genuineEdit)),
       ],
-      ...Object.entries(wronglySealed(genuineEdit, role, ['moderator', 'admin'])).map(
+      ...Object.entries(wronglySigned(genuineEdit, role, ['moderator', 'admin'])).map(
         ([how, value]): [string, string, string] => [how, ACTIONS.editPermissions, value],
       ),
-      ['unsealed', ACTIONS.roleDetails, JSON.stringify(role)],
-      ['unsealed', `${ACTIONS.rolesPage}_next`, JSON.stringify({ page: 2 })],
-      ['unsealed', ACTIONS.callParticipants, JSON.stringify(call)],
-      ['unsealed', ACTIONS.callDetails, JSON.stringify(call)],
-      ['unsealed', ACTIONS.userAccount, JSON.stringify(account)],
-      ['unsealed', ACTIONS.userChangeRole, JSON.stringify({ uid: account.uid })],
-      ['unsealed', ACTIONS.approveChange, JSON.stringify({ id: 'f'.repeat(24) })],
-      ['unsealed', ACTIONS.removeSubscription, JSON.stringify({ id: subscription.id })],
+      ['unsigned', ACTIONS.roleDetails, JSON.stringify(role)],
+      ['unsigned', `${ACTIONS.rolesPage}_next`, JSON.stringify({ page: 2 })],
+      ['unsigned', ACTIONS.callParticipants, JSON.stringify(call)],
+      ['unsigned', ACTIONS.callDetails, JSON.stringify(call)],
+      ['unsigned', ACTIONS.userAccount, JSON.stringify(account)],
+      ['unsigned', ACTIONS.userChangeRole, JSON.stringify({ uid: account.uid })],
+      ['unsigned', ACTIONS.approveChange, JSON.stringify({ id: 'f'.repeat(24) })],
+      ['unsigned', ACTIONS.removeSubscription, JSON.stringify({ id: subscription.id })],
     ];
     h.sandbox.requests.length = 0;
     writes.length = 0;
@@ -144,7 +144,7 @@ describe('with one app configured, a value without a valid seal', () => {
       );
       expect(sent.status, `${actionId} ${how}`).toBe(200);
       const reply = await h.slack.nextResponse(responses);
-      expect(textOf(reply.body), `${actionId} ${how}`).toContain(UNSEALED_REFUSAL);
+      expect(textOf(reply.body), `${actionId} ${how}`).toContain(UNSIGNED_REFUSAL);
     }
     // Let anything a listener started in the background reach the stand-ins.
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -164,31 +164,31 @@ describe('with one app configured, a value without a valid seal', () => {
     const { h, store, writes } = await oneApp();
     const { view: editor, confirmation } = await reviewFlip(h);
     const genuine = String(confirmation.private_metadata);
-    const body = sealedJson(genuine);
+    const body = signedJson(genuine);
     const { app: _app, ...withoutApp } = body;
     const forged: Record<string, string> = {
-      unsealed: JSON.stringify(withoutApp),
-      'unsealed, naming its app': JSON.stringify(body),
-      ...wronglySealed(genuine, body, ['"after":"deny"', '"after":"allow"']),
+      unsigned: JSON.stringify(withoutApp),
+      'unsigned, naming its app': JSON.stringify(body),
+      ...wronglySigned(genuine, body, ['"after":"deny"', '"after":"allow"']),
     };
     h.sandbox.requests.length = 0;
     writes.length = 0;
     const calls = h.slack.calls.length;
-    // "Apply" on a confirmation whose metadata is not sealed here.
+    // "Apply" on a confirmation whose metadata is not signed here.
     for (const [how, metadata] of Object.entries(forged)) {
       const answer = await submitView(h, { ...confirmation, private_metadata: metadata }, {});
       expect(answer.status, how).toBe(200);
       expect(answer.response_action, how).toBe('update');
-      expect(textOf(answer.view), how).toContain(UNSEALED_REFUSAL);
+      expect(textOf(answer.view), how).toContain(UNSIGNED_REFUSAL);
     }
-    // "Review changes" on an editor whose metadata is unsealed.
-    const unsealedEditor: StoredView = {
+    // "Review changes" on an editor whose metadata is unsigned.
+    const unsignedEditor: StoredView = {
       ...editor,
-      private_metadata: JSON.stringify(sealedJson(editor.private_metadata)),
+      private_metadata: JSON.stringify(signedJson(editor.private_metadata)),
     };
-    const review = await submitView(h, unsealedEditor, {});
+    const review = await submitView(h, unsignedEditor, {});
     expect(review.response_action).toBe('update');
-    expect(textOf(review.view)).toContain(UNSEALED_REFUSAL);
+    expect(textOf(review.view)).toContain(UNSIGNED_REFUSAL);
     // Switching the category of that editor: told in a message, the modal left as it is.
     const responses = h.slack.responses.length;
     const before = h.slack.calls.length;
@@ -196,13 +196,13 @@ describe('with one app configured, a value without a valid seal', () => {
       h.driver.blockAction({
         actionId: ACTIONS.permissionsCategory,
         selectedOption: { value: 'Calls' },
-        view: unsealedEditor,
+        view: unsignedEditor,
       }),
     );
     await h.slack.waitFor(
-      () => textsSince(h, responses, before).includes(UNSEALED_REFUSAL) || undefined,
+      () => textsSince(h, responses, before).includes(UNSIGNED_REFUSAL) || undefined,
     );
-    // The picked role of a user change, and the reason of a rejection, on unsealed metadata.
+    // The picked role of a user change, and the reason of a rejection, on unsigned metadata.
     for (const [callbackId, metadata, values] of [
       [
         CALLBACKS.userRolePick,
@@ -224,7 +224,7 @@ describe('with one app configured, a value without a valid seal', () => {
       };
       const answer = await submitView(h, view as unknown as StoredView, values);
       expect(answer.response_action, callbackId).toBe('update');
-      expect(textOf(answer.view), callbackId).toContain(UNSEALED_REFUSAL);
+      expect(textOf(answer.view), callbackId).toContain(UNSIGNED_REFUSAL);
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(h.sandbox.requests).toEqual([]);
@@ -254,10 +254,10 @@ describe('with one app configured, a value without a valid seal', () => {
       'as the previous version wrote it': 'default:moderator',
       'bare role id': 'moderator',
       'its role edited': genuine.replace('.moderator', '.admin'),
-      'its seal edited': flipFirst(genuine),
-      'its seal cut short': genuine.slice(1),
+      'its signature edited': flipFirst(genuine),
+      'its signature cut short': genuine.slice(1),
       'cut short': genuine.slice(0, -1),
-      'sealed by another install': sealOption(otherInstall, 'moderator'),
+      'signed by another install': signedOption(otherInstall, 'moderator'),
     };
     h.sandbox.requests.length = 0;
     writes.length = 0;
@@ -274,7 +274,7 @@ describe('with one app configured, a value without a valid seal', () => {
       );
       expect(sent.status, how).toBe(200);
       await h.slack.waitFor(
-        () => textsSince(h, responses, before).includes(UNSEALED_REFUSAL) || undefined,
+        () => textsSince(h, responses, before).includes(UNSIGNED_REFUSAL) || undefined,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
