@@ -78,6 +78,14 @@ export default {
       to: { path: '^src/features/', pathNot: '^src/features/($1/|[^/]+\\.ts$)' },
     },
     {
+      // The change road sits below the features that propose changes: they import it, never the
+      // reverse, so a new kind of change cannot quietly depend on one feature's internals.
+      name: 'changes-import-no-features',
+      severity: 'error',
+      from: { path: '^src/changes/' },
+      to: { path: '^src/features/' },
+    },
+    {
       // features/index.ts is the list of features: a feature importing it would import itself.
       name: 'features-import-not-the-list',
       severity: 'error',

@@ -45,6 +45,11 @@ describe('layering rules (.dependency-cruiser.mjs)', () => {
 
     expect(normalised).toEqual([
       {
+        rule: 'changes-import-no-features',
+        from: 'src/changes/apply.ts',
+        to: 'src/features/roles/role-view.ts',
+      },
+      {
         rule: 'cometchat-knows-no-metrics',
         from: 'src/cometchat/client.ts',
         to: 'src/observe/metrics.ts',

@@ -103,7 +103,7 @@ export function registerCommand(
     };
     let progress: string | undefined;
     try {
-      progress = read.working?.(ctx);
+      progress = read.progress?.(ctx);
     } catch (error) {
       // Acknowledged all the same: Slack hears back in time, the error handler tells the person.
       await ack();

@@ -57,14 +57,14 @@ export interface SubcommandSpec<P> {
    * it is doing, visible only to the person), which its answer or failure then replaces.
    * Undefined for words it answers another way (a modal it opens at once).
    */
-  working?(parsed: P, ctx: CommandContext): string | undefined;
+  progress?(parsed: P, ctx: CommandContext): string | undefined;
   run(parsed: P, ctx: CommandContext): Promise<void>;
 }
 
 /** Words read: what they say (for the log and tests), and the subcommand's steps, bound to it. */
 export interface ReadWords {
   parsed: unknown;
-  working?: ((ctx: CommandContext) => string | undefined) | undefined;
+  progress?: ((ctx: CommandContext) => string | undefined) | undefined;
   run(ctx: CommandContext): Promise<void>;
 }
 
@@ -83,10 +83,10 @@ export function subcommand<P>(spec: SubcommandSpec<P>): Subcommand {
     read(words) {
       const parsed = spec.parse(words);
       if (parsed instanceof Refusal) return parsed;
-      const { working } = spec;
+      const { progress } = spec;
       return {
         parsed,
-        working: working && ((ctx) => working(parsed, ctx)),
+        progress: progress && ((ctx) => progress(parsed, ctx)),
         run: (ctx) => spec.run(parsed, ctx),
       };
     },

@@ -11,7 +11,7 @@ export const apps: Feature = {
       names: ['apps'],
       usage: `${USAGE} - the CometChat apps this install serves, and whether their keys work`,
       parse: noWords(USAGE),
-      working: (_, { deps }) =>
+      progress: (_, { deps }) =>
         `Checking ${counted(deps.apps.all.length, "app's key", "apps' keys")}…`,
       run: (_, { respond, deps }) => createAppsCommand(deps)(respond),
     }),

@@ -59,7 +59,7 @@ export const calls: Feature = {
       names: ['call'],
       usage: `${CALL_USAGE} - look up a call; \`as\` acts on behalf of a user`,
       parse: parseCallWords,
-      working: ({ sessionId }, { app, deps }) =>
+      progress: ({ sessionId }, { app, deps }) =>
         `Looking up call ${code(truncate(sessionId, 80))}${inApp(appNameIfMultiple(deps.apps, app))}…`,
       run: ({ sessionId, onBehalfOf }, { respond, app, deps }) =>
         createCallCommand(deps)(app, sessionId, onBehalfOf, respond),
@@ -72,7 +72,7 @@ export const calls: Feature = {
         const search = parseCallSearch(words);
         return 'problem' in search ? new Refusal(search.problem) : search;
       },
-      working: (search, { app, deps }) =>
+      progress: (search, { app, deps }) =>
         `Searching ${workingDescription(search, currentRequest().receivedAt)}${inApp(appNameIfMultiple(deps.apps, app))}…`,
       run: async (search, { body, respond, app, deps }) =>
         createCallsCommand(deps)(app, await resolvedFor(search, body.user_id, deps), respond),

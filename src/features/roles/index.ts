@@ -23,7 +23,7 @@ export const roles: Feature = {
       names: ['roles'],
       usage: `${USAGE} - list the app's roles, with buttons to page and edit`,
       parse: parseRolesWords,
-      working: (page, { app, deps }) =>
+      progress: (page, { app, deps }) =>
         `Asking CometChat for the roles${page > 1 ? ` (page ${page})` : ''}${inApp(appNameIfMultiple(deps.apps, app))}…`,
       run: (page, { respond, app, deps }) => createRolesCommand(deps)(app, page, respond),
     }),

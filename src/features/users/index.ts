@@ -18,7 +18,7 @@ export const users: Feature = {
       names: ['user'],
       usage: `${USER_USAGE} - a user's card; \`can\` explains whether they may do an action (such as \`sendMessage\`), towards another user if named; \`role\` changes their role (editors)`,
       parse: parseUserWords,
-      working: (words, { app, deps }) => {
+      progress: (words, { app, deps }) => {
         // A role change opens its review in a modal at once: no progress message to replace.
         if (words.kind === 'role') return undefined;
         const uid = code(truncate(words.uid, 100));
@@ -37,7 +37,7 @@ export const users: Feature = {
       names: ['users'],
       usage: `${USERS_USAGE} - find users by the start of their uid or name, on one role, or deactivated`,
       parse: parseUsersWords,
-      working: (search, { app, deps }) =>
+      progress: (search, { app, deps }) =>
         `Searching users: ${describeUserSearch(search)}${inApp(appNameIfMultiple(deps.apps, app))}…`,
       run: async (search, { respond, app, deps }) =>
         respond(await createUserList(deps)(app, search)),
