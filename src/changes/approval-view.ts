@@ -108,7 +108,7 @@ export function approvalMessage(
     ),
     ...chunkedSections(requestedLines(change)),
     context([
-      `Requested ${slackDate(seconds(request.requestedAt))} · expires ${slackDate(seconds(request.expiresAt))}${request.promotedFrom ? ` · promoted from ${code(request.promotedFrom)}` : ''}`,
+      `Requested ${slackDate(seconds(request.requestedAt))} · expires ${slackDate(seconds(request.expiresAt))}${request.promotedFrom ? ` · promoted from ${code(request.promotedFrom)}` : ''}${request.reverts ? ` · reverts the change with ref ${code(request.reverts)}` : ''}`,
     ]),
     section(outcomeLine(request)),
   ];

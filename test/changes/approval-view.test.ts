@@ -87,6 +87,14 @@ describe('approvalMessage', () => {
     ).not.toContain('hold it');
   });
 
+  it('tells the approver that a change reverts an earlier one, naming its ref', () => {
+    const shown = (r: ApprovalRequest) => textOf(approvalMessage(r).blocks ?? []);
+    expect(shown({ ...request, reverts: 'a1b2c3d4e5' })).toContain(
+      'reverts the change with ref `a1b2c3d4e5`',
+    );
+    expect(shown(request)).not.toContain('reverts');
+  });
+
   it('offers Retry after a failure, and no button once the request has ended', () => {
     const failed = approvalMessage({ ...request, status: 'failed', decidedBy: 'U0LEAD' });
     expect(buttonsOf(failed.blocks ?? [])).toEqual([
