@@ -10,7 +10,7 @@ import type { RecordFacts } from './kinds/index.ts';
 // every "before", what else the change did (a deletion's `movedToDefault`), and the record it
 // put back, if any (`reverts`).
 
-/** What an update's record says when the app stopped before its answer (see the intent sweep). */
+/** What an update's record says when the app stopped before its answer (see the pending-record sweep). */
 export const UNKNOWN_OUTCOME =
   'unknown: the app stopped while the update was in flight; check the role';
 /** The same, for a change to a user. */

@@ -578,7 +578,7 @@ class RedisStore implements Store {
     const refs = await this.#run(operation, () =>
       this.#client.zRangeByScore(this.#keys.pendingByTime, '-inf', `(${before}`),
     );
-    const refList = decodeStored(RefListSchema, refs, 'the intent index');
+    const refList = decodeStored(RefListSchema, refs, 'the pending record index');
     return this.#readAll(operation, refList, this.#keys.intent, AuditRecordSchema, 'audit intent');
   };
 
@@ -813,7 +813,7 @@ class RedisStore implements Store {
   ): Promise<T[]> {
     if (ids.length === 0) return [];
     const texts = await this.#run(operation, () => this.#client.mGet(ids.map(keyOf)));
-    // A key gone since its index was read (an intent ended meanwhile), or removed by hand (records
+    // A key gone since its index was read (a pending record ended meanwhile), or removed by hand (records
     // are never deleted), leaves only its index entry: it is skipped.
     return texts.flatMap((text, i) =>
       text === null ? [] : [decodeStoredJson(schema, text, `${what} ${ids[i]}`)],

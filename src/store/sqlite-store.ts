@@ -409,8 +409,8 @@ class SqliteStore implements Store {
 
   readonly appendAudit = async (record: AuditRecord, postTo?: string): Promise<void> => {
     this.#sameFile();
-    // The record, its post and the end of its intent in one transaction: a crash between them
-    // cannot leave an intent that the sweep would turn into a second record, nor a record
+    // The record, its post and the end of its pending record in one transaction: a crash between them
+    // cannot leave a pending record that the sweep would turn into a second record, nor a record
     // whose post is lost.
     inTransaction(this.#db, 'IMMEDIATE', () => {
       // A second record of a ref is ignored, and so are the roles it names and its post.

@@ -75,7 +75,7 @@ export interface Store {
   release(id: string): Promise<void>;
   /**
    * Adds a record; a record with a `ref` already stored replaces nothing and is ignored. Either
-   * way the intent of that `ref` is gone with it, in the same step. With `postTo` (a channel), a
+   * way the pending record of that `ref` is gone with it, in the same step. With `postTo` (a channel), a
    * record that is added has its post kept in that same step (attempts 0, due at its `at`),
    * until removeAuditPost: so a stop right after the record cannot lose the post.
    */
@@ -95,7 +95,7 @@ export interface Store {
   /**
    * Keeps, before an update is sent, the record it becomes if the app stops before the answer
    * (outcome `unknown`), under the attempt's `ref`. The answer's record replaces it (appendAudit);
-   * one left behind is turned into its record by the intent sweep.
+   * one left behind is turned into its record by the pending-record sweep.
    */
   putPending(record: AuditRecord): Promise<void>;
   /** Intents whose `at` (Unix ms) is before `before`, oldest first. */

@@ -105,7 +105,7 @@ export const AuditRecordSchema = z.object({
    * change to a user) CometChat itself, read at the review.
    */
   beforeSource: z.enum(['last-update', 'defaults', 'service']),
-  /** `unknown`: the app stopped while the update was in flight (from an intent; see putPending). */
+  /** `unknown`: the app stopped while the update was in flight (from a pending record; see putPending). */
   outcome: z.enum(['applied', 'failed', 'unknown']),
   /** The service's per-key messages (applied) or its error message (failed). */
   serviceMessage: z.string().optional(),

@@ -66,7 +66,7 @@ export function describeSearch(search: ResolvedSearch): string {
 
 /**
  * The same words for a search whose times are not all fixed yet, each time written by `when`:
- * the working line names a calendar day as typed before the person's time zone is known.
+ * the progress message names a calendar day as typed before the person's time zone is known.
  */
 export function describeFilters<T>(search: SearchInWords<T>, when: (time: T) => string): string {
   return joined(filterParts(search, when));

@@ -11,7 +11,7 @@ export const compare: Feature = {
       names: ['compare'],
       usage: `${COMPARE_USAGE} - where two roles' permissions differ, key by key, as this app last set them (else the documented defaults)`,
       parse: parseCompareWords,
-      // No working line: nothing waits on CometChat, the answer is read from the store.
+      // No progress message: nothing waits on CometChat, the answer is read from the store.
       run: (words, { respond, app, deps }) => createCompareCommand(deps)(words, app, respond),
     }),
   ],
