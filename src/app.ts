@@ -12,7 +12,7 @@ import { opsRoutes, readinessChecks } from './observe/readiness.ts';
 import { startTracing } from './observe/tracing.ts';
 import { startPeriodic } from './periodic.ts';
 import { createSlackClients } from './slack/clients.ts';
-import { createDeliverer, type Deliverer } from './slack/deliver.ts';
+import { createDeliverer, type Deliverer, fetchWithin } from './slack/deliver.ts';
 import { createInflight } from './slack/inflight.ts';
 import { boltApp, createReceiver } from './slack/receiver.ts';
 import { createTimeZones } from './slack/time-zones.ts';
@@ -100,7 +100,9 @@ export function createSlackApp(options: SlackAppOptions) {
     onReconnect: () => metrics.socketReconnect(),
     onAck: (kind, name, seconds) => metrics.slackAck(kind, name, seconds),
   });
-  const boltOptions = { logger: bolt, logLevel, clientOptions: slack.options() };
+  // Bolt's `respond` posts with clientOptions.fetch: given a time limit (deliver.ts).
+  const clientOptions = { ...slack.options(), fetch: fetchWithin() };
+  const boltOptions = { logger: bolt, logLevel, clientOptions };
   const app = boltApp(config.slack.botToken, receiver, boltOptions);
   // What every request goes through before its listener (middleware.ts), then the features'.
   handleRequests(app, { logger, metrics, apps, slack, access, inflight, deliver, ...sentences });

@@ -34,6 +34,20 @@ export type Deliverer = (
 
 const RESPONSE_URL_TIMEOUT_MS = 5_000;
 
+/**
+ * The fetch Bolt's `respond` posts to a response_url with (Bolt reads `clientOptions.fetch`).
+ * Bolt sets no time limit of its own: a response_url that never answered would hold the listener,
+ * and a stop's drain, for ever. A request that brings its own signal keeps it: the Web API
+ * client, which is given the same options, times each call itself.
+ */
+export function fetchWithin(
+  timeoutMs: number = RESPONSE_URL_TIMEOUT_MS,
+  base: typeof fetch = fetch,
+): typeof fetch {
+  return (input, init) =>
+    base(input, init?.signal ? init : { ...init, signal: AbortSignal.timeout(timeoutMs) });
+}
+
 /** A reply to the person who asked: Bolt's `respond` is one, and so is {@link respondOrFallBack}. */
 export type Respond = (message: SlackMessage) => Promise<void>;
 

@@ -5,6 +5,7 @@ import { runInRequest } from '../../src/request-context.ts';
 import {
   type Deliverer,
   type Destination,
+  fetchWithin,
   respondOrFallBack,
   type SlackMessage,
 } from '../../src/slack/deliver.ts';
@@ -80,5 +81,28 @@ describe('respondOrFallBack', () => {
     expect(responded).toEqual([]);
     expect(delivered.map((d) => d.to)).toEqual([{ userId: 'U1', channelId: 'C1' }]);
     expect(logs.records()).toEqual([]);
+  });
+});
+
+describe('fetchWithin: the fetch Bolt posts to a response_url with', () => {
+  it('gives a request without a signal one that times out, and keeps a signal given', async () => {
+    const seen: (RequestInit | undefined)[] = [];
+    const base = async (_input: string | URL | Request, init?: RequestInit) => {
+      seen.push(init);
+      return new Response('ok');
+    };
+    const limited = fetchWithin(1, base);
+    await limited('https://hooks.slack.test/actions/T1/1/x', { method: 'POST', body: '{}' });
+    const own = new AbortController().signal;
+    await limited('https://slack.test/api/chat.postMessage', { signal: own });
+
+    const [bolt, webApi] = seen;
+    expect(bolt?.method).toBe('POST');
+    expect(bolt?.body).toBe('{}');
+    const signal = bolt?.signal;
+    if (!signal) throw new Error('no signal given');
+    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    expect(signal.reason).toMatchObject({ name: 'TimeoutError' });
+    expect(webApi?.signal).toBe(own);
   });
 });
