@@ -5,6 +5,7 @@ import {
   AUDIT_POSTS_LIMIT,
   type AuditPage,
   type AuditQuery,
+  type BurstWindow,
   type Store,
   type SubscriptionQuery,
   WEBHOOK_EVENTS_LIMIT,
@@ -71,6 +72,8 @@ const CONNECT_TIMEOUT_MS = 5_000;
  *   channel:<channel>:subscriptions  sorted set of the ids of one channel's subscriptions, likewise
  *   webhook-events                   hash, event id to JSON of a WebhookEvent not yet handled
  *   webhook-events-by-time           sorted set of those event ids scored by receivedAt
+ *   burst:<channel>                  hash of a channel's burst window (start, alerts, ts), which
+ *                                    expires two windows after it began
  * App names and role ids hold no `:` (see the config and ROLE_ID), so `app:<app>:` ends at its
  * first colon, and no key of one app is a key of another, or one of version 1's `known:<role>`;
  * nor do Slack channel ids. The subscription, webhook-event and audit-post keys came without a
@@ -125,6 +128,28 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
 redis.call('SET', KEYS[1], '1', 'PX', ARGV[4])
 return 1
+`;
+
+// One alert more in a channel's burst window (KEYS[1]), begun again at ARGV[1] (now) when it
+// has lasted ARGV[2] ms; the key expires two windows after its start. Returns start, alerts, ts.
+const COUNT_BURST_ALERT_SCRIPT = `
+local kept = redis.call('HGET', KEYS[1], 'start')
+local start = tonumber(kept)
+local now = tonumber(ARGV[1])
+if start == nil or now - start >= tonumber(ARGV[2]) then
+  redis.call('DEL', KEYS[1])
+  redis.call('HSET', KEYS[1], 'start', ARGV[1], 'alerts', 1)
+  redis.call('PEXPIRE', KEYS[1], 2 * tonumber(ARGV[2]))
+  return {ARGV[1], 1, ''}
+end
+local alerts = redis.call('HINCRBY', KEYS[1], 'alerts', 1)
+return {kept, alerts, redis.call('HGET', KEYS[1], 'ts') or ''}
+`;
+
+// Keeps the count message's ts (ARGV[2]) while the window (KEYS[1]) is the one begun at ARGV[1].
+const SET_BURST_TS_SCRIPT = `
+if redis.call('HGET', KEYS[1], 'start') == ARGV[1] then redis.call('HSET', KEYS[1], 'ts', ARGV[2]) end
+return 0
 `;
 
 /*
@@ -308,6 +333,14 @@ function claimMs(ttlSeconds: number): number {
   return Math.max(1, Math.ceil(ttlSeconds * 1000));
 }
 
+/** COUNT_BURST_ALERT_SCRIPT's answer: start, alerts, and the count message's ts or ''. */
+const BurstReplySchema = z.tuple([z.coerce.number(), z.number(), z.string()]);
+const BurstHashSchema = z.object({
+  start: z.coerce.number(),
+  alerts: z.coerce.number(),
+  ts: z.string().optional(),
+});
+
 /** The keys of the layout above, under `prefix`. */
 function redisKeys(prefix: string) {
   const app = (name: string) => `${prefix}app:${name}:`;
@@ -336,6 +369,7 @@ function redisKeys(prefix: string) {
     channelSubscriptions: (channel: string) => `${prefix}channel:${channel}:subscriptions`,
     webhookEvents: `${prefix}webhook-events`,
     webhookEventsByTime: `${prefix}webhook-events-by-time`,
+    burst: (channel: string) => `${prefix}burst:${channel}`,
     byTime,
     byRole,
     appByTime,
@@ -735,6 +769,43 @@ class RedisStore implements Store {
     const keys = this.#keys;
     await this.#run('remove webhook event', () =>
       this.#client.multi().hDel(keys.webhookEvents, id).zRem(keys.webhookEventsByTime, id).exec(),
+    );
+  };
+
+  readonly countBurstAlert = async (
+    channel: string,
+    now: number,
+    windowMs: number,
+  ): Promise<BurstWindow> => {
+    const reply = await this.#run('count a burst alert', () =>
+      this.#client.eval(COUNT_BURST_ALERT_SCRIPT, {
+        keys: [this.#keys.burst(channel)],
+        arguments: [String(now), String(windowMs)],
+      }),
+    );
+    const [start, alerts, ts] = decodeStored(BurstReplySchema, reply, `burst window of ${channel}`);
+    return { start, alerts, ...(ts === '' ? {} : { countTs: ts }) };
+  };
+
+  readonly getBurstWindow = async (channel: string): Promise<BurstWindow | undefined> => {
+    const fields = await this.#run('read a burst window', () =>
+      this.#client.hGetAll(this.#keys.burst(channel)),
+    );
+    if (fields.start === undefined) return undefined;
+    const window = decodeStored(BurstHashSchema, fields, `burst window of ${channel}`);
+    return {
+      start: window.start,
+      alerts: window.alerts,
+      ...(window.ts ? { countTs: window.ts } : {}),
+    };
+  };
+
+  readonly setBurstCountTs = async (channel: string, start: number, ts: string) => {
+    await this.#run('keep a count message', () =>
+      this.#client.eval(SET_BURST_TS_SCRIPT, {
+        keys: [this.#keys.burst(channel)],
+        arguments: [String(start), ts],
+      }),
     );
   };
 

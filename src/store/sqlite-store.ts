@@ -7,6 +7,7 @@ import {
   AUDIT_POSTS_LIMIT,
   type AuditPage,
   type AuditQuery,
+  type BurstWindow,
   type Store,
   type SubscriptionQuery,
   WEBHOOK_EVENTS_LIMIT,
@@ -135,6 +136,19 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS audit_posts_by_due ON audit_posts (due_at);
 `;
 
+/**
+ * Each channel's burst window (Store.countBurstAlert): a few rows that live a minute or two,
+ * outside the versioned layout, since a file of any version may simply gain the table.
+ */
+const BURST_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS alert_bursts (
+    channel TEXT PRIMARY KEY,
+    start INTEGER NOT NULL,
+    alerts INTEGER NOT NULL,
+    count_ts TEXT
+  );
+`;
+
 /** How long a write waits for another connection (another process on the same file) to finish. */
 const BUSY_TIMEOUT_MS = 5_000;
 
@@ -161,6 +175,7 @@ function openDatabase(path: string): DatabaseSync {
     // lock, then finds the version already recorded, so a file is migrated once; and a migration
     // that fails leaves the file as it was.
     inTransaction(db, 'IMMEDIATE', () => migrate(db, path));
+    db.exec(BURST_SCHEMA);
   } catch (error) {
     db.close();
     throw error;
@@ -202,6 +217,7 @@ function prepareStatements(db: DatabaseSync) {
     ...auditStatements(db),
     ...approvalStatements(db),
     ...subscriptionStatements(db),
+    ...burstStatements(db),
   };
 }
 type Statements = ReturnType<typeof prepareStatements>;
@@ -311,6 +327,27 @@ function subscriptionStatements(db: DatabaseSync) {
       'SELECT event FROM webhook_events WHERE received_at < ? ORDER BY received_at, id LIMIT ?',
     ),
     deleteWebhookEvent: db.prepare('DELETE FROM webhook_events WHERE id = ?'),
+  };
+}
+
+/** The burst windows: one UPSERT counts an alert, so two processes never count it twice. */
+function burstStatements(db: DatabaseSync) {
+  // Every SET expression reads the row as it was: the window is begun again when it has ended.
+  const ended = '@now - alert_bursts.start >= @windowMs';
+  return {
+    countBurstAlert: db.prepare(
+      `INSERT INTO alert_bursts (channel, start, alerts, count_ts) VALUES (@channel, @now, 1, NULL)
+       ON CONFLICT (channel) DO UPDATE SET
+         alerts = CASE WHEN ${ended} THEN 1 ELSE alert_bursts.alerts + 1 END,
+         count_ts = CASE WHEN ${ended} THEN NULL ELSE alert_bursts.count_ts END,
+         start = CASE WHEN ${ended} THEN @now ELSE alert_bursts.start END
+       RETURNING start, alerts, count_ts`,
+    ),
+    pruneBursts: db.prepare('DELETE FROM alert_bursts WHERE start <= ?'),
+    selectBurst: db.prepare('SELECT start, alerts, count_ts FROM alert_bursts WHERE channel = ?'),
+    setBurstCountTs: db.prepare(
+      'UPDATE alert_bursts SET count_ts = ? WHERE channel = ? AND start = ?',
+    ),
   };
 }
 
@@ -549,6 +586,30 @@ class SqliteStore implements Store {
     this.#sql.deleteWebhookEvent.run(id);
   };
 
+  readonly countBurstAlert = async (
+    channel: string,
+    now: number,
+    windowMs: number,
+  ): Promise<BurstWindow> => {
+    this.#sameFile();
+    const raw = this.#sql.countBurstAlert.get({ channel, now, windowMs });
+    const window = burstWindow(raw, channel);
+    // A new window prunes those long ended, so the table holds about one row per busy channel.
+    if (window.alerts === 1) this.#sql.pruneBursts.run(now - 2 * windowMs);
+    return window;
+  };
+
+  readonly getBurstWindow = async (channel: string): Promise<BurstWindow | undefined> => {
+    this.#sameFile();
+    const raw = this.#sql.selectBurst.get(channel);
+    return raw === undefined ? undefined : burstWindow(raw, channel);
+  };
+
+  readonly setBurstCountTs = async (channel: string, start: number, ts: string) => {
+    this.#sameFile();
+    this.#sql.setBurstCountTs.run(ts, channel, start);
+  };
+
   readonly ping = async (): Promise<void> => {
     this.#sameFile();
     // A write, so that a file that can no longer be written (a read-only mount) is not ready.
@@ -732,6 +793,21 @@ const KnownRowSchema = z.object({
   seen_at: z.number(),
   ref: z.string().nullable(),
 });
+
+const BurstRowSchema = z.object({
+  start: z.number(),
+  alerts: z.number(),
+  count_ts: z.string().nullable(),
+});
+
+function burstWindow(raw: unknown, channel: string): BurstWindow {
+  const row = decodeStored(BurstRowSchema, raw, `burst window of ${channel}`);
+  return {
+    start: row.start,
+    alerts: row.alerts,
+    ...(row.count_ts === null ? {} : { countTs: row.count_ts }),
+  };
+}
 
 const UserVersionRowSchema = z.object({ user_version: z.number().int().nonnegative() });
 const CountRowSchema = z.object({ total: z.number() });

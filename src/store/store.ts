@@ -134,11 +134,31 @@ export interface Store {
   /** Forgets a handled event; one that is not stored is no error. */
   removeWebhookEvent(id: string): Promise<void>;
   /**
+   * Counts one more alert in `channel`'s burst window, in one step shared by every replica: a
+   * window begins at the first alert and lasts `windowMs`; the first alert at or past its end
+   * begins the next (with no count message). Windows past their end are forgotten in time.
+   */
+  countBurstAlert(channel: string, now: number, windowMs: number): Promise<BurstWindow>;
+  /** The channel's latest burst window, if one is kept. */
+  getBurstWindow(channel: string): Promise<BurstWindow | undefined>;
+  /** Keeps the ts of the count message of `channel`'s window begun at `start`, if still current. */
+  setBurstCountTs(channel: string, start: number, ts: string): Promise<void>;
+  /**
    * Rejects unless the store can be written now (readiness): a small write on SQLite, a PING on
    * Redis. Cheap enough for every /readyz.
    */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A channel's alerts in one burst window (features/alerts/burst.ts). */
+export interface BurstWindow {
+  /** When the window began (Unix ms). */
+  start: number;
+  /** The alerts counted in it so far. */
+  alerts: number;
+  /** The ts of its count message, once one was posted. */
+  countTs?: string;
 }
 
 /** The claim that keeps a webhook delivery once (keepWebhookEvent), among every other claim. */
@@ -169,6 +189,7 @@ class MemoryStore implements Store {
   readonly #approvals = new Map<string, ApprovalRequest>();
   readonly #subscriptions = new Map<string, Subscription>();
   readonly #webhookEvents = new Map<string, WebhookEvent>();
+  readonly #bursts = new Map<string, BurstWindow>();
 
   readonly #now: () => number;
 
@@ -320,6 +341,31 @@ class MemoryStore implements Store {
 
   readonly removeWebhookEvent = async (id: string): Promise<void> => {
     this.#webhookEvents.delete(id);
+  };
+
+  readonly countBurstAlert = async (channel: string, now: number, windowMs: number) => {
+    const kept = this.#bursts.get(channel);
+    const window =
+      kept && now - kept.start < windowMs
+        ? { ...kept, alerts: kept.alerts + 1 }
+        : { start: now, alerts: 1 };
+    this.#bursts.set(channel, window);
+    // Forgotten as Redis expires them: a window past its end is begun again anyway.
+    if (window.alerts === 1) {
+      for (const [other, w] of this.#bursts)
+        if (now - w.start >= 2 * windowMs) this.#bursts.delete(other);
+    }
+    return { ...window };
+  };
+
+  readonly getBurstWindow = async (channel: string): Promise<BurstWindow | undefined> => {
+    const window = this.#bursts.get(channel);
+    return window ? { ...window } : undefined;
+  };
+
+  readonly setBurstCountTs = async (channel: string, start: number, ts: string) => {
+    const window = this.#bursts.get(channel);
+    if (window?.start === start) this.#bursts.set(channel, { ...window, countTs: ts });
   };
 
   readonly ping = async (): Promise<void> => {};

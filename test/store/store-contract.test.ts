@@ -218,6 +218,66 @@ function describeStoreContract(
       });
     });
 
+    describe('burst windows', () => {
+      const minute = 60_000;
+      const t0 = 1_700_000_000_000;
+
+      it("counts a channel's alerts in a window begun by the first, channels apart", async () => {
+        expect(await store.getBurstWindow('C1')).toBeUndefined();
+        expect(await store.countBurstAlert('C1', t0, minute)).toEqual({ start: t0, alerts: 1 });
+        expect(await store.countBurstAlert('C1', t0 + 10, minute)).toEqual({
+          start: t0,
+          alerts: 2,
+        });
+        expect(await store.countBurstAlert('C2', t0 + 20, minute)).toEqual({
+          start: t0 + 20,
+          alerts: 1,
+        });
+        expect(await store.getBurstWindow('C1')).toEqual({ start: t0, alerts: 2 });
+      });
+
+      it('begins the next window at the first alert at or past the end, without the count message', async () => {
+        await store.countBurstAlert('C1', t0, minute);
+        await store.setBurstCountTs('C1', t0, '171.1');
+        expect(await store.countBurstAlert('C1', t0 + minute - 1, minute)).toEqual({
+          start: t0,
+          alerts: 2,
+          countTs: '171.1',
+        });
+        const next = t0 + minute;
+        expect(await store.countBurstAlert('C1', next, minute)).toEqual({ start: next, alerts: 1 });
+        // A count message of the window that ended is not kept for the one begun since.
+        await store.setBurstCountTs('C1', t0, '171.1');
+        expect(await store.getBurstWindow('C1')).toEqual({ start: next, alerts: 1 });
+        await store.setBurstCountTs('C1', next, '172.2');
+        expect(await store.getBurstWindow('C1')).toEqual({
+          start: next,
+          alerts: 1,
+          countTs: '172.2',
+        });
+      });
+
+      it('gives each of 50 concurrent alerts its own place in the window', async () => {
+        const windows = await Promise.all(
+          Array.from({ length: 50 }, () => store.countBurstAlert('raced', t0, minute)),
+        );
+        expect(windows.map((w) => w.alerts).sort((a, b) => a - b)).toEqual(
+          Array.from({ length: 50 }, (_, i) => i + 1),
+        );
+        expect(new Set(windows.map((w) => w.start))).toEqual(new Set([t0]));
+      });
+
+      it('forgets windows long ended', async () => {
+        await store.countBurstAlert('old', t0, 1_000);
+        // Redis expires the key on its own clock (two windows: 2 s); the others prune when a
+        // window begins.
+        if (!subject.advance) await new Promise((resolve) => setTimeout(resolve, 2_100));
+        await store.countBurstAlert('new', t0 + 2_000, 1_000);
+        expect(await store.getBurstWindow('old')).toBeUndefined();
+        expect(await store.getBurstWindow('new')).toEqual({ start: t0 + 2_000, alerts: 1 });
+      });
+    });
+
     describe('audit', () => {
       it('lists a record as it was appended, optional fields included', async () => {
         const full = record({
