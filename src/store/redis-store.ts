@@ -5,6 +5,7 @@ import {
   AUDIT_POSTS_LIMIT,
   type AuditPage,
   type AuditQuery,
+  type BurstCount,
   type BurstWindow,
   type Store,
   type SubscriptionQuery,
@@ -72,8 +73,9 @@ const CONNECT_TIMEOUT_MS = 5_000;
  *   channel:<channel>:subscriptions  sorted set of the ids of one channel's subscriptions, likewise
  *   webhook-events                   hash, event id to JSON of a WebhookEvent not yet handled
  *   webhook-events-by-time           sorted set of those event ids scored by receivedAt
- *   burst:<channel>                  hash of a channel's burst window (start, alerts, ts), which
- *                                    expires two windows after it began
+ *   burst:<channel>                  hash of a channel's burst window (start, alerts, ts, and
+ *                                    shown:<replica> for each replica), which expires two
+ *                                    windows after it began
  * App names and role ids hold no `:` (see the config and ROLE_ID), so `app:<app>:` ends at its
  * first colon, and no key of one app is a key of another, or one of version 1's `known:<role>`;
  * nor do Slack channel ids. The subscription, webhook-event and audit-post keys came without a
@@ -131,7 +133,7 @@ return 1
 `;
 
 // One alert more in a channel's burst window (KEYS[1]), begun again at ARGV[1] (now) when it
-// has lasted ARGV[2] ms; the key expires two windows after its start. Returns start, alerts, ts.
+// has lasted ARGV[2] ms; the key expires two windows after its start. Returns start, alerts.
 const COUNT_BURST_ALERT_SCRIPT = `
 local kept = redis.call('HGET', KEYS[1], 'start')
 local start = tonumber(kept)
@@ -140,15 +142,15 @@ if start == nil or now - start >= tonumber(ARGV[2]) then
   redis.call('DEL', KEYS[1])
   redis.call('HSET', KEYS[1], 'start', ARGV[1], 'alerts', 1)
   redis.call('PEXPIRE', KEYS[1], 2 * tonumber(ARGV[2]))
-  return {ARGV[1], 1, ''}
+  return {ARGV[1], 1}
 end
 local alerts = redis.call('HINCRBY', KEYS[1], 'alerts', 1)
-return {kept, alerts, redis.call('HGET', KEYS[1], 'ts') or ''}
+return {kept, alerts}
 `;
 
-// Keeps the count message's ts (ARGV[2]) while the window (KEYS[1]) is the one begun at ARGV[1].
-const SET_BURST_TS_SCRIPT = `
-if redis.call('HGET', KEYS[1], 'start') == ARGV[1] then redis.call('HSET', KEYS[1], 'ts', ARGV[2]) end
+// Sets field ARGV[2] to ARGV[3] while the window (KEYS[1]) is the one begun at ARGV[1].
+const SET_BURST_FIELD_SCRIPT = `
+if redis.call('HGET', KEYS[1], 'start') == ARGV[1] then redis.call('HSET', KEYS[1], ARGV[2], ARGV[3]) end
 return 0
 `;
 
@@ -333,13 +335,15 @@ function claimMs(ttlSeconds: number): number {
   return Math.max(1, Math.ceil(ttlSeconds * 1000));
 }
 
-/** COUNT_BURST_ALERT_SCRIPT's answer: start, alerts, and the count message's ts or ''. */
-const BurstReplySchema = z.tuple([z.coerce.number(), z.number(), z.string()]);
-const BurstHashSchema = z.object({
+/** COUNT_BURST_ALERT_SCRIPT's answer: start and alerts. */
+const BurstReplySchema = z.tuple([z.coerce.number(), z.number()]);
+/** A burst window's hash; `shown:<replica>` fields are read apart. */
+const BurstHashSchema = z.looseObject({
   start: z.coerce.number(),
   alerts: z.coerce.number(),
   ts: z.string().optional(),
 });
+const SHOWN_FIELD = 'shown:';
 
 /** The keys of the layout above, under `prefix`. */
 function redisKeys(prefix: string) {
@@ -776,15 +780,15 @@ class RedisStore implements Store {
     channel: string,
     now: number,
     windowMs: number,
-  ): Promise<BurstWindow> => {
+  ): Promise<BurstCount> => {
     const reply = await this.#run('count a burst alert', () =>
       this.#client.eval(COUNT_BURST_ALERT_SCRIPT, {
         keys: [this.#keys.burst(channel)],
         arguments: [String(now), String(windowMs)],
       }),
     );
-    const [start, alerts, ts] = decodeStored(BurstReplySchema, reply, `burst window of ${channel}`);
-    return { start, alerts, ...(ts === '' ? {} : { countTs: ts }) };
+    const [start, alerts] = decodeStored(BurstReplySchema, reply, `burst window of ${channel}`);
+    return { start, alerts };
   };
 
   readonly getBurstWindow = async (channel: string): Promise<BurstWindow | undefined> => {
@@ -793,21 +797,52 @@ class RedisStore implements Store {
     );
     if (fields.start === undefined) return undefined;
     const window = decodeStored(BurstHashSchema, fields, `burst window of ${channel}`);
+    const shown: Record<string, number> = {};
+    for (const [field, value] of Object.entries(fields)) {
+      if (field.startsWith(SHOWN_FIELD)) shown[field.slice(SHOWN_FIELD.length)] = Number(value);
+    }
     return {
       start: window.start,
       alerts: window.alerts,
       ...(window.ts ? { countTs: window.ts } : {}),
+      shown,
     };
   };
 
   readonly setBurstCountTs = async (channel: string, start: number, ts: string) => {
-    await this.#run('keep a count message', () =>
-      this.#client.eval(SET_BURST_TS_SCRIPT, {
-        keys: [this.#keys.burst(channel)],
-        arguments: [String(start), ts],
-      }),
+    await this.#setBurstField('keep a count message', channel, start, 'ts', ts);
+  };
+
+  readonly setBurstShown = async (
+    channel: string,
+    start: number,
+    replica: string,
+    shown: number,
+  ) => {
+    const field = SHOWN_FIELD + replica;
+    await this.#setBurstField(
+      'keep what a count message shows',
+      channel,
+      start,
+      field,
+      String(shown),
     );
   };
+
+  async #setBurstField(
+    operation: string,
+    channel: string,
+    start: number,
+    field: string,
+    value: string,
+  ) {
+    await this.#run(operation, () =>
+      this.#client.eval(SET_BURST_FIELD_SCRIPT, {
+        keys: [this.#keys.burst(channel)],
+        arguments: [String(start), field, value],
+      }),
+    );
+  }
 
   readonly ping = async (): Promise<void> => {
     await this.#run('answer a ping', () => this.#client.ping());

@@ -7,6 +7,7 @@ import {
   AUDIT_POSTS_LIMIT,
   type AuditPage,
   type AuditQuery,
+  type BurstCount,
   type BurstWindow,
   type Store,
   type SubscriptionQuery,
@@ -146,6 +147,13 @@ const BURST_SCHEMA = `
     start INTEGER NOT NULL,
     alerts INTEGER NOT NULL,
     count_ts TEXT
+  );
+  CREATE TABLE IF NOT EXISTS alert_burst_shown (
+    channel TEXT NOT NULL,
+    replica TEXT NOT NULL,
+    start INTEGER NOT NULL,
+    shown INTEGER NOT NULL,
+    PRIMARY KEY (channel, replica)
   );
 `;
 
@@ -344,6 +352,17 @@ function burstStatements(db: DatabaseSync) {
        RETURNING start, alerts, count_ts`,
     ),
     pruneBursts: db.prepare('DELETE FROM alert_bursts WHERE start <= ?'),
+    pruneBurstsShown: db.prepare('DELETE FROM alert_burst_shown WHERE start <= ?'),
+    // A replica's row of an earlier window is replaced; the window must be the current one.
+    upsertBurstShown: db.prepare(
+      `INSERT INTO alert_burst_shown (channel, replica, start, shown)
+       SELECT @channel, @replica, @start, @shown
+         FROM alert_bursts WHERE channel = @channel AND start = @start
+       ON CONFLICT (channel, replica) DO UPDATE SET start = excluded.start, shown = excluded.shown`,
+    ),
+    selectBurstShown: db.prepare(
+      'SELECT replica, shown FROM alert_burst_shown WHERE channel = ? AND start = ?',
+    ),
     selectBurst: db.prepare('SELECT start, alerts, count_ts FROM alert_bursts WHERE channel = ?'),
     setBurstCountTs: db.prepare(
       'UPDATE alert_bursts SET count_ts = ? WHERE channel = ? AND start = ?',
@@ -590,19 +609,45 @@ class SqliteStore implements Store {
     channel: string,
     now: number,
     windowMs: number,
-  ): Promise<BurstWindow> => {
+  ): Promise<BurstCount> => {
     this.#sameFile();
     const raw = this.#sql.countBurstAlert.get({ channel, now, windowMs });
-    const window = burstWindow(raw, channel);
-    // A new window prunes those long ended, so the table holds about one row per busy channel.
-    if (window.alerts === 1) this.#sql.pruneBursts.run(now - 2 * windowMs);
-    return window;
+    const { start, alerts } = decodeStored(BurstRowSchema, raw, `burst window of ${channel}`);
+    // A new window prunes those long ended, so the tables hold about one row per busy channel.
+    if (alerts === 1) {
+      this.#sql.pruneBursts.run(now - 2 * windowMs);
+      this.#sql.pruneBurstsShown.run(now - 2 * windowMs);
+    }
+    return { start, alerts };
   };
 
   readonly getBurstWindow = async (channel: string): Promise<BurstWindow | undefined> => {
     this.#sameFile();
+    const what = `burst window of ${channel}`;
     const raw = this.#sql.selectBurst.get(channel);
-    return raw === undefined ? undefined : burstWindow(raw, channel);
+    if (raw === undefined) return undefined;
+    const row = decodeStored(BurstRowSchema, raw, what);
+    const shown = decodeStored(
+      BurstShownRowsSchema,
+      this.#sql.selectBurstShown.all(channel, row.start),
+      what,
+    );
+    return {
+      start: row.start,
+      alerts: row.alerts,
+      ...(row.count_ts === null ? {} : { countTs: row.count_ts }),
+      shown: Object.fromEntries(shown.map((r) => [r.replica, r.shown])),
+    };
+  };
+
+  readonly setBurstShown = async (
+    channel: string,
+    start: number,
+    replica: string,
+    shown: number,
+  ) => {
+    this.#sameFile();
+    this.#sql.upsertBurstShown.run({ channel, start, replica, shown });
   };
 
   readonly setBurstCountTs = async (channel: string, start: number, ts: string) => {
@@ -800,14 +845,7 @@ const BurstRowSchema = z.object({
   count_ts: z.string().nullable(),
 });
 
-function burstWindow(raw: unknown, channel: string): BurstWindow {
-  const row = decodeStored(BurstRowSchema, raw, `burst window of ${channel}`);
-  return {
-    start: row.start,
-    alerts: row.alerts,
-    ...(row.count_ts === null ? {} : { countTs: row.count_ts }),
-  };
-}
+const BurstShownRowsSchema = z.array(z.object({ replica: z.string(), shown: z.number() }));
 
 const UserVersionRowSchema = z.object({ user_version: z.number().int().nonnegative() });
 const CountRowSchema = z.object({ total: z.number() });

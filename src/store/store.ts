@@ -138,11 +138,16 @@ export interface Store {
    * window begins at the first alert and lasts `windowMs`; the first alert at or past its end
    * begins the next (with no count message). Windows past their end are forgotten in time.
    */
-  countBurstAlert(channel: string, now: number, windowMs: number): Promise<BurstWindow>;
+  countBurstAlert(channel: string, now: number, windowMs: number): Promise<BurstCount>;
   /** The channel's latest burst window, if one is kept. */
   getBurstWindow(channel: string): Promise<BurstWindow | undefined>;
   /** Keeps the ts of the count message of `channel`'s window begun at `start`, if still current. */
   setBurstCountTs(channel: string, start: number, ts: string): Promise<void>;
+  /**
+   * Keeps how many of its alerts `replica` has had Slack show in that window's count message
+   * (replacing what it kept before), if the window is still current.
+   */
+  setBurstShown(channel: string, start: number, replica: string, shown: number): Promise<void>;
   /**
    * Rejects unless the store can be written now (readiness): a small write on SQLite, a PING on
    * Redis. Cheap enough for every /readyz.
@@ -151,14 +156,20 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** A channel's alerts in one burst window (features/alerts/burst.ts). */
-export interface BurstWindow {
+/** A channel's alerts in one burst window (features/alerts/burst.ts), as counted. */
+export interface BurstCount {
   /** When the window began (Unix ms). */
   start: number;
   /** The alerts counted in it so far. */
   alerts: number;
+}
+
+/** A burst window with its count message. */
+export interface BurstWindow extends BurstCount {
   /** The ts of its count message, once one was posted. */
   countTs?: string;
+  /** Each replica's alerts that Slack shows in the count message, by the replica's id. */
+  shown: Record<string, number>;
 }
 
 /** The claim that keeps a webhook delivery once (keepWebhookEvent), among every other claim. */
@@ -345,22 +356,34 @@ class MemoryStore implements Store {
 
   readonly countBurstAlert = async (channel: string, now: number, windowMs: number) => {
     const kept = this.#bursts.get(channel);
-    const window =
+    const window: BurstWindow =
       kept && now - kept.start < windowMs
         ? { ...kept, alerts: kept.alerts + 1 }
-        : { start: now, alerts: 1 };
+        : { start: now, alerts: 1, shown: {} };
     this.#bursts.set(channel, window);
     // Forgotten as Redis expires them: a window past its end is begun again anyway.
     if (window.alerts === 1) {
       for (const [other, w] of this.#bursts)
         if (now - w.start >= 2 * windowMs) this.#bursts.delete(other);
     }
-    return { ...window };
+    return { start: window.start, alerts: window.alerts };
   };
 
   readonly getBurstWindow = async (channel: string): Promise<BurstWindow | undefined> => {
     const window = this.#bursts.get(channel);
-    return window ? { ...window } : undefined;
+    return window ? structuredClone(window) : undefined;
+  };
+
+  readonly setBurstShown = async (
+    channel: string,
+    start: number,
+    replica: string,
+    shown: number,
+  ) => {
+    const window = this.#bursts.get(channel);
+    if (window?.start === start) {
+      this.#bursts.set(channel, { ...window, shown: { ...window.shown, [replica]: shown } });
+    }
   };
 
   readonly setBurstCountTs = async (channel: string, start: number, ts: string) => {

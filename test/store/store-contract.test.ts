@@ -233,27 +233,45 @@ function describeStoreContract(
           start: t0 + 20,
           alerts: 1,
         });
-        expect(await store.getBurstWindow('C1')).toEqual({ start: t0, alerts: 2 });
+        expect(await store.getBurstWindow('C1')).toEqual({ start: t0, alerts: 2, shown: {} });
       });
 
-      it('begins the next window at the first alert at or past the end, without the count message', async () => {
+      it("keeps the window's count message and what each replica had it show", async () => {
         await store.countBurstAlert('C1', t0, minute);
         await store.setBurstCountTs('C1', t0, '171.1');
+        await store.setBurstShown('C1', t0, 'r1', 4);
+        await store.setBurstShown('C1', t0, 'r2', 2);
+        await store.setBurstShown('C1', t0, 'r1', 5);
+        expect(await store.getBurstWindow('C1')).toEqual({
+          start: t0,
+          alerts: 1,
+          countTs: '171.1',
+          shown: { r1: 5, r2: 2 },
+        });
+      });
+
+      it('begins the next window at the first alert at or past the end, with none of the last', async () => {
+        await store.countBurstAlert('C1', t0, minute);
+        await store.setBurstCountTs('C1', t0, '171.1');
+        await store.setBurstShown('C1', t0, 'r1', 3);
         expect(await store.countBurstAlert('C1', t0 + minute - 1, minute)).toEqual({
           start: t0,
           alerts: 2,
-          countTs: '171.1',
         });
         const next = t0 + minute;
         expect(await store.countBurstAlert('C1', next, minute)).toEqual({ start: next, alerts: 1 });
-        // A count message of the window that ended is not kept for the one begun since.
+        expect(await store.getBurstWindow('C1')).toEqual({ start: next, alerts: 1, shown: {} });
+        // What is kept for the window that ended is not kept for the one begun since.
         await store.setBurstCountTs('C1', t0, '171.1');
-        expect(await store.getBurstWindow('C1')).toEqual({ start: next, alerts: 1 });
+        await store.setBurstShown('C1', t0, 'r1', 3);
+        expect(await store.getBurstWindow('C1')).toEqual({ start: next, alerts: 1, shown: {} });
         await store.setBurstCountTs('C1', next, '172.2');
+        await store.setBurstShown('C1', next, 'r1', 1);
         expect(await store.getBurstWindow('C1')).toEqual({
           start: next,
           alerts: 1,
           countTs: '172.2',
+          shown: { r1: 1 },
         });
       });
 
@@ -269,12 +287,17 @@ function describeStoreContract(
 
       it('forgets windows long ended', async () => {
         await store.countBurstAlert('old', t0, 1_000);
+        await store.setBurstShown('old', t0, 'r1', 1);
         // Redis expires the key on its own clock (two windows: 2 s); the others prune when a
         // window begins.
         if (!subject.advance) await new Promise((resolve) => setTimeout(resolve, 2_100));
         await store.countBurstAlert('new', t0 + 2_000, 1_000);
         expect(await store.getBurstWindow('old')).toBeUndefined();
-        expect(await store.getBurstWindow('new')).toEqual({ start: t0 + 2_000, alerts: 1 });
+        expect(await store.getBurstWindow('new')).toEqual({
+          start: t0 + 2_000,
+          alerts: 1,
+          shown: {},
+        });
       });
     });
 

@@ -9,7 +9,7 @@ import { NOT_THERE, PASSING, platformErrorCode } from '../../slack/slack-errors.
 import type { Store, WebhookEvent } from '../../store/store.ts';
 import { asJob } from '../job.ts';
 import { alertPost, countText } from './alert-view.ts';
-import { type BurstGate, createCountMessage } from './burst.ts';
+import type { BurstGate } from './burst.ts';
 import { subscriptionsReached } from './subscription-rules.ts';
 import { type AlertFacts, alertFacts, EnvelopeSchema, isAlertTrigger } from './webhook-event.ts';
 
@@ -175,9 +175,9 @@ async function postOrCount(
   post: SlackMessage,
   appName: string | undefined,
 ): Promise<'posted' | 'counted'> {
-  const step = deps.burst.next(channel, deps.now(), () =>
-    createCountMessage({ send: (count, ts) => sendCount(deps, { channel, count, ts, appName }) }),
-  );
+  const send = (count: number, ts: string | undefined) =>
+    sendCount(deps, { channel, count, ts, appName });
+  const step = await deps.burst.next(channel, deps.now(), send);
   if (step.kind === 'post') {
     await deps.client.chat.postMessage({ channel, ...post });
     return 'posted';

@@ -1,7 +1,12 @@
+import { randomUUID } from 'node:crypto';
+import type { BurstWindow, Store } from '../../store/store.ts';
+
 // A channel that many alerts reach at once gets a few posts, then one message that counts the
 // rest and is updated in place: a run of unanswered calls during an outage is one line that
 // grows, not a flood that buries the channel (and Slack's one-post-a-second per channel).
-// Kept per replica: with several, each keeps its own count message for the alerts it posts.
+// Counted in the store, so that several replicas post what one would: the window's alerts are
+// counted there, one replica posts the count message (whoever claims it), and each updates that
+// one message with the window's whole count.
 //
 // An alert counted is done only once Slack accepted a count message that includes it: each
 // `add` waits for that, and fails when the post or update that was to include it failed, so the
@@ -90,35 +95,156 @@ export function createCountMessage(deps: CountMessageDeps): CountMessage {
 /** What to do with one more alert for a channel. */
 export type BurstStep = { kind: 'post' } | { kind: 'count'; message: CountMessage };
 
-interface Window {
-  start: number;
-  posted: number;
-  count?: CountMessage | undefined;
-}
+/** The store's part: the windows, and the claim on posting a window's count message. */
+export type BurstStore = Pick<
+  Store,
+  'countBurstAlert' | 'getBurstWindow' | 'setBurstCountTs' | 'setBurstShown' | 'claim' | 'release'
+>;
 
 export interface BurstGate {
-  /** The step for one more alert in `channel` at `now`; `newCount` makes a window's message. */
-  next(channel: string, now: number, newCount: () => CountMessage): BurstStep;
+  /**
+   * The step for one more alert in `channel` at `now`; `send` posts or updates the count message
+   * (CountMessageDeps.send) when this replica makes the window's handle on it.
+   */
+  next(channel: string, now: number, send: CountMessageDeps['send']): Promise<BurstStep>;
 }
 
-/** The windows of every channel (the oldest forgotten past `maxChannels`). Pure but for its map. */
-export function createBurstGate(maxChannels = 1_000): BurstGate {
-  const windows = new Map<string, Window>();
+export interface BurstGateOptions {
+  /** This replica's id among those sharing the store. */
+  replica?: string;
+  /** Count messages kept, the oldest channel's forgotten past this. */
+  maxChannels?: number;
+  /** The count messages' timer, and the wait between looks for another replica's post. */
+  schedule?: CountMessageDeps['schedule'];
+  pause?: SharedCountDeps['pause'];
+}
+
+/**
+ * Counts each alert in the store's window; keeps this replica's count message of each channel's
+ * window (one forgotten and made again finds the message's ts in the store).
+ */
+export function createBurstGate(store: BurstStore, options: BurstGateOptions = {}): BurstGate {
+  const replica = options.replica ?? randomUUID();
+  const maxChannels = options.maxChannels ?? 1_000;
+  const messages = new Map<string, { start: number; message: CountMessage }>();
+  const newCount = (channel: string, start: number, send: CountMessageDeps['send']) =>
+    createCountMessage({
+      send: sharedCountSend({ store, channel, start, replica, send, pause: options.pause }),
+      ...(options.schedule ? { schedule: options.schedule } : {}),
+    });
   return {
-    next(channel, now, newCount) {
-      let window = windows.get(channel);
-      if (!window || now - window.start >= WINDOW_MS) {
-        window = { start: now, posted: 0 };
-        windows.delete(channel);
-        windows.set(channel, window);
-        if (windows.size > maxChannels) windows.delete(windows.keys().next().value ?? '');
+    async next(channel, now, send) {
+      const window = await store.countBurstAlert(channel, now, WINDOW_MS);
+      if (window.alerts <= POSTS_PER_WINDOW) return { kind: 'post' };
+      let kept = messages.get(channel);
+      if (kept?.start !== window.start) {
+        kept = { start: window.start, message: newCount(channel, window.start, send) };
+        messages.delete(channel);
+        messages.set(channel, kept);
+        if (messages.size > maxChannels) messages.delete(messages.keys().next().value ?? '');
       }
-      if (window.posted < POSTS_PER_WINDOW) {
-        window.posted += 1;
-        return { kind: 'post' };
-      }
-      window.count ??= newCount();
-      return { kind: 'count', message: window.count };
+      return { kind: 'count', message: kept.message };
     },
   };
+}
+
+/** How long a replica may hold the posting of a count message before another may post it. */
+const POSTING_SECONDS = 30;
+/** How often, and how many times, a replica looks for the count message another is posting. */
+const LOOK_EVERY_MS = 250;
+const LOOKS = 20;
+/** Sends made again, at most, when other replicas' counts moved meanwhile. */
+const RESENDS = 3;
+
+export interface SharedCountDeps {
+  store: BurstStore;
+  channel: string;
+  /** The window's start, which names it. */
+  start: number;
+  replica: string;
+  /** Posts (no ts) or updates the message (CountMessageDeps.send). */
+  send: CountMessageDeps['send'];
+  /** Waits between looks for the message another replica posts (tests pass one). */
+  pause?: ((ms: number) => Promise<void>) | undefined;
+}
+
+/**
+ * A count message's `send` shared by every replica: the message says this replica's count
+ * (which createCountMessage keeps exact) plus what the others had Slack show, so an alert still
+ * in flight on another replica is never shown early (and shown twice when its update fails).
+ * The window's one message is posted by the replica that claims it, the others updating it once
+ * its ts is in the store; a post Slack refused lets the claim go, so the next send posts it.
+ */
+export function sharedCountSend(deps: SharedCountDeps): CountMessageDeps['send'] {
+  return async (count, ts) => {
+    let others = othersShown(await currentWindow(deps), deps.replica);
+    const known = ts ?? (await messageTs(deps));
+    const sent =
+      known === undefined
+        ? await postCount(deps, count + others)
+        : await deps.send(count + others, known);
+    await deps.store.setBurstShown(deps.channel, deps.start, deps.replica, count);
+    // Another replica that sent meanwhile may have read our count before this: the one that
+    // reads the other's after writing its own says the sum of both.
+    for (let resend = 0; resend < RESENDS && sent !== undefined; resend += 1) {
+      const now = othersShown(await currentWindow(deps), deps.replica);
+      if (now === others) break;
+      others = now;
+      // This send's alerts are shown already: one that fails leaves the count a little behind.
+      if (
+        !(await deps.send(count + others, sent).then(
+          () => true,
+          () => false,
+        ))
+      )
+        break;
+    }
+    return sent;
+  };
+}
+
+function othersShown(window: BurstWindow | undefined, replica: string): number {
+  let sum = 0;
+  for (const [id, shown] of Object.entries(window?.shown ?? {})) if (id !== replica) sum += shown;
+  return sum;
+}
+
+async function currentWindow(deps: SharedCountDeps) {
+  const window = await deps.store.getBurstWindow(deps.channel);
+  return window?.start === deps.start ? window : undefined;
+}
+
+/** The window's count message, or undefined when this replica is to post it (its claim taken). */
+async function messageTs(deps: SharedCountDeps): Promise<string | undefined> {
+  const ts = (await currentWindow(deps))?.countTs;
+  if (ts !== undefined || (await deps.store.claim(postingClaim(deps), POSTING_SECONDS))) return ts;
+  return postedElsewhere(deps);
+}
+
+function postingClaim(deps: SharedCountDeps): string {
+  return `burst-count:${deps.channel}:${deps.start}`;
+}
+
+/** Posts the window's count message, its claim held, and keeps its ts for the others. */
+async function postCount(deps: SharedCountDeps, count: number) {
+  try {
+    const ts = await deps.send(count, undefined);
+    if (ts !== undefined) await deps.store.setBurstCountTs(deps.channel, deps.start, ts);
+    return ts;
+  } catch (error) {
+    await deps.store.release(postingClaim(deps)).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The ts of the count message another replica is posting, once it is in the store. */
+async function postedElsewhere(deps: SharedCountDeps): Promise<string> {
+  const pause =
+    deps.pause ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()));
+  for (let look = 0; look < LOOKS; look += 1) {
+    await pause(LOOK_EVERY_MS);
+    const ts = (await currentWindow(deps))?.countTs;
+    if (ts !== undefined) return ts;
+  }
+  throw new Error('the count message another replica was posting did not appear');
 }

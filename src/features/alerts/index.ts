@@ -55,7 +55,7 @@ function newDelivery(deps: AppDeps): DeliveryDeps {
     callCard: deps.callCard,
     log: deps.logger.child({ component: 'alerts' }),
     now: deps.now,
-    burst: createBurstGate(),
+    burst: createBurstGate(deps.store),
   };
 }
 

@@ -125,7 +125,7 @@ describe('alerts while Slack fails', () => {
       callCard: () => [],
       log: pino({ level: 'silent' }),
       now: () => now,
-      burst: createBurstGate(),
+      burst: createBurstGate(store),
     };
   });
   afterEach(() => {

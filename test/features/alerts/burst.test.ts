@@ -1,19 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import {
-  type CountMessage,
+  type BurstGate,
+  type BurstStep,
+  type CountMessageDeps,
   createBurstGate,
   createCountMessage,
   POSTS_PER_WINDOW,
   WINDOW_MS,
 } from '../../../src/features/alerts/burst.ts';
+import { createMemoryStore } from '../../../src/store/store.ts';
 
-/** A count message that is never sent: the gate's tests only look at which step comes. */
-const idle = (): CountMessage => ({ add: () => Promise.resolve() });
+/** A send that is never made: the gate's tests only look at which step comes. */
+const idle = (): Promise<string | undefined> => Promise.resolve(undefined);
 
 describe('a burst of alerts in one channel', () => {
-  it('posts a few, then counts the rest in one message, per channel and per minute', () => {
-    const gate = createBurstGate();
-    const steps = Array.from({ length: 6 }, (_, i) => gate.next('C1', 1_000 + i, idle));
+  it('posts a few, then counts the rest in one message, per channel and per minute', async () => {
+    const gate = createBurstGate(createMemoryStore());
+    const steps: BurstStep[] = [];
+    for (let i = 0; i < 6; i += 1) steps.push(await gate.next('C1', 1_000 + i, idle));
     expect(steps.slice(0, POSTS_PER_WINDOW)).toEqual(
       Array(POSTS_PER_WINDOW).fill({ kind: 'post' }),
     );
@@ -23,18 +27,119 @@ describe('a burst of alerts in one channel', () => {
     const [first, ...rest] = counts;
     for (const step of rest) expect(step).toStrictEqual(first);
     // Another channel has its own window; a minute later the first starts again.
-    expect(gate.next('C2', 1_010, idle)).toEqual({ kind: 'post' });
-    expect(gate.next('C1', 1_000 + WINDOW_MS, idle)).toEqual({ kind: 'post' });
+    expect(await gate.next('C2', 1_010, idle)).toEqual({ kind: 'post' });
+    expect(await gate.next('C1', 1_000 + WINDOW_MS, idle)).toEqual({ kind: 'post' });
   });
 
-  it('forgets the oldest channel past its bound', () => {
-    const gate = createBurstGate(2);
-    for (let i = 0; i < 4; i += 1) gate.next('C1', 0, idle);
-    expect(gate.next('C1', 0, idle)).toMatchObject({ kind: 'count' });
-    gate.next('C2', 1, idle);
-    gate.next('C3', 1, idle);
-    // C1 was forgotten: its window starts again, so it is posted one by one once more.
-    expect(gate.next('C1', 2, idle)).toEqual({ kind: 'post' });
+  it('forgets the oldest count message past its bound, but not the count, which the store keeps', async () => {
+    const gate = createBurstGate(createMemoryStore(), { maxChannels: 2 });
+    for (let i = 0; i < 4; i += 1) await gate.next('C1', 0, idle);
+    const kept = await gate.next('C1', 0, idle);
+    if (kept.kind !== 'count') throw new Error('not counted');
+    // Two more channels with count messages of their own.
+    for (let i = 0; i < 4; i += 1) {
+      await gate.next('C2', 1, idle);
+      await gate.next('C3', 1, idle);
+    }
+    // C1's window goes on in the store: still counted, in a message handle made again.
+    const again = await gate.next('C1', 2, idle);
+    if (again.kind !== 'count') throw new Error('not counted');
+    expect(again.message).not.toBe(kept.message);
+  });
+});
+
+/** A Slack channel that keeps what its count messages say, and fails the calls asked to. */
+function countingSlack() {
+  const messages = new Map<string, number>();
+  const calls: { count: number; ts: string | undefined }[] = [];
+  let refuse = 0;
+  const send = async (count: number, ts: string | undefined) => {
+    calls.push({ count, ts });
+    if (refuse > 0) {
+      refuse -= 1;
+      throw new Error('slack said no');
+    }
+    const at = ts ?? `171.${messages.size + 1}`;
+    messages.set(at, count);
+    return at;
+  };
+  return { messages, calls, send, refuseNext: (n: number) => (refuse = n) };
+}
+
+/** Two or three replicas' gates on one store, their timers run at once. */
+function replicas(n: number) {
+  const store = createMemoryStore();
+  return Array.from({ length: n }, (_, i) =>
+    createBurstGate(store, {
+      replica: `r${i}`,
+      schedule: (run) => queueMicrotask(run),
+      pause: () => new Promise((resolve) => setImmediate(resolve)),
+    }),
+  );
+}
+
+/** A burst of `alerts` spread across the gates in turn; answers what each alert became. */
+async function burst(gates: BurstGate[], alerts: number, send: CountMessageDeps['send']) {
+  return Promise.allSettled(
+    Array.from({ length: alerts }, async (_, i) => {
+      const gate = gates[i % gates.length];
+      if (!gate) throw new Error('no gate');
+      const step = await gate.next('C1', 1_000 + i, send);
+      if (step.kind === 'count') await step.message.add();
+      return step.kind;
+    }),
+  );
+}
+
+describe('a burst across replicas sharing a store', () => {
+  it.each([1, 2, 3])(
+    'posts what one replica would, with %i replicas: a few, then one count',
+    async (n) => {
+      const slack = countingSlack();
+      const results = await burst(replicas(n), 30, slack.send);
+      const kinds = results.map((r) => (r.status === 'fulfilled' ? r.value : 'failed'));
+      expect(kinds.filter((k) => k === 'post')).toHaveLength(POSTS_PER_WINDOW);
+      expect(kinds.filter((k) => k === 'count')).toHaveLength(30 - POSTS_PER_WINDOW);
+      // One count message, posted once, that ends saying every alert it counts.
+      expect(slack.calls.filter((c) => c.ts === undefined)).toHaveLength(1);
+      expect([...slack.messages.values()]).toEqual([30 - POSTS_PER_WINDOW]);
+    },
+  );
+
+  it("never shows another replica's alert before that replica's update was accepted", async () => {
+    const slack = countingSlack();
+    const [one, two] = replicas(2);
+    if (!one || !two) throw new Error('no gates');
+    for (let i = 0; i < POSTS_PER_WINDOW; i += 1) await one.next('C1', i, slack.send);
+    const first = await one.next('C1', 10, slack.send);
+    if (first.kind !== 'count') throw new Error('not counted');
+    await first.message.add();
+    expect([...slack.messages.values()]).toEqual([1]);
+    // The second replica's update is refused: its alert fails, to be tried again, and the
+    // message keeps saying 1 (the first replica's next update says 2, not 3).
+    const refused = await two.next('C1', 11, slack.send);
+    if (refused.kind !== 'count') throw new Error('not counted');
+    slack.refuseNext(1);
+    await expect(refused.message.add()).rejects.toThrow('slack said no');
+    expect([...slack.messages.values()]).toEqual([1]);
+    await first.message.add();
+    expect([...slack.messages.values()]).toEqual([2]);
+  });
+
+  it('posts the count message again on another replica when its first post was refused', async () => {
+    const slack = countingSlack();
+    const [one, two] = replicas(2);
+    if (!one || !two) throw new Error('no gates');
+    for (let i = 0; i < POSTS_PER_WINDOW; i += 1) await one.next('C1', i, slack.send);
+    const lost = await one.next('C1', 10, slack.send);
+    if (lost.kind !== 'count') throw new Error('not counted');
+    slack.refuseNext(1);
+    await expect(lost.message.add()).rejects.toThrow('slack said no');
+    const again = await two.next('C1', 11, slack.send);
+    if (again.kind !== 'count') throw new Error('not counted');
+    await again.message.add();
+    expect(slack.calls.map((c) => c.ts)).toEqual([undefined, undefined]);
+    expect([...slack.messages.values()]).toEqual([1]);
   });
 });
 
