@@ -1,8 +1,8 @@
 import type { KyInstance } from 'ky';
 import type { Logger } from 'pino';
-import { scrub } from '../log.ts';
 import { newReference } from '../reference.ts';
 import { currentRequestIfAny, runInRequest } from '../request-context.ts';
+import { scrub } from '../scrub.ts';
 import { inSpan } from '../spans.ts';
 import { CometChatError } from './errors.ts';
 import { toCometChatError } from './ky-failure.ts';
