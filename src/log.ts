@@ -10,6 +10,7 @@ import {
 } from 'pino';
 import { BUILD, SERVICE_NAME } from './observe/build.ts';
 import { currentRequestIfAny } from './request-context.ts';
+import { scrub } from './scrub.ts';
 import { currentSpan } from './spans.ts';
 
 export type { Logger } from 'pino';
@@ -230,26 +231,6 @@ function withEcsChildren(root: Logger): Logger {
   // descendant has them too.
   Object.assign(root, { child, bindings });
   return root;
-}
-
-/** Shorter values are not taken for secrets: scrubbing `abc` everywhere would garble text. */
-const MIN_SECRET_LENGTH = 4;
-
-/**
- * `text` with every secret of `secrets` (Config.secrets: every secret setting's value) made
- * `[redacted]`. The one scrub of the app: the logger's last step, and every reply that may
- * hold words from CometChat or Slack (replies/failure.ts, the CometChat client's errors).
- */
-export function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length < MIN_SECRET_LENGTH) continue;
-    if (out.includes(secret)) out = out.split(secret).join('[redacted]');
-    // The same value as JSON would escape it (only matters for unusual characters).
-    const escaped = JSON.stringify(secret).slice(1, -1);
-    if (escaped !== secret && out.includes(escaped)) out = out.split(escaped).join('[redacted]');
-  }
-  return out;
 }
 
 /** Bolt's and the Web API client's level for a pino level (LOG_LEVEL's, or a logger's). */

@@ -1,7 +1,8 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { boltLogger, createLogger, fieldName, scrub } from '../src/log.ts';
+import { boltLogger, createLogger, fieldName } from '../src/log.ts';
 import { runInRequest } from '../src/request-context.ts';
+import { scrub } from '../src/scrub.ts';
 import { LogCapture } from './log-capture.ts';
 import { duplicateKeys, expectEcsLine } from './log-ecs-rules.ts';
 

@@ -1,8 +1,6 @@
-import type { Logger } from 'pino';
 import { type CallOperations, CallRequests } from './calls.ts';
-import type { CometChatObserver } from './observer.ts';
 import { type RoleOperations, RoleRequests } from './roles.ts';
-import { createSender } from './send.ts';
+import { createSender, type SenderOptions } from './send.ts';
 import { type UsageOperations, UsageRequests } from './usage.ts';
 import { type UserOperations, UserRequests } from './users.ts';
 
@@ -12,36 +10,7 @@ import { type UserOperations, UserRequests } from './users.ts';
 // hooks on each host's instance (ky-instance.ts); send.ts runs each request under the running
 // request's reference and turns its failure into a CometChatError.
 
-export interface CometChatClientOptions {
-  /** Role API address without `/v3`. */
-  apiUrl: string;
-  /** Call API address without `/v3`. */
-  callApiUrl: string;
-  apiKey: string;
-  /**
-   * Every secret the app holds (Config.secrets, the logger's list): taken out of the service's
-   * words with the key, whichever one it echoes back.
-   */
-  secrets?: readonly string[] | undefined;
-  /** Per attempt. */
-  timeoutMs: number;
-  /** All attempts and back-off waits together. */
-  budgetMs: number;
-  /** For a request made outside any request (the running request's logger otherwise). */
-  logger: Logger;
-  /** Retries after the first attempt (default 3). */
-  retryLimit?: number;
-  /** What ky sends with (default: the global fetch). */
-  fetch?: typeof fetch;
-  /** For a request made outside any request (the running request's reference otherwise). */
-  newRef?: () => string;
-  /** The clock the time budget and server-given waits are judged by (default `Date.now`). */
-  now?: () => number;
-  /** A number in [0, 1) for the back-off jitter (default `Math.random`). */
-  random?: () => number;
-  /** Told of every request's duration and status, each retry and each 429 (metrics). */
-  observe?: CometChatObserver;
-}
+export type { SenderOptions as CometChatClientOptions } from './send.ts';
 
 export interface CometChatClient
   extends RoleOperations,
@@ -49,7 +18,7 @@ export interface CometChatClient
     UsageOperations,
     UserOperations {}
 
-export function createCometChatClient(options: CometChatClientOptions): CometChatClient {
+export function createCometChatClient(options: SenderOptions): CometChatClient {
   const sender = createSender(options);
   return {
     ...new RoleRequests(sender),

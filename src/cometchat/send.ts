@@ -1,8 +1,8 @@
 import type { KyInstance } from 'ky';
 import type { Logger } from 'pino';
-import { scrub } from '../log.ts';
 import { newReference } from '../reference.ts';
 import { currentRequestIfAny, runInRequest } from '../request-context.ts';
+import { scrub } from '../scrub.ts';
 import { inSpan } from '../spans.ts';
 import { CometChatError } from './errors.ts';
 import { toCometChatError } from './ky-failure.ts';
@@ -35,21 +35,35 @@ export interface Sender {
   underOneRef<T>(work: (ref: string) => Promise<T>): Promise<T>;
 }
 
+/** What the client is made with (createCometChatClient): the hosts, the key, the rules, the clock. */
 export interface SenderOptions {
+  /** Role API address without `/v3`. */
   apiUrl: string;
+  /** Call API address without `/v3`. */
   callApiUrl: string;
   apiKey: string;
-  /** Every secret the app holds: taken out of the service's words with the key. */
+  /**
+   * Every secret the app holds (Config.secrets, the logger's list): taken out of the service's
+   * words with the key, whichever one it echoes back.
+   */
   secrets?: readonly string[] | undefined;
+  /** Per attempt. */
   timeoutMs: number;
+  /** All attempts and back-off waits together. */
   budgetMs: number;
-  /** For a request made outside any request. */
+  /** For a request made outside any request (the running request's logger otherwise). */
   logger: Logger;
+  /** Retries after the first attempt (default 3). */
   retryLimit?: number | undefined;
+  /** What ky sends with (default: the global fetch). */
   fetch?: typeof fetch | undefined;
+  /** For a request made outside any request (the running request's reference otherwise). */
   newRef?: (() => string) | undefined;
+  /** The clock the time budget and server-given waits are judged by (default `Date.now`). */
   now?: (() => number) | undefined;
+  /** A number in [0, 1) for the back-off jitter (default `Math.random`). */
   random?: (() => number) | undefined;
+  /** Told of every request's duration and status, each retry and each 429 (metrics). */
   observe?: CometChatObserver | undefined;
 }
 

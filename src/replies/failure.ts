@@ -1,6 +1,6 @@
 import { ErrorCode } from '@slack/web-api';
 import { CometChatError } from '../cometchat/errors.ts';
-import { scrub } from '../log.ts';
+import { scrub } from '../scrub.ts';
 import { escapedUpTo, escapeMrkdwn, code as inlineCode } from '../slack/mrkdwn.ts';
 import { errorField, platformErrorCode } from '../slack/slack-errors.ts';
 import { FormNotOpened } from '../slack/views.ts';

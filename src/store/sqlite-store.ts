@@ -39,7 +39,7 @@ import {
 } from './stored-records.ts';
 
 /*
- * Version 9 of the file's layout; `user_version` records it so that a later version can migrate.
+ * Version 10 of the file's layout; `user_version` records it so that a later version can migrate.
  * Version 2 keeps every row under its CometChat app; 3 adds `audit_intents`; 4 `approvals` and an
  * audit record's `approval`; 5 an audit record's `subject`; 6 the `ref` of the change that set a
  * role's known permissions; 7 `subscriptions` (channels subscribed to an app's webhook events)
@@ -49,14 +49,17 @@ import {
  * role is found under the role they had and the one they were given), by which a listing
  * narrows to a role; 9 an audit record's `moved_to_default` (the users a role's deletion left
  * with `default`), `deleted_role` (the role as it was, so that the deletion can be put back) and
- * `reverts` (the record whose change it puts back).
+ * `reverts` (the record whose change it puts back); 10 `audit_counts`, how many records each app
+ * has (`role` '') and has filed under each role, kept by triggers so that a page's total is
+ * read, not counted, and indexes that end in each listing's whole order (`ref`, `id` after the
+ * time), so that a page is read from its index alone, newest first, and no listing sorts.
  * Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
  * list of changes); everything a query filters or sorts on is a column of its own.
  *
  * Version 1 (before the app knew of several CometChat apps) had no `app` column; opening its file
  * moves every row into app `default` (see `migrateFromVersion1`).
  */
-const SCHEMA_VERSION = 9;
+const SCHEMA_VERSION = 10;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS known_permissions (
     app TEXT NOT NULL,
@@ -90,8 +93,8 @@ const SCHEMA = `
     reverts TEXT,
     deleted_role TEXT
   );
-  CREATE INDEX IF NOT EXISTS audit_by_app_time ON audit_records (app, at);
-  CREATE INDEX IF NOT EXISTS audit_by_time ON audit_records (at);
+  CREATE INDEX IF NOT EXISTS audit_by_app_time_ref ON audit_records (app, at, ref);
+  CREATE INDEX IF NOT EXISTS audit_by_time_ref ON audit_records (at, ref);
   CREATE TABLE IF NOT EXISTS audit_roles (
     ref TEXT NOT NULL,
     role TEXT NOT NULL,
@@ -99,8 +102,22 @@ const SCHEMA = `
     at INTEGER NOT NULL,
     PRIMARY KEY (ref, role)
   );
-  CREATE INDEX IF NOT EXISTS audit_roles_by_role_time ON audit_roles (role, at);
-  CREATE INDEX IF NOT EXISTS audit_roles_by_app_role_time ON audit_roles (app, role, at);
+  CREATE INDEX IF NOT EXISTS audit_roles_by_role_time_ref ON audit_roles (role, at, ref);
+  CREATE INDEX IF NOT EXISTS audit_roles_by_app_role_time_ref ON audit_roles (app, role, at, ref);
+  CREATE TABLE IF NOT EXISTS audit_counts (
+    app TEXT NOT NULL,
+    role TEXT NOT NULL,
+    total INTEGER NOT NULL,
+    PRIMARY KEY (app, role)
+  );
+  CREATE TRIGGER IF NOT EXISTS audit_counted AFTER INSERT ON audit_records BEGIN
+    INSERT INTO audit_counts (app, role, total) VALUES (NEW.app, '', 1)
+      ON CONFLICT (app, role) DO UPDATE SET total = total + 1;
+  END;
+  CREATE TRIGGER IF NOT EXISTS audit_role_counted AFTER INSERT ON audit_roles BEGIN
+    INSERT INTO audit_counts (app, role, total) VALUES (NEW.app, NEW.role, 1)
+      ON CONFLICT (app, role) DO UPDATE SET total = total + 1;
+  END;
   CREATE TABLE IF NOT EXISTS audit_intents (
     ref TEXT PRIMARY KEY,
     at INTEGER NOT NULL,
@@ -121,8 +138,10 @@ const SCHEMA = `
     created_at INTEGER NOT NULL,
     subscription TEXT NOT NULL
   );
-  CREATE INDEX IF NOT EXISTS subscriptions_by_app ON subscriptions (app, created_at);
-  CREATE INDEX IF NOT EXISTS subscriptions_by_channel ON subscriptions (channel, created_at);
+  CREATE INDEX IF NOT EXISTS subscriptions_by_time_id ON subscriptions (created_at, id);
+  CREATE INDEX IF NOT EXISTS subscriptions_by_app_time_id ON subscriptions (app, created_at, id);
+  CREATE INDEX IF NOT EXISTS subscriptions_by_channel_time_id
+    ON subscriptions (channel, created_at, id);
   CREATE TABLE IF NOT EXISTS webhook_events (
     id TEXT PRIMARY KEY,
     received_at INTEGER NOT NULL,
@@ -201,7 +220,7 @@ function migrate(db: DatabaseSync, path: string): void {
   }
   if (version === SCHEMA_VERSION) return;
   if (version === 1) migrateFromVersion1(db);
-  // A new file, or version 2 to 8: every statement is IF NOT EXISTS, so an earlier file
+  // A new file, or version 2 to 9: every statement is IF NOT EXISTS, so an earlier file
   // gains the tables it lacks and keeps the rest; its tables gain the columns they lack.
   else {
     db.exec(SCHEMA);
@@ -212,9 +231,9 @@ function migrate(db: DatabaseSync, path: string): void {
   addColumn(db, 'audit_records', 'moved_to_default');
   addColumn(db, 'audit_records', 'reverts');
   addColumn(db, 'audit_records', 'deleted_role');
-  // Listings by role read audit_roles now (version 8): the index they used goes.
-  db.exec('DROP INDEX IF EXISTS audit_by_app_role_time');
+  dropReplacedIndexes(db);
   fileAuditRoles(db);
+  countAudit(db);
   db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 }
 
@@ -292,10 +311,10 @@ function auditStatements(db: DatabaseSync) {
     ),
     selectPending: db.prepare('SELECT record FROM audit_intents WHERE at < ? ORDER BY at, ref'),
     // One query per combination, so that each is planned on its own index.
-    auditAll: auditQuery(db, ''),
-    auditOfApp: auditQuery(db, 'WHERE app = @app'),
-    auditOfRole: auditByRoleQuery(db, 'WHERE r.role = @role'),
-    auditOfAppRole: auditByRoleQuery(db, 'WHERE r.app = @app AND r.role = @role'),
+    auditAll: prepareAudit(db, LISTING_SQL.auditAll),
+    auditOfApp: prepareAudit(db, LISTING_SQL.auditOfApp),
+    auditOfRole: prepareAudit(db, LISTING_SQL.auditOfRole),
+    auditOfAppRole: prepareAudit(db, LISTING_SQL.auditOfAppRole),
   };
 }
 
@@ -323,10 +342,10 @@ function subscriptionStatements(db: DatabaseSync) {
     ),
     deleteSubscription: db.prepare('DELETE FROM subscriptions WHERE id = ?'),
     // One query per combination, as for the audit below.
-    subscriptionsAll: subscriptionQuery(db, ''),
-    subscriptionsOfApp: subscriptionQuery(db, 'WHERE app = @app'),
-    subscriptionsOfChannel: subscriptionQuery(db, 'WHERE channel = @channel'),
-    subscriptionsOfAppChannel: subscriptionQuery(db, 'WHERE app = @app AND channel = @channel'),
+    subscriptionsAll: db.prepare(LISTING_SQL.subscriptionsAll),
+    subscriptionsOfApp: db.prepare(LISTING_SQL.subscriptionsOfApp),
+    subscriptionsOfChannel: db.prepare(LISTING_SQL.subscriptionsOfChannel),
+    subscriptionsOfAppChannel: db.prepare(LISTING_SQL.subscriptionsOfAppChannel),
     upsertWebhookEvent: db.prepare(
       `INSERT INTO webhook_events (id, received_at, event) VALUES (?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET received_at = excluded.received_at, event = excluded.event`,
@@ -370,25 +389,50 @@ function burstStatements(db: DatabaseSync) {
   };
 }
 
-/** A page and a count of the records that `where` keeps (by `@app` and `@role`). */
-function auditQuery(db: DatabaseSync, where: string) {
+/**
+ * The listings' SQL, one query per combination of filters (as for the subscriptions): each has
+ * an index that ends in its whole order, so a page is read from the index, newest first, and
+ * stops at its last row; a page's total is read from audit_counts, not counted. Exported so that
+ * the tests can check each one's query plan.
+ */
+export const LISTING_SQL = {
+  auditAll: auditSql('', "WHERE role = ''"),
+  auditOfApp: auditSql('WHERE app = @app', "WHERE app = @app AND role = ''"),
+  auditOfRole: auditByRoleSql('WHERE r.role = @role', 'WHERE role = @role'),
+  auditOfAppRole: auditByRoleSql(
+    'WHERE r.app = @app AND r.role = @role',
+    'WHERE app = @app AND role = @role',
+  ),
+  subscriptionsAll: subscriptionSql(''),
+  subscriptionsOfApp: subscriptionSql('WHERE app = @app'),
+  subscriptionsOfChannel: subscriptionSql('WHERE channel = @channel'),
+  subscriptionsOfAppChannel: subscriptionSql('WHERE app = @app AND channel = @channel'),
+};
+
+/** A page of the records that `where` keeps (by `@app`), and their total (`countWhere`). */
+function auditSql(where: string, countWhere: string) {
   return {
-    page: db.prepare(
-      `SELECT * FROM audit_records ${where} ORDER BY at DESC, ref DESC LIMIT @limit OFFSET @offset`,
-    ),
-    count: db.prepare(`SELECT count(*) AS total FROM audit_records ${where}`),
+    page: `SELECT * FROM audit_records ${where} ORDER BY at DESC, ref DESC LIMIT @limit OFFSET @offset`,
+    count: countSql(countWhere),
   };
 }
 
-/** {@link auditQuery} of the records filed under a role (audit_roles `r`, by `@role`, `@app`). */
-function auditByRoleQuery(db: DatabaseSync, where: string) {
+/** {@link auditSql} of the records filed under a role (audit_roles `r`, by `@role`, `@app`). */
+function auditByRoleSql(where: string, countWhere: string) {
   return {
-    page: db.prepare(
-      `SELECT a.* FROM audit_roles r JOIN audit_records a ON a.ref = r.ref ${where}
+    page: `SELECT a.* FROM audit_roles r JOIN audit_records a ON a.ref = r.ref ${where}
        ORDER BY r.at DESC, r.ref DESC LIMIT @limit OFFSET @offset`,
-    ),
-    count: db.prepare(`SELECT count(*) AS total FROM audit_roles r ${where}`),
+    count: countSql(countWhere),
   };
+}
+
+/** The total of the records that `where` keeps (by `@app`, `@role`; role '' for every role). */
+function countSql(where: string) {
+  return `SELECT coalesce(sum(total), 0) AS total FROM audit_counts ${where}`;
+}
+
+function prepareAudit(db: DatabaseSync, sql: { page: string; count: string }) {
+  return { page: db.prepare(sql.page), count: db.prepare(sql.count) };
 }
 
 /** Files a record under a role; filing it twice under one role is filing it once. */
@@ -396,8 +440,8 @@ const INSERT_AUDIT_ROLE = `INSERT INTO audit_roles (ref, role, app, at) VALUES (
   ON CONFLICT (ref, role) DO NOTHING`;
 
 /** The subscriptions that `where` keeps (by `@app` and `@channel`), oldest first. */
-function subscriptionQuery(db: DatabaseSync, where: string) {
-  return db.prepare(`SELECT subscription FROM subscriptions ${where} ORDER BY created_at, id`);
+function subscriptionSql(where: string) {
+  return `SELECT subscription FROM subscriptions ${where} ORDER BY created_at, id`;
 }
 
 /**
@@ -687,7 +731,7 @@ class SqliteStore implements Store {
     }
   }
 
-  #subscriptionQueryFor(filter: SubscriptionFilter): ReturnType<typeof subscriptionQuery> {
+  #subscriptionQueryFor(filter: SubscriptionFilter): Statements['subscriptionsAll'] {
     if (filter.app !== undefined) {
       return filter.channel === undefined
         ? this.#sql.subscriptionsOfApp
@@ -698,7 +742,7 @@ class SqliteStore implements Store {
       : this.#sql.subscriptionsOfChannel;
   }
 
-  #auditQueryFor(filter: AuditFilter): ReturnType<typeof auditQuery> {
+  #auditQueryFor(filter: AuditFilter): Statements['auditAll'] {
     if (filter.app !== undefined)
       return filter.role === undefined ? this.#sql.auditOfApp : this.#sql.auditOfAppRole;
     return filter.role === undefined ? this.#sql.auditAll : this.#sql.auditOfRole;
@@ -767,6 +811,37 @@ function fileAuditRoles(db: DatabaseSync): void {
     }
     for (const role of auditRoles(record)) insert.run(record.ref, role, record.app, record.at);
   }
+}
+
+/**
+ * The indexes a later one replaced: listings by role read audit_roles since version 8; since
+ * version 10 each listing's index ends in its whole order.
+ */
+function dropReplacedIndexes(db: DatabaseSync): void {
+  for (const name of [
+    'audit_by_app_role_time',
+    'audit_by_app_time',
+    'audit_by_time',
+    'audit_roles_by_role_time',
+    'audit_roles_by_app_role_time',
+    'subscriptions_by_app',
+    'subscriptions_by_channel',
+  ]) {
+    db.exec(`DROP INDEX IF EXISTS ${name}`);
+  }
+}
+
+/**
+ * Counts an earlier version's records once (audit_counts, new in version 10; the triggers keep
+ * it from then on). Counted afresh, after every row a migration moved or filed: so a row the
+ * triggers counted on the way is counted once.
+ */
+function countAudit(db: DatabaseSync): void {
+  db.exec(`DELETE FROM audit_counts;
+    INSERT INTO audit_counts (app, role, total)
+      SELECT app, '', count(*) FROM audit_records GROUP BY app;
+    INSERT INTO audit_counts (app, role, total)
+      SELECT app, role, count(*) FROM audit_roles GROUP BY app, role;`);
 }
 
 /**

@@ -165,7 +165,7 @@ describe('sqlite store', () => {
     const db = new DatabaseSync(path, { readOnly: true });
     try {
       expect(pragma(db, 'journal_mode')).toBe('wal');
-      expect(pragma(db, 'user_version')).toBe(9);
+      expect(pragma(db, 'user_version')).toBe(10);
     } finally {
       db.close();
     }
@@ -203,7 +203,7 @@ describe('sqlite store', () => {
       requestedAt: 1,
     });
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(pragma(check, 'user_version')).toBe(9);
+    expect(pragma(check, 'user_version')).toBe(10);
     check.close();
   });
 
@@ -250,7 +250,7 @@ describe('sqlite store', () => {
     await after.setKnownPermissions(withRef);
     expect(await after.getKnownPermissions('staging', 'admin')).toStrictEqual(withRef);
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(pragma(check, 'user_version')).toBe(9);
+    expect(pragma(check, 'user_version')).toBe(10);
     check.close();
   });
 
@@ -318,7 +318,7 @@ describe('sqlite store', () => {
     const fresh = join(dir, 'fresh.sqlite');
     await openStore(fresh).close();
     expect(layout(path)).toEqual(layout(fresh));
-    expect(layout(path).version).toBe(9);
+    expect(layout(path).version).toBe(10);
   });
 
   it("adds a record's moved users and what it reverts to a file version 8 wrote, keeping its records", async () => {
@@ -347,12 +347,39 @@ describe('sqlite store', () => {
     await after.close();
     const check = new DatabaseSync(path, { readOnly: true });
     try {
-      expect(pragma(check, 'user_version')).toBe(9);
+      expect(pragma(check, 'user_version')).toBe(10);
       const columns = column(check, "SELECT name FROM pragma_table_info('audit_records')");
       expect(columns).toEqual(expect.arrayContaining(['moved_to_default', 'reverts']));
     } finally {
       check.close();
     }
+  });
+
+  it("counts a file version 9 wrote once, and replaces its indexes with a new file's", async () => {
+    const fresh = join(dir, 'v10-fresh.sqlite');
+    await openStore(fresh).close();
+    const path = join(dir, 'v9.sqlite');
+    const before = openStore(path);
+    const records = [record, { ...record, ref: 'ref-2', at: record.at + 1, role: 'other' }];
+    for (const r of records) await before.appendAudit(r);
+    await before.close();
+    // Version 9's file: no audit_counts nor its triggers, and its indexes without ref or id.
+    const db = new DatabaseSync(path);
+    db.exec(`DROP TRIGGER audit_counted; DROP TRIGGER audit_role_counted; DROP TABLE audit_counts;
+      DROP INDEX audit_by_time_ref; CREATE INDEX audit_by_time ON audit_records (at);
+      DROP INDEX subscriptions_by_time_id;
+      PRAGMA user_version = 9;`);
+    db.close();
+
+    const after = openStore(path);
+    expect((await after.listAudit({ offset: 0, limit: 10 })).total).toBe(2);
+    expect((await after.listAudit({ role: 'other', offset: 0, limit: 10 })).total).toBe(1);
+    await after.appendAudit({ ...record, ref: 'ref-3', at: record.at + 2 });
+    const all = await after.listAudit({ app: record.app, offset: 0, limit: 10 });
+    expect(all.records.map((r) => r.ref)).toEqual(['ref-3', 'ref-2', record.ref]);
+    expect(all.total).toBe(3);
+    await after.close();
+    expect(layout(path)).toEqual(layout(fresh));
   });
 
   it('adds audit posts to a file version 7 wrote, keeping its rows', async () => {
@@ -388,7 +415,7 @@ describe('sqlite store', () => {
     const fresh = join(dir, 'fresh-v8.sqlite');
     await openStore(fresh).close();
     expect(layout(path)).toEqual(layout(fresh));
-    expect(layout(path).version).toBe(9);
+    expect(layout(path).version).toBe(10);
   });
 
   it("files under both roles the users' role changes a file version 7 wrote, keeping its records", async () => {
@@ -492,7 +519,7 @@ describe('sqlite store', () => {
       const fresh = join(dir, 'fresh.sqlite');
       await openStore(fresh).close();
       expect(layout(migrated)).toEqual(layout(fresh));
-      expect(layout(migrated).version).toBe(9);
+      expect(layout(migrated).version).toBe(10);
     });
 
     it('keeps every row, each in the default app', async () => {
@@ -591,7 +618,7 @@ describe('sqlite store', () => {
       const at = Date.now() + 3_000;
       const totals = await Promise.all([open(), open(), open()]);
       expect(totals).toEqual(Array(3).fill(String(v1Audit().length)));
-      expect(layout(path).version).toBe(9);
+      expect(layout(path).version).toBe(10);
     });
   });
 });
