@@ -27,13 +27,13 @@ import {
 // nothing is sent; once it is applied, no store failure hides it.
 
 /** How long a change's claim is held: long past any retry of the same submission. */
-export const CLAIM_TTL_SECONDS = 24 * 60 * 60;
+const CLAIM_TTL_SECONDS = 24 * 60 * 60;
 
 /**
  * How long a target's claim may be held: the check, the send within the client's time budget,
  * and the audit take seconds; a replica that stops holding it frees the target soon.
  */
-export const TARGET_CLAIM_SECONDS = 120;
+const TARGET_CLAIM_SECONDS = 120;
 
 /** Said when the apply-once claim could not be taken: the store is down, nothing was sent. */
 export const STORE_DOWN =

@@ -32,6 +32,7 @@ import {
 } from './decide.ts';
 import { type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
 import { replyPrivately } from './replies.ts';
+import { reasonOf } from './views.ts';
 
 // The listeners of two pairs of eyes: "Approve" (and "Retry"), "Reject" and the reason it asks
 // for, each checked on the server when it comes; the open requests a person may act on; and the
@@ -88,7 +89,7 @@ export function createRejectButton(deps: ChangeDeps) {
 export function rejectReasonOf(
   values: ViewSubmitAction['view']['state']['values'],
 ): string | undefined {
-  return values[REJECT_BLOCK]?.[REJECT_INPUT]?.value?.trim() || undefined;
+  return reasonOf(values, REJECT_BLOCK, REJECT_INPUT);
 }
 
 const REJECT_TITLE = 'Reject the change';

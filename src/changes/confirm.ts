@@ -1,13 +1,13 @@
-import { appNameIfMultiple, tryOpenSigned, UNSIGNED_REFUSAL, valueWriter } from '../apps/apps.ts';
+import { tryOpenSigned, UNSIGNED_REFUSAL } from '../apps/apps.ts';
 import type { SubmitArgs } from '../slack/listener-args.ts';
 import { ChangeSchema } from './change.ts';
-import type { ChangeDeps } from './deps.ts';
+import { appLabel, type ChangeDeps } from './deps.ts';
 import { submittedView } from './outcome.ts';
 import { submitChange } from './submit.ts';
-import { messageView, reasonOf } from './views.ts';
+import { EDITOR_TITLE, messageView, reasonOf } from './views.ts';
 
 /** The answer to a review whose metadata is not one this app signed. */
-const OUTDATED_REVIEW = messageView('Edit permissions', UNSIGNED_REFUSAL);
+const OUTDATED_REVIEW = messageView(EDITOR_TITLE, UNSIGNED_REFUSAL);
 
 /**
  * "Apply" or "Request approval" on the review of any change: acknowledged at once with a pending
@@ -22,7 +22,7 @@ export function createConfirmSubmission(deps: ChangeDeps) {
       return;
     }
     const { app, value: change } = opened;
-    const label = { appName: appNameIfMultiple(deps.apps, app), write: valueWriter(app) };
+    const label = appLabel(deps.apps, app);
     const needsApproval = app.approval !== undefined;
     await ack({
       response_action: 'update',

@@ -21,7 +21,7 @@ import { kindOf } from './kinds/index.ts';
 // the request stored, the requester told) before it is true.
 
 /** How long the claim of one decision is held: long past the change's own time budget. */
-export const DECISION_CLAIM_SECONDS = 120;
+const DECISION_CLAIM_SECONDS = 120;
 
 /** The claim one decision on a request takes (approve, reject, or the expiry sweep). */
 export const decisionClaim = (id: string) => `decide:${id}`;
@@ -290,7 +290,7 @@ export function approvalReport(
       return {
         announce: { ...request, status: 'stale' },
         detail: outcome.why,
-        tell: outcome.why ?? staleSentence(request),
+        tell: outcome.why ?? outcome.sentence,
         release: false,
       };
   }
@@ -311,11 +311,4 @@ function appliedDetail(
       `${r.success ? ':white_check_mark:' : ':x:'} ${permissionKeyText(key)}: ${escapeMrkdwn(r.message)}`,
   );
   return lines.join('\n') || undefined;
-}
-
-/** What the approver is told of a request found stale. */
-function staleSentence(request: Pick<ApprovalRequest, 'subject'>): string {
-  return request.subject
-    ? 'The user changed in CometChat since this request was made; it is now stale and nothing was sent.'
-    : 'The role changed since this request was made; it is now stale and nothing was sent.';
 }

@@ -4,14 +4,14 @@ import type { PermissionUpdate } from '../cometchat/model.ts';
 import { permissionKeyText } from '../replies/permission-key-text.ts';
 import { permissionValueText } from '../replies/permission-value-text.ts';
 import { counted, failureMessage, inApp, withRef } from '../replies/sentences.ts';
-import { actions, button, divider, messageModal, plain, section } from '../slack/blocks.ts';
+import { actions, button, divider, plain, section } from '../slack/blocks.ts';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
 import { code, escapeMrkdwn } from '../slack/mrkdwn.ts';
 import type { ApplyOutcome } from './apply.ts';
 import type { Change, KeyChange } from './change.ts';
 import type { AppLabel } from './deps.ts';
 import { kindOf, nameOf } from './kinds/index.ts';
-import { AUDIT_NOT_STORED, chunkedSections, messageView } from './views.ts';
+import { AUDIT_NOT_STORED, chunkedSections, EDITOR_TITLE, messageView } from './views.ts';
 
 // What the review's modal shows once "Apply" or "Request approval" is submitted: at once, that it
 // is under way; then the outcome (applied, with the same change offered to the other apps; not
@@ -185,10 +185,5 @@ export function failureView(
 ): View {
   const message = failureMessage(sentence, ref);
   const more = options.more ? [section(options.more)] : [];
-  const title = options.title ?? 'Edit permissions';
-  // The review's callback, as every view of the road's modal (messageView).
-  return messageModal(title, [...(message.blocks ?? []), ...more], {
-    callbackId: CALLBACKS.permissionsConfirm,
-    clearOnClose: true,
-  });
+  return messageView(options.title ?? EDITOR_TITLE, [...(message.blocks ?? []), ...more]);
 }

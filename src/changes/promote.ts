@@ -34,6 +34,9 @@ import { failureView, type PromotionOffer } from './outcome.ts';
 import { type AskedRoleChange, confirmView, roleChangeOf, roleReviewView } from './review.ts';
 import { messageView } from './views.ts';
 
+/** The title of every modal of a promotion. */
+const PROMOTE_TITLE = 'Apply to another app';
+
 // Promotion: a change applied to one app (a role's permissions, or a role itself), offered to
 // each other app where it can be made the same, through that app's own review. Nothing is sent
 // from here; that app's review is.
@@ -42,7 +45,7 @@ import { messageView } from './views.ts';
  * How long an applied change's result waits for the other apps' role lists (to offer the change
  * to those that have the role); an app that has not answered by then is not offered.
  */
-export const PROMOTION_CHECK_MS = 1_500;
+const PROMOTION_CHECK_MS = 1_500;
 
 /**
  * What an applied change's result carries so that it can be offered to another app: the role,
@@ -192,7 +195,7 @@ export function createPromoteButton(deps: ChangeDeps) {
     const to = offer && deps.apps.byName(offer.value.promoteTo);
     if (!from || offer?.app !== from.app || !to || to.name === from.app.name) {
       log.warn('promotion: unsigned or forged button refused');
-      await push(messageView('Apply to another app', UNSIGNED_REFUSAL));
+      await push(messageView(PROMOTE_TITLE, UNSIGNED_REFUSAL));
       return;
     }
     const refusal = await editRefusal(to.access, body.user.id, log, 'open', {
@@ -206,7 +209,7 @@ export function createPromoteButton(deps: ChangeDeps) {
     const applied = from.value;
     const viewId = await push(
       messageView(
-        'Apply to another app',
+        PROMOTE_TITLE,
         `:hourglass_flowing_sand: Preparing the review for ${code(applied.role)}${inApp(label.appName)}…`,
         false,
       ),
@@ -267,7 +270,7 @@ export function promotionView(input: {
   const target = `${code(applied.role)}${inApp(label.appName)}`;
   if (!input.roles.some((r) => r.role === applied.role)) {
     return messageView(
-      'Apply to another app',
+      PROMOTE_TITLE,
       `CometChat has no role ${target}, so the change cannot be applied there. Nothing was sent.`,
     );
   }
@@ -275,7 +278,7 @@ export function promotionView(input: {
   const metadata = (label.write ?? JSON.stringify)(changeRecord(change));
   if (metadata.length > METADATA_LIMIT) {
     return messageView(
-      'Apply to another app',
+      PROMOTE_TITLE,
       `This change is too large to carry to ${target} in one confirmation. Nothing was sent; apply it there from the editor.`,
     );
   }
@@ -299,7 +302,7 @@ type AppliedRoleChange = AppliedChange & { subject: NonNullable<AppliedChange['s
  * A role change applied to one app, as that app's own review: the same name, description or
  * permissions, each "before" that app's own; or why it cannot be made there. Pure.
  */
-export function rolePromotionView(
+function rolePromotionView(
   applied: AppliedRoleChange,
   input: { from: string; to: string; target: PromotionTarget },
 ): View {
@@ -307,7 +310,7 @@ export function rolePromotionView(
   const { action } = applied.subject;
   const there = target.roles.find((r) => r.role === applied.role);
   const why = rolePromotionProblem(applied, target.roles, target.appName);
-  if (why) return messageView('Apply to another app', why);
+  if (why) return messageView(PROMOTE_TITLE, why);
   const changes = applied.changes.map(({ key, after }) => ({
     key,
     before: beforeThere(key, there),

@@ -14,7 +14,7 @@ import type { RecordFacts } from './kinds/index.ts';
 export const UNKNOWN_OUTCOME =
   'unknown: the app stopped while the update was in flight; check the role';
 /** The same, for a change to a user. */
-export const UNKNOWN_USER_OUTCOME =
+const UNKNOWN_USER_OUTCOME =
   'unknown: the app stopped while the change was in flight; check the user';
 
 /**

@@ -97,7 +97,7 @@ export function roleChangeOf(app: string, asked: AskedRoleChange, origin: string
 }
 
 /** What the review of a change to a user asks, in one sentence. Pure. */
-export function userChangeQuestion(asked: AskedUserChange, appName: string | undefined): string {
+function userChangeQuestion(asked: AskedUserChange, appName: string | undefined): string {
   const who = `*${escapeMrkdwn(truncate(asked.name, 100))}* ${code(asked.uid)}${inApp(appName)}`;
   if (asked.key === 'role') {
     return `Change the role of ${who} from ${code(asked.before)} to ${code(asked.after)}? The user then has exactly the permissions of ${code(asked.after)}.`;

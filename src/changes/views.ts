@@ -15,6 +15,9 @@ import type { Change, KeyChange } from './change.ts';
 
 const SECTION_CHARS = 2900;
 
+/** The road's modal's title where no other is given: a role's permissions, the editor's. */
+export const EDITOR_TITLE = 'Edit permissions';
+
 /** A modal that says `content`, in the review's place (the same callback: nothing to submit). */
 export function messageView(
   title: string,
@@ -40,7 +43,7 @@ export function chunkedSections(lines: readonly string[]): KnownBlock[] {
 }
 
 /** Items added and removed between two list values. */
-export function listDelta(before: PermissionValue | undefined, after: PermissionValue) {
+function listDelta(before: PermissionValue | undefined, after: PermissionValue) {
   const b = Array.isArray(before) ? before : [];
   const a = Array.isArray(after) ? after : [];
   return { added: a.filter((x) => !b.includes(x)), removed: b.filter((x) => !a.includes(x)) };
@@ -109,9 +112,16 @@ export function reasonInput(): KnownBlock {
   };
 }
 
-/** The reason a request for approval gives, if it gives one (blank is none). */
-export function reasonOf(values: ViewSubmitAction['view']['state']['values']): string | undefined {
-  return values[REASON_BLOCK]?.[REASON_INPUT]?.value?.trim() || undefined;
+/**
+ * The reason a request for approval gives (or, with its block and input, a rejection), if it
+ * gives one (blank is none).
+ */
+export function reasonOf(
+  values: ViewSubmitAction['view']['state']['values'],
+  block = REASON_BLOCK,
+  input = REASON_INPUT,
+): string | undefined {
+  return values[block]?.[input]?.value?.trim() || undefined;
 }
 
 /** Said with an applied change whose audit record the store did not keep. */

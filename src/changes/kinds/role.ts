@@ -19,6 +19,9 @@ const NAMED_HOLDERS = 1000;
 
 export function roleKind(change: RoleChange): Kind {
   const { role, action, changes } = change;
+  // The roles as the staleness check read them (fresh): the deletion's record reads the role
+  // from them instead of asking CometChat a second time for the same list.
+  let checked: Role[] | undefined;
   return {
     target: `role:${role}`,
     name: `role ${code(role)}${action === 'create' ? ' (new)' : ''}`,
@@ -28,12 +31,13 @@ export function roleKind(change: RoleChange): Kind {
     send: (client) => sendRoleChange(client, change),
     async sinceReview({ app }) {
       const roles = await app.cometchat.listAllRoles({ fresh: true });
+      checked = roles;
       const why = roleStaleness(roles, change);
       return { changed: why !== undefined, why, has: roleHasChange(roles, change) };
     },
     recordFacts: async (client, reads) =>
       action === 'delete'
-        ? { ...(await holdersOf(client, role)), ...(await roleAsItWas(reads, role)) }
+        ? { ...(await holdersOf(client, role)), ...(await roleAsItWas(reads, role, checked)) }
         : {},
   };
 }
@@ -43,9 +47,13 @@ export function roleKind(change: RoleChange): Kind {
  * them, and its permissions as this app last saw them. The record keeps them, so that the
  * deletion can be put back (a role CometChat deleted cannot be read again).
  */
-async function roleAsItWas({ store, app }: Reads, role: string): Promise<RecordFacts> {
+async function roleAsItWas(
+  { store, app }: Reads,
+  role: string,
+  checked: Role[] | undefined,
+): Promise<RecordFacts> {
   const [roles, known] = await Promise.all([
-    app.cometchat.listAllRoles(),
+    checked ?? app.cometchat.listAllRoles(),
     store.getKnownPermissions(app.name, role),
   ]);
   const found = roles.find((r) => r.role === role);
@@ -278,7 +286,7 @@ export function roleChangeLines(
 }
 
 /** What a role change did, in words ("created, with 3 permissions set"). Pure. */
-export function roleChangeDone(action: RoleAction, changes: RoleKeys): string {
+function roleChangeDone(action: RoleAction, changes: RoleKeys): string {
   if (action === 'delete') return 'deleted';
   const { name, description, permissions } = roleParts(changes);
   const parts = [

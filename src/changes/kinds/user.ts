@@ -15,7 +15,7 @@ import { type ChangeClient, type Kind, NO_FACTS } from './kind.ts';
 // reviewed?" is asked of the user as CometChat has them now.
 
 /** Said when a user is no longer as the review showed them: nothing was sent. */
-export const USER_CHANGED = `The user changed in CometChat since the review, so nothing was sent. ${LOOK_UP_USER} to see what they have now.`;
+const USER_CHANGED = `The user changed in CometChat since the review, so nothing was sent. ${LOOK_UP_USER} to see what they have now.`;
 
 export function userKind(change: UserRoleChange | AccountChange): Kind {
   return {
@@ -71,7 +71,7 @@ async function sendUserKey(
  * from the change, which CometChat's answer matched (else it did not take), so ids stay exact
  * code and nothing CometChat wrote reaches mrkdwn unescaped. Pure.
  */
-export function userChangeDone(changes: readonly Pick<KeyChange, 'key' | 'after'>[]): string {
+function userChangeDone(changes: readonly Pick<KeyChange, 'key' | 'after'>[]): string {
   return changes
     .map(({ key, after }) =>
       key === 'role' ? `role is now ${code(String(after))}` : `the account is now ${String(after)}`,

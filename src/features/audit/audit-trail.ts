@@ -78,7 +78,7 @@ const QueryValue = z.object({
 });
 
 /** One page of an app's audit records, narrowed to a role when asked. */
-export function createAuditList(deps: { store: Store } & Pick<FeatureDeps, 'apps'>) {
+function createAuditList(deps: { store: Store } & Pick<FeatureDeps, 'apps'>) {
   return async (app: CometChatApp, query: AuditQuery) => {
     const page = await deps.store.listAudit({
       app: app.name,
@@ -102,7 +102,7 @@ export function createAuditCommand(deps: FeatureDeps & { store: Store }) {
 }
 
 /** The audit list's page buttons: the list replaced in place. */
-export function createAuditPage(deps: FeatureDeps & { store: Store }) {
+function createAuditPage(deps: FeatureDeps & { store: Store }) {
   const list = createAuditList(deps);
   return signedButton(deps, QueryValue, (app, query) => list(app, query), inPlace);
 }

@@ -50,7 +50,7 @@ const valueText = (value: AuditChange['before'], ids: boolean) =>
  * A change as one mrkdwn line. Role ids (a role list's items, a user's role when `subject` is a
  * user) are code, so they copy exactly; other values are escaped.
  */
-export function auditChangeLine(change: AuditChange, subject?: AuditRecord['subject']): string {
+function auditChangeLine(change: AuditChange, subject?: AuditRecord['subject']): string {
   const ids = holdsRoleIds(
     change.key,
     subject?.kind === 'user' || (subject?.kind === 'role' && change.key === 'role'),
