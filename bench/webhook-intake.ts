@@ -53,8 +53,13 @@ function intakePlan(quick: boolean) {
 /**
  * A maker of unique deliveries: the stand-in's `call_ended` of a seeded call (`template`), each
  * for a session id of its own, so no two bodies are the same delivery. `key` is the session id.
+ * With `distinct: 'destroyed_at'` each keeps the seeded call's session id (so the call can be
+ * read, as for an alert) and ends a second later than the one before instead.
  */
-export function webhookEvents(template: Readonly<Record<string, unknown>>): () => Prepared {
+export function webhookEvents(
+  template: Readonly<Record<string, unknown>>,
+  distinct: 'sessionId' | 'destroyed_at' = 'sessionId',
+): () => Prepared {
   const { appId, region } = SANDBOX_SEEDS.default;
   const credentials = `${INTAKE_WEBHOOK.user}:${INTAKE_WEBHOOK.password}`;
   const headers = {
@@ -67,7 +72,10 @@ export function webhookEvents(template: Readonly<Record<string, unknown>>): () =
     const key = `${String(template.sessionId)}.bench-${made}`;
     const envelope: WebhookEnvelope = {
       trigger: 'call_ended',
-      data: { ...template, sessionId: key },
+      data:
+        distinct === 'sessionId'
+          ? { ...template, sessionId: key }
+          : { ...template, destroyed_at: Number(template.destroyed_at) + made },
       appId,
       region,
       webhook: 'bench-webhook',
@@ -263,7 +271,7 @@ function checkTaken(
 }
 
 /** Waits until the app has handed on every event it stored; resolves with how long that took. */
-async function handled(s: IntakeSubject): Promise<number> {
+export async function handled(s: Pick<IntakeSubject, 'label' | 'store'>): Promise<number> {
   const began = performance.now();
   while ((await s.store?.listWebhookEvents(Number.MAX_SAFE_INTEGER))?.length) {
     if (performance.now() - began > 30_000) {
@@ -275,7 +283,7 @@ async function handled(s: IntakeSubject): Promise<number> {
 }
 
 /** Every answer a 200: anything else is a broken bench (a refused event), not a slow app. */
-function checkAnswers(label: string, samples: readonly Sample[]): Sample[] {
+export function checkAnswers(label: string, samples: readonly Sample[]): Sample[] {
   const ok = samples.filter((s) => s.status === 200);
   if (ok.length < samples.length) {
     const statuses = [...new Set(samples.filter((s) => s.status !== 200).map((s) => s.status))];
@@ -485,13 +493,16 @@ function intakeReport(
 }
 
 /** Said before and after the figures: a figure missing must not pass for one measured. */
-export function redisNotMeasured(): string {
-  const text = [
-    'REDIS NOT MEASURED: no redis-server on PATH, so the webhook intake on the Redis',
-    'store was not measured in this run, and has no budget. Install it (Debian or',
-    'Ubuntu: sudo apt-get update && sudo apt-get install -y redis-server; macOS:',
-    'brew install redis), then run the bench again.',
-  ];
+export function redisNotMeasured(what = 'the webhook intake on the Redis store'): string {
+  const sentence = `REDIS NOT MEASURED: no redis-server on PATH, so ${what} was not measured in this run, and has no budget. Install it (Debian or Ubuntu: sudo apt-get update && sudo apt-get install -y redis-server; macOS: brew install redis), then run the bench again.`;
+  // Wrapped at 80 characters, word by word.
+  const text = sentence.split(' ').reduce<string[]>((lines, word) => {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + word.length < 80)
+      lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+    return lines;
+  }, []);
   const width = Math.max(...text.map((line) => line.length));
   const rule = `+${'-'.repeat(width + 2)}+`;
   return [rule, ...text.map((line) => `| ${line.padEnd(width)} |`), rule].join('\n');
