@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -50,7 +50,8 @@ export function shippedCommand(dockerfile: string): ShippedCommand {
   return { nodeArgs: rest.slice(0, -1), entry };
 }
 
-const SHIPPED = shippedCommand(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+const DOCKERFILE = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+const SHIPPED = shippedCommand(DOCKERFILE);
 /**
  * The app as it ships: the build of src/ (`npm run build`, which every bench script runs first,
  * so the figures are always those of the sources as they are).
@@ -71,6 +72,68 @@ export function sourcePath(inRepo: string): string {
   return inRepo.replace(/^dist\/(.*)\.js$/, 'src/$1.ts');
 }
 const PROBE = pathToFileURL(fileURLToPath(new URL('./probe.mjs', import.meta.url))).href;
+
+/**
+ * The image's compile cache step: the Dockerfile sets `ENV NODE_COMPILE_CACHE=...` and fills the
+ * cache with a `RUN node [options] <file>.js` line (src/compile-cache.ts); its options and file.
+ */
+export function compileCacheStep(dockerfile: string): ShippedCommand {
+  const lines = dockerfile.split('\n').map((line) => line.trim());
+  if (!lines.some((line) => /^ENV\s+NODE_COMPILE_CACHE=\S/.test(line))) {
+    throw new Error('the Dockerfile sets no NODE_COMPILE_CACHE');
+  }
+  const words = lines
+    .filter((line) => /^RUN\s+node\s/.test(line))
+    .at(-1)
+    ?.split(/\s+/)
+    .slice(2);
+  const entry = words?.at(-1);
+  if (words === undefined || entry === undefined || !entry.endsWith('.js')) {
+    throw new Error(
+      'the Dockerfile has no `RUN node ... <file>.js` step to fill the compile cache',
+    );
+  }
+  return { nodeArgs: words.slice(0, -1), entry };
+}
+
+/** The environment that points a subject at a compile cache, as the image's ENV does. */
+export function compileCacheEnv(directory: string): Record<string, string> {
+  return { NODE_COMPILE_CACHE: directory };
+}
+
+/**
+ * Fills `directory` as the image's build fills its cache (the Dockerfile's step, from the
+ * repository as spawnSubject runs the app from it), under the runtime flags every subject gets
+ * (Node keeps a cache per V8 flags, and --expose-gc is one): then a subject started with
+ * `compileCacheEnv(directory)` and the same `nodeArgs` reads it, as the image's start does.
+ */
+export function fillCompileCache(directory: string, nodeArgs: readonly string[] = []): void {
+  const step = compileCacheStep(DOCKERFILE);
+  execFileSync(process.execPath, [...subjectNodeArgs(step.nodeArgs, nodeArgs, []), step.entry], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(directory) },
+    stdio: 'pipe',
+  });
+}
+
+/**
+ * Node's options for a subject: the image's (the CMD's, or its cache step's), the caller's,
+ * then the probe and any preloads.
+ */
+function subjectNodeArgs(
+  imageArgs: readonly string[],
+  nodeArgs: readonly string[],
+  preload: readonly string[],
+): string[] {
+  return [
+    '--expose-gc',
+    ...imageArgs,
+    ...nodeArgs,
+    '--import',
+    PROBE,
+    ...preload.flatMap((module) => ['--import', module]),
+  ];
+}
 
 export interface MemorySnapshot {
   rss: number;
@@ -127,12 +190,7 @@ export async function spawnSubject(options: SpawnOptions): Promise<Subject> {
   const child = spawn(
     process.execPath,
     [
-      '--expose-gc',
-      ...SHIPPED_NODE_ARGS,
-      ...(options.nodeArgs ?? []),
-      '--import',
-      PROBE,
-      ...(options.preload ?? []).flatMap((module) => ['--import', module]),
+      ...subjectNodeArgs(SHIPPED_NODE_ARGS, options.nodeArgs ?? [], options.preload ?? []),
       options.entry,
     ],
     {
