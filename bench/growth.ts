@@ -430,9 +430,9 @@ export interface GrowthFigures {
 }
 
 /**
- * Every read of GROWTH_READS on a small and a large store, SQLite's and Redis's. About four
- * minutes in full (the large stores' filling most of it); `quick`, with 10,000 records and
- * fewer calls, well under one.
+ * Every read of GROWTH_READS on a small and a large store, SQLite's and Redis's. About a minute
+ * in full on two cores, most of it filling the large SQLite store (one transaction a record);
+ * `quick`, with 10,000 records and fewer calls, under ten seconds.
  */
 export async function measureGrowth(options: {
   progress: (line: string) => void;
