@@ -46,10 +46,15 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 CMD ["nod
 # node is PID 1 and handles SIGTERM itself: it stops taking requests, finishes in-flight work
 # within SHUTDOWN_GRACE_MS, closes the socket and the store, and exits 0.
 STOPSIGNAL SIGTERM
-# --v8-pool-size=1: V8 starts four helper threads whatever the machine has. On the one or two
-# vCPUs this app is sized for, a collection's helpers and the main thread then fight over the
-# cores and the main thread's pauses get longer: in `npm run bench` at 200 commands a second the
-# app's longest pause in a round was 4.4-7.5 ms with four helpers and 2.2-5.4 ms with one
-# (Node 20; BENCHMARKS.md in git history, "sixth pass"). On Node 24 four runs showed no
-# measurable difference (BENCHMARKS.md). With more cores, give it their number less one.
-CMD ["node", "--v8-pool-size=1", "dist/main.js"]
+# Node's options, the same for `npm start` and every subject of `npm run bench`:
+# --v8-pool-size=1: V8 starts four helper threads whatever the machine has; on the one or two
+#   vCPUs this app is sized for they fight the main thread over the cores (BENCHMARKS.md). With
+#   more cores, give it their number less one.
+# --max-semi-space-size=8: V8 sizes its young generation from the memory it sees. Unlimited, it
+#   grows it to 110-128 MiB at this app's allocation rate and keeps it; inside a 256 MiB container
+#   limit it shrinks it to 2 MiB, and the app then spends its time in the collector (ten times
+#   as many scavenges; acknowledgements took seconds at 200 commands a second). Fixed at 8 MiB
+#   a semi-space, it behaves the same with or without a limit.
+# --max-old-space-size=160: within a limit V8 would allow the old generation the whole limit;
+#   with the young generation and what is not heap (code, buffers, SQLite) 160 fits 256 MiB.
+CMD ["node", "--v8-pool-size=1", "--max-semi-space-size=8", "--max-old-space-size=160", "dist/main.js"]

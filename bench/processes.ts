@@ -168,6 +168,8 @@ export interface SpawnOptions {
   nodeArgs?: readonly string[];
   /** More modules to preload, after the probe (JavaScript too). */
   preload?: readonly string[];
+  /** A command that runs node for the subject (memory.ts: joining a cgroup, then exec). */
+  launcher?: readonly string[];
 }
 
 /** A port that was free a moment ago (the child binds it; a clash fails the start loudly). */
@@ -187,9 +189,11 @@ export async function spawnSubject(options: SpawnOptions): Promise<Subject> {
   const port = await freePort();
   const log = openSync(options.logFile, 'w');
   const started = performance.now();
+  const [command, ...launcherArgs] = [...(options.launcher ?? []), process.execPath];
   const child = spawn(
-    process.execPath,
+    command ?? process.execPath,
     [
+      ...launcherArgs,
       ...subjectNodeArgs(SHIPPED_NODE_ARGS, options.nodeArgs ?? [], options.preload ?? []),
       options.entry,
     ],

@@ -9,6 +9,7 @@ import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { backgroundLoad, type CpuReading, cpuMeter } from './cpu.ts';
 import { type GcPause, type GcRound, gcRound } from './gc-pauses.ts';
 import { pacedLoad, type Sample, saturate } from './load.ts';
+import { ACK_P99_BUDGET_MS, measureLimitedReplica, measurePeaks } from './memory.ts';
 import {
   APP_ENTRY,
   logProblems,
@@ -72,8 +73,14 @@ const PLAN = {
   latencyRoundMs: QUICK ? 1_000 : 8_000,
   warmUpMs: QUICK ? 500 : 2_000,
   throughputSeconds: QUICK ? 1 : 1.5,
-  connections: [1, 10, 50],
+  /**
+   * Saturation rounds: the one whose CPU per command is budgeted. One and fifty connections
+   * were measured too until 29 Nov 2026: figures nobody judged, three minutes a run.
+   */
+  connections: [10],
+  /** Requests and rate of the memory runs: 100 s of commands for each subject. */
   memoryRequests: QUICK ? 2_000 : 20_000,
+  memoryRate: 200,
   renderIterations: QUICK ? 200 : 1_000,
 } as const;
 
@@ -463,27 +470,52 @@ async function main(): Promise<void> {
         }
       }
     }
-    // Memory: resident size grows over the first ~10,000 requests while code is optimised and
-    // the allocator's arenas fill, then levels off; growth is measured from the app as it is now,
-    // warm, over 20,000 more requests.
-    progress(`memory: ${PLAN.memoryRequests} more requests after ${served} served`);
+    // Memory: the peak resident size of each subject, warm, over 20,000 more requests at 200/s
+    // (memory.ts), one after the other; and, for the app, whether what it holds after a full
+    // collection grew over them.
     const warm = await settledMemory(app);
     const servedBefore = served;
-    const texts = [COMMAND_TEXTS.help, COMMAND_TEXTS.roles, COMMAND_TEXTS.call];
-    let turn = 0;
-    const loaded = await saturate({
-      port: app.port,
-      path: PATH,
-      connections: 10,
-      amount: PLAN.memoryRequests,
-      next: () => command(texts[turn++ % texts.length] as string),
+    const settle = async (answered: number) => {
+      await settleReplies(stand, answered);
+      resetRecords();
+    };
+    const peaks = await measurePeaks({
+      subjects: [
+        { label: 'app: call', subject: app, text: COMMAND_TEXTS.call },
+        { label: sameInBolt('call'), subject: same, text: COMMAND_TEXTS.call },
+        { label: 'bare Bolt: help', subject: bolt, text: COMMAND_TEXTS.help },
+      ],
+      rate: PLAN.memoryRate,
+      requests: PLAN.memoryRequests,
+      command: (text) => command(text),
+      settle,
+      progress,
     });
-    await settleReplies(stand, loaded.ok);
-    resetRecords();
-    if (loaded.failed > 0) throw new Error(`bench: ${loaded.failed} requests failed (memory)`);
     const after = await settledMemory(app);
     const appLog = logProblems(app.logFile);
     await Promise.all([stop(app), stop(bolt), stop(http), stop(same)]);
+
+    // The app as the image runs it, inside a memory limit of what a replica is given.
+    const limited = await measureLimitedReplica({
+      spawn: async (launcher) => {
+        spawned += 1;
+        const subject = await spawnSubject({
+          name: 'limited',
+          ...entries.app,
+          env: { ...entries.app.env, STORE_URL: join(work, 'limited.sqlite') },
+          logFile: join(work, `limited-${spawned}.log`),
+          launcher,
+        });
+        subjects.push(subject);
+        return subject;
+      },
+      rate: PLAN.memoryRate,
+      requests: PLAN.memoryRequests,
+      warmUpMs: PLAN.warmUpMs,
+      next: () => command(COMMAND_TEXTS.call),
+      settle,
+      progress,
+    });
 
     // Start-up: spawn to the first answered /healthz, each subject in turn.
     const startup: Record<keyof typeof entries, number[]> = { app: [], bolt: [], http: [] };
@@ -544,13 +576,9 @@ async function main(): Promise<void> {
             1,
           ),
         ]);
-        if (sameP99 !== undefined) {
-          budgets.push({
-            name: `ack p99 ${load.label} at ${rate}/s ≤ 1.25 × the same in Bolt`,
-            measured: `${ms(p99)} = ${ratio(p99, sameP99)} of ${ms(sameP99)} (${ratio(p99, boltP99)} of bare Bolt)`,
-            limit: '≤ 1.25×',
-            pass: p99 <= 1.25 * sameP99,
-          });
+        if (load.baseline !== undefined && sameP99 !== undefined) {
+          const sameP50 = medianOf(lat(rate, load.baseline), (r) => r.ackP50);
+          budgets.push(...ackBudgets(`${load.label} at ${rate}/s`, { p50, p99 }, sameP50, boltP99));
         }
       }
     }
@@ -697,16 +725,19 @@ async function main(): Promise<void> {
       const p99 = medianOf(rounds, (r) => r.openP99);
       const ackP99 = medianOf(rounds, (r) => r.ackP99);
       const boltP99 = medianOf(lat(rate, 'bare Bolt'), (r) => r.ackP99);
-      const sameP99 = medianOf(
+      const ackP50 = medianOf(rounds, (r) => r.ackP50);
+      const sameP50 = medianOf(
         editor.get(`${rate}|${sameInBolt('editor open')}`) ?? [],
-        (r) => r.ackP99,
+        (r) => r.ackP50,
       );
-      budgets.push({
-        name: `ack p99 app: editor open at ${rate}/s ≤ 1.25 × the same in Bolt`,
-        measured: `${ms(ackP99)} = ${ratio(ackP99, sameP99)} of ${ms(sameP99)} (${ratio(ackP99, boltP99)} of bare Bolt)`,
-        limit: '≤ 1.25×',
-        pass: ackP99 <= 1.25 * sameP99,
-      });
+      budgets.push(
+        ...ackBudgets(
+          `app: editor open at ${rate}/s`,
+          { p50: ackP50, p99: ackP99 },
+          sameP50,
+          boltP99,
+        ),
+      );
       budgets.push({
         name: `views.open after the request at ${rate}/s (p99)`,
         measured: ms(p99),
@@ -824,7 +855,12 @@ async function main(): Promise<void> {
       });
     }
 
-    log(`\n## Memory of the app (after global.gc())`);
+    log(peaks.report);
+    budgets.push(...peaks.budgets);
+    log(limited.report);
+    budgets.push(...limited.budgets);
+
+    log(`\n## Memory of the app after a full collection (global.gc())`);
     // V8 sizes the young generation by the recent allocation rate: 1 to 16 MiB a semi-space,
     // two of them, resized as it goes and shrunk when the process idles. Between two readings
     // it alone can move RSS by 30 MiB with nothing kept, so growth is judged without it (the
@@ -845,12 +881,15 @@ async function main(): Promise<void> {
         [
           ['idle, 1 s after start', ...memoryCells(idle)],
           [`warm, after ${servedBefore} requests`, ...memoryCells(warm)],
-          [`after ${loaded.ok} more (${servedBefore + loaded.ok} in all)`, ...memoryCells(after)],
+          [
+            `after ${PLAN.memoryRequests} more (${servedBefore + PLAN.memoryRequests} in all)`,
+            ...memoryCells(after),
+          ],
         ],
       ),
     );
     log(
-      `Over the last ${loaded.ok} requests (help, roles and call in turn, 10 connections): RSS without the young generation ${signed(growth)} (RSS ${signed(rawGrowth)}), heap used ${signed((after.heapUsed - warm.heapUsed) / warm.heapUsed)}. From idle to warm: RSS ${signed((warm.rss - idle.rss) / idle.rss)}.${idle.gc ? '' : ' WARNING: gc() was not exposed.'}`,
+      `Over the last ${PLAN.memoryRequests} requests (call, at ${PLAN.memoryRate}/s): RSS without the young generation ${signed(growth)} (RSS ${signed(rawGrowth)}), heap used ${signed((after.heapUsed - warm.heapUsed) / warm.heapUsed)}. From idle to warm: RSS ${signed((warm.rss - idle.rss) / idle.rss)}.${idle.gc ? '' : ' WARNING: gc() was not exposed.'}`,
     );
     budgets.push({
       name: `RSS growth of the warm app over ${PLAN.memoryRequests} requests, young generation aside`,
@@ -933,6 +972,34 @@ async function main(): Promise<void> {
     await Promise.allSettled(subjects.map((s) => s.stop()));
     await Promise.allSettled([slack?.close(), sandbox?.close()]);
   }
+}
+
+/**
+ * A command's acknowledgement budgets: its p99 under 1 % of Slack's 3 s deadline, bare Bolt's
+ * beside it; its median at most 1.25 × the same command in bare Bolt's. The p99 is not judged
+ * as a ratio: at 200/s on two shared cores it follows the collector, 4-15 ms where Slack waits
+ * 3 s (BENCHMARKS.md), while the median is the app's own work on every command.
+ */
+function ackBudgets(
+  label: string,
+  app: { p50: number; p99: number },
+  sameP50: number,
+  boltP99: number,
+): Budget[] {
+  return [
+    {
+      name: `ack p99 ${label}`,
+      measured: `${ms(app.p99)} (bare Bolt's ${ms(boltP99)})`,
+      limit: `< ${ACK_P99_BUDGET_MS} ms`,
+      pass: app.p99 < ACK_P99_BUDGET_MS,
+    },
+    {
+      name: `ack median ${label} ≤ 1.25 × the same in Bolt`,
+      measured: `${ms(app.p50)} = ${ratio(app.p50, sameP50)} of ${ms(sameP50)}`,
+      limit: '≤ 1.25×',
+      pass: app.p50 <= 1.25 * sameP50,
+    },
+  ];
 }
 
 /** The app's CometChat request durations so far, summed over every operation (its /metrics). */
