@@ -38,7 +38,7 @@ VOLUME ["/app/data"]
 USER node
 # Node keeps a cache per user and V8 flags: it is filled as the user and with the node options
 # of the CMD below (keep the two alike: `npm run test:recipe` fails when a start misses it).
-RUN node --v8-pool-size=1 dist/compile-cache.js
+RUN node --v8-pool-size=1 --max-semi-space-size=8 --max-old-space-size=160 dist/compile-cache.js
 EXPOSE 3000
 # Ready, not merely alive: the Socket Mode connection is open and the store answers. It asks
 # METRICS_PORT when set (health routes move there), else PORT.
