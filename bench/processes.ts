@@ -44,8 +44,8 @@ export function shippedCommand(dockerfile: string): ShippedCommand {
   }
   const [command, ...rest] = parsed as string[];
   const entry = rest.at(-1);
-  if (command !== 'node' || entry === undefined || !entry.endsWith('.js')) {
-    throw new Error(`the Dockerfile's CMD does not run node on a .js file: ${cmd}`);
+  if (command !== 'node' || entry === undefined || !/\.m?js$/.test(entry)) {
+    throw new Error(`the Dockerfile's CMD does not run node on a .js or .mjs file: ${cmd}`);
   }
   return { nodeArgs: rest.slice(0, -1), entry };
 }
@@ -64,6 +64,12 @@ export const APP_ENTRY = SHIPPED.entry;
  */
 export const SHIPPED_NODE_ARGS: readonly string[] = SHIPPED.nodeArgs;
 /**
+ * The same app as tsc writes it, one file per module of src/ and node_modules beside it (the
+ * image runs the bundle, APP_ENTRY): for the tools that say which file the time or the memory
+ * went to (bench:profile, bench:alloc), which a single bundled file cannot tell.
+ */
+export const MODULES_ENTRY = 'dist/main.js';
+/**
  * The source file a path of the build was compiled from (`dist/cometchat/client.js` →
  * `src/cometchat/client.ts`; the build keeps src/'s layout), so profiles name the app's files
  * as people edit them. Other paths are returned as they are.
@@ -75,7 +81,8 @@ const PROBE = pathToFileURL(fileURLToPath(new URL('./probe.mjs', import.meta.url
 
 /**
  * The image's compile cache step: the Dockerfile sets `ENV NODE_COMPILE_CACHE=...` and fills the
- * cache with a `RUN node [options] <file>.js` line (src/compile-cache.ts); its options and file.
+ * cache with a `RUN node [options] <entry> --fill-compile-cache` line (src/main.ts); its options
+ * and the entry it runs.
  */
 export function compileCacheStep(dockerfile: string): ShippedCommand {
   const lines = dockerfile.split('\n').map((line) => line.trim());
@@ -83,14 +90,14 @@ export function compileCacheStep(dockerfile: string): ShippedCommand {
     throw new Error('the Dockerfile sets no NODE_COMPILE_CACHE');
   }
   const words = lines
-    .filter((line) => /^RUN\s+node\s/.test(line))
+    .filter((line) => /^RUN\s+node\s.*\s--fill-compile-cache$/.test(line))
     .at(-1)
     ?.split(/\s+/)
-    .slice(2);
+    .slice(2, -1);
   const entry = words?.at(-1);
-  if (words === undefined || entry === undefined || !entry.endsWith('.js')) {
+  if (words === undefined || entry === undefined || !/\.m?js$/.test(entry)) {
     throw new Error(
-      'the Dockerfile has no `RUN node ... <file>.js` step to fill the compile cache',
+      'the Dockerfile has no `RUN node ... <entry> --fill-compile-cache` step to fill the compile cache',
     );
   }
   return { nodeArgs: words.slice(0, -1), entry };
@@ -109,7 +116,12 @@ export function compileCacheEnv(directory: string): Record<string, string> {
  */
 export function fillCompileCache(directory: string, nodeArgs: readonly string[] = []): void {
   const step = compileCacheStep(DOCKERFILE);
-  execFileSync(process.execPath, [...subjectNodeArgs(step.nodeArgs, nodeArgs, []), step.entry], {
+  const args = [
+    ...subjectNodeArgs(step.nodeArgs, nodeArgs, []),
+    step.entry,
+    '--fill-compile-cache',
+  ];
+  execFileSync(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(directory) },
     stdio: 'pipe',

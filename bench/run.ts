@@ -8,6 +8,7 @@ import { type SlackStandIn, startSlackStandIn } from '../offline/slack-standin/s
 import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { backgroundLoad, type CpuReading, cpuMeter } from './cpu.ts';
 import { type GcPause, type GcRound, gcRound } from './gc-pauses.ts';
+import { measureGrowth } from './growth.ts';
 import { pacedLoad, type Sample, saturate } from './load.ts';
 import { ACK_P99_BUDGET_MS, measureLimitedReplica, measurePeaks } from './memory.ts';
 import {
@@ -538,6 +539,10 @@ async function main(): Promise<void> {
       progress,
     });
 
+    // Growth with data: the reads behind /cometchat audit, the Home tab and the role list with
+    // a large store against a small one, in the bench's own process (growth.ts).
+    const withData = await measureGrowth({ progress, quick: QUICK });
+
     // ---- Report ----
     const lat = (rate: number, label: string) => latency.get(`${rate}|${label}`) ?? [];
     const budgets: Budget[] = [];
@@ -948,6 +953,8 @@ async function main(): Promise<void> {
 
     log(intake.report);
     budgets.push(...intake.budgets);
+    log(withData.report);
+    budgets.push(...withData.budgets);
 
     log('\n## App log during the run');
     log(
@@ -964,7 +971,7 @@ async function main(): Promise<void> {
     log(
       `Subjects' logs, and every acknowledgement time by rate|subject and round (acks.json): ${work}`,
     );
-    if (!intake.redisMeasured) log(redisNotMeasured());
+    if (!intake.redisMeasured || !withData.redisMeasured) log(redisNotMeasured());
   } catch (error) {
     process.stderr.write(`Logs of the subjects are kept in ${work}\n`);
     throw error;

@@ -22,11 +22,8 @@ export interface Tracing {
 /** Where spans are sent (OTLP/HTTP, JSON; undefined: tracing is off), and with what headers. */
 export type TracingSettings = Pick<Config, 'tracesEndpoint' | 'tracesHeaders'>;
 
-/**
- * The OpenTelemetry modules tracing uses, loaded only when it is on (and by the image's build,
- * which compiles them into Node's compile cache: compile-cache.ts).
- */
-export function loadOpenTelemetry() {
+/** The OpenTelemetry modules tracing uses, loaded only when it is on. */
+function loadOpenTelemetry() {
   return Promise.all([
     import('@opentelemetry/api'),
     import('@opentelemetry/sdk-trace'),

@@ -1,20 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compileCacheStep, ROOT, SHIPPED_NODE_ARGS } from '../../bench/processes.ts';
+import { APP_ENTRY, compileCacheStep, ROOT, SHIPPED_NODE_ARGS } from '../../bench/processes.ts';
 
 const STAGES = `FROM node:24 AS runtime
 ENV NODE_COMPILE_CACHE=/app/compile-cache
 RUN mkdir -p /app/compile-cache && chown node:node /app/compile-cache
 USER node
-RUN node --v8-pool-size=1 dist/compile-cache.js
-CMD ["node", "--v8-pool-size=1", "dist/main.js"]
+RUN node --v8-pool-size=1 dist/app.mjs --fill-compile-cache
+CMD ["node", "--v8-pool-size=1", "dist/app.mjs"]
 `;
 
 describe('compileCacheStep', () => {
   it("splits the image's `RUN node` step into node's options and the file it runs", () => {
     expect(compileCacheStep(STAGES)).toEqual({
       nodeArgs: ['--v8-pool-size=1'],
-      entry: 'dist/compile-cache.js',
+      entry: 'dist/app.mjs',
     });
   });
 
@@ -23,7 +23,7 @@ describe('compileCacheStep', () => {
       'sets no NODE_COMPILE_CACHE',
     );
     expect(() => compileCacheStep(STAGES.replace(/^RUN node .*$/m, ''))).toThrow(
-      'no `RUN node ... <file>.js` step',
+      'no `RUN node ... <entry> --fill-compile-cache` step',
     );
   });
 });
@@ -32,6 +32,6 @@ describe("the image's compile cache", () => {
   it('is filled under the options the app runs with (Node keeps a cache per V8 flags)', () => {
     const step = compileCacheStep(readFileSync(`${ROOT}/Dockerfile`, 'utf8'));
     expect(step.nodeArgs).toEqual(SHIPPED_NODE_ARGS);
-    expect(step.entry).toBe('dist/compile-cache.js');
+    expect(step.entry).toBe(APP_ENTRY);
   });
 });

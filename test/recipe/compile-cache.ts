@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../crash/child-app.ts';
 
 // The recipe's look at Node's compile cache (the Dockerfile's ENV NODE_COMPILE_CACHE, filled by
-// its `node dist/compile-cache.js` step): that the step filled it, that a start of the CMD reads
+// its `node dist/app.mjs --fill-compile-cache` step): that the step filled it, that a start of the CMD reads
 // every module from it, and how long a start takes with it and without it.
 
 /** How a final stage's CMD is started: its node options and entry, run from its directory. */
