@@ -21,7 +21,7 @@ import {
 // limit holds it: not killed, still answering within its budget. About eight minutes.
 //
 // `npm run test:footprint` (CI, `.ci/run`) is the same with 3,000 requests and no cgroup, and
-// exits 1 when the peak ratio is over its budget: a ratio of two processes measured side by
+// exits 1 when the peak ratio is over 1.75 (the bench's budget is 1.5): a ratio of two processes measured side by
 // side, not a time, so it holds on a busy machine, and a change that doubles what the app holds
 // fails it.
 
@@ -98,6 +98,10 @@ async function main(): Promise<void> {
       command,
       settle,
       progress: (line) => log(`· ${line}`),
+      // The smoke's 3,000 commands leave more to chance than the bench's 20,000 (how far the
+      // young generation had grown when the run began): room for that, and a change that
+      // doubles what the app holds still fails.
+      ...(SMOKE ? { ratioLimit: 1.75 } : {}),
     });
     await Promise.all(subjects.splice(0).map((s) => s.stop()));
     const limited = SMOKE

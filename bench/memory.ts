@@ -204,7 +204,10 @@ export async function measurePeaks(options: {
   command: (text: string) => Prepared;
   settle: (answered: number) => Promise<void>;
   progress: (line: string) => void;
+  /** The limit judged, when not the budget's own (the CI smoke's, over a shorter run). */
+  ratioLimit?: number;
 }): Promise<{ report: string; budgets: Budget[] }> {
+  const limit = options.ratioLimit ?? PEAK_RATIO_BUDGET;
   const runs: PeakRun[] = [];
   for (const { label, subject, text } of options.subjects) {
     options.progress(`memory: ${options.requests} requests at ${options.rate}/s to ${label}`);
@@ -240,10 +243,10 @@ export async function measurePeaks(options: {
   ].join('\n');
   const budgets: Budget[] = [
     {
-      name: `peak RSS over ${options.requests} requests at ${options.rate}/s ≤ ${PEAK_RATIO_BUDGET} × the same in Bolt`,
+      name: `peak RSS over ${options.requests} requests at ${options.rate}/s ≤ ${limit} × the same in Bolt`,
       measured: `${mib(app.peakBytes)} = ${ratio(app.peakBytes, same.peakBytes)} of ${mib(same.peakBytes)} (${ratio(app.peakBytes, bolt.peakBytes)} of bare Bolt's ${mib(bolt.peakBytes)})`,
-      limit: `≤ ${PEAK_RATIO_BUDGET}×`,
-      pass: app.peakBytes <= PEAK_RATIO_BUDGET * same.peakBytes,
+      limit: `≤ ${limit}×`,
+      pass: app.peakBytes <= limit * same.peakBytes,
     },
   ];
   return { report, budgets };

@@ -13,6 +13,8 @@ import { pacedLoad, type Sample, saturate } from './load.ts';
 import { ACK_P99_BUDGET_MS, measureLimitedReplica, measurePeaks } from './memory.ts';
 import {
   APP_ENTRY,
+  compileCacheEnv,
+  fillCompileCache,
   logProblems,
   type MemorySnapshot,
   type Subject,
@@ -70,7 +72,7 @@ const PLAN = {
    */
   latencyRounds: 3,
   /** A start takes a second or two and one slow start is common here: more rounds, same time. */
-  startupRounds: 5,
+  startupRounds: 7,
   latencyRoundMs: QUICK ? 1_000 : 8_000,
   warmUpMs: QUICK ? 500 : 2_000,
   throughputSeconds: QUICK ? 1 : 1.5,
@@ -188,11 +190,12 @@ async function main(): Promise<void> {
       http: { entry: 'bench/baselines/plain-http.mjs', env: {} },
     };
     let spawned = 0;
-    const start = async (name: keyof typeof entries) => {
+    const start = async (name: keyof typeof entries, moreEnv: Record<string, string> = {}) => {
       spawned += 1;
       const subject = await spawnSubject({
         name,
         ...entries[name],
+        env: { ...entries[name].env, ...moreEnv },
         logFile: join(work, `${name}-${spawned}.log`),
       });
       subjects.push(subject);
@@ -518,12 +521,17 @@ async function main(): Promise<void> {
       progress,
     });
 
-    // Start-up: spawn to the first answered /healthz, each subject in turn.
+    // Start-up: spawn to the first answered /healthz, each subject in turn; the app as the image
+    // starts it, from its compile cache (filled as the image's build fills it), the baselines
+    // as they are (`npm run bench:startup` also gives bare Bolt a cache of its own).
+    const appCache = join(work, 'app-compile-cache');
+    fillCompileCache(appCache);
+    const startupEnv = { app: compileCacheEnv(appCache), bolt: {}, http: {} };
     const startup: Record<keyof typeof entries, number[]> = { app: [], bolt: [], http: [] };
     for (let round = 1; round <= PLAN.startupRounds; round += 1) {
       progress(`start-up round ${round}/${PLAN.startupRounds}`);
       for (const name of ['app', 'bolt', 'http'] as const) {
-        const subject = await start(name);
+        const subject = await start(name, startupEnv[name]);
         startup[name].push(subject.startupMs);
         await stop(subject);
       }
@@ -941,14 +949,16 @@ async function main(): Promise<void> {
         ]),
       ),
     );
-    log(`App start-up includes auth.test against the stand-in (${ms(appStart, 0)} in all).`);
-    // The app's start does more than bare Bolt's (auth.test, its store, ~130 more modules);
-    // twice bare Bolt's is where a slow start would begin to show.
+    log(
+      `The app starts from its compile cache, as the image does; its start includes two auth.test calls to the stand-in and opening its SQLite store (${ms(appStart, 0)} in all).`,
+    );
+    // A restart is felt as the seconds a replica is away; the app's start does more than bare
+    // Bolt's (auth.test, its store, its own modules), and half as long again is the budget.
     budgets.push({
-      name: 'start-up (spawn → /healthz) ≤ 2 × bare Bolt',
+      name: 'start-up (spawn → /healthz) ≤ 1.5 × bare Bolt',
       measured: `${ms(appStart, 0)} = ${ratio(appStart, median(startup.bolt))} of ${ms(median(startup.bolt), 0)}`,
-      limit: '≤ 2×',
-      pass: appStart <= 2 * median(startup.bolt),
+      limit: '≤ 1.5×',
+      pass: appStart <= 1.5 * median(startup.bolt),
     });
 
     log(intake.report);
