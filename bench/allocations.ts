@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Prepared, pacedLoad } from './load.ts';
-import { APP_ENTRY, sourcePath, spawnSubject } from './processes.ts';
+import { MODULES_ENTRY, sourcePath, spawnSubject } from './processes.ts';
 import { captureStep, SAME_IN_BOLT_ENTRY, sameInBoltEnv } from './same-in-bolt.ts';
 import {
   appEnv,
@@ -85,7 +85,7 @@ async function scriptFromApp(stack: Stack, next: () => Prepared, text: string, w
   const { sandbox, slack } = stack;
   const app = await spawnSubject({
     name: 'app (scripting)',
-    entry: APP_ENTRY,
+    entry: MODULES_ENTRY,
     env: appEnv(slack, sandbox, 'memory:'),
     logFile: join(work, 'scripting-app.log'),
   });
@@ -121,7 +121,7 @@ async function subjectOf(command: string, stack: Stack, next: () => Prepared, wo
   }
   const same = command.match(/^same:(.+)$/)?.[1];
   if (same === undefined) {
-    return { entry: APP_ENTRY, env: appEnv(stack.slack, stack.sandbox, 'memory:') };
+    return { entry: MODULES_ENTRY, env: appEnv(stack.slack, stack.sandbox, 'memory:') };
   }
   const scriptFile = await scriptFromApp(stack, next, commandText(same), work);
   return { entry: SAME_IN_BOLT_ENTRY, env: sameInBoltEnv(stack.slack, scriptFile) };

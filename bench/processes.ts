@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -44,13 +44,14 @@ export function shippedCommand(dockerfile: string): ShippedCommand {
   }
   const [command, ...rest] = parsed as string[];
   const entry = rest.at(-1);
-  if (command !== 'node' || entry === undefined || !entry.endsWith('.js')) {
-    throw new Error(`the Dockerfile's CMD does not run node on a .js file: ${cmd}`);
+  if (command !== 'node' || entry === undefined || !/\.m?js$/.test(entry)) {
+    throw new Error(`the Dockerfile's CMD does not run node on a .js or .mjs file: ${cmd}`);
   }
   return { nodeArgs: rest.slice(0, -1), entry };
 }
 
-const SHIPPED = shippedCommand(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+const DOCKERFILE = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+const SHIPPED = shippedCommand(DOCKERFILE);
 /**
  * The app as it ships: the build of src/ (`npm run build`, which every bench script runs first,
  * so the figures are always those of the sources as they are).
@@ -63,6 +64,12 @@ export const APP_ENTRY = SHIPPED.entry;
  */
 export const SHIPPED_NODE_ARGS: readonly string[] = SHIPPED.nodeArgs;
 /**
+ * The same app as tsc writes it, one file per module of src/ and node_modules beside it (the
+ * image runs the bundle, APP_ENTRY): for the tools that say which file the time or the memory
+ * went to (bench:profile, bench:alloc), which a single bundled file cannot tell.
+ */
+export const MODULES_ENTRY = 'dist/main.js';
+/**
  * The source file a path of the build was compiled from (`dist/cometchat/client.js` →
  * `src/cometchat/client.ts`; the build keeps src/'s layout), so profiles name the app's files
  * as people edit them. Other paths are returned as they are.
@@ -71,6 +78,74 @@ export function sourcePath(inRepo: string): string {
   return inRepo.replace(/^dist\/(.*)\.js$/, 'src/$1.ts');
 }
 const PROBE = pathToFileURL(fileURLToPath(new URL('./probe.mjs', import.meta.url))).href;
+
+/**
+ * The image's compile cache step: the Dockerfile sets `ENV NODE_COMPILE_CACHE=...` and fills the
+ * cache with a `RUN node [options] <entry> --fill-compile-cache` line (src/main.ts); its options
+ * and the entry it runs.
+ */
+export function compileCacheStep(dockerfile: string): ShippedCommand {
+  const lines = dockerfile.split('\n').map((line) => line.trim());
+  if (!lines.some((line) => /^ENV\s+NODE_COMPILE_CACHE=\S/.test(line))) {
+    throw new Error('the Dockerfile sets no NODE_COMPILE_CACHE');
+  }
+  const words = lines
+    .filter((line) => /^RUN\s+node\s.*\s--fill-compile-cache$/.test(line))
+    .at(-1)
+    ?.split(/\s+/)
+    .slice(2, -1);
+  const entry = words?.at(-1);
+  if (words === undefined || entry === undefined || !/\.m?js$/.test(entry)) {
+    throw new Error(
+      'the Dockerfile has no `RUN node ... <entry> --fill-compile-cache` step to fill the compile cache',
+    );
+  }
+  return { nodeArgs: words.slice(0, -1), entry };
+}
+
+/** The environment that points a subject at a compile cache, as the image's ENV does. */
+export function compileCacheEnv(directory: string): Record<string, string> {
+  return { NODE_COMPILE_CACHE: directory };
+}
+
+/**
+ * Fills `directory` as the image's build fills its cache (the Dockerfile's step, from the
+ * repository as spawnSubject runs the app from it), under the runtime flags every subject gets
+ * (Node keeps a cache per V8 flags, and --expose-gc is one): then a subject started with
+ * `compileCacheEnv(directory)` and the same `nodeArgs` reads it, as the image's start does.
+ */
+export function fillCompileCache(directory: string, nodeArgs: readonly string[] = []): void {
+  const step = compileCacheStep(DOCKERFILE);
+  const args = [
+    ...subjectNodeArgs(step.nodeArgs, nodeArgs, []),
+    step.entry,
+    '--fill-compile-cache',
+  ];
+  execFileSync(process.execPath, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(directory) },
+    stdio: 'pipe',
+  });
+}
+
+/**
+ * Node's options for a subject: the image's (the CMD's, or its cache step's), the caller's,
+ * then the probe and any preloads.
+ */
+function subjectNodeArgs(
+  imageArgs: readonly string[],
+  nodeArgs: readonly string[],
+  preload: readonly string[],
+): string[] {
+  return [
+    '--expose-gc',
+    ...imageArgs,
+    ...nodeArgs,
+    '--import',
+    PROBE,
+    ...preload.flatMap((module) => ['--import', module]),
+  ];
+}
 
 export interface MemorySnapshot {
   rss: number;
@@ -105,6 +180,8 @@ export interface SpawnOptions {
   nodeArgs?: readonly string[];
   /** More modules to preload, after the probe (JavaScript too). */
   preload?: readonly string[];
+  /** A command that runs node for the subject (memory.ts: joining a cgroup, then exec). */
+  launcher?: readonly string[];
 }
 
 /** A port that was free a moment ago (the child binds it; a clash fails the start loudly). */
@@ -124,15 +201,12 @@ export async function spawnSubject(options: SpawnOptions): Promise<Subject> {
   const port = await freePort();
   const log = openSync(options.logFile, 'w');
   const started = performance.now();
+  const [command, ...launcherArgs] = [...(options.launcher ?? []), process.execPath];
   const child = spawn(
-    process.execPath,
+    command ?? process.execPath,
     [
-      '--expose-gc',
-      ...SHIPPED_NODE_ARGS,
-      ...(options.nodeArgs ?? []),
-      '--import',
-      PROBE,
-      ...(options.preload ?? []).flatMap((module) => ['--import', module]),
+      ...launcherArgs,
+      ...subjectNodeArgs(SHIPPED_NODE_ARGS, options.nodeArgs ?? [], options.preload ?? []),
       options.entry,
     ],
     {

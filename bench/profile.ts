@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { saturate } from './load.ts';
-import { APP_ENTRY, sourcePath, spawnSubject } from './processes.ts';
+import { MODULES_ENTRY, sourcePath, spawnSubject } from './processes.ts';
 import { appEnv, commandText, signedCommand, startStandIns } from './stack.ts';
 
 // `npm run bench:profile [-- help|roles|call|calls|perms ...]`: each command at saturation (10 connections,
@@ -79,7 +79,7 @@ async function profileCommand(command: string): Promise<void> {
   const { sandbox, slack, driver, close } = await startStandIns();
   const subject = await spawnSubject({
     name: command,
-    entry: APP_ENTRY,
+    entry: MODULES_ENTRY,
     env: appEnv(slack, sandbox, 'memory:'),
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${work}`],
     logFile: join(work, 'app.log'),

@@ -8,9 +8,13 @@ import { type SlackStandIn, startSlackStandIn } from '../offline/slack-standin/s
 import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
 import { backgroundLoad, type CpuReading, cpuMeter } from './cpu.ts';
 import { type GcPause, type GcRound, gcRound } from './gc-pauses.ts';
+import { measureGrowth } from './growth.ts';
 import { pacedLoad, type Sample, saturate } from './load.ts';
+import { ACK_P99_BUDGET_MS, measureLimitedReplica, measurePeaks } from './memory.ts';
 import {
   APP_ENTRY,
+  compileCacheEnv,
+  fillCompileCache,
   logProblems,
   type MemorySnapshot,
   type Subject,
@@ -68,12 +72,18 @@ const PLAN = {
    */
   latencyRounds: 3,
   /** A start takes a second or two and one slow start is common here: more rounds, same time. */
-  startupRounds: 5,
+  startupRounds: 7,
   latencyRoundMs: QUICK ? 1_000 : 8_000,
   warmUpMs: QUICK ? 500 : 2_000,
   throughputSeconds: QUICK ? 1 : 1.5,
-  connections: [1, 10, 50],
+  /**
+   * Saturation rounds: the one whose CPU per command is budgeted. One and fifty connections
+   * were measured too until 29 Nov 2026: figures nobody judged, three minutes a run.
+   */
+  connections: [10],
+  /** Requests and rate of the memory runs: 100 s of commands for each subject. */
   memoryRequests: QUICK ? 2_000 : 20_000,
+  memoryRate: 200,
   renderIterations: QUICK ? 200 : 1_000,
 } as const;
 
@@ -180,11 +190,12 @@ async function main(): Promise<void> {
       http: { entry: 'bench/baselines/plain-http.mjs', env: {} },
     };
     let spawned = 0;
-    const start = async (name: keyof typeof entries) => {
+    const start = async (name: keyof typeof entries, moreEnv: Record<string, string> = {}) => {
       spawned += 1;
       const subject = await spawnSubject({
         name,
         ...entries[name],
+        env: { ...entries[name].env, ...moreEnv },
         logFile: join(work, `${name}-${spawned}.log`),
       });
       subjects.push(subject);
@@ -463,34 +474,64 @@ async function main(): Promise<void> {
         }
       }
     }
-    // Memory: resident size grows over the first ~10,000 requests while code is optimised and
-    // the allocator's arenas fill, then levels off; growth is measured from the app as it is now,
-    // warm, over 20,000 more requests.
-    progress(`memory: ${PLAN.memoryRequests} more requests after ${served} served`);
+    // Memory: the peak resident size of each subject, warm, over 20,000 more requests at 200/s
+    // (memory.ts), one after the other; and, for the app, whether what it holds after a full
+    // collection grew over them.
     const warm = await settledMemory(app);
     const servedBefore = served;
-    const texts = [COMMAND_TEXTS.help, COMMAND_TEXTS.roles, COMMAND_TEXTS.call];
-    let turn = 0;
-    const loaded = await saturate({
-      port: app.port,
-      path: PATH,
-      connections: 10,
-      amount: PLAN.memoryRequests,
-      next: () => command(texts[turn++ % texts.length] as string),
+    const settle = async (answered: number) => {
+      await settleReplies(stand, answered);
+      resetRecords();
+    };
+    const peaks = await measurePeaks({
+      subjects: [
+        { label: 'app: call', subject: app, text: COMMAND_TEXTS.call },
+        { label: sameInBolt('call'), subject: same, text: COMMAND_TEXTS.call },
+        { label: 'bare Bolt: help', subject: bolt, text: COMMAND_TEXTS.help },
+      ],
+      rate: PLAN.memoryRate,
+      requests: PLAN.memoryRequests,
+      command: (text) => command(text),
+      settle,
+      progress,
     });
-    await settleReplies(stand, loaded.ok);
-    resetRecords();
-    if (loaded.failed > 0) throw new Error(`bench: ${loaded.failed} requests failed (memory)`);
     const after = await settledMemory(app);
     const appLog = logProblems(app.logFile);
     await Promise.all([stop(app), stop(bolt), stop(http), stop(same)]);
 
-    // Start-up: spawn to the first answered /healthz, each subject in turn.
+    // The app as the image runs it, inside a memory limit of what a replica is given.
+    const limited = await measureLimitedReplica({
+      spawn: async (launcher) => {
+        spawned += 1;
+        const subject = await spawnSubject({
+          name: 'limited',
+          ...entries.app,
+          env: { ...entries.app.env, STORE_URL: join(work, 'limited.sqlite') },
+          logFile: join(work, `limited-${spawned}.log`),
+          launcher,
+        });
+        subjects.push(subject);
+        return subject;
+      },
+      rate: PLAN.memoryRate,
+      requests: PLAN.memoryRequests,
+      warmUpMs: PLAN.warmUpMs,
+      next: () => command(COMMAND_TEXTS.call),
+      settle,
+      progress,
+    });
+
+    // Start-up: spawn to the first answered /healthz, each subject in turn; the app as the image
+    // starts it, from its compile cache (filled as the image's build fills it), the baselines
+    // as they are (`npm run bench:startup` also gives bare Bolt a cache of its own).
+    const appCache = join(work, 'app-compile-cache');
+    fillCompileCache(appCache);
+    const startupEnv = { app: compileCacheEnv(appCache), bolt: {}, http: {} };
     const startup: Record<keyof typeof entries, number[]> = { app: [], bolt: [], http: [] };
     for (let round = 1; round <= PLAN.startupRounds; round += 1) {
       progress(`start-up round ${round}/${PLAN.startupRounds}`);
       for (const name of ['app', 'bolt', 'http'] as const) {
-        const subject = await start(name);
+        const subject = await start(name, startupEnv[name]);
         startup[name].push(subject.startupMs);
         await stop(subject);
       }
@@ -505,6 +546,10 @@ async function main(): Promise<void> {
       quick: QUICK,
       progress,
     });
+
+    // Growth with data: the reads behind /cometchat audit, the Home tab and the role list with
+    // a large store against a small one, in the bench's own process (growth.ts).
+    const withData = await measureGrowth({ progress, quick: QUICK });
 
     // ---- Report ----
     const lat = (rate: number, label: string) => latency.get(`${rate}|${label}`) ?? [];
@@ -544,13 +589,9 @@ async function main(): Promise<void> {
             1,
           ),
         ]);
-        if (sameP99 !== undefined) {
-          budgets.push({
-            name: `ack p99 ${load.label} at ${rate}/s ≤ 1.25 × the same in Bolt`,
-            measured: `${ms(p99)} = ${ratio(p99, sameP99)} of ${ms(sameP99)} (${ratio(p99, boltP99)} of bare Bolt)`,
-            limit: '≤ 1.25×',
-            pass: p99 <= 1.25 * sameP99,
-          });
+        if (load.baseline !== undefined && sameP99 !== undefined) {
+          const sameP50 = medianOf(lat(rate, load.baseline), (r) => r.ackP50);
+          budgets.push(...ackBudgets(`${load.label} at ${rate}/s`, { p50, p99 }, sameP50, boltP99));
         }
       }
     }
@@ -697,16 +738,19 @@ async function main(): Promise<void> {
       const p99 = medianOf(rounds, (r) => r.openP99);
       const ackP99 = medianOf(rounds, (r) => r.ackP99);
       const boltP99 = medianOf(lat(rate, 'bare Bolt'), (r) => r.ackP99);
-      const sameP99 = medianOf(
+      const ackP50 = medianOf(rounds, (r) => r.ackP50);
+      const sameP50 = medianOf(
         editor.get(`${rate}|${sameInBolt('editor open')}`) ?? [],
-        (r) => r.ackP99,
+        (r) => r.ackP50,
       );
-      budgets.push({
-        name: `ack p99 app: editor open at ${rate}/s ≤ 1.25 × the same in Bolt`,
-        measured: `${ms(ackP99)} = ${ratio(ackP99, sameP99)} of ${ms(sameP99)} (${ratio(ackP99, boltP99)} of bare Bolt)`,
-        limit: '≤ 1.25×',
-        pass: ackP99 <= 1.25 * sameP99,
-      });
+      budgets.push(
+        ...ackBudgets(
+          `app: editor open at ${rate}/s`,
+          { p50: ackP50, p99: ackP99 },
+          sameP50,
+          boltP99,
+        ),
+      );
       budgets.push({
         name: `views.open after the request at ${rate}/s (p99)`,
         measured: ms(p99),
@@ -824,7 +868,12 @@ async function main(): Promise<void> {
       });
     }
 
-    log(`\n## Memory of the app (after global.gc())`);
+    log(peaks.report);
+    budgets.push(...peaks.budgets);
+    log(limited.report);
+    budgets.push(...limited.budgets);
+
+    log(`\n## Memory of the app after a full collection (global.gc())`);
     // V8 sizes the young generation by the recent allocation rate: 1 to 16 MiB a semi-space,
     // two of them, resized as it goes and shrunk when the process idles. Between two readings
     // it alone can move RSS by 30 MiB with nothing kept, so growth is judged without it (the
@@ -845,12 +894,15 @@ async function main(): Promise<void> {
         [
           ['idle, 1 s after start', ...memoryCells(idle)],
           [`warm, after ${servedBefore} requests`, ...memoryCells(warm)],
-          [`after ${loaded.ok} more (${servedBefore + loaded.ok} in all)`, ...memoryCells(after)],
+          [
+            `after ${PLAN.memoryRequests} more (${servedBefore + PLAN.memoryRequests} in all)`,
+            ...memoryCells(after),
+          ],
         ],
       ),
     );
     log(
-      `Over the last ${loaded.ok} requests (help, roles and call in turn, 10 connections): RSS without the young generation ${signed(growth)} (RSS ${signed(rawGrowth)}), heap used ${signed((after.heapUsed - warm.heapUsed) / warm.heapUsed)}. From idle to warm: RSS ${signed((warm.rss - idle.rss) / idle.rss)}.${idle.gc ? '' : ' WARNING: gc() was not exposed.'}`,
+      `Over the last ${PLAN.memoryRequests} requests (call, at ${PLAN.memoryRate}/s): RSS without the young generation ${signed(growth)} (RSS ${signed(rawGrowth)}), heap used ${signed((after.heapUsed - warm.heapUsed) / warm.heapUsed)}. From idle to warm: RSS ${signed((warm.rss - idle.rss) / idle.rss)}.${idle.gc ? '' : ' WARNING: gc() was not exposed.'}`,
     );
     budgets.push({
       name: `RSS growth of the warm app over ${PLAN.memoryRequests} requests, young generation aside`,
@@ -897,18 +949,22 @@ async function main(): Promise<void> {
         ]),
       ),
     );
-    log(`App start-up includes auth.test against the stand-in (${ms(appStart, 0)} in all).`);
-    // The app's start does more than bare Bolt's (auth.test, its store, ~130 more modules);
-    // twice bare Bolt's is where a slow start would begin to show.
+    log(
+      `The app starts from its compile cache, as the image does; its start includes two auth.test calls to the stand-in and opening its SQLite store (${ms(appStart, 0)} in all).`,
+    );
+    // A restart is felt as the seconds a replica is away; the app's start does more than bare
+    // Bolt's (auth.test, its store, its own modules), and half as long again is the budget.
     budgets.push({
-      name: 'start-up (spawn → /healthz) ≤ 2 × bare Bolt',
+      name: 'start-up (spawn → /healthz) ≤ 1.5 × bare Bolt',
       measured: `${ms(appStart, 0)} = ${ratio(appStart, median(startup.bolt))} of ${ms(median(startup.bolt), 0)}`,
-      limit: '≤ 2×',
-      pass: appStart <= 2 * median(startup.bolt),
+      limit: '≤ 1.5×',
+      pass: appStart <= 1.5 * median(startup.bolt),
     });
 
     log(intake.report);
     budgets.push(...intake.budgets);
+    log(withData.report);
+    budgets.push(...withData.budgets);
 
     log('\n## App log during the run');
     log(
@@ -925,7 +981,7 @@ async function main(): Promise<void> {
     log(
       `Subjects' logs, and every acknowledgement time by rate|subject and round (acks.json): ${work}`,
     );
-    if (!intake.redisMeasured) log(redisNotMeasured());
+    if (!intake.redisMeasured || !withData.redisMeasured) log(redisNotMeasured());
   } catch (error) {
     process.stderr.write(`Logs of the subjects are kept in ${work}\n`);
     throw error;
@@ -933,6 +989,34 @@ async function main(): Promise<void> {
     await Promise.allSettled(subjects.map((s) => s.stop()));
     await Promise.allSettled([slack?.close(), sandbox?.close()]);
   }
+}
+
+/**
+ * A command's acknowledgement budgets: its p99 under 1 % of Slack's 3 s deadline, bare Bolt's
+ * beside it; its median at most 1.25 × the same command in bare Bolt's. The p99 is not judged
+ * as a ratio: at 200/s on two shared cores it follows the collector, 4-15 ms where Slack waits
+ * 3 s (BENCHMARKS.md), while the median is the app's own work on every command.
+ */
+function ackBudgets(
+  label: string,
+  app: { p50: number; p99: number },
+  sameP50: number,
+  boltP99: number,
+): Budget[] {
+  return [
+    {
+      name: `ack p99 ${label}`,
+      measured: `${ms(app.p99)} (bare Bolt's ${ms(boltP99)})`,
+      limit: `< ${ACK_P99_BUDGET_MS} ms`,
+      pass: app.p99 < ACK_P99_BUDGET_MS,
+    },
+    {
+      name: `ack median ${label} ≤ 1.25 × the same in Bolt`,
+      measured: `${ms(app.p50)} = ${ratio(app.p50, sameP50)} of ${ms(sameP50)}`,
+      limit: '≤ 1.25×',
+      pass: app.p50 <= 1.25 * sameP50,
+    },
+  ];
 }
 
 /** The app's CometChat request durations so far, summed over every operation (its /metrics). */

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Sandbox } from '../offline/cometchat-standin/server.ts';
 import type { SlackStandIn } from '../offline/slack-standin/server.ts';
 import { OFFLINE_SECRETS } from '../offline/stack/offline-stack.ts';
-import { type Prepared, saturate } from './load.ts';
+import type { Prepared } from './load.ts';
 import { type Subject, spawnSubject } from './processes.ts';
 import { SIGNING_SECRET } from './stack.ts';
 
@@ -11,10 +11,15 @@ import { SIGNING_SECRET } from './stack.ts';
 // respond() or client. A command that must ask CometChat cannot cost less than that on this
 // stack (a bare Bolt app making one ky request already spends about twice bare Bolt's CPU:
 // BENCHMARKS.md), so what the budgets hold the app to is its own work on top of it. The script
-// is taken from the app itself, once warm, so that the two cannot drift apart.
+// is taken from the app itself, once warm, so that the two cannot drift apart: the same
+// acknowledgement, requests, and reply or view.
 
-/** What one command does outside the app: its CometChat GETs, then its reply or its view. */
+/**
+ * What one command does outside the app: its acknowledgement's body (none, or its progress
+ * message), its CometChat GETs, then its reply or its view.
+ */
 export interface ScriptStep {
+  ack?: Record<string, unknown>;
   gets: string[];
   reply?: Record<string, unknown>;
   view?: Record<string, unknown>;
@@ -47,14 +52,14 @@ export async function captureStep(options: {
   const { slack, sandbox } = options;
   slack.reset();
   sandbox.requests.length = 0;
-  const sent = await saturate({
-    port: options.port,
-    path: '/slack/events',
-    connections: 1,
-    amount: 1,
-    next: options.command,
+  const prepared = options.command();
+  const answer = await fetch(`http://127.0.0.1:${options.port}/slack/events`, {
+    method: 'POST',
+    headers: prepared.headers,
+    body: prepared.body,
   });
-  if (sent.ok !== 1) throw new Error('bench: the app did not answer the command to script');
+  const acknowledged = await answer.text();
+  if (!answer.ok) throw new Error('bench: the app did not answer the command to script');
   const deadline = performance.now() + 5_000;
   const done = () =>
     options.opensView
@@ -67,6 +72,7 @@ export async function captureStep(options: {
   const view = slack.calls.findLast((call) => call.method === 'views.open')?.args.view;
   const reply = slack.responses.at(-1)?.body;
   const step: ScriptStep = {
+    ...(acknowledged ? { ack: JSON.parse(acknowledged) as Record<string, unknown> } : {}),
     gets: addresses(sandbox),
     ...(options.opensView ? { view: view as Record<string, unknown> } : reply && { reply }),
   };

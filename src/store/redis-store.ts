@@ -7,6 +7,7 @@ import {
   type AuditQuery,
   type BurstCount,
   type BurstWindow,
+  bySubscriptionChannel,
   type Store,
   type SubscriptionQuery,
   WEBHOOK_EVENTS_LIMIT,
@@ -727,6 +728,38 @@ class RedisStore implements Store {
       (s) =>
         (app === undefined || s.app === app) && (channel === undefined || s.channel === channel),
     );
+  };
+
+  readonly listSubscriptionsIn = async (channels: readonly string[]): Promise<Subscription[]> => {
+    const operation = 'list subscriptions of channels';
+    const keys = this.#keys;
+    const asked = new Set(channels);
+    if (asked.size === 0) return [];
+    // Every channel's index in one round trip (a pipeline: no transaction is needed, as the
+    // records are read after anyway), then their records in one more.
+    const replies = await this.#run(operation, () => {
+      const pipeline = this.#client.multi();
+      for (const channel of asked) pipeline.zRange(keys.channelSubscriptions(channel), 0, -1);
+      return pipeline.execAsPipeline();
+    });
+    const ids = decodeStored(z.array(RefListSchema), replies, 'a subscription index').flat();
+    const subscriptions = await this.#readFields(
+      operation,
+      keys.subscriptions,
+      [...new Set(ids)],
+      SubscriptionSchema,
+      'subscription',
+    );
+    // The record decides, as in listSubscriptions, and so does the order: an entry left behind
+    // in another channel's index would otherwise misplace it.
+    return subscriptions.filter((s) => asked.has(s.channel)).sort(bySubscriptionChannel);
+  };
+
+  readonly countSubscriptions = async (): Promise<number> => {
+    const count = await this.#run('count subscriptions', () =>
+      this.#client.hLen(this.#keys.subscriptions),
+    );
+    return decodeStored(CountSchema, count, 'the subscription count');
   };
 
   readonly removeSubscription = async (id: string): Promise<boolean> => {

@@ -176,6 +176,28 @@ const BURST_SCHEMA = `
   );
 `;
 
+/**
+ * How many subscriptions the file holds (Store.countSubscriptions), kept by triggers so that it
+ * is read, not counted. Outside the versioned layout, as the burst windows are: a file of any
+ * version may gain it, and since the triggers are the file's own, they keep it right whichever
+ * version of the app writes. Counted afresh at every open (a few thousand rows at most), in the
+ * open's transaction, so no write comes between the count and the triggers.
+ */
+const SUBSCRIPTION_TOTAL_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS subscription_total (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    total INTEGER NOT NULL
+  );
+  CREATE TRIGGER IF NOT EXISTS subscription_counted AFTER INSERT ON subscriptions BEGIN
+    UPDATE subscription_total SET total = total + 1 WHERE id = 1;
+  END;
+  CREATE TRIGGER IF NOT EXISTS subscription_uncounted AFTER DELETE ON subscriptions BEGIN
+    UPDATE subscription_total SET total = total - 1 WHERE id = 1;
+  END;
+  INSERT INTO subscription_total (id, total) SELECT 1, count(*) FROM subscriptions WHERE true
+    ON CONFLICT (id) DO UPDATE SET total = excluded.total;
+`;
+
 /** How long a write waits for another connection (another process on the same file) to finish. */
 const BUSY_TIMEOUT_MS = 5_000;
 
@@ -201,7 +223,10 @@ function openDatabase(path: string): DatabaseSync {
     // One IMMEDIATE transaction: a second process opening the file meanwhile waits for the write
     // lock, then finds the version already recorded, so a file is migrated once; and a migration
     // that fails leaves the file as it was.
-    inTransaction(db, 'IMMEDIATE', () => migrate(db, path));
+    inTransaction(db, 'IMMEDIATE', () => {
+      migrate(db, path);
+      db.exec(SUBSCRIPTION_TOTAL_SCHEMA);
+    });
     db.exec(BURST_SCHEMA);
   } catch (error) {
     db.close();
@@ -346,6 +371,8 @@ function subscriptionStatements(db: DatabaseSync) {
     subscriptionsOfApp: db.prepare(LISTING_SQL.subscriptionsOfApp),
     subscriptionsOfChannel: db.prepare(LISTING_SQL.subscriptionsOfChannel),
     subscriptionsOfAppChannel: db.prepare(LISTING_SQL.subscriptionsOfAppChannel),
+    subscriptionsIn: db.prepare(LISTING_SQL.subscriptionsIn),
+    subscriptionTotal: db.prepare('SELECT total FROM subscription_total WHERE id = 1'),
     upsertWebhookEvent: db.prepare(
       `INSERT INTO webhook_events (id, received_at, event) VALUES (?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET received_at = excluded.received_at, event = excluded.event`,
@@ -407,6 +434,9 @@ export const LISTING_SQL = {
   subscriptionsOfApp: subscriptionSql('WHERE app = @app'),
   subscriptionsOfChannel: subscriptionSql('WHERE channel = @channel'),
   subscriptionsOfAppChannel: subscriptionSql('WHERE app = @app AND channel = @channel'),
+  // `@channels` a JSON array: one probe of the channel index each, read in the index's order.
+  subscriptionsIn: `SELECT subscription FROM subscriptions
+    WHERE channel IN (SELECT value FROM json_each(@channels)) ORDER BY channel, created_at, id`,
 };
 
 /** A page of the records that `where` keeps (by `@app`), and their total (`countWhere`). */
@@ -618,6 +648,19 @@ class SqliteStore implements Store {
       ...(channel === undefined ? {} : { channel }),
     };
     return this.#subscriptionQueryFor(filter).all(filter).map(decodeSubscription);
+  };
+
+  readonly listSubscriptionsIn = async (channels: readonly string[]): Promise<Subscription[]> => {
+    this.#sameFile();
+    if (channels.length === 0) return [];
+    const listed = this.#sql.subscriptionsIn.all({ channels: JSON.stringify(channels) });
+    return listed.map(decodeSubscription);
+  };
+
+  readonly countSubscriptions = async (): Promise<number> => {
+    this.#sameFile();
+    const raw = this.#sql.subscriptionTotal.get();
+    return decodeStored(CountRowSchema, raw, 'the subscription count').total;
   };
 
   readonly removeSubscription = async (id: string): Promise<boolean> => {

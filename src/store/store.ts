@@ -116,6 +116,14 @@ export interface Store {
   putSubscription(subscription: Subscription): Promise<void>;
   /** Oldest first (by `createdAt`, then `id`); `app` and `channel` narrow, each when given. */
   listSubscriptions(query: SubscriptionQuery): Promise<Subscription[]>;
+  /**
+   * The subscriptions of `channels`, every app's, by channel ({@link bySubscriptionChannel}),
+   * then oldest first: what is read is theirs alone, however many other channels have some (the
+   * Home tab reads a person's channels).
+   */
+  listSubscriptionsIn(channels: readonly string[]): Promise<Subscription[]>;
+  /** How many subscriptions are kept, of every app and channel: read, not counted. */
+  countSubscriptions(): Promise<number>;
   /** True when a subscription of that id existed (and is now gone). */
   removeSubscription(id: string): Promise<boolean>;
   /**
@@ -330,6 +338,17 @@ class MemoryStore implements Store {
     );
   };
 
+  readonly listSubscriptionsIn = async (channels: readonly string[]): Promise<Subscription[]> => {
+    const asked = new Set(channels);
+    return structuredClone(
+      [...this.#subscriptions.values()]
+        .filter((s) => asked.has(s.channel))
+        .sort(bySubscriptionChannel),
+    );
+  };
+
+  readonly countSubscriptions = async (): Promise<number> => this.#subscriptions.size;
+
   readonly removeSubscription = async (id: string): Promise<boolean> => {
     return this.#subscriptions.delete(id);
   };
@@ -410,11 +429,24 @@ function knownKey(app: string, role: string): string {
 }
 
 /**
- * Ids in code-unit order, not the locale's: SQLite (BINARY) and Redis (a sorted set's members)
- * order equal times by the id's UTF-8 bytes, which this order matches (but between characters
- * above U+E000 and those beyond U+FFFF, which no id holds).
+ * Code-unit order, not the locale's: SQLite (BINARY) and Redis (a sorted set's members) order
+ * text by its UTF-8 bytes, which this order matches (but between characters above U+E000 and
+ * those beyond U+FFFF, which no id or channel holds).
  */
+function inCodeUnitOrder(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+/** Ids in code-unit order: how every backend orders records of equal times. */
 function byId(a: { id: string }, b: { id: string }): number {
-  if (a.id === b.id) return 0;
-  return a.id < b.id ? -1 : 1;
+  return inCodeUnitOrder(a.id, b.id);
+}
+
+/**
+ * listSubscriptionsIn's order: by channel (in code-unit order, as SQLite's index holds them),
+ * then oldest first (by `createdAt`, then `id`).
+ */
+export function bySubscriptionChannel(a: Subscription, b: Subscription): number {
+  return inCodeUnitOrder(a.channel, b.channel) || a.createdAt - b.createdAt || byId(a, b);
 }

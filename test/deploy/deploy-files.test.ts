@@ -155,7 +155,7 @@ describe('docker-compose.yml', () => {
     expect(composeProblems(wrongType)).toMatch(/\/services\/app-2\/ports must be array/);
   });
 
-  it('runs two replicas and the offline pair, each on Redis, 768 MiB and one CPU', () => {
+  it('runs two replicas and the offline pair, each on Redis, 256 MiB and one CPU', () => {
     expect(appServices.sort()).toEqual(['app-1', 'app-2', 'app-offline']);
     expect(at(service('app-offline'), 'deploy', 'replicas')).toBe(2);
     for (const name of appServices) {
@@ -163,7 +163,7 @@ describe('docker-compose.yml', () => {
       expect(environment(name).STORE_URL, name).toMatch(/^redis:\/\/redis:6379(\/\d+)?$/);
       expect(at(service(name), 'deploy', 'resources', 'limits'), name).toEqual({
         cpus: '1',
-        memory: '768M',
+        memory: '256M',
       });
     }
     expect(service('app-1').build).toEqual(service('app-2').build);
@@ -464,7 +464,7 @@ describe('deploy/kubernetes', () => {
       );
       expect(graceSeconds * 1000).toBeGreaterThan(drainMs(config));
       expect(at(deployment.doc, 'spec', 'replicas')).toBe(2);
-      expect(at(container, 'resources', 'limits')).toEqual({ cpu: '1', memory: '768Mi' });
+      expect(at(container, 'resources', 'limits')).toEqual({ cpu: '1', memory: '256Mi' });
       expect(at(container, 'securityContext', 'readOnlyRootFilesystem')).toBe(true);
     },
   );

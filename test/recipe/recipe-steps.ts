@@ -3,22 +3,34 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startSandbox } from '../../offline/cometchat-standin/server.ts';
 import { createSlackDriver } from '../../offline/slack-standin/driver.ts';
 import { startSlackStandIn } from '../../offline/slack-standin/server.ts';
 import { OFFLINE_SECRETS, offlineEnv } from '../../offline/stack/offline-stack.ts';
 import { freePort } from '../crash/child-app.ts';
+import {
+  cachedModules,
+  cacheUse,
+  type Launch,
+  startTimes,
+  summary,
+  timedStart,
+} from './compile-cache.ts';
 
 // `npm run test:recipe`: the Dockerfile's steps without a container engine. Each stage gets a
-// clean directory; its COPY and `npm` RUN lines are carried out as written (other RUN lines,
-// such as apt-get, are reported and left to the image build); then the final stage's CMD is
-// started with plain node against the offline stand-ins. It must answer /healthz and /readyz,
-// pass the image's HEALTHCHECK command, answer a signed /cometchat help, and exit 0 on SIGTERM;
-// the final stage must hold no development dependency. CI runs it; the image build itself is
-// not exercised here.
+// clean directory; its COPY, `npm` and `node` RUN lines are carried out as written (other RUN
+// lines, such as apt-get, are reported and left to the image build), with its ENV; then the
+// final stage's CMD is started with plain node against the offline stand-ins. Node's compile
+// cache (ENV NODE_COMPILE_CACHE) must have been filled, and a start must read every module but
+// its entry from it (start-up with and without it is measured and printed, not asserted). It
+// must answer /healthz and /readyz, pass the image's HEALTHCHECK command, answer a signed
+// /cometchat help, and exit 0 on SIGTERM; the final stage must hold no development dependency.
+// CI runs it; the image build itself is not exercised here.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Starts with the compile cache and without it, alternating, for the printed figures. */
+const TIMED_STARTS = 5;
 
 interface Stage {
   name: string;
@@ -82,24 +94,14 @@ function followDockerfile(work: string): Stage {
       }
       case 'RUN': {
         if (!stage) throw new Error('RUN before FROM');
-        for (const command of args.split('&&').map((c) => c.trim())) {
-          if (!command.startsWith('npm ')) {
-            say(`RUN ${command}  (left to the image build)`);
-            continue;
-          }
-          say(`RUN ${command}`);
-          execFileSync('sh', ['-c', command], {
-            cwd: stage.dir,
-            stdio: 'inherit',
-            env: { ...process.env, ...stage.env },
-          });
-        }
+        for (const command of args.split('&&').map((c) => c.trim())) runStep(stage, command);
         break;
       }
       case 'ENV': {
         if (!stage) throw new Error('ENV before FROM');
         const [key, ...value] = args.split('=');
-        if (key) stage.env[key] = value.join('=');
+        // WORKDIR is /app: a path under it is the stage's directory here.
+        if (key) stage.env[key] = value.join('=').replace(/^\/app(?=\/|$)/, stage.dir);
         break;
       }
       case 'CMD':
@@ -115,6 +117,59 @@ function followDockerfile(work: string): Stage {
   const last = stages.at(-1);
   if (!last?.cmd) throw new Error('the Dockerfile has no final stage with a CMD');
   return last;
+}
+
+/** A RUN command: `npm` and `node` ones are run in the stage; others are left to the image. */
+function runStep(stage: Stage, command: string): void {
+  const [program = '', ...words] = command.split(/\s+/);
+  if (program === 'npm') {
+    say(`RUN ${command}`);
+    execFileSync('sh', ['-c', command], {
+      cwd: stage.dir,
+      stdio: 'inherit',
+      env: { ...process.env, ...stage.env },
+    });
+  } else if (program === 'node') {
+    // The recipe's own Node (the stage's, as the final start checks), with what the image's
+    // environment holds: the stage's ENV, nothing of this process's (no loader, no options).
+    say(`RUN ${command}`);
+    execFileSync(process.execPath, words, {
+      cwd: stage.dir,
+      stdio: 'inherit',
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...stage.env },
+    });
+  } else {
+    say(`RUN ${command}  (left to the image build)`);
+  }
+}
+
+/**
+ * The compile cache the stage's ENV names was filled, and a start of the CMD reads every module
+ * it loads from it, the bundle (dist/app.mjs) included, and compiles none afresh. Then start-up
+ * with and without the cache, measured and printed.
+ */
+async function checkCompileCache(final: Stage, launch: Launch): Promise<void> {
+  const directory = final.env.NODE_COMPILE_CACHE;
+  if (!directory) throw new Error('the final stage sets no NODE_COMPILE_CACHE');
+  const entry = pathToFileURL(join(final.dir, launch.args.at(-1) ?? '')).href;
+  const filled = existsSync(directory) ? cachedModules(directory) : 0;
+  if (filled < 1) throw new Error(`the compile cache in ${directory} is empty: not filled`);
+  say(`compile cache: ${filled} modules in ${directory}`);
+  const { stderr } = await timedStart(launch, { NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+  const use = cacheUse(stderr);
+  if (!use.accepted.includes(entry) || use.compiled.length > 0) {
+    const named = use.compiled.map((c) => `${c.module} (${c.status})`).join('\n  ');
+    throw new Error(
+      `a start read ${use.accepted.length} modules from the compile cache (${use.accepted.includes(entry) ? 'the entry among them' : 'not the entry'}) and compiled ${use.compiled.length} afresh:\n  ${named}`,
+    );
+  }
+  say(
+    `a start read ${use.accepted.length} modules from the cache, ${launch.args.at(-1)} among them, and compiled none`,
+  );
+  const times = await startTimes(launch, TIMED_STARTS);
+  say(`start-up (spawn to /healthz 200), ${TIMED_STARTS} starts each, alternating:`);
+  say(`  with the compile cache     ${summary(times.withCache)}`);
+  say(`  without it                 ${summary(times.withoutCache)}`);
 }
 
 async function until(what: string, ms: number, probe: () => Promise<boolean>): Promise<void> {
@@ -147,9 +202,11 @@ async function run(): Promise<void> {
       LOG_LEVEL: 'warn',
     };
     const [command = 'node', ...args] = final.cmd ?? [];
+    if (command !== 'node') throw new Error(`the CMD does not run node: ${command}`);
+    await checkCompileCache(final, { dir: final.dir, args, env });
     say(`\nstarting the final stage: ${[command, ...args].join(' ')}`);
     const started = Date.now();
-    child = spawn(command === 'node' ? process.execPath : command, args, {
+    child = spawn(process.execPath, args, {
       cwd: final.dir,
       env,
       stdio: ['ignore', 'ignore', 'inherit'],

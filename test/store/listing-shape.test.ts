@@ -7,7 +7,12 @@ import { createClient } from 'redis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisStore } from '../../src/store/redis-store.ts';
 import { createSqliteStore, LISTING_SQL } from '../../src/store/sqlite-store.ts';
-import { type AuditRecord, DEFAULT_APP, type Store } from '../../src/store/store.ts';
+import {
+  type AuditRecord,
+  DEFAULT_APP,
+  type Store,
+  type Subscription,
+} from '../../src/store/store.ts';
 import { skipRedisSuites, useRedisServer } from './redis-server.ts';
 
 /*
@@ -35,6 +40,22 @@ function record(i: number): AuditRecord {
 async function fill(store: Store, count: number): Promise<void> {
   for (let i = 0; i < count; i += 1) await store.appendAudit(record(i));
 }
+
+/** The first ten in channels C0 to C9, two apps in each; the rest in 300 other channels. */
+function subscription(i: number): Subscription {
+  return {
+    id: `sub-${String(i).padStart(4, '0')}`,
+    app: i % 2 === 0 ? DEFAULT_APP : 'other',
+    channel: i < 10 ? `C${i % 5}` : `C${100 + (i % 300)}`,
+    kind: 'calls',
+    filters: [],
+    createdBy: 'U1',
+    createdAt: 1_700_000_000_000 + i,
+  };
+}
+
+/** A person's channels: half of the first ten's, and some with no subscription. */
+const CHANNELS = ['C0', 'C2', 'C4', 'C0NONE', 'C0EMPTY'];
 
 /** The same page, listed the slow way: every record sorted in memory. */
 function expectedPage(count: number, app: string | undefined, role: string | undefined) {
@@ -98,6 +119,40 @@ describe('sqlite listings', () => {
     }
   });
 
+  it("reads the subscriptions of some channels through the channel index, in the index's order", async () => {
+    const file = join(dir, 'channels.db');
+    const store = createSqliteStore(file);
+    for (let i = 0; i < 200; i += 1) await store.putSubscription(subscription(i));
+    expect((await store.listSubscriptionsIn(CHANNELS)).map((s) => s.id)).toEqual([
+      'sub-0000',
+      'sub-0005',
+      'sub-0002',
+      'sub-0007',
+      'sub-0004',
+      'sub-0009',
+    ]);
+    await store.close();
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      const steps = db
+        .prepare(`EXPLAIN QUERY PLAN ${LISTING_SQL.subscriptionsIn}`)
+        .all({ channels: JSON.stringify(CHANNELS) })
+        .map((row) => String(row.detail));
+      // One probe of the index per channel named, no walk of every subscription, no sort.
+      expect(steps).toContainEqual(
+        expect.stringMatching(
+          /^SEARCH subscriptions USING INDEX subscriptions_by_channel_time_id \(channel=\?\)$/,
+        ),
+      );
+      for (const step of steps) {
+        expect(step).not.toMatch(/^SCAN subscriptions\b/);
+        expect(step).not.toMatch(/TEMP B-TREE/);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
   it('lists the same pages and totals as sorting every record', async () => {
     const store = createSqliteStore(join(dir, 'pages.db'));
     await fill(store, 300);
@@ -155,6 +210,37 @@ describe.skipIf(skipRedisSuites)('redis listings', { tags: ['redis'] }, () => {
       await store.close();
     }
   }
+
+  /** What the server read and sent to list CHANNELS' subscriptions, and count them, over `count`. */
+  async function costOfChannels(count: number) {
+    const store = await createRedisStore(server().url, { keyPrefix: `shape:${randomUUID()}:` });
+    try {
+      for (let i = 0; i < count; i += 1) await store.putSubscription(subscription(i));
+      const before = await serverStats();
+      const listed = await store.listSubscriptionsIn(CHANNELS);
+      const total = await store.countSubscriptions();
+      const after = await serverStats();
+      expect(total).toBe(count);
+      return {
+        ids: listed.map((s) => s.id),
+        keysRead: after.keysRead - before.keysRead,
+        bytesOut: after.bytesOut - before.bytesOut,
+      };
+    } finally {
+      await store.close();
+    }
+  }
+
+  it("read some channels' subscriptions, and count them all, over 1,000 as over 10", async () => {
+    const small = await costOfChannels(10);
+    const large = await costOfChannels(1_000);
+    expect(large.ids).toEqual(small.ids);
+    expect(small.ids).toHaveLength(6);
+    // Each channel's index, the records listed, the count: not every subscription.
+    expect(large.keysRead).toBe(small.keysRead);
+    expect(large.keysRead).toBeLessThanOrEqual(CHANNELS.length + 2);
+    expect(large.bytesOut).toBeLessThan(small.bytesOut + 200);
+  }, 60_000);
 
   it('read a page of 10 over 5,000 records as over 60: the page keys, not every record', async () => {
     const small = await costOfPages(60);

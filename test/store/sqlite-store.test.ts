@@ -465,6 +465,38 @@ describe('sqlite store', () => {
     expect(layout(path)).toEqual(layout(fresh));
   });
 
+  it('counts the subscriptions of a file written without the count, and whoever writes them', async () => {
+    const path = join(dir, 'counted.sqlite');
+    const before = openStore(path);
+    for (const id of ['a', 'b', 'c']) {
+      await before.putSubscription({
+        id,
+        app: DEFAULT_APP,
+        channel: 'C1',
+        kind: 'calls',
+        filters: [],
+        createdBy: 'U1',
+        createdAt: 1,
+      });
+    }
+    await before.close();
+    // A file of an earlier version of the app has neither the count nor its triggers.
+    const db = new DatabaseSync(path);
+    db.exec('DROP TRIGGER subscription_counted');
+    db.exec('DROP TRIGGER subscription_uncounted');
+    db.exec('DROP TABLE subscription_total');
+    db.close();
+    const after = openStore(path);
+    expect(await after.countSubscriptions()).toBe(3);
+    // The triggers are the file's: a row another process writes, or removes, is counted too.
+    const other = new DatabaseSync(path);
+    other.exec(`INSERT INTO subscriptions (id, app, channel, created_at, subscription)
+      VALUES ('d', 'default', 'C2', 2, '{}')`);
+    other.exec("DELETE FROM subscriptions WHERE id IN ('a', 'b')");
+    other.close();
+    expect(await after.countSubscriptions()).toBe(2);
+  });
+
   it('refuses a file written by a newer version', async () => {
     const path = join(dir, 'newer.sqlite');
     const db = new DatabaseSync(path);

@@ -841,6 +841,50 @@ function describeStoreContract(
         read?.filters.push('to:group');
         expect((await store.listSubscriptions({}))[0]?.filters).toEqual(['recorded']);
       });
+
+      it('lists the subscriptions of some channels: theirs only, by channel then oldest first', async () => {
+        const made = [
+          subscription('s3', { app: 'prod', channel: 'C2', createdAt: 30 }),
+          subscription('s1', { app: 'staging', channel: 'C2', createdAt: 10 }),
+          subscription('s4', { app: 'prod', channel: 'C1', createdAt: 40 }),
+          subscription('s2', { app: 'prod', channel: 'C3', createdAt: 20 }),
+          subscription('s0', { app: 'prod', channel: 'C1', createdAt: 40 }),
+        ];
+        for (const s of made) await store.putSubscription(s);
+        const listed = await store.listSubscriptionsIn(['C2', 'C0NONE', 'C1', 'C2']);
+        // Each listed once, whole; by channel, then by time, then by id.
+        expect(ids(listed)).toEqual(['s0', 's4', 's1', 's3']);
+        expect(listed[2]).toStrictEqual(made[1]);
+        expect(ids(await store.listSubscriptionsIn(['C3']))).toEqual(['s2']);
+        expect(await store.listSubscriptionsIn(['C0NONE'])).toEqual([]);
+        expect(await store.listSubscriptionsIn([])).toEqual([]);
+        // A subscription moved to another channel, or removed, is listed where it is now.
+        await store.putSubscription(subscription('s2', { channel: 'C1', createdAt: 20 }));
+        await store.removeSubscription('s4');
+        expect(ids(await store.listSubscriptionsIn(['C1', 'C3']))).toEqual(['s2', 's0']);
+      });
+
+      it('counts every subscription kept: a replaced one once, a removed one no more', async () => {
+        expect(await store.countSubscriptions()).toBe(0);
+        await store.putSubscription(subscription('a', { channel: 'C1' }));
+        await store.putSubscription(subscription('b', { channel: 'C1', app: 'prod' }));
+        await store.putSubscription(subscription('c', { channel: 'C2' }));
+        expect(await store.countSubscriptions()).toBe(3);
+        await store.putSubscription(subscription('a', { channel: 'C3', kind: 'recordings' }));
+        expect(await store.countSubscriptions()).toBe(3);
+        await store.removeSubscription('b');
+        await store.removeSubscription('b');
+        await store.removeSubscription('never-made');
+        expect(await store.countSubscriptions()).toBe(2);
+        await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            i % 2 === 0
+              ? store.putSubscription(subscription(`r${i % 3}`, { createdAt: i }))
+              : store.removeSubscription(`r${i % 3}`),
+          ),
+        );
+        expect(await store.countSubscriptions()).toBe((await store.listSubscriptions({})).length);
+      });
     });
 
     describe('webhook events', () => {

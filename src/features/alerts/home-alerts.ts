@@ -7,11 +7,14 @@ import type { ChannelAlerts } from '../deps.ts';
 import { subscriptionLine } from './alert-view.ts';
 
 // The Home tab's part of alerts: the subscriptions of the channels a person is a member of, a
-// line each. Slack is asked (`users.conversations`) only when some channel has a subscription,
-// page by page until every subscribed channel is found, and once a minute at most per person and
-// set of subscribed channels: users.conversations is rate limited (Tier 3). It goes through a
-// client that fails at once on a 429 (the Home then says the channels could not be read): the
-// shared client would wait it out, holding the alerts' own posts behind it.
+// line each. Slack is asked (`users.conversations`) only when some subscription is kept, page by
+// page, and of each page's channels the store reads only their own subscriptions (what the Home
+// reads does not grow with every other channel's), until every subscription is found or the
+// person's channels end. Once a minute at most per person and number of subscriptions (one added
+// or removed is looked for at once; one made in place of another, after the minute):
+// users.conversations is rate limited (Tier 3). It goes through a client that fails at once on a
+// 429 (the Home then says the channels could not be read): the shared client would wait it out,
+// holding the alerts' own posts behind it.
 
 /** Channels asked for a page; pages asked at most (a person in more channels is told so). */
 const PAGE_SIZE = 200;
@@ -19,7 +22,7 @@ const MAX_PAGES = 10;
 const MEMBERSHIP_TTL_MS = 60_000;
 
 interface Membership {
-  /** Of the channels asked about, those the person is in. */
+  /** The person's channels that have a subscription, of those read. */
   found: string[];
   partial: boolean;
 }
@@ -44,23 +47,34 @@ export function channelAlertLines(
     });
 }
 
-/** Which of `wanted` the person is in, from their public and private channels. */
-async function memberOf(client: WebClient, user: string, wanted: ReadonlySet<string>) {
+type AlertStore = Pick<Store, 'countSubscriptions' | 'listSubscriptionsIn'>;
+
+/**
+ * Of the person's public and private channels, those with a subscription: each page of them
+ * read from Slack, then that page's subscriptions from the store, until all `total` are found.
+ */
+async function subscribedChannelsOf(
+  deps: { store: AlertStore; lookupClient: WebClient },
+  user: string,
+  total: number,
+): Promise<Membership> {
   const found = new Set<string>();
+  let subscriptions = 0;
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page += 1) {
-    const answer = await client.users.conversations({
+    const answer = await deps.lookupClient.users.conversations({
       user,
       types: 'public_channel,private_channel',
       exclude_archived: true,
       limit: PAGE_SIZE,
       ...(cursor ? { cursor } : {}),
     });
-    for (const channel of answer.channels ?? []) {
-      if (channel.id && wanted.has(channel.id)) found.add(channel.id);
-    }
+    const channels = (answer.channels ?? []).flatMap((channel) => channel.id ?? []);
+    const theirs = await deps.store.listSubscriptionsIn(channels);
+    for (const subscription of theirs) found.add(subscription.channel);
+    subscriptions += theirs.length;
     cursor = answer.response_metadata?.next_cursor || undefined;
-    if (!cursor || found.size === wanted.size) return { found: [...found], partial: false };
+    if (!cursor || subscriptions >= total) return { found: [...found], partial: false };
   }
   return { found: [...found], partial: true };
 }
@@ -69,26 +83,16 @@ async function memberOf(client: WebClient, user: string, wanted: ReadonlySet<str
  * The Home tab's "Alerts in your channels" (given to the Home by features/index.ts). Rejects
  * when the store or Slack cannot be read: the Home says so in one line.
  */
-export function homeAlerts(deps: {
-  apps: Apps;
-  store: Pick<Store, 'listSubscriptions'>;
-  lookupClient: WebClient;
-}) {
+export function homeAlerts(deps: { apps: Apps; store: AlertStore; lookupClient: WebClient }) {
   const memberships = createTtlCache<Membership>({ max: 1000, ttlMs: MEMBERSHIP_TTL_MS });
   return async (userId: string, log: Logger): Promise<ChannelAlerts> => {
-    const subscriptions = await deps.store.listSubscriptions({});
-    if (subscriptions.length === 0) return { lines: [], partial: false };
-    const wanted = new Set(subscriptions.map((s) => s.channel));
-    const key = JSON.stringify([userId, ...[...wanted].sort()]);
-    const { found, partial } = await memberships.get(key, () =>
-      memberOf(deps.lookupClient, userId, wanted),
+    const total = await deps.store.countSubscriptions();
+    if (total === 0) return { lines: [], partial: false };
+    const { found, partial } = await memberships.get(JSON.stringify([userId, total]), () =>
+      subscribedChannelsOf(deps, userId, total),
     );
     if (partial) log.info({ pages: MAX_PAGES }, 'home: a person in more channels than read');
-    const theirs = new Set(found);
-    const lines = channelAlertLines(
-      subscriptions.filter((s) => theirs.has(s.channel)),
-      deps.apps,
-    );
+    const lines = channelAlertLines(await deps.store.listSubscriptionsIn(found), deps.apps);
     return { lines, partial };
   };
 }

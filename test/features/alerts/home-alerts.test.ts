@@ -149,6 +149,29 @@ describe('homeAlerts', () => {
     expect(conversations).toHaveBeenCalledTimes(3);
   });
 
+  it("reads from the store only the subscriptions of the person's channels, never them all", async () => {
+    const memory = createMemoryStore();
+    for (let i = 0; i < 50; i += 1) await memory.putSubscription(subscription(`s${i}`, `C${i}`));
+    const asked: string[][] = [];
+    // No listSubscriptions here: the part cannot read every subscription.
+    const store = {
+      countSubscriptions: memory.countSubscriptions,
+      listSubscriptionsIn: async (channels: readonly string[]) => {
+        asked.push([...channels]);
+        return memory.listSubscriptionsIn(channels);
+      },
+    };
+    const { lookupClient } = slackWith(['C7', 'C0NONE', 'C3']);
+    const part = homeAlerts({ apps: appsNamed('default'), store, lookupClient });
+    const { lines } = await part('U1', log);
+    expect(lines.map((line) => line.split(' · ')[0])).toEqual(['<#C3>', '<#C7>']);
+    // The page Slack answered, then the channels found in it.
+    expect(asked).toEqual([
+      ['C7', 'C0NONE', 'C3'],
+      ['C3', 'C7'],
+    ]);
+  });
+
   it('rejects when Slack does, and asks again the next time', async () => {
     const store = createMemoryStore();
     await store.putSubscription(subscription('a', 'C1'));
