@@ -6,7 +6,8 @@ import type { BurstWindow, Store } from '../../store/store.ts';
 // grows, not a flood that buries the channel (and Slack's one-post-a-second per channel).
 // Counted in the store, so that several replicas post what one would: the window's alerts are
 // counted there, one replica posts the count message (whoever claims it), and each updates that
-// one message with the window's whole count.
+// one message with the window's whole count, at most one update every UPDATE_EVERY_MS among
+// them all (a claim in the store), so that N replicas do not update it N times as often.
 //
 // An alert counted is done only once Slack accepted a count message that includes it: each
 // `add` waits for that, and fails when the post or update that was to include it failed, so the
@@ -17,6 +18,8 @@ export const POSTS_PER_WINDOW = 3;
 export const WINDOW_MS = 60_000;
 /** The count message is updated at most this often (chat.update has its own rate limit). */
 export const UPDATE_EVERY_MS = 2_000;
+/** What a send answers when another replica updated the message just now: try again later. */
+export const UPDATE_LATER = Symbol('update later');
 
 /** One window's count message: alerts are added to it, each done once Slack shows it counted. */
 export interface CountMessage {
@@ -24,13 +27,20 @@ export interface CountMessage {
   add(): Promise<void>;
 }
 
+/** Posts a count message (no ts) or updates the one at ts, in Slack; answers its ts. */
+export type SlackCountSend = (count: number, ts: string | undefined) => Promise<string | undefined>;
+
 /** What a count message needs: a way to post or update it, and a timer (tests inject one). */
 export interface CountMessageDeps {
   /**
    * Posts the message saying `count` (when `ts` is undefined) or updates the one at `ts`;
-   * answers its ts. Rejects when Slack did not take it.
+   * answers its ts, or UPDATE_LATER when the update is to wait. Rejects when Slack did not
+   * take it.
    */
-  send: (count: number, ts: string | undefined) => Promise<string | undefined>;
+  send: (
+    count: number,
+    ts: string | undefined,
+  ) => Promise<string | undefined | typeof UPDATE_LATER>;
   schedule?: (run: () => void, ms: number) => void;
   everyMs?: number;
 }
@@ -59,11 +69,15 @@ export function createCountMessage(deps: CountMessageDeps): CountMessage {
     busy = true;
     const count = counted;
     try {
-      ts = (await deps.send(count, ts)) ?? ts;
-      shown = Math.max(shown, count);
-      const done = waiters.filter((w) => w.count <= shown);
-      waiters = waiters.filter((w) => w.count > shown);
-      for (const waiter of done) waiter.resolve();
+      const sent = await deps.send(count, ts);
+      // Nothing was sent: the alerts waiting go with the next update.
+      if (sent !== UPDATE_LATER) {
+        ts = sent ?? ts;
+        shown = Math.max(shown, count);
+        const done = waiters.filter((w) => w.count <= shown);
+        waiters = waiters.filter((w) => w.count > shown);
+        for (const waiter of done) waiter.resolve();
+      }
     } catch (error) {
       // Nothing beyond what Slack shows is counted: the alerts waiting are tried again later.
       const failed = waiters;
@@ -106,7 +120,7 @@ export interface BurstGate {
    * The step for one more alert in `channel` at `now`; `send` posts or updates the count message
    * (CountMessageDeps.send) when this replica makes the window's handle on it.
    */
-  next(channel: string, now: number, send: CountMessageDeps['send']): Promise<BurstStep>;
+  next(channel: string, now: number, send: SlackCountSend): Promise<BurstStep>;
 }
 
 export interface BurstGateOptions {
@@ -127,7 +141,7 @@ export function createBurstGate(store: BurstStore, options: BurstGateOptions = {
   const replica = options.replica ?? randomUUID();
   const maxChannels = options.maxChannels ?? 1_000;
   const messages = new Map<string, { start: number; message: CountMessage }>();
-  const newCount = (channel: string, start: number, send: CountMessageDeps['send']) =>
+  const newCount = (channel: string, start: number, send: SlackCountSend) =>
     createCountMessage({
       send: sharedCountSend({ store, channel, start, replica, send, pause: options.pause }),
       ...(options.schedule ? { schedule: options.schedule } : {}),
@@ -162,8 +176,8 @@ export interface SharedCountDeps {
   /** The window's start, which names it. */
   start: number;
   replica: string;
-  /** Posts (no ts) or updates the message (CountMessageDeps.send). */
-  send: CountMessageDeps['send'];
+  /** Posts (no ts) or updates the message in Slack. */
+  send: SlackCountSend;
   /** Waits between looks for the message another replica posts (tests pass one). */
   pause?: ((ms: number) => Promise<void>) | undefined;
 }
@@ -179,6 +193,9 @@ export function sharedCountSend(deps: SharedCountDeps): CountMessageDeps['send']
   return async (count, ts) => {
     let others = othersShown(await currentWindow(deps), deps.replica);
     const known = ts ?? (await messageTs(deps));
+    if (known !== undefined && !(await deps.store.claim(updateClaim(deps), UPDATE_SECONDS))) {
+      return UPDATE_LATER;
+    }
     const sent =
       known === undefined
         ? await postCount(deps, count + others)
@@ -223,6 +240,13 @@ async function messageTs(deps: SharedCountDeps): Promise<string | undefined> {
 
 function postingClaim(deps: SharedCountDeps): string {
   return `burst-count:${deps.channel}:${deps.start}`;
+}
+
+/** Held by whichever replica updates the window's message, for the wait between updates. */
+const UPDATE_SECONDS = UPDATE_EVERY_MS / 1000;
+
+function updateClaim(deps: SharedCountDeps): string {
+  return `burst-update:${deps.channel}:${deps.start}`;
 }
 
 /** Posts the window's count message, its claim held, and keeps its ts for the others. */

@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   type BurstGate,
   type BurstStep,
-  type CountMessageDeps,
   createBurstGate,
   createCountMessage,
   POSTS_PER_WINDOW,
+  type SlackCountSend,
+  UPDATE_EVERY_MS,
   WINDOW_MS,
 } from '../../../src/features/alerts/burst.ts';
 import { createMemoryStore } from '../../../src/store/store.ts';
@@ -66,20 +67,32 @@ function countingSlack() {
   return { messages, calls, send, refuseNext: (n: number) => (refuse = n) };
 }
 
-/** Two or three replicas' gates on one store, their timers run at once. */
+/**
+ * Two or three replicas' gates on one store, their timers run at once: the store's clock moves
+ * on by each timer's wait instead (the claims between updates expire by it).
+ */
 function replicas(n: number) {
-  const store = createMemoryStore();
-  return Array.from({ length: n }, (_, i) =>
+  return replicasWithClock(n).gates;
+}
+
+function replicasWithClock(n: number) {
+  let clock = 0;
+  const store = createMemoryStore(() => clock);
+  const gates = Array.from({ length: n }, (_, i) =>
     createBurstGate(store, {
       replica: `r${i}`,
-      schedule: (run) => queueMicrotask(run),
+      schedule: (run, ms) => {
+        clock += ms;
+        queueMicrotask(run);
+      },
       pause: () => new Promise((resolve) => setImmediate(resolve)),
     }),
   );
+  return { gates, now: () => clock };
 }
 
 /** A burst of `alerts` spread across the gates in turn; answers what each alert became. */
-async function burst(gates: BurstGate[], alerts: number, send: CountMessageDeps['send']) {
+async function burst(gates: BurstGate[], alerts: number, send: SlackCountSend) {
   return Promise.allSettled(
     Array.from({ length: alerts }, async (_, i) => {
       const gate = gates[i % gates.length];
@@ -105,6 +118,22 @@ describe('a burst across replicas sharing a store', () => {
       expect([...slack.messages.values()]).toEqual([30 - POSTS_PER_WINDOW]);
     },
   );
+
+  it('updates the one message at most once per wait among all replicas', async () => {
+    const { gates, now } = replicasWithClock(3);
+    const updatedAt: number[] = [];
+    const slack = countingSlack();
+    const send: SlackCountSend = (count, ts) => {
+      if (ts !== undefined) updatedAt.push(now());
+      return slack.send(count, ts);
+    };
+    await burst(gates, 30, send);
+    expect([...slack.messages.values()]).toEqual([30 - POSTS_PER_WINDOW]);
+    expect(updatedAt.length).toBeGreaterThan(1);
+    for (let i = 1; i < updatedAt.length; i += 1) {
+      expect((updatedAt[i] ?? 0) - (updatedAt[i - 1] ?? 0)).toBeGreaterThanOrEqual(UPDATE_EVERY_MS);
+    }
+  });
 
   it("never shows another replica's alert before that replica's update was accepted", async () => {
     const slack = countingSlack();
