@@ -21,6 +21,7 @@ import {
   spawnSubject,
 } from './processes.ts';
 import { measureRendering } from './render.ts';
+import { measureReplicaIntake, replicasNotMeasured } from './replica-intake.ts';
 import { type Budget, budgetLines, machine, mib, ms, ratio, table } from './report.ts';
 import { captureStep, type ScriptStep, startSameInBolt } from './same-in-bolt.ts';
 import {
@@ -547,6 +548,16 @@ async function main(): Promise<void> {
       progress,
     });
 
+    // Growth with replicas: the intake on 1, 2 and 3 replicas sharing a Redis, a channel
+    // subscribed, and what the channel got (replica-intake.ts).
+    const withReplicas = await measureReplicaIntake({
+      slack: stand,
+      sandbox: sand,
+      work,
+      quick: QUICK,
+      progress,
+    });
+
     // Growth with data: the reads behind /cometchat audit, the Home tab and the role list with
     // a large store against a small one, in the bench's own process (growth.ts).
     const withData = await measureGrowth({ progress, quick: QUICK });
@@ -963,6 +974,8 @@ async function main(): Promise<void> {
 
     log(intake.report);
     budgets.push(...intake.budgets);
+    log(withReplicas.report);
+    budgets.push(...withReplicas.budgets);
     log(withData.report);
     budgets.push(...withData.budgets);
 
@@ -982,6 +995,7 @@ async function main(): Promise<void> {
       `Subjects' logs, and every acknowledgement time by rate|subject and round (acks.json): ${work}`,
     );
     if (!intake.redisMeasured || !withData.redisMeasured) log(redisNotMeasured());
+    if (!withReplicas.redisMeasured) log(replicasNotMeasured());
   } catch (error) {
     process.stderr.write(`Logs of the subjects are kept in ${work}\n`);
     throw error;
