@@ -4,13 +4,14 @@ import { SANDBOX_SESSION_IDS, SECOND_SANDBOX_SESSION_IDS } from './cometchat-sta
 import { createSlackDriver } from './slack-standin/driver.ts';
 import { dmChannelIdFor } from './slack-standin/ids.ts';
 import type { SlashCommandFields } from './slack-standin/payloads.ts';
-import type { ResponseUrlPost } from './slack-standin/server.ts';
+import type { ResponseUrlPost, SlackStandIn } from './slack-standin/server.ts';
 import { waitFor } from './slack-standin/wait-for.ts';
 import type { StoredView } from './slack-standin/web-api.ts';
 import {
   categoryOnScreen,
   confirm,
   confirmationOf,
+  type DrivenStack,
   isReview,
   modalShown,
   openEditor,
@@ -21,11 +22,10 @@ import {
   withFieldSet,
   withUnsetChosen,
 } from './stack/editor-steps.ts';
-import {
-  type OfflineStack,
-  OFFLINE_OPERATOR as OPERATOR,
-  startOfflineStack,
-} from './stack/offline-stack.ts';
+import { OFFLINE_OPERATOR as OPERATOR } from './stack/offline-env.ts';
+import type { OfflineStack } from './stack/offline-stack.ts';
+import { connectRunningApp, NotRunning } from './stack/running-app.ts';
+import { OFFLINE_ENV_FILE } from './stack/standins.ts';
 import {
   renderMessage as drawMessage,
   renderView as drawView,
@@ -34,7 +34,8 @@ import {
 
 // `npm run try -- <what>`: the real app, offline, on the CometChat sandbox and a local Slack
 // stand-in. Each step sends what Slack would send (signed requests to /slack/events) and
-// prints what the app sent back to "Slack".
+// prints what the app sent back to "Slack". With --app, the app is the one `npm run
+// start:offline` runs against `npm run standins`, not one the try starts.
 
 const USAGE = `Usage: npm run try -- [staging|prod] <command>
   roles [page]                      the role list
@@ -70,6 +71,9 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
   demo                              roles, a call, a user and their calls, and a
                                     permission change (the default)
   --json                            also print each message and view as Slack gets it
+  --app[=<url>]                     drive the app npm run start:offline runs (after npm run
+                                    standins) instead of starting one; <url> its address
+                                    when not the port in .env.offline
 
   With "staging" or "prod" first, the app serves two CometChat apps of those names, each on
   a sandbox of its own (staging is the default), and the command is for the one named.
@@ -100,6 +104,28 @@ const renderMessage = (payload: Record<string, unknown>, where?: string) =>
   drawMessage(payload, where) + json(payload);
 const renderView = (view: Record<string, unknown>) => drawView(view) + json(view);
 
+/**
+ * What a try drives: the app, through a driver that acts as Slack, and the Slack stand-in's
+ * records. `local` is the stack the try started; with --app there is none (the app and the
+ * stand-ins run apart, and what their sandbox received is not seen here).
+ */
+interface TryStack extends DrivenStack {
+  slack: DrivenStack['slack'] &
+    Pick<SlackStandIn, 'responses' | 'homes' | 'nextResponse' | 'responseUrl'>;
+  local?: OfflineStack;
+}
+
+/** The try's own stack: the tries that need one are refused with --app before anything starts. */
+function own(stack: TryStack): OfflineStack {
+  if (!stack.local) throw new Error('this try starts an app of its own: run it without --app');
+  return stack.local;
+}
+
+/** What CometChat received, when the try started the sandbox itself. */
+function printUpdates(stack: TryStack, app: string | undefined): void {
+  if (stack.local) print(`\n${updatesOf(stack.local, app)}`);
+}
+
 /** What followed a command: a reply through its response_url, or a modal it opened. */
 type Answer = { reply: ResponseUrlPost } | { modalAfter: number };
 
@@ -108,7 +134,7 @@ type Answer = { reply: ResponseUrlPost } | { modalAfter: number };
  * submitted as the person would; resolves with the view that shows the outcome then.
  */
 async function command(
-  stack: OfflineStack,
+  stack: TryStack,
   text: string,
   app?: string,
   fields?: Partial<SlashCommandFields>,
@@ -145,7 +171,7 @@ async function command(
  * only says something is the answer. A form the try cannot fill in fails the try, said once.
  */
 async function commandModal(
-  stack: OfflineStack,
+  stack: TryStack,
   text: string,
   mark: number,
   app: string | undefined,
@@ -163,11 +189,11 @@ async function commandModal(
   print(`\n> "${textOf(view.submit) || 'Apply'}"`);
   const { outcome } = await confirm(stack, view);
   print(renderView(outcome));
-  print(`\n${updatesOf(stack, app)}`);
+  printUpdates(stack, app);
   return outcome;
 }
 
-async function shortcut(stack: OfflineStack, text: string): Promise<void> {
+async function shortcut(stack: TryStack, text: string): Promise<void> {
   print(`\n> "Look up call" on a message: ${text}`);
   const mark = stack.slack.responses.length;
   await stack.driver.interaction(
@@ -193,7 +219,7 @@ function updatesOf(stack: OfflineStack, app: string | undefined): string {
 
 /** Opens the editor; with a change, makes it and applies it. Resolves with the result view. */
 async function perms(
-  stack: OfflineStack,
+  stack: TryStack,
   role: string,
   verb?: string,
   key?: string,
@@ -231,12 +257,12 @@ async function perms(
   print(`\n> "${textOf(confirmation.submit) || 'Apply'}"`);
   const { outcome } = await confirm(stack, confirmation);
   print(renderView(outcome));
-  print(`\n${updatesOf(stack, app)}`);
+  printUpdates(stack, app);
   return outcome;
 }
 
 /** The operator opens the app's Home tab; it is published once everything has arrived. */
-async function homeTab(stack: OfflineStack): Promise<void> {
+async function homeTab(stack: TryStack): Promise<void> {
   print("\n> open the app's Home tab");
   const mark = stack.slack.calls.length;
   await stack.driver.event(stack.driver.homeOpened());
@@ -251,7 +277,7 @@ async function homeTab(stack: OfflineStack): Promise<void> {
 const TRY_APPROVAL = { channel: 'C0TRYAPPROVAL', approver: 'U0TRYLEAD' } as const;
 
 /** A change requested through the editor, posted for approval, then approved by another editor. */
-async function approval(stack: OfflineStack, role: string, verb: string, key: string) {
+async function approval(stack: TryStack, role: string, verb: string, key: string) {
   const mark = stack.slack.calls.length;
   // The editor's last step is "Request approval" here: its outcome says the request is posted.
   if (!(await perms(stack, role, verb, key))) return;
@@ -266,9 +292,9 @@ async function approval(stack: OfflineStack, role: string, verb: string, key: st
   if (!approve?.[1] || approve[2] === undefined) return;
   print(`\n> <@${TRY_APPROVAL.approver}> clicks "Approve"`);
   const lead = createSlackDriver({
-    appUrl: stack.appUrl,
-    signingSecret: stack.config.slack.signingSecret ?? '',
-    standIn: stack.slack,
+    appUrl: own(stack).appUrl,
+    signingSecret: own(stack).config.slack.signingSecret ?? '',
+    standIn: own(stack).slack,
     userId: TRY_APPROVAL.approver,
   });
   const clicked = stack.slack.calls.length;
@@ -287,7 +313,7 @@ async function approval(stack: OfflineStack, role: string, verb: string, key: st
       .find((c) => c.method === 'chat.postMessage' && c.args.channel === dmChannelIdFor(OPERATOR)),
   );
   print(`\n${renderMessage(dm.args, `direct message to ${OPERATOR}`)}`);
-  print(`\n${updatesOf(stack, undefined)}`);
+  printUpdates(stack, undefined);
 }
 
 /** The audit list's _Revert_ buttons, newest record first. */
@@ -305,7 +331,7 @@ function revertButtons(
  * A user's role changed and applied; the audit list; _Revert_ on its record, the review of the
  * change that puts it back, "Apply"; the audit list again, the revert naming what it reverts.
  */
-async function revertTry(stack: OfflineStack): Promise<void> {
+async function revertTry(stack: TryStack): Promise<void> {
   const changed = await command(stack, 'user cometchat-uid-4 role vip');
   if (!changed || textOf(changed.title) !== 'Applied') return failed('The change was not applied.');
   const listed = stack.slack.responses.length;
@@ -329,7 +355,7 @@ async function revertTry(stack: OfflineStack): Promise<void> {
   print(`\n> "${textOf(review.submit) || 'Apply'}"`);
   const { outcome } = await confirm(stack, review);
   print(renderView(outcome));
-  print(`\n${updatesOf(stack, undefined)}`);
+  printUpdates(stack, undefined);
   await command(stack, 'audit');
 }
 
@@ -340,7 +366,7 @@ function failed(sentence: string): void {
 }
 
 /** A change applied to staging, then promoted to prod through prod's own review. */
-async function promotion(stack: OfflineStack, role: string, verb: string, key: string) {
+async function promotion(stack: TryStack, role: string, verb: string, key: string) {
   const applied = await perms(stack, role, verb, key, 'staging');
   if (!applied) return;
   if (!promotionsOf(applied).has('prod')) {
@@ -350,11 +376,11 @@ async function promotion(stack: OfflineStack, role: string, verb: string, key: s
   print('\n> "Apply the same change to prod"');
   const review = await promote(stack, applied, 'prod');
   print(renderView(review));
-  print(`\n${updatesOf(stack, 'prod')} (nothing is sent before prod's own "Apply")`);
+  print(`\n${updatesOf(own(stack), 'prod')} (nothing is sent before prod's own "Apply")`);
   print('\n> "Apply"');
   const { outcome } = await confirm(stack, review);
   print(renderView(outcome));
-  print(`\n${updatesOf(stack, 'prod')}`);
+  print(`\n${updatesOf(own(stack), 'prod')}`);
 }
 
 /**
@@ -370,7 +396,7 @@ const TRY_ALERTS = {
 } as const;
 
 /** The app's posts in the try's channel since `mark`. */
-function alertPosts(stack: OfflineStack, mark: number) {
+function alertPosts(stack: TryStack, mark: number) {
   return stack.slack.calls
     .slice(mark)
     .filter((c) => c.method === 'chat.postMessage' && c.args.channel === TRY_ALERTS.channel);
@@ -389,10 +415,11 @@ function webhookAnswer(answer: { status: number; body: string } | undefined): st
  * the app reads for the session); the alert posted in the channel; then the same delivery again
  * (CometChat's or a proxy's retry), taken and not posted twice.
  */
-async function alerts(stack: OfflineStack): Promise<void> {
-  const url = stack.appUrl.replace(/\/slack\/events$/, '/cometchat/webhooks/default');
+async function alerts(stack: TryStack): Promise<void> {
+  const { sandbox, appUrl } = own(stack);
+  const url = appUrl.replace(/\/slack\/events$/, '/cometchat/webhooks/default');
   const { user, password, channel, channelName } = TRY_ALERTS;
-  stack.sandbox.webhooks.configure({ url, username: user, password });
+  sandbox.webhooks.configure({ url, username: user, password });
   print(`CometChat's webhook (the sandbox's) posts to ${url}, with Basic authentication.`);
   const announced = stack.slack.calls.length;
   await command(stack, 'subscribe calls status:unanswered', undefined, {
@@ -403,10 +430,10 @@ async function alerts(stack: OfflineStack): Promise<void> {
   if (announcement) print(`\n${renderMessage(announcement.args, `posted in #${channelName}`)}`);
 
   const sessionId = SANDBOX_SESSION_IDS.unanswered;
-  const { trigger, data } = stack.sandbox.webhooks.endedFlow(sessionId);
+  const { trigger, data } = sandbox.webhooks.endedFlow(sessionId);
   const mark = stack.slack.calls.length;
   print(`\n> CometChat: the call ${sessionId} rang unanswered; it sends ${trigger} to the app`);
-  const first = await stack.sandbox.webhooks.send(trigger, data);
+  const first = await sandbox.webhooks.send(trigger, data);
   print(webhookAnswer(first));
   if (first?.status !== 200) {
     process.stderr.write('\nThe app did not take the webhook, so nothing is posted.\n');
@@ -417,7 +444,7 @@ async function alerts(stack: OfflineStack): Promise<void> {
   print(`\n${renderMessage(posted.args, `posted in #${channelName}`)}`);
 
   print(`\n> CometChat sends the same ${trigger} again (a retry, or a proxy repeating it)`);
-  print(webhookAnswer(await stack.sandbox.webhooks.send(trigger, data)));
+  print(webhookAnswer(await sandbox.webhooks.send(trigger, data)));
   // A moment for a second post to arrive, were there one.
   await new Promise((resolve) => setTimeout(resolve, 500));
   const count = alertPosts(stack, mark).length;
@@ -489,8 +516,41 @@ function printSessions(): void {
     print(`  ${name.padEnd(16)} ${id}`);
 }
 
+/** `--app` or `--app=<url>`: drive the app started apart, not one the try starts. */
+const isAppOption = (arg: string) => arg === '--app' || arg.startsWith('--app=');
+
+/** The tries that need an app configured for them (approvals, a webhook, two apps). */
+const OWN_APP_COMMANDS = ['approve', 'alerts', 'promote', 'apps'];
+
+/** A try, with what closes it. */
+type Closable = TryStack & { close(): Promise<void> };
+
+/**
+ * The app `npm run start:offline` runs, with the settings `npm run standins` wrote (.env.offline,
+ * or the file OFFLINE_ENV_FILE names); `--app=<url>` names the app's address instead.
+ */
+async function connectApart(option: string): Promise<Closable> {
+  const address = option.startsWith('--app=') ? option.slice('--app='.length) : undefined;
+  const app = await connectRunningApp(process.env.OFFLINE_ENV_FILE || OFFLINE_ENV_FILE, address);
+  print(`(the app at ${app.appUrl}, on the stand-ins at ${app.slack.url})`);
+  return {
+    slack: app.slack,
+    driver: app.driver,
+    close: async () => app.close(),
+  };
+}
+
+/** The try's own stack: the stand-ins and the app, configured as the command needs. */
+async function startOwnStack(asked: Try): Promise<Closable> {
+  const local = await startTryStack(asked);
+  return { slack: local.slack, driver: local.driver, local, close: () => local.stop() };
+}
+
 /** The stand-ins and the app the command needs: an approval channel, or the two apps. */
-function startTryStack(asked: Try): Promise<OfflineStack> {
+async function startTryStack(asked: Try): Promise<OfflineStack> {
+  // Loaded here, not above: with --app the app runs apart, and the try starts in a fraction of
+  // the time without it.
+  const { startOfflineStack } = await import('./stack/offline-stack.ts');
   return startOfflineStack({
     env: {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
@@ -516,7 +576,7 @@ function startTryStack(asked: Try): Promise<OfflineStack> {
 const forApp = (app: TryApp | undefined, text: string) => (app ? `${app} ${text}` : text);
 
 /** Dispatches a command to what runs it; most are one slash command, as typed. */
-async function runTry(stack: OfflineStack, { app, what, rest }: Try): Promise<void> {
+async function runTry(stack: TryStack, { app, what, rest }: Try): Promise<void> {
   switch (what) {
     case 'perms':
     case 'permissions':
@@ -561,7 +621,7 @@ async function runTry(stack: OfflineStack, { app, what, rest }: Try): Promise<vo
 }
 
 /** The default try: a little of each flow, after the note on the sandbox's hostile data. */
-async function demo(stack: OfflineStack): Promise<void> {
+async function demo(stack: TryStack): Promise<void> {
   print(DEMO_NOTE);
   await command(stack, 'roles');
   await command(stack, `call ${SANDBOX_SESSION_IDS.groupOngoing}`);
@@ -571,7 +631,7 @@ async function demo(stack: OfflineStack): Promise<void> {
 }
 
 /** `user …` as typed; a role change once applied shows the card, as CometChat now has them. */
-async function user(stack: OfflineStack, app: TryApp | undefined, rest: string[]): Promise<void> {
+async function user(stack: TryStack, app: TryApp | undefined, rest: string[]): Promise<void> {
   const outcome = await command(stack, forApp(app, ['user', ...rest].join(' ')), app);
   if (outcome && textOf(outcome.title) === 'Applied' && rest[1]?.toLowerCase() === 'role') {
     await command(stack, forApp(app, `user ${rest[0]}`));
@@ -579,7 +639,7 @@ async function user(stack: OfflineStack, app: TryApp | undefined, rest: string[]
 }
 
 /** `role …` as typed; once applied, the roles as CometChat now has them (a new one is last). */
-async function role(stack: OfflineStack, app: TryApp | undefined, rest: string[]): Promise<void> {
+async function role(stack: TryStack, app: TryApp | undefined, rest: string[]): Promise<void> {
   const outcome = await command(stack, forApp(app, ['role', ...rest].join(' ')), app);
   if (outcome && textOf(outcome.title) === 'Applied') {
     await command(stack, forApp(app, rest[0]?.toLowerCase() === 'create' ? 'roles 2' : 'roles'));
@@ -588,7 +648,8 @@ async function role(stack: OfflineStack, app: TryApp | undefined, rest: string[]
 
 /** The outline of a try: read the words, refuse a mistake, run the command, stop the stack. */
 async function run(args: string[]): Promise<void> {
-  const asked = readTry(args);
+  const running = args.find(isAppOption);
+  const asked = readTry(args.filter((arg) => !isAppOption(arg)));
   if (asked.what === 'sessions') return printSessions();
   if (!isKnown(asked)) return refuse(asked.what);
   if (asked.app && SINGLE_APP_COMMANDS.includes(asked.what)) {
@@ -598,15 +659,27 @@ async function run(args: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const stack = await startTryStack(asked);
+  if (running !== undefined && (asked.app || OWN_APP_COMMANDS.includes(asked.what))) {
+    process.stderr.write(
+      `The "${asked.app ?? asked.what}" try starts an app configured for it: run it without --app.\n`,
+    );
+    process.exitCode = 2;
+    return;
+  }
+  const stack = running === undefined ? await startOwnStack(asked) : await connectApart(running);
   try {
     await runTry(stack, asked);
   } finally {
-    await stack.stop();
+    await stack.close();
   }
 }
 
 run(process.argv.slice(2).filter((arg) => arg !== '--json')).catch((error: unknown) => {
+  // A try with nothing to drive is said in one sentence, as a mistake is.
+  if (error instanceof NotRunning) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`try failed: ${(error as Error)?.message ?? String(error)}\n`);
   process.exit(1);
 });

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import {
   SANDBOX_SEED_NAMES,
@@ -13,8 +15,12 @@ import {
 // `npm run sandbox`: the sandbox on fixed ports, for trying the app offline. The environment
 // is passed in; only the entry point at the bottom touches process.env.
 
-/** Not a secret: the sandbox accepts whatever key it is started with. */
-export const DEFAULT_SANDBOX_KEY = 'sandbox-key';
+/**
+ * Not a secret: the key the sandbox accepts unless COMETCHAT_API_KEY names another. The offline
+ * stack and the stand-ins (offline/stack/) give the app this one too, so an app started with
+ * the settings any of them prints is let in.
+ */
+export const DEFAULT_SANDBOX_KEY = 'sandbox-api-key-0f3c9a';
 
 const emptyIsMissing = (value: unknown) => (value === '' ? undefined : value);
 const port = (fallback: number) =>
@@ -212,9 +218,22 @@ export function closeOnSignals(
   process.once('SIGTERM', stop);
 }
 
+/**
+ * `.env`'s variables, read as the app reads them (src/main.ts: the environment wins), so that
+ * the key the app is given there is the key the sandbox accepts.
+ */
+function withDotEnv(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  try {
+    return { ...parseEnv(readFileSync('.env', 'utf8')), ...env };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return env;
+    throw error;
+  }
+}
+
 async function main(): Promise<void> {
   const print = (line: string) => console.log(line);
-  const sandbox = await runSandboxCli(process.env, print);
+  const sandbox = await runSandboxCli(withDotEnv(process.env), print);
   closeOnSignals('the sandbox', () => sandbox.close(), print);
 }
 

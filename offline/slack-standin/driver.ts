@@ -50,9 +50,18 @@ export interface SlackDriverOptions {
   /** Where the app receives Slack's requests, e.g. `http://127.0.0.1:3000/slack/events`. */
   appUrl: string;
   signingSecret: string;
-  /** Mints response_urls and trigger_ids that the stand-in will then honour. */
-  standIn: Pick<SlackStandIn, 'responseUrl' | 'triggerId'> &
-    Partial<Pick<SlackStandIn, 'applyViewResponse'>>;
+  /**
+   * Mints response_urls and trigger_ids that the stand-in will then honour, and acts on a
+   * view_submission's answer as Slack would (awaited: a stand-in in another process, remote.ts).
+   */
+  standIn: Pick<SlackStandIn, 'responseUrl' | 'triggerId'> & {
+    applyViewResponse?: (submittedViewId: string, response: unknown) => unknown;
+  };
+  /**
+   * Awaited before each request to the app: a stand-in in another process (remote.ts) issues
+   * there the ids this request carries, before the app can use them.
+   */
+  beforeSend?: () => Promise<void>;
   teamId?: string;
   userId?: string;
   userName?: string;
@@ -131,6 +140,7 @@ export function createSlackDriver(options: SlackDriverOptions): SlackDriver {
   });
 
   const raw = async (body: string, headers: Record<string, string>): Promise<HttpExchange> => {
+    await options.beforeSend?.();
     const started = performance.now();
     // Slack gives up after three seconds; a test should hear of an app that never answers
     // long before its own timeout, with the exchange named.
@@ -168,7 +178,7 @@ export function createSlackDriver(options: SlackDriverOptions): SlackDriver {
       // Slack acts on a view_submission's response_action itself; so does the stand-in.
       const view = (payload as { type?: string; view?: { id?: string } }).view;
       if ((payload as { type?: string }).type === 'view_submission' && view?.id && exchange.body) {
-        options.standIn.applyViewResponse?.(view.id, parseJson(exchange.body));
+        await options.standIn.applyViewResponse?.(view.id, parseJson(exchange.body));
       }
       return exchange;
     },

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bearerToken, parseApiArguments } from './api-request.ts';
+import { answerControl, type ControlRoutes } from './control-routes.ts';
 import { createIdSource } from './ids.ts';
 import { type IssuedResponseUrl, judgeResponsePost } from './response-url.ts';
 import {
@@ -41,6 +42,11 @@ export interface SlackStandInOptions {
    * 30 min); tests pass one they can move forward instead of waiting.
    */
   now?: () => number;
+  /**
+   * Also serve /standin/ (control-routes.ts): what a driver in another process needs to drive an
+   * app against this stand-in (remote.ts). Off unless asked for.
+   */
+  controlRoutes?: boolean;
 }
 
 export interface WebApiCall {
@@ -335,16 +341,54 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     sendText(response, verdict.status, verdict.reason);
   };
 
+  const controlRoutes: ControlRoutes = {
+    issue({ responseUrlIds, triggerIds }) {
+      for (const id of responseUrlIds) responseUrls.set(id, { createdAt: now(), posts: 0 });
+      for (const id of triggerIds) state.triggers.set(id, { issuedAt: now(), used: false });
+    },
+    records: (from) => ({
+      callCount: calls.length,
+      responseCount: responses.length,
+      calls: calls.slice(from.calls),
+      responses: responses.slice(from.responses),
+    }),
+    applyViewResponse: (viewId, answer) => applyViewResponse(state, ids, viewId, answer),
+  };
+
+  const handleControl = async (
+    route: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> => {
+    const url = new URL(request.url ?? '/', baseUrl('http'));
+    const text = await readBody(request);
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : (JSON.parse(text) as unknown);
+    } catch {
+      sendJson(response, 400, { ok: false, error: 'invalid_json' });
+      return;
+    }
+    const answer = answerControl(route, request.method, url.searchParams, body, controlRoutes);
+    if (answer === undefined) sendText(response, 404, 'not_found');
+    else sendJson(response, answer.status, answer.body);
+  };
+
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://stand-in').pathname;
     const apiMethod = /^\/api\/([\w.]+)$/.exec(path)?.[1];
     const responseId = /^\/response\/([\w-]+)$/.exec(path)?.[1];
+    const controlRoute = options.controlRoutes
+      ? /^\/standin\/([\w-]+)$/.exec(path)?.[1]
+      : undefined;
     const handled =
       apiMethod !== undefined
         ? handleApi(apiMethod, request, response)
         : responseId !== undefined && request.method === 'POST'
           ? handleResponseUrl(responseId, request, response)
-          : undefined;
+          : controlRoute !== undefined
+            ? handleControl(controlRoute, request, response)
+            : undefined;
     if (handled === undefined) {
       sendText(response, 404, 'not_found');
       return;

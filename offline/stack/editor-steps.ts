@@ -1,16 +1,27 @@
 import { permissionSpec } from '../../src/cometchat/catalogue.ts';
 import { ACTIONS, CALLBACKS } from '../../src/slack/ids.ts';
+import type { SlackDriver } from '../slack-standin/driver.ts';
+import type { SlackStandIn } from '../slack-standin/server.ts';
 import { initialStateValues, type ViewStateValues } from '../slack-standin/view-state.ts';
 import { waitFor } from '../slack-standin/wait-for.ts';
 import type { StoredView } from '../slack-standin/web-api.ts';
-import type { OfflineStack } from './offline-stack.ts';
 
 // The permission editor driven the way a person drives it in Slack: open, pick a category,
 // change a field, review, confirm. Shared by the offline try and the integration tests.
 
 type Json = Record<string, unknown>;
 
-export function currentView(stack: OfflineStack, id: string): StoredView {
+/**
+ * What the steps drive: the app, through a driver that acts as Slack, and the stand-in's
+ * records of what the app sent. An offline stack is one; so is a stand-in in another process
+ * with an app started apart (`npm run try -- --app`, remote.ts).
+ */
+export interface DrivenStack {
+  slack: Pick<SlackStandIn, 'views' | 'calls' | 'nextCall' | 'waitFor'>;
+  driver: SlackDriver;
+}
+
+export function currentView(stack: DrivenStack, id: string): StoredView {
   const view = stack.slack.views.get(id);
   if (!view) throw new Error(`the stand-in has no view ${id}`);
   return view;
@@ -21,7 +32,7 @@ export function currentView(stack: OfflineStack, id: string): StoredView {
  * the command names none, and the app chooses (the channel's default, then the first).
  */
 export async function openEditor(
-  stack: OfflineStack,
+  stack: DrivenStack,
   role: string,
   app?: string,
 ): Promise<StoredView> {
@@ -34,7 +45,7 @@ export async function openEditor(
  * The editor as an opening after call `mark` leaves it: opened filled in, or (when its data
  * took a while) opened on "Loading…" and then filled in or told what failed.
  */
-export async function editorShown(stack: OfflineStack, mark: number): Promise<StoredView> {
+export async function editorShown(stack: DrivenStack, mark: number): Promise<StoredView> {
   return modalShown(stack, mark, 5_000);
 }
 
@@ -43,7 +54,7 @@ export async function editorShown(stack: OfflineStack, mark: number): Promise<St
  * replaced: the editor, a user change's review, or the modal saying why there is none.
  */
 export async function modalShown(
-  stack: OfflineStack,
+  stack: DrivenStack,
   mark: number,
   timeoutMs = 15_000,
 ): Promise<StoredView> {
@@ -90,7 +101,7 @@ export function isLoadingView(view: unknown): boolean {
 }
 
 export async function switchCategory(
-  stack: OfflineStack,
+  stack: DrivenStack,
   view: StoredView,
   category: string,
   values: ViewStateValues = initialStateValues(view),
@@ -195,7 +206,7 @@ export interface SubmitAnswer {
 }
 
 export async function submitView(
-  stack: OfflineStack,
+  stack: DrivenStack,
   view: StoredView,
   values: ViewStateValues,
 ): Promise<SubmitAnswer> {
@@ -205,7 +216,7 @@ export async function submitView(
 }
 
 /** The confirmation view pushed on top of `editor`. */
-export function confirmationOf(stack: OfflineStack, editor: StoredView): StoredView | undefined {
+export function confirmationOf(stack: DrivenStack, editor: StoredView): StoredView | undefined {
   return [...stack.slack.views.values()].find(
     (v) => v.callback_id === CALLBACKS.permissionsConfirm && v.previous_view_id === editor.id,
   );
@@ -213,7 +224,7 @@ export function confirmationOf(stack: OfflineStack, editor: StoredView): StoredV
 
 /** "Apply": resolves with the view that shows the outcome (result or failure). */
 export async function confirm(
-  stack: OfflineStack,
+  stack: DrivenStack,
   confirmation: StoredView,
 ): Promise<{ pending: SubmitAnswer; outcome: StoredView }> {
   const mark = stack.slack.calls.length;
@@ -241,7 +252,7 @@ export function promotionsOf(result: StoredView): Map<string, Json> {
  * it is filled in (that app's confirmation, or why there is none).
  */
 export async function promote(
-  stack: OfflineStack,
+  stack: DrivenStack,
   result: StoredView,
   app: string,
   button: Json | undefined = promotionsOf(result).get(app),

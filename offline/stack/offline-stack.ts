@@ -13,15 +13,19 @@ import {
 } from '../cometchat-standin/server.ts';
 import { createSlackDriver, type SlackDriver } from '../slack-standin/driver.ts';
 import { type SlackStandIn, startSlackStandIn } from '../slack-standin/server.ts';
+import {
+  OFFLINE_OPERATOR,
+  OFFLINE_SECRETS,
+  offlineEnv,
+  type SlackAddresses,
+  slackEnv,
+} from './offline-env.ts';
+
+export { OFFLINE_OPERATOR, OFFLINE_SECRETS, offlineEnv };
 
 // The whole app on one machine with no accounts: the CometChat sandbox, the Slack stand-in
 // and the real Bolt app between them, driven the way Slack drives it. The offline try and the
 // integration tests both start exactly this.
-
-export const OFFLINE_SECRETS = Object.freeze({
-  apiKey: 'sandbox-api-key-0f3c9a',
-  signingSecret: 'offline-signing-secret-7d21e4',
-});
 
 /**
  * Not secrets either: the API key of each app's sandbox when the stack serves several apps, by
@@ -38,9 +42,6 @@ const APP_SEEDS: readonly SandboxSeedName[] = ['default', 'second'];
 
 /** An app name as the app's configuration takes it in COMETCHAT_APPS. */
 const APP_NAME = /^[a-z0-9-]+$/;
-
-/** The user the driver acts as (the stand-in's default). */
-export const OFFLINE_OPERATOR = 'U0OPERATOR';
 
 export interface OfflineStackOptions<A extends string = string> {
   mode?: 'http' | 'socket';
@@ -79,39 +80,6 @@ export interface OfflineStack<A extends string = string> {
   driver: SlackDriver;
   appUrl: string;
   stop(): Promise<void>;
-}
-
-type SlackAddresses = Pick<SlackStandIn, 'botToken' | 'appToken' | 'apiUrl'>;
-
-/** What the app needs to reach the Slack stand-in, and what every offline run shares. */
-function slackEnv(slack: SlackAddresses, mode: 'http' | 'socket'): Record<string, string> {
-  return {
-    SLACK_BOT_TOKEN: slack.botToken,
-    SLACK_SIGNING_SECRET: OFFLINE_SECRETS.signingSecret,
-    ...(mode === 'socket' ? { SLACK_APP_TOKEN: slack.appToken } : {}),
-    SLACK_API_URL: slack.apiUrl,
-    PORT: '0',
-    LOG_LEVEL: 'info',
-    // Offline, state lives as long as the run; tests that need a file or Redis say so.
-    STORE_URL: 'memory:',
-  };
-}
-
-/** The app's environment for the sandbox and the Slack stand-in, with no accounts. */
-export function offlineEnv(
-  sandbox: Pick<Sandbox, 'apiUrl' | 'callUrl'>,
-  slack: SlackAddresses,
-  mode: 'http' | 'socket',
-): Record<string, string> {
-  return {
-    ...slackEnv(slack, mode),
-    COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey,
-    // The seed's app id: the one its session ids and dashboard links name.
-    COMETCHAT_APP_ID: SANDBOX_SEEDS.default.appId,
-    COMETCHAT_REGION: SANDBOX_SEEDS.default.region,
-    COMETCHAT_API_URL: sandbox.apiUrl,
-    COMETCHAT_CALL_API_URL: sandbox.callUrl,
-  };
 }
 
 /** One app of a several-app stack: what its sandbox is started with and the app is told. */

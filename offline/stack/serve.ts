@@ -10,13 +10,14 @@ import {
 import { SANDBOX_SEEDS, type Sandbox, startSandbox } from '../cometchat-standin/server.ts';
 import { createSlackDriver } from '../slack-standin/driver.ts';
 import { type SlackStandIn, startSlackStandIn } from '../slack-standin/server.ts';
-import { OFFLINE_OPERATOR, OFFLINE_SECRETS, offlineEnv } from './offline-stack.ts';
+import { OFFLINE_OPERATOR, OFFLINE_SECRETS, offlineEnv } from './offline-env.ts';
 import { renderMessage } from './terminal-render.ts';
 
 // Both stand-ins on fixed ports, for an app started apart from them: the app's image under
 // `docker compose --profile offline up` (docker-compose.yml). Prints the settings the app
 // needs, and once the app connects in Socket Mode sends it one `/cometchat roles` and prints
-// the reply. Only the entry point at the bottom touches process.env.
+// the reply. `npm run standins` (standins.ts) starts them the same way for `npm start`. Only
+// the entry point at the bottom touches process.env.
 
 const emptyIsMissing = (value: unknown) => (value === '' ? undefined : value);
 
@@ -39,12 +40,12 @@ export interface ServeConfig {
 
 /**
  * Reads the settings: STANDINS_HOST and SLACK_STANDIN_PORT, and the sandbox's own (`npm run
- * sandbox`'s SANDBOX_* variables). The sandbox takes the key the offline app is given unless
- * COMETCHAT_API_KEY says otherwise.
+ * sandbox`'s SANDBOX_* variables). The sandbox takes its default key (the one the offline app
+ * is given) unless COMETCHAT_API_KEY says otherwise.
  */
 export function parseServeEnv(env: Record<string, string | undefined>): ServeConfig {
   const parsed = EnvSchema.safeParse(env);
-  const sandbox = parseSandboxEnv({ COMETCHAT_API_KEY: OFFLINE_SECRETS.apiKey, ...env });
+  const sandbox = parseSandboxEnv(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new Error(`stand-ins: invalid environment\n  ${problems.join('\n  ')}`);
@@ -53,16 +54,18 @@ export function parseServeEnv(env: Record<string, string | undefined>): ServeCon
 }
 
 /**
- * The app's settings for these stand-ins in Socket Mode: the offline stack's own, less what a
- * deployment decides (PORT, STORE_URL, LOG_LEVEL). docker-compose.yml's `app-offline` carries
- * exactly these (test/deploy/deploy-files.test.ts).
+ * The app's settings for these stand-ins, in Socket Mode unless said: the offline stack's own,
+ * less what a deployment decides (PORT, STORE_URL, LOG_LEVEL). docker-compose.yml's
+ * `app-offline` carries exactly the Socket Mode ones (test/deploy/deploy-files.test.ts);
+ * `npm run standins` writes the HTTP ones (standins.ts).
  */
 export function standInSettings(
   sandbox: Pick<Sandbox, 'apiUrl' | 'callUrl' | 'seed'>,
   slack: Pick<SlackStandIn, 'botToken' | 'appToken' | 'apiUrl'>,
   apiKey: string,
+  mode: 'socket' | 'http' = 'socket',
 ): Record<string, string> {
-  const { PORT, STORE_URL, LOG_LEVEL, ...settings } = offlineEnv(sandbox, slack, 'socket');
+  const { PORT, STORE_URL, LOG_LEVEL, ...settings } = offlineEnv(sandbox, slack, mode);
   const seed = SANDBOX_SEEDS[sandbox.seed];
   return {
     ...settings,
@@ -78,28 +81,28 @@ export interface ServedStandIns {
   close(): Promise<void>;
 }
 
-export async function serveStandIns(
+/**
+ * Both stand-ins on the configured host and ports, the Slack one with the routes a driver in
+ * another process needs (`npm run try -- --app`), and the sandbox's webhook as configured.
+ */
+export async function startStandIns(
   config: ServeConfig,
   print: (line: string) => void,
 ): Promise<ServedStandIns> {
   const { options, webhook } = config.sandbox;
   const sandbox = await startSandbox({ ...options, host: config.host });
-  const slack = await startSlackStandIn({ host: config.host, port: config.slackPort }).catch(
-    async (error: unknown) => {
-      await sandbox.close();
-      throw error;
-    },
-  );
+  const slack = await startSlackStandIn({
+    host: config.host,
+    port: config.slackPort,
+    controlRoutes: true,
+  }).catch(async (error: unknown) => {
+    await sandbox.close();
+    throw error;
+  });
   // As in the offline stack: the person the command comes from is a workspace admin.
   slack.setUsers([
     { id: OFFLINE_OPERATOR, name: 'operator', real_name: 'Offline Operator', is_admin: true },
   ]);
-  for (const line of describeSandbox(sandbox, config.sandbox).slice(0, -1)) print(line);
-  print(`Slack stand-in (Web API, response_urls, Socket Mode) is listening on ${slack.url}.`);
-  print('The app, in Socket Mode, needs:');
-  for (const [name, value] of Object.entries(standInSettings(sandbox, slack, options.apiKey))) {
-    print(`  ${name}=${value}`);
-  }
   if (webhook !== undefined) {
     sandbox.webhooks.configure(webhook.config);
     if (webhook.everySeconds !== undefined) {
@@ -114,6 +117,22 @@ export async function serveStandIns(
     slack,
     close: () => Promise.all([slack.close(), sandbox.close()]).then(() => undefined),
   };
+}
+
+/** The stand-ins, said, and the settings an app in Socket Mode needs for them (compose's). */
+export async function serveStandIns(
+  config: ServeConfig,
+  print: (line: string) => void,
+): Promise<ServedStandIns> {
+  const served = await startStandIns(config, print);
+  for (const line of describeSandbox(served.sandbox, config.sandbox).slice(0, -1)) print(line);
+  print(
+    `Slack stand-in (Web API, response_urls, Socket Mode) is listening on ${served.slack.url}.`,
+  );
+  print('The app, in Socket Mode, needs:');
+  const settings = standInSettings(served.sandbox, served.slack, config.sandbox.options.apiKey);
+  for (const [name, value] of Object.entries(settings)) print(`  ${name}=${value}`);
+  return served;
 }
 
 /** How long to wait for the app's first Socket Mode connection (an image may still be building). */

@@ -248,3 +248,33 @@ describe('npm run try -- alerts', () => {
     expect(run.status).toBe(2);
   }, 60_000);
 });
+
+describe('npm run try -- --app', () => {
+  // The whole road (stand-ins, the built app, the try against it) is in stack/standins.test.ts.
+  const withFile = (file: string, ...args: string[]) => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'offline/try.ts', ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, OFFLINE_ENV_FILE: file },
+      timeout: 60_000,
+    });
+    return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+  };
+
+  it('says to start the stand-ins and the app when their settings are not there', () => {
+    const run = withFile('/nonexistent/.env.offline', '--app', 'roles');
+    expect(run.stderr).toBe(
+      'There is no /nonexistent/.env.offline: start the stand-ins first (npm run standins), then the app (npm run start:offline).\n',
+    );
+    expect(run.status).toBe(2);
+  }, 60_000);
+
+  it('refuses a try that needs an app configured for it', () => {
+    const approve = withFile('/nonexistent/.env.offline', '--app', 'approve');
+    expect(approve.stderr).toContain('The "approve" try starts an app configured for it');
+    expect(approve.status).toBe(2);
+    const staging = withFile('/nonexistent/.env.offline', '--app', 'staging', 'roles');
+    expect(staging.stderr).toContain('The "staging" try starts an app configured for it');
+    expect(staging.status).toBe(2);
+  }, 60_000);
+});
