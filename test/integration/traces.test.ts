@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { attributeOf, type OtlpSpan, startCollector } from '../observe/otlp-collector.ts';
 import { commandText, startHarness } from './harness.ts';
 
@@ -17,7 +17,21 @@ function attribute(span: OtlpSpan, key: string): unknown {
 
 describe('traces', () => {
   const cleanup: (() => Promise<void>)[] = [];
+  // OpenTelemetry's other settings are read from the process's environment, as its SDK reads
+  // them: one left in the shell that runs the tests must not sample these spans away.
+  beforeEach(() => {
+    for (const name of [
+      'OTEL_SDK_DISABLED',
+      'OTEL_SERVICE_NAME',
+      'OTEL_RESOURCE_ATTRIBUTES',
+      'OTEL_TRACES_SAMPLER',
+      'OTEL_TRACES_SAMPLER_ARG',
+    ]) {
+      vi.stubEnv(name, '');
+    }
+  });
   afterEach(async () => {
+    vi.unstubAllEnvs();
     for (const step of cleanup.splice(0).reverse()) await step();
   });
 
