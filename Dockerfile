@@ -23,7 +23,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 FROM node:24.21.0-bookworm-slim AS runtime
 ENV NODE_ENV=production
 ENV PORT=3000
-# Node's compile cache (V8's compiled code of the app's bundle, dist/app.mjs), filled below: a
+# Node's compile cache (V8's compiled code of the bundle, dist/app.mjs and dist/run.mjs), filled below: a
 # start reads it instead of compiling the bundle again (`npm run bench:startup` measures it).
 # Node checks each entry against its file, so a changed file is compiled afresh; a cache it
 # cannot read or write (another user, a read-only file system) is skipped without a word.

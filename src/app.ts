@@ -124,7 +124,10 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningAp
     const tracing = await startTracing(config, logger);
     opened.push(() => tracing.shutdown());
     const built = createSlackApp({ ...options, store });
-    await checkToken(built.app, built.slack.installedTeam);
+    await checkToken(built.app, built.slack.installedTeam, {
+      url: built.slack.apiUrl,
+      fromSetting: config.slack.apiUrl !== undefined,
+    });
     // Each feature's periodic work, now and then every minute (a pending record left by a
     // stopped replica gets its audit record, an approval past its expiry is closed).
     const log = logger.child({ component: 'sweep' });

@@ -1,12 +1,13 @@
 import { createServer, Server } from 'node:http';
 import type { App } from '@slack/bolt';
 import type { Config } from './config.ts';
+import { systemCodeOf } from './error-cause.ts';
 import type { Logger } from './log.ts';
 import type { Metrics } from './observe/metrics.ts';
 import { type HttpRoute, opsHandler } from './observe/readiness.ts';
 import { SLACK_ENDPOINT } from './slack/receiver.ts';
 import { holdToLimits, SERVER_OPTIONS } from './slack/request-gate.ts';
-import { platformErrorCode } from './slack/slack-errors.ts';
+import { errorField, platformErrorCode } from './slack/slack-errors.ts';
 
 // What starting asks beyond putting the parts together (app.ts does that): the bot token
 // checked before anything listens, and the listeners up, each on the port its mode wants.
@@ -37,25 +38,45 @@ const TOKEN_REFUSED = new Set([
   'token_expired',
 ]);
 
+/** Where the Web API client sends auth.test, and whether SLACK_API_URL chose it. */
+export interface SlackAddress {
+  url: string;
+  fromSetting: boolean;
+}
+
 /**
  * Bolt's `app.init()` (auth.test, deferred from its constructor) and the team the token belongs
  * to, asked before anything listens: a token Slack refuses fails the start with the setting's
- * name instead of an app that refuses every request.
+ * name instead of an app that refuses every request, and no answer at all with the address.
  */
 export async function checkToken(
   app: App,
   installedTeam: () => Promise<string | undefined>,
+  slack: SlackAddress,
 ): Promise<void> {
   try {
     await app.init();
     await installedTeam();
   } catch (error) {
+    // The Web API client's code for a request that got no answer (its own words: "A request
+    // error occurred: fetch failed"), with the connection's error as `original`.
+    if (errorField(error, 'code') === 'slack_webapi_request_error') {
+      throw new Error(unreachableSentence(slack, systemCodeOf(errorField(error, 'original'))));
+    }
     const code = platformErrorCode(error);
     if (code === undefined || !TOKEN_REFUSED.has(code)) throw error;
     throw new Error(
       `Slack refused SLACK_BOT_TOKEN (${code}): check that it is the Bot User OAuth Token of this app's install.`,
     );
   }
+}
+
+/** Slack could not be reached at start: where the app tried, why, and what to check. */
+export function unreachableSentence(slack: SlackAddress, cause: string | undefined): string {
+  const check = slack.fromSetting
+    ? 'check SLACK_API_URL'
+    : "check this machine's way out to Slack (a proxy or firewall), or set SLACK_API_URL";
+  return `Could not reach Slack at ${slack.url} (auth.test: ${cause ?? 'no connection'}); ${check}.`;
 }
 
 export interface Listening {

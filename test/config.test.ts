@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { SUBCOMMAND_NAMES } from '../src/features/index.ts';
@@ -578,5 +579,23 @@ describe('loadConfig with a single app (no COMETCHAT_APPS)', () => {
     expect(problemsOf({ ...VALID, COMETCHAT_CHANNEL_APPS: 'C0123ABC:prod' })).toEqual([
       'COMETCHAT_CHANNEL_APPS sets channel C0123ABC to app prod, which is not configured (configured: default)',
     ]);
+  });
+});
+
+describe('the reserved app names, as the documents list them', () => {
+  // An app may not be called like a subcommand; .env.example and docs/usage.md spell the list
+  // out for a person, and must list exactly the subcommands the app has.
+  const listed = (file: string, pattern: RegExp) => {
+    const text = readFileSync(file, 'utf8').replace(/\n#?\s*/g, ' ');
+    const list = pattern.exec(text)?.[1];
+    if (list === undefined) throw new Error(`${file} no longer lists the reserved names`);
+    return [...list.matchAll(/[a-z]+/g)].map((m) => m[0]).sort();
+  };
+
+  it.each([
+    ['.env.example', /not a subcommand \(([^)]*)\)/],
+    ['docs/usage.md', /not a subcommand \(([^)]*)\)/],
+  ])('%s lists every subcommand and nothing else', (file, pattern) => {
+    expect(listed(file, pattern)).toEqual([...SUBCOMMAND_NAMES].sort());
   });
 });

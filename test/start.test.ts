@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { unreachableSentence } from '../src/start.ts';
+import { freePort } from './crash/child-app.ts';
 
 // `npm start` as a user would run it, minus npm: a real process with nothing in its environment
 // but PATH and HOME (so that nothing from the test runner's environment leaks in).
@@ -79,5 +81,40 @@ describe.concurrent('npm start', () => {
     }
     // Not even a telling part of one.
     expect(`${exit.stdout}${exit.stderr}`).not.toContain('s3cr3t');
+  });
+
+  it('names Slack, the address it tried and SLACK_API_URL when Slack cannot be reached', async () => {
+    // A port nothing listens on: the connection is refused, as with no way out to Slack.
+    const api = `http://127.0.0.1:${await freePort()}/api`;
+    const exit = await start({
+      SLACK_BOT_TOKEN: 'xoxb-start-test-unreachable',
+      SLACK_SIGNING_SECRET: 'start-test-signing',
+      COMETCHAT_APP_ID: 'start-test',
+      COMETCHAT_REGION: 'us',
+      COMETCHAT_API_KEY: 'start-test-key',
+      SLACK_API_URL: api,
+      STORE_URL: 'memory:',
+      LOG_LEVEL: 'silent',
+    });
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toBe(
+      `The app could not start: Could not reach Slack at ${api}/ (auth.test: ECONNREFUSED); check SLACK_API_URL.\n`,
+    );
+  });
+});
+
+describe('unreachableSentence', () => {
+  it("points at the way out to Slack when the address is Slack's own", () => {
+    expect(
+      unreachableSentence({ url: 'https://slack.com/api/', fromSetting: false }, 'ENOTFOUND'),
+    ).toBe(
+      "Could not reach Slack at https://slack.com/api/ (auth.test: ENOTFOUND); check this machine's way out to Slack (a proxy or firewall), or set SLACK_API_URL.",
+    );
+  });
+
+  it('says no connection when the error names no code', () => {
+    expect(unreachableSentence({ url: 'http://x/api/', fromSetting: true }, undefined)).toBe(
+      'Could not reach Slack at http://x/api/ (auth.test: no connection); check SLACK_API_URL.',
+    );
   });
 });

@@ -25,6 +25,8 @@ export interface SlackClientSettings {
 }
 
 export interface SlackClients {
+  /** The Web API's address, ending in a slash: Slack's, or SLACK_API_URL's. */
+  apiUrl: string;
   /** The shared options, a fresh object each time (the Socket Mode client fills in defaults). */
   options(): WebClientOptions;
   /** The app's own client (Bolt's, app.client, only checks the token at start). */
@@ -50,8 +52,9 @@ export function createSlackClients(
   settings: SlackClientSettings,
   newClient: WebClientFactory = (token, options) => new WebClient(token, options),
 ): SlackClients {
+  const apiUrl = `${settings.apiUrl ?? SLACK_API_URL}/`;
   const options = (): WebClientOptions => ({
-    slackApiUrl: `${settings.apiUrl ?? SLACK_API_URL}/`,
+    slackApiUrl: apiUrl,
     retryConfig: { ...SLACK_RETRY },
     timeout: SLACK_TIMEOUT_MS,
   });
@@ -67,6 +70,7 @@ export function createSlackClients(
   const client = made();
   let team: Promise<string | undefined> | undefined;
   return {
+    apiUrl,
     options,
     client,
     quick,

@@ -11,13 +11,22 @@ import type { Logger } from 'pino';
 // the app stays up with no connection, for ever. The guard observes those reconnects, and tries
 // again itself with a capped back-off, never while the client has a connection, a reconnect
 // pending, or is shutting down (so that it cannot open a second socket).
+// test/slack/socket-guard.test.ts reproduces the gap against the installed client, and fails
+// once an upgrade has closed it: then this file can go, once test/integration/
+// slack-outages.test.ts passes without it.
+
+/**
+ * The client's private fields the guard reads (3.1.0's names, read as unknowns since they are no
+ * API); test/slack/socket-guard.test.ts fails when the installed client no longer has them.
+ */
+export const CLIENT_FIELDS = ['websocket', 'shuttingDown', 'reconnectionTimer'] as const;
 
 /**
  * Whether the client has a connection, a reconnect pending, or is shutting down: then the guard
- * must not start it (3.1.0's private field names, read as unknowns since they are no API).
+ * must not start it.
  */
 function busy(client: SocketModeClient): boolean {
-  const field = (name: string): unknown => Reflect.get(client, name);
+  const field = (name: (typeof CLIENT_FIELDS)[number]): unknown => Reflect.get(client, name);
   const websocket = field('websocket');
   return (
     field('shuttingDown') === true ||

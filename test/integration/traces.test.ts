@@ -1,64 +1,37 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { attributeOf, type OtlpSpan, startCollector } from '../observe/otlp-collector.ts';
 import { commandText, startHarness } from './harness.ts';
 
 // Traces, opt-in: with an OTLP endpoint, each Slack request is a span with the CometChat and
 // Slack calls made for it under it, exported over OTLP/HTTP (JSON) to a collector stood in for
 // here.
 
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes?: { key: string; value: Record<string, unknown> }[];
-}
 const COLLECTOR_KEY = 'collector-key-5b9e1f';
 /** OTLP's span kinds (SPAN_KIND_SERVER, SPAN_KIND_CLIENT). */
 const SERVER = 2;
 const CLIENT = 3;
 
-/** A collector: keeps the spans of every export it is sent, and the exports' headers. */
-async function startCollector() {
-  const spans: OtlpSpan[] = [];
-  const resources: unknown[] = [];
-  const authorizations: (string | undefined)[] = [];
-  const server: Server = createServer((req, res) => {
-    authorizations.push(req.headers.authorization);
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        resourceSpans: { resource: unknown; scopeSpans: { spans: OtlpSpan[] }[] }[];
-      };
-      for (const rs of body.resourceSpans) {
-        resources.push(rs.resource);
-        for (const ss of rs.scopeSpans) spans.push(...ss.spans);
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    spans,
-    resources,
-    authorizations,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 function attribute(span: OtlpSpan, key: string): unknown {
-  const value = span.attributes?.find((a) => a.key === key)?.value;
-  return value ? Object.values(value)[0] : undefined;
+  return attributeOf(span.attributes, key);
 }
 
 describe('traces', () => {
   const cleanup: (() => Promise<void>)[] = [];
+  // OpenTelemetry's other settings are read from the process's environment, as its SDK reads
+  // them: one left in the shell that runs the tests must not sample these spans away.
+  beforeEach(() => {
+    for (const name of [
+      'OTEL_SDK_DISABLED',
+      'OTEL_SERVICE_NAME',
+      'OTEL_RESOURCE_ATTRIBUTES',
+      'OTEL_TRACES_SAMPLER',
+      'OTEL_TRACES_SAMPLER_ARG',
+    ]) {
+      vi.stubEnv(name, '');
+    }
+  });
   afterEach(async () => {
+    vi.unstubAllEnvs();
     for (const step of cleanup.splice(0).reverse()) await step();
   });
 

@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
+import { freePort } from '../crash/child-app.ts';
 import { commandReply, type Harness, startHarness, textOf } from './harness.ts';
 
 // An installer's mistakes in the CometChat addresses are told apart from an outage: the reply
@@ -133,5 +134,22 @@ describe('the check at start', () => {
     // The offline stack takes the check's requests out of the sandbox's record; the one to the
     // wrong path stays, as any request the check did not mean.
     expect(base.sandbox.requests.map((r) => r.path)).toEqual(['/v3/v3/roles']);
+  });
+
+  it('names the app and the setting when nothing answers at its address', async () => {
+    const base = await startHarness();
+    running.push(base);
+    // A port nothing listens on: as a CometChat address behind a firewall or mistyped.
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const unreachable = await startHarness({
+      shared: { sandbox: base.sandbox, slack: base.slack },
+      env: { COMETCHAT_CALL_API_URL: closed },
+    });
+    running.push(unreachable);
+    const [warning] = unreachable.logs
+      .records()
+      .filter((r) => r.message === 'CometChat app checked: a setting or the service is not right');
+    expect(warning).toMatchObject({ cometchat_ops: { app: 'default', roles: 'ok' } });
+    expect(String(warning?.cometchat_ops.calls)).toContain('check COMETCHAT_CALL_API_URL');
   });
 });

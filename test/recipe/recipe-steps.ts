@@ -17,6 +17,7 @@ import {
   summary,
   timedStart,
 } from './compile-cache.ts';
+import { checkProductionInstall } from './production-install.ts';
 
 // `npm run test:recipe`: the Dockerfile's steps without a container engine. Each stage gets a
 // clean directory; its COPY, `npm` and `node` RUN lines are carried out as written (other RUN
@@ -26,7 +27,7 @@ import {
 // its entry from it (start-up with and without it is measured and printed, not asserted). It
 // must answer /healthz and /readyz, pass the image's HEALTHCHECK command, answer a signed
 // /cometchat help, and exit 0 on SIGTERM; the final stage must hold no development dependency.
-// CI runs it; the image build itself is not exercised here.
+// Then the README's production install outside a container (production-install.ts). CI runs it; the image build itself is not exercised here.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Starts with the compile cache and without it, alternating, for the printed figures. */
@@ -246,6 +247,7 @@ async function run(): Promise<void> {
     const code = await exited;
     if (code !== 0) throw new Error(`the app exited with ${code} on SIGTERM`);
     say('SIGTERM: exit 0');
+    await checkProductionInstall(ROOT, work, env, say);
     say('\nrecipe steps: PASS');
   } finally {
     if (child && child.exitCode === null) child.kill('SIGKILL');
