@@ -70,6 +70,19 @@ const slackIdList = () =>
       .optional(),
   );
 
+/** `true` or `false` (also 1/0, yes/no); missing: false. */
+const flag = () =>
+  z.preprocess(
+    (value) => {
+      const given = blankIsMissing(value);
+      return typeof given === 'string' ? given.trim().toLowerCase() : given;
+    },
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+      .transform((value) => value === 'true' || value === '1' || value === 'yes')
+      .optional(),
+  );
+
 const channel = () =>
   z.preprocess(
     blankIsMissing,
@@ -112,6 +125,11 @@ const EnvSchema = z.object({
   // and user group ids (S...), comma-separated.
   EDITORS: slackIdList(),
   VIEWERS: slackIdList(),
+  // Who may decide on flagged and blocked messages and read their text (per app too, see
+  // AppSchema); unset: the app's editors. MODERATION_APPROVAL: a decision waits for a second
+  // moderator in the app's approval channel.
+  MODERATORS: slackIdList(),
+  MODERATION_APPROVAL: flag(),
   AUDIT_CHANNEL: channel(),
   // Approval by a second person (per app too, see AppSchema): where requests are posted, who
   // may approve besides the app's editors, and how long a request stays open.
@@ -196,6 +214,8 @@ const AppSchema = z.object({
   API_URL: url(),
   CALL_API_URL: url(),
   EDITORS: slackIdList(),
+  MODERATORS: slackIdList(),
+  MODERATION_APPROVAL: flag(),
   APPROVAL_CHANNEL: channel(),
   APPROVERS: slackIdList(),
   // The Basic authentication CometChat's webhooks for this app are set up with (its dashboard's
@@ -212,7 +232,13 @@ const AppSchema = z.object({
 type AppVariable = keyof typeof AppSchema.shape;
 const APP_VARIABLES = AppSchema.keyof().options;
 /** Who may do what with an app: of one of several apps only (the single app has the global ones). */
-const OWN_ACCESS_VARIABLES: readonly AppVariable[] = ['EDITORS', 'APPROVAL_CHANNEL', 'APPROVERS'];
+const OWN_ACCESS_VARIABLES: readonly AppVariable[] = [
+  'EDITORS',
+  'MODERATORS',
+  'MODERATION_APPROVAL',
+  'APPROVAL_CHANNEL',
+  'APPROVERS',
+];
 const SINGLE_APP_VARIABLES = APP_VARIABLES.filter((key) => !OWN_ACCESS_VARIABLES.includes(key)).map(
   (key) => `COMETCHAT_${key}`,
 );
@@ -283,6 +309,9 @@ function readApp(env: Env, source: AppSource): AppRead {
       callApiUrl: a.CALL_API_URL ?? host('call'),
       editors: a.EDITORS,
       editorsSetting: a.EDITORS ? variable('EDITORS') : 'EDITORS',
+      moderators: a.MODERATORS,
+      moderatorsSetting: a.MODERATORS ? variable('MODERATORS') : 'MODERATORS',
+      moderationApproval: a.MODERATION_APPROVAL,
       approvalChannel: a.APPROVAL_CHANNEL,
       approvers: a.APPROVERS,
       approversSetting: a.APPROVERS ? variable('APPROVERS') : 'APPROVERS',
@@ -444,6 +473,18 @@ export interface CometChatAppConfig {
   /** The setting `editors` came from, for the sentence that refuses someone not in it. */
   editorsSetting: string;
   /**
+   * Who may decide on this app's flagged and blocked messages and read their text: its
+   * COMETCHAT_<NAME>_MODERATORS, else MODERATORS; undefined means the app's editors.
+   */
+  moderators: readonly string[] | undefined;
+  /** The setting `moderators` came from (MODERATORS when neither is set). */
+  moderatorsSetting: string;
+  /**
+   * Whether a moderation decision waits for a second moderator (COMETCHAT_<NAME>_MODERATION_APPROVAL,
+   * else MODERATION_APPROVAL); only where the app has an approval channel.
+   */
+  moderationApproval: boolean | undefined;
+  /**
    * Where this app's changes wait for a second person: its COMETCHAT_<NAME>_APPROVAL_CHANNEL,
    * else APPROVAL_CHANNEL; undefined means an editor applies a change alone.
    */
@@ -587,6 +628,8 @@ function toConfig(e: z.output<typeof EnvSchema>, read: AppsRead, env: Env): Conf
   const apps = read.apps.map((app) => ({
     ...app,
     editors: app.editors ?? e.EDITORS,
+    moderators: app.moderators ?? e.MODERATORS,
+    moderationApproval: app.moderationApproval ?? e.MODERATION_APPROVAL ?? false,
     approvalChannel: app.approvalChannel ?? e.APPROVAL_CHANNEL,
     approvers: app.approvers ?? e.APPROVERS,
   }));

@@ -296,6 +296,9 @@ describe('loadConfig with several apps', () => {
       approvalChannel: 'C0STAGEOK',
       approvers: ['U0LEAD1'],
       approversSetting: 'APPROVERS',
+      moderators: undefined,
+      moderatorsSetting: 'MODERATORS',
+      moderationApproval: false,
     });
   });
 
@@ -327,6 +330,9 @@ describe('loadConfig with several apps', () => {
         approvalChannel: undefined,
         approvers: undefined,
         approversSetting: 'APPROVERS',
+        moderators: undefined,
+        moderatorsSetting: 'MODERATORS',
+        moderationApproval: false,
       },
       {
         name: 'eu-staging',
@@ -340,6 +346,9 @@ describe('loadConfig with several apps', () => {
         approvalChannel: undefined,
         approvers: undefined,
         approversSetting: 'APPROVERS',
+        moderators: undefined,
+        moderatorsSetting: 'MODERATORS',
+        moderationApproval: false,
       },
     ]);
     expect(config.cometchat.channelApps).toEqual({ C0123ABC: 'eu-staging', G0456DEF: 'prod' });
@@ -369,6 +378,9 @@ describe('loadConfig with several apps', () => {
         approvalChannel: undefined,
         approvers: undefined,
         approversSetting: 'APPROVERS',
+        moderators: undefined,
+        moderatorsSetting: 'MODERATORS',
+        moderationApproval: false,
       },
     ]);
     expect(config.cometchat.channelApps).toEqual({});
@@ -560,6 +572,9 @@ describe('loadConfig with a single app (no COMETCHAT_APPS)', () => {
           approvalChannel: undefined,
           approvers: undefined,
           approversSetting: 'APPROVERS',
+          moderators: undefined,
+          moderatorsSetting: 'MODERATORS',
+          moderationApproval: false,
         },
       ]);
     }
@@ -597,5 +612,53 @@ describe('the reserved app names, as the documents list them', () => {
     ['docs/usage.md', /not a subcommand \(([^)]*)\)/],
   ])('%s lists every subcommand and nothing else', (file, pattern) => {
     expect(listed(file, pattern)).toEqual([...SUBCOMMAND_NAMES].sort());
+  });
+});
+
+describe('MODERATORS', () => {
+  it('reads MODERATORS, and per app COMETCHAT_<NAME>_MODERATORS in its place', () => {
+    const config = loadConfig({
+      ...TWO_APPS,
+      MODERATORS: 'U0MOD1,S0MODS',
+      COMETCHAT_EU_STAGING_MODERATORS: 'U0STAGEMOD',
+    });
+    const [prod, staging] = config.cometchat.apps;
+    expect(prod).toMatchObject({
+      moderators: ['U0MOD1', 'S0MODS'],
+      moderatorsSetting: 'MODERATORS',
+    });
+    expect(staging).toMatchObject({
+      moderators: ['U0STAGEMOD'],
+      moderatorsSetting: 'COMETCHAT_EU_STAGING_MODERATORS',
+    });
+  });
+
+  it('leaves moderators unset when neither is set: the editors moderate', () => {
+    const [app] = loadConfig({ ...VALID, EDITORS: 'U0ADMIN1' }).cometchat.apps;
+    expect(app).toMatchObject({ editors: ['U0ADMIN1'], moderators: undefined });
+  });
+
+  it('reads MODERATION_APPROVAL, per app too, as false when unset', () => {
+    const config = loadConfig({
+      ...TWO_APPS,
+      MODERATION_APPROVAL: 'true',
+      COMETCHAT_EU_STAGING_MODERATION_APPROVAL: 'no',
+    });
+    expect(config.cometchat.apps.map((app) => app.moderationApproval)).toEqual([true, false]);
+    expect(loadConfig(VALID).cometchat.apps[0]?.moderationApproval).toBe(false);
+  });
+
+  it('names the variable of a bad value, and a prefixed one of the single app is not read', () => {
+    expect(problemsOf({ ...VALID, MODERATORS: 'alice', MODERATION_APPROVAL: 'maybe' })).toEqual([
+      'MODERATORS must list Slack user ids (U..., W...) or user group ids (S...), comma-separated',
+      'MODERATION_APPROVAL must be true or false',
+    ]);
+    expect(
+      problemsOf({ ...TWO_APPS, COMETCHAT_PROD_MODERATORS: 'bob' }).some((p) =>
+        p.startsWith('App prod: COMETCHAT_PROD_MODERATORS must list Slack user ids'),
+      ),
+    ).toBe(true);
+    const [single] = loadConfig({ ...VALID, COMETCHAT_MODERATORS: 'U0NOTREAD' }).cometchat.apps;
+    expect(single?.moderators).toBeUndefined();
   });
 });

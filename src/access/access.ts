@@ -44,6 +44,11 @@ export interface Access {
   editRefusal(userId: string, log: Logger, limit?: CheckLimit): Promise<string | undefined>;
   /** The sentence that refuses `userId` the app, or undefined when they may use it. */
   viewRefusal(userId: string, log: Logger, limit?: CheckLimit): Promise<string | undefined>;
+  /**
+   * The sentence that refuses `userId` moderation (deciding on flagged and blocked messages,
+   * reading their text), or undefined when they may: MODERATORS, else the editors.
+   */
+  moderatorRefusal(userId: string, log: Logger, limit?: CheckLimit): Promise<string | undefined>;
   canEdit(userId: string, log: Logger): Promise<boolean>;
   canView(userId: string, log: Logger): Promise<boolean>;
 }
@@ -71,6 +76,13 @@ export interface AccessOptions {
    * with editors of its own names `COMETCHAT_<NAME>_EDITORS`).
    */
   editorsSetting?: string;
+  /**
+   * Users and user groups who may moderate (MODERATORS, or the app's own); undefined: the
+   * editors do (the edit check, its sentence naming `editorsSetting`).
+   */
+  moderators?: readonly string[] | undefined;
+  /** The setting `moderators` comes from (default `MODERATORS`). */
+  moderatorsSetting?: string | undefined;
   /** How long an answer from Slack is reused (default one minute). */
   cacheMs?: number;
   /** How many users' admin flags, and how many groups' members, are kept (default 1000 each). */
@@ -169,9 +181,23 @@ export function createAccess(options: AccessOptions): Access {
     return verdict.allowed ? undefined : viewRefused(verdict.reason);
   }
 
+  async function moderatorRefusal(
+    userId: string,
+    log: Logger,
+    limit: CheckLimit = {},
+  ): Promise<string | undefined> {
+    const { moderators } = options;
+    const action = limit.action ?? 'moderate';
+    if (!moderators) return editRefusal(userId, log, { ...limit, action });
+    const verdict = await decide('moderate', probes.listed(moderators, userId), log, limit);
+    if (verdict.allowed) return undefined;
+    return editRefused(verdict.reason, options.moderatorsSetting ?? 'MODERATORS', action);
+  }
+
   return {
     editRefusal,
     viewRefusal,
+    moderatorRefusal,
     canEdit: async (userId, log) => (await editRefusal(userId, log)) === undefined,
     canView: async (userId, log) => (await viewRefusal(userId, log)) === undefined,
   };
@@ -181,6 +207,8 @@ export function createAccess(options: AccessOptions): Access {
 interface Probes {
   edit(userId: string): Probe[] | 'listed';
   view(viewers: readonly string[], userId: string): Probe[] | 'listed';
+  /** Whether `userId` is in `list` (a user, or a member of one of its groups). */
+  listed(list: readonly string[], userId: string): Probe[] | 'listed';
 }
 
 /** Questions to Slack about a user, through caches of its answers. */
@@ -225,11 +253,11 @@ function createProbes(options: AccessOptions): Probes {
     return asViewer === 'listed' || asEditor === 'listed' ? 'listed' : [...asViewer, ...asEditor];
   };
 
-  return { edit, view };
+  return { edit, view, listed: listProbes };
 }
 
 type Decide = (
-  check: 'edit' | 'view',
+  check: 'edit' | 'view' | 'moderate',
   probes: Probe[] | 'listed',
   log: Logger,
   limit: CheckLimit,

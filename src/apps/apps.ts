@@ -31,6 +31,11 @@ export interface CometChatApp {
    */
   approval?: { channel: string; approvers?: Access | undefined; ttlMs: number } | undefined;
   /**
+   * Whether a moderation decision waits for a second moderator (MODERATION_APPROVAL), in the
+   * approval channel above; without one, a moderator decides alone.
+   */
+  moderationApproval?: boolean | undefined;
+  /**
    * The Basic authentication this app's CometChat webhooks come with, and the setting that holds
    * its password; undefined: the app takes no webhook.
    */
@@ -65,6 +70,7 @@ export interface AppSettings {
   catalogue?: CatalogueReader | undefined;
   access: Access;
   approval?: CometChatApp['approval'];
+  moderationApproval?: boolean | undefined;
   webhook?: CometChatApp['webhook'];
 }
 

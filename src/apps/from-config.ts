@@ -24,14 +24,23 @@ export interface AppsDeps {
 export function appsFromConfig(config: Config, deps: AppsDeps): { apps: Apps; access: Access } {
   const viewers = config.access.viewers && [
     ...config.access.viewers,
-    ...config.cometchat.apps.flatMap((settings) => settings.editors ?? []),
+    ...config.cometchat.apps.flatMap((settings) => [
+      ...(settings.editors ?? []),
+      ...(settings.moderators ?? []),
+    ]),
   ];
-  const accessOf = (editors: readonly string[] | undefined, editorsSetting?: string) =>
+  const accessOf = (
+    editors: readonly string[] | undefined,
+    editorsSetting?: string,
+    moderation?: Pick<CometChatAppConfig, 'moderators' | 'moderatorsSetting'>,
+  ) =>
     createAccess({
       client: deps.accessClient,
       editors,
       viewers,
       ...(editorsSetting !== undefined && { editorsSetting }),
+      moderators: moderation?.moderators,
+      moderatorsSetting: moderation?.moderatorsSetting,
     });
   const apps = createApps(
     config.cometchat.apps.map((settings) => ({
@@ -41,7 +50,10 @@ export function appsFromConfig(config: Config, deps: AppsDeps): { apps: Apps; ac
       apiKey: settings.apiKey,
       cometchat: clientFor(config, settings, deps),
       // Each app's own editors (COMETCHAT_<NAME>_EDITORS, else EDITORS) decide who edits it.
-      access: accessOf(settings.editors, settings.editorsSetting),
+      // Its moderators (COMETCHAT_<NAME>_MODERATORS, else MODERATORS, else its editors) decide
+      // on its flagged and blocked messages.
+      access: accessOf(settings.editors, settings.editorsSetting, settings),
+      moderationApproval: settings.moderationApproval === true,
       approval: settings.approvalChannel
         ? {
             channel: settings.approvalChannel,

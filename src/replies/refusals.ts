@@ -9,11 +9,13 @@ import { withRef } from './sentences.ts';
 export type RefusalReason = 'not-listed' | 'timeout' | 'slack-error';
 
 /** What was asked: to change permissions, or to approve a change someone else asked for. */
-export type EditAction = 'change' | 'approve';
+export type EditAction = 'change' | 'approve' | 'moderate' | 'approve-moderation';
 
 const DOING: Record<EditAction, string> = {
   change: 'change permissions',
   approve: 'approve permission changes',
+  moderate: 'review flagged and blocked messages',
+  'approve-moderation': 'approve moderation decisions',
 };
 
 const TRY_AGAIN = 'try again in a moment, and ask an admin of the app if it keeps happening.';

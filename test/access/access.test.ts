@@ -261,6 +261,49 @@ describe('createAccess', () => {
     });
   });
 
+  describe('moderating', () => {
+    it('lets the people and groups of MODERATORS moderate, naming the setting to anyone else', async () => {
+      const slack = fakeSlack();
+      slack.group('S0MODS', { after: 10, value: ['U0INGROUP'] });
+      const a = access(slack, {
+        editors: ['U0EDITOR'],
+        moderators: ['U0MOD', 'S0MODS'],
+        moderatorsSetting: 'COMETCHAT_PROD_MODERATORS',
+      });
+      expect(await settle(a.moderatorRefusal('U0MOD', log))).toBeUndefined();
+      expect(await settle(a.moderatorRefusal('U0INGROUP', log))).toBeUndefined();
+      // An editor is not a moderator when MODERATORS names others.
+      expect(await settle(a.moderatorRefusal('U0EDITOR', log))).toBe(
+        "Only the people listed in the app's COMETCHAT_PROD_MODERATORS setting may review flagged and blocked messages; ask one of them, or an admin of the app.",
+      );
+      expect(await settle(a.editRefusal('U0EDITOR', log))).toBeUndefined();
+    });
+
+    it('lets the editors moderate when MODERATORS is not set, naming their setting', async () => {
+      const slack = fakeSlack();
+      const a = access(slack, { editors: ['U0EDITOR'] });
+      expect(await settle(a.moderatorRefusal('U0EDITOR', log))).toBeUndefined();
+      expect(await settle(a.moderatorRefusal('U0OTHER', log))).toBe(
+        "Only the people listed in the app's EDITORS setting may review flagged and blocked messages; ask one of them, or an admin of the app.",
+      );
+    });
+
+    it('says what was asked when approving, and refuses when Slack does not answer in time', async () => {
+      const slack = fakeSlack();
+      slack.group('S0SLOW', { after: 10_000, value: ['U0LATE'] });
+      const a = access(slack, { moderators: ['S0SLOW'] });
+      expect(
+        await settle(a.moderatorRefusal('U0LATE', log, { action: 'approve-moderation' })),
+      ).toBe(
+        'Slack did not answer in time, so the app could not check that you may approve moderation decisions; try again in a moment.',
+      );
+      const warning = logs
+        .records()
+        .find((r) => r.message === 'access check ran out of time; refusing');
+      expect(warning?.cometchat_ops).toMatchObject({ check: 'moderate' });
+    });
+  });
+
   describe('viewing', () => {
     it('lets everyone in when VIEWERS is not set, asking Slack nothing', async () => {
       const slack = fakeSlack();

@@ -28,6 +28,7 @@ const allowAll: Access = {
   canView: async () => true,
   editRefusal: async () => undefined,
   viewRefusal: async () => undefined,
+  moderatorRefusal: async () => undefined,
 };
 
 /** One app whose editors are decided by `access`. */
