@@ -7,10 +7,10 @@ import { type UsageOperations, UsageRequests } from './usage.ts';
 import { type UserOperations, UserRequests } from './users.ts';
 
 // The CometChat REST API through ky. Each operation is one ky call and the zod schema of its
-// answer (roles.ts, users.ts, calls.ts, usage.ts, moderation.ts); the rules every request follows (its time
-// budget, its retries, the waits a service asks for, the cap on an answer) are ky's options and
-// hooks on each host's instance (ky-instance.ts); send.ts runs each request under the running
-// request's reference and turns its failure into a CometChatError.
+// answer (roles.ts, users.ts, calls.ts, usage.ts, moderation.ts); the rules every request
+// follows (its time budget, its retries, the waits a service asks for, the cap on an answer) are
+// ky's options and hooks on each host's instance (ky-instance.ts); send.ts runs each request
+// under the running request's reference and turns its failure into a CometChatError.
 
 export type { SenderOptions as CometChatClientOptions } from './send.ts';
 
