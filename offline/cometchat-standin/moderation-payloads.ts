@@ -213,7 +213,7 @@ export interface ModerationWebhookOptions {
   engine?: ModerationEngine | undefined;
   /** engine_failed: default `drop-message` for a blocked message, else `approve-message`. */
   setting?: FailureSetting | undefined;
-  /** engine_failed: the rule the engine ran for (default the one that blocked it, else the first). */
+  /** engine_failed: the rule the engine ran for (default the blocking one, else the first). */
   ruleId?: string | undefined;
   at?: number | undefined;
 }
