@@ -63,6 +63,8 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
                                     editor, then approved by another, and applied once
   revert                            a user's role changed, then put back with "Revert" on
                                     its audit record: both applied, both in the audit
+  moderation                        the moderation queue as a moderator sees it, one flagged
+                                    message approved through its review, the queue again
   home                              the Home tab, as the operator sees it
   alerts                            a channel subscribed to unanswered calls, a call that
                                     ends unanswered, CometChat's webhook and the post it
@@ -359,6 +361,48 @@ async function revertTry(stack: TryStack): Promise<void> {
   await command(stack, 'audit');
 }
 
+/**
+ * The moderation queue (a moderator's: the texts and the decisions); _Approve_ on its first
+ * flagged message, the review, "Apply"; the queue again without it, and the audit record.
+ */
+async function moderationTry(stack: TryStack): Promise<void> {
+  const listed = stack.slack.responses.length;
+  await command(stack, 'moderation');
+  const queue = stack.slack.responses[listed]?.body;
+  const approve = (queue ? buttonsOf(queue, `${ACTIONS.moderationDecide}:approve:`) : [])[0];
+  if (!queue || !approve) return failed('The queue offers no Approve.');
+  print(`\n> "${approve.text}"`);
+  const mark = stack.slack.calls.length;
+  await stack.driver.interaction(
+    stack.driver.blockAction({
+      actionId: approve.id,
+      value: approve.value,
+      responseUrl: stack.slack.responseUrl(),
+      message: { ts: '1700000000.000500', blocks: queue.blocks as unknown[] },
+    }),
+  );
+  const review = await modalShown(stack, mark);
+  print(renderView(review));
+  if (!isReview(review)) return failed('Approve opened no review.');
+  print(`\n> "${textOf(review.submit) || 'Apply'}"`);
+  const { outcome } = await confirm(stack, review);
+  print(renderView(outcome));
+  await command(stack, 'moderation');
+  await command(stack, 'audit');
+}
+
+/** The buttons of a message whose action id starts with `prefix`. */
+function buttonsOf(
+  message: Record<string, unknown>,
+  prefix: string,
+): { text: string; id: string; value: string }[] {
+  const blocks = (message.blocks ?? []) as { elements?: Record<string, unknown>[] }[];
+  return blocks
+    .flatMap((block) => block.elements ?? [])
+    .filter((e) => String(e.action_id).startsWith(prefix))
+    .map((e) => ({ text: textOf(e.text), id: String(e.action_id), value: String(e.value) }));
+}
+
 /** A step of a try that did not come out as it should: said on stderr, and the try fails. */
 function failed(sentence: string): void {
   process.stderr.write(`\n${sentence}\n`);
@@ -475,6 +519,7 @@ const COMMANDS = [
   'home',
   'alerts',
   'revert',
+  'moderation',
 ];
 /** The commands that only make sense where two apps are served. */
 const TWO_APP_COMMANDS = ['promote', 'apps', 'audit'];
@@ -590,6 +635,9 @@ async function runTry(stack: TryStack, { app, what, rest }: Try): Promise<void> 
       break;
     case 'revert':
       await revertTry(stack);
+      break;
+    case 'moderation':
+      await moderationTry(stack);
       break;
     case 'approve':
       await approval(stack, rest[0] ?? 'default', rest[1] ?? 'deny', rest[2] ?? 'sendMessage');

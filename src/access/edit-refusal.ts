@@ -12,13 +12,16 @@ export type EditAttempt =
   | 'confirm'
   | 'change a user'
   | 'change a role'
-  | 'revert';
+  | 'revert'
+  /** A moderation decision (asked, reviewed, sent or reverted): for moderators, not editors. */
+  | 'moderate';
 
 /** What the log calls a refused attempt that is not a permission edit. */
 const REFUSED_WHAT: Partial<Record<EditAttempt, string>> = {
   'change a user': 'user change',
   'change a role': 'role change',
   revert: 'revert',
+  moderate: 'moderation decision',
 };
 
 /**
@@ -27,16 +30,27 @@ const REFUSED_WHAT: Partial<Record<EditAttempt, string>> = {
  * from anyone else changes nothing. The one rule the permissions and users features both ask.
  */
 export async function editRefusal(
-  access: Pick<Access, 'editRefusal'>,
+  access: Pick<Access, 'editRefusal' | 'moderatorRefusal'>,
   userId: string,
   log: Logger,
   attempt: EditAttempt,
   limit: CheckLimit = {},
 ): Promise<string | undefined> {
-  const refusal = await access.editRefusal(userId, log, limit);
+  const moderating = attempt === 'moderate';
+  const refusal = moderating
+    ? await access.moderatorRefusal(userId, log, limit)
+    : await access.editRefusal(userId, log, limit);
   if (refusal) {
     const what = REFUSED_WHAT[attempt] ?? 'permission edit';
-    log.warn({ user: userId, attempt }, `${what} refused: not an editor`);
+    log.warn(
+      { user: userId, attempt },
+      `${what} refused: not ${moderating ? 'a moderator' : 'an editor'}`,
+    );
   }
   return refusal;
+}
+
+/** The step a change's authorisation is asked as: a moderation decision's, or `attempt`. Pure. */
+export function attemptOf(change: { kind: string }, attempt: EditAttempt): EditAttempt {
+  return change.kind === 'moderation' ? 'moderate' : attempt;
 }

@@ -48,6 +48,17 @@ export interface CometChatApp {
   sign(text: string): string;
 }
 
+/**
+ * Where a change of `kind` waits for a second person: the app's approval, except for a
+ * moderation decision where MODERATION_APPROVAL does not ask for one. Pure.
+ */
+export function approvalFor(
+  app: Pick<CometChatApp, 'approval' | 'moderationApproval'>,
+  kind: string,
+): CometChatApp['approval'] {
+  return kind === 'moderation' && !app.moderationApproval ? undefined : app.approval;
+}
+
 /** Every configured app; the first is the default. */
 export interface Apps {
   readonly all: readonly CometChatApp[];

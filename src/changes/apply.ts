@@ -1,4 +1,4 @@
-import { editRefusal } from '../access/edit-refusal.ts';
+import { attemptOf, editRefusal } from '../access/edit-refusal.ts';
 import type { CometChatApp } from '../apps/apps.ts';
 import { currentRequest } from '../request-context.ts';
 import type { Store } from '../store/store.ts';
@@ -88,7 +88,8 @@ export type ApplyOutcome =
 /** Applies the change once, as its review showed it, and audits the attempt. */
 export async function applyChange(deps: ApplyDeps, applying: Applying): Promise<ApplyOutcome> {
   const { app, change } = applying;
-  const refusal = await editRefusal(app.access, applying.userId, currentRequest().log, 'confirm');
+  const { log } = currentRequest();
+  const refusal = await editRefusal(app.access, applying.userId, log, attemptOf(change, 'confirm'));
   if (refusal) return { kind: 'refused', sentence: refusal };
   const kind = kindOf(change);
   const claims = await claimChange(deps, applying, kind);

@@ -77,7 +77,50 @@ export interface AccountChange extends ChangeFields {
   uid: string;
 }
 
-export type Change = PermissionsChange | RoleChange | UserRoleChange | AccountChange;
+/**
+ * A message's place in moderation: waiting (`flagged`, `blocked`) or decided (`approved`,
+ * `disapproved` of a flagged one; `delivered`, `rejected` of a blocked one).
+ */
+export const ModerationStatusSchema = z.enum([
+  'flagged',
+  'blocked',
+  'approved',
+  'disapproved',
+  'delivered',
+  'rejected',
+]);
+export type ModerationStatus = z.infer<typeof ModerationStatusSchema>;
+
+/**
+ * A decision on a flagged or blocked message: exactly one change, of its `status`. Its `role` is
+ * empty (a message has none); `rule` or `reasons` say why it was in the queue, never its text.
+ */
+export interface ModerationChange extends ChangeFields {
+  kind: 'moderation';
+  messageId: string;
+  queue: 'flagged' | 'blocked';
+  rule?: { id: string; name: string } | undefined;
+  reasons?: string[] | undefined;
+}
+
+export type Change =
+  | PermissionsChange
+  | RoleChange
+  | UserRoleChange
+  | AccountChange
+  | ModerationChange;
+
+/**
+ * What a moderation decision acts on, as Slack carries it back: a message id, its queue, and why
+ * it was there (bounded, like all such input).
+ */
+const MessageSubjectSchema = z.object({
+  kind: z.literal('message'),
+  id: z.string().min(1).max(100),
+  queue: z.enum(['flagged', 'blocked']),
+  rule: z.object({ id: z.string().max(100), name: z.string().max(200) }).optional(),
+  reasons: z.array(z.string().max(200)).max(20).optional(),
+});
 
 /** A permission value as it comes back from Slack in metadata: bounded, like all such input. */
 export const SubmittedValueSchema = z.union([
@@ -151,6 +194,17 @@ export const ChangeSchema = z
       subject: z.object({ kind: z.literal('role'), action: RoleActionSchema }),
       changes: RoleChangesSchema,
     }).refine((m) => roleChangesProblem(m.subject.action, m.changes, m.role) === undefined),
+    FieldsSchema.extend({
+      role: z.literal(''),
+      subject: MessageSubjectSchema,
+      changes: z.tuple([
+        KeyChangeSchema.extend({
+          key: z.literal('status'),
+          before: ModerationStatusSchema,
+          after: ModerationStatusSchema,
+        }),
+      ]),
+    }),
   ])
   .transform(({ subject, changes, seenAt, ...fields }): Change => {
     const common = {
@@ -169,6 +223,10 @@ export const ChangeSchema = z
 
 /** The fields of a change and what it acts on, as one member of the union. Pure. */
 function withKind(fields: ChangeFields, subject: ChangeSubject | undefined): Change {
+  if (subject?.kind === 'message') {
+    const { id: messageId, queue, rule, reasons } = subject;
+    return { kind: 'moderation', messageId, queue, ...fields, ...whyOf({ rule, reasons }) };
+  }
   if (subject?.kind === 'role') return { kind: 'role', action: subject.action, ...fields };
   if (subject?.kind !== 'user') return { kind: 'permissions', ...fields };
   const account = fields.changes[0]?.key === 'status';
@@ -185,7 +243,22 @@ export function subjectOf(change: Change): ChangeSubject | undefined {
     case 'user-role':
     case 'account':
       return { kind: 'user', uid: change.uid };
+    case 'moderation':
+      return {
+        kind: 'message',
+        id: change.messageId,
+        queue: change.queue,
+        ...whyOf(change),
+      };
   }
+}
+
+/** Why a message was in its queue, without empty fields (a record keeps what is there). Pure. */
+function whyOf(why: Pick<ModerationChange, 'rule' | 'reasons'>) {
+  return {
+    ...(why.rule ? { rule: why.rule } : {}),
+    ...(why.reasons && why.reasons.length > 0 ? { reasons: why.reasons } : {}),
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { tryOpenSigned, UNSIGNED_REFUSAL } from '../apps/apps.ts';
+import { approvalFor, tryOpenSigned, UNSIGNED_REFUSAL } from '../apps/apps.ts';
 import type { SubmitArgs } from '../slack/listener-args.ts';
 import { ChangeSchema } from './change.ts';
 import { appLabel, type ChangeDeps } from './deps.ts';
@@ -23,7 +23,7 @@ export function createConfirmSubmission(deps: ChangeDeps) {
     }
     const { app, value: change } = opened;
     const label = appLabel(deps.apps, app);
-    const needsApproval = app.approval !== undefined;
+    const needsApproval = approvalFor(app, change.kind) !== undefined;
     await ack({
       response_action: 'update',
       view: submittedView(change, label.appName, needsApproval),

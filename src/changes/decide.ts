@@ -113,6 +113,10 @@ export async function approverRefusal(
     return 'You asked for this change: another person must approve or reject it.';
   }
   const { log } = currentRequest();
+  // A moderation decision is approved by a second moderator (APPROVERS is about permissions).
+  if (request?.subject?.kind === 'message') {
+    return app.access.moderatorRefusal(userId, log, { ...limit, action: 'approve-moderation' });
+  }
   const refusals = await Promise.all(
     [app.access, app.approval.approvers].map((access) =>
       access?.editRefusal(userId, log, { ...limit, action: 'approve' }),

@@ -13,6 +13,7 @@ import { createRevertButton } from './revert-button.ts';
 // below and show the review; from "Apply" on, the road's own listeners take it. It knows nothing
 // of the features: the composition root registers it beside them.
 
+export { applyChange } from './apply.ts';
 export { approvalsList, homeApprovalBlocks, type ListedRequest } from './approval-view.ts';
 export { expireApprovals, requestsFor } from './approvals.ts';
 // What features build a change with, and show its review with.
@@ -23,6 +24,8 @@ export {
   idPayload,
   type KeyChange,
   METADATA_LIMIT,
+  type ModerationChange,
+  type ModerationStatus,
   type PermissionsChange,
   SubmittedValueSchema,
 } from './change.ts';
@@ -31,6 +34,7 @@ export { type Baseline, baselineFrom } from './kinds/permissions.ts';
 export { failureView } from './outcome.ts';
 export type { AuditTrail } from './record.ts';
 export { replyPrivately } from './replies.ts';
+export { requestApproval } from './request.ts';
 export { revertButton } from './revert-view.ts';
 export {
   type AskedRoleChange,
@@ -39,6 +43,7 @@ export {
   ROLE_CHANGE_TITLE,
   reviewRoleChange,
   reviewUserChange,
+  subjectReviewView,
   USER_CHANGE_TITLE,
 } from './review.ts';
 export { messageView } from './views.ts';

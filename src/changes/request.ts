@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import { editRefusal } from '../access/edit-refusal.ts';
+import { attemptOf, editRefusal } from '../access/edit-refusal.ts';
 import type { CometChatApp } from '../apps/apps.ts';
 import { countHolders } from '../apps/holders.ts';
 import { counted } from '../replies/sentences.ts';
@@ -85,7 +85,7 @@ export async function requestApproval(
   const { app, change } = input;
   // Requested when the person's submission reached the app.
   const { log, receivedAt } = currentRequest();
-  const refusal = await editRefusal(app.access, input.userId, log, 'confirm');
+  const refusal = await editRefusal(app.access, input.userId, log, attemptOf(change, 'confirm'));
   if (refusal) return { kind: 'refused', sentence: refusal };
   // Read before the claim below, so that a store that fails here leaves nothing claimed. A
   // deletion's approver is told who holds the role, as its requester's review was.

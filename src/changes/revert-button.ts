@@ -1,6 +1,12 @@
 import type { View } from '@slack/types';
 import { editRefusal } from '../access/edit-refusal.ts';
-import { appNameIfMultiple, type CometChatApp, openSigned, valueWriter } from '../apps/apps.ts';
+import {
+  appNameIfMultiple,
+  approvalFor,
+  type CometChatApp,
+  openSigned,
+  valueWriter,
+} from '../apps/apps.ts';
 import { isCometChatError } from '../cometchat/errors.ts';
 import type { User } from '../cometchat/model.ts';
 import { currentRequest, msLeft } from '../request-context.ts';
@@ -73,7 +79,7 @@ async function revertReview(
   return revertReviewView(record, revert, {
     write: valueWriter(app),
     appName: appNameIfMultiple(deps.apps, app),
-    approvalChannel: app.approval?.channel,
+    approvalChannel: approvalFor(app, revert.change.kind)?.channel,
     catalogue,
   });
 }

@@ -10,6 +10,7 @@ import { ACTIONS } from '../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../slack/mrkdwn.ts';
 import type { AuditRecord } from '../store/store.ts';
 import { type Change, changeRecord, METADATA_LIMIT, ROLE_FIELDS } from './change.ts';
+import { DECISION_WORDS, moderationIrreversible } from './kinds/moderation.ts';
 import { roleChangeLines } from './kinds/role.ts';
 import type { Gap, Revert } from './revert.ts';
 import { subjectReviewView } from './review.ts';
@@ -31,10 +32,10 @@ const NAMED_TO_MOVE = 20;
  */
 export function revertButton(
   write: ValueWriter,
-  record: Pick<AuditRecord, 'ref' | 'outcome'>,
+  record: Pick<AuditRecord, 'ref' | 'outcome' | 'subject' | 'changes'>,
   label = 'Revert',
 ): Button | undefined {
-  if (record.outcome !== 'applied') return undefined;
+  if (record.outcome !== 'applied' || moderationIrreversible(record)) return undefined;
   return button(label, `${ACTIONS.revertChange}:${record.ref}`, write({ revert: record.ref }));
 }
 
@@ -104,6 +105,8 @@ function inverseWords(change: Change): string {
         update: `put back the name or description of ${target}`,
         delete: `delete role ${target}, which it created`,
       }[change.action];
+    case 'moderation':
+      return `mark message ${code(change.messageId)} ${DECISION_WORDS[change.changes[0]?.after === 'approved' ? 'approved' : 'disapproved']} instead`;
   }
 }
 

@@ -16,6 +16,7 @@ import {
   ROLE_FIELDS,
   userKeyChange,
 } from './change.ts';
+import { moderationIrreversible } from './kinds/moderation.ts';
 
 // Revert: an applied change's audit record made into the change that puts it back (its inverse,
 // from the record's "before" values), proposed through the same review, approval, apply-once and
@@ -90,7 +91,8 @@ export function revertOf(record: AuditRecord, now: Now): Revert {
   if (record.outcome !== 'applied') return none(notAppliedSentence(record.outcome));
   const target = record.subject;
   let revert: Revert;
-  if (target?.kind === 'user') revert = userRevert(record, target.uid, now);
+  if (target?.kind === 'message') revert = moderationRevert(record, target);
+  else if (target?.kind === 'user') revert = userRevert(record, target.uid, now);
   else if (target?.action === 'create') revert = createdRevert(record, now);
   else if (target?.action === 'update') revert = updatedRevert(record, now);
   else if (target?.action === 'delete') revert = deletedRevert(record, now);
@@ -134,6 +136,35 @@ function userRevert(record: AuditRecord, uid: string, now: Now): Revert {
     since: current === one.after ? [] : [{ key: one.key, set: one.after, now: current }],
     gaps: [],
   };
+}
+
+/**
+ * A flagged message's decision turned round (approved to hidden, or back); a blocked message's
+ * has none (moderationIrreversible says why).
+ */
+function moderationRevert(
+  record: AuditRecord,
+  subject: Extract<AuditRecord['subject'], { kind: 'message' }>,
+): Revert {
+  const irreversible = moderationIrreversible(record);
+  if (irreversible) return none(irreversible);
+  const was = record.changes[0]?.after;
+  if (was !== 'approved' && was !== 'disapproved') return none(NOT_REVERTIBLE);
+  const after = was === 'approved' ? 'disapproved' : 'approved';
+  const changes = [{ key: 'status', before: was, after, explicit: false }];
+  const { id: messageId, queue, rule, reasons } = subject;
+  const change: Change = {
+    kind: 'moderation',
+    id: revertId(record, `message:${messageId}`, changes),
+    role: '',
+    messageId,
+    queue,
+    ...(rule ? { rule } : {}),
+    ...(reasons ? { reasons } : {}),
+    changes,
+    reverts: record.ref,
+  };
+  return { kind: 'revert', change, since: [], gaps: [] };
 }
 
 /** A role's name or description as CometChat has it (none: empty). */

@@ -1,6 +1,6 @@
 import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import type { CometChatApp } from '../apps/apps.ts';
+import { approvalFor, type CometChatApp } from '../apps/apps.ts';
 import { currentRequest } from '../request-context.ts';
 import { failInModal, showInModal } from '../slack/modal-outcome.ts';
 import { type ApplyOutcome, applyChange } from './apply.ts';
@@ -46,7 +46,7 @@ export async function submitChange(
   client: WebClient,
   submitted: Submitted,
 ): Promise<void> {
-  const { approval } = submitted.app;
+  const approval = approvalFor(submitted.app, submitted.change.kind);
   const shown = await (approval
     ? requested(deps, client, { ...submitted, app: { ...submitted.app, approval } })
     : applied(deps, submitted)

@@ -14,6 +14,7 @@ import type { Feature } from './feature.ts';
 import { helpMessage } from './help/help-view.ts';
 import { help } from './help/index.ts';
 import { createHome, registerHome } from './home/home.ts';
+import { homeModeration, moderation } from './moderation/index.ts';
 import { editorOpener, permissions } from './permissions/index.ts';
 import { roles } from './roles/index.ts';
 import { registerUnfurls } from './unfurl.ts';
@@ -29,6 +30,7 @@ export const FEATURES: readonly Feature[] = [
   permissions,
   approvals,
   users,
+  moderation,
   calls,
   alerts,
   audit,
@@ -72,6 +74,7 @@ export function createFeatures(shared: SharedDeps): Features {
       approvals: homeApprovals(shared),
       recentChanges: recentChanges(shared),
       alertsInChannels: homeAlerts(shared),
+      moderation: homeModeration(shared),
     },
   });
   const names = shared.apps.all.map((a) => a.name);

@@ -42,6 +42,11 @@ export const ACTIONS = {
   userAccount: 'user_account',
   /** A channel's subscription's "Remove"; its value is the subscription's id, signed. */
   removeSubscription: 'remove_subscription',
+  /** The moderation queue: its pages, an item's decision (`:<message id>`) and Details, "Decide several". */
+  moderationPage: 'moderation_page',
+  moderationDecide: 'moderation_decide',
+  moderationDetails: 'moderation_details',
+  moderationBulk: 'moderation_bulk',
 } as const;
 
 export const CALLBACKS = {
@@ -55,6 +60,9 @@ export const CALLBACKS = {
   userRolePick: 'user_role_pick',
   lookupUserMessage: 'lookup_user_message',
   lookupUserModal: 'lookup_user_modal',
+  /** The moderation queue's "Decide several": the choice, then its review. */
+  moderationBulkPick: 'moderation_bulk_pick',
+  moderationBulkApply: 'moderation_bulk_apply',
 } as const;
 
 export const BLOCKS = {

@@ -67,6 +67,14 @@ export type AuditApproval = z.infer<typeof AuditApprovalSchema>;
 export const ChangeSubjectSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('user'), uid: z.string() }),
   z.object({ kind: z.literal('role'), action: z.enum(['create', 'update', 'delete']) }),
+  // A moderation decision: the message, its queue, and why it was there (never its text).
+  z.object({
+    kind: z.literal('message'),
+    id: z.string(),
+    queue: z.enum(['flagged', 'blocked']),
+    rule: z.object({ id: z.string(), name: z.string() }).optional(),
+    reasons: z.array(z.string()).optional(),
+  }),
 ]);
 export type ChangeSubject = z.infer<typeof ChangeSubjectSchema>;
 

@@ -77,6 +77,11 @@ function setup(
       reactivateUsers: () => Promise.reject(new Error('not a user change')),
       getUser: () => Promise.reject(new Error('not a user change')),
       listUsers: () => Promise.reject(new Error('not a user change')),
+      // Nor a message under moderation.
+      decideFlaggedMessage: () => Promise.reject(new Error('not a moderation decision')),
+      decideBlockedMessage: () => Promise.reject(new Error('not a moderation decision')),
+      listFlaggedMessages: () => Promise.reject(new Error('not a moderation decision')),
+      listBlockedMessages: () => Promise.reject(new Error('not a moderation decision')),
       // Nor a role itself, nor an unset (those are tested in role-changes.test.ts).
       unsetRolePermission: () => Promise.reject(new Error('no unset here')),
       createRole: () => Promise.reject(new Error('not a role change')),

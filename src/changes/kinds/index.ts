@@ -1,6 +1,7 @@
 import { inApp } from '../../replies/sentences.ts';
 import type { Change } from '../change.ts';
 import type { Kind } from './kind.ts';
+import { moderationKind } from './moderation.ts';
 import { permissionsKind } from './permissions.ts';
 import { roleKind } from './role.ts';
 import { userKind } from './user.ts';
@@ -21,6 +22,8 @@ export function kindOf(change: Change): Kind {
     case 'user-role':
     case 'account':
       return userKind(change);
+    case 'moderation':
+      return moderationKind(change);
   }
 }
 

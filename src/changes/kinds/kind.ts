@@ -1,5 +1,6 @@
 import type { CometChatApp } from '../../apps/apps.ts';
 import type { CometChatClient } from '../../cometchat/client.ts';
+import type { ModerationOperations } from '../../cometchat/moderation-model.ts';
 import type { KeyResult, PermissionMap } from '../../cometchat/schemas.ts';
 import type { AuditRecord, KnownPermissions, Store } from '../../store/store.ts';
 
@@ -25,13 +26,18 @@ export type ChangeClient = Pick<
   | 'updateRole'
   | 'deleteRole'
   | 'listAllRoles'
->;
+> &
+  Pick<
+    ModerationOperations,
+    'decideFlaggedMessage' | 'decideBlockedMessage' | 'listFlaggedMessages' | 'listBlockedMessages'
+  >;
 
 /** Where "is it still as reviewed?" is asked: the store (a role's map), CometChat (the rest). */
 export interface Reads {
   store: Pick<Store, 'getKnownPermissions'>;
   app: Pick<CometChatApp, 'name'> & {
-    cometchat: Pick<CometChatClient, 'getUser' | 'listAllRoles'>;
+    cometchat: Pick<CometChatClient, 'getUser' | 'listAllRoles'> &
+      Pick<ModerationOperations, 'listFlaggedMessages' | 'listBlockedMessages'>;
   };
 }
 

@@ -95,6 +95,7 @@ function subjectPart(record: AuditRecord): string {
   const { subject } = record;
   if (subject?.kind === 'user') return `user ${code(subject.uid)} (role ${code(record.role)})`;
   if (subject?.kind === 'role') return `role ${code(record.role)} (${ROLE_ACTION[subject.action]})`;
+  if (subject?.kind === 'message') return `${subject.queue} message ${code(subject.id)}`;
   return `role ${code(record.role)}`;
 }
 
@@ -296,6 +297,7 @@ function changeRuns(record: AuditRecord): RichTextElement[] {
 function postSubject(record: AuditRecord): string {
   const uid = uidOf(record);
   if (uid !== undefined) return `User ${code(uid)}`;
+  if (record.subject?.kind === 'message') return `Message ${code(record.subject.id)}`;
   return record.subject?.kind === 'role' ? `Role ${record.role}` : `Permissions of ${record.role}`;
 }
 

@@ -27,6 +27,8 @@ export interface HomeParts {
   recentChanges(limit: number): Promise<RecentChange[]>;
   /** The subscriptions of the channels this person is a member of, one line each. */
   alertsInChannels(userId: string, log: Logger): Promise<ChannelAlerts>;
+  /** For a moderator, how many messages wait for moderation (nothing for anyone else). */
+  moderation?(userId: string, log: Logger): Promise<KnownBlock[]>;
 }
 
 export interface HomeDeps extends SharedDeps {
@@ -146,6 +148,7 @@ export function createHome(deps: HomeDeps): Home {
       ),
     );
     const { approvals, recent, alerts } = await readParts(deps.parts, userId, log);
+    const waiting = (deps.parts.moderation?.(userId, log) ?? Promise.resolve([])).catch(() => []);
     const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), waitMs));
     // VIEWERS is one list for every app: whoever passed the check above may view each of them.
     const differences = differencesOf(apps, deps.store, log);
@@ -158,11 +161,15 @@ export function createHome(deps: HomeDeps): Home {
       );
       const editors = await Promise.all(editable);
       const inChannels = wait ? await alerts : await Promise.race([alerts, late]);
+      const moderation = wait ? await waiting : await Promise.race([waiting, late]);
       return {
-        loading: shown.some((s) => s.state === 'loading') || inChannels === 'late',
+        loading:
+          shown.some((s) => s.state === 'loading') ||
+          inChannels === 'late' ||
+          moderation === 'late',
         view: homeView({
           multiple: deps.apps.multiple,
-          approvals,
+          approvals: [...(moderation === 'late' ? [] : moderation), ...approvals],
           apps: apps.map((app, i) => ({
             name: app.name,
             region: app.region,

@@ -143,6 +143,10 @@ describe('sending a change to a role itself', () => {
       reactivateUsers: notAsked,
       getUser: notAsked,
       listUsers: notAsked,
+      decideFlaggedMessage: notAsked,
+      decideBlockedMessage: notAsked,
+      listFlaggedMessages: notAsked,
+      listBlockedMessages: notAsked,
     };
   }
 

@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import {
+  changeOf,
+  decodeChange,
+  encodeChange,
+  type ModerationChange,
+  subjectOf,
+} from '../../../src/changes/change.ts';
+import type { ChangeClient, Reads } from '../../../src/changes/kinds/index.ts';
+import { kindOf } from '../../../src/changes/kinds/index.ts';
+import { revertOf } from '../../../src/changes/revert.ts';
+import { revertButton } from '../../../src/changes/revert-view.ts';
+import type { AuditRecord } from '../../../src/store/store.ts';
+import { blocked, flagged } from '../../features/moderation/fixtures.ts';
+
+const ID = 'c'.repeat(24);
+
+function decision(
+  queue: 'flagged' | 'blocked',
+  before: ModerationChange['changes'][0]['before'],
+  after: ModerationChange['changes'][0]['after'],
+): ModerationChange {
+  return {
+    kind: 'moderation',
+    id: ID,
+    role: '',
+    messageId: 'm1',
+    queue,
+    ...(queue === 'blocked'
+      ? { rule: { id: 'no-links', name: 'No links' } }
+      : { reasons: ['Spam'] }),
+    changes: [{ key: 'status', before, after, explicit: false }],
+  } as ModerationChange;
+}
+
+/** A client that records each decision and lists the queues it is given. */
+function fakeClient(queues: { flagged?: string[]; blocked?: string[] } = {}) {
+  const sent: string[] = [];
+  const notAsked = () => Promise.reject(new Error('not asked'));
+  const client = {
+    decideFlaggedMessage: async (id: string, status: string) => {
+      sent.push(`flagged ${id} ${status}`);
+    },
+    decideBlockedMessage: async (id: string, status: string) => {
+      sent.push(`blocked ${id} ${status}`);
+    },
+    listFlaggedMessages: async () => (queues.flagged ?? []).map((id) => flagged(id, 1)),
+    listBlockedMessages: async () => (queues.blocked ?? []).map((id) => blocked(id, 1)),
+    getUser: notAsked,
+    listAllRoles: notAsked,
+  };
+  return { sent, client };
+}
+
+const reads = (client: ReturnType<typeof fakeClient>['client']): Reads => ({
+  store: { getKnownPermissions: async () => undefined },
+  app: { name: 'default', cometchat: client },
+});
+
+describe('a moderation decision, as a kind of change', () => {
+  it('is read back from Slack and from records as it was written', () => {
+    const change = decision('blocked', 'blocked', 'delivered');
+    expect(decodeChange(encodeChange(change))).toEqual(change);
+    expect(subjectOf(change)).toEqual({
+      kind: 'message',
+      id: 'm1',
+      queue: 'blocked',
+      rule: { id: 'no-links', name: 'No links' },
+    });
+    const changes = change.changes.map((c) => ({ ...c, before: c.before ?? null }));
+    const stored = { id: ID, role: '', subject: subjectOf(change), changes };
+    expect(changeOf(stored)).toEqual(change);
+    // A status the app never sends is not one.
+    expect(
+      decodeChange(
+        encodeChange({ ...change, changes: [{ ...change.changes[0], after: 'x' }] } as never),
+      ),
+    ).toBeUndefined();
+  });
+
+  it('sends one PATCH of the service status: delivering is approving a blocked message', async () => {
+    const { sent, client } = fakeClient();
+    await kindOf(decision('flagged', 'flagged', 'disapproved')).send(
+      client as unknown as ChangeClient,
+    );
+    await kindOf(decision('blocked', 'blocked', 'delivered')).send(
+      client as unknown as ChangeClient,
+    );
+    await kindOf(decision('blocked', 'blocked', 'rejected')).send(
+      client as unknown as ChangeClient,
+    );
+    expect(sent).toEqual(['flagged m1 disapproved', 'blocked m1 approved', 'blocked m1 rejected']);
+  });
+
+  it('is out of date once the message no longer waits in its queue', async () => {
+    const kind = kindOf(decision('flagged', 'flagged', 'approved'));
+    expect(await kind.sinceReview(reads(fakeClient({ flagged: ['m1'] }).client))).toMatchObject({
+      changed: false,
+    });
+    const gone = await kind.sinceReview(reads(fakeClient({ flagged: ['m2'] }).client));
+    expect(gone.changed).toBe(true);
+    expect(gone.why).toMatch(/^Message `m1` is no longer waiting in the flagged queue/);
+    expect(kind.target).toBe('message:m1');
+  });
+});
+
+describe('reverting a moderation decision', () => {
+  const record = (change: ModerationChange): AuditRecord =>
+    ({
+      ref: 'ref0000001',
+      at: 1,
+      app: 'default',
+      teamId: 'T1',
+      userId: 'U1',
+      role: '',
+      changes: change.changes.map(({ key, before, after }) => ({ key, before, after })),
+      outcome: 'applied',
+      subject: subjectOf(change),
+    }) as AuditRecord;
+  const now = { roles: [], defaults: {} };
+
+  it('turns a flagged decision round', () => {
+    const revert = revertOf(record(decision('flagged', 'flagged', 'approved')), now);
+    expect(revert.kind).toBe('revert');
+    if (revert.kind !== 'revert') return;
+    expect(revert.change).toMatchObject({
+      kind: 'moderation',
+      messageId: 'm1',
+      reverts: 'ref0000001',
+      changes: [{ key: 'status', before: 'approved', after: 'disapproved' }],
+    });
+    expect(
+      revertButton(JSON.stringify, record(decision('flagged', 'flagged', 'approved'))),
+    ).toBeDefined();
+  });
+
+  it('has no Revert for a delivered message, nor for one kept blocked, and says why', () => {
+    const delivered = record(decision('blocked', 'blocked', 'delivered'));
+    expect(revertButton(JSON.stringify, delivered)).toBeUndefined();
+    expect(revertOf(delivered, now)).toEqual({
+      kind: 'none',
+      sentence:
+        'A delivered message cannot be taken back: its receivers have it. Nothing was sent.',
+    });
+    const kept = record(decision('blocked', 'blocked', 'rejected'));
+    expect(revertButton(JSON.stringify, kept)).toBeUndefined();
+    expect(revertOf(kept, now)).toMatchObject({
+      kind: 'none',
+      sentence: expect.stringMatching(/no safe inverse/),
+    });
+  });
+});
