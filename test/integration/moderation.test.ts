@@ -5,7 +5,7 @@ import type { StoredView } from '../../offline/slack-standin/web-api.ts';
 import { currentView, submitView } from '../../offline/stack/editor-steps.ts';
 import { ACTIONS } from '../../src/slack/ids.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
-import { actionButtons, commandReply, type Harness, textOf } from './harness.ts';
+import { actionButtons, commandReply, type Harness, tableRecords, textOf } from './harness.ts';
 import { driverAs, useHarnessStarter } from './support.ts';
 
 // The moderation desk through the real app, against the stand-in's seeded queues: who sees a
@@ -216,8 +216,11 @@ describe('the moderation queue', () => {
         [{ key: 'status', before: 'flagged', after: 'approved', explicit: false }],
       ],
     ]);
-    // The records and the audit channel never hold a text.
+    // The records, and the audit list, name the message; never its text.
     expect(leakedWords(records, textWords(h))).toEqual([]);
+    const trail = await commandReply(h, 'audit');
+    expect(tableRecords(trail).map((row) => row.Message)).toEqual(['blocked 9102', 'flagged 9002']);
+    expect(leakedWords(trail, textWords(h))).toEqual([]);
     // The queue no longer holds them; deciding one again changes nothing.
     expect(textOf(await queueAs(h, 'U0MOD1'))).toContain('11 messages waiting');
     const again = await submitAs(h, driverAs(h, 'U0MOD2'), approve);
@@ -372,6 +375,29 @@ describe('the moderation queue', () => {
     expect(decisions(h)).toEqual([]);
     // The editor sees the queue as a viewer does.
     expect(leakedWords(await queueAs(h, 'U0OPERATOR'), textWords(h))).toEqual([]);
+  });
+
+  it('shows a moderator how many messages wait on the Home tab, and nobody else', async () => {
+    const h = await withModerators();
+    /** The tabs published for `user` once they open it, after the first that says `want`. */
+    const homeOf = async (user: string, want: string) => {
+      const driver = driverAs(h, user);
+      const mark = h.slack.calls.length;
+      await driver.event(driver.homeOpened());
+      const published = () =>
+        h.slack.calls
+          .slice(mark)
+          .filter((c) => c.method === 'views.publish' && c.args.user_id === user);
+      await h.slack.waitFor(() => published().find((c) => textOf(c.args.view).includes(want)));
+      return published().map((c) => textOf(c.args.view));
+    };
+    const forModerator = await homeOf('U0MOD1', 'wait for moderation');
+    expect(forModerator.at(-1)).toContain(
+      '13 messages* wait for moderation: `/cometchat moderation`',
+    );
+    // The editor who does not moderate: the tab drawn in full (its recent changes), no count.
+    const forEditor = await homeOf('U0OPERATOR', 'Recent permission changes');
+    expect(forEditor.join('\n')).not.toContain('wait for moderation');
   });
 
   it('refuses an unknown message id in one sentence', async () => {

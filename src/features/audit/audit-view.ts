@@ -195,18 +195,28 @@ function revertButtons(write: ValueWriter, records: readonly AuditRecord[]): But
  */
 function auditTable(records: readonly AuditRecord[]): KnownBlock {
   const users = records.some((record) => uidOf(record) !== undefined);
+  // A moderation decision's message, as exactly as a user's uid.
+  const messages = records.some((record) => record.subject?.kind === 'message');
+  const messageOf = (record: AuditRecord) =>
+    record.subject?.kind === 'message' ? `${record.subject.queue} ${record.subject.id}` : '';
   return table(
-    ['When', 'Who', 'Role', ...(users ? ['User'] : []), 'Changes', 'Outcome', 'Reference'],
+    [
+      ...['When', 'Who', 'Role', ...(users ? ['User'] : []), ...(messages ? ['Message'] : [])],
+      ...['Changes', 'Outcome', 'Reference'],
+    ],
     records.map((record) => [
       dateCell(Math.floor(record.at / 1000)),
       richText(whoRuns(record)),
       rawText(record.role, 100),
       ...(users ? [rawText(uidOf(record) ?? '', 100)] : []),
+      ...(messages ? [rawText(messageOf(record), 120)] : []),
       richText(changeRuns(record)),
       richText(OUTCOME_RUNS[record.outcome]),
       rawText(record.ref, 100),
     ]),
-    [{}, { is_wrapped: true }, {}, ...(users ? [{}] : []), { is_wrapped: true }],
+    [{}, { is_wrapped: true }, {}, ...(users ? [{}] : []), ...(messages ? [{}] : [])].concat([
+      { is_wrapped: true },
+    ]),
   );
 }
 

@@ -8,7 +8,6 @@ import { queueDetails, queuePage, registerModeration } from './listeners.ts';
 // CometChat, decided from Slack through the change road. Moderators (MODERATORS) see a message's
 // text and decide; everyone allowed to view sees ids, senders, conversations, rules and counts.
 
-export { isModerator } from './listeners.ts';
 export { homeModeration } from './waiting.ts';
 
 export const MODERATION_USAGE = '`/cometchat [app] moderation [message id]`';

@@ -13,7 +13,7 @@ import type { QueuedMessage } from '../../cometchat/moderation-model.ts';
 import { InputError } from '../../replies/failure.ts';
 import { currentRequest, msLeft } from '../../request-context.ts';
 import { messageModal } from '../../slack/blocks.ts';
-import { recipientOf, respondOrFallBack, type SlackMessage } from '../../slack/deliver.ts';
+import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { code } from '../../slack/mrkdwn.ts';
@@ -168,9 +168,4 @@ function createBulkButton(deps: AppDeps) {
       return bulkPickView(items, valueWriter(app));
     });
   };
-}
-
-/** A reply to the person who clicked, beside the queue. */
-export function replyBeside(deps: Pick<AppDeps, 'deliver'>, args: ButtonArgs) {
-  return respondOrFallBack(args.respond, recipientOf(args.body), deps.deliver);
 }
