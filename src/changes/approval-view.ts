@@ -91,7 +91,12 @@ function holdersText(change: Change, holders: number | undefined): string {
 /** A request's changes, line by line, as the approver reads them. */
 function requestedLines(change: Change): string[] {
   if (change.kind === 'role') return roleChangeLines(change.changes);
-  return change.changes.map((c) => changeLine(c, change.kind));
+  const lines = change.changes.map((c) => changeLine(c, change.kind));
+  // The approver is told what cannot be taken back, as the requester's review said.
+  const irreversible = change.kind === 'moderation' && change.changes[0]?.after === 'delivered';
+  return irreversible
+    ? [...lines, '*Delivering cannot be taken back*: its record will have no _Revert_.']
+    : lines;
 }
 
 /** The request in the approval channel: the exact change, who asked and why, and its state. */

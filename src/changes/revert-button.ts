@@ -39,16 +39,24 @@ export function createRevertButton(deps: ChangeDeps) {
     await ack();
     const { app, value } = openSigned(deps.apps, RevertValueSchema, action.value);
     const { log } = currentRequest();
-    const refusal = await editRefusal(app.access, body.user.id, log, 'revert', {
-      withinMs: msLeft(OPEN_CHECK_DEADLINE_MS, deps.now),
-    });
-    if (refusal) return replyPrivately(deps, args, refusal);
+    const limit = { withinMs: msLeft(OPEN_CHECK_DEADLINE_MS, deps.now) };
+    // A moderation decision is a moderator's to revert, any other change an editor's: both are
+    // asked at once (the record is read only once the modal is open), each refusal kept.
+    const [asEditor, asModerator] = await Promise.all([
+      app.access.editRefusal(body.user.id, log, limit),
+      app.access.moderatorRefusal(body.user.id, log, limit),
+    ]);
+    if (asEditor && asModerator) {
+      const refusal = await editRefusal(app.access, body.user.id, log, 'revert', limit);
+      return replyPrivately(deps, args, refusal ?? asEditor);
+    }
+    const refusals = { asEditor, asModerator };
     const viewId = await deps.views.open({
       trigger_id: body.trigger_id,
       view: messageView(REVERT_TITLE, ':hourglass_flowing_sand: Asking CometChat…', false),
     });
     try {
-      const view = await revertReview(deps, app, value.revert);
+      const view = await revertReview(deps, app, value.revert, refusals);
       await deps.views.update({ view_id: viewId, view });
     } catch (error) {
       const { ref } = currentRequest();
@@ -63,9 +71,12 @@ async function revertReview(
   deps: Pick<ChangeDeps, 'store' | 'apps'>,
   app: CometChatApp,
   ref: string,
+  refusals: { asEditor: string | undefined; asModerator: string | undefined },
 ): Promise<View> {
   const record = await deps.store.getAudit(ref);
   if (record?.app !== app.name) return messageView(REVERT_TITLE, UNKNOWN_RECORD);
+  const refusal = record.subject?.kind === 'message' ? refusals.asModerator : refusals.asEditor;
+  if (refusal) return messageView(REVERT_TITLE, refusal);
   if (record.outcome !== 'applied') {
     return messageView(REVERT_TITLE, notAppliedSentence(record.outcome));
   }

@@ -247,6 +247,35 @@ describe('the moderation queue', () => {
     ).toEqual([]);
   });
 
+  it("lets a moderator revert a flagged message's decision through its own review", async () => {
+    const h = await withModerators();
+    await submitAs(h, driverAs(h, 'U0MOD1'), await review(h, 'U0MOD1', 'approve', '9003'));
+    const trail = await commandReply(h, 'audit', driverAs(h, 'U0MOD2'));
+    const revert = actionButtons(trail).find((b) => b.action_id.startsWith(ACTIONS.revertChange));
+    expect(revert).toBeDefined();
+    // An editor who does not moderate may not revert it: the review says so, nothing is sent.
+    const refused = await clickIntoModal(h, trail, revert?.action_id ?? '', 'U0OPERATOR');
+    expect(textOf(refused)).toContain("app's MODERATORS setting");
+    const inverse = await clickIntoModal(h, trail, revert?.action_id ?? '', 'U0MOD2');
+    expect(textOf(inverse)).toContain('mark message `9003` blocked (hidden) instead');
+    const outcome = await submitAs(h, driverAs(h, 'U0MOD2'), inverse);
+    // One PATCH of the other status. The stand-in, like the documents, knows no decision on a
+    // reviewed message (404 ERR_MESSAGE_ID_NOT_FOUND): the attempt is said and audited as failed.
+    expect(decisions(h).map((d) => [d.id, d.body])).toEqual([
+      ['9003', { status: 'approved' }],
+      ['9003', { status: 'disapproved' }],
+    ]);
+    const [record] = (await store.listAudit({ offset: 0, limit: 1 })).records;
+    expect(record).toMatchObject({
+      userId: 'U0MOD2',
+      outcome: 'failed',
+      errorKind: 'not_found',
+      reverts: expect.any(String),
+    });
+    expect(textOf(outcome)).toMatch(/Reference: `[0-9a-f]+`/);
+    expect(textOf(outcome)).not.toContain('Applied');
+  });
+
   it('decides five messages at once: five PATCHes, one audit record each', async () => {
     const h = await withModerators();
     const pick = await clickIntoModal(

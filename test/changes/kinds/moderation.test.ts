@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { approvalMessage } from '../../../src/changes/approval-view.ts';
 import {
   changeOf,
   decodeChange,
@@ -148,5 +149,38 @@ describe('reverting a moderation decision', () => {
       kind: 'none',
       sentence: expect.stringMatching(/no safe inverse/),
     });
+  });
+});
+
+describe('a moderation decision waiting for a second moderator', () => {
+  const request = (change: ModerationChange) => ({
+    id: 'req1',
+    app: 'default',
+    role: '',
+    subject: subjectOf(change),
+    changes: change.changes.map(({ key, before, after, explicit }) => ({
+      key,
+      before: before ?? null,
+      after,
+      explicit,
+    })),
+    teamId: 'T1',
+    requester: 'U0MOD1',
+    requestedAt: 1,
+    expiresAt: 2,
+    channel: 'C0APPROVE',
+    status: 'open' as const,
+  });
+
+  it('tells the approver that delivering cannot be taken back, and only then', () => {
+    const deliver = JSON.stringify(
+      approvalMessage(request(decision('blocked', 'blocked', 'delivered'))),
+    );
+    expect(deliver).toContain('Delivering cannot be taken back');
+    expect(deliver).toContain('message `m1`');
+    const hide = JSON.stringify(
+      approvalMessage(request(decision('flagged', 'flagged', 'disapproved'))),
+    );
+    expect(hide).not.toContain('cannot be taken back');
   });
 });
