@@ -177,6 +177,8 @@ async function checkedSend(deps: ApplyDeps, applying: Applying, kind: Kind): Pro
       role: change.role,
       // `uid`: a CometChat user. `user` is the Slack user the request logger carries already.
       uid: 'uid' in change ? change.uid : undefined,
+      // A moderation decision's message (its id only: a text is never logged).
+      messageId: change.kind === 'moderation' ? change.messageId : undefined,
       keys: Object.keys(changePayload(change.changes)),
       change: change.id,
       promotedFrom: change.promotedFrom?.ref,

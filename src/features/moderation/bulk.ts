@@ -146,7 +146,7 @@ async function decideAll(deps: AppDeps, client: WebClient, batch: Batch): Promis
     const id = changeId(batch.origin, batch.app.name, `message:${item.m}`, status);
     const change = decisionChange(itemOfCarried(item), batch.decision, id);
     // One request (a reference) per decision: each is one audit record, found by its own ref.
-    const job = { task: 'moderation decision', message: item.m };
+    const job = { task: 'moderation decision', messageId: item.m };
     const outcome = await asJob(
       currentRequest().log,
       job,

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { Refusal } from '../../../src/features/feature.ts';
+import { parseModerationWords } from '../../../src/features/moderation/index.ts';
 import {
   decisionChange,
   mergeQueues,
@@ -6,6 +8,7 @@ import {
   pageOf,
   reasonsOf,
 } from '../../../src/features/moderation/queue.ts';
+import { waitingLine } from '../../../src/features/moderation/waiting.ts';
 import { blocked, flagged } from './fixtures.ts';
 
 describe('the moderation queue', () => {
@@ -52,5 +55,28 @@ describe('the moderation queue', () => {
     expect(deliver).toMatchObject({ queue: 'blocked', rule: { id: 'no-links', name: 'No links' } });
     expect(deliver.changes[0]).toMatchObject({ before: 'blocked', after: 'delivered' });
     expect(JSON.stringify([change, deliver])).not.toMatch(/secret|pills/);
+  });
+});
+
+describe('the words and the Home line', () => {
+  it('reads nothing as the queue, one id as its details, and refuses anything else', () => {
+    expect(parseModerationWords([])).toEqual({ kind: 'queue' });
+    expect(parseModerationWords(['9001'])).toEqual({ kind: 'details', id: '9001' });
+    for (const words of [['9001', 'approve'], ['<!channel>']]) {
+      expect(parseModerationWords(words)).toEqual(
+        new Refusal('`moderation` takes nothing, or one message id (its details).'),
+      );
+    }
+  });
+
+  it("counts what waits for a moderator's Home tab, and says nothing when nothing does", () => {
+    expect(waitingLine(3, 'prod')).toEqual([
+      ':shield: *3 messages* wait for moderation in *prod*: `/cometchat prod moderation`',
+    ]);
+    expect(waitingLine(1, undefined)).toEqual([
+      ':shield: *1 message* waits for moderation: `/cometchat moderation`',
+    ]);
+    expect(waitingLine(0, undefined)).toEqual([]);
+    expect(waitingLine(undefined, undefined)).toEqual([]);
   });
 });
