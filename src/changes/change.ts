@@ -1,9 +1,15 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { MAX_ROLE_DESCRIPTION, MAX_ROLE_NAME, UidSchema } from '../cometchat/id-rules.ts';
+import {
+  MAX_ROLE_DESCRIPTION,
+  MAX_ROLE_NAME,
+  RuleIdSchema,
+  UidSchema,
+} from '../cometchat/id-rules.ts';
 import { AccountSchema } from '../cometchat/model.ts';
 import { type PermissionMap, type PermissionValue, RoleIdSchema } from '../cometchat/schemas.ts';
 import type { AuditChange, ChangeSubject } from '../store/store.ts';
+import { RULE_FIELDS } from './kinds/rule-fields.ts';
 
 // A change, whatever it acts on: one type, a union over its kinds. What is the same for every
 // kind (who may, the review, the approval, the claims, the pending record, the audit) reads the
@@ -77,7 +83,15 @@ export interface AccountChange extends ChangeFields {
   uid: string;
 }
 
-export type Change = PermissionsChange | RoleChange | UserRoleChange | AccountChange;
+/**
+ * A moderation rule, replaced whole by one PUT: each of its fields (RULE_FIELDS) from before to
+ * after, the rule's id in `role` (the field every record files a change under).
+ */
+export interface RuleChange extends ChangeFields {
+  kind: 'rule';
+}
+
+export type Change = PermissionsChange | RoleChange | UserRoleChange | AccountChange | RuleChange;
 
 /** A permission value as it comes back from Slack in metadata: bounded, like all such input. */
 export const SubmittedValueSchema = z.union([
@@ -131,6 +145,25 @@ const FieldsSchema = z.object({
   reverts: z.string().min(1).max(64).optional(),
 });
 
+/** A rule's field as a change to it carries it: conditions and filters are JSON text. */
+const RuleValueSchema = z.union([
+  z.string().max(METADATA_LIMIT),
+  z.array(z.string().max(200)).max(50),
+  z.null(),
+]);
+
+/** A change to a rule: each of its fields once. */
+const RuleChangesSchema = z
+  .array(
+    KeyChangeSchema.extend({
+      key: z.enum(RULE_FIELDS),
+      before: RuleValueSchema.optional(),
+      after: RuleValueSchema,
+    }),
+  )
+  .length(RULE_FIELDS.length)
+  .refine((changes) => new Set(changes.map((c) => c.key)).size === RULE_FIELDS.length);
+
 /**
  * A change as it comes back from Slack (a review's metadata, signed for its app): a role's
  * changed keys; with a `subject` (a uid the app could have sent), exactly one change to that
@@ -151,6 +184,11 @@ export const ChangeSchema = z
       subject: z.object({ kind: z.literal('role'), action: RoleActionSchema }),
       changes: RoleChangesSchema,
     }).refine((m) => roleChangesProblem(m.subject.action, m.changes, m.role) === undefined),
+    FieldsSchema.extend({
+      role: RuleIdSchema,
+      subject: z.object({ kind: z.literal('rule') }),
+      changes: RuleChangesSchema,
+    }),
   ])
   .transform(({ subject, changes, seenAt, ...fields }): Change => {
     const common = {
@@ -170,6 +208,7 @@ export const ChangeSchema = z
 /** The fields of a change and what it acts on, as one member of the union. Pure. */
 function withKind(fields: ChangeFields, subject: ChangeSubject | undefined): Change {
   if (subject?.kind === 'role') return { kind: 'role', action: subject.action, ...fields };
+  if (subject?.kind === 'rule') return { kind: 'rule', ...fields };
   if (subject?.kind !== 'user') return { kind: 'permissions', ...fields };
   const account = fields.changes[0]?.key === 'status';
   return { kind: account ? 'account' : 'user-role', uid: subject.uid, ...fields };
@@ -185,6 +224,8 @@ export function subjectOf(change: Change): ChangeSubject | undefined {
     case 'user-role':
     case 'account':
       return { kind: 'user', uid: change.uid };
+    case 'rule':
+      return { kind: 'rule' };
   }
 }
 

@@ -24,10 +24,21 @@ export {
   type KeyChange,
   METADATA_LIMIT,
   type PermissionsChange,
+  type RuleChange,
   SubmittedValueSchema,
 } from './change.ts';
 export { type AppLabel, appLabel, type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
 export { type Baseline, baselineFrom } from './kinds/permissions.ts';
+export {
+  conditionsSummary,
+  fieldPlainText,
+  RULE_FIELDS,
+  type RuleField,
+  ruleChangeLines,
+  ruleDifferences,
+  ruleUpdateOf,
+  ruleValues,
+} from './kinds/rule-fields.ts';
 export { failureView } from './outcome.ts';
 export type { AuditTrail } from './record.ts';
 export { replyPrivately } from './replies.ts';
@@ -39,6 +50,7 @@ export {
   ROLE_CHANGE_TITLE,
   reviewRoleChange,
   reviewUserChange,
+  subjectReviewView,
   USER_CHANGE_TITLE,
 } from './review.ts';
 export { messageView } from './views.ts';

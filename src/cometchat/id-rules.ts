@@ -70,6 +70,20 @@ export const UidSchema = z.string().superRefine((uid, context) => {
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });
 
+/** CometChat's longest moderation rule id. */
+export const MAX_RULE_ID = 100;
+
+/** Why a moderation rule id cannot be one (no spaces, at most 100 characters), or undefined. */
+export function ruleIdProblem(id: string): string | undefined {
+  return idProblem(id, 'A rule id', MAX_RULE_ID);
+}
+
+/** A rule id as a button's value or a modal's metadata carries it back from Slack. */
+export const RuleIdSchema = z.string().superRefine((id, context) => {
+  const problem = ruleIdProblem(id);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
+
 /** Why a role id (lower-cased already) cannot be used, or undefined when it can. */
 export function roleIdProblem(role: string): string | undefined {
   return ROLE_ID.test(role)

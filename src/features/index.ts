@@ -16,6 +16,7 @@ import { help } from './help/index.ts';
 import { createHome, registerHome } from './home/home.ts';
 import { editorOpener, permissions } from './permissions/index.ts';
 import { roles } from './roles/index.ts';
+import { rules } from './rules/index.ts';
 import { registerUnfurls } from './unfurl.ts';
 import { users } from './users/index.ts';
 
@@ -31,6 +32,7 @@ export const FEATURES: readonly Feature[] = [
   users,
   calls,
   alerts,
+  rules,
   audit,
   apps,
   help,

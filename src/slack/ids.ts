@@ -42,6 +42,10 @@ export const ACTIONS = {
   userAccount: 'user_account',
   /** A channel's subscription's "Remove"; its value is the subscription's id, signed. */
   removeSubscription: 'remove_subscription',
+  /** The moderation rules' page buttons; the value is the page, signed for the app. */
+  rulesPage: 'rules_page',
+  /** Followed by `:<app>:<rule id>`: a rule's _Promote to <app>_, one per rule and other app. */
+  promoteRule: 'promote_rule',
 } as const;
 
 export const CALLBACKS = {

@@ -3,6 +3,7 @@ import type { Change } from '../change.ts';
 import type { Kind } from './kind.ts';
 import { permissionsKind } from './permissions.ts';
 import { roleKind } from './role.ts';
+import { ruleKind } from './rule.ts';
 import { userKind } from './user.ts';
 
 // Where the kinds of change differ, and only there: what each sends, how "is it still as it was
@@ -21,6 +22,8 @@ export function kindOf(change: Change): Kind {
     case 'user-role':
     case 'account':
       return userKind(change);
+    case 'rule':
+      return ruleKind(change);
   }
 }
 

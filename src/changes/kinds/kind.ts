@@ -1,5 +1,6 @@
 import type { CometChatApp } from '../../apps/apps.ts';
 import type { CometChatClient } from '../../cometchat/client.ts';
+import type { ModerationOperations } from '../../cometchat/moderation-model.ts';
 import type { KeyResult, PermissionMap } from '../../cometchat/schemas.ts';
 import type { AuditRecord, KnownPermissions, Store } from '../../store/store.ts';
 
@@ -9,6 +10,8 @@ import type { AuditRecord, KnownPermissions, Store } from '../../store/store.ts'
 export interface Sent {
   results: Record<string, KeyResult>;
   permissions?: PermissionMap | undefined;
+  /** For a moderation rule: its revision as the answer gave it. */
+  revision?: string | undefined;
 }
 
 /** What a change may ask of CometChat: the writes, and the reads that check them. */
@@ -25,13 +28,15 @@ export type ChangeClient = Pick<
   | 'updateRole'
   | 'deleteRole'
   | 'listAllRoles'
->;
+> &
+  Pick<ModerationOperations, 'getRule' | 'updateRule'>;
 
 /** Where "is it still as reviewed?" is asked: the store (a role's map), CometChat (the rest). */
 export interface Reads {
   store: Pick<Store, 'getKnownPermissions'>;
   app: Pick<CometChatApp, 'name'> & {
-    cometchat: Pick<CometChatClient, 'getUser' | 'listAllRoles'>;
+    cometchat: Pick<CometChatClient, 'getUser' | 'listAllRoles'> &
+      Pick<ModerationOperations, 'getRule'>;
   };
 }
 

@@ -143,6 +143,8 @@ describe('sending a change to a role itself', () => {
       reactivateUsers: notAsked,
       getUser: notAsked,
       listUsers: notAsked,
+      getRule: notAsked,
+      updateRule: notAsked,
     };
   }
 
