@@ -499,6 +499,7 @@ describe('loadConfig with several apps', () => {
       'subscribe',
       'digest',
       'subscriptions',
+      'rules',
       'audit',
       'apps',
       'help',
