@@ -152,11 +152,16 @@ function userRevert(record: AuditRecord, uid: string, now: Now): Revert {
 function ruleRevert(record: AuditRecord, rule: ModerationRule | undefined): Revert {
   const id = record.role;
   if (!rule) return none(`There is no rule ${code(id)} now; nothing to put back.`);
-  const before = ruleFromValues(id, Object.fromEntries(record.changes.map((c) => [c.key, c.before])));
+  const before = ruleFromValues(
+    id,
+    Object.fromEntries(record.changes.map((c) => [c.key, c.before])),
+  );
   if (!before) return none(NOT_REVERTIBLE);
   const now = ruleUpdateOf(rule);
   if (ruleDifferences(now, before).length === 0) {
-    return none(`The rule ${code(id)} is as it was before this change already; nothing to put back.`);
+    return none(
+      `The rule ${code(id)} is as it was before this change already; nothing to put back.`,
+    );
   }
   const current = ruleValues(now);
   const wanted = ruleValues(before);
@@ -168,7 +173,9 @@ function ruleRevert(record: AuditRecord, rule: ModerationRule | undefined): Reve
   }));
   const since = RULE_FIELDS.flatMap((key) => {
     const set = record.changes.find((c) => c.key === key)?.after;
-    return set === undefined || sameValue(current[key], set) ? [] : [{ key, set, now: current[key] }];
+    return set === undefined || sameValue(current[key], set)
+      ? []
+      : [{ key, set, now: current[key] }];
   });
   const change: Change = {
     kind: 'rule',

@@ -109,16 +109,21 @@ function conditionText(condition: unknown): string {
     return typeof value === 'string' && value !== '' ? value : undefined;
   };
   const operator = word('operator');
-  if (operator === undefined) {
+  const subject = ['entity', 'operand', 'type'].flatMap((key) => word(key) ?? []).join(' ');
+  if (operator === undefined && subject === '') {
     const keys = [...fields.keys()].slice(0, 4).join(', ');
     return keys === '' ? 'an empty condition' : `a condition of ${keys}`;
   }
-  const subject = [word('entity'), word('operand')].filter((w) => w !== undefined).join(' ');
   const value = fields.get('value');
+  const list = word('list');
   const values = Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
-  const shown = values.slice(0, 3).map((v) => `“${truncate(v, 40)}”`);
+  const shown = [
+    ...values.slice(0, 3).map((v) => `“${truncate(v, 40)}”`),
+    ...(list ? [`list “${truncate(list, 40)}”`] : []),
+  ];
   const more = values.length > 3 ? ` and ${values.length - 3} more` : '';
-  return `${subject || 'it'} ${operator}${shown.length > 0 ? ` ${shown.join(', ')}${more}` : ''}`;
+  const what = shown.length > 0 ? ` ${shown.join(', ')}${more}` : '';
+  return `${subject || 'it'}${operator ? ` ${operator}` : ':'}${what}`;
 }
 
 /** A field's value in plain words (a table cell, not parsed): lists joined, JSON summarised. */

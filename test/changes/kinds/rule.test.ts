@@ -194,6 +194,10 @@ describe("a rule's fields", () => {
       'a condition of kind, y; a condition of an unknown shape; an empty condition · 2 filters',
     );
     expect(conditionsSummary([], [])).toBe('no conditions');
+    const keyword = { type: 'keyword', list: 'profanity-en', operator: 'contains', message: 'm' };
+    expect(conditionsSummary([keyword, { type: 'url', list: 'spam' }], [])).toBe(
+      'keyword contains list “profanity-en”; url: list “spam”',
+    );
   });
 
   it('read back into no rule when a field is missing or broken', () => {
