@@ -3,7 +3,7 @@ import { z } from 'zod';
 import {
   MAX_ROLE_DESCRIPTION,
   MAX_ROLE_NAME,
-  RuleIdSchema,
+  ruleIdProblem,
   UidSchema,
 } from '../cometchat/id-rules.ts';
 import { AccountSchema } from '../cometchat/model.ts';
@@ -143,6 +143,12 @@ const FieldsSchema = z.object({
   seenAt: z.number().optional(),
   promotedFrom: z.object({ app: z.string().max(32), ref: z.string().min(1).max(64) }).optional(),
   reverts: z.string().min(1).max(64).optional(),
+});
+
+/** A moderation rule's id as a button's value or a review's metadata carries it back. */
+export const RuleIdSchema = z.string().superRefine((id, context) => {
+  const problem = ruleIdProblem(id);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
 });
 
 /** A rule's field as a change to it carries it: conditions and filters are JSON text. */

@@ -25,6 +25,7 @@ export {
   METADATA_LIMIT,
   type PermissionsChange,
   type RuleChange,
+  RuleIdSchema,
   SubmittedValueSchema,
 } from './change.ts';
 export { type AppLabel, appLabel, type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';

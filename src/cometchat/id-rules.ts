@@ -70,25 +70,29 @@ export const UidSchema = z.string().superRefine((uid, context) => {
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });
 
-/** CometChat's longest moderation rule id. */
-export const MAX_RULE_ID = 100;
-
-/** Why a moderation rule id cannot be one (no spaces, at most 100 characters), or undefined. */
-export function ruleIdProblem(id: string): string | undefined {
-  return idProblem(id, 'A rule id', MAX_RULE_ID);
-}
-
-/** A rule id as a button's value or a modal's metadata carries it back from Slack. */
-export const RuleIdSchema = z.string().superRefine((id, context) => {
-  const problem = ruleIdProblem(id);
-  if (problem) context.addIssue({ code: 'custom', message: problem });
-});
-
 /** Why a role id (lower-cased already) cannot be used, or undefined when it can. */
 export function roleIdProblem(role: string): string | undefined {
   return ROLE_ID.test(role)
     ? undefined
     : 'A role id is 1 to 100 characters of a-z, 0-9, `-` and `_` (see `/cometchat roles`).';
+}
+
+/** CometChat's moderation rule ids: without spaces, at most 100 characters. */
+export const MAX_RULE_ID = 100;
+
+/** Why a moderation rule id cannot be one, or undefined when it can. */
+export function ruleIdProblem(id: string): string | undefined {
+  return idProblem(id, 'A rule id', MAX_RULE_ID);
+}
+
+/** CometChat numbers its messages: an id is digits (20 at most, a 64-bit integer's). */
+const MESSAGE_ID = /^\d{1,20}$/;
+
+/** Why a message id cannot be one, or undefined when it can. */
+export function messageIdProblem(id: string): string | undefined {
+  return MESSAGE_ID.test(id)
+    ? undefined
+    : 'A message id is digits only, as CometChat numbers them.';
 }
 
 /**

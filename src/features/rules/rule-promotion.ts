@@ -10,6 +10,7 @@ import {
   messageView,
   RULE_FIELDS,
   type RuleChange,
+  RuleIdSchema,
   ruleChangeLines,
   ruleDifferences,
   ruleUpdateOf,
@@ -17,7 +18,6 @@ import {
   subjectReviewView,
 } from '../../changes/index.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
-import { RuleIdSchema } from '../../cometchat/id-rules.ts';
 import type { ModerationRule } from '../../cometchat/moderation-model.ts';
 import { inApp } from '../../replies/sentences.ts';
 import { currentRequest } from '../../request-context.ts';

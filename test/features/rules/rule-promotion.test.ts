@@ -5,8 +5,8 @@ import { rule } from './rule-fixtures.ts';
 
 const names = { from: 'prod', to: 'staging' };
 const write = (value: Record<string, unknown>) => JSON.stringify(value);
-const view = (input: Partial<Parameters<typeof rulePromotionView>[0]>) =>
-  rulePromotionView({
+const view = (input: Partial<Parameters<typeof rulePromotionView>[0]>) => {
+  const shown = rulePromotionView({
     id: 'no-links',
     source: rule(),
     target: rule({ enabled: false, revisionId: 'app2_no-links_3' }),
@@ -15,6 +15,9 @@ const view = (input: Partial<Parameters<typeof rulePromotionView>[0]>) =>
     write,
     ...input,
   });
+  if (shown.type !== 'modal') throw new Error('not a modal');
+  return shown;
+};
 
 describe("a rule's promotion", () => {
   it("is that app's review of the whole rule, its metadata the change to send", () => {
