@@ -6,7 +6,14 @@ import { createSlackApp } from '../../src/app.ts';
 import { createMetrics } from '../../src/observe/metrics.ts';
 import { ACTIONS, CALLBACKS } from '../../src/slack/ids.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
-import { actionButtons, commandReply, type Harness, sandboxOf, textOf } from './harness.ts';
+import {
+  actionButtons,
+  commandReply,
+  type Harness,
+  sandboxOf,
+  tableRows,
+  textOf,
+} from './harness.ts';
 import { driverAs, useHarnessStarter } from './support.ts';
 
 // Moderation rules through the real app, on two stand-in apps (`staging`, the first seed, and
@@ -55,6 +62,17 @@ async function requestApproval(h: Harness, review: StoredView) {
   };
 }
 
+/** Another instance of the app on the same store, its clock at `now`, for its periodic work. */
+function checkingReplica(h: Harness, store: Store, now: number) {
+  return createSlackApp({
+    config: h.config,
+    logger: h.logger,
+    store,
+    metrics: createMetrics({ defaultMetrics: false }),
+    now: () => now,
+  });
+}
+
 describe('moderation rules', () => {
   const start = useHarnessStarter();
   let store: Store;
@@ -79,17 +97,34 @@ describe('moderation rules', () => {
 
   it('compares two apps: rules in one only, and each field that differs', async () => {
     const h = await twoApps();
-    const compared = textOf(await commandReply(h, 'rules compare staging prod'));
-    expect(compared).toContain('Compare rules in *staging* and *prod*');
-    expect(compared).toContain('vip-greeting-guard');
-    expect(compared).toContain('not in staging');
-    expect(compared).toMatch(/Profanity \(profanity\)\s*actions/);
+    const reply = await commandReply(h, 'rules compare staging prod');
+    expect(textOf(reply)).toContain('Compare rules in *staging* and *prod*: 4 rules differ');
+    const rows = tableRows(reply);
+    expect(rows).toContainEqual([
+      'VIP greeting guard (vip-greeting-guard)',
+      'the rule',
+      'not in staging',
+      'present',
+    ]);
+    expect(rows).toContainEqual([
+      'Profanity (profanity)',
+      'actions',
+      'blockMessage',
+      'blockMessage, dropMessage',
+    ]);
     h.checkAllPayloads();
   });
 
   it('promotes a rule after a second editor approves: one PUT, audited, revision not reported', async () => {
     const h = await twoApps();
     const staging = sandboxOf(h, 'staging');
+    // A first daily check has seen each rule's revision before the promotion.
+    await commandReply(h, 'staging subscribe rules', h.driver, { channel_id: RULES_CHANNEL });
+    const day = Date.parse('2026-11-20T08:00:00Z');
+    await checkingReplica(h, store, day).features.periodic(h.logger);
+    expect((await store.getSeenRevisions('staging')).get('profanity')?.revisionId).toMatch(
+      /_profanity_2$/,
+    );
     const list = await commandReply(h, 'prod rules');
     const review = await promoteFromList(h, list, `${ACTIONS.promoteRule}:staging:profanity`);
     expect(review.callback_id).toBe(CALLBACKS.permissionsConfirm);
@@ -115,8 +150,8 @@ describe('moderation rules', () => {
     expect(textOf(update.args)).toContain('Approved by <@U0LEAD> and applied');
     expect(ruleWrites(staging)).toEqual(['PUT /v3/moderation/rules/profanity']);
 
-    const compared = textOf(await commandReply(h, 'rules compare staging prod'));
-    expect(compared).not.toMatch(/Profanity \(profanity\)/);
+    const compared = tableRows(await commandReply(h, 'rules compare staging prod'));
+    expect(compared.filter((row) => row[0] === 'Profanity (profanity)')).toEqual([]);
     const [record] = (await store.listAudit({ app: 'staging', offset: 0, limit: 1 })).records;
     expect(record).toMatchObject({
       role: 'profanity',
@@ -126,6 +161,11 @@ describe('moderation rules', () => {
     expect(record?.approval?.approvedBy).toBe('U0LEAD');
     const seen = await store.getSeenRevisions('staging');
     expect(seen.get('profanity')?.revisionId).toMatch(/_profanity_3$/);
+    // The next day's check does not report the revision the promotion made.
+    const checked = h.slack.calls.length;
+    await checkingReplica(h, store, day + DAY).features.periodic(h.logger);
+    expect(await store.getSeenRevisions('staging')).toEqual(seen);
+    expect(h.slack.calls.slice(checked).filter((c) => c.method === 'chat.postMessage')).toEqual([]);
     h.checkAllPayloads();
   });
 
@@ -136,14 +176,7 @@ describe('moderation rules', () => {
     });
     expect(textOf(subscribed)).toContain(`Subscribed <#${RULES_CHANNEL}>`);
     let now = Date.parse('2026-11-20T08:00:00Z');
-    const replica = () =>
-      createSlackApp({
-        config: h.config,
-        logger: h.logger,
-        store,
-        metrics: createMetrics({ defaultMetrics: false }),
-        now: () => now,
-      });
+    const replica = () => checkingReplica(h, store, now);
     const log = h.logger.child({ component: 'sweep' });
     const posts = () =>
       h.slack.calls.filter(
