@@ -7,8 +7,9 @@ import type { AppDeps } from '../deps.ts';
 import { asJob } from '../job.ts';
 import { type ChangedRule, rulesChangedPost } from './rules-view.ts';
 
-// The rules' daily check: once a day, on whichever replica claims the day first, every app's
-// rules are read and each revision compared with the one this app last saw. A revision this app
+// The rules' daily check: once a day, on whichever replica claims the day first, the rules of
+// each app a channel listens to are read and each revision compared with the one this app last
+// saw. A revision this app
 // did not make (a promotion records the revision it made) is told to the channels subscribed
 // with `subscribe rules`, with what changed; then every revision read is kept. An app checked
 // for the first time is only recorded: there is nothing yet to compare with.
@@ -51,27 +52,37 @@ export function checkDay(ms: number): string {
 }
 
 /**
- * Checks the rules once for the day, if no replica has: answers how many changed rules it told
- * of (0 when the day was checked already).
+ * Checks, once a day each, the rules of every app a channel is subscribed to with `subscribe
+ * rules` (an app nobody listens to is not read): answers how many changed rules it told of.
  */
 export async function checkRules(deps: RuleCheckDeps): Promise<number> {
-  const claim = `rules-check:${checkDay(deps.now())}`;
-  if (!(await deps.store.claim(claim, CHECKING_CLAIM_SECONDS))) return 0;
+  const subscriptions = await deps.store.listSubscriptions({});
+  const listened = new Set(subscriptions.filter((s) => s.kind === 'rules').map((s) => s.app));
   let told = 0;
+  for (const app of deps.apps.all) {
+    if (!listened.has(app.name)) continue;
+    // One app's failure does not keep the others from their check.
+    told += await asJob(
+      deps.log,
+      { task: 'rules-check', app: app.name },
+      (log) =>
+        checkOnce({ ...deps, log }, app).catch((error: unknown) => {
+          log.warn({ err: error }, 'rules not checked; tried again next minute');
+          return 0;
+        }),
+      deps.now,
+    );
+  }
+  return told;
+}
+
+/** One app's check for the day, if no replica has made it: the day's claim, let go on failure. */
+async function checkOnce(deps: RuleCheckDeps, app: CometChatApp): Promise<number> {
+  const claim = `rules-check:${app.name}:${checkDay(deps.now())}`;
+  if (!(await deps.store.claim(claim, CHECKING_CLAIM_SECONDS))) return 0;
+  let told: number;
   try {
-    for (const app of deps.apps.all) {
-      // One app's failure does not keep the others from their check; it is checked tomorrow.
-      told += await asJob(
-        deps.log,
-        { task: 'rules-check', app: app.name },
-        (log) =>
-          checkApp({ ...deps, log }, app).catch((error: unknown) => {
-            log.warn({ err: error }, 'rules not checked');
-            return 0;
-          }),
-        deps.now,
-      );
-    }
+    told = await checkApp(deps, app);
   } catch (error) {
     await deps.store.release(claim);
     throw error;
