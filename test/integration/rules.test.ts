@@ -14,6 +14,7 @@ import {
   tableRows,
   textOf,
 } from './harness.ts';
+import { apply, revertReview } from './revert-steps.ts';
 import { driverAs, useHarnessStarter } from './support.ts';
 
 // Moderation rules through the real app, on two stand-in apps (`staging`, the first seed, and
@@ -166,6 +167,39 @@ describe('moderation rules', () => {
     await checkingReplica(h, store, day + DAY).features.periodic(h.logger);
     expect(await store.getSeenRevisions('staging')).toEqual(seen);
     expect(h.slack.calls.slice(checked).filter((c) => c.method === 'chat.postMessage')).toEqual([]);
+    h.checkAllPayloads();
+  });
+
+  it('puts a promoted rule back by one more PUT, from the record of the promotion', async () => {
+    store = createMemoryStore();
+    const h = (await start({
+      apps: ['staging', 'prod'],
+      env: { EDITORS: 'U0OPERATOR' },
+      store,
+    })) as Harness;
+    const staging = sandboxOf(h, 'staging');
+    const rule = (list: Record<string, unknown>) =>
+      tableRows(list).filter((row) => row[0] === 'Profanity (profanity)');
+    const before = rule(await commandReply(h, 'rules compare staging prod'));
+    expect(before.length).toBeGreaterThan(0);
+    const review = await promoteFromList(
+      h,
+      await commandReply(h, 'prod rules'),
+      `${ACTIONS.promoteRule}:staging:profanity`,
+    );
+    expect(await apply(h, review)).toContain('Applied to rule `profanity` in *staging*');
+    expect(rule(await commandReply(h, 'rules compare staging prod'))).toEqual([]);
+    const [record] = (await store.listAudit({ app: 'staging', offset: 0, limit: 1 })).records;
+    if (!record) throw new Error('no record of the promotion');
+
+    const revert = await revertReview(h, record.ref);
+    expect(textOf(revert)).toContain('put the rule `profanity` back as it was before');
+    expect(await apply(h, revert)).toContain('Applied to rule `profanity` in *staging*');
+    expect(ruleWrites(staging)).toEqual([
+      'PUT /v3/moderation/rules/profanity',
+      'PUT /v3/moderation/rules/profanity',
+    ]);
+    expect(rule(await commandReply(h, 'rules compare staging prod'))).toEqual(before);
     h.checkAllPayloads();
   });
 
