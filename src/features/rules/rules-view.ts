@@ -6,6 +6,7 @@ import {
   RULE_FIELDS,
   type RuleField,
   ruleChangeLines,
+  ruleDifferences,
   ruleValues,
 } from '../../changes/index.ts';
 import type { ModerationRule } from '../../cometchat/moderation-model.ts';
@@ -169,7 +170,7 @@ export function fieldDifferences(
 ): RuleDifference['fields'] {
   const a = ruleValues(left);
   const b = ruleValues(right);
-  return RULE_FIELDS.filter((f) => JSON.stringify(a[f]) !== JSON.stringify(b[f])).map((field) => ({
+  return ruleDifferences(left, right).map((field) => ({
     field,
     left: fieldPlainText(field, a[field]),
     right: fieldPlainText(field, b[field]),
@@ -186,10 +187,11 @@ export function rulesCompareMessage(
   const rows = comparisonRows(apps, comparison);
   const shown = rows.slice(0, TABLE_ROWS - 1);
   const titleText = `Compare rules in *${escapeMrkdwn(apps.left)}* and *${escapeMrkdwn(apps.right)}*`;
-  const counts = `${n === 1 ? '1 rule differs' : `${n} rules differ`}, ${counted(equal, 'rule')} ${equal === 1 ? 'is' : 'are'} equal`;
+  const differ = n === 1 ? '1 rule differs' : `${n} rules differ`;
+  const same = `${counted(equal, 'rule')} ${equal === 1 ? 'is' : 'are'} equal`;
   const blocks: KnownBlock[] = [
     header(`Compare rules in ${apps.left} and ${apps.right}`),
-    section(n === 0 ? `No rule differs: ${counts.split(', ')[1]}.` : `*${counts}* and not listed.`),
+    section(n === 0 ? `No rule differs: ${same}.` : `*${differ}*; ${same} and not listed.`),
     ...(shown.length > 0
       ? [
           table(['Rule', 'Field', apps.left, apps.right], shown, [
@@ -207,7 +209,7 @@ export function rulesCompareMessage(
       'Rules are matched by id. Compared from what CometChat has now, each rule’s revision as read.',
     ]),
   ];
-  return { response_type: 'ephemeral', text: `${titleText}: ${counts}.`, blocks };
+  return { response_type: 'ephemeral', text: `${titleText}: ${differ}, ${same}.`, blocks };
 }
 
 function comparisonRows(
