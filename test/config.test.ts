@@ -512,6 +512,7 @@ describe('loadConfig with several apps', () => {
       'subscribe',
       'digest',
       'subscriptions',
+      'rules',
       'audit',
       'apps',
       'help',

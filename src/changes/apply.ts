@@ -46,7 +46,12 @@ export const NOT_SENT =
 export interface ApplyDeps {
   store: Pick<
     Store,
-    'claim' | 'release' | 'setKnownPermissions' | 'putPending' | 'getKnownPermissions'
+    | 'claim'
+    | 'release'
+    | 'setKnownPermissions'
+    | 'putPending'
+    | 'getKnownPermissions'
+    | 'setSeenRevision'
   >;
   audit: AuditTrail;
   now: () => number;
@@ -209,11 +214,29 @@ async function recordApplied(
   const record = auditRecord(attempt, { ...made, facts: input.facts }, 'applied', {
     serviceMessage: messages || undefined,
   });
-  const [, audited] = await Promise.all([
+  const [, , audited] = await Promise.all([
     rememberPermissions(deps, attempt, update, made),
+    rememberRevision(deps, attempt, update, made),
     deps.audit.record(record, log),
   ]);
   return audited.stored;
+}
+
+/**
+ * A rule's revision as the answer gave it: the rules' daily check then knows this revision was
+ * made by this app, and does not report it as made elsewhere.
+ */
+async function rememberRevision(
+  deps: ApplyDeps,
+  { app, change }: Attempt,
+  update: Sent,
+  made: { at: number },
+) {
+  if (change.kind !== 'rule' || update.revision === undefined) return;
+  const seen = { app, rule: change.role, revisionId: update.revision, seenAt: made.at };
+  await deps.store.setSeenRevision(seen).catch((error: unknown) => {
+    currentRequest().log.error({ err: error, rule: change.role }, 'rule revision not stored');
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import { type Change, changeOf } from './change.ts';
 import type { AppLabel } from './deps.ts';
 import { kindOf } from './kinds/index.ts';
 import { roleAsk, roleChangeLines } from './kinds/role.ts';
+import { ruleChangeLines } from './kinds/rule-fields.ts';
 import { changeLine, chunkedSections, MAX_REASON } from './views.ts';
 
 // An approval request as Slack shows it: the message in the approval channel (updated in place
@@ -55,6 +56,8 @@ function staleLine(request: Pick<ApprovalRequest, 'subject'>): string {
       return `:warning: The user changed in CometChat since this request was made, so nothing was sent. ${askAgain(request)}`;
     case 'role':
       return `:warning: CometChat's roles are no longer as this request was reviewed against, so nothing was sent. ${askAgain(request)}`;
+    case 'rule':
+      return `:warning: The rule changed in CometChat since this request was made, so nothing was sent. ${askAgain(request)}`;
     default:
       return ":warning: The role changed since this request was made (someone applied another change), so nothing was sent. Ask again from the editor, on the role's new values.";
   }
@@ -70,6 +73,8 @@ export function askAgain(request: Pick<ApprovalRequest, 'subject'>): string {
       return "Ask again from the user's card.";
     case 'role':
       return 'Ask again with `/cometchat role`.';
+    case 'rule':
+      return 'Ask again from `/cometchat rules`.';
     default:
       return 'Ask again from the editor.';
   }
@@ -91,6 +96,7 @@ function holdersText(change: Change, holders: number | undefined): string {
 /** A request's changes, line by line, as the approver reads them. */
 function requestedLines(change: Change): string[] {
   if (change.kind === 'role') return roleChangeLines(change.changes);
+  if (change.kind === 'rule') return ruleChangeLines(change.changes);
   const lines = change.changes.map((c) => changeLine(c, change.kind));
   // The approver is told what cannot be taken back, as the requester's review said.
   const irreversible = change.kind === 'moderation' && change.changes[0]?.after === 'delivered';
@@ -228,6 +234,7 @@ export function requestLine(request: Shown, appName: string | undefined, keys: n
   const kind = kindOf(change);
   const what = `${kind.name}${inApp(appName)}`;
   if (change.kind === 'role') return `${what}: ${kind.done}`;
+  if (change.kind === 'rule') return `${what}: ${ruleChangeLines(change.changes).join('; ')}`;
   if (change.kind !== 'permissions') {
     const changes = request.changes.map(
       (c) => `${code(c.key)} ${code(String(c.before ?? '—'))} → ${code(String(c.after))}`,

@@ -1,9 +1,15 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { MAX_ROLE_DESCRIPTION, MAX_ROLE_NAME, UidSchema } from '../cometchat/id-rules.ts';
+import {
+  MAX_ROLE_DESCRIPTION,
+  MAX_ROLE_NAME,
+  ruleIdProblem,
+  UidSchema,
+} from '../cometchat/id-rules.ts';
 import { AccountSchema } from '../cometchat/model.ts';
 import { type PermissionMap, type PermissionValue, RoleIdSchema } from '../cometchat/schemas.ts';
 import type { AuditChange, ChangeSubject } from '../store/store.ts';
+import { RULE_FIELDS } from './kinds/rule-fields.ts';
 
 // A change, whatever it acts on: one type, a union over its kinds. What is the same for every
 // kind (who may, the review, the approval, the claims, the pending record, the audit) reads the
@@ -108,7 +114,8 @@ export type Change =
   | RoleChange
   | UserRoleChange
   | AccountChange
-  | ModerationChange;
+  | ModerationChange
+  | RuleChange;
 
 /**
  * What a moderation decision acts on, as Slack carries it back: a message id, its queue, and why
@@ -121,6 +128,14 @@ const MessageSubjectSchema = z.object({
   rule: z.object({ id: z.string().max(100), name: z.string().max(200) }).optional(),
   reasons: z.array(z.string().max(200)).max(20).optional(),
 });
+
+/**
+ * A moderation rule, replaced whole by one PUT: each of its fields (RULE_FIELDS) from before to
+ * after, the rule's id in `role` (the field every record files a change under).
+ */
+export interface RuleChange extends ChangeFields {
+  kind: 'rule';
+}
 
 /** A permission value as it comes back from Slack in metadata: bounded, like all such input. */
 export const SubmittedValueSchema = z.union([
@@ -174,6 +189,31 @@ const FieldsSchema = z.object({
   reverts: z.string().min(1).max(64).optional(),
 });
 
+/** A moderation rule's id as a button's value or a review's metadata carries it back. */
+export const RuleIdSchema = z.string().superRefine((id, context) => {
+  const problem = ruleIdProblem(id);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
+
+/** A rule's field as a change to it carries it: conditions and filters are JSON text. */
+const RuleValueSchema = z.union([
+  z.string().max(METADATA_LIMIT),
+  z.array(z.string().max(200)).max(50),
+  z.null(),
+]);
+
+/** A change to a rule: each of its fields once. */
+const RuleChangesSchema = z
+  .array(
+    KeyChangeSchema.extend({
+      key: z.enum(RULE_FIELDS),
+      before: RuleValueSchema.optional(),
+      after: RuleValueSchema,
+    }),
+  )
+  .length(RULE_FIELDS.length)
+  .refine((changes) => new Set(changes.map((c) => c.key)).size === RULE_FIELDS.length);
+
 /**
  * A change as it comes back from Slack (a review's metadata, signed for its app): a role's
  * changed keys; with a `subject` (a uid the app could have sent), exactly one change to that
@@ -205,6 +245,11 @@ export const ChangeSchema = z
         }),
       ]),
     }),
+    FieldsSchema.extend({
+      role: RuleIdSchema,
+      subject: z.object({ kind: z.literal('rule') }),
+      changes: RuleChangesSchema,
+    }),
   ])
   .transform(({ subject, changes, seenAt, ...fields }): Change => {
     const common = {
@@ -228,6 +273,7 @@ function withKind(fields: ChangeFields, subject: ChangeSubject | undefined): Cha
     return { kind: 'moderation', messageId, queue, ...fields, ...whyOf({ rule, reasons }) };
   }
   if (subject?.kind === 'role') return { kind: 'role', action: subject.action, ...fields };
+  if (subject?.kind === 'rule') return { kind: 'rule', ...fields };
   if (subject?.kind !== 'user') return { kind: 'permissions', ...fields };
   const account = fields.changes[0]?.key === 'status';
   return { kind: account ? 'account' : 'user-role', uid: subject.uid, ...fields };
@@ -250,6 +296,8 @@ export function subjectOf(change: Change): ChangeSubject | undefined {
         queue: change.queue,
         ...whyOf(change),
       };
+    case 'rule':
+      return { kind: 'rule' };
   }
 }
 

@@ -27,10 +27,22 @@ export {
   type ModerationChange,
   type ModerationStatus,
   type PermissionsChange,
+  type RuleChange,
+  RuleIdSchema,
   SubmittedValueSchema,
 } from './change.ts';
 export { type AppLabel, appLabel, type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
 export { type Baseline, baselineFrom } from './kinds/permissions.ts';
+export {
+  conditionsSummary,
+  fieldPlainText,
+  RULE_FIELDS,
+  type RuleField,
+  ruleChangeLines,
+  ruleDifferences,
+  ruleUpdateOf,
+  ruleValues,
+} from './kinds/rule-fields.ts';
 export { failureView } from './outcome.ts';
 export type { AuditTrail } from './record.ts';
 export { replyPrivately } from './replies.ts';

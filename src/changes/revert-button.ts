@@ -9,6 +9,7 @@ import {
 } from '../apps/apps.ts';
 import { isCometChatError } from '../cometchat/errors.ts';
 import type { User } from '../cometchat/model.ts';
+import type { ModerationRule } from '../cometchat/moderation-model.ts';
 import { currentRequest, msLeft } from '../request-context.ts';
 import type { ButtonArgs } from '../slack/listener-args.ts';
 import { failInModal } from '../slack/modal-outcome.ts';
@@ -103,13 +104,22 @@ async function readNow(
 ): Promise<Omit<Now, 'defaults'>> {
   const target = record.subject;
   const deleting = target?.kind === 'role' && target.action === 'create';
-  const [roles, user, known, holders] = await Promise.all([
+  const [roles, user, known, holders, rule] = await Promise.all([
     app.cometchat.listAllRoles({ fresh: true }),
     target?.kind === 'user' ? userIfAny(app, target.uid) : undefined,
     target === undefined ? store.getKnownPermissions(app.name, record.role) : undefined,
     deleting ? app.cometchat.countUsersWithRole(record.role, { withDeactivated: true }) : undefined,
+    target?.kind === 'rule' ? ruleIfAny(app, record.role) : undefined,
   ]);
-  return { roles, user, known, holders };
+  return { roles, user, known, holders, rule };
+}
+
+/** The rule as CometChat has it now; undefined when it has no such rule. */
+function ruleIfAny(app: CometChatApp, id: string): Promise<ModerationRule | undefined> {
+  return app.cometchat.getRule(id).catch((error: unknown) => {
+    if (isCometChatError(error) && error.kind === 'not_found') return undefined;
+    throw error;
+  });
 }
 
 /** The user as CometChat has them now; undefined when it has no such user. */

@@ -12,6 +12,7 @@ import type { AuditRecord } from '../store/store.ts';
 import { type Change, changeRecord, METADATA_LIMIT, ROLE_FIELDS } from './change.ts';
 import { DECISION_WORDS, moderationIrreversible } from './kinds/moderation.ts';
 import { roleChangeLines } from './kinds/role.ts';
+import { fieldValueText, RULE_FIELDS, ruleChangeLines } from './kinds/rule-fields.ts';
 import type { Gap, Revert } from './revert.ts';
 import { subjectReviewView } from './review.ts';
 import { changeLine, messageView } from './views.ts';
@@ -107,6 +108,8 @@ function inverseWords(change: Change): string {
       }[change.action];
     case 'moderation':
       return `mark message ${code(change.messageId)} ${DECISION_WORDS[change.changes[0]?.after === 'approved' ? 'approved' : 'disapproved']} instead`;
+    case 'rule':
+      return `put the rule ${target} back as it was before`;
   }
 }
 
@@ -119,7 +122,9 @@ export function revertLines(revert: Reverting, catalogue: Catalogue = SHIPPED_CA
   const keys =
     change.kind === 'role'
       ? roleChangeLines(change.changes)
-      : change.changes.map((c) => changeLine(c, change.kind, catalogue));
+      : change.kind === 'rule'
+        ? ruleChangeLines(change.changes)
+        : change.changes.map((c) => changeLine(c, change.kind, catalogue));
   const target = (key: string) => change.changes.find((c) => c.key === key)?.after ?? null;
   const value = (key: string, v: PermissionValue | undefined) =>
     valueText(change.kind, key, v, catalogue);
@@ -142,6 +147,7 @@ const isRecreate = (change: Change) => change.kind === 'role' && change.action =
 
 /** A key as the review's other lines name it (changeLine, roleChangeLines). */
 function keyText(kind: Change['kind'], key: string, catalogue: Catalogue): string {
+  if (kind === 'rule') return key;
   return kind === 'role' && ROLE_FIELDS.includes(key) ? key : permissionKeyText(key, catalogue);
 }
 
@@ -152,6 +158,8 @@ function valueText(
   value: PermissionValue | undefined,
   catalogue: Catalogue,
 ): string {
+  const field = RULE_FIELDS.find((f) => f === key);
+  if (kind === 'rule' && field) return fieldValueText(field, value);
   if (kind === 'role' && ROLE_FIELDS.includes(key)) {
     return typeof value === 'string' && value !== ''
       ? `*${escapeMrkdwn(truncate(value, 255))}*`

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { sameValue } from '../cometchat/catalogue.ts';
 import { MAX_ROLES } from '../cometchat/id-rules.ts';
 import { accountOf, type User } from '../cometchat/model.ts';
+import type { ModerationRule } from '../cometchat/moderation-model.ts';
 import type { PermissionMap, PermissionValue, Role } from '../cometchat/schemas.ts';
 import { roleLimitSentence } from '../replies/sentences.ts';
 import { code } from '../slack/mrkdwn.ts';
@@ -17,6 +18,13 @@ import {
   userKeyChange,
 } from './change.ts';
 import { moderationIrreversible } from './kinds/moderation.ts';
+import {
+  RULE_FIELDS,
+  ruleDifferences,
+  ruleFromValues,
+  ruleUpdateOf,
+  ruleValues,
+} from './kinds/rule-fields.ts';
 
 // Revert: an applied change's audit record made into the change that puts it back (its inverse,
 // from the record's "before" values), proposed through the same review, approval, apply-once and
@@ -36,6 +44,8 @@ export interface Now {
   known?: KnownPermissions | undefined;
   /** For a role to delete: how many users hold it now (undefined: CometChat could not say). */
   holders?: number | undefined;
+  /** For a moderation rule: the rule now; undefined when CometChat has no such rule. */
+  rule?: ModerationRule | undefined;
   /** The app's documented defaults, which an unset key goes back to. */
   defaults: PermissionMap;
 }
@@ -91,11 +101,13 @@ export function revertOf(record: AuditRecord, now: Now): Revert {
   if (record.outcome !== 'applied') return none(notAppliedSentence(record.outcome));
   const target = record.subject;
   let revert: Revert;
+  const action = target?.kind === 'role' ? target.action : undefined;
   if (target?.kind === 'message') revert = moderationRevert(record, target);
   else if (target?.kind === 'user') revert = userRevert(record, target.uid, now);
-  else if (target?.action === 'create') revert = createdRevert(record, now);
-  else if (target?.action === 'update') revert = updatedRevert(record, now);
-  else if (target?.action === 'delete') revert = deletedRevert(record, now);
+  else if (target?.kind === 'rule') revert = ruleRevert(record, now.rule);
+  else if (action === 'create') revert = createdRevert(record, now);
+  else if (action === 'update') revert = updatedRevert(record, now);
+  else if (action === 'delete') revert = deletedRevert(record, now);
   else revert = permissionsRevert(record, now);
   // Checked as Slack will carry it back: a revert that the review could not submit is not offered.
   if (revert.kind === 'revert' && !decodeChange(encodeChange(revert.change))) {
@@ -165,6 +177,45 @@ function moderationRevert(
     reverts: record.ref,
   };
   return { kind: 'revert', change, since: [], gaps: [] };
+}
+
+/** A moderation rule put back whole: the record's "before" of every field, by one PUT. */
+function ruleRevert(record: AuditRecord, rule: ModerationRule | undefined): Revert {
+  const id = record.role;
+  if (!rule) return none(`There is no rule ${code(id)} now; nothing to put back.`);
+  const before = ruleFromValues(
+    id,
+    Object.fromEntries(record.changes.map((c) => [c.key, c.before])),
+  );
+  if (!before) return none(NOT_REVERTIBLE);
+  const now = ruleUpdateOf(rule);
+  if (ruleDifferences(now, before).length === 0) {
+    return none(
+      `The rule ${code(id)} is as it was before this change already; nothing to put back.`,
+    );
+  }
+  const current = ruleValues(now);
+  const wanted = ruleValues(before);
+  const changes = RULE_FIELDS.map((key) => ({
+    key,
+    before: current[key],
+    after: wanted[key],
+    explicit: false,
+  }));
+  const since = RULE_FIELDS.flatMap((key) => {
+    const set = record.changes.find((c) => c.key === key)?.after;
+    return set === undefined || sameValue(current[key], set)
+      ? []
+      : [{ key, set, now: current[key] }];
+  });
+  const change: Change = {
+    kind: 'rule',
+    role: id,
+    id: revertId(record, `rule:${id}`, changes),
+    changes,
+    reverts: record.ref,
+  };
+  return { kind: 'revert', change, since, gaps: [] };
 }
 
 /** A role's name or description as CometChat has it (none: empty). */

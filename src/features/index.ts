@@ -17,6 +17,7 @@ import { createHome, registerHome } from './home/home.ts';
 import { homeModeration, moderation } from './moderation/index.ts';
 import { editorOpener, permissions } from './permissions/index.ts';
 import { roles } from './roles/index.ts';
+import { rules } from './rules/index.ts';
 import { registerUnfurls } from './unfurl.ts';
 import { users } from './users/index.ts';
 
@@ -33,6 +34,7 @@ export const FEATURES: readonly Feature[] = [
   moderation,
   calls,
   alerts,
+  rules,
   audit,
   apps,
   help,

@@ -47,6 +47,10 @@ export const ACTIONS = {
   moderationDecide: 'moderation_decide',
   moderationDetails: 'moderation_details',
   moderationBulk: 'moderation_bulk',
+  /** The moderation rules' page buttons; the value is the page, signed for the app. */
+  rulesPage: 'rules_page',
+  /** Followed by `:<app>:<rule id>`: a rule's _Promote to <app>_, one per rule and other app. */
+  promoteRule: 'promote_rule',
 } as const;
 
 export const CALLBACKS = {

@@ -27,6 +27,8 @@ import {
   decodeStoredJson,
   type KnownPermissions,
   KnownPermissionsSchema,
+  type SeenRevision,
+  SeenRevisionSchema,
   type Subscription,
   SubscriptionSchema,
   type WebhookEvent,
@@ -358,6 +360,8 @@ function redisKeys(prefix: string) {
     version: `${prefix}schema-version`,
     auditRolesFiled: `${prefix}audit-roles-filed`,
     known: (name: string, role: string) => `${app(name)}known:${role}`,
+    /** A hash: each moderation rule's id to the revision this app last saw (JSON). */
+    seenRevisions: (name: string) => `${app(name)}seen-revisions`,
     /** Version 1's known permissions of `role` (of its one app). */
     knownV1: (role: string) => `${prefix}known:${role}`,
     claim: (id: string) => `${prefix}claim:${id}`,
@@ -502,6 +506,23 @@ class RedisStore implements Store {
     );
     if (text === null) return undefined;
     return decodeStoredJson(KnownPermissionsSchema, text, `known permissions of ${role} in ${app}`);
+  };
+
+  readonly getSeenRevisions = async (app: string): Promise<Map<string, SeenRevision>> => {
+    const fields = await this.#run('get seen revisions', () =>
+      this.#client.hGetAll(this.#keys.seenRevisions(app)),
+    );
+    const seen = Object.entries(fields).map(([rule, text]) =>
+      decodeStoredJson(SeenRevisionSchema, text, `the seen revision of ${rule} in ${app}`),
+    );
+    return new Map(seen.map((r) => [r.rule, r]));
+  };
+
+  readonly setSeenRevision = async (seen: SeenRevision): Promise<void> => {
+    const text = JSON.stringify(seen);
+    await this.#run('set seen revision', () =>
+      this.#client.hSet(this.#keys.seenRevisions(seen.app), seen.rule, text),
+    );
   };
 
   readonly setKnownPermissions = async (known: KnownPermissions): Promise<void> => {

@@ -32,6 +32,7 @@ import {
   decodeStoredJson,
   type KnownPermissions,
   MovedToDefaultSchema,
+  type SeenRevision,
   type Subscription,
   SubscriptionSchema,
   type WebhookEvent,
@@ -39,7 +40,7 @@ import {
 } from './stored-records.ts';
 
 /*
- * Version 10 of the file's layout; `user_version` records it so that a later version can migrate.
+ * Version 11 of the file's layout; `user_version` records it so that a later version can migrate.
  * Version 2 keeps every row under its CometChat app; 3 adds `audit_intents`; 4 `approvals` and an
  * audit record's `approval`; 5 an audit record's `subject`; 6 the `ref` of the change that set a
  * role's known permissions; 7 `subscriptions` (channels subscribed to an app's webhook events)
@@ -52,14 +53,15 @@ import {
  * `reverts` (the record whose change it puts back); 10 `audit_counts`, how many records each app
  * has (`role` '') and has filed under each role, kept by triggers so that a page's total is
  * read, not counted, and indexes that end in each listing's whole order (`ref`, `id` after the
- * time), so that a page is read from its index alone, newest first, and no listing sorts.
- * Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
+ * time), so that a page is read from its index alone, newest first, and no listing sorts;
+ * 11 `seen_revisions`, the revision of each moderation rule this app last saw (the rules' daily
+ * check tells a later one, made outside the app). Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
  * list of changes); everything a query filters or sorts on is a column of its own.
  *
  * Version 1 (before the app knew of several CometChat apps) had no `app` column; opening its file
  * moves every row into app `default` (see `migrateFromVersion1`).
  */
-const SCHEMA_VERSION = 10;
+const SCHEMA_VERSION = 11;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS known_permissions (
     app TEXT NOT NULL,
@@ -154,6 +156,13 @@ const SCHEMA = `
     post TEXT NOT NULL
   );
   CREATE INDEX IF NOT EXISTS audit_posts_by_due ON audit_posts (due_at);
+  CREATE TABLE IF NOT EXISTS seen_revisions (
+    app TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    revision_id TEXT NOT NULL,
+    seen_at INTEGER NOT NULL,
+    PRIMARY KEY (app, rule)
+  );
 `;
 
 /**
@@ -245,7 +254,7 @@ function migrate(db: DatabaseSync, path: string): void {
   }
   if (version === SCHEMA_VERSION) return;
   if (version === 1) migrateFromVersion1(db);
-  // A new file, or version 2 to 9: every statement is IF NOT EXISTS, so an earlier file
+  // A new file, or version 2 to 10: every statement is IF NOT EXISTS, so an earlier file
   // gains the tables it lacks and keeps the rest; its tables gain the columns they lack.
   else {
     db.exec(SCHEMA);
@@ -302,6 +311,14 @@ function stateStatements(db: DatabaseSync) {
     deleteClaim: db.prepare('DELETE FROM claims WHERE id = ?'),
     renewClaim: db.prepare(
       'UPDATE claims SET expires_at = @expiresAt WHERE id = @id AND expires_at > @now',
+    ),
+    selectRevisions: db.prepare(
+      'SELECT app, rule, revision_id, seen_at FROM seen_revisions WHERE app = ?',
+    ),
+    upsertRevision: db.prepare(
+      `INSERT INTO seen_revisions (app, rule, revision_id, seen_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (app, rule) DO UPDATE
+         SET revision_id = excluded.revision_id, seen_at = excluded.seen_at`,
     ),
   };
 }
@@ -517,6 +534,21 @@ class SqliteStore implements Store {
     this.#sameFile();
     const permissions = JSON.stringify(known.permissions);
     this.#sql.upsertKnown.run(known.app, known.role, permissions, known.seenAt, known.ref ?? null);
+  };
+
+  readonly getSeenRevisions = async (app: string): Promise<Map<string, SeenRevision>> => {
+    this.#sameFile();
+    const rows = this.#sql.selectRevisions.all(app);
+    const seen = rows.map((raw) => {
+      const row = decodeStored(RevisionRowSchema, raw, `a seen rule revision in ${app}`);
+      return { app: row.app, rule: row.rule, revisionId: row.revision_id, seenAt: row.seen_at };
+    });
+    return new Map(seen.map((r) => [r.rule, r]));
+  };
+
+  readonly setSeenRevision = async (seen: SeenRevision): Promise<void> => {
+    this.#sameFile();
+    this.#sql.upsertRevision.run(seen.app, seen.rule, seen.revisionId, seen.seenAt);
   };
 
   readonly claim = async (id: string, ttlSeconds: number): Promise<boolean> => {
@@ -955,6 +987,13 @@ const KnownRowSchema = z.object({
   permissions: z.string(),
   seen_at: z.number(),
   ref: z.string().nullable(),
+});
+
+const RevisionRowSchema = z.object({
+  app: z.string(),
+  rule: z.string(),
+  revision_id: z.string(),
+  seen_at: z.number(),
 });
 
 const BurstRowSchema = z.object({

@@ -4,6 +4,7 @@ import {
   type AuditRecord,
   auditRoles,
   type KnownPermissions,
+  type SeenRevision,
   type Subscription,
   type WebhookEvent,
 } from './stored-records.ts';
@@ -20,6 +21,7 @@ export {
   type ChangeSubject,
   DEFAULT_APP,
   type KnownPermissions,
+  type SeenRevision,
   type Subscription,
   type SubscriptionKind,
   type WebhookEvent,
@@ -60,6 +62,10 @@ export interface Store {
   getKnownPermissions(app: string, role: string): Promise<KnownPermissions | undefined>;
   /** Replaces what is known of `known.role` in `known.app`. */
   setKnownPermissions(known: KnownPermissions): Promise<void>;
+  /** The revision of each of `app`'s moderation rules this app last saw, by rule id. */
+  getSeenRevisions(app: string): Promise<Map<string, SeenRevision>>;
+  /** Replaces what was last seen of `seen.rule` in `seen.app`. */
+  setSeenRevision(seen: SeenRevision): Promise<void>;
   /**
    * Takes the claim `id` if nobody holds it; true for exactly one caller, across replicas too.
    * This is what makes a confirmation apply once, however often it is submitted. Ids are opaque
@@ -200,6 +206,7 @@ export function createMemoryStore(now: () => number = Date.now): Store {
  */
 class MemoryStore implements Store {
   readonly #known = new Map<string, KnownPermissions>();
+  readonly #revisions = new Map<string, SeenRevision>();
   /** Claim id to the Unix ms when it expires. */
   readonly #claims = new Map<string, number>();
   readonly #audit: AuditRecord[] = [];
@@ -226,6 +233,15 @@ class MemoryStore implements Store {
 
   readonly setKnownPermissions = async (entry: KnownPermissions): Promise<void> => {
     this.#known.set(knownKey(entry.app, entry.role), structuredClone(entry));
+  };
+
+  readonly getSeenRevisions = async (app: string): Promise<Map<string, SeenRevision>> => {
+    const seen = [...this.#revisions.values()].filter((r) => r.app === app);
+    return new Map(seen.map((r) => [r.rule, structuredClone(r)]));
+  };
+
+  readonly setSeenRevision = async (seen: SeenRevision): Promise<void> => {
+    this.#revisions.set(knownKey(seen.app, seen.rule), structuredClone(seen));
   };
 
   readonly claim = async (id: string, ttlSeconds: number): Promise<boolean> => {

@@ -75,6 +75,8 @@ export const ChangeSubjectSchema = z.discriminatedUnion('kind', [
     rule: z.object({ id: z.string(), name: z.string() }).optional(),
     reasons: z.array(z.string()).optional(),
   }),
+  // A moderation rule, replaced whole by one PUT; the record's `role` is the rule's id.
+  z.object({ kind: z.literal('rule') }),
 ]);
 export type ChangeSubject = z.infer<typeof ChangeSubjectSchema>;
 
@@ -173,6 +175,19 @@ export function auditRoles(record: Pick<AuditRecord, 'role' | 'subject' | 'chang
   return roles;
 }
 
+/**
+ * The revision of a moderation rule this app last saw (the rules' daily check, or a change the
+ * app sent): a later revision seen there was made outside this app.
+ */
+export const SeenRevisionSchema = z.object({
+  app: z.string(),
+  rule: z.string(),
+  revisionId: z.string(),
+  /** Unix milliseconds when it was seen. */
+  seenAt: z.number(),
+});
+export type SeenRevision = z.infer<typeof SeenRevisionSchema>;
+
 /** Where an approval request stands; only `open` can still be approved or rejected. */
 const ApprovalStatusSchema = z.enum([
   'open',
@@ -227,8 +242,17 @@ export const ApprovalRequestSchema = z.object({
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 
-/** What a channel's subscription posts: call events, recordings, transcripts, or a daily digest. */
-export const SubscriptionKindSchema = z.enum(['calls', 'recordings', 'transcripts', 'digest']);
+/**
+ * What a channel's subscription posts: call events, recordings, transcripts, a daily digest, or
+ * the moderation rules changed outside this app.
+ */
+export const SubscriptionKindSchema = z.enum([
+  'calls',
+  'recordings',
+  'transcripts',
+  'digest',
+  'rules',
+]);
 export type SubscriptionKind = z.infer<typeof SubscriptionKindSchema>;
 
 /** A Slack channel subscribed to one CometChat app's webhook events (or its daily digest). */

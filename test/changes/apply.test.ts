@@ -88,6 +88,8 @@ function setup(
       updateRole: () => Promise.reject(new Error('not a role change')),
       deleteRole: () => Promise.reject(new Error('not a role change')),
       listAllRoles: () => Promise.reject(new Error('not a role change')),
+      getRule: () => Promise.reject(new Error('not a rule change')),
+      updateRule: () => Promise.reject(new Error('not a rule change')),
     },
   };
   const context = {

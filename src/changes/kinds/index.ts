@@ -4,6 +4,7 @@ import type { Kind } from './kind.ts';
 import { moderationKind } from './moderation.ts';
 import { permissionsKind } from './permissions.ts';
 import { roleKind } from './role.ts';
+import { ruleKind } from './rule.ts';
 import { userKind } from './user.ts';
 
 // Where the kinds of change differ, and only there: what each sends, how "is it still as it was
@@ -24,6 +25,8 @@ export function kindOf(change: Change): Kind {
       return userKind(change);
     case 'moderation':
       return moderationKind(change);
+    case 'rule':
+      return ruleKind(change);
   }
 }
 

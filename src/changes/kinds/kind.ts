@@ -10,6 +10,8 @@ import type { AuditRecord, KnownPermissions, Store } from '../../store/store.ts'
 export interface Sent {
   results: Record<string, KeyResult>;
   permissions?: PermissionMap | undefined;
+  /** For a moderation rule: its revision as the answer gave it. */
+  revision?: string | undefined;
 }
 
 /** What a change may ask of CometChat: the writes, and the reads that check them. */
@@ -29,7 +31,12 @@ export type ChangeClient = Pick<
 > &
   Pick<
     ModerationOperations,
-    'decideFlaggedMessage' | 'decideBlockedMessage' | 'listFlaggedMessages' | 'listBlockedMessages'
+    | 'decideFlaggedMessage'
+    | 'decideBlockedMessage'
+    | 'listFlaggedMessages'
+    | 'listBlockedMessages'
+    | 'getRule'
+    | 'updateRule'
   >;
 
 /** Where "is it still as reviewed?" is asked: the store (a role's map), CometChat (the rest). */
@@ -37,7 +44,7 @@ export interface Reads {
   store: Pick<Store, 'getKnownPermissions'>;
   app: Pick<CometChatApp, 'name'> & {
     cometchat: Pick<CometChatClient, 'getUser' | 'listAllRoles'> &
-      Pick<ModerationOperations, 'listFlaggedMessages' | 'listBlockedMessages'>;
+      Pick<ModerationOperations, 'listFlaggedMessages' | 'listBlockedMessages' | 'getRule'>;
   };
 }
 

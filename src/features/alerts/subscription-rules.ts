@@ -10,11 +10,11 @@ import { ALERT_TRIGGERS, type AlertFacts, type KnownCall } from './webhook-event
 // the same `status:unanswered type:video` in both places. Pure.
 
 export const SUBSCRIBE_USAGE =
-  '`/cometchat subscribe calls [&lt;filters&gt;]`, `subscribe recordings`, `subscribe transcripts`';
+  '`/cometchat subscribe calls [&lt;filters&gt;]`, `subscribe recordings`, `subscribe transcripts`, `subscribe rules`';
 
 /** What `subscribe` asks for: a kind, and for calls the filters as normalised words. */
 export interface SubscribeWords {
-  kind: 'calls' | 'recordings' | 'transcripts';
+  kind: 'calls' | 'recordings' | 'transcripts' | 'rules';
   filters: string[];
 }
 
@@ -25,7 +25,7 @@ const NOT_FOR_SUBSCRIPTIONS = ['since', 'until', 'onBehalfOf'] as const;
 export function parseSubscribeWords(words: readonly string[]): SubscribeWords | Refusal {
   const [kind, ...rest] = words;
   const lower = kind?.toLowerCase();
-  if (lower === 'recordings' || lower === 'transcripts') {
+  if (lower === 'recordings' || lower === 'transcripts' || lower === 'rules') {
     return rest.length > 0
       ? new Refusal(`\`subscribe ${lower}\` takes no filters.`)
       : { kind: lower, filters: [] };

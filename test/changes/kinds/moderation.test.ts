@@ -47,6 +47,8 @@ function fakeClient(queues: { flagged?: string[]; blocked?: string[] } = {}) {
     },
     listFlaggedMessages: async () => (queues.flagged ?? []).map((id) => flagged(id, 1)),
     listBlockedMessages: async () => (queues.blocked ?? []).map((id) => blocked(id, 1)),
+    getRule: notAsked,
+    updateRule: notAsked,
     getUser: notAsked,
     listAllRoles: notAsked,
   };

@@ -147,6 +147,8 @@ describe('sending a change to a role itself', () => {
       decideBlockedMessage: notAsked,
       listFlaggedMessages: notAsked,
       listBlockedMessages: notAsked,
+      getRule: notAsked,
+      updateRule: notAsked,
     };
   }
 
