@@ -42,6 +42,13 @@ export const ACTIONS = {
   userAccount: 'user_account',
   /** A channel's subscription's "Remove"; its value is the subscription's id, signed. */
   removeSubscription: 'remove_subscription',
+  /** A moderation alert's _Claim_; its value is the alert's event id, signed for its app. */
+  claimModerationAlert: 'moderation_alert_claim',
+  /**
+   * A blocked-message alert's _Review_: opens the item for a moderator. Its value, signed for
+   * its app: `{ queue: 'blocked', id }`, the message's id.
+   */
+  reviewModerationItem: 'moderation_review',
 } as const;
 
 export const CALLBACKS = {

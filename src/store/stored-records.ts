@@ -219,8 +219,17 @@ export const ApprovalRequestSchema = z.object({
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 
-/** What a channel's subscription posts: call events, recordings, transcripts, or a daily digest. */
-export const SubscriptionKindSchema = z.enum(['calls', 'recordings', 'transcripts', 'digest']);
+/**
+ * What a channel's subscription posts: call events, recordings, transcripts, a daily digest, or
+ * moderation alerts (its filters name which: `blocked`, `failed`, `approved`).
+ */
+export const SubscriptionKindSchema = z.enum([
+  'calls',
+  'recordings',
+  'transcripts',
+  'digest',
+  'moderation',
+]);
 export type SubscriptionKind = z.infer<typeof SubscriptionKindSchema>;
 
 /** A Slack channel subscribed to one CometChat app's webhook events (or its daily digest). */

@@ -102,6 +102,7 @@ const KIND_WORDS: Record<Subscription['kind'], string> = {
   recordings: 'recordings',
   transcripts: 'transcripts',
   digest: 'a daily digest',
+  moderation: 'moderation alerts',
 };
 
 /** A subscription in one line: what, which filters, which app, who made it and when. */
