@@ -1,89 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { createSlackDriver, type SlackDriver } from '../../offline/slack-standin/driver.ts';
 import {
   MODERATION_FIXTURE_TEXT,
   MODERATION_FIXTURE_TRIGGERS,
-  type ModerationFixtureTrigger,
-  moderationData,
 } from '../fixtures/moderation-webhooks/index.ts';
-import { actionButtons, commandReply, type Harness, textOf } from './harness.ts';
+import { actionButtons, commandReply, textOf } from './harness.ts';
+import {
+  alertsIn,
+  click,
+  ENV,
+  everythingSaid,
+  moderator,
+  PASSWORD,
+  send,
+  sendBurst,
+  USER,
+  webhookUrl,
+} from './moderation-alerts-steps.ts';
 import { useHarnessStarter } from './support.ts';
 
 // Moderation alerts through the real app: the stand-in sends CometChat's moderation webhooks
 // (their published shapes, from test/fixtures) to the app's listener, which posts them in the
 // channels subscribed with `subscribe moderation`.
-
-const USER = 'cometchat-hooks';
-const PASSWORD = 'a-webhook-password-of-some-length';
-const ENV = {
-  COMETCHAT_WEBHOOK_USER: USER,
-  COMETCHAT_WEBHOOK_PASSWORD: PASSWORD,
-  // Until MODERATORS is wired, the app's editors moderate.
-  EDITORS: 'U0OPERATOR,U0SECOND',
-};
-
-function webhookUrl(h: Harness): string {
-  return h.appUrl.replace('/slack/events', '/cometchat/webhooks/default');
-}
-
-/** The moderation alerts posted in `channel` so far (not announcements, not count messages). */
-function alertsIn(h: Harness, channel: string) {
-  return h.slack.calls.filter(
-    (c) =>
-      c.method === 'chat.postMessage' &&
-      c.args.channel === channel &&
-      !textOf(c.args).includes('subscribed this channel') &&
-      !textOf(c.args).includes('in the last minute'),
-  );
-}
-
-async function send(h: Harness, trigger: ModerationFixtureTrigger, data = moderationData(trigger)) {
-  h.sandbox.webhooks.configure({ url: webhookUrl(h), username: USER, password: PASSWORD });
-  return (await h.sandbox.webhooks.send(trigger, data))?.status;
-}
-
-/** Everything the app sent Slack and logged, and its metrics: where no text may be. */
-async function everythingSaid(h: Harness): Promise<string> {
-  return JSON.stringify([
-    h.messages(),
-    h.views(),
-    h.slack.calls.map((c) => c.args),
-    h.logs.lines,
-    await h.app.metrics.registry.metrics(),
-  ]);
-}
-
-/** A driver acting as `userId` in the alerts' channel. */
-function moderator(h: Harness, userId: string): SlackDriver {
-  return createSlackDriver({
-    appUrl: h.appUrl,
-    signingSecret: h.config.slack.signingSecret ?? '',
-    standIn: h.slack,
-    userId,
-    channelId: 'C0ALL',
-  });
-}
-
-/** Clicks `actionId` on the alert `post` (as posted, or as `blocks` say now) as `driver`'s user. */
-function click(
-  h: Harness,
-  driver: SlackDriver,
-  post: { args: Record<string, unknown>; answer?: Record<string, unknown> },
-  actionId: string,
-) {
-  const blocks = post.args.blocks as unknown[];
-  const button = actionButtons({ blocks }).find((b) => b.action_id === actionId);
-  if (!button?.value) throw new Error(`no ${actionId} button`);
-  const ts = String(post.answer?.ts ?? '1700000000.000100');
-  return driver.interaction(
-    driver.blockAction({
-      actionId,
-      value: button.value,
-      responseUrl: h.slack.responseUrl(),
-      message: { ts, text: textOf(post.args), blocks },
-    }),
-  );
-}
 
 describe('moderation alerts', () => {
   const start = useHarnessStarter();
@@ -185,26 +122,6 @@ describe('moderation alerts', () => {
   it('posts a burst of 30 blocked messages as three alerts and one count message it updates', async () => {
     const h = await start({ env: ENV });
     await commandReply(h, 'subscribe moderation blocked', h.driver, { channel_id: 'C0ALL' });
-    const sent = Array.from({ length: 30 }, (_, i) => {
-      const data = moderationData('moderation_engine_blocked');
-      Object.assign(data.message as object, { id: String(500_000 + i) });
-      return send(h, 'moderation_engine_blocked', data);
-    });
-    expect(await Promise.all(sent)).toEqual(Array(30).fill(200));
-    const here = () => h.slack.calls.filter((c) => c.args.channel === 'C0ALL' && c.answer);
-    const counted = () =>
-      here()
-        .map((c) => /(\d+) more moderation alerts/.exec(textOf(c.args))?.[1])
-        .filter((n) => n !== undefined)
-        .map(Number);
-    await h.slack.waitFor(() => counted().includes(27) || undefined, 15_000);
-    // Past the count message's next update (every 2 s), for any post or update still to come.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
-    const countPosts = here().filter(
-      (c) => c.method === 'chat.postMessage' && textOf(c.args).includes('more moderation alert'),
-    );
-    expect(alertsIn(h, 'C0ALL')).toHaveLength(3);
-    expect(countPosts).toHaveLength(1);
-    expect(counted().at(-1)).toBe(27);
+    expect(await sendBurst([h], 'C0ALL')).toEqual({ alerts: 3, countMessages: 1, counted: 27 });
   }, 30_000);
 });
