@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { RuleRef } from '../../cometchat/moderation-model.ts';
 
 // CometChat's moderation webhooks (live-api-notes.md, "Webhooks"), read into what an alert shows:
 // who sent the message, where, which rule, what the engine did. The message's text is never read
@@ -201,6 +202,9 @@ function rulesOf(data: z.infer<typeof DecidedSchema>): RuleFacts[] {
   });
 }
 
+/** The rule a failure names, as blocked items name theirs, its name when a failure gives one. */
+type FailedRule = Omit<RuleRef, 'name'> & { name?: RuleRef['name'] | undefined };
+
 /** The failures of one event, one group per engine, rule and category, first seen first. Pure. */
 export function groupFailures(failures: readonly z.infer<typeof FailureSchema>[]): FailureGroup[] {
   const groups = new Map<string, FailureGroup>();
@@ -213,7 +217,9 @@ export function groupFailures(failures: readonly z.infer<typeof FailureSchema>[]
       kept.count += 1;
       continue;
     }
-    const named = rule ? { id: rule.id, name: rule.name, revisionId: rule.revisionId } : undefined;
+    const named: FailedRule | undefined = rule
+      ? { id: rule.id, name: rule.name, revisionId: rule.revisionId }
+      : undefined;
     groups.set(key, {
       engine,
       setting: failure.context?.setting,
