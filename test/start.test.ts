@@ -30,7 +30,7 @@ function start(env: Record<string, string>): Promise<Exit> {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       // A config error exits at once; anything still running after this is a failure.
-      timeout: 12_000,
+      timeout: 18_000,
     });
     let stdout = '';
     let stderr = '';

@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'ERR_CALL_SESSION_NOT_FOUND'
   | 'ERR_UID_NOT_FOUND'
   | 'ERR_MSG_NOT_FOUND'
+  | 'ERR_MESSAGE_ID_NOT_FOUND'
+  | 'ERR_RULE_NOT_FOUND'
   | 'ERR_NOT_FOUND'
   | 'ERR_METHOD_NOT_ALLOWED'
   | 'ERR_TOO_MANY_REQUESTS'
@@ -78,6 +80,16 @@ const TEXTS: Record<ErrorCode, ErrorText> = {
     message: 'The message does not exist.',
     devMessage: 'Check the message id in the path.',
   },
+  ERR_MESSAGE_ID_NOT_FOUND: {
+    status: 404,
+    message: 'The message id does not exist.',
+    devMessage: 'Check the message id in the path: it must be a message waiting for review.',
+  },
+  ERR_RULE_NOT_FOUND: {
+    status: 404,
+    message: 'The rule does not exist.',
+    devMessage: 'Check the rule id in the path.',
+  },
   ERR_NOT_FOUND: {
     status: 404,
     message: 'The requested resource does not exist.',
@@ -135,7 +147,8 @@ const PERMISSION_PATH = /^\/v3\/roles\/[^/]+\/permissions\/[^/]+$/;
 
 /**
  * The error a status fault sends when the test did not give a body: the closest real one. A 404
- * names what the path looks up (a call, a user, a role's permission, else a role).
+ * names what the path looks up (a call, a user, a message, a moderation rule or message, a role's
+ * permission, else a role).
  */
 export function errorCodeForStatus(status: number, host: 'api' | 'call', path = ''): ErrorCode {
   if (status === 401) return 'AUTH_ERR_APIKEY_NOT_FOUND';
@@ -144,6 +157,8 @@ export function errorCodeForStatus(status: number, host: 'api' | 'call', path = 
     if (host === 'call') return 'ERR_CALL_SESSION_NOT_FOUND';
     if (path.startsWith('/v3/users')) return 'ERR_UID_NOT_FOUND';
     if (path.startsWith('/v3/messages')) return 'ERR_MSG_NOT_FOUND';
+    if (path.startsWith('/v3/moderation/rules')) return 'ERR_RULE_NOT_FOUND';
+    if (path.startsWith('/v3/moderation')) return 'ERR_MESSAGE_ID_NOT_FOUND';
     return PERMISSION_PATH.test(path) ? 'ERR_PERMISSION_NOT_FOUND' : 'ERR_ROLE_NOT_FOUND';
   }
   if (status === 405) return 'ERR_METHOD_NOT_ALLOWED';

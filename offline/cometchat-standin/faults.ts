@@ -6,7 +6,7 @@ import { errorCodeForStatus, errorResponse } from './errors.ts';
 
 export interface FaultSpec {
   /** Which requests it applies to; omitted = any request. */
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Substring of the raw request path, e.g. '/roles', '/calls/' or '/users'. */
   pathIncludes?: string;
   /** How many matching requests it affects; default 1; Infinity allowed. */

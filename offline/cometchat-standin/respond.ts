@@ -3,6 +3,14 @@ import { getCall } from './calls.ts';
 import { errorResponse } from './errors.ts';
 import type { RequestBody } from './json-body.ts';
 import { getMessage } from './messages.ts';
+import {
+  decideBlocked,
+  decideFlagged,
+  listBlocked,
+  listFlagged,
+  listReviewed,
+} from './moderation-queue.ts';
+import { getRule, listRevisions, listRules, putRule } from './moderation-rules.ts';
 import { decodeIdSegment } from './path-segment.ts';
 import { listPermissionDefinitions } from './permission-definitions.ts';
 import type { SandboxResponse } from './response.ts';
@@ -51,6 +59,7 @@ function routesFor(host: SandboxHost, path: string): Methods | undefined {
   if (root !== '' || version !== 'v3') return undefined;
   if (host === 'api' && collection === 'roles') return roleRoutes(segments);
   if (host === 'api' && collection === 'users') return userRoutes(segments);
+  if (host === 'api' && collection === 'moderation') return moderationRoutes(segments);
   if (host === 'api' && collection === 'messages' && segments.length === 4 && id) {
     const messageId = decodeIdSegment(id);
     return { GET: (_r, c) => getMessage(c.state, messageId) };
@@ -137,6 +146,44 @@ function userRoutes(segments: string[]): Methods | undefined {
   }
   if (segments.length === 5 && sub === 'blockedusers') {
     return { GET: (r, c) => listBlockedUsers(c.state, uid, r.query) };
+  }
+  return undefined;
+}
+
+/**
+ * The moderation routes (live-api-notes.md, "Moderation"), on the chat host with the other
+ * `apikey` routes: the two queues and a decision on one message, the reviewed list, the rules.
+ */
+function moderationRoutes(segments: string[]): Methods | undefined {
+  const [, , , area, id, sub] = segments;
+  const itemId = id === undefined || id === '' ? undefined : decodeIdSegment(id);
+  const decide = (r: IncomingRequest, c: RespondContext) => ({ id: itemId, ...write(r, c) });
+  if (area === 'flagged-messages' || area === 'blocked-messages') {
+    const flagged = area === 'flagged-messages';
+    if (segments.length === 4) {
+      return { GET: (r, c) => (flagged ? listFlagged : listBlocked)(c.state.moderation, r.query) };
+    }
+    if (segments.length !== 5 || id === '') return undefined;
+    return {
+      PATCH: (r, c) => (flagged ? decideFlagged : decideBlocked)(c.state.moderation, decide(r, c)),
+    };
+  }
+  if (area === 'reviewed-messages' && segments.length === 4) {
+    return { GET: (r, c) => listReviewed(c.state.moderation, r.query) };
+  }
+  if (area !== 'rules') return undefined;
+  if (segments.length === 4) {
+    return { GET: (r, c) => listRules(c.state.moderation, r.query, c.appId) };
+  }
+  if (id === undefined || id === '') return undefined;
+  if (segments.length === 5) {
+    return {
+      GET: (_r, c) => getRule(c.state.moderation, itemId, c.appId),
+      PUT: (r, c) => putRule(c.state.moderation, { ...decide(r, c), appId: c.appId }),
+    };
+  }
+  if (segments.length === 6 && sub === 'revisions') {
+    return { GET: (_r, c) => listRevisions(c.state.moderation, itemId, c.appId) };
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { loadModeration } from './moderation-seed.ts';
 import { checkPermissionUpdate } from './permission-catalogue.ts';
 import { generatePresenterCall } from './presenter-call.ts';
 import {
@@ -9,9 +10,11 @@ import {
 } from './recent-calls.ts';
 import { startRolePermissions, writePermissions } from './role-permissions.ts';
 import callsJson from './seed/calls.json' with { type: 'json' };
+import moderationJson from './seed/moderation.json' with { type: 'json' };
 import rolePermissionsJson from './seed/role-permissions.json' with { type: 'json' };
 import rolesJson from './seed/roles.json' with { type: 'json' };
 import secondCallsJson from './seed/second/calls.json' with { type: 'json' };
+import secondModerationJson from './seed/second/moderation.json' with { type: 'json' };
 import secondRolePermissionsJson from './seed/second/role-permissions.json' with { type: 'json' };
 import secondRolesJson from './seed/second/roles.json' with { type: 'json' };
 import secondUsersJson from './seed/second/users.json' with { type: 'json' };
@@ -97,6 +100,8 @@ interface SeedData {
   calls: unknown;
   /** The users, their friendships (each pair once) and their blocks (who blocked whom). */
   users: unknown;
+  /** Flagged, blocked and reviewed messages, the rules and their revisions. */
+  moderation: unknown;
   /**
    * Calls too large or too time-bound to write out by hand, made afresh on every load; recent
    * ones are dated back from `startedAt` (Unix seconds).
@@ -110,6 +115,7 @@ const SEED_DATA: Record<SandboxSeedName, SeedData> = {
     rolePermissions: rolePermissionsJson,
     calls: callsJson,
     users: usersJson,
+    moderation: moderationJson,
     generated: (startedAt) => [
       { shape: 'object', record: generatePresenterCall(SANDBOX_SESSION_IDS.presenter300) },
       ...recentCalls({
@@ -128,6 +134,7 @@ const SEED_DATA: Record<SandboxSeedName, SeedData> = {
     rolePermissions: secondRolePermissionsJson,
     calls: secondCallsJson,
     users: secondUsersJson,
+    moderation: secondModerationJson,
     generated: (startedAt) =>
       recentCalls({
         appId: 'sandbox-app-2',
@@ -185,6 +192,7 @@ export function loadSeed(
     callMessages: new Map(),
     callList: { perPage: true, paging: true },
     ...loadUsers(data.users, roleIds, where),
+    moderation: loadModeration(data.moderation, where),
   };
   loadPermissions(state, data.rolePermissions, where);
   return state;

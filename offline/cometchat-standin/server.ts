@@ -3,6 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { errorResponse } from './errors.ts';
 import { createFaultQueue, type FaultSpec, faultAnswer, type RawAnswer } from './faults.ts';
 import type { RequestBody } from './json-body.ts';
+import { decisionsIn, type ReceivedDecision } from './moderation-queue.ts';
+import { editRule, type RuleChange } from './moderation-rules.ts';
 import { type IncomingRequest, respond, type SandboxHost } from './respond.ts';
 import type { SandboxResponse } from './response.ts';
 import { loadSeed, SANDBOX_SEEDS, type SandboxSeedName } from './seed.ts';
@@ -14,6 +16,28 @@ import { createWebhookSender, type SandboxWebhooks } from './webhooks.ts';
 // respond.ts; this file only moves bytes.
 
 export type { FaultSpec } from './faults.ts';
+export {
+  engineDecisionData,
+  engineFailedData,
+  FAILURE_CATEGORIES,
+  type FailureCategory,
+  type FailureSetting,
+  failureOf,
+  MODERATION_TRIGGERS,
+  type ModerationEngine,
+  type ModerationEngineFailedData,
+  type ModerationFailure,
+  type ModerationManualApprovedData,
+  type ModerationMessageData,
+  type ModerationRuleRef,
+  type ModerationTrigger,
+  type ModerationWebhookOptions,
+  manualApprovedData,
+  moderatedMessage,
+} from './moderation-payloads.ts';
+export type { ReceivedDecision } from './moderation-queue.ts';
+export type { RuleChange } from './moderation-rules.ts';
+export { SANDBOX_MODERATION_IDS } from './moderation-seed.ts';
 export { RECENT_CALLS_UID } from './recent-calls.ts';
 export type { SandboxHost } from './respond.ts';
 export {
@@ -28,13 +52,18 @@ export {
   type SecondSandboxSessionName,
 } from './seed.ts';
 export type {
+  BlockedRecord,
   CallRecord,
   CallShape,
+  FlaggedRecord,
+  ModerationMessage,
+  ModerationState,
   PermissionMap,
   PermissionValue,
   Role,
   SandboxState,
   SeededCall,
+  StoredRule,
   User as SandboxUser,
 } from './state.ts';
 export type {
@@ -64,6 +93,18 @@ export interface RecordedRequest {
   body: unknown;
   /** Date.now() when the request was fully received. */
   at: number;
+}
+
+/** Moderation as someone outside the app sees it: the dashboard, and what the app sent. */
+export interface SandboxModeration {
+  /**
+   * Changes a rule as an edit in CometChat's dashboard would: `change` on top of the rule, a new
+   * revision (`<appId>_<ruleId>_<n+1>`), the old one kept in the revisions. Answers the rule as
+   * served now; throws for an unknown rule. No request is recorded.
+   */
+  editRule(ruleId: string, change: Partial<Omit<RuleChange, 'id'>>): Record<string, unknown>;
+  /** The decisions (PATCHes) received so far, in order, whatever they were answered. */
+  decisions(): ReceivedDecision[];
 }
 
 export interface SandboxOptions {
@@ -104,6 +145,8 @@ export interface Sandbox {
    * payloads from the state, end a call and send its `call_ended` (README.md, "Webhooks").
    */
   webhooks: SandboxWebhooks;
+  /** Rule edits from outside the app, and the decisions received (README.md, "Moderation"). */
+  moderation: SandboxModeration;
   /** Back to seed data, no faults, requests cleared, latency as started, no webhook. */
   reset(): void;
   /** The live in-memory state; tests may read and change it. */
@@ -229,6 +272,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     state,
     seed,
     webhooks,
+    moderation: {
+      editRule: (ruleId, change) =>
+        editRule(state.moderation, ruleId, change, { now: Math.floor(Date.now() / 1000), appId }),
+      decisions: () => decisionsIn(requests),
+    },
     inject: (fault) => faults.add(fault),
     clearFaults: () => faults.clear(),
     setLatency: (ms) => {

@@ -64,6 +64,94 @@ export const UserSchema = z.strictObject({
 });
 export type User = z.infer<typeof UserSchema>;
 
+/** A chat message as the moderation routes serve it (flagged items carry its fields directly). */
+export const ModerationMessageSchema = z.looseObject({
+  id: z.string().min(1),
+  conversationId: z.string().min(1),
+  sender: z.string().min(1),
+  receiverType: z.enum(['user', 'group']),
+  receiver: z.string().min(1),
+  category: z.string().min(1),
+  type: z.string().min(1),
+  data: z.record(z.string(), z.unknown()),
+  sentAt: z.int().nonnegative(),
+  updatedAt: z.int().nonnegative().optional(),
+});
+export type ModerationMessage = z.infer<typeof ModerationMessageSchema>;
+
+/** A flagged item as served: the message, who flagged it and how many did. */
+export const FlaggedRecordSchema = ModerationMessageSchema.extend({
+  flaggedBy: z
+    .array(
+      z.strictObject({
+        uid: z.string().min(1),
+        name: z.string().optional(),
+        reasonId: z.string().optional(),
+        reasonName: z.string().optional(),
+        remark: z.string().optional(),
+        flaggedAt: z.int().nonnegative(),
+      }),
+    )
+    .min(1),
+  flaggedCount: z.int().positive(),
+});
+export type FlaggedRecord = z.infer<typeof FlaggedRecordSchema>;
+
+/** A blocked item as served: the rule and revision that blocked the message, and what matched. */
+export const BlockedRecordSchema = z.strictObject({
+  ruleId: z.string().min(1),
+  ruleName: z.string().min(1),
+  revisionId: z.string().min(1),
+  condition: z.looseObject({ message: z.string().min(1) }),
+  message: ModerationMessageSchema,
+  action: z.array(z.string().min(1)).min(1),
+  createdAt: z.int().nonnegative(),
+});
+export type BlockedRecord = z.infer<typeof BlockedRecordSchema>;
+
+/** A reviewed item: what it was, the decision, and when it was taken. */
+export type ReviewedRecord =
+  | { queue: 'flagged'; item: FlaggedRecord; status: string; reviewedAt: number }
+  | { queue: 'blocked'; item: BlockedRecord; status: string; reviewedAt: number };
+
+/**
+ * One revision of a moderation rule, as stored: the served `revisionId` is made from the app id,
+ * the rule id and `revision` (`<appId>_<ruleId>_<n>`), so it names whichever app the stand-in
+ * plays.
+ */
+export const StoredRuleSchema = z.strictObject({
+  id: z.string().regex(/^\S{1,100}$/),
+  name: z.string().min(1).max(100),
+  description: z.string().optional(),
+  enabled: z.boolean(),
+  active: z.boolean(),
+  default: z.boolean(),
+  action: z.array(z.string().min(1)).min(1),
+  conditions: z.array(z.unknown()),
+  filters: z.array(z.unknown()),
+  revision: z.int().positive(),
+  createdAt: z.int().nonnegative(),
+  updatedAt: z.int().nonnegative(),
+});
+export type StoredRule = z.infer<typeof StoredRuleSchema>;
+
+export interface ModerationState {
+  /** Flagged messages not yet reviewed, by message id. */
+  flagged: Map<string, FlaggedRecord>;
+  /** Blocked messages not yet reviewed, by message id. */
+  blocked: Map<string, BlockedRecord>;
+  /** Reviewed items, oldest decision first. */
+  reviewed: ReviewedRecord[];
+  /** Each rule's revisions, oldest first: the last is the rule as it stands. */
+  rules: Map<string, StoredRule[]>;
+  /**
+   * How a flagged message's PATCH answers, both documented: `success` gives
+   * `{success: true, message}`, `data` gives `{data: {}}`. (A blocked one's answers
+   * `{data: {success, message}}`, the third documented form.)
+   */
+  flaggedAnswer: 'success' | 'data';
+}
+
 export interface SandboxState {
   /** Roles in list order: the order GET /v3/roles pages through. */
   roles: Role[];
@@ -96,6 +184,8 @@ export interface SandboxState {
   friends: Map<string, Set<string>>;
   /** Whom each user blocked (one direction: `blocked.get(a)` holds b when a blocked b). */
   blocked: Map<string, Set<string>>;
+  /** Flagged and blocked messages, the reviewed ones, the rules and their revisions. */
+  moderation: ModerationState;
 }
 
 /**
@@ -120,4 +210,12 @@ export function replaceState(target: SandboxState, source: SandboxState): void {
     into.clear();
     for (const [uid, value] of source[key]) into.set(uid, value);
   }
+  const moderation = target.moderation;
+  for (const key of ['flagged', 'blocked', 'rules'] as const) {
+    const into: Map<string, unknown> = moderation[key];
+    into.clear();
+    for (const [id, value] of source.moderation[key]) into.set(id, value);
+  }
+  moderation.reviewed.splice(0, moderation.reviewed.length, ...source.moderation.reviewed);
+  moderation.flaggedAnswer = source.moderation.flaggedAnswer;
 }

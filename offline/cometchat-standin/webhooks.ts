@@ -1,3 +1,8 @@
+import {
+  type ModerationTrigger,
+  type ModerationWebhookOptions,
+  moderationData,
+} from './moderation-payloads.ts';
 import type { SandboxState } from './state.ts';
 import {
   type CallEndedData,
@@ -91,6 +96,21 @@ export interface SandboxWebhooks {
   endedFlow(sessionId: string): { trigger: string; data: Record<string, unknown> };
   recordingGeneratedData(sessionId: string, rid?: string): RecordingGeneratedData;
   transcriptionGeneratedData(sessionId: string, tid?: string): TranscriptionGeneratedData;
+  /**
+   * A moderation trigger's data for a seeded message, flagged, blocked or reviewed
+   * (moderation-payloads.ts; README.md, "Moderation webhooks"). The state is left as it is.
+   */
+  moderationData(
+    trigger: ModerationTrigger,
+    messageId: string,
+    options?: ModerationWebhookOptions,
+  ): Record<string, unknown>;
+  /** Sends that trigger with that data, as `send` does. */
+  sendModeration(
+    trigger: ModerationTrigger,
+    messageId: string,
+    options?: ModerationWebhookOptions,
+  ): Promise<WebhookAnswer | undefined>;
   /**
    * Ends a seeded call in the state (status, default 'ended'; `endedAt`, default now) and sends
    * what CometChat sends then: `call_ended` for an answered call, `call_unanswered`,
@@ -216,6 +236,10 @@ export function createWebhookSender(options: WebhookSenderOptions): SandboxWebho
     recordingGeneratedData: (sessionId, rid) => recordingGeneratedData(state, sessionId, rid),
     transcriptionGeneratedData: (sessionId, tid) =>
       transcriptionGeneratedData(state, sessionId, tid),
+    moderationData: (trigger, messageId, moderation) =>
+      moderationData(state, options.appId, trigger, messageId, moderation),
+    sendModeration: (trigger, messageId, moderation) =>
+      send(trigger, moderationData(state, options.appId, trigger, messageId, moderation)),
     async endCall(sessionId, outcome = {}) {
       endCallInState(state, sessionId, {
         status: outcome.status ?? 'ended',

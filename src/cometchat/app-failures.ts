@@ -34,5 +34,13 @@ export function withAppFailures<C extends CometChatClient>(client: C, app: Faile
     areFriends: (uid, other) => client.areFriends(uid, other).catch(label),
     listBlockedUsers: (uid, query) => client.listBlockedUsers(uid, query).catch(label),
     blocksBetween: (uid, other) => client.blocksBetween(uid, other).catch(label),
+    listFlaggedMessages: (query) => client.listFlaggedMessages(query).catch(label),
+    decideFlaggedMessage: (id, decision) => client.decideFlaggedMessage(id, decision).catch(label),
+    listBlockedMessages: (query) => client.listBlockedMessages(query).catch(label),
+    decideBlockedMessage: (id, decision) => client.decideBlockedMessage(id, decision).catch(label),
+    listRules: () => client.listRules().catch(label),
+    getRule: (id) => client.getRule(id).catch(label),
+    updateRule: (rule) => client.updateRule(rule).catch(label),
+    listRuleRevisions: (id) => client.listRuleRevisions(id).catch(label),
   };
 }

@@ -1,14 +1,16 @@
 import { type CallOperations, CallRequests } from './calls.ts';
+import { ModerationRequests } from './moderation.ts';
+import type { ModerationOperations } from './moderation-model.ts';
 import { type RoleOperations, RoleRequests } from './roles.ts';
 import { createSender, type SenderOptions } from './send.ts';
 import { type UsageOperations, UsageRequests } from './usage.ts';
 import { type UserOperations, UserRequests } from './users.ts';
 
 // The CometChat REST API through ky. Each operation is one ky call and the zod schema of its
-// answer (roles.ts, users.ts, calls.ts, usage.ts); the rules every request follows (its time
-// budget, its retries, the waits a service asks for, the cap on an answer) are ky's options and
-// hooks on each host's instance (ky-instance.ts); send.ts runs each request under the running
-// request's reference and turns its failure into a CometChatError.
+// answer (roles.ts, users.ts, calls.ts, usage.ts, moderation.ts); the rules every request
+// follows (its time budget, its retries, the waits a service asks for, the cap on an answer) are
+// ky's options and hooks on each host's instance (ky-instance.ts); send.ts runs each request
+// under the running request's reference and turns its failure into a CometChatError.
 
 export type { SenderOptions as CometChatClientOptions } from './send.ts';
 
@@ -16,7 +18,8 @@ export interface CometChatClient
   extends RoleOperations,
     CallOperations,
     UsageOperations,
-    UserOperations {}
+    UserOperations,
+    ModerationOperations {}
 
 export function createCometChatClient(options: SenderOptions): CometChatClient {
   const sender = createSender(options);
@@ -25,5 +28,6 @@ export function createCometChatClient(options: SenderOptions): CometChatClient {
     ...new CallRequests(sender),
     ...new UsageRequests(sender),
     ...new UserRequests(sender),
+    ...new ModerationRequests(sender),
   };
 }

@@ -77,6 +77,24 @@ export function roleIdProblem(role: string): string | undefined {
     : 'A role id is 1 to 100 characters of a-z, 0-9, `-` and `_` (see `/cometchat roles`).';
 }
 
+/** CometChat's moderation rule ids: without spaces, at most 100 characters. */
+export const MAX_RULE_ID = 100;
+
+/** Why a moderation rule id cannot be one, or undefined when it can. */
+export function ruleIdProblem(id: string): string | undefined {
+  return idProblem(id, 'A rule id', MAX_RULE_ID);
+}
+
+/** CometChat numbers its messages: an id is digits (20 at most, a 64-bit integer's). */
+const MESSAGE_ID = /^\d{1,20}$/;
+
+/** Why a message id cannot be one, or undefined when it can. */
+export function messageIdProblem(id: string): string | undefined {
+  return MESSAGE_ID.test(id)
+    ? undefined
+    : 'A message id is digits only, as CometChat numbers them.';
+}
+
 /**
  * Words of a message that could be a uid: a word of uid characters with a letter and a digit,
  * `-` or `_` in it, so that ordinary words, numbers and dates are left out (a session id, with

@@ -60,6 +60,14 @@ const WHAT: Record<string, string> = {
   updateRole: "the role's new name or description",
   deleteRole: 'the role deletion',
   unsetRolePermission: 'the reset to the default',
+  listFlaggedMessages: 'the flagged messages',
+  decideFlaggedMessage: 'the decision on the flagged message',
+  listBlockedMessages: 'the blocked messages',
+  decideBlockedMessage: 'the decision on the blocked message',
+  listRules: 'the moderation rules',
+  getRule: 'the rule lookup',
+  updateRule: "the rule's update",
+  listRuleRevisions: "the rule's revisions",
 };
 
 /** What a failure's sentence needs besides the failure. */
@@ -129,7 +137,30 @@ const WRITES: Readonly<Record<string, string>> = Object.freeze({
   updateRole: 'Look at `/cometchat roles`',
   deleteRole: 'Look at `/cometchat roles`',
   unsetRolePermission: 'Open the editor again',
+  decideFlaggedMessage: 'Look at `/cometchat moderation`',
+  decideBlockedMessage: 'Look at `/cometchat moderation`',
+  updateRule: 'Look at `/cometchat rules`',
 });
+
+/** The moderation requests that name one message or one rule: what their 404 is about. */
+const MODERATION_LOOKUPS: Readonly<Record<string, 'message' | 'rule'>> = Object.freeze({
+  decideFlaggedMessage: 'message',
+  decideBlockedMessage: 'message',
+  getRule: 'rule',
+  updateRule: 'rule',
+  listRuleRevisions: 'rule',
+});
+
+/**
+ * A moderation request's 404. A message leaves the queue once decided, so CometChat answers a
+ * second decision as it answers an unknown id (`ERR_MESSAGE_ID_NOT_FOUND`).
+ */
+function moderationNotFound(error: CometChatError, code: string): string {
+  const command = error.app ? `/cometchat ${error.app.name}` : '/cometchat';
+  return MODERATION_LOOKUPS[error.operation] === 'rule'
+    ? `CometChat has no moderation rule with that id${code}. Check the id with \`${command} rules\`.`
+    : `CometChat has no message with that id waiting for review${code}: it may have been decided already. Look at \`${command} moderation\`.`;
+}
 
 function mayHaveApplied(operation: string): string {
   return `so it may or may not have been applied. ${WRITES[operation] ?? 'Look again'} to check before retrying.`;
@@ -160,6 +191,7 @@ function cometchatSentence(
   const code = serviceCode ? ` (${inlineCode(serviceCode)})` : '';
   switch (error.kind) {
     case 'not_found':
+      if (error.operation in MODERATION_LOOKUPS) return moderationNotFound(error, code);
       if (error.operation === 'getCall') {
         return `CometChat has no call with that session id${code}. Check the id: it is case-sensitive and must be complete.`;
       }

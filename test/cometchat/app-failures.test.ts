@@ -30,6 +30,14 @@ function failingWith(error: unknown): CometChatClient {
     areFriends: fail,
     listBlockedUsers: fail,
     blocksBetween: fail,
+    listFlaggedMessages: fail,
+    decideFlaggedMessage: fail,
+    listBlockedMessages: fail,
+    decideBlockedMessage: fail,
+    listRules: fail,
+    getRule: fail,
+    updateRule: fail,
+    listRuleRevisions: fail,
   };
 }
 
@@ -54,6 +62,22 @@ describe('withAppFailures', () => {
       () => client.areFriends('cometchat-uid-1', 'cometchat-uid-2'),
       () => client.listBlockedUsers('cometchat-uid-1'),
       () => client.blocksBetween('cometchat-uid-1', 'cometchat-uid-2'),
+      () => client.listFlaggedMessages(),
+      () => client.decideFlaggedMessage('9001', 'approved'),
+      () => client.listBlockedMessages({ limit: 10 }),
+      () => client.decideBlockedMessage('9101', 'rejected'),
+      () => client.listRules(),
+      () => client.getRule('profanity'),
+      () =>
+        client.updateRule({
+          id: 'profanity',
+          name: 'Profanity',
+          enabled: true,
+          actions: [],
+          conditions: [],
+          filters: [],
+        }),
+      () => client.listRuleRevisions('profanity'),
     ]) {
       await expect(call()).rejects.toMatchObject({ kind: 'unavailable', ref: 'r1', app: prod });
     }

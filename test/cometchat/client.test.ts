@@ -1147,7 +1147,9 @@ describe('a fetch of its own', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const error = await failure(client({ apiUrl: url }).listRoles());
+      // Time enough to inflate 4 MB on a busy machine: the cap is under test, not the timeout.
+      const api = client({ apiUrl: url, timeoutMs: 10_000, budgetMs: 20_000 });
+      const error = await failure(api.listRoles());
       expect(error).toMatchObject({ kind: 'invalid_response', detail: 'answer larger than 4 MB' });
     } finally {
       server.closeAllConnections();

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { storedUid, UidSchema, uidProblem } from '../../src/cometchat/id-rules.ts';
+import {
+  messageIdProblem,
+  ruleIdProblem,
+  storedUid,
+  UidSchema,
+  uidProblem,
+} from '../../src/cometchat/id-rules.ts';
 import { AccountSchema, accountOf } from '../../src/cometchat/model.ts';
 
 // A uid read back from a button or a modal passes the same rule as one a person types; an
@@ -39,5 +45,24 @@ describe('accounts', () => {
     expect(accountOf({})).toBe('active');
     expect(accountOf({ deactivatedAt: 1_700_000_000 })).toBe('deactivated');
     expect(AccountSchema.options).toEqual(['active', 'deactivated']);
+  });
+});
+
+describe('moderation ids', () => {
+  it('takes a rule id without spaces up to 100 characters, and nothing else', () => {
+    for (const id of ['profanity', 'default-keyword-filter', 'Rule_2', 'x'.repeat(100)]) {
+      expect(ruleIdProblem(id)).toBeUndefined();
+    }
+    expect(ruleIdProblem('')).toBe('A rule id cannot be empty.');
+    expect(ruleIdProblem('two words')).toBe('A rule id cannot contain spaces.');
+    expect(ruleIdProblem('x'.repeat(101))).toBe('A rule id is at most 100 characters.');
+    expect(ruleIdProblem('..')).toBe('A rule id cannot be `.` or `..`.');
+  });
+
+  it('takes a message id of digits only', () => {
+    expect(messageIdProblem('9001')).toBeUndefined();
+    for (const id of ['', '90 01', '9001a', '-1', '1'.repeat(21)]) {
+      expect(messageIdProblem(id)).toBe('A message id is digits only, as CometChat numbers them.');
+    }
   });
 });

@@ -134,6 +134,14 @@ describe('role list cache, in front of a client the test answers by hand', () =>
       areFriends: notAsked,
       listBlockedUsers: notAsked,
       blocksBetween: notAsked,
+      listFlaggedMessages: notAsked,
+      decideFlaggedMessage: notAsked,
+      listBlockedMessages: notAsked,
+      decideBlockedMessage: notAsked,
+      listRules: notAsked,
+      getRule: notAsked,
+      updateRule: notAsked,
+      listRuleRevisions: notAsked,
     };
     return { client, lists, pages };
   }
