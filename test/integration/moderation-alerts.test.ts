@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { SANDBOX_MODERATION_IDS } from '../../offline/cometchat-standin/server.ts';
 import {
   MODERATION_FIXTURE_TEXT,
   MODERATION_FIXTURE_TRIGGERS,
 } from '../fixtures/moderation-webhooks/index.ts';
-import { actionButtons, commandReply, textOf } from './harness.ts';
+import { actionButtons, commandReply, type Harness, textOf } from './harness.ts';
 import {
   alertsIn,
   click,
@@ -21,6 +22,14 @@ import { useHarnessStarter } from './support.ts';
 // Moderation alerts through the real app: the stand-in sends CometChat's moderation webhooks
 // (their published shapes, from test/fixtures) to the app's listener, which posts them in the
 // channels subscribed with `subscribe moderation`.
+
+/** The text of one of the stand-in's seeded messages, as its blocked webhook carries it. */
+function standInText(h: Harness, id: string): string {
+  const data = h.sandbox.webhooks.moderationData('moderation_engine_blocked', id);
+  const text = JSON.stringify(data).match(/"text":"([^"]+)"/)?.[1];
+  if (!text) throw new Error(`the seeded message ${id} has no text`);
+  return text;
+}
 
 describe('moderation alerts', () => {
   const start = useHarnessStarter();
@@ -105,18 +114,59 @@ describe('moderation alerts', () => {
     expect(updates()).toHaveLength(1);
   });
 
-  it("opens a blocked message's Review for a moderator, and tells anyone else why not", async () => {
+  it("opens a blocked message's Review with its text for a moderator alone", async () => {
     const h = await start({ env: ENV });
     await commandReply(h, 'subscribe moderation blocked', h.driver, { channel_id: 'C0ALL' });
-    expect(await send(h, 'moderation_engine_blocked')).toBe(200);
+    const id = SANDBOX_MODERATION_IDS.blocked.profanity;
+    const text = standInText(h, id);
+    h.sandbox.webhooks.configure({ url: webhookUrl(h), username: USER, password: PASSWORD });
+    expect((await h.sandbox.webhooks.sendModeration('moderation_engine_blocked', id))?.status).toBe(
+      200,
+    );
     const post = await h.slack.waitFor(() => alertsIn(h, 'C0ALL')[0]);
     const before = h.slack.responses.length;
     await click(h, moderator(h, 'U0STRANGER'), post, 'moderation_review');
     expect(textOf((await h.slack.nextResponse(before)).body)).toMatch(/only|may/i);
     expect(h.views()).toEqual([]);
     await click(h, moderator(h, 'U0OPERATOR'), post, 'moderation_review');
-    const view = await h.slack.waitFor(() => h.views()[0]);
-    expect(textOf(view)).toContain('Message `390079`');
+    const view = await h.slack.waitFor(() => h.views().find((v) => textOf(v).includes('Text')));
+    // Escaped for mrkdwn: its words as they are, its `*` made inert.
+    expect(textOf(view)).toContain(text.slice(-15));
+    // Only in that view: no post, message or log line has it.
+    const elsewhere = JSON.stringify([
+      h.slack.calls.filter((c) => !c.method.startsWith('views.')).map((c) => c.args),
+      h.slack.responses,
+      h.logs.lines,
+    ]);
+    expect(elsewhere).not.toContain(text);
+  });
+
+  it('posts each moderation webhook the stand-in sends for its seeded messages', async () => {
+    const h = await start({ env: ENV });
+    await commandReply(h, 'subscribe moderation', h.driver, { channel_id: 'C0ALL' });
+    h.sandbox.webhooks.configure({ url: webhookUrl(h), username: USER, password: PASSWORD });
+    const { blocked } = SANDBOX_MODERATION_IDS;
+    const sent = [
+      ['moderation_engine_blocked', blocked.spamLink],
+      ['moderation_engine_approved', blocked.spamLink],
+      ['moderation_manual_approved', blocked.profanity],
+      ['moderation_engine_failed', blocked.emailInGroup],
+    ] as const;
+    for (const [trigger, id] of sent) {
+      expect((await h.sandbox.webhooks.sendModeration(trigger, id))?.status).toBe(200);
+    }
+    await h.slack.waitFor(() => alertsIn(h, 'C0ALL')[2]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const posted = alertsIn(h, 'C0ALL').map((c) => textOf(c.args));
+    expect(posted).toHaveLength(3);
+    expect(posted.join('\n')).toContain('A rule blocked a message');
+    expect(posted.join('\n')).toContain('A moderator approved a blocked message');
+    expect(posted.join('\n')).toContain('messages this rule checks are *dropped*');
+    const texts = [blocked.spamLink, blocked.profanity, blocked.emailInGroup].map((id) =>
+      standInText(h, id),
+    );
+    const said = await everythingSaid(h);
+    for (const text of texts) expect(said).not.toContain(text);
   });
 
   it('posts a burst of 30 blocked messages as three alerts and one count message it updates', async () => {

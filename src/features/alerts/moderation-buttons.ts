@@ -3,14 +3,13 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { type Apps, type CometChatApp, openSigned } from '../../apps/apps.ts';
 import { currentRequest } from '../../request-context.ts';
-import { messageModal } from '../../slack/blocks.ts';
 import { type Deliverer, recipientOf, respondOrFallBack } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
-import { code, truncate } from '../../slack/mrkdwn.ts';
 import type { Views } from '../../slack/views.ts';
 import type { Store } from '../../store/store.ts';
-import { claimedBlocks, isClaimed, PostedBlocksSchema } from './moderation-view.ts';
+import { loadIntoModal } from '../load-into-modal.ts';
+import { claimedBlocks, isClaimed, PostedBlocksSchema, reviewModal } from './moderation-view.ts';
 
 // A moderation alert's buttons. _Claim_: the first moderator who claims an alert is named on its
 // post, once across replicas (a claim in the store, on the alert's event id, so one alert posted
@@ -50,7 +49,9 @@ export interface ModerationButtonDeps {
   apps: Apps;
   store: Pick<Store, 'claim' | 'release'>;
   deliver: Deliverer;
-  views: Pick<Views, 'open'>;
+  views: Views;
+  budgetSeconds: number;
+  secrets: readonly string[];
   moderatorRefusal: ModeratorRefusal;
   now: () => number;
 }
@@ -101,9 +102,10 @@ export function createClaimButton(deps: ModerationButtonDeps) {
 }
 
 /**
- * _Review_ on a blocked message's alert: for a moderator, a modal of the item (opened at once,
- * the trigger lasting three seconds); anyone else is told why not. The queue's own Details view
- * takes this button's place once it is wired (the action id and value are the queue's item).
+ * _Review_ on a blocked message's alert: for a moderator, the item as CometChat lists it now, its
+ * text included, in a modal (opened at once, as the trigger lasts three seconds): seen by them
+ * alone. Anyone else is told why not, and nothing is read. The queue's own Details view takes
+ * this button's place once wired (the action id and value are the queue's item).
  */
 export function createReviewButton(deps: ModerationButtonDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs) => {
@@ -122,16 +124,18 @@ export function createReviewButton(deps: ModerationButtonDeps) {
       });
     }
     log.info({ app: app.name, message: value.id, user: body.user.id }, 'blocked message reviewed');
-    await deps.views.open({ trigger_id: body.trigger_id, view: reviewModal(value.id) });
+    await loadIntoModal(
+      deps,
+      { triggerId: body.trigger_id, title: 'Blocked message' },
+      async () => {
+        const waiting = await app.cometchat.listBlockedMessages();
+        return reviewModal(
+          value.id,
+          waiting.find((item) => item.message.id === value.id),
+        );
+      },
+    );
   };
-}
-
-/** The minimal item view: which message, and where its text and decisions are. Pure. */
-export function reviewModal(messageId: string) {
-  return messageModal(
-    'Blocked message',
-    `Message ${code(truncate(messageId, 100))}, blocked by a rule and not delivered. \`/cometchat moderation\` shows it with its text (to moderators only), and decides on it: _Deliver_ or _Keep blocked_.`,
-  );
 }
 
 export function registerModerationButtons(bolt: App, deps: ModerationButtonDeps): void {
