@@ -104,6 +104,12 @@ function failedLines(facts: Extract<ModerationFacts, { trigger: 'moderation_engi
   return [...facts.groups.slice(0, 20).map(failureLine), outcome];
 }
 
+/** The rules that decided, or, where the webhook names none, where to find it. */
+function ruleLines(rules: readonly RuleFacts[]): string[] {
+  if (rules.length === 0) return ['The webhook names no rule; `/cometchat moderation` shows it.'];
+  return rules.slice(0, 10).map(ruleLine);
+}
+
 /** The signed values of an alert's buttons: Claim's, and for a blocked message Review's. */
 export interface AlertButtons {
   claim: string;
@@ -118,9 +124,7 @@ export function moderationPost(
 ): SlackMessage {
   const text = `${HEADLINE[facts.trigger]}${inApp(appName)}.`;
   const lines =
-    facts.trigger === 'moderation_engine_failed'
-      ? failedLines(facts)
-      : facts.rules.slice(0, 10).map(ruleLine);
+    facts.trigger === 'moderation_engine_failed' ? failedLines(facts) : ruleLines(facts.rules);
   const blocks: KnownBlock[] = [
     section(text),
     section([whereLine(facts.message), ...lines].join('\n')),

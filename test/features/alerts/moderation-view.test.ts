@@ -65,6 +65,16 @@ describe('a moderation alert', () => {
     assertWithinLimits('message', post);
   });
 
+  it('says where to find the rule when the webhook names none', () => {
+    const facts = moderationFacts('moderation_engine_blocked', {
+      message: { id: '1', sender: 'a' },
+    });
+    if (!facts) throw new Error('not read');
+    expect(JSON.stringify(moderationPost(facts, undefined, { claim: 'c' }))).toContain(
+      'The webhook names no rule',
+    );
+  });
+
   it("says so when an engine's setting is not named", () => {
     expect(meanwhile(undefined)).toContain('does not say what happens');
   });
