@@ -24,7 +24,8 @@ export type ModeratorRefusal = (
 
 /**
  * The app's editors moderate, by the app's EDITORS check: the moderator check of the access
- * rules (MODERATORS) replaces this where the feature list wires the buttons.
+ * rules (MODERATORS, `app.access.moderatorRefusal`) replaces this where index.ts wires the
+ * buttons.
  */
 export const editorsModerate: ModeratorRefusal = (app, userId, log) =>
   app.access.editRefusal(userId, log);
