@@ -51,6 +51,13 @@ export const ACTIONS = {
   rulesPage: 'rules_page',
   /** Followed by `:<app>:<rule id>`: a rule's _Promote to <app>_, one per rule and other app. */
   promoteRule: 'promote_rule',
+  /** A moderation alert's _Claim_; its value is the alert's event id, signed for its app. */
+  claimModerationAlert: 'moderation_alert_claim',
+  /**
+   * A blocked-message alert's _Review_: opens the item for a moderator. Its value, signed for
+   * its app: `{ queue: 'blocked', id }`, the message's id.
+   */
+  reviewModerationItem: 'moderation_review',
 } as const;
 
 export const CALLBACKS = {

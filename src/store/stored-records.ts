@@ -244,13 +244,15 @@ export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 
 /**
  * What a channel's subscription posts: call events, recordings, transcripts, a daily digest, or
- * the moderation rules changed outside this app.
+ * moderation alerts (its filters name which: `blocked`, `failed`, `approved`), or the
+ * moderation rules changed outside this app.
  */
 export const SubscriptionKindSchema = z.enum([
   'calls',
   'recordings',
   'transcripts',
   'digest',
+  'moderation',
   'rules',
 ]);
 export type SubscriptionKind = z.infer<typeof SubscriptionKindSchema>;

@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import { type Apps, appNameIfMultiple, type CometChatApp } from '../../apps/apps.ts';
+import { type Apps, appNameIfMultiple, type CometChatApp, valueWriter } from '../../apps/apps.ts';
 import type { Call } from '../../cometchat/model.ts';
 import type { WebhookOutcome } from '../../observe/metrics.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
@@ -10,6 +10,13 @@ import type { Store, WebhookEvent } from '../../store/store.ts';
 import { asJob } from '../job.ts';
 import { alertPost, countText } from './alert-view.ts';
 import type { BurstGate } from './burst.ts';
+import {
+  isModerationTrigger,
+  MODERATION_TRIGGERS,
+  type ModerationFacts,
+  ModerationFactsSchema,
+} from './moderation-event.ts';
+import { moderationCountText, moderationPost } from './moderation-view.ts';
 import { subscriptionsReached } from './subscription-rules.ts';
 import { type AlertFacts, alertFacts, EnvelopeSchema, isAlertTrigger } from './webhook-event.ts';
 
@@ -75,6 +82,10 @@ async function deliverTaken(
 
 async function deliverClaimed(deps: DeliveryDeps, event: WebhookEvent, log: Logger) {
   const app = deps.apps.byName(event.app);
+  if (app && isModerationTrigger(event.trigger)) {
+    const facts = ModerationFactsSchema.safeParse(event.body);
+    if (facts.success) return postModeration(deps, { app, facts: facts.data, event, log });
+  }
   const facts = app ? factsOf(event) : undefined;
   if (app && facts) return postWhereAsked(deps, { app, facts, event, log });
   log.warn({ trigger: event.trigger }, 'webhook event dropped: no app or not of its shape');
@@ -119,11 +130,61 @@ async function postWhereAsked(deps: DeliveryDeps, delivery: Delivery): Promise<D
     card: call ? deps.callCard(app, call) : undefined,
     appName,
   });
+  const channels = new Set(reached.map((s) => s.channel));
+  return postToChannels(deps, channels, (channel) => ({
+    ...delivery,
+    channel,
+    post,
+    burstKey: channel,
+    countText: (count) => countText(count, appName),
+  }));
+}
+
+/** Each channel's post; 'retry' when any of them is to be tried again. */
+export async function postToChannels(
+  deps: DeliveryDeps,
+  channels: Iterable<string>,
+  posting: (channel: string) => Posting,
+): Promise<Delivered> {
   let failed = false;
-  for (const channel of new Set(reached.map((s) => s.channel))) {
-    failed = !(await postOnce(deps, { ...delivery, channel, post, appName })) || failed;
-  }
+  for (const channel of channels) failed = !(await postOnce(deps, posting(channel))) || failed;
   return failed ? 'retry' : 'done';
+}
+
+/**
+ * A moderation alert, posted in each channel of its app subscribed to its word (`blocked`,
+ * `failed`, `approved`), with _Claim_ (and for a blocked message _Review_), counted in its own
+ * burst window, apart from the channel's call alerts.
+ */
+async function postModeration(
+  deps: DeliveryDeps,
+  input: { app: CometChatApp; facts: ModerationFacts; event: WebhookEvent; log: Logger },
+): Promise<Delivered> {
+  const { app, facts, event } = input;
+  const word = MODERATION_TRIGGERS[facts.trigger];
+  const subscriptions = await deps.store.listSubscriptions({ app: app.name });
+  const channels = new Set(
+    subscriptions
+      .filter((s) => s.kind === 'moderation' && s.filters.includes(word))
+      .map((s) => s.channel),
+  );
+  const appName = appNameIfMultiple(deps.apps, app);
+  const sign = valueWriter(app);
+  const messageId = facts.message.id;
+  const post = moderationPost(facts, appName, {
+    claim: sign({ id: event.id }),
+    review:
+      facts.trigger === 'moderation_engine_blocked' && messageId
+        ? sign({ queue: 'blocked', id: messageId })
+        : undefined,
+  });
+  return postToChannels(deps, channels, (channel) => ({
+    ...input,
+    channel,
+    post,
+    burstKey: `${channel}:moderation`,
+    countText: (count) => moderationCountText(count, appName),
+  }));
 }
 
 /** The call, by its session, or for a ringing outcome by its message's; undefined if unread. */
@@ -140,20 +201,30 @@ async function readCall(app: CometChatApp, facts: AlertFacts, log: Logger) {
   }
 }
 
+/** One channel's post of an event, and how a burst of them is counted. */
+interface Posting {
+  app: CometChatApp;
+  event: WebhookEvent;
+  log: Logger;
+  channel: string;
+  post: SlackMessage;
+  /** The burst window it is counted in: the channel's, for each kind of alert its own. */
+  burstKey: string;
+  /** What the count message says at a count. */
+  countText: (count: number) => string;
+}
+
 /**
  * One channel's post of an event, made once: its claim is taken first, and let go when Slack
  * failed (false: try again later). A channel the app is not in, or a post Slack refuses for
  * what it is, gets nothing, for good.
  */
-async function postOnce(
-  deps: DeliveryDeps,
-  input: Delivery & { channel: string; post: SlackMessage; appName: string | undefined },
-): Promise<boolean> {
+async function postOnce(deps: DeliveryDeps, input: Posting): Promise<boolean> {
   const { channel, event, app, log } = input;
   const claim = `webhook-posted:${event.id}:${channel}`;
   if (!(await deps.store.claim(claim, POSTED_CLAIM_SECONDS))) return true;
   try {
-    deps.count(app.name, await postOrCount(deps, channel, input.post, input.appName));
+    deps.count(app.name, await postOrCount(deps, input));
     return true;
   } catch (error) {
     const code = platformErrorCode(error);
@@ -169,17 +240,13 @@ async function postOnce(
 }
 
 /** The alert posted, or, past the few a channel gets in a minute, counted in one message. */
-async function postOrCount(
-  deps: DeliveryDeps,
-  channel: string,
-  post: SlackMessage,
-  appName: string | undefined,
-): Promise<'posted' | 'counted'> {
+async function postOrCount(deps: DeliveryDeps, input: Posting): Promise<'posted' | 'counted'> {
+  const { channel } = input;
   const send = (count: number, ts: string | undefined) =>
-    sendCount(deps, { channel, count, ts, appName });
-  const step = await deps.burst.next(channel, deps.now(), send);
+    sendCount(deps, { channel, text: input.countText(count), ts });
+  const step = await deps.burst.next(input.burstKey, deps.now(), send);
   if (step.kind === 'post') {
-    await deps.client.chat.postMessage({ channel, ...post });
+    await deps.client.chat.postMessage({ channel, ...input.post });
     return 'posted';
   }
   await step.message.add();
@@ -189,10 +256,9 @@ async function postOrCount(
 /** Posts a channel's count message, or updates it in place; answers its ts. */
 async function sendCount(
   deps: DeliveryDeps,
-  input: { channel: string; count: number; ts: string | undefined; appName: string | undefined },
+  input: { channel: string; text: string; ts: string | undefined },
 ): Promise<string | undefined> {
-  const { channel, ts } = input;
-  const text = countText(input.count, input.appName);
+  const { channel, ts, text } = input;
   if (ts) {
     await deps.client.chat.update({ channel, ts, text });
     return ts;

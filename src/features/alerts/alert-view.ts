@@ -103,6 +103,7 @@ const KIND_WORDS: Record<Subscription['kind'], string> = {
   transcripts: 'transcripts',
   digest: 'a daily digest',
   rules: 'moderation rules changed outside this app (checked daily)',
+  moderation: 'moderation alerts',
 };
 
 /** A subscription in one line: what, which filters, which app, who made it and when. */

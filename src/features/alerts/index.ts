@@ -10,6 +10,7 @@ import { type DeliveryDeps, deliverEvent, sweepEvents } from './alert-delivery.t
 import { createBurstGate } from './burst.ts';
 import { createDigestCommand, postDigests } from './digest.ts';
 import { DIGEST_USAGE, parseDigestWords } from './digest-rules.ts';
+import { appModerators, registerModerationButtons } from './moderation-buttons.ts';
 import { parseSubscribeWords, SUBSCRIBE_USAGE } from './subscription-rules.ts';
 import {
   createSubscribeCommand,
@@ -18,7 +19,8 @@ import {
 } from './subscriptions.ts';
 import { createWebhookIntake, WEBHOOK_ROUTE_PATH } from './webhook-intake.ts';
 
-// Alerts: CometChat's webhooks for calls that end, recordings and transcripts, posted to the channels
+// Alerts: CometChat's webhooks for calls that end, recordings, transcripts and moderation (a rule
+// blocked a message, a moderator approved one, an engine failed), posted to the channels
 // subscribed to them. The webhook route (webhook-intake.ts) keeps each delivery once and
 // answers at once; alert-delivery.ts posts it.
 
@@ -82,7 +84,7 @@ export const alerts: Feature = {
   subcommands: [
     subcommand({
       names: ['subscribe'],
-      usage: `${SUBSCRIBE_USAGE} - post this app's calls that end (with the call search's filters, such as \`status:unanswered\`), recordings or transcripts in this channel`,
+      usage: `${SUBSCRIBE_USAGE} - post this app's calls that end (with the call search's filters, such as \`status:unanswered\`), recordings, transcripts or moderation alerts in this channel`,
       parse: parseSubscribeWords,
       run: (words, { body, respond, app, deps }) =>
         createSubscribeCommand(deps)(subscribeRequest(app, body, respond), words),
@@ -102,7 +104,10 @@ export const alerts: Feature = {
         createSubscriptionsCommand(deps)(body.channel_id, respond),
     }),
   ],
-  register: registerSubscriptions,
+  register: (bolt, deps) => {
+    registerSubscriptions(bolt, deps);
+    registerModerationButtons(bolt, { ...deps, moderatorRefusal: appModerators });
+  },
   // Events stored and never posted (the app stopped first), on any replica: posted now. And the
   // daily digests that are due (each posted once, by whichever replica claims it first).
   // Each its own request: a reference and a logger naming it (`task`, not a second

@@ -1,8 +1,9 @@
 import type { Call } from '../../cometchat/model.ts';
-import { code } from '../../slack/mrkdwn.ts';
+import { code, truncate } from '../../slack/mrkdwn.ts';
 import type { Subscription } from '../../store/store.ts';
 import { type CallSearch, parseCallSearch } from '../call-filters.ts';
 import { Refusal } from '../feature.ts';
+import { MODERATION_WORDS } from './moderation-event.ts';
 import { ALERT_TRIGGERS, type AlertFacts, type KnownCall } from './webhook-event.ts';
 
 // Which channels an event reaches: the subscriptions of its app and kind whose filters the call
@@ -10,12 +11,31 @@ import { ALERT_TRIGGERS, type AlertFacts, type KnownCall } from './webhook-event
 // the same `status:unanswered type:video` in both places. Pure.
 
 export const SUBSCRIBE_USAGE =
-  '`/cometchat subscribe calls [&lt;filters&gt;]`, `subscribe recordings`, `subscribe transcripts`, `subscribe rules`';
+  '`/cometchat subscribe calls [&lt;filters&gt;]`, `subscribe recordings`, `subscribe transcripts`, `subscribe moderation [blocked] [failed] [approved]`, `subscribe rules`';
 
-/** What `subscribe` asks for: a kind, and for calls the filters as normalised words. */
+/**
+ * What `subscribe` asks for: a kind, and its filters as normalised words (the call search's for
+ * calls; for moderation, which alerts).
+ */
 export interface SubscribeWords {
-  kind: 'calls' | 'recordings' | 'transcripts' | 'rules';
+  kind: 'calls' | 'recordings' | 'transcripts' | 'moderation' | 'rules';
   filters: string[];
+}
+
+/**
+ * `subscribe moderation`'s words: which alerts, each once, in one order (so that the same ask in
+ * another order is the same subscription); none is all three. Pure.
+ */
+export function parseModerationWords(words: readonly string[]): SubscribeWords | Refusal {
+  const asked = new Set(words.map((word) => word.toLowerCase()));
+  const unknown = [...asked].find((word) => !MODERATION_WORDS.some((known) => known === word));
+  if (unknown !== undefined) {
+    return new Refusal(
+      `\`subscribe moderation\` takes ${MODERATION_WORDS.map((w) => code(w)).join(', ')} or nothing (all three), not ${code(truncate(unknown, 40))}.`,
+    );
+  }
+  const filters = MODERATION_WORDS.filter((word) => asked.size === 0 || asked.has(word));
+  return { kind: 'moderation', filters };
 }
 
 /** Filters a subscription cannot take: a time window, or acting as a user (nobody asks then). */
@@ -30,6 +50,7 @@ export function parseSubscribeWords(words: readonly string[]): SubscribeWords | 
       ? new Refusal(`\`subscribe ${lower}\` takes no filters.`)
       : { kind: lower, filters: [] };
   }
+  if (lower === 'moderation') return parseModerationWords(rest);
   if (lower !== 'calls') return new Refusal(`Usage: ${SUBSCRIBE_USAGE}.`);
   const search = parseCallSearch(rest);
   if ('problem' in search) return new Refusal(search.problem);

@@ -5,6 +5,14 @@ import type { Apps, CometChatApp } from '../../apps/apps.ts';
 import type { WebhookOutcome } from '../../observe/metrics.ts';
 import { readBody } from '../../slack/request-gate.ts';
 import type { Store, WebhookEvent } from '../../store/store.ts';
+import {
+  isModerationTrigger,
+  MODERATION_TRIGGERS,
+  type ModerationFacts,
+  type ModerationTrigger,
+  moderationDeliveryId,
+  moderationFacts,
+} from './moderation-event.ts';
 import { deliveryId, EnvelopeSchema, isAlertTrigger } from './webhook-event.ts';
 
 // `POST /cometchat/webhooks/<app>`: where CometChat's webhooks for one app arrive. Everything a
@@ -83,6 +91,11 @@ async function intake(deps: IntakeDeps, req: IncomingMessage, res: ServerRespons
     return refuse(400, `for CometChat app ${named}, not this route's`, app.name);
   }
   const { trigger } = envelope.data;
+  if (isModerationTrigger(trigger)) {
+    const facts = moderationFacts(trigger, envelope.data.data);
+    if (!facts) return refuse(400, `not a ${trigger} of the documented shape`, app.name);
+    return keepModeration(deps, res, { app: app.name, trigger, facts });
+  }
   if (!isAlertTrigger(trigger)) {
     deps.count(app.name, 'dropped');
     return answer(res, 200, { ok: true, kept: false });
@@ -94,6 +107,24 @@ async function intake(deps: IntakeDeps, req: IncomingMessage, res: ServerRespons
     receivedAt: deps.now(),
     body: envelope.data,
   });
+}
+
+/**
+ * A moderation event: kept as its facts alone (no text reaches the store), once, by the id its
+ * message gives it; `moderation_engine_approved` (every message let through) is read and dropped.
+ */
+function keepModeration(
+  deps: IntakeDeps,
+  res: ServerResponse,
+  input: { app: string; trigger: ModerationTrigger; facts: ModerationFacts },
+) {
+  const { app, trigger, facts } = input;
+  if (MODERATION_TRIGGERS[trigger] === undefined) {
+    deps.count(app, 'dropped');
+    return answer(res, 200, { ok: true, kept: false });
+  }
+  const id = moderationDeliveryId(app, trigger, facts);
+  return keep(deps, res, { id, app, trigger, receivedAt: deps.now(), body: facts });
 }
 
 /** Keeps the event once (its claim and the event in one step), answers, then hands it on. */

@@ -6,6 +6,11 @@ import type { CometChatApp } from '../../../src/apps/apps.ts';
 import { createWebhookIntake } from '../../../src/features/alerts/webhook-intake.ts';
 import type { WebhookOutcome } from '../../../src/observe/metrics.ts';
 import { createMemoryStore, type Store, type WebhookEvent } from '../../../src/store/store.ts';
+import {
+  MODERATION_FIXTURE_TEXT,
+  type ModerationFixtureTrigger,
+  moderationData,
+} from '../../fixtures/moderation-webhooks/index.ts';
 
 // The route's keeping, on a store that fails when asked: a delivery that could not be kept is
 // answered 503 and leaves nothing behind, so CometChat's retry of it is kept and handed on. And a
@@ -116,5 +121,38 @@ describe('webhook intake', () => {
     expect(counted).toEqual(['refused']);
     expect(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER)).toEqual([]);
     expect(await deliver()).toEqual({ status: 200, body: { ok: true, kept: true } });
+  });
+
+  const moderation = (trigger: ModerationFixtureTrigger, data: unknown = moderationData(trigger)) =>
+    JSON.stringify({ trigger, data, appId: 'prodapp1' });
+
+  it('keeps a moderation event as its facts alone, once, and never its text', async () => {
+    const body = moderation('moderation_engine_blocked');
+    expect(await deliver(body)).toEqual({ status: 200, body: { ok: true, kept: true } });
+    expect(await deliver(body)).toEqual({ status: 200, body: { ok: true, kept: false } });
+    expect(counted).toEqual(['received', 'deduplicated']);
+    const kept = await store.listWebhookEvents(Number.MAX_SAFE_INTEGER);
+    expect(kept.map((e) => e.trigger)).toEqual(['moderation_engine_blocked']);
+    expect(JSON.stringify(kept)).not.toContain(MODERATION_FIXTURE_TEXT);
+    expect(JSON.stringify(handedOn)).not.toContain(MODERATION_FIXTURE_TEXT);
+  });
+
+  it('takes an engine approval and keeps nothing of it', async () => {
+    expect(await deliver(moderation('moderation_engine_approved'))).toEqual({
+      status: 200,
+      body: { ok: true, kept: false },
+    });
+    expect(counted).toEqual(['dropped']);
+    expect(await store.listWebhookEvents(Number.MAX_SAFE_INTEGER)).toEqual([]);
+  });
+
+  it('refuses a moderation event not of its shape in one sentence, keeping nothing', async () => {
+    const answer = await deliver(moderation('moderation_engine_failed', { failures: 'none' }));
+    expect(answer).toEqual({
+      status: 400,
+      body: { error: 'not a moderation_engine_failed of the documented shape' },
+    });
+    expect(counted).toEqual(['refused']);
+    expect(handedOn).toEqual([]);
   });
 });
