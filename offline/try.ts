@@ -1,6 +1,10 @@
 import { permissionSpec } from '../src/cometchat/catalogue.ts';
 import { ACTIONS } from '../src/slack/ids.ts';
-import { SANDBOX_SESSION_IDS, SECOND_SANDBOX_SESSION_IDS } from './cometchat-standin/server.ts';
+import {
+  SANDBOX_MODERATION_IDS,
+  SANDBOX_SESSION_IDS,
+  SECOND_SANDBOX_SESSION_IDS,
+} from './cometchat-standin/server.ts';
 import { createSlackDriver } from './slack-standin/driver.ts';
 import { dmChannelIdFor } from './slack-standin/ids.ts';
 import type { SlashCommandFields } from './slack-standin/payloads.ts';
@@ -389,6 +393,31 @@ async function moderationTry(stack: TryStack): Promise<void> {
   print(renderView(outcome));
   await command(stack, 'moderation');
   await command(stack, 'audit');
+  if (stack.local) await moderationAlert(stack);
+}
+
+/**
+ * A channel subscribed to moderation alerts; a rule blocks a seeded message and CometChat sends
+ * `moderation_engine_blocked`; the post names the sender, the conversation and the rule, never
+ * the text, and offers Claim and Review.
+ */
+async function moderationAlert(stack: TryStack): Promise<void> {
+  const { sandbox, appUrl } = own(stack);
+  const url = appUrl.replace(/\/slack\/events$/, '/cometchat/webhooks/default');
+  const { user, password, channel, channelName } = TRY_ALERTS;
+  sandbox.webhooks.configure({ url, username: user, password });
+  await command(stack, 'subscribe moderation blocked', undefined, {
+    channel_id: channel,
+    channel_name: channelName,
+  });
+  const id = SANDBOX_MODERATION_IDS.blocked.spamLink;
+  const mark = stack.slack.calls.length;
+  print(`\n> CometChat: a rule blocked the message ${id}; it sends moderation_engine_blocked`);
+  const answer = await sandbox.webhooks.sendModeration('moderation_engine_blocked', id);
+  print(webhookAnswer(answer));
+  if (answer?.status !== 200) return failed('The app did not take the webhook.');
+  const posted = await stack.slack.waitFor(() => alertPosts(stack, mark)[0], 15_000);
+  print(`\n${renderMessage(posted.args, `posted in #${channelName}`)}`);
 }
 
 /** The buttons of a message whose action id starts with `prefix`. */
@@ -605,7 +634,7 @@ async function startTryStack(asked: Try): Promise<OfflineStack> {
             EDITORS: `${OPERATOR},${TRY_APPROVAL.approver}`,
           }
         : {}),
-      ...(asked.what === 'alerts'
+      ...(asked.what === 'alerts' || asked.what === 'moderation'
         ? {
             COMETCHAT_WEBHOOK_USER: TRY_ALERTS.user,
             COMETCHAT_WEBHOOK_PASSWORD: TRY_ALERTS.password,
