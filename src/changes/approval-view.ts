@@ -6,9 +6,10 @@ import type { SlackMessage } from '../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../store/store.ts';
-import { type Change, changeOf } from './change.ts';
+import { type Change, changeOf, subjectOf } from './change.ts';
 import type { AppLabel } from './deps.ts';
 import { kindOf } from './kinds/index.ts';
+import { moderationIrreversible } from './kinds/moderation.ts';
 import { roleAsk, roleChangeLines } from './kinds/role.ts';
 import { ruleChangeLines } from './kinds/rule-fields.ts';
 import { changeLine, chunkedSections, MAX_REASON } from './views.ts';
@@ -98,11 +99,12 @@ function requestedLines(change: Change): string[] {
   if (change.kind === 'role') return roleChangeLines(change.changes);
   if (change.kind === 'rule') return ruleChangeLines(change.changes);
   const lines = change.changes.map((c) => changeLine(c, change.kind));
-  // The approver is told what cannot be taken back, as the requester's review said.
-  const irreversible = change.kind === 'moderation' && change.changes[0]?.after === 'delivered';
-  return irreversible
-    ? [...lines, '*Delivering cannot be taken back*: its record will have no _Revert_.']
-    : lines;
+  // The approver is told what cannot be undone, as the requester's review said.
+  const irreversible = moderationIrreversible({
+    subject: subjectOf(change),
+    changes: change.changes,
+  });
+  return irreversible ? [...lines, `Its record will have no _Revert_: ${irreversible}`] : lines;
 }
 
 /** The request in the approval channel: the exact change, who asked and why, and its state. */

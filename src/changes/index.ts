@@ -32,6 +32,7 @@ export {
   SubmittedValueSchema,
 } from './change.ts';
 export { type AppLabel, appLabel, type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
+export { noRevertReason } from './kinds/moderation.ts';
 export { type Baseline, baselineFrom } from './kinds/permissions.ts';
 export {
   conditionsSummary,

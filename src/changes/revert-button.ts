@@ -41,8 +41,9 @@ export function createRevertButton(deps: ChangeDeps) {
     const { app, value } = openSigned(deps.apps, RevertValueSchema, action.value);
     const { log } = currentRequest();
     const limit = { withinMs: msLeft(OPEN_CHECK_DEADLINE_MS, deps.now) };
-    // A moderation decision is a moderator's to revert, any other change an editor's: both are
-    // asked at once (the record is read only once the modal is open), each refusal kept.
+    // A moderation decision's record is a moderator's to open (it has no revert: they are told
+    // why), any other an editor's: both are asked at once (the record is read only once the
+    // modal is open), each refusal kept.
     const [asEditor, asModerator] = await Promise.all([
       app.access.editRefusal(body.user.id, log, limit),
       app.access.moderatorRefusal(body.user.id, log, limit),

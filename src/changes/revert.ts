@@ -102,7 +102,8 @@ export function revertOf(record: AuditRecord, now: Now): Revert {
   const target = record.subject;
   let revert: Revert;
   const action = target?.kind === 'role' ? target.action : undefined;
-  if (target?.kind === 'message') revert = moderationRevert(record, target);
+  const irreversible = moderationIrreversible(record);
+  if (irreversible) revert = none(`${irreversible} Nothing was sent.`);
   else if (target?.kind === 'user') revert = userRevert(record, target.uid, now);
   else if (target?.kind === 'rule') revert = ruleRevert(record, now.rule);
   else if (action === 'create') revert = createdRevert(record, now);
@@ -148,35 +149,6 @@ function userRevert(record: AuditRecord, uid: string, now: Now): Revert {
     since: current === one.after ? [] : [{ key: one.key, set: one.after, now: current }],
     gaps: [],
   };
-}
-
-/**
- * A flagged message's decision turned round (approved to hidden, or back); a blocked message's
- * has none (moderationIrreversible says why).
- */
-function moderationRevert(
-  record: AuditRecord,
-  subject: Extract<AuditRecord['subject'], { kind: 'message' }>,
-): Revert {
-  const irreversible = moderationIrreversible(record);
-  if (irreversible) return none(irreversible);
-  const was = record.changes[0]?.after;
-  if (was !== 'approved' && was !== 'disapproved') return none(NOT_REVERTIBLE);
-  const after = was === 'approved' ? 'disapproved' : 'approved';
-  const changes = [{ key: 'status', before: was, after, explicit: false }];
-  const { id: messageId, queue, rule, reasons } = subject;
-  const change: Change = {
-    kind: 'moderation',
-    id: revertId(record, `message:${messageId}`, changes),
-    role: '',
-    messageId,
-    queue,
-    ...(rule ? { rule } : {}),
-    ...(reasons ? { reasons } : {}),
-    changes,
-    reverts: record.ref,
-  };
-  return { kind: 'revert', change, since: [], gaps: [] };
 }
 
 /** A moderation rule put back whole: the record's "before" of every field, by one PUT. */

@@ -49,9 +49,6 @@ export function moderationKind(change: ModerationChange): Kind {
       return { results: { status: { success: true, message: `status is now ${status}` } } };
     },
     async sinceReview({ app }) {
-      // A reversal (a flagged decision turned round) acts on a reviewed message, which no list
-      // this app reads holds: CometChat itself refuses one it cannot make.
-      if (one?.before !== change.queue) return { changed: false, has: false };
       const waiting = await queueOf(app.cometchat, change.queue);
       const changed = !waiting.some((item) => item.message.id === change.messageId);
       return { changed, has: false, ...(changed ? { why: alreadyReviewed(change) } : {}) };
@@ -71,20 +68,24 @@ function queueOf(client: QueueReads, queue: 'flagged' | 'blocked'): Promise<Queu
 }
 
 /**
- * Why a moderation record has no Revert, or undefined when it has: delivering a blocked message
- * cannot be taken back, and keeping one blocked has no safe inverse (its inverse delivers it).
- * Pure.
+ * Why a decision on a message has no Revert, by the status it set: a delivered message cannot be
+ * taken back, and CometChat documents no second decision on a reviewed message (a decision moves
+ * it to the reviewed list, which no decision reaches). Pure.
  */
-export function moderationIrreversible(
-  record: Pick<AuditRecord, 'subject' | 'changes'>,
-): string | undefined {
+export function noRevertReason(decided: unknown): string {
+  return decided === 'delivered'
+    ? 'Delivering cannot be taken back: its receivers have the message.'
+    : 'CometChat documents no way to decide a reviewed message again.';
+}
+
+/**
+ * Why a moderation record (or change) has no Revert, or undefined when it is not a decision on
+ * a message: no decision has one (noRevertReason). Pure.
+ */
+export function moderationIrreversible(record: {
+  subject?: AuditRecord['subject'];
+  changes: readonly { after: unknown }[];
+}): string | undefined {
   if (record.subject?.kind !== 'message') return undefined;
-  const after = record.changes[0]?.after;
-  if (after === 'delivered') {
-    return 'A delivered message cannot be taken back: its receivers have it. Nothing was sent.';
-  }
-  if (record.subject.queue === 'blocked') {
-    return 'Keeping a message blocked has no safe inverse (the inverse would deliver it, which cannot be taken back). Decide on it again from `/cometchat moderation` only if it is still waiting. Nothing was sent.';
-  }
-  return undefined;
+  return noRevertReason(record.changes[0]?.after);
 }

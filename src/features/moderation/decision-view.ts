@@ -1,13 +1,19 @@
 import type { View } from '@slack/types';
 import { z } from 'zod';
 import type { ValueWriter } from '../../apps/apps.ts';
-import { changeId, changeRecord, METADATA_LIMIT, subjectReviewView } from '../../changes/index.ts';
+import {
+  changeId,
+  changeRecord,
+  METADATA_LIMIT,
+  noRevertReason,
+  subjectReviewView,
+} from '../../changes/index.ts';
 import type { QueuedMessage } from '../../cometchat/moderation-model.ts';
 import { counted, inApp } from '../../replies/sentences.ts';
 import { context, messageModal, plain, section } from '../../slack/blocks.ts';
 import { CALLBACKS } from '../../slack/ids.ts';
 import { code, codeUpTo, escapedUpTo, truncate } from '../../slack/mrkdwn.ts';
-import { DECISION_LABEL, type Decision, decisionChange, offers } from './queue.ts';
+import { DECISION_LABEL, type Decision, decisionChange, offers, STATUS_OF } from './queue.ts';
 import { itemText } from './queue-view.ts';
 
 // The reviews of moderation decisions, pure: one item's (the road's review, submitted to the
@@ -16,18 +22,22 @@ import { itemText } from './queue-view.ts';
 
 export const MODERATION_TITLE = 'Moderation';
 
-/** What a decision does, in one sentence, with what cannot be taken back. Pure. */
+/**
+ * What a decision does, with what cannot be undone: no decision's record has _Revert_
+ * (noRevertReason says why). Pure.
+ */
 export function decisionQuestion(item: QueuedMessage, decision: Decision, where = ''): string {
   const which = `message ${code(item.message.id)} from ${code(item.message.sender)}${where}`;
+  const noRevert = `Its record has no _Revert_: ${noRevertReason(STATUS_OF[decision])}`;
   switch (decision) {
     case 'approve':
-      return `Approve ${which}? It stays visible and leaves the flagged queue; _Revert_ can hide it later.`;
+      return `Approve ${which}? It stays visible and leaves the flagged queue. ${noRevert}`;
     case 'block':
-      return `Block ${which}? It is hidden from its conversation and leaves the flagged queue; _Revert_ can show it again.`;
+      return `Block ${which}? It is hidden from its conversation and leaves the flagged queue. ${noRevert}`;
     case 'deliver':
       return `Deliver ${which}? Its receivers get it now. *This cannot be taken back*: once delivered it stays delivered, and its record has no _Revert_.`;
     case 'keep-blocked':
-      return `Keep ${which} blocked? It is marked reviewed and never delivered. Its record has no _Revert_: the inverse would deliver it, which cannot be taken back.`;
+      return `Keep ${which} blocked? It is marked reviewed and never delivered. ${noRevert}`;
   }
 }
 
@@ -184,12 +194,11 @@ export function bulkReviewView(
   const approval = where.approvalChannel
     ? ` Each is posted for approval in <#${where.approvalChannel}>; nothing is sent until another moderator approves.`
     : '';
+  const reason = noRevertReason(STATUS_OF[decision]);
   const lasting =
     decision === 'deliver'
-      ? ' *Delivering cannot be taken back*: their records have no _Revert_.'
-      : decision === 'keep-blocked'
-        ? ' Their records have no _Revert_ (the inverse would deliver them).'
-        : '';
+      ? ` *${reason}* Their records have no _Revert_.`
+      : ` Their records have no _Revert_: ${reason}`;
   return {
     type: 'modal',
     callback_id: CALLBACKS.moderationBulkApply,

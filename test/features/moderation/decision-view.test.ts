@@ -40,6 +40,22 @@ describe('the review of one decision', () => {
     expect(keep).toContain('no _Revert_');
   });
 
+  it('promises no Revert for a flagged decision, and says why', () => {
+    for (const decision of ['approve', 'block'] as const) {
+      const text = JSON.stringify(decisionReview(flagged('f1', 1), decision, where, undefined));
+      expect(text).not.toMatch(/_Revert_ can/);
+      expect(text).toContain(
+        'Its record has no _Revert_: CometChat documents no way to decide a reviewed message again.',
+      );
+    }
+    const bulk = bulkReviewView([flagged('f1', 1), flagged('f2', 2)].map(carried), 'block', {
+      write: plainWrite,
+    });
+    expect(JSON.stringify(bulk.blocks)).toContain(
+      'Their records have no _Revert_: CometChat documents no way to decide a reviewed message again.',
+    );
+  });
+
   it('asks for approval where the app asks for it', () => {
     const view = decisionReview(flagged('f1', 1), 'block', where, 'C0APPROVE');
     expect(view).toMatchObject({ submit: { text: 'Request approval' } });
