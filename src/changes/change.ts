@@ -98,6 +98,15 @@ export const ModerationStatusSchema = z.enum([
 export type ModerationStatus = z.infer<typeof ModerationStatusSchema>;
 
 /**
+ * The decisions a waiting message takes, by its queue: the only status changes a moderation
+ * change may carry (a decided message is never decided again: CometChat documents no way).
+ */
+export const DECIDED_FROM: Readonly<Record<'flagged' | 'blocked', readonly ModerationStatus[]>> = {
+  flagged: ['approved', 'disapproved'],
+  blocked: ['delivered', 'rejected'],
+};
+
+/**
  * A decision on a flagged or blocked message: exactly one change, of its `status`. Its `role` is
  * empty (a message has none); `rule` or `reasons` say why it was in the queue, never its text.
  */
@@ -244,6 +253,8 @@ export const ChangeSchema = z
           after: ModerationStatusSchema,
         }),
       ]),
+    }).refine(({ subject: { queue }, changes: [{ before, after }] }) => {
+      return before === queue && DECIDED_FROM[queue].includes(after);
     }),
     FieldsSchema.extend({
       role: RuleIdSchema,

@@ -81,6 +81,29 @@ describe('a moderation decision, as a kind of change', () => {
     ).toBeUndefined();
   });
 
+  it("takes only a waiting message to one of its queue's decisions: a forged pair is refused", () => {
+    const decisions = [
+      ['flagged', 'approved'],
+      ['flagged', 'disapproved'],
+      ['blocked', 'delivered'],
+      ['blocked', 'rejected'],
+    ] as const;
+    for (const [queue, after] of decisions) {
+      expect(decodeChange(encodeChange(decision(queue, queue, after)))).toBeDefined();
+    }
+    const forged = [
+      decision('flagged', 'approved', 'disapproved'),
+      decision('flagged', 'disapproved', 'approved'),
+      decision('flagged', 'flagged', 'delivered'),
+      decision('flagged', 'blocked', 'approved'),
+      decision('blocked', 'blocked', 'approved'),
+      decision('blocked', 'rejected', 'delivered'),
+      decision('blocked', 'flagged', 'rejected'),
+      decision('blocked', 'blocked', 'blocked'),
+    ];
+    for (const change of forged) expect(decodeChange(encodeChange(change))).toBeUndefined();
+  });
+
   it('sends one PATCH of the service status: delivering is approving a blocked message', async () => {
     const { sent, client } = fakeClient();
     await kindOf(decision('flagged', 'flagged', 'disapproved')).send(
