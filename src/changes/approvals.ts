@@ -25,6 +25,7 @@ import {
   announce,
   approveRequest,
   approverRefusal,
+  approversOf,
   type Decider,
   expireRequest,
   openRequest,
@@ -147,8 +148,9 @@ async function rejectable(
 }
 
 /**
- * The open requests `userId` may act on (an approver of the app who did not ask), oldest first,
- * and their own open requests. Each app's approver check is asked once.
+ * The open requests `userId` may act on (an approver of the request who did not ask: a
+ * moderator for a message's decision, else an editor), oldest first, and their own open
+ * requests. Each app's check of each kind is asked once.
  */
 export async function requestsFor(
   deps: { store: Pick<Store, 'listOpenApprovals'>; apps: Apps; now: () => number },
@@ -172,10 +174,11 @@ export async function requestsFor(
       own.push(listed);
       continue;
     }
+    const key = `${app.name} ${approversOf(request)}`;
     const allowed =
-      mayApprove.get(app.name) ??
-      approverRefusal(app, undefined, userId, limit).then((refusal) => refusal === undefined);
-    mayApprove.set(app.name, allowed);
+      mayApprove.get(key) ??
+      approverRefusal(app, request, userId, limit).then((refusal) => refusal === undefined);
+    mayApprove.set(key, allowed);
     if (await allowed) waiting.push(listed);
   }
   return { waiting, own };

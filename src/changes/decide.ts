@@ -98,6 +98,16 @@ export async function openRequest(
 }
 
 /**
+ * Who approves a request: moderators a message's decision (APPROVERS is about permissions),
+ * editors (and APPROVERS, when set) any other change. Pure.
+ */
+export function approversOf(
+  request: Pick<ApprovalRequest, 'subject'> | undefined,
+): 'moderators' | 'editors' {
+  return request?.subject?.kind === 'message' ? 'moderators' : 'editors';
+}
+
+/**
  * Who may decide a request now: an editor of the app who did not ask for it and, when APPROVERS
  * is set, is one of them too; why not, otherwise. Both checks are asked at once.
  */
@@ -113,8 +123,7 @@ export async function approverRefusal(
     return 'You asked for this change: another person must approve or reject it.';
   }
   const { log } = currentRequest();
-  // A moderation decision is approved by a second moderator (APPROVERS is about permissions).
-  if (request?.subject?.kind === 'message') {
+  if (approversOf(request) === 'moderators') {
     return app.access.moderatorRefusal(userId, log, { ...limit, action: 'approve-moderation' });
   }
   const refusals = await Promise.all(

@@ -3,9 +3,10 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Access } from '../../src/access/access.ts';
 import { createApps } from '../../src/apps/apps.ts';
-import { expireApprovals } from '../../src/changes/approvals.ts';
+import { expireApprovals, requestsFor } from '../../src/changes/approvals.ts';
 import { decisionClaim } from '../../src/changes/decide.ts';
 import type { CometChatClient } from '../../src/cometchat/client.ts';
+import { runInRequest } from '../../src/request-context.ts';
 import type { Deliverer } from '../../src/slack/deliver.ts';
 import { type ApprovalRequest, createMemoryStore } from '../../src/store/store.ts';
 
@@ -82,5 +83,59 @@ describe('expireApprovals', () => {
     expect(await expireApprovals(deps, client, log)).toBe(0);
     expect(updates).toEqual([]);
     expect((await store.getApproval(request('3', 0).id))?.status).toBe('open');
+  });
+});
+
+describe('requestsFor', () => {
+  // An editor who does not moderate, and a moderator who does not edit; each check counted.
+  const asked: string[] = [];
+  const refusal = (who: string, allowed: string) => async (userId: string) => {
+    asked.push(`${who} ${userId}`);
+    return userId === allowed ? undefined : `not a ${who}`;
+  };
+  const access = {
+    editRefusal: refusal('editor', 'U0EDITOR'),
+    moderatorRefusal: refusal('moderator', 'U0MOD'),
+  } as unknown as Access;
+  const moderation = (id: string): ApprovalRequest => ({
+    ...request(id, NOW + 1_000),
+    role: '',
+    subject: { kind: 'message', id: '9001', queue: 'flagged' },
+    changes: [{ key: 'status', before: 'flagged', after: 'approved', explicit: false }],
+  });
+  const open = [
+    request('1', NOW + 1_000),
+    moderation('2'),
+    request('3', NOW + 1_000),
+    moderation('4'),
+  ];
+  const apps = createApps([
+    {
+      name: 'default',
+      appId: 'app',
+      region: 'us',
+      apiKey: 'key',
+      cometchat: {} as CometChatClient,
+      access,
+      approval: { channel: 'C0APPROVE', ttlMs: 3_600_000 },
+      moderationApproval: true,
+    },
+  ]);
+  const deps = { store: { listOpenApprovals: async () => open }, apps, now: () => NOW };
+  const waitingFor = (userId: string) =>
+    runInRequest({ ref: 'ref0000001', log: pino({ level: 'silent' }), receivedAt: NOW }, () =>
+      requestsFor(deps, userId),
+    ).then(({ waiting }) => waiting.map((listed) => Number(listed.request.id)));
+
+  it('lists a message decision to moderators and any other change to editors, each check once', async () => {
+    asked.length = 0;
+    expect(await waitingFor('U0EDITOR')).toEqual([1, 3]);
+    expect(await waitingFor('U0MOD')).toEqual([2, 4]);
+    expect(asked).toEqual([
+      'editor U0EDITOR',
+      'moderator U0EDITOR',
+      'editor U0MOD',
+      'moderator U0MOD',
+    ]);
   });
 });

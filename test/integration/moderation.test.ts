@@ -461,6 +461,11 @@ describe('the moderation queue', () => {
     expect(post.args.channel).toBe(CHANNEL);
     expect(leakedWords(post.args, textWords(h))).toEqual([]);
     expect(decisions(h)).toEqual([]);
+    // `/cometchat approvals` lists it to the other moderator, not to an editor who does not moderate.
+    const listed = async (user: string) =>
+      textOf(await commandReply(h, 'approvals', driverAs(h, user)));
+    expect(await listed('U0MOD2')).toContain('message `9005`');
+    expect(await listed('U0OPERATOR')).toContain('No open request is waiting for you.');
     const posted = { ts: '1700000000.000300', blocks: post.args.blocks as unknown[] };
     const click = async (user: string) => {
       const button = actionButtons(posted).find((b) => b.action_id === ACTIONS.approveChange);
