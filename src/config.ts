@@ -481,7 +481,7 @@ export interface CometChatAppConfig {
   moderatorsSetting: string;
   /**
    * Whether a moderation decision waits for a second moderator (COMETCHAT_<NAME>_MODERATION_APPROVAL,
-   * else MODERATION_APPROVAL); only where the app has an approval channel.
+   * else MODERATION_APPROVAL); refused without an approval channel (moderationApprovalProblems).
    */
   moderationApproval: boolean | undefined;
   /**
@@ -578,9 +578,38 @@ export function loadConfig(
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue))),
     ...apps.problems,
     ...crossProblems(env),
+    ...moderationApprovalProblems(env, apps.apps),
   ];
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(toConfig(parsed.data, apps, env));
+}
+
+/**
+ * MODERATION_APPROVAL asks for a second moderator in the approval channel: an app that asks for
+ * one without a channel (its own or APPROVAL_CHANNEL) would let one moderator decide alone.
+ */
+function moderationApprovalProblems(env: Env, apps: readonly CometChatAppConfig[]): string[] {
+  const global = EnvSchema.pick({ MODERATION_APPROVAL: true, APPROVAL_CHANNEL: true }).safeParse(
+    env,
+  );
+  // A bad global value is a problem of its own already.
+  if (!global.success) return [];
+  const several = isSet(env, 'COMETCHAT_APPS');
+  return apps.flatMap((app) => {
+    const asks = app.moderationApproval ?? global.data.MODERATION_APPROVAL ?? false;
+    if (!asks || (app.approvalChannel ?? global.data.APPROVAL_CHANNEL)) return [];
+    if (!several) {
+      return [
+        'MODERATION_APPROVAL is true but APPROVAL_CHANNEL is not set (the second moderator approves there)',
+      ];
+    }
+    const prefix = appEnvPrefix(app.name);
+    const setting =
+      app.moderationApproval === undefined ? 'MODERATION_APPROVAL' : `${prefix}MODERATION_APPROVAL`;
+    return [
+      `App ${app.name}: ${setting} is true but neither ${prefix}APPROVAL_CHANNEL nor APPROVAL_CHANNEL is set (the second moderator approves there)`,
+    ];
+  });
 }
 
 interface AppsRead {

@@ -644,10 +644,37 @@ describe('MODERATORS', () => {
     const config = loadConfig({
       ...TWO_APPS,
       MODERATION_APPROVAL: 'true',
+      APPROVAL_CHANNEL: 'C0APPROVE',
       COMETCHAT_EU_STAGING_MODERATION_APPROVAL: 'no',
     });
     expect(config.cometchat.apps.map((app) => app.moderationApproval)).toEqual([true, false]);
     expect(loadConfig(VALID).cometchat.apps[0]?.moderationApproval).toBe(false);
+  });
+
+  it('refuses MODERATION_APPROVAL without an approval channel, naming both settings', () => {
+    expect(problemsOf({ ...VALID, MODERATION_APPROVAL: 'true' })).toEqual([
+      'MODERATION_APPROVAL is true but APPROVAL_CHANNEL is not set (the second moderator approves there)',
+    ]);
+    expect(problemsOf({ ...TWO_APPS, COMETCHAT_PROD_MODERATION_APPROVAL: 'yes' })).toEqual([
+      'App prod: COMETCHAT_PROD_MODERATION_APPROVAL is true but neither COMETCHAT_PROD_APPROVAL_CHANNEL nor APPROVAL_CHANNEL is set (the second moderator approves there)',
+    ]);
+    expect(
+      problemsOf({
+        ...TWO_APPS,
+        MODERATION_APPROVAL: 'true',
+        COMETCHAT_EU_STAGING_APPROVAL_CHANNEL: 'C0STAGEOK',
+      }),
+    ).toEqual([
+      'App prod: MODERATION_APPROVAL is true but neither COMETCHAT_PROD_APPROVAL_CHANNEL nor APPROVAL_CHANNEL is set (the second moderator approves there)',
+    ]);
+    // With a channel, its own or the global one, it is a setting like any other.
+    expect(
+      loadConfig({ ...TWO_APPS, MODERATION_APPROVAL: 'true', APPROVAL_CHANNEL: 'C0APPROVE' })
+        .cometchat.apps[0]?.moderationApproval,
+    ).toBe(true);
+    expect(loadConfig({ ...VALID, MODERATION_APPROVAL: 'false' }).cometchat.apps[0]).toMatchObject({
+      moderationApproval: false,
+    });
   });
 
   it('names the variable of a bad value, and a prefixed one of the single app is not read', () => {

@@ -32,7 +32,7 @@ export interface CometChatApp {
   approval?: { channel: string; approvers?: Access | undefined; ttlMs: number } | undefined;
   /**
    * Whether a moderation decision waits for a second moderator (MODERATION_APPROVAL), in the
-   * approval channel above; without one, a moderator decides alone.
+   * approval channel above (the configuration refuses it without one).
    */
   moderationApproval?: boolean | undefined;
   /**
