@@ -40,7 +40,7 @@ export function outcomeLine(request: ApprovalRequest): string {
     case 'failed':
       return `:x: Approved${by}, but CometChat did not apply it${when}. An approver may retry.`;
     case 'unknown':
-      return `:grey_question: Approved${by}${when}, but CometChat's answer never came or could not be read, so it may or may not have been applied. Check ${request.subject?.kind === 'user' ? 'the user' : 'the role'} before an approver retries.`;
+      return `:grey_question: Approved${by}${when}, but CometChat's answer never came or could not be read, so it may or may not have been applied. Check ${checkWhat(request)} before an approver retries.`;
     case 'rejected':
       return `:no_entry: Rejected${by}${when}${request.rejectReason ? `: ${escapeMrkdwn(truncate(request.rejectReason, 300))}` : '.'}`;
     case 'expired':
@@ -50,9 +50,25 @@ export function outcomeLine(request: ApprovalRequest): string {
   }
 }
 
+/** What to look at when a request's outcome is unknown. Pure. */
+function checkWhat(request: Pick<ApprovalRequest, 'subject'>): string {
+  switch (request.subject?.kind) {
+    case 'user':
+      return 'the user';
+    case 'message':
+      return 'whether the message still waits in `/cometchat moderation`';
+    case 'rule':
+      return 'the rule';
+    default:
+      return 'the role';
+  }
+}
+
 /** A request found stale: what changed, and where to ask again. Pure. */
 function staleLine(request: Pick<ApprovalRequest, 'subject'>): string {
   switch (request.subject?.kind) {
+    case 'message':
+      return `:warning: Message ${code(request.subject.id)} was decided meanwhile; nothing was sent.`;
     case 'user':
       return `:warning: The user changed in CometChat since this request was made, so nothing was sent. ${askAgain(request)}`;
     case 'role':
@@ -76,6 +92,8 @@ export function askAgain(request: Pick<ApprovalRequest, 'subject'>): string {
       return 'Ask again with `/cometchat role`.';
     case 'rule':
       return 'Ask again from `/cometchat rules`.';
+    case 'message':
+      return 'Ask again from `/cometchat moderation` if it still waits.';
     default:
       return 'Ask again from the editor.';
   }

@@ -206,4 +206,18 @@ describe('a moderation decision waiting for a second moderator', () => {
       'Its record will have no _Revert_: CometChat documents no way to decide a reviewed message again.',
     );
   });
+
+  it('says what became of the message, not of a role, when the request ends unsent', () => {
+    const change = decision('flagged', 'flagged', 'disapproved');
+    const ended = (status: 'stale' | 'unknown' | 'expired') =>
+      JSON.stringify(approvalMessage({ ...request(change), status }));
+    expect(ended('stale')).toContain('Message `m1` was decided meanwhile; nothing was sent.');
+    expect(ended('unknown')).toContain(
+      'Check whether the message still waits in `/cometchat moderation` before an approver retries.',
+    );
+    expect(ended('expired')).toContain('Ask again from `/cometchat moderation` if it still waits.');
+    for (const status of ['stale', 'unknown', 'expired'] as const) {
+      expect(ended(status)).not.toMatch(/the role|from the editor/);
+    }
+  });
 });
