@@ -4,7 +4,7 @@ import { scrub } from '../scrub.ts';
 import { escapedUpTo, escapeMrkdwn, code as inlineCode } from '../slack/mrkdwn.ts';
 import { errorField, platformErrorCode } from '../slack/slack-errors.ts';
 import { FormNotOpened } from '../slack/views.ts';
-import { counted } from './sentences.ts';
+import { counted, notWaitingSentence } from './sentences.ts';
 
 /** A mistake in what the user asked for: shown to them as it is, never logged as a fault. */
 export class InputError extends Error {
@@ -159,7 +159,7 @@ function moderationNotFound(error: CometChatError, code: string): string {
   const command = error.app ? `/cometchat ${error.app.name}` : '/cometchat';
   return MODERATION_LOOKUPS[error.operation] === 'rule'
     ? `CometChat has no moderation rule with that id${code}. Check the id with \`${command} rules\`.`
-    : `CometChat has no message with that id waiting for review${code}: it may have been decided already. Look at \`${command} moderation\`.`;
+    : notWaitingSentence(undefined, { app: error.app?.name, serviceCode: code });
 }
 
 function mayHaveApplied(operation: string): string {

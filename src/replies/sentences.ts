@@ -2,7 +2,7 @@ import type { RichTextElement } from '@slack/types';
 import { MAX_ROLES } from '../cometchat/id-rules.ts';
 import { context, dateElement, section } from '../slack/blocks.ts';
 import type { SlackMessage } from '../slack/deliver.ts';
-import { escapeMrkdwn, slackDate } from '../slack/mrkdwn.ts';
+import { code, escapeMrkdwn, slackDate } from '../slack/mrkdwn.ts';
 
 // The small pieces every reply is written with, defined once: how a count reads, how a reply
 // names its app, and where a role's permission value came from.
@@ -98,4 +98,19 @@ export const UID_CASE_SENTENCE =
 /** The sentence for a 26th role, said before anything is sent. */
 export function roleLimitSentence(count: number, appName?: string): string {
   return `This app has ${counted(count, 'role')}${inApp(appName)}, and CometChat keeps at most ${MAX_ROLES} per app: delete one first. Nothing was sent.`;
+}
+
+/**
+ * Said of a message no moderation queue holds: decided already (here, on another replica, in
+ * CometChat's dashboard) or never there. `id` when known (else "That message"); `app` names the
+ * app in the command when several are configured; `serviceCode` is CometChat's error code, as a
+ * code span, when its answer said so. The one sentence for every reader of the queue.
+ */
+export function notWaitingSentence(
+  id: string | undefined,
+  { app, serviceCode = '' }: { app?: string | undefined; serviceCode?: string } = {},
+): string {
+  const which = id === undefined ? 'That message' : `Message ${code(id)}`;
+  const command = app ? `/cometchat ${app} moderation` : '/cometchat moderation';
+  return `${which} is no longer waiting for a decision${serviceCode}: it was decided already, or there is no such message, so nothing was changed. Run \`${command}\` to see what waits.`;
 }

@@ -445,7 +445,7 @@ describe('the moderation queue', () => {
   it('refuses an unknown message id in one sentence', async () => {
     const h = await withModerators();
     expect(textOf(await commandReply(h, 'moderation 424242', driverAs(h, 'U0MOD1')))).toContain(
-      'No flagged or blocked message `424242` waits for a decision',
+      'Message `424242` is no longer waiting for a decision: it was decided already, or there is no such message',
     );
     expect(decisions(h)).toEqual([]);
   });

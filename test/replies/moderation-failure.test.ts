@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CometChatError } from '../../src/cometchat/errors.ts';
 import { failureSentence } from '../../src/replies/failure.ts';
+import { notWaitingSentence } from '../../src/replies/sentences.ts';
 
 // The sentences of the moderation requests' failures: a message decided already (or unknown),
 // a rule that does not exist, and a decision CometChat may have taken without confirming it.
@@ -15,9 +16,23 @@ describe('moderation failures', () => {
   it('says a message may have been decided already, for either queue', () => {
     for (const operation of ['decideFlaggedMessage', 'decideBlockedMessage']) {
       expect(failureSentence(notFound(operation, 'ERR_MESSAGE_ID_NOT_FOUND'), DEPS)).toBe(
-        'CometChat has no message with that id waiting for review (`ERR_MESSAGE_ID_NOT_FOUND`): it may have been decided already. Look at `/cometchat moderation`.',
+        'That message is no longer waiting for a decision (`ERR_MESSAGE_ID_NOT_FOUND`): it was decided already, or there is no such message, so nothing was changed. Run `/cometchat moderation` to see what waits.',
       );
     }
+  });
+
+  it('says a decided message in the one sentence every reader of the queue uses', () => {
+    const prod = notFound('decideFlaggedMessage', 'ERR_MESSAGE_ID_NOT_FOUND').forApp({
+      name: 'prod',
+      settingPrefix: 'COMETCHAT_PROD_',
+    });
+    expect(failureSentence(prod, DEPS)).toContain(
+      notWaitingSentence(undefined, {
+        app: 'prod',
+        serviceCode: ' (`ERR_MESSAGE_ID_NOT_FOUND`)',
+      }),
+    );
+    expect(failureSentence(prod, DEPS)).toContain('`/cometchat prod moderation`');
   });
 
   it('says a rule does not exist, naming the app when there are several', () => {

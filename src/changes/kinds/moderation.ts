@@ -1,4 +1,5 @@
 import type { ModerationOperations, QueuedMessage } from '../../cometchat/moderation-model.ts';
+import { notWaitingSentence } from '../../replies/sentences.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import type { AuditRecord } from '../../store/store.ts';
 import type { ModerationChange, ModerationStatus } from '../change.ts';
@@ -19,11 +20,6 @@ export const DECISION_WORDS: Readonly<Record<ModerationStatus, string>> = {
   delivered: 'delivered',
 };
 
-/** Said when the message is no longer waiting for a decision: nothing was sent. */
-export function alreadyReviewed(change: Pick<ModerationChange, 'messageId' | 'queue'>): string {
-  return `Message ${code(change.messageId)} is no longer waiting in the ${change.queue} queue: someone decided on it meanwhile, so nothing was sent. Run \`/cometchat moderation\` to see what waits now.`;
-}
-
 /** What the moderation kind reads to ask "is it still as reviewed?". */
 export type QueueReads = Pick<ModerationOperations, 'listFlaggedMessages' | 'listBlockedMessages'>;
 
@@ -34,7 +30,7 @@ export function moderationKind(change: ModerationChange): Kind {
     target: `message:${change.messageId}`,
     name: `message ${code(change.messageId)}`,
     done: `the message is now ${DECISION_WORDS[isStatus(status) ? status : 'approved']}`,
-    outOfDate: alreadyReviewed(change),
+    outOfDate: notWaitingSentence(change.messageId),
     logged: 'moderation decided',
     async send(client) {
       if (change.queue === 'flagged') {
@@ -51,7 +47,11 @@ export function moderationKind(change: ModerationChange): Kind {
     async sinceReview({ app }) {
       const waiting = await queueOf(app.cometchat, change.queue);
       const changed = !waiting.some((item) => item.message.id === change.messageId);
-      return { changed, has: false, ...(changed ? { why: alreadyReviewed(change) } : {}) };
+      return {
+        changed,
+        has: false,
+        ...(changed ? { why: notWaitingSentence(change.messageId) } : {}),
+      };
     },
     recordFacts: NO_FACTS,
   };

@@ -11,6 +11,7 @@ import {
 import { OPEN_CHECK_DEADLINE_MS, replyPrivately } from '../../changes/index.ts';
 import type { QueuedMessage } from '../../cometchat/moderation-model.ts';
 import { InputError } from '../../replies/failure.ts';
+import { notWaitingSentence } from '../../replies/sentences.ts';
 import { currentRequest, msLeft } from '../../request-context.ts';
 import { messageModal } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
@@ -32,11 +33,6 @@ import { detailsMessage, queueMessage } from './queue-view.ts';
 /** Whether `userId` moderates `app` (a check Slack cannot answer counts as no: no text shown). */
 export async function isModerator(app: CometChatApp, userId: string): Promise<boolean> {
   return (await app.access.moderatorRefusal(userId, currentRequest().log)) === undefined;
-}
-
-/** Said of a message id the queue does not hold. */
-export function notWaiting(id: string): string {
-  return `No flagged or blocked message ${code(id)} waits for a decision: it was decided already, or there is no such message. Run \`/cometchat moderation\` to see what waits.`;
 }
 
 /** Page `page` of the app's queue, for `userId`. */
@@ -68,7 +64,7 @@ export async function queueDetails(
     isModerator(app, userId),
   ]);
   const item = queue.find((candidate) => candidate.message.id === id);
-  if (!item) throw new InputError(notWaiting(id));
+  if (!item) throw new InputError(notWaitingSentence(id));
   return detailsMessage(item, { moderator });
 }
 
@@ -129,7 +125,8 @@ function createDecideButton(deps: AppDeps) {
       const queue = await readQueue(app.cometchat);
       const item = queue.find((candidate) => candidate.message.id === value.m);
       const problem = decisionProblem(item, value.m, value.d);
-      if (problem || !item) return messageModal(MODERATION_TITLE, problem ?? notWaiting(value.m));
+      if (problem || !item)
+        return messageModal(MODERATION_TITLE, problem ?? notWaitingSentence(value.m));
       const where = {
         write: valueWriter(app),
         origin: viewId,
@@ -147,7 +144,7 @@ export function decisionProblem(
   id: string,
   decision: Decision,
 ): string | undefined {
-  if (!item) return notWaiting(id);
+  if (!item) return notWaitingSentence(id);
   if (offers(item.queue, decision)) return undefined;
   const allowed = DECISIONS[item.queue].join(' or ');
   return `Message ${code(id)} is ${item.queue} now: it takes ${allowed}. Nothing was sent.`;

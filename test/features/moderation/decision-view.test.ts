@@ -64,7 +64,7 @@ describe('the review of one decision', () => {
 
   it('refuses an unknown message, or a decision its queue does not take, in one sentence', () => {
     expect(decisionProblem(undefined, 'nope', 'approve')).toMatch(
-      /^No flagged or blocked message `nope` waits/,
+      /^Message `nope` is no longer waiting for a decision/,
     );
     expect(decisionProblem(blocked('b1', 1), 'b1', 'approve')).toBe(
       'Message `b1` is blocked now: it takes deliver or keep-blocked. Nothing was sent.',
