@@ -13,7 +13,14 @@ import { counted, inApp } from '../../replies/sentences.ts';
 import { context, messageModal, plain, section } from '../../slack/blocks.ts';
 import { CALLBACKS } from '../../slack/ids.ts';
 import { code, codeUpTo, escapedUpTo, truncate } from '../../slack/mrkdwn.ts';
-import { DECISION_LABEL, type Decision, decisionChange, offers, STATUS_OF } from './queue.ts';
+import {
+  DECISION_LABEL,
+  type Decision,
+  DecisionSchema,
+  decisionChange,
+  offers,
+  STATUS_OF,
+} from './queue.ts';
 import { itemText } from './queue-view.ts';
 
 // The reviews of moderation decisions, pure: one item's (the road's review, submitted to the
@@ -84,7 +91,7 @@ export type CarriedItem = z.infer<typeof CarriedItemSchema>;
 /** What the choice and the review carry back: the page's items (the review: the chosen ones). */
 export const BulkValueSchema = z.object({
   items: z.array(CarriedItemSchema).min(1).max(10),
-  d: z.enum(['approve', 'block', 'deliver', 'keep-blocked']).optional(),
+  d: DecisionSchema.optional(),
 });
 
 /** An item, carried: its ids and why, cut to fit Slack's metadata. Pure. */
@@ -137,10 +144,8 @@ export function bulkPickView(items: readonly QueuedMessage[], write: ValueWriter
     text: { type: 'mrkdwn' as const, text: optionText(item) },
     value: item.message.id,
   }));
-  const decisions = (['approve', 'block', 'deliver', 'keep-blocked'] as const).map((d) => ({
-    text: plain(
-      `${DECISION_LABEL[d]} (${d === 'approve' || d === 'block' ? 'flagged' : 'blocked'})`,
-    ),
+  const decisions = DecisionSchema.options.map((d) => ({
+    text: plain(`${DECISION_LABEL[d]} (${offers('flagged', d) ? 'flagged' : 'blocked'})`),
     value: d,
   }));
   return {

@@ -1,4 +1,5 @@
 import { appNameIfMultiple } from '../../apps/apps.ts';
+import { messageIdProblem } from '../../cometchat/id-rules.ts';
 import { inApp } from '../../replies/sentences.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
@@ -18,7 +19,10 @@ export function parseModerationWords(
 ): { kind: 'queue' } | { kind: 'details'; id: string } | Refusal {
   if (words.length === 0) return { kind: 'queue' };
   const [id] = words;
-  if (words.length === 1 && id && /^[A-Za-z0-9_-]{1,100}$/.test(id)) return { kind: 'details', id };
+  // A word that cannot be a message id (messageIdProblem, the one rule) is not one.
+  if (words.length === 1 && id !== undefined && messageIdProblem(id) === undefined) {
+    return { kind: 'details', id };
+  }
   return new Refusal('`moderation` takes nothing, or one message id (its details).');
 }
 

@@ -23,7 +23,7 @@ import { loadIntoModal } from '../load-into-modal.ts';
 import { inPlace, signedButton } from '../signed-button.ts';
 import { registerBulk } from './bulk.ts';
 import { bulkPickView, decisionReview, MODERATION_TITLE } from './decision-view.ts';
-import { DECISIONS, type Decision, offers, pageOf, readQueue } from './queue.ts';
+import { DECISIONS, type Decision, DecisionSchema, offers, pageOf, readQueue } from './queue.ts';
 import { detailsMessage, queueMessage } from './queue-view.ts';
 
 // The queue's listeners, thin: the command's answer, its pages, an item's Details and decision
@@ -72,7 +72,7 @@ const PageValue = z.object({ page: z.number().int().min(1).max(10_000) });
 const ItemValue = z.object({ m: z.string().min(1).max(100) });
 const DecideValue = ItemValue.extend({
   q: z.enum(['flagged', 'blocked']),
-  d: z.enum(['approve', 'block', 'deliver', 'keep-blocked']),
+  d: DecisionSchema,
 });
 
 export function registerModeration(bolt: App, deps: AppDeps): void {

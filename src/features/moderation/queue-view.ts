@@ -5,7 +5,7 @@ import { counted } from '../../replies/sentences.ts';
 import { actions, button, context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
-import { code, escapedUpTo, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
+import { code, escapedUpTo, escapeMrkdwn, joinedUpTo, slackDate } from '../../slack/mrkdwn.ts';
 import { DECISION_LABEL, DECISIONS, type Page, queuedAt, reasonsOf } from './queue.ts';
 
 // The queue in Slack, pure: what everyone allowed to view sees (ids, senders, conversations,
@@ -45,23 +45,33 @@ export function whyText(item: QueuedMessage): string {
   return `Flagged by ${by}${reasons.length > 0 ? `: ${reasons.join(', ')}` : ''}`;
 }
 
-/** A message's text as a quote, for a moderator; never for anyone else. Pure. */
+/** Lines of a text quoted at most: each adds `> `, which the quote's bound counts. */
+const QUOTED_LINES = 50;
+
+/**
+ * A message's text as a quote, for a moderator; never for anyone else. At most `max` characters
+ * of escaped text, and QUOTED_LINES lines: `max` + 104 characters in all. Pure.
+ */
 function quotedText(item: QueuedMessage, max: number): string {
   const { text, type } = item.message;
   if (text === undefined || text === '') return `_(${escapeMrkdwn(type)} message, no text)_`;
-  return escapedUpTo(text, max)
-    .split('\n')
-    .map((line) => `> ${line}`)
-    .join('\n');
+  const lines = text.split('\n');
+  const kept = escapedUpTo(lines.slice(0, QUOTED_LINES).join('\n'), max).split('\n');
+  if (lines.length > QUOTED_LINES) kept.push('…');
+  return kept.map((line) => `> ${line}`).join('\n');
+}
+
+/** Who sent it where and when, and why it waits: ids and names, each bounded. Pure. */
+function aboutText(item: QueuedMessage): string {
+  const { message } = item;
+  const head = `*${item.queue === 'flagged' ? 'Flagged' : 'Blocked'}* ${code(message.id)} · from ${code(message.sender)} ${conversationText(item)} · ${slackDate(queuedAt(item))}`;
+  return `${head}\n${whyText(item)}`;
 }
 
 /** An item's lines: who sent it where and when, why it waits, and for a moderator its text. */
 export function itemText(item: QueuedMessage, viewer: Viewer, max = TEXT_IN_LIST): string {
-  const { message } = item;
-  const head = `*${item.queue === 'flagged' ? 'Flagged' : 'Blocked'}* ${code(message.id)} · from ${code(message.sender)} ${conversationText(item)} · ${slackDate(queuedAt(item))}`;
-  const lines = [head, whyText(item)];
-  if (viewer.moderator) lines.push(quotedText(item, max));
-  return lines.join('\n');
+  const about = aboutText(item);
+  return viewer.moderator ? `${about}\n${quotedText(item, max)}` : about;
 }
 
 /** An item's buttons: its decisions for a moderator, Details for everyone. */
@@ -126,15 +136,21 @@ function countsOf(page: Page): string {
   return `${counted(page.total, 'message')} waiting, newest first · page ${page.page} of ${page.pages}`;
 }
 
-/** One item in full: every flag (a remark for moderators only) or the rule; the text for moderators. */
+/** A section's text at most (Slack's limit is 3000), with room to spare. */
+const SECTION_TEXT = 2_900;
+
+/**
+ * One item in full: every flag (a remark for moderators only) or the rule; the text for
+ * moderators. Each section is bounded by what it is made of (whole flags kept, the rest
+ * counted), never cut: a cut could leave a code span open.
+ */
 export function detailsMessage(item: QueuedMessage, viewer: Viewer): SlackMessage {
-  const lines = [itemText(item, viewer, TEXT_IN_DETAILS)];
   const { message } = item;
-  lines.push(
-    `Conversation ${code(message.conversationId)} · ${escapeMrkdwn(message.category)}/${escapeMrkdwn(message.type)} · sent ${slackDate(message.sentAt)}`,
-  );
+  const lines = [
+    `Conversation ${code(message.conversationId)} · ${escapedUpTo(message.category, 50)}/${escapedUpTo(message.type, 50)} · sent ${slackDate(message.sentAt)}`,
+  ];
   if (item.queue === 'flagged') {
-    for (const flag of item.flags.slice(0, 20)) {
+    for (const flag of item.flags) {
       const reason = flag.reasonName ?? flag.reasonId;
       const remark = viewer.moderator && flag.remark ? ` — “${escapedUpTo(flag.remark, 200)}”` : '';
       lines.push(
@@ -145,8 +161,12 @@ export function detailsMessage(item: QueuedMessage, viewer: Viewer): SlackMessag
     lines.push(`Rule revision ${code(item.rule.revisionId)}`);
   }
   return {
-    text: `Message ${message.id}: ${item.queue}`,
-    blocks: [section(truncate(lines.join('\n'), 2_900))],
+    text: `Message ${code(message.id)}: ${item.queue}`,
+    blocks: [
+      section(aboutText(item)),
+      ...(viewer.moderator ? [section(quotedText(item, TEXT_IN_DETAILS))] : []),
+      section(joinedUpTo(lines, '\n', SECTION_TEXT)),
+    ],
     replace_original: false,
   };
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ModerationChange, ModerationStatus } from '../../changes/index.ts';
 import type {
   BlockedMessage,
@@ -12,8 +13,9 @@ import type {
 /** Items on one page: one checkbox group holds ten options. */
 export const PAGE_SIZE = 10;
 
-/** What a person decides on an item, in the words of its buttons. */
-export type Decision = 'approve' | 'block' | 'deliver' | 'keep-blocked';
+/** What a person decides on an item, in the words of its buttons (and their values). */
+export const DecisionSchema = z.enum(['approve', 'block', 'deliver', 'keep-blocked']);
+export type Decision = z.infer<typeof DecisionSchema>;
 
 /** The decisions an item of each queue offers, in the order of its buttons. */
 export const DECISIONS: Readonly<Record<QueuedMessage['queue'], readonly Decision[]>> = {

@@ -74,4 +74,33 @@ describe('the queue in Slack', () => {
       'app_no-links_2',
     );
   });
+  it('bounds each part of Details, never cutting through a code span or an escape', () => {
+    const flags = Array.from({ length: 30 }, (_, i) => ({
+      uid: `flagger_${String(i).padStart(2, '0')}_${'u'.repeat(70)}`,
+      reasonName: 'Spam & *abuse*',
+      remark: `A & B <b> ${'`x` '.repeat(60)}`,
+      flaggedAt: 100 + i,
+    }));
+    const item = flagged('9001', 100, { flags, flaggedCount: 30 });
+    item.message.text = `${'line & `code` *b*\n'.repeat(80)}end`;
+    const message = detailsMessage(item, { moderator: true });
+    expect(checkMessage(message)).toEqual([]);
+    expect(message.text).toBe('Message `9001`: flagged');
+    const texts = (message.blocks ?? []).map((block) =>
+      block.type === 'section' && block.text ? block.text.text : '',
+    );
+    for (const text of texts) {
+      expect(text.length).toBeLessThanOrEqual(3_000);
+      // Outside the text's quote, every code span is closed: each line has its backticks paired
+      // (an escaped one, between U+200B, is text, not a span's).
+      for (const line of text.split('\n').filter((l: string) => !l.startsWith('> '))) {
+        expect(line.replaceAll('\u200B`\u200B', '').split('`').length % 2).toBe(1);
+      }
+    }
+    const flagsShown = texts.join('\n').match(/^• /gm) ?? [];
+    expect(flagsShown.length).toBeGreaterThan(3);
+    expect(texts.join('\n')).toContain(`…and ${30 - flagsShown.length} more`);
+    // The quote: its lines bounded, the rest said.
+    expect(texts.join('\n')).toMatch(/^> …$/m);
+  });
 });

@@ -62,7 +62,8 @@ describe('the words and the Home line', () => {
   it('reads nothing as the queue, one id as its details, and refuses anything else', () => {
     expect(parseModerationWords([])).toEqual({ kind: 'queue' });
     expect(parseModerationWords(['9001'])).toEqual({ kind: 'details', id: '9001' });
-    for (const words of [['9001', 'approve'], ['<!channel>']]) {
+    // A message id is CometChat's: digits (messageIdProblem); no other word is looked up.
+    for (const words of [['9001', 'approve'], ['<!channel>'], ['abc_1'], ['1'.repeat(21)]]) {
       expect(parseModerationWords(words)).toEqual(
         new Refusal('`moderation` takes nothing, or one message id (its details).'),
       );
