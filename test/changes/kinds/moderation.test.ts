@@ -125,7 +125,9 @@ describe('a moderation decision, as a kind of change', () => {
     });
     const gone = await kind.sinceReview(reads(fakeClient({ flagged: ['m2'] }).client));
     expect(gone.changed).toBe(true);
-    expect(gone.why).toMatch(/^Message `m1` is no longer waiting for a decision: it was decided already/);
+    expect(gone.why).toMatch(
+      /^Message `m1` is no longer waiting for a decision: it was decided already/,
+    );
     expect(kind.target).toBe('message:m1');
   });
 });
