@@ -33,6 +33,7 @@ export {
 } from './change.ts';
 export { type AppLabel, appLabel, type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
 export { type Baseline, baselineFrom } from './kinds/permissions.ts';
+export { ruleIfAny } from './kinds/rule.ts';
 export {
   conditionsSummary,
   fieldPlainText,
