@@ -2,6 +2,7 @@ import { appNameIfMultiple } from '../../apps/apps.ts';
 import { inApp } from '../../replies/sentences.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
+import { registerAlertReview } from './alert-review.ts';
 import { queueDetails, queuePage, registerModeration } from './listeners.ts';
 
 // The moderation desk: the messages people flagged and the messages rules blocked, read from
@@ -42,5 +43,8 @@ export const moderation: Feature = {
         ),
     }),
   ],
-  register: registerModeration,
+  register: (bolt, deps) => {
+    registerModeration(bolt, deps);
+    registerAlertReview(bolt, deps);
+  },
 };

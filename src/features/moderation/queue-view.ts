@@ -127,7 +127,10 @@ function countsOf(page: Page): string {
 }
 
 /** One item in full: every flag (a remark for moderators only) or the rule; the text for moderators. */
-export function detailsMessage(item: QueuedMessage, viewer: Viewer): SlackMessage {
+export function detailsMessage(
+  item: QueuedMessage,
+  viewer: Viewer & { write?: ValueWriter | undefined },
+): SlackMessage {
   const lines = [itemText(item, viewer, TEXT_IN_DETAILS)];
   const { message } = item;
   lines.push(
@@ -146,7 +149,14 @@ export function detailsMessage(item: QueuedMessage, viewer: Viewer): SlackMessag
   }
   return {
     text: `Message ${message.id}: ${item.queue}`,
-    blocks: [section(truncate(lines.join('\n'), 2_900))],
+    blocks: [section(truncate(lines.join('\n'), 2_900)), ...detailsButtons(item, viewer)],
     replace_original: false,
   };
+}
+
+/** Details' own buttons: the item's decisions, for a moderator (its Details button left out). */
+function detailsButtons(item: QueuedMessage, viewer: Viewer & { write?: ValueWriter | undefined }) {
+  if (!viewer.moderator || !viewer.write) return [];
+  const options = { moderator: true, write: viewer.write };
+  return [actions(itemButtons(item, options).slice(0, -1))];
 }
