@@ -10,6 +10,7 @@ import {
   type RecordFacts,
   type Sent,
 } from './kinds/index.ts';
+import { RuleAnsweredOtherwise } from './kinds/rule.ts';
 import {
   type Attempt,
   type AuditTrail,
@@ -172,7 +173,12 @@ async function checkedSend(deps: ApplyDeps, applying: Applying, kind: Kind): Pro
   } catch (error) {
     const outcome = mayHaveApplied(error) ? 'unknown' : 'failed';
     const record = auditRecord(attempt, made(), outcome, failureFacts(error));
-    const { stored } = await deps.audit.record(record, log);
+    // A rule answered otherwise may have been replaced: its revision is this app's all the same.
+    const revision = error instanceof RuleAnsweredOtherwise ? error.revision : undefined;
+    const [{ stored }] = await Promise.all([
+      deps.audit.record(record, log),
+      rememberRevision(deps, attempt, { results: {}, revision }, made()),
+    ]);
     return { kind: outcome, error, audited: stored };
   }
   const audited = await recordApplied(deps, { attempt, update, made: made(), facts });

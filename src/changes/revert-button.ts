@@ -9,12 +9,12 @@ import {
 } from '../apps/apps.ts';
 import { isCometChatError } from '../cometchat/errors.ts';
 import type { User } from '../cometchat/model.ts';
-import type { ModerationRule } from '../cometchat/moderation-model.ts';
 import { currentRequest, msLeft } from '../request-context.ts';
 import type { ButtonArgs } from '../slack/listener-args.ts';
 import { failInModal } from '../slack/modal-outcome.ts';
 import type { AuditRecord, Store } from '../store/store.ts';
 import { type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
+import { ruleIfAny } from './kinds/rule.ts';
 import { failureView } from './outcome.ts';
 import { replyPrivately } from './replies.ts';
 import { type Now, notAppliedSentence, RevertValueSchema, revertOf } from './revert.ts';
@@ -110,17 +110,9 @@ async function readNow(
     target?.kind === 'user' ? userIfAny(app, target.uid) : undefined,
     target === undefined ? store.getKnownPermissions(app.name, record.role) : undefined,
     deleting ? app.cometchat.countUsersWithRole(record.role, { withDeactivated: true }) : undefined,
-    target?.kind === 'rule' ? ruleIfAny(app, record.role) : undefined,
+    target?.kind === 'rule' ? ruleIfAny(app.cometchat, record.role) : undefined,
   ]);
   return { roles, user, known, holders, rule };
-}
-
-/** The rule as CometChat has it now; undefined when it has no such rule. */
-function ruleIfAny(app: CometChatApp, id: string): Promise<ModerationRule | undefined> {
-  return app.cometchat.getRule(id).catch((error: unknown) => {
-    if (isCometChatError(error) && error.kind === 'not_found') return undefined;
-    throw error;
-  });
 }
 
 /** The user as CometChat has them now; undefined when it has no such user. */

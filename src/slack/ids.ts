@@ -54,8 +54,8 @@ export const ACTIONS = {
   /** A moderation alert's _Claim_; its value is the alert's event id, signed for its app. */
   claimModerationAlert: 'moderation_alert_claim',
   /**
-   * A blocked-message alert's _Review_: opens the item for a moderator. Its value, signed for
-   * its app: `{ queue: 'blocked', id }`, the message's id.
+   * A blocked-message alert's _Review_: the queue's Details of the item, for a moderator. Its
+   * value, signed for its app, is the queue's item value: `{ m }`, the message's id.
    */
   reviewModerationItem: 'moderation_review',
 } as const;

@@ -14,8 +14,9 @@ export const PASSWORD = 'a-webhook-password-of-some-length';
 export const ENV = {
   COMETCHAT_WEBHOOK_USER: USER,
   COMETCHAT_WEBHOOK_PASSWORD: PASSWORD,
-  // Until MODERATORS is wired, the app's editors moderate.
-  EDITORS: 'U0OPERATOR,U0SECOND',
+  // The moderators are not the editors: Claim and Review ask MODERATORS, never EDITORS.
+  MODERATORS: 'U0OPERATOR,U0SECOND',
+  EDITORS: 'U0EDITOR',
 };
 
 export function webhookUrl(h: Harness): string {
@@ -56,14 +57,14 @@ export async function everythingSaid(h: Harness): Promise<string> {
   ]);
 }
 
-/** A driver acting as `userId` in the alerts' channel. */
-export function moderator(h: Harness, userId: string): SlackDriver {
+/** A driver acting as `userId` in the alerts' channel (C0ALL unless `channelId` says). */
+export function moderator(h: Harness, userId: string, channelId = 'C0ALL'): SlackDriver {
   return createSlackDriver({
     appUrl: h.appUrl,
     signingSecret: h.config.slack.signingSecret ?? '',
     standIn: h.slack,
     userId,
-    channelId: 'C0ALL',
+    channelId,
   });
 }
 

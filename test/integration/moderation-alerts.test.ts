@@ -98,6 +98,12 @@ describe('moderation alerts', () => {
     expect(textOf((await h.slack.nextResponse(before)).body)).toMatch(/only|may/i);
     expect(updates()).toEqual([]);
 
+    // An editor who is not in MODERATORS may not claim either; a moderator who edits nothing may.
+    before = h.slack.responses.length;
+    await click(h, moderator(h, 'U0EDITOR'), post, 'moderation_alert_claim');
+    expect(textOf((await h.slack.nextResponse(before)).body)).toContain('MODERATORS');
+    expect(updates()).toEqual([]);
+
     await click(h, moderator(h, 'U0OPERATOR'), post, 'moderation_alert_claim');
     const claimed = await h.slack.waitFor(() => updates()[0]);
     expect(textOf(claimed.args)).toContain('Claimed by <@U0OPERATOR>');
@@ -114,7 +120,26 @@ describe('moderation alerts', () => {
     expect(updates()).toHaveLength(1);
   });
 
-  it("opens a blocked message's Review with its text for a moderator alone", async () => {
+  it('claims each channel’s post of one alert on its own, naming who on that post', async () => {
+    const h = await start({ env: ENV });
+    for (const channel of ['C0ALL', 'C0OTHER']) {
+      await commandReply(h, 'subscribe moderation blocked', h.driver, { channel_id: channel });
+    }
+    expect(await send(h, 'moderation_engine_blocked')).toBe(200);
+    const inAll = await h.slack.waitFor(() => alertsIn(h, 'C0ALL')[0]);
+    const inOther = await h.slack.waitFor(() => alertsIn(h, 'C0OTHER')[0]);
+    const updates = () => h.slack.calls.filter((c) => c.method === 'chat.update');
+    await click(h, moderator(h, 'U0OPERATOR'), inAll, 'moderation_alert_claim');
+    await h.slack.waitFor(() => updates()[0]);
+    // The other channel's post never names who claimed the first: it is claimed on its own.
+    await click(h, moderator(h, 'U0SECOND', 'C0OTHER'), inOther, 'moderation_alert_claim');
+    const second = await h.slack.waitFor(() => updates()[1]);
+    expect(second.args.channel).toBe('C0OTHER');
+    expect(textOf(second.args)).toContain('Claimed by <@U0SECOND>');
+    expect(updates().map((u) => u.args.channel)).toEqual(['C0ALL', 'C0OTHER']);
+  });
+
+  it("opens a blocked message's Review as the queue's Details, its text for a moderator alone", async () => {
     const h = await start({ env: ENV });
     await commandReply(h, 'subscribe moderation blocked', h.driver, { channel_id: 'C0ALL' });
     const id = SANDBOX_MODERATION_IDS.blocked.profanity;
@@ -124,20 +149,30 @@ describe('moderation alerts', () => {
       200,
     );
     const post = await h.slack.waitFor(() => alertsIn(h, 'C0ALL')[0]);
+    const reads = () => h.sandbox.requests.filter((r) => r.path.includes('/moderation/')).length;
+    const readBefore = reads();
+    // Neither a stranger nor an editor who is not in MODERATORS may review it: nothing is read.
+    for (const who of ['U0STRANGER', 'U0EDITOR']) {
+      const before = h.slack.responses.length;
+      await click(h, moderator(h, who), post, 'moderation_review');
+      expect(textOf((await h.slack.nextResponse(before)).body)).toMatch(/only|may/i);
+    }
+    expect(reads()).toBe(readBefore);
     const before = h.slack.responses.length;
-    await click(h, moderator(h, 'U0STRANGER'), post, 'moderation_review');
-    expect(textOf((await h.slack.nextResponse(before)).body)).toMatch(/only|may/i);
-    expect(h.views()).toEqual([]);
     await click(h, moderator(h, 'U0OPERATOR'), post, 'moderation_review');
-    const view = await h.slack.waitFor(() => h.views().find((v) => textOf(v).includes('Text')));
+    const details = (await h.slack.nextResponse(before)).body;
+    // The queue's own Details: a reply only the moderator sees, with the blocked queue's decisions.
+    expect(details).toMatchObject({ replace_original: false });
+    expect(details).not.toHaveProperty('response_type', 'in_channel');
+    expect(textOf(details)).toContain(`*Blocked* \`${id}\``);
     // Escaped for mrkdwn: its words as they are, its `*` made inert.
-    expect(textOf(view)).toContain(text.slice(-15));
-    // Only in that view: no post, message or log line has it.
-    const elsewhere = JSON.stringify([
-      h.slack.calls.filter((c) => !c.method.startsWith('views.')).map((c) => c.args),
-      h.slack.responses,
-      h.logs.lines,
+    expect(textOf(details)).toContain(text.slice(-15));
+    expect(actionButtons(details as Record<string, unknown>).map((b) => b.text.text)).toEqual([
+      'Deliver',
+      'Keep blocked',
     ]);
+    // Only in that reply: no post and no log line has it.
+    const elsewhere = JSON.stringify([h.slack.calls.map((c) => c.args), h.logs.lines]);
     expect(elsewhere).not.toContain(text);
   });
 

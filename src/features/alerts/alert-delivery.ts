@@ -175,7 +175,8 @@ async function postModeration(
     claim: sign({ id: event.id }),
     review:
       facts.trigger === 'moderation_engine_blocked' && messageId
-        ? sign({ queue: 'blocked', id: messageId })
+        ? // The queue's Details value: the moderation feature answers Review (alert-review.ts).
+          sign({ m: messageId })
         : undefined,
   });
   return postToChannels(deps, channels, (channel) => ({

@@ -10,7 +10,7 @@ import { type DeliveryDeps, deliverEvent, sweepEvents } from './alert-delivery.t
 import { createBurstGate } from './burst.ts';
 import { createDigestCommand, postDigests } from './digest.ts';
 import { DIGEST_USAGE, parseDigestWords } from './digest-rules.ts';
-import { appModerators, registerModerationButtons } from './moderation-buttons.ts';
+import { registerModerationButtons } from './moderation-buttons.ts';
 import { parseSubscribeWords, SUBSCRIBE_USAGE } from './subscription-rules.ts';
 import {
   createSubscribeCommand,
@@ -106,7 +106,7 @@ export const alerts: Feature = {
   ],
   register: (bolt, deps) => {
     registerSubscriptions(bolt, deps);
-    registerModerationButtons(bolt, { ...deps, moderatorRefusal: appModerators });
+    registerModerationButtons(bolt, deps);
   },
   // Events stored and never posted (the app stopped first), on any replica: posted now. And the
   // daily digests that are due (each posted once, by whichever replica claims it first).

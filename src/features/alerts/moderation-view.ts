@@ -1,16 +1,15 @@
-import type { Block, KnownBlock, View } from '@slack/types';
+import type { Block, KnownBlock } from '@slack/types';
 import { z } from 'zod';
-import type { BlockedMessage } from '../../cometchat/moderation-model.ts';
 import { inApp } from '../../replies/sentences.ts';
-import { actions, button, context, messageModal, section } from '../../slack/blocks.ts';
+import { actions, button, context, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { FailureGroup, MessageFacts, ModerationFacts, RuleFacts } from './moderation-event.ts';
 
 // What a channel sees of a moderation alert. Ids, senders, conversations, rules and counts only:
-// the facts carry no text, so no post can show it. The one view with a text is _Review_'s modal,
-// which only the moderator who opened it sees. Pure.
+// the facts carry no text, so no post can show it. _Review_ is the moderation feature's: the
+// queue's Details of that message, in a reply only the moderator sees. Pure.
 
 /** The block that holds an alert's buttons: Claim takes its own button out of it. */
 export const ALERT_ACTIONS_BLOCK = 'moderation_alert_actions';
@@ -140,40 +139,6 @@ export function moderationPost(
 }
 
 /**
- * The blocked message for a moderator, as CometChat lists it: where, which rule and why, and its
- * text (this view is seen by the moderator who asked alone); or, no longer listed, that it was
- * decided already. Pure.
- */
-export function reviewModal(messageId: string, item: BlockedMessage | undefined): View {
-  const title = 'Blocked message';
-  if (!item) {
-    return messageModal(
-      title,
-      `Message ${id(messageId)} is not waiting for a decision: it was decided already, or it is past the blocked messages CometChat lists first. \`/cometchat moderation\` shows those waiting.`,
-    );
-  }
-  const { message, rule } = item;
-  const why = item.conditionMessage
-    ? `: ${escapeMrkdwn(truncate(item.conditionMessage, 300))}`
-    : '';
-  const text =
-    message.text === undefined
-      ? `A ${code(truncate(message.type, 40))} message, with no text.`
-      : `*Text* (shown to you alone):\n${escapeMrkdwn(truncate(message.text, 2_500))}`;
-  return messageModal(title, [
-    section(
-      [
-        whereLine(message),
-        `${ruleLine({ ...rule, actions: item.actions })}${why}`,
-        `${messageLine(message)} · blocked ${slackDate(item.blockedAt)}`,
-      ].join('\n'),
-    ),
-    section(text),
-    context(['`/cometchat moderation` decides on it: _Deliver_ (for good) or _Keep blocked_.']),
-  ]);
-}
-
-/**
  * A posted message's blocks as Slack sends them back with a click: their type and id are read,
  * the rest kept as it is (a block with an id, or one without, as Block Kit's `Block` has it).
  */
@@ -221,5 +186,5 @@ export function claimedBlocks(
  * minute, as it says at `count`. Pure.
  */
 export function moderationCountText(count: number, appName: string | undefined): string {
-  return `:bell: ${count} more moderation alert${count === 1 ? '' : 's'} from CometChat${inApp(appName)} in the last minute, counted here rather than posted one by one. \`/cometchat moderation\` lists the messages waiting.`;
+  return `:bell: ${count} more moderation alert${count === 1 ? '' : 's'} from CometChat${inApp(appName)} in the last minute, counted here rather than posted one by one, so they carry no _Claim_ or _Review_. \`/cometchat moderation\` lists the messages waiting, each with its decisions.`;
 }

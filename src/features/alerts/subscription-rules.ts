@@ -26,7 +26,7 @@ export interface SubscribeWords {
  * `subscribe moderation`'s words: which alerts, each once, in one order (so that the same ask in
  * another order is the same subscription); none is all three. Pure.
  */
-export function parseModerationWords(words: readonly string[]): SubscribeWords | Refusal {
+export function parseModerationAlertWords(words: readonly string[]): SubscribeWords | Refusal {
   const asked = new Set(words.map((word) => word.toLowerCase()));
   const unknown = [...asked].find((word) => !MODERATION_WORDS.some((known) => known === word));
   if (unknown !== undefined) {
@@ -50,7 +50,7 @@ export function parseSubscribeWords(words: readonly string[]): SubscribeWords | 
       ? new Refusal(`\`subscribe ${lower}\` takes no filters.`)
       : { kind: lower, filters: [] };
   }
-  if (lower === 'moderation') return parseModerationWords(rest);
+  if (lower === 'moderation') return parseModerationAlertWords(rest);
   if (lower !== 'calls') return new Refusal(`Usage: ${SUBSCRIBE_USAGE}.`);
   const search = parseCallSearch(rest);
   if ('problem' in search) return new Refusal(search.problem);

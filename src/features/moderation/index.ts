@@ -3,6 +3,7 @@ import { messageIdProblem } from '../../cometchat/id-rules.ts';
 import { inApp } from '../../replies/sentences.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
+import { registerAlertReview } from './alert-review.ts';
 import { queueDetails, queuePage, registerModeration } from './listeners.ts';
 
 // The moderation desk: the messages people flagged and the messages rules blocked, read from
@@ -46,5 +47,8 @@ export const moderation: Feature = {
         ),
     }),
   ],
-  register: registerModeration,
+  register: (bolt, deps) => {
+    registerModeration(bolt, deps);
+    registerAlertReview(bolt, deps);
+  },
 };

@@ -65,7 +65,7 @@ export async function queueDetails(
   ]);
   const item = queue.find((candidate) => candidate.message.id === id);
   if (!item) throw new InputError(notWaitingSentence(id));
-  return detailsMessage(item, { moderator });
+  return detailsMessage(item, { moderator, write: valueWriter(app) });
 }
 
 const PageValue = z.object({ page: z.number().int().min(1).max(10_000) });

@@ -141,10 +141,13 @@ const SECTION_TEXT = 2_900;
 
 /**
  * One item in full: every flag (a remark for moderators only) or the rule; the text for
- * moderators. Each section is bounded by what it is made of (whole flags kept, the rest
- * counted), never cut: a cut could leave a code span open.
+ * moderators, with its decisions. Each section is bounded by what it is made of (whole flags
+ * kept, the rest counted), never cut: a cut could leave a code span open.
  */
-export function detailsMessage(item: QueuedMessage, viewer: Viewer): SlackMessage {
+export function detailsMessage(
+  item: QueuedMessage,
+  viewer: Viewer & { write?: ValueWriter | undefined },
+): SlackMessage {
   const { message } = item;
   const lines = [
     `Conversation ${code(message.conversationId)} · ${escapedUpTo(message.category, 50)}/${escapedUpTo(message.type, 50)} · sent ${slackDate(message.sentAt)}`,
@@ -166,7 +169,15 @@ export function detailsMessage(item: QueuedMessage, viewer: Viewer): SlackMessag
       section(aboutText(item)),
       ...(viewer.moderator ? [section(quotedText(item, TEXT_IN_DETAILS))] : []),
       section(joinedUpTo(lines, '\n', SECTION_TEXT)),
+      ...detailsButtons(item, viewer),
     ],
     replace_original: false,
   };
+}
+
+/** Details' own buttons: the item's decisions, for a moderator (its Details button left out). */
+function detailsButtons(item: QueuedMessage, viewer: Viewer & { write?: ValueWriter | undefined }) {
+  if (!viewer.moderator || !viewer.write) return [];
+  const options = { moderator: true, write: viewer.write };
+  return [actions(itemButtons(item, options).slice(0, -1))];
 }

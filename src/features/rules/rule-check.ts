@@ -2,16 +2,17 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { type Apps, appNameIfMultiple, type CometChatApp } from '../../apps/apps.ts';
 import type { ModerationOperations, ModerationRule } from '../../cometchat/moderation-model.ts';
-import type { Store } from '../../store/store.ts';
+import type { SlackMessage } from '../../slack/deliver.ts';
+import type { SeenRevision, Store } from '../../store/store.ts';
 import type { AppDeps } from '../deps.ts';
 import { asJob } from '../job.ts';
-import { type ChangedRule, rulesChangedPost } from './rules-view.ts';
+import { type ChangedRule, type RulesAddedOrDeleted, rulesChangedPost } from './rules-view.ts';
 
 // The rules' daily check: once a day, on whichever replica claims the day first, the rules of
 // each app a channel listens to are read and each revision compared with the one this app last
-// saw. A revision this app
-// did not make (a promotion records the revision it made) is told to the channels subscribed
-// with `subscribe rules`, with what changed; then every revision read is kept. An app checked
+// saw. A revision this app did not make (a promotion records the revision it made), a rule added
+// and a rule deleted are told to the channels subscribed with `subscribe rules`, with what
+// changed; then every revision read is kept. An app checked
 // for the first time is only recorded: there is nothing yet to compare with.
 
 /** While the check runs, its day is claimed: far longer than reading 25 rules an app takes. */
@@ -93,38 +94,59 @@ async function checkOnce(deps: RuleCheckDeps, app: CometChatApp): Promise<number
   return told;
 }
 
+/**
+ * What a deleted rule's seen revision becomes once told: a rule seen as gone (the store keeps
+ * no way to forget a rule), so that its deletion is told once, and a rule of that id that
+ * comes back is told as added.
+ */
+const GONE = '';
+
 /** One app's rules against what was seen; tells the subscribed channels; keeps what it read. */
 async function checkApp(deps: RuleCheckDeps, app: CometChatApp): Promise<number> {
   const [rules, seen] = await Promise.all([
     app.cometchat.listRules(),
     deps.store.getSeenRevisions(app.name),
   ]);
-  const moved =
-    seen.size === 0
-      ? []
-      : rules.filter((r) => {
-          const before = seen.get(r.id);
-          return before !== undefined && before.revisionId !== r.revisionId;
-        });
+  const { moved, outside } = seen.size === 0 ? FIRST_CHECK : sinceSeen(rules, seen);
   const changed = await Promise.all(
     moved.map((rule) => withBefore(app.cometchat, rule, seen.get(rule.id)?.revisionId ?? '')),
   );
-  if (changed.length > 0) await tell(deps, app, changed);
+  const told = changed.length + outside.added.length + outside.deleted.length;
+  if (told > 0)
+    await tell(deps, app, rulesChangedPost(changed, appNameIfMultiple(deps.apps, app), outside));
   const at = deps.now();
+  const keep = (rule: string, revisionId: string) =>
+    deps.store.setSeenRevision({ app: app.name, rule, revisionId, seenAt: at });
   for (const rule of rules) {
     if (seen.get(rule.id)?.revisionId === rule.revisionId) continue;
-    await deps.store.setSeenRevision({
-      app: app.name,
-      rule: rule.id,
-      revisionId: rule.revisionId,
-      seenAt: at,
-    });
+    await keep(rule.id, rule.revisionId);
   }
-  deps.log.info(
-    { rules: rules.length, changed: changed.length, first: seen.size === 0 },
-    'rules checked',
-  );
-  return changed.length;
+  for (const rule of outside.deleted) await keep(rule.id, GONE);
+  deps.log.info({ rules: rules.length, changed: told, first: seen.size === 0 }, 'rules checked');
+  return told;
+}
+
+const FIRST_CHECK = { moved: [], outside: { added: [], deleted: [] } };
+
+/**
+ * The rules whose revision moved since it was seen, and those added or deleted since (a
+ * deletion told once: its seen revision is then GONE). Pure.
+ */
+export function sinceSeen(
+  rules: readonly ModerationRule[],
+  seen: ReadonlyMap<string, Pick<SeenRevision, 'revisionId'>>,
+): { moved: ModerationRule[]; outside: RulesAddedOrDeleted } {
+  const listed = new Set(rules.map((r) => r.id));
+  const before = (id: string) => seen.get(id)?.revisionId;
+  const moved = rules.filter((r) => {
+    const revision = before(r.id);
+    return revision !== undefined && revision !== GONE && revision !== r.revisionId;
+  });
+  const added = rules.filter((r) => before(r.id) === undefined || before(r.id) === GONE);
+  const deleted = [...seen]
+    .filter(([id, s]) => s.revisionId !== GONE && !listed.has(id))
+    .map(([id, s]) => ({ id, revisionId: s.revisionId }));
+  return { moved, outside: { added, deleted } };
 }
 
 /** The rule as it was at the revision seen before, read from its revisions (when still listed). */
@@ -138,10 +160,9 @@ async function withBefore(
   return { before: { revisionId, rule }, now };
 }
 
-/** Posts the changed rules in each channel subscribed to them; a channel that fails is logged. */
-async function tell(deps: RuleCheckDeps, app: CometChatApp, changed: readonly ChangedRule[]) {
+/** Posts the check's news in each channel subscribed to the app's rules; a failure is logged. */
+async function tell(deps: RuleCheckDeps, app: CometChatApp, post: SlackMessage) {
   const subscriptions = await deps.store.listSubscriptions({ app: app.name });
-  const post = rulesChangedPost(changed, appNameIfMultiple(deps.apps, app));
   for (const subscription of subscriptions) {
     if (subscription.kind !== 'rules') continue;
     await deps.client.chat

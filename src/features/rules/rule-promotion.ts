@@ -13,11 +13,11 @@ import {
   RuleIdSchema,
   ruleChangeLines,
   ruleDifferences,
+  ruleIfAny,
   ruleUpdateOf,
   ruleValues,
   subjectReviewView,
 } from '../../changes/index.ts';
-import { isCometChatError } from '../../cometchat/errors.ts';
 import type { ModerationRule } from '../../cometchat/moderation-model.ts';
 import { inApp } from '../../replies/sentences.ts';
 import { currentRequest } from '../../request-context.ts';
@@ -92,22 +92,16 @@ export function createPromoteRuleButton(deps: AppDeps) {
 
 /** Both apps' rule, read together; the review, or why there is none. */
 async function promotionReview(from: CometChatApp, to: CometChatApp, id: string): Promise<View> {
-  const [source, target] = await Promise.all([ruleIfAny(from, id), ruleIfAny(to, id)]);
+  const [source, target] = await Promise.all([
+    ruleIfAny(from.cometchat, id),
+    ruleIfAny(to.cometchat, id),
+  ]);
   const names = { from: from.name, to: to.name };
   currentRequest().log.info(
     { from: from.name, to: to.name, rule: id },
     'rule promotion: review shown',
   );
   return rulePromotionView({ id, source, target, names, to, write: valueWriter(to) });
-}
-
-async function ruleIfAny(app: CometChatApp, id: string): Promise<ModerationRule | undefined> {
-  try {
-    return await app.cometchat.getRule(id);
-  } catch (error) {
-    if (isCometChatError(error) && error.kind === 'not_found') return undefined;
-    throw error;
-  }
 }
 
 /** What a rule's promotion shows: the other app's review, or why there is none. Pure. */

@@ -247,12 +247,43 @@ export interface ChangedRule {
   now: ModerationRule;
 }
 
-/** The daily check's post: each rule changed outside the app, with what changed. Pure. */
-export function rulesChangedPost(changed: readonly ChangedRule[], appName: string | undefined) {
+/** Rules that appeared or went away outside this app since the last check. */
+export interface RulesAddedOrDeleted {
+  added: readonly ModerationRule[];
+  /** A deleted rule: its id and the last revision this app saw of it. */
+  deleted: readonly { id: string; revisionId: string }[];
+}
+
+const NONE_ADDED_OR_DELETED: RulesAddedOrDeleted = { added: [], deleted: [] };
+
+/** The daily check's post: each rule changed, added or deleted outside the app. Pure. */
+export function rulesChangedPost(
+  changed: readonly ChangedRule[],
+  appName: string | undefined,
+  { added, deleted }: RulesAddedOrDeleted = NONE_ADDED_OR_DELETED,
+) {
   const where = appName ? ` in *${escapeMrkdwn(appName)}*` : '';
-  const text = `:memo: ${counted(changed.length, 'moderation rule')} changed outside this app${where} since the last check.`;
-  const blocks: KnownBlock[] = [section(text), ...changed.slice(0, 45).map(changedBlock)];
+  const count = changed.length + added.length + deleted.length;
+  const text = `:memo: ${counted(count, 'moderation rule')} changed outside this app${where} since the last check.`;
+  const blocks: KnownBlock[] = [
+    section(text),
+    ...[...changed.map(changedBlock), ...added.map(addedBlock), ...deleted.map(deletedBlock)].slice(
+      0,
+      45,
+    ),
+  ];
   return { text, blocks };
+}
+
+function addedBlock(rule: ModerationRule): KnownBlock {
+  const state = rule.enabled ? 'enabled' : 'disabled';
+  return section(
+    `*${escapeMrkdwn(truncate(rule.name || rule.id, 100))}* ${code(rule.id)}: added, revision ${code(rule.revisionId)} · ${state}\n${escapeMrkdwn(conditionsSummary(rule.conditions, rule.filters))}`,
+  );
+}
+
+function deletedBlock(rule: { id: string; revisionId: string }): KnownBlock {
+  return section(`${code(rule.id)}: deleted (the last revision seen was ${code(rule.revisionId)})`);
 }
 
 function changedBlock({ before, now }: ChangedRule): KnownBlock {

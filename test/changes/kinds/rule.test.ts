@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Access } from '../../../src/access/access.ts';
+import { applyChange } from '../../../src/changes/apply.ts';
 import { decodeChange, encodeChange, type RuleChange } from '../../../src/changes/change.ts';
 import type { ChangeClient, Reads } from '../../../src/changes/kinds/index.ts';
 import { kindOf } from '../../../src/changes/kinds/index.ts';
@@ -10,13 +12,17 @@ import {
   ruleUpdateOf,
   ruleValues,
 } from '../../../src/changes/kinds/rule-fields.ts';
+import type { AuditTrail } from '../../../src/changes/record.ts';
 import { revertOf } from '../../../src/changes/revert.ts';
 import { CometChatError } from '../../../src/cometchat/errors.ts';
 import type { ModerationRule, RuleUpdate } from '../../../src/cometchat/moderation-model.ts';
 import { promotedRule } from '../../../src/features/rules/rule-promotion.ts';
-import type { AuditRecord } from '../../../src/store/store.ts';
+import { createLogger } from '../../../src/log.ts';
+import { runInRequest } from '../../../src/request-context.ts';
+import { type AuditRecord, createMemoryStore } from '../../../src/store/store.ts';
 import { rule } from '../../features/rules/rule-fixtures.ts';
 
+const NOW = 1_800_000_000_000;
 const staging = rule({ enabled: false, actions: ['flagMessage'], revisionId: 'app2_no-links_4' });
 const prod = rule({ revisionId: 'app1_no-links_7' });
 
@@ -106,6 +112,44 @@ describe('a rule promoted to another app', () => {
   it('is refused when the answer is another rule than was sent', async () => {
     const other = client([], (r) => ({ ...prod, ...r, enabled: false }));
     await expect(kindOf(change()).send(other)).rejects.toThrow('another rule');
+  });
+
+  it('records a PUT answered with a normalised rule as unknown, and remembers its revision', async () => {
+    // CometChat may answer with the conditions normalised: the PUT may have replaced the rule,
+    // so it is neither "applied" nor "failed, did not take".
+    const sent: RuleUpdate[] = [];
+    const normalised = client(sent, (r) => ({
+      ...prod,
+      ...r,
+      conditions: [{ ...(r.conditions[0] as object), normalised: true }],
+      revisionId: 'app2_no-links_5',
+    }));
+    const store = createMemoryStore(() => NOW);
+    const audited: AuditRecord[] = [];
+    const audit: AuditTrail = {
+      async record(record) {
+        audited.push(record);
+        return { stored: true };
+      },
+    };
+    const app = {
+      name: 'staging',
+      access: { editRefusal: async () => undefined } as unknown as Access,
+      cometchat: { ...normalised, getRule: async () => staging },
+    };
+    const context = { ref: 'ref0000001', log: createLogger({ level: 'silent' }), receivedAt: NOW };
+    const outcome = await runInRequest(context, () =>
+      applyChange(
+        { store, audit, now: () => NOW },
+        { app, change: change(), userId: 'U0EDITOR', teamId: 'T0TEAM' },
+      ),
+    );
+    expect(outcome.kind).toBe('unknown');
+    expect(sent).toHaveLength(1);
+    expect(audited.map((r) => r.outcome)).toEqual(['unknown']);
+    expect((await store.getSeenRevisions('staging')).get('no-links')).toMatchObject({
+      revisionId: 'app2_no-links_5',
+    });
   });
 
   it('is out of date when the rule there changed since the review, or is gone', async () => {

@@ -26,7 +26,7 @@ const apps = createApps([
     region: 'us',
     apiKey: 'a-key-for-signing-only',
     cometchat: {} as CometChatClient,
-    access: {} as Access,
+    access: { moderatorRefusal: async () => undefined } as unknown as Access,
   },
 ]);
 const app = apps.all[0];
@@ -58,10 +58,6 @@ function depsWith(store = createMemoryStore()): ModerationButtonDeps {
     apps,
     store,
     deliver: {} as ModerationButtonDeps['deliver'],
-    views: {} as ModerationButtonDeps['views'],
-    budgetSeconds: 10,
-    secrets: [],
-    moderatorRefusal: async () => undefined,
     now: () => 1_757_953_600_000,
   };
 }
@@ -93,6 +89,6 @@ describe('Claim', () => {
     await expect(
       runInRequest(request, () => createClaimButton(depsWith(store))(failing.args)),
     ).rejects.toThrow('Slack is down');
-    expect(await store.claim(alertClaimId('event-2'), ALERT_CLAIM_SECONDS)).toBe(true);
+    expect(await store.claim(alertClaimId('event-2', 'C0ALL'), ALERT_CLAIM_SECONDS)).toBe(true);
   });
 });

@@ -9,7 +9,6 @@ import {
   moderationCountText,
   moderationPost,
   PostedBlocksSchema,
-  reviewModal,
 } from '../../../src/features/alerts/moderation-view.ts';
 import { parseSubscribeWords } from '../../../src/features/alerts/subscription-rules.ts';
 import { Refusal } from '../../../src/features/feature.ts';
@@ -132,42 +131,7 @@ describe('subscribe moderation', () => {
 
   it('counts a burst of moderation alerts in its own words', () => {
     expect(moderationCountText(27, undefined)).toContain('27 more moderation alerts');
-  });
-});
-
-describe("a blocked message's Review", () => {
-  const item = {
-    queue: 'blocked' as const,
-    message: {
-      id: '9102',
-      conversationId: 'a_user_b',
-      sender: 'a',
-      receiverType: 'user' as const,
-      receiver: 'b',
-      category: 'message',
-      type: 'text',
-      text: 'a *rude* <!here> word',
-      sentAt: 1_700_000_000,
-    },
-    rule: { id: 'profanity', name: 'Profanity' },
-    conditionMessage: 'Contains a word from the list',
-    actions: ['blockMessage'],
-    blockedAt: 1_700_000_001,
-  };
-
-  it('shows the moderator the text, escaped, with where it was sent and the rule', () => {
-    const view = reviewModal('9102', item);
-    const shown = JSON.stringify(view);
-    expect(shown).toContain('From `a` to `b`');
-    expect(shown).toContain('Rule *Profanity* (`profanity`): `blockMessage`: Contains a word');
-    expect(shown).toContain('rude');
-    expect(shown).not.toContain('<!here>');
-    assertWithinLimits('view', view);
-  });
-
-  it('says so when the message no longer waits', () => {
-    expect(JSON.stringify(reviewModal('9102', undefined))).toContain(
-      'is not waiting for a decision',
-    );
+    // The alerts it counts are never posted: no Claim of their own, and the count says so.
+    expect(moderationCountText(27, undefined)).toContain('so they carry no _Claim_ or _Review_');
   });
 });

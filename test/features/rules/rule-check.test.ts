@@ -41,7 +41,7 @@ function setup() {
     const last = revisions.at(-1) ?? rule();
     revisions.push({ ...last, ...over, revisionId: `app1_no-links_${revisions.length + 1}` });
   };
-  return { deps, store, posts, edit, nextDay: () => (now += DAY) };
+  return { deps, store, posts, edit, rules, nextDay: () => (now += DAY) };
 }
 
 const subscribe = (store: ReturnType<typeof createMemoryStore>, kind: 'rules' | 'digest') =>
@@ -72,6 +72,31 @@ describe("the rules' daily check", () => {
     nextDay();
     expect(await checkRules(deps)).toBe(0);
     expect(posts).toHaveLength(1);
+  });
+
+  it('tells a rule added and a rule deleted outside the app, each once', async () => {
+    const { deps, store, posts, rules, nextDay } = setup();
+    await subscribe(store, 'rules');
+    expect(await checkRules(deps)).toBe(0);
+    const kept = rules.get('no-links') ?? [];
+    rules.delete('no-links');
+    rules.set('spam', [rule({ id: 'spam', name: 'Spam', revisionId: 'app1_spam_1' })]);
+    nextDay();
+    expect(await checkRules(deps)).toBe(2);
+    const said = JSON.stringify(posts);
+    expect(said).toContain('2 moderation rules changed outside this app');
+    expect(said).toContain('*Spam* `spam`: added, revision `app1_spam_1`');
+    expect(said).toContain('`no-links`: deleted (the last revision seen was `app1_no-links_1`)');
+    nextDay();
+    expect(await checkRules(deps)).toBe(0);
+    expect(posts).toHaveLength(1);
+    // Back again under the same id: told as added, once.
+    rules.set('no-links', kept);
+    nextDay();
+    expect(await checkRules(deps)).toBe(1);
+    expect(JSON.stringify(posts[1])).toContain('`no-links`: added');
+    nextDay();
+    expect(await checkRules(deps)).toBe(0);
   });
 
   it('says nothing of a revision this app made (a promotion records it)', async () => {
