@@ -3,6 +3,7 @@ import type { CometChatApp } from '../apps/apps.ts';
 import { currentRequest } from '../request-context.ts';
 import type { Store } from '../store/store.ts';
 import { type Change, changePayload } from './change.ts';
+import { ContainmentFailed } from './kinds/containment.ts';
 import {
   type ChangeClient,
   type Kind,
@@ -170,9 +171,12 @@ async function checkedSend(deps: ApplyDeps, applying: Applying, kind: Kind): Pro
   let update: Sent;
   try {
     update = await kind.send(app.cometchat);
-  } catch (error) {
+  } catch (thrown) {
+    // A containment whose account step failed: its other steps' outcomes are the record's too.
+    const steps = thrown instanceof ContainmentFailed ? thrown.steps : undefined;
+    const error = thrown instanceof ContainmentFailed ? thrown.cause : thrown;
     const outcome = mayHaveApplied(error) ? 'unknown' : 'failed';
-    const record = auditRecord(attempt, made(), outcome, failureFacts(error));
+    const record = auditRecord(attempt, made(), outcome, { ...failureFacts(error), steps });
     // A rule answered otherwise may have been replaced: its revision is this app's all the same.
     const revision = error instanceof RuleAnsweredOtherwise ? error.revision : undefined;
     const [{ stored }] = await Promise.all([
@@ -219,6 +223,7 @@ async function recordApplied(
     .join('; ');
   const record = auditRecord(attempt, { ...made, facts: input.facts }, 'applied', {
     serviceMessage: messages || undefined,
+    ...(update.steps ? { steps: update.steps } : {}),
   });
   const [, , audited] = await Promise.all([
     rememberPermissions(deps, attempt, update, made),

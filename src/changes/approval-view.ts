@@ -7,6 +7,7 @@ import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../store/store.ts';
 import { type Change, changeOf, subjectOf } from './change.ts';
+import { containmentSteps } from './containment-view.ts';
 import type { AppLabel } from './deps.ts';
 import { kindOf } from './kinds/index.ts';
 import { moderationIrreversible } from './kinds/moderation.ts';
@@ -54,6 +55,7 @@ export function outcomeLine(request: ApprovalRequest): string {
 function checkWhat(request: Pick<ApprovalRequest, 'subject'>): string {
   switch (request.subject?.kind) {
     case 'user':
+    case 'containment':
       return 'the user';
     case 'message':
       return 'whether the message still waits in `/cometchat moderation`';
@@ -70,6 +72,7 @@ function staleLine(request: Pick<ApprovalRequest, 'subject'>): string {
     case 'message':
       return `:warning: Message ${code(request.subject.id)} was decided meanwhile; nothing was sent.`;
     case 'user':
+    case 'containment':
       return `:warning: The user changed in CometChat since this request was made, so nothing was sent. ${askAgain(request)}`;
     case 'role':
       return `:warning: CometChat's roles are no longer as this request was reviewed against, so nothing was sent. ${askAgain(request)}`;
@@ -87,6 +90,7 @@ function staleLine(request: Pick<ApprovalRequest, 'subject'>): string {
 export function askAgain(request: Pick<ApprovalRequest, 'subject'>): string {
   switch (request.subject?.kind) {
     case 'user':
+    case 'containment':
       return "Ask again from the user's card.";
     case 'role':
       return 'Ask again with `/cometchat role`.';
@@ -116,6 +120,7 @@ function holdersText(change: Change, holders: number | undefined): string {
 function requestedLines(change: Change): string[] {
   if (change.kind === 'role') return roleChangeLines(change.changes);
   if (change.kind === 'rule') return ruleChangeLines(change.changes);
+  if (change.kind === 'containment') return containmentSteps(change);
   const lines = change.changes.map((c) => changeLine(c, change.kind));
   // The approver is told what cannot be undone, as the requester's review said.
   const irreversible = moderationIrreversible({
@@ -255,6 +260,7 @@ export function requestLine(request: Shown, appName: string | undefined, keys: n
   const what = `${kind.name}${inApp(appName)}`;
   if (change.kind === 'role') return `${what}: ${kind.done}`;
   if (change.kind === 'rule') return `${what}: ${ruleChangeLines(change.changes).join('; ')}`;
+  if (change.kind === 'containment') return `${what}: ${containmentSteps(change).join(' ')}`;
   if (change.kind !== 'permissions') {
     const changes = request.changes.map(
       (c) => `${code(c.key)} ${code(String(c.before ?? '—'))} → ${code(String(c.after))}`,

@@ -118,13 +118,27 @@ export interface ModerationChange extends ChangeFields {
   reasons?: string[] | undefined;
 }
 
+/**
+ * An account in trouble contained, as one change of a user, its steps in the order they are sent:
+ * `sessions` (every session's fingerprint, to none), `bans` (none, to the groups banned from;
+ * optional), `messagesSince` (the Unix seconds from which their messages are soft-deleted;
+ * optional), `status` (`active` to `deactivated`, last: CometChat answers a deactivated user's
+ * uid as unknown). Its revert is the same kind the other way: `status` back to `active` first,
+ * then `bans` lifted; revoked sessions and deleted messages do not come back.
+ */
+export interface ContainmentChange extends ChangeFields {
+  kind: 'containment';
+  uid: string;
+}
+
 export type Change =
   | PermissionsChange
   | RoleChange
   | UserRoleChange
   | AccountChange
   | ModerationChange
-  | RuleChange;
+  | RuleChange
+  | ContainmentChange;
 
 /**
  * What a moderation decision acts on, as Slack carries it back: a message id, its queue, and why
@@ -223,6 +237,69 @@ const RuleChangesSchema = z
   .length(RULE_FIELDS.length)
   .refine((changes) => new Set(changes.map((c) => c.key)).size === RULE_FIELDS.length);
 
+/** A session's fingerprint as a change carries it (see account-model.ts). */
+const FingerprintsSchema = z.array(z.string().regex(/^[0-9a-f]{8}$/)).max(100);
+
+/** The groups a containment bans the user from, or lifts their bans in, by guid. */
+export const MAX_CONTAINMENT_GROUPS = 20;
+const GuidsSchema = z.array(z.string().regex(/^[a-z0-9_-]{1,100}$/)).max(MAX_CONTAINMENT_GROUPS);
+
+/** A containment's keys, each at most once, in the order they are sent (containmentProblem). */
+const ContainmentChangesSchema = z
+  .array(
+    z.discriminatedUnion('key', [
+      KeyChangeSchema.extend({
+        key: z.literal('sessions'),
+        before: FingerprintsSchema,
+        after: z.tuple([]),
+      }),
+      KeyChangeSchema.extend({ key: z.literal('bans'), before: GuidsSchema, after: GuidsSchema }),
+      KeyChangeSchema.extend({
+        key: z.literal('messagesSince'),
+        before: z.null(),
+        after: z.string().regex(/^\d{1,12}$/),
+      }),
+      KeyChangeSchema.extend({
+        key: z.literal('status'),
+        before: AccountSchema,
+        after: AccountSchema,
+      }),
+    ]),
+  )
+  .min(1)
+  .max(4);
+
+/**
+ * Why a containment's keys are not one the app makes, or undefined when they are: a containment
+ * revokes every session and deactivates, banning and deleting between, in that order; its revert
+ * reactivates, then lifts the bans it made. Pure.
+ */
+export function containmentProblem(
+  changes: readonly { key: string; before?: unknown; after: unknown }[],
+): string | undefined {
+  const keys = changes.map((c) => c.key).join(',');
+  const status = changes.find((c) => c.key === 'status');
+  const bans = changes.find((c) => c.key === 'bans');
+  const listed = (value: unknown) => Array.isArray(value) && value.length > 0;
+  if (status?.before === 'active' && status.after === 'deactivated') {
+    if (bans && (listed(bans.before) || !listed(bans.after))) {
+      return 'a containment bans from groups the user was not banned from';
+    }
+    return /^sessions(,bans)?(,messagesSince)?,status$/.test(keys)
+      ? undefined
+      : 'a containment is sessions, bans, messages, then status';
+  }
+  if (status && (status.before !== 'deactivated' || status.after !== 'active')) {
+    return 'a revert of a containment reactivates';
+  }
+  if (bans && (!listed(bans.before) || listed(bans.after))) {
+    return 'a revert of a containment lifts bans';
+  }
+  return /^(status,bans|status|bans)$/.test(keys)
+    ? undefined
+    : 'a revert of a containment is status, then bans';
+}
+
 /**
  * A change as it comes back from Slack (a review's metadata, signed for its app): a role's
  * changed keys; with a `subject` (a uid the app could have sent), exactly one change to that
@@ -261,6 +338,10 @@ export const ChangeSchema = z
       subject: z.object({ kind: z.literal('rule') }),
       changes: RuleChangesSchema,
     }),
+    FieldsSchema.extend({
+      subject: z.object({ kind: z.literal('containment'), uid: UidSchema }),
+      changes: ContainmentChangesSchema,
+    }).refine((m) => containmentProblem(m.changes) === undefined),
   ])
   .transform(({ subject, changes, seenAt, ...fields }): Change => {
     const common = {
@@ -285,6 +366,7 @@ function withKind(fields: ChangeFields, subject: ChangeSubject | undefined): Cha
   }
   if (subject?.kind === 'role') return { kind: 'role', action: subject.action, ...fields };
   if (subject?.kind === 'rule') return { kind: 'rule', ...fields };
+  if (subject?.kind === 'containment') return { kind: 'containment', uid: subject.uid, ...fields };
   if (subject?.kind !== 'user') return { kind: 'permissions', ...fields };
   const account = fields.changes[0]?.key === 'status';
   return { kind: account ? 'account' : 'user-role', uid: subject.uid, ...fields };
@@ -309,6 +391,8 @@ export function subjectOf(change: Change): ChangeSubject | undefined {
       };
     case 'rule':
       return { kind: 'rule' };
+    case 'containment':
+      return { kind: 'containment', uid: change.uid };
   }
 }
 

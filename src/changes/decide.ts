@@ -7,10 +7,11 @@ import { withRef } from '../replies/sentences.ts';
 import { currentRequest } from '../request-context.ts';
 import { slackErrorCode } from '../slack/deliver.ts';
 import { escapeMrkdwn } from '../slack/mrkdwn.ts';
-import type { ApprovalRequest } from '../store/store.ts';
+import { type ApprovalRequest, failedSteps } from '../store/store.ts';
 import { type ApplyOutcome, applyChange, NOT_SENT } from './apply.ts';
 import { approvalMessage, askAgain, outcomeNotice } from './approval-view.ts';
 import { type Change, changeOf } from './change.ts';
+import { stepOutcomeLines } from './containment-view.ts';
 import { appLabel, type ChangeDeps } from './deps.ts';
 import { kindOf } from './kinds/index.ts';
 
@@ -318,6 +319,8 @@ function appliedDetail(
   request: ApprovalRequest,
 ): string | undefined {
   const change = changeOf(request);
+  const { steps } = outcome.update;
+  if (steps && failedSteps({ steps }).length > 0) return stepOutcomeLines(steps).join('\n');
   if (change.kind !== 'permissions') return `:white_check_mark: ${kindOf(change).done}`;
   const lines = Object.entries(outcome.update.results).map(
     ([key, r]) =>

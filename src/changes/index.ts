@@ -31,7 +31,14 @@ export {
   RuleIdSchema,
   SubmittedValueSchema,
 } from './change.ts';
+export {
+  type AskedContainment,
+  CONTAIN_TITLE,
+  reviewContainment,
+  stepOutcomeLines,
+} from './containment-view.ts';
 export { type AppLabel, appLabel, type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
+export { MAX_CONTAINMENT_DELETIONS, messagesSince } from './kinds/containment.ts';
 export { noRevertReason } from './kinds/moderation.ts';
 export { type Baseline, baselineFrom } from './kinds/permissions.ts';
 export { ruleIfAny } from './kinds/rule.ts';

@@ -7,8 +7,10 @@ import { counted, failureMessage, inApp, withRef } from '../replies/sentences.ts
 import { actions, button, divider, plain, section } from '../slack/blocks.ts';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
 import { code, escapeMrkdwn } from '../slack/mrkdwn.ts';
+import { type AuditStep, failedSteps } from '../store/store.ts';
 import type { ApplyOutcome } from './apply.ts';
 import type { Change, KeyChange } from './change.ts';
+import { stepOutcomeLines } from './containment-view.ts';
 import type { AppLabel } from './deps.ts';
 import { kindOf, nameOf } from './kinds/index.ts';
 import { AUDIT_NOT_STORED, chunkedSections, EDITOR_TITLE, messageView } from './views.ts';
@@ -64,8 +66,19 @@ export function applyNotice(
 }
 
 /** A change to a user or to a role itself, applied: what it now has, in words. */
-export function subjectAppliedText(change: Change, label: AppLabel, audited: boolean): string {
-  return `Applied to ${nameOf(change, label.appName)}: ${kindOf(change).done}.${audited ? '' : ` ${AUDIT_NOT_STORED}`}`;
+export function subjectAppliedText(
+  change: Change,
+  label: AppLabel,
+  audited: boolean,
+  steps: readonly AuditStep[] = [],
+): string {
+  const stored = audited ? '' : ` ${AUDIT_NOT_STORED}`;
+  const failed = failedSteps({ steps: [...steps] });
+  if (failed.length === 0) {
+    return `Applied to ${nameOf(change, label.appName)}: ${kindOf(change).done}.${stored}`;
+  }
+  // A partial change: what took, and each step that did not, named.
+  return `Applied in part to ${nameOf(change, label.appName)} (recorded as partial):\n${stepOutcomeLines(steps).join('\n')}${stored}`;
 }
 
 /** The applied permissions as a message, for when the modal cannot show them. */

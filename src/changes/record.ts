@@ -48,7 +48,7 @@ export function auditRecord(
   { app, change, userId, teamId, approval }: Attempt,
   made: { ref: string; at: number; facts?: RecordFacts | undefined },
   outcome: AuditRecord['outcome'],
-  extra: Pick<AuditRecord, 'serviceMessage' | 'errorKind'>,
+  extra: Pick<AuditRecord, 'serviceMessage' | 'errorKind' | 'steps'>,
 ): AuditRecord {
   const subject = subjectOf(change);
   return {
@@ -91,7 +91,7 @@ export function pendingRecord(
   attempt: Attempt,
   made: { ref: string; at: number; facts?: RecordFacts | undefined },
 ): AuditRecord {
-  const user = attempt.change.kind === 'user-role' || attempt.change.kind === 'account';
+  const user = 'uid' in attempt.change;
   return auditRecord(attempt, made, 'unknown', {
     serviceMessage: user ? UNKNOWN_USER_OUTCOME : UNKNOWN_OUTCOME,
   });

@@ -107,7 +107,9 @@ async function readNow(
   const deleting = target?.kind === 'role' && target.action === 'create';
   const [roles, user, known, holders, rule] = await Promise.all([
     app.cometchat.listAllRoles({ fresh: true }),
-    target?.kind === 'user' ? userIfAny(app, target.uid) : undefined,
+    target?.kind === 'user' || target?.kind === 'containment'
+      ? userIfAny(app, target.uid)
+      : undefined,
     target === undefined ? store.getKnownPermissions(app.name, record.role) : undefined,
     deleting ? app.cometchat.countUsersWithRole(record.role, { withDeactivated: true }) : undefined,
     target?.kind === 'rule' ? ruleIfAny(app.cometchat, record.role) : undefined,

@@ -10,6 +10,7 @@ import { ACTIONS } from '../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../slack/mrkdwn.ts';
 import type { AuditRecord } from '../store/store.ts';
 import { type Change, changeRecord, METADATA_LIMIT, ROLE_FIELDS } from './change.ts';
+import { containmentSteps } from './containment-view.ts';
 import { DECISION_WORDS, moderationIrreversible } from './kinds/moderation.ts';
 import { roleChangeLines } from './kinds/role.ts';
 import { fieldValueText, RULE_FIELDS, ruleChangeLines } from './kinds/rule-fields.ts';
@@ -110,6 +111,8 @@ function inverseWords(change: Change): string {
       return `mark message ${code(change.messageId)} ${DECISION_WORDS[change.changes[0]?.after === 'approved' ? 'approved' : 'disapproved']} instead`;
     case 'rule':
       return `put the rule ${target} back as it was before`;
+    case 'containment':
+      return `release ${code(change.uid)}: reactivate the account, then lift the bans it made`;
   }
 }
 
@@ -124,7 +127,9 @@ export function revertLines(revert: Reverting, catalogue: Catalogue = SHIPPED_CA
       ? roleChangeLines(change.changes)
       : change.kind === 'rule'
         ? ruleChangeLines(change.changes)
-        : change.changes.map((c) => changeLine(c, change.kind, catalogue));
+        : change.kind === 'containment'
+          ? containmentSteps(change)
+          : change.changes.map((c) => changeLine(c, change.kind, catalogue));
   const target = (key: string) => change.changes.find((c) => c.key === key)?.after ?? null;
   const value = (key: string, v: PermissionValue | undefined) =>
     valueText(change.kind, key, v, catalogue);
@@ -181,6 +186,10 @@ function gapSentence(gap: Gap, change: Change, catalogue: Catalogue): string {
       return `The record does not say what the role was called or how it was described (it was deleted before the app kept that): it is created named ${role}, without a description.`;
     case 'permissions-unseen':
       return `This app never saw the permissions of ${role} (CometChat answers a role's permissions only to a change), so they cannot be put back: the role is created with the default permissions. Set them afterwards with \`/cometchat perms ${change.role}\`.`;
+    case 'not-restored':
+      return gap.messages
+        ? 'Revoked sessions do not come back: the user signs in again. The messages it deleted stay deleted (CometChat has no way to bring a deleted message back).'
+        : 'Revoked sessions do not come back: the user signs in again.';
     case 'permissions-seen': {
       const set = change.changes.filter((c) => !ROLE_FIELDS.includes(c.key)).length;
       return `Its permissions are put back as this app last saw them (${slackDate(Math.floor((gap.seenAt ?? 0) / 1000))}): ${counted(set, 'key')} that differ from the defaults. A change made outside this app after that (in CometChat's dashboard) was never seen here and cannot be put back.`;

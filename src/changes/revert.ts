@@ -17,6 +17,7 @@ import {
   ROLE_FIELDS,
   userKeyChange,
 } from './change.ts';
+import { contains, guidsOf } from './kinds/containment.ts';
 import { moderationIrreversible } from './kinds/moderation.ts';
 import {
   RULE_FIELDS,
@@ -69,7 +70,9 @@ export type Gap =
   /** A deleted role's permissions as this app last saw them: a later change made elsewhere is lost. */
   | { kind: 'permissions-seen'; seenAt: number | undefined }
   /** A deletion recorded before its name and description were kept. */
-  | { kind: 'unnamed' };
+  | { kind: 'unnamed' }
+  /** A containment's revoked sessions, and its deleted messages if it deleted any. */
+  | { kind: 'not-restored'; messages: boolean };
 
 /** The inverse of a record, as its review shows it; or why there is none. */
 export type Revert =
@@ -105,6 +108,7 @@ export function revertOf(record: AuditRecord, now: Now): Revert {
   const irreversible = moderationIrreversible(record);
   if (irreversible) revert = none(`${irreversible} Nothing was sent.`);
   else if (target?.kind === 'user') revert = userRevert(record, target.uid, now);
+  else if (target?.kind === 'containment') revert = containmentRevert(record, target.uid, now);
   else if (target?.kind === 'rule') revert = ruleRevert(record, now.rule);
   else if (action === 'create') revert = createdRevert(record, now);
   else if (action === 'update') revert = updatedRevert(record, now);
@@ -149,6 +153,49 @@ function userRevert(record: AuditRecord, uid: string, now: Now): Revert {
     since: current === one.after ? [] : [{ key: one.key, set: one.after, now: current }],
     gaps: [],
   };
+}
+
+/**
+ * A containment put back: the account reactivated and the bans it made lifted (those its record
+ * names as applied). Sessions and messages are said, not put back: CometChat has no way.
+ */
+function containmentRevert(record: AuditRecord, uid: string, now: Now): Revert {
+  const contained = {
+    changes: record.changes.map((c) => ({ ...c, before: c.before ?? undefined })),
+  };
+  if (!contains(contained)) {
+    return none(
+      `A revert of a containment is not itself put back: contain the user again (\`/cometchat user ${uid} contain\`). Nothing was sent.`,
+    );
+  }
+  const { user } = now;
+  if (!user) return none(`CometChat has no user ${code(uid)} now; nothing was sent.`);
+  const banned = record.steps
+    ? record.steps
+        .filter((s) => s.outcome === 'applied' && s.key.startsWith('bans:'))
+        .map((s) => s.key.slice('bans:'.length))
+    : guidsOf(contained, 'after');
+  const active = accountOf(user) === 'active';
+  if (active && banned.length === 0) {
+    return none(
+      `${code(uid)} is active already, and the containment banned them from no group; nothing to put back.`,
+    );
+  }
+  const changes: KeyChange[] = [
+    ...(active ? [] : [{ key: 'status', before: 'deactivated', after: 'active', explicit: false }]),
+    ...(banned.length > 0 ? [{ key: 'bans', before: banned, after: [], explicit: false }] : []),
+  ];
+  const change: Change = {
+    kind: 'containment',
+    uid,
+    role: user.role,
+    id: revertId(record, `user:${uid}`, changes),
+    changes,
+    reverts: record.ref,
+  };
+  const since = active ? [{ key: 'status', set: 'deactivated', now: 'active' }] : [];
+  const messages = record.changes.some((c) => c.key === 'messagesSince');
+  return { kind: 'revert', change, since, gaps: [{ kind: 'not-restored', messages }] };
 }
 
 /** A moderation rule put back whole: the record's "before" of every field, by one PUT. */

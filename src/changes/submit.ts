@@ -100,7 +100,7 @@ async function result(
     return { view: roleResultView(sentence, metadata, offers), text: sentence };
   }
   if (change.kind !== 'permissions' || !update.permissions) {
-    const sentence = subjectAppliedText(change, label, audited);
+    const sentence = subjectAppliedText(change, label, audited, update.steps);
     return { view: messageView('Applied', sentence), text: sentence };
   }
   const { offers, metadata } = await promotion(deps, submitted, change);

@@ -40,6 +40,8 @@ export const ACTIONS = {
   userCalls: 'user_calls',
   userChangeRole: 'user_change_role',
   userAccount: 'user_account',
+  /** A card's _Contain…_: the containment's choice, then its review. */
+  userContain: 'user_contain',
   /** A channel's subscription's "Remove"; its value is the subscription's id, signed. */
   removeSubscription: 'remove_subscription',
   /** The moderation queue: its pages, an item's decision (`:<message id>`) and Details, "Decide several". */
@@ -69,6 +71,8 @@ export const CALLBACKS = {
   permissionsConfirm: 'perms_confirm',
   rejectReason: 'reject_reason',
   userRolePick: 'user_role_pick',
+  /** What a containment does besides revoking and deactivating; its review follows. */
+  userContainOptions: 'user_contain_options',
   lookupUserMessage: 'lookup_user_message',
   lookupUserModal: 'lookup_user_modal',
   /** The moderation queue's "Decide several": the choice, then its review. */

@@ -24,6 +24,7 @@ import {
   AuditPostSchema,
   type AuditRecord,
   AuditRecordSchema,
+  AuditStepSchema,
   auditRoles,
   ChangeSubjectSchema,
   DEFAULT_APP,
@@ -40,7 +41,7 @@ import {
 } from './stored-records.ts';
 
 /*
- * Version 11 of the file's layout; `user_version` records it so that a later version can migrate.
+ * Version 12 of the file's layout; `user_version` records it so that a later version can migrate.
  * Version 2 keeps every row under its CometChat app; 3 adds `audit_intents`; 4 `approvals` and an
  * audit record's `approval`; 5 an audit record's `subject`; 6 the `ref` of the change that set a
  * role's known permissions; 7 `subscriptions` (channels subscribed to an app's webhook events)
@@ -55,13 +56,14 @@ import {
  * read, not counted, and indexes that end in each listing's whole order (`ref`, `id` after the
  * time), so that a page is read from its index alone, newest first, and no listing sorts;
  * 11 `seen_revisions`, the revision of each moderation rule this app last saw (the rules' daily
- * check tells a later one, made outside the app). Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
+ * check tells a later one, made outside the app); 12 an audit record's `steps` (each step's outcome,
+ * for a change sent as several requests). Times are Unix milliseconds. JSON columns hold what has no fixed shape (a permission map, the
  * list of changes); everything a query filters or sorts on is a column of its own.
  *
  * Version 1 (before the app knew of several CometChat apps) had no `app` column; opening its file
  * moves every row into app `default` (see `migrateFromVersion1`).
  */
-const SCHEMA_VERSION = 11;
+const SCHEMA_VERSION = 12;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS known_permissions (
     app TEXT NOT NULL,
@@ -93,7 +95,8 @@ const SCHEMA = `
     subject TEXT,
     moved_to_default TEXT,
     reverts TEXT,
-    deleted_role TEXT
+    deleted_role TEXT,
+    steps TEXT
   );
   CREATE INDEX IF NOT EXISTS audit_by_app_time_ref ON audit_records (app, at, ref);
   CREATE INDEX IF NOT EXISTS audit_by_time_ref ON audit_records (at, ref);
@@ -265,6 +268,7 @@ function migrate(db: DatabaseSync, path: string): void {
   addColumn(db, 'audit_records', 'moved_to_default');
   addColumn(db, 'audit_records', 'reverts');
   addColumn(db, 'audit_records', 'deleted_role');
+  addColumn(db, 'audit_records', 'steps');
   dropReplacedIndexes(db);
   fileAuditRoles(db);
   countAudit(db);
@@ -329,11 +333,12 @@ function auditStatements(db: DatabaseSync) {
     insertAudit: db.prepare(
       `INSERT INTO audit_records
          (ref, at, app, team_id, user_id, role, changes, before_source, outcome, service_message,
-          error_kind, promoted_from, approval, subject, moved_to_default, reverts, deleted_role)
+          error_kind, promoted_from, approval, subject, moved_to_default, reverts, deleted_role,
+          steps)
        VALUES
          (@ref, @at, @app, @team_id, @user_id, @role, @changes, @before_source, @outcome,
           @service_message, @error_kind, @promoted_from, @approval, @subject, @moved_to_default,
-          @reverts, @deleted_role)
+          @reverts, @deleted_role, @steps)
        ON CONFLICT (ref) DO NOTHING`,
     ),
     insertAuditRole: db.prepare(INSERT_AUDIT_ROLE),
@@ -922,7 +927,7 @@ function countAudit(db: DatabaseSync): void {
 /**
  * A column an earlier table lacks, added empty (no row of that version had one): the audit
  * table's `approval` (versions 2 and 3), `subject` (versions 2 to 4), `moved_to_default` and
- * `reverts` and `deleted_role` (versions 2 to 8), and the known permissions' `ref` (versions 2 to 5).
+ * `reverts` and `deleted_role` (versions 2 to 8), `steps` (versions 2 to 11), and the known permissions' `ref` (versions 2 to 5).
  */
 function addColumn(db: DatabaseSync, ...[table, name]: AddedColumn): void {
   const hasColumn = db
@@ -933,7 +938,10 @@ function addColumn(db: DatabaseSync, ...[table, name]: AddedColumn): void {
 
 /** The columns a migration adds, by table: names spliced into SQL, so never a caller's text. */
 type AddedColumn =
-  | ['audit_records', 'approval' | 'subject' | 'moved_to_default' | 'reverts' | 'deleted_role']
+  | [
+      'audit_records',
+      'approval' | 'subject' | 'moved_to_default' | 'reverts' | 'deleted_role' | 'steps',
+    ]
   | ['known_permissions', 'ref'];
 
 /**
@@ -1030,8 +1038,11 @@ const AuditRowSchema = z.object({
   moved_to_default: z.string().nullable(),
   reverts: z.string().nullable(),
   deleted_role: z.string().nullable(),
+  steps: z.string().nullable(),
 });
 type AuditRow = z.infer<typeof AuditRowSchema>;
+
+const AuditStepsSchema = z.array(AuditStepSchema);
 
 function toRow(record: AuditRecord): AuditRow {
   return {
@@ -1052,6 +1063,7 @@ function toRow(record: AuditRecord): AuditRow {
     moved_to_default: record.movedToDefault ? JSON.stringify(record.movedToDefault) : null,
     reverts: record.reverts ?? null,
     deleted_role: record.deletedRole ? JSON.stringify(record.deletedRole) : null,
+    steps: record.steps ? JSON.stringify(record.steps) : null,
   };
 }
 
@@ -1084,6 +1096,7 @@ function fromRow(raw: unknown): AuditRecord {
     ...(row.deleted_role === null
       ? {}
       : { deletedRole: decodeStoredJson(DeletedRoleSchema, row.deleted_role, what) }),
+    ...(row.steps === null ? {} : { steps: decodeStoredJson(AuditStepsSchema, row.steps, what) }),
   };
 }
 

@@ -77,6 +77,8 @@ export const ChangeSubjectSchema = z.discriminatedUnion('kind', [
   }),
   // A moderation rule, replaced whole by one PUT; the record's `role` is the rule's id.
   z.object({ kind: z.literal('rule') }),
+  // An account contained (or its containment reverted): its steps are the record's keys.
+  z.object({ kind: z.literal('containment'), uid: z.string() }),
 ]);
 export type ChangeSubject = z.infer<typeof ChangeSubjectSchema>;
 
@@ -97,6 +99,17 @@ export const DeletedRoleSchema = z.object({
   permissions: PermissionMapSchema.optional(),
   seenAt: z.number().optional(),
 });
+
+/**
+ * One step of a change sent as several requests (a containment): which of its keys, or which
+ * group of its `bans` (`bans:<guid>`), what became of it, and CometChat's words or the count.
+ */
+export const AuditStepSchema = z.object({
+  key: z.string(),
+  outcome: z.enum(['applied', 'failed', 'unknown']),
+  message: z.string(),
+});
+export type AuditStep = z.infer<typeof AuditStepSchema>;
 
 /** One attempted change (a role's permissions, or a user's role or account), applied or not. */
 export const AuditRecordSchema = z.object({
@@ -137,6 +150,11 @@ export const AuditRecordSchema = z.object({
   deletedRole: DeletedRoleSchema.optional(),
   /** For a change that puts back another: the `ref` of that change's record. */
   reverts: z.string().optional(),
+  /**
+   * For a change of several steps (a containment): each step's outcome, in the order sent. A
+   * record with a step that failed beside one that took is partial (partialSteps).
+   */
+  steps: z.array(AuditStepSchema).optional(),
 });
 export type AuditRecord = z.infer<typeof AuditRecordSchema>;
 
@@ -315,4 +333,15 @@ function parseStoredJson(text: string, what: string): unknown {
   } catch (error) {
     throw new StoreDataError(`${what} in the store is not JSON`, { cause: error });
   }
+}
+
+/**
+ * The steps of a record that did not take, when others did: a partial change (a containment
+ * whose ban failed, its sessions revoked and its account deactivated all the same). Empty when
+ * every step took, or none did. Pure.
+ */
+export function failedSteps(record: Pick<AuditRecord, 'steps'>): AuditStep[] {
+  const steps = record.steps ?? [];
+  const failed = steps.filter((step) => step.outcome !== 'applied');
+  return failed.length < steps.length ? failed : [];
 }

@@ -1,5 +1,6 @@
 import { inApp } from '../../replies/sentences.ts';
 import type { Change } from '../change.ts';
+import { containmentKind } from './containment.ts';
 import type { Kind } from './kind.ts';
 import { moderationKind } from './moderation.ts';
 import { permissionsKind } from './permissions.ts';
@@ -27,6 +28,8 @@ export function kindOf(change: Change): Kind {
       return moderationKind(change);
     case 'rule':
       return ruleKind(change);
+    case 'containment':
+      return containmentKind(change);
   }
 }
 

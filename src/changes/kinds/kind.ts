@@ -1,8 +1,9 @@
 import type { CometChatApp } from '../../apps/apps.ts';
+import type { AccountOperations } from '../../cometchat/account-model.ts';
 import type { CometChatClient } from '../../cometchat/client.ts';
 import type { ModerationOperations } from '../../cometchat/moderation-model.ts';
 import type { KeyResult, PermissionMap } from '../../cometchat/schemas.ts';
-import type { AuditRecord, KnownPermissions, Store } from '../../store/store.ts';
+import type { AuditRecord, AuditStep, KnownPermissions, Store } from '../../store/store.ts';
 
 // What a kind of change is to the road (see kindOf in index.ts).
 
@@ -12,6 +13,8 @@ export interface Sent {
   permissions?: PermissionMap | undefined;
   /** For a moderation rule: its revision as the answer gave it. */
   revision?: string | undefined;
+  /** For a change sent as several requests (a containment): each step's outcome, for the record. */
+  steps?: AuditStep[] | undefined;
 }
 
 /** What a change may ask of CometChat: the writes, and the reads that check them. */
@@ -37,6 +40,10 @@ export type ChangeClient = Pick<
     | 'listBlockedMessages'
     | 'getRule'
     | 'updateRule'
+  > &
+  Pick<
+    AccountOperations,
+    'revokeAllSessions' | 'listMessages' | 'deleteMessage' | 'banGroupMember' | 'unbanGroupMember'
   >;
 
 /** Where "is it still as reviewed?" is asked: the store (a role's map), CometChat (the rest). */

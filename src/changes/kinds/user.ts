@@ -15,7 +15,7 @@ import { type ChangeClient, type Kind, NO_FACTS } from './kind.ts';
 // reviewed?" is asked of the user as CometChat has them now.
 
 /** Said when a user is no longer as the review showed them: nothing was sent. */
-const USER_CHANGED = `The user changed in CometChat since the review, so nothing was sent. ${LOOK_UP_USER} to see what they have now.`;
+export const USER_CHANGED = `The user changed in CometChat since the review, so nothing was sent. ${LOOK_UP_USER} to see what they have now.`;
 
 export function userKind(change: UserRoleChange | AccountChange): Kind {
   return {

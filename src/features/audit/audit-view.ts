@@ -1,6 +1,6 @@
 import type { Button, KnownBlock, RichTextElement } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
-import { revertButton } from '../../changes/index.ts';
+import { revertButton, stepOutcomeLines } from '../../changes/index.ts';
 import { holdsRoleIds, valueInWords } from '../../cometchat/catalogue.ts';
 import { permissionKeyRuns, permissionKeyText } from '../../replies/permission-key-text.ts';
 import { permissionValueText } from '../../replies/permission-value-text.ts';
@@ -24,6 +24,7 @@ import {
   type AuditPage,
   type AuditRecord,
   DEFAULT_APP,
+  failedSteps,
 } from '../../store/store.ts';
 
 export const AUDIT_PER_PAGE = 10;
@@ -87,7 +88,8 @@ function whoPart(record: AuditRecord): string {
  * audit post, the Home tab): how it ended, when, who asked and who approved, the app, the role.
  */
 function recordHeadline(record: AuditRecord): string {
-  return `${OUTCOME_MARK[record.outcome]} · ${slackDate(Math.floor(record.at / 1000))} · ${whoPart(record)} · ${appPart(record)}${subjectPart(record)}`;
+  const partial = failedSteps(record).length > 0 ? ' (partial)' : '';
+  return `${OUTCOME_MARK[record.outcome]}${partial} · ${slackDate(Math.floor(record.at / 1000))} · ${whoPart(record)} · ${appPart(record)}${subjectPart(record)}`;
 }
 
 /** What the change acted on: a role's permissions, a user (who had that role), or a role itself. */
@@ -96,6 +98,10 @@ function subjectPart(record: AuditRecord): string {
   if (subject?.kind === 'user') return `user ${code(subject.uid)} (role ${code(record.role)})`;
   if (subject?.kind === 'role') return `role ${code(record.role)} (${ROLE_ACTION[subject.action]})`;
   if (subject?.kind === 'message') return `${subject.queue} message ${code(subject.id)}`;
+  if (subject?.kind === 'containment') {
+    const what = record.reverts ? 'released' : 'contained';
+    return `user ${code(subject.uid)} ${what} (role ${code(record.role)})`;
+  }
   return `role ${code(record.role)}`;
 }
 
@@ -104,7 +110,9 @@ const ROLE_ACTION = { create: 'created', update: 'renamed or described', delete:
 
 /** The uid a record's change acted on, for a change to a user. */
 const uidOf = (record: AuditRecord) =>
-  record.subject?.kind === 'user' ? record.subject.uid : undefined;
+  record.subject?.kind === 'user' || record.subject?.kind === 'containment'
+    ? record.subject.uid
+    : undefined;
 
 /** One record in one line (the Home tab's recent changes): the headline and the keys. */
 export function auditSummaryLine(record: AuditRecord): string {
@@ -125,7 +133,9 @@ export function auditRecordText(record: AuditRecord): string {
   ];
   if (record.changes.length > CHANGES_SHOWN)
     lines.push(`_…and ${record.changes.length - CHANGES_SHOWN} more_`);
-  if (record.serviceMessage)
+  // A change of several steps says each step's outcome; CometChat's words are in them.
+  if (record.steps) lines.push(...stepOutcomeLines(record.steps));
+  else if (record.serviceMessage)
     lines.push(`_CometChat: ${escapeMrkdwn(truncate(record.serviceMessage, 300))}_`);
   if (record.beforeSource === 'defaults')
     lines.push('_“Before” values were the documented defaults, not read from CometChat._');

@@ -2,6 +2,7 @@ import { appNameIfMultiple } from '../../apps/apps.ts';
 import { inApp } from '../../replies/sentences.ts';
 import { code, truncate } from '../../slack/mrkdwn.ts';
 import { type Feature, subcommand } from '../feature.ts';
+import { createContainCommand, registerContain } from './contain.ts';
 import { createRoleCommand, registerUserChanges } from './user-changes.ts';
 import { describeUserSearch } from './user-list-view.ts';
 import { createCan, createUserCard, createUserList, registerUserLookup } from './user-lookup.ts';
@@ -16,11 +17,11 @@ export const users: Feature = {
   subcommands: [
     subcommand({
       names: ['user'],
-      usage: `${USER_USAGE} - a user's card; \`can\` explains whether they may do an action (such as \`sendMessage\`), towards another user if named; \`role\` changes their role (editors)`,
+      usage: `${USER_USAGE} - a user's card; \`can\` explains whether they may do an action (such as \`sendMessage\`), towards another user if named; \`role\` changes their role, \`contain\` revokes their sessions and deactivates them, with bans and deletions if chosen (editors)`,
       parse: parseUserWords,
       progress: (words, { app, deps }) => {
-        // A role change opens its review in a modal at once: no progress message to replace.
-        if (words.kind === 'role') return undefined;
+        // A role change or a containment opens a modal at once: no progress message to replace.
+        if (words.kind === 'role' || words.kind === 'contain') return undefined;
         const uid = code(truncate(words.uid, 100));
         const where = inApp(appNameIfMultiple(deps.apps, app));
         return words.kind === 'can'
@@ -29,6 +30,7 @@ export const users: Feature = {
       },
       run: async (words, { body, respond, app, deps }) => {
         if (words.kind === 'role') return createRoleCommand(deps)(app, words, body, respond);
+        if (words.kind === 'contain') return createContainCommand(deps)(app, words, body, respond);
         if (words.kind === 'can') return respond(await createCan(deps)(app, words));
         return respond(await createUserCard(deps)(app, words.uid, body.user_id));
       },
@@ -47,6 +49,7 @@ export const users: Feature = {
   register(bolt, deps) {
     registerUserLookup(bolt, deps);
     registerUserChanges(bolt, deps);
+    registerContain(bolt, deps);
     registerUserShortcuts(bolt, deps);
   },
 };

@@ -8,20 +8,22 @@ import { ACTION_KEYS } from './can.ts';
 // Pure: every rule here is tested alone.
 
 export const USER_USAGE =
-  '`/cometchat user &lt;uid&gt; [can &lt;action&gt; [&lt;uid&gt;] | role &lt;role&gt;]`';
+  '`/cometchat user &lt;uid&gt; [can &lt;action&gt; [&lt;uid&gt;] | role &lt;role&gt; | contain]`';
 export const USERS_USAGE =
   '`/cometchat users [&lt;text&gt;] [role:&lt;role&gt;] [deactivated] [page:&lt;n&gt;]`';
 
 export type UserWords =
   | { kind: 'card'; uid: string }
   | { kind: 'can'; uid: string; action: string; target?: string | undefined }
-  | { kind: 'role'; uid: string; role: string };
+  | { kind: 'role'; uid: string; role: string }
+  | { kind: 'contain'; uid: string };
 
 /** The action keys, for the sentence refusing an unknown one. */
 const ACTIONS_SENTENCE = `The actions are ${ACTION_KEYS.map((key) => code(key)).join(', ')}.`;
 
 /**
- * `user <uid>`, `user <uid> can <action> [<uid>]`, `user <uid> role <role>`; each uid as
+ * `user <uid>`, `user <uid> can <action> [<uid>]`, `user <uid> role <role>`, `user <uid>
+ * contain`; each uid as
  * CometChat stores it.
  */
 export function parseUserWords(words: readonly string[]): UserWords | Refusal {
@@ -37,6 +39,8 @@ export function parseUserWords(words: readonly string[]): UserWords | Refusal {
       return canWords(uid, rest) ?? usage;
     case 'role':
       return roleWords(uid, rest) ?? usage;
+    case 'contain':
+      return rest.length === 0 ? { kind: 'contain', uid } : usage;
     default:
       return usage;
   }
