@@ -1,5 +1,5 @@
 import { permissionSpec } from '../src/cometchat/catalogue.ts';
-import { ACTIONS } from '../src/slack/ids.ts';
+import { ACTIONS, BLOCKS, CALLBACKS } from '../src/slack/ids.ts';
 import {
   SANDBOX_MODERATION_IDS,
   SANDBOX_SESSION_IDS,
@@ -15,6 +15,7 @@ import {
   categoryOnScreen,
   confirm,
   confirmationOf,
+  currentView,
   type DrivenStack,
   isReview,
   modalShown,
@@ -69,6 +70,9 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
                                     its audit record: both applied, both in the audit
   moderation                        the moderation queue as a moderator sees it, one flagged
                                     message approved through its review, the queue again
+  contain [<uid>]                   an account in trouble: sessions revoked, banned from its
+                                    groups, its last day's messages soft-deleted, deactivated;
+                                    then Revert: reactivated and unbanned
   home                              the Home tab, as the operator sees it
   alerts                            a channel subscribed to unanswered calls, a call that
                                     ends unanswered, CometChat's webhook and the post it
@@ -340,6 +344,11 @@ function revertButtons(
 async function revertTry(stack: TryStack): Promise<void> {
   const changed = await command(stack, 'user cometchat-uid-4 role vip');
   if (!changed || textOf(changed.title) !== 'Applied') return failed('The change was not applied.');
+  await revertLatest(stack);
+}
+
+/** _Revert_ on the newest record of `/cometchat audit`: its review, "Apply", the audit again. */
+async function revertLatest(stack: TryStack): Promise<void> {
   const listed = stack.slack.responses.length;
   await command(stack, 'audit');
   const list = stack.slack.responses[listed]?.body;
@@ -363,6 +372,52 @@ async function revertTry(stack: TryStack): Promise<void> {
   print(renderView(outcome));
   printUpdates(stack, undefined);
   await command(stack, 'audit');
+}
+
+/**
+ * `user <uid> contain`: the choice (ban from their groups, their messages of the last 24 hours
+ * soft-deleted), its review with every step in order, "Apply", the card after (deactivated, no
+ * session), then _Revert_ on its record: reactivated and unbanned.
+ */
+async function containTry(stack: TryStack, uid: string): Promise<void> {
+  print(`\n> /cometchat user ${uid} contain`);
+  const mark = stack.slack.calls.length;
+  await stack.driver.command(`user ${uid} contain`);
+  const choice = await modalShown(stack, mark);
+  print(renderView(choice));
+  if (choice.callback_id !== CALLBACKS.userContainOptions) return failed('No choice was shown.');
+  print('\n> "Ban them from their groups", "the last 24 hours", "Review"');
+  const reviewMark = stack.slack.calls.length;
+  await submitView(stack, choice, {
+    [BLOCKS.containGroups]: {
+      ban: { type: 'checkboxes', selected_options: [{ value: 'ban' }] },
+    },
+    [BLOCKS.containSince]: {
+      since: { type: 'static_select', selected_option: { value: String(24 * 60 * 60) } },
+    },
+  });
+  const review = await reviewAfter(stack, choice, reviewMark);
+  print(renderView(review));
+  if (!isReview(review)) return failed('The choice led to no review.');
+  print(`\n> "${textOf(review.submit) || 'Apply'}"`);
+  const { outcome } = await confirm(stack, review);
+  print(renderView(outcome));
+  await command(stack, `user ${uid}`);
+  await revertLatest(stack);
+  await command(stack, `user ${uid}`);
+}
+
+/** The view that replaces `view` once its submission's work is done (after "Counting…"). */
+async function reviewAfter(stack: TryStack, view: StoredView, mark: number): Promise<StoredView> {
+  const update = await waitFor(
+    () =>
+      stack.slack.calls
+        .slice(mark)
+        .find((c) => c.method === 'views.update' && c.args.view_id === view.id && c.answer),
+    15_000,
+    'the review after the choice',
+  );
+  return currentView(stack, String(update.args.view_id));
 }
 
 /**
@@ -549,6 +604,7 @@ const COMMANDS = [
   'alerts',
   'revert',
   'moderation',
+  'contain',
 ];
 /** The commands that only make sense where two apps are served. */
 const TWO_APP_COMMANDS = ['promote', 'apps', 'audit'];
@@ -667,6 +723,9 @@ async function runTry(stack: TryStack, { app, what, rest }: Try): Promise<void> 
       break;
     case 'moderation':
       await moderationTry(stack);
+      break;
+    case 'contain':
+      await containTry(stack, rest[0] ?? SANDBOX_ACCOUNT_IDS.sessions);
       break;
     case 'approve':
       await approval(stack, rest[0] ?? 'default', rest[1] ?? 'deny', rest[2] ?? 'sendMessage');

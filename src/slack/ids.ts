@@ -93,4 +93,7 @@ export const BLOCKS = {
   lookupFlags: 'lookup_flags',
   lookupSince: 'lookup_since',
   lookupUntil: 'lookup_until',
+  /** A containment's choice: ban from the groups (checkbox `ban`), delete since (`since`). */
+  containGroups: 'contain_groups',
+  containSince: 'contain_since',
 } as const;

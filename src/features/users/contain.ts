@@ -25,7 +25,7 @@ import { counted, failureMessage, inApp } from '../../replies/sentences.ts';
 import { currentRequest } from '../../request-context.ts';
 import { context, messageModal, noticeMessage, plain, section } from '../../slack/blocks.ts';
 import type { Respond } from '../../slack/deliver.ts';
-import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
+import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
@@ -37,9 +37,9 @@ import { UidValue } from './user-values.ts';
 // groups, delete messages since a time) is chosen first, then counted and reviewed as one change
 // (src/changes/containment-view.ts); the road applies it. Nothing is sent from here.
 
-const GROUPS_BLOCK = 'contain_groups';
+const GROUPS_BLOCK = BLOCKS.containGroups;
 const GROUPS_INPUT = 'ban';
-const SINCE_BLOCK = 'contain_since';
+const SINCE_BLOCK = BLOCKS.containSince;
 const SINCE_INPUT = 'since';
 
 /** How far back a containment may delete messages, in seconds, as the choice offers it. */
