@@ -71,7 +71,7 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
   moderation                        the moderation queue as a moderator sees it, one flagged
                                     message approved through its review, the queue again
   contain [<uid>]                   an account in trouble: sessions revoked, banned from its
-                                    groups, its last day's messages soft-deleted, deactivated;
+                                    groups, its latest messages soft-deleted, deactivated;
                                     then Revert: reactivated and unbanned
   home                              the Home tab, as the operator sees it
   alerts                            a channel subscribed to unanswered calls, a call that
@@ -375,7 +375,7 @@ async function revertLatest(stack: TryStack): Promise<void> {
 }
 
 /**
- * `user <uid> contain`: the choice (ban from their groups, their messages of the last 24 hours
+ * `user <uid> contain`: the choice (ban from their groups, their messages since a day
  * soft-deleted), its review with every step in order, "Apply", the card after (deactivated, no
  * session), then _Revert_ on its record: reactivated and unbanned.
  */
@@ -386,14 +386,14 @@ async function containTry(stack: TryStack, uid: string): Promise<void> {
   const choice = await modalShown(stack, mark);
   print(renderView(choice));
   if (choice.callback_id !== CALLBACKS.userContainOptions) return failed('No choice was shown.');
-  print('\n> "Ban them from their groups", "the last 24 hours", "Review"');
+  print(`\n> "Ban them from their groups", messages since ${CONTAIN_SINCE}, "Review"`);
   const reviewMark = stack.slack.calls.length;
   await submitView(stack, choice, {
     [BLOCKS.containGroups]: {
       ban: { type: 'checkboxes', selected_options: [{ value: 'ban' }] },
     },
     [BLOCKS.containSince]: {
-      since: { type: 'static_select', selected_option: { value: String(24 * 60 * 60) } },
+      since: { type: 'plain_text_input', value: CONTAIN_SINCE },
     },
   });
   const review = await reviewAfter(stack, choice, reviewMark);
@@ -406,6 +406,9 @@ async function containTry(stack: TryStack, uid: string): Promise<void> {
   await revertLatest(stack);
   await command(stack, `user ${uid}`);
 }
+
+/** The day from which the try's containment deletes: the seeded customer's last messages. */
+const CONTAIN_SINCE = '2025-02-01';
 
 /** The view that replaces `view` once its submission's work is done (after "Counting…"). */
 async function reviewAfter(stack: TryStack, view: StoredView, mark: number): Promise<StoredView> {

@@ -29,6 +29,7 @@ import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { failInModal } from '../../slack/modal-outcome.ts';
 import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
+import { parseTimeBound, resolveSearch, type TimeBound } from '../call-filters.ts';
 import type { AppDeps } from '../deps.ts';
 import { loadIntoModal } from '../load-into-modal.ts';
 import { UidValue } from './user-values.ts';
@@ -41,14 +42,6 @@ const GROUPS_BLOCK = BLOCKS.containGroups;
 const GROUPS_INPUT = 'ban';
 const SINCE_BLOCK = BLOCKS.containSince;
 const SINCE_INPUT = 'since';
-
-/** How far back a containment may delete messages, in seconds, as the choice offers it. */
-export const SINCE_CHOICES: readonly { seconds: number; label: string }[] = [
-  { seconds: 60 * 60, label: 'the last hour' },
-  { seconds: 24 * 60 * 60, label: 'the last 24 hours' },
-  { seconds: 7 * 24 * 60 * 60, label: 'the last 7 days' },
-  { seconds: 30 * 24 * 60 * 60, label: 'the last 30 days' },
-];
 
 /** The most groups a choice names in the metadata: guids are up to 100 characters each. */
 const GROUPS_CARRIED = 20;
@@ -122,27 +115,44 @@ export function containChoiceView(
         type: 'input',
         block_id: SINCE_BLOCK,
         optional: true,
-        label: plain('Soft-delete their messages sent in'),
+        label: plain('Soft-delete their messages sent since'),
+        hint: plain(
+          '2h, 3d (back from now) or a day such as 2026-11-20 (in your time zone). Empty: none is deleted.',
+          150,
+        ),
         element: {
-          type: 'static_select',
+          type: 'plain_text_input',
           action_id: SINCE_INPUT,
-          placeholder: plain('Delete no message'),
-          options: SINCE_CHOICES.map((c) => ({ text: plain(c.label), value: String(c.seconds) })),
+          max_length: 30,
+          placeholder: plain('3d'),
         },
       },
     ],
   };
 }
 
-/** What the choice asked for, read from the submitted view's state. Pure. */
-export function chosen(values: SubmitArgs['view']['state']['values']): {
+/** What the choice asked for: the bans, and from when to delete (undefined: none). */
+export interface Chosen {
   ban: boolean;
-  seconds: number | undefined;
-} {
+  since: TimeBound | undefined;
+}
+
+/**
+ * What the choice asked for, read from the submitted view's state; or the one sentence that
+ * refuses a time that cannot be read (under its input). Pure.
+ */
+export function chosen(
+  values: SubmitArgs['view']['state']['values'],
+): Chosen | { problem: string } {
   const ban = (values[GROUPS_BLOCK]?.[GROUPS_INPUT]?.selected_options ?? []).length > 0;
-  const picked = Number(values[SINCE_BLOCK]?.[SINCE_INPUT]?.selected_option?.value);
-  const seconds = SINCE_CHOICES.find((c) => c.seconds === picked)?.seconds;
-  return { ban, seconds };
+  const typed = values[SINCE_BLOCK]?.[SINCE_INPUT]?.value?.trim() ?? '';
+  if (typed === '') return { ban, since: undefined };
+  const since = parseTimeBound(typed);
+  return since
+    ? { ban, since }
+    : {
+        problem: `${code(truncate(typed, 30))} is not a time: write 2h, 3d or a day such as 2026-11-20.`,
+      };
 }
 
 /** The choice, read from CometChat: the user and their groups; or why there is none. */
@@ -210,10 +220,15 @@ function createContainButton(deps: AppDeps) {
  * the sessions read again and the messages to delete counted.
  */
 function createChoiceSubmitted(deps: AppDeps) {
-  return async ({ ack, view }: SubmitArgs) => {
+  return async ({ ack, view, body }: SubmitArgs) => {
     const opened = tryOpenSigned(deps.apps, ChoiceValue, view.private_metadata);
     if (!opened) {
       await ack({ response_action: 'update', view: messageModal(CONTAIN_TITLE, UNSIGNED_REFUSAL) });
+      return;
+    }
+    const asked = chosen(view.state.values);
+    if ('problem' in asked) {
+      await ack({ response_action: 'errors', errors: { [SINCE_BLOCK]: asked.problem } });
       return;
     }
     await ack({
@@ -221,9 +236,9 @@ function createChoiceSubmitted(deps: AppDeps) {
       view: messageModal(CONTAIN_TITLE, ':hourglass_flowing_sand: Counting what it would do…'),
     });
     const { app, value } = opened;
-    const asked = chosen(view.state.values);
     try {
-      const review = await containmentReview(deps, app, value, asked, view.id);
+      const at = asked.since && (await sinceSecond(deps, asked.since, body.user.id));
+      const review = await containmentReview(deps, app, value, { ban: asked.ban, at }, view.id);
       await deps.views.update({ view_id: view.id, view: review });
     } catch (error) {
       const { ref, log } = currentRequest();
@@ -239,10 +254,10 @@ async function containmentReview(
   deps: AppDeps,
   app: CometChatApp,
   choice: Choice,
-  asked: { ban: boolean; seconds: number | undefined },
+  asked: { ban: boolean; at: number | undefined },
   origin: string,
 ): Promise<View> {
-  const at = asked.seconds && Math.floor(deps.now() / 1000) - asked.seconds;
+  const { at } = asked;
   const [sessions, ids] = await Promise.all([
     app.cometchat.listSessions(choice.uid),
     at ? messagesSince(app.cometchat, { sender: choice.uid, since: at, limit: 100 }) : undefined,
@@ -257,6 +272,13 @@ async function containmentReview(
     since: at && ids ? { at, count: ids.length } : undefined,
   };
   return reviewContainment(deps.apps, app, containment, origin);
+}
+
+/** The first second a typed time allows: back from now, or the day's start in their zone. */
+async function sinceSecond(deps: AppDeps, since: TimeBound, userId: string): Promise<number> {
+  const zone = 'day' in since ? await deps.timeZones.of(userId, currentRequest().log) : undefined;
+  const resolved = resolveSearch({ since }, Math.floor(deps.now() / 1000), zone);
+  return resolved.since ?? 0;
 }
 
 export function registerContain(bolt: App, deps: AppDeps): void {
