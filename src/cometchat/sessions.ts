@@ -50,9 +50,15 @@ export class SessionRequests {
         });
       }
       const { authToken } = token;
-      const path = `users/${segment(uid, 'uid')}/auth_tokens/${segment(authToken, 'auth token')}`;
       // Any 2xx is the revocation; its words are not needed.
-      await this.#send(operation, ({ api }) => api.delete(path).text(), { mask: [authToken] });
+      await this.#send(
+        operation,
+        ({ api }) =>
+          api
+            .delete(`users/${segment(uid, 'uid')}/auth_tokens/${segment(authToken, 'auth token')}`)
+            .text(),
+        { mask: [authToken] },
+      );
     });
 
   revokeAllSessions = async (uid: string) => {
