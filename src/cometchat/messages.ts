@@ -74,6 +74,7 @@ export function messageSearchParams(query: MessageQuery): Record<string, string 
   if (query.conversationId) params.conversationId = query.conversationId;
   if (query.attachments) params.hasAttachments = 'true';
   if (query.onlyDeleted) params.onlyDeleted = 'true';
+  if (query.hideDeleted) params.hideDeleted = 'true';
   const { cursor } = query;
   if (cursor) {
     params.affix = cursor.affix;

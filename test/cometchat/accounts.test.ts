@@ -267,6 +267,16 @@ describe('listMessages', () => {
     });
   });
 
+  it('asks for what is left to delete when told to', async () => {
+    const page = await clientOf().listMessages({ sender: uid, hideDeleted: true, limit: 1000 });
+    expect(only(standIn().requests).query.hideDeleted).toBe('true');
+    expect(page.messages.map((m) => m.id)).toEqual(
+      sentBy(uid)
+        .filter((m) => !m.deletedAt)
+        .map((m) => m.id),
+    );
+  });
+
   it('asks only for deleted ones when told to', async () => {
     const page = await clientOf().listMessages({ sender: uid, onlyDeleted: true, limit: 1000 });
     expect(only(standIn().requests).query.onlyDeleted).toBe('true');
