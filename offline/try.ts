@@ -1,6 +1,7 @@
 import { permissionSpec } from '../src/cometchat/catalogue.ts';
 import { ACTIONS, BLOCKS, CALLBACKS } from '../src/slack/ids.ts';
 import {
+  SANDBOX_ACCOUNT_IDS,
   SANDBOX_MODERATION_IDS,
   SANDBOX_SESSION_IDS,
   SECOND_SANDBOX_SESSION_IDS,
@@ -728,7 +729,7 @@ async function runTry(stack: TryStack, { app, what, rest }: Try): Promise<void> 
       await moderationTry(stack);
       break;
     case 'contain':
-      await containTry(stack, rest[0] ?? SANDBOX_ACCOUNT_IDS.sessions);
+      await containTry(stack, rest[0] ?? SANDBOX_ACCOUNT_IDS.uid);
       break;
     case 'approve':
       await approval(stack, rest[0] ?? 'default', rest[1] ?? 'deny', rest[2] ?? 'sendMessage');

@@ -1,5 +1,6 @@
 import type { View } from '@slack/types';
 import { type Apps, appNameIfMultiple, type CometChatApp, valueWriter } from '../apps/apps.ts';
+import type { PermissionValue } from '../cometchat/schemas.ts';
 import { counted, inApp } from '../replies/sentences.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../slack/mrkdwn.ts';
 import type { AuditStep } from '../store/store.ts';
@@ -137,4 +138,25 @@ function leftOut(asked: AskedContainment): string[] {
 export function stepOutcomeLines(steps: readonly AuditStep[]): string[] {
   const mark = { applied: ':white_check_mark:', failed: ':x:', unknown: ':grey_question:' };
   return steps.map((s) => `${mark[s.outcome]} ${escapeMrkdwn(truncate(s.message, 300))}`);
+}
+
+/** A containment's key as a plain line (the audit list's cells): what the step did. Pure. */
+export function containmentKeyText(c: {
+  key: string;
+  before: PermissionValue | undefined;
+  after: PermissionValue;
+}): string {
+  const list = (value: PermissionValue | undefined) => (Array.isArray(value) ? value : []);
+  switch (c.key) {
+    case 'sessions':
+      return `every session revoked (${counted(list(c.before).length, 'session')} at the review)`;
+    case 'bans':
+      return list(c.after).length > 0
+        ? `banned from ${list(c.after).join(', ')}`
+        : `bans lifted in ${list(c.before).join(', ')}`;
+    case 'messagesSince':
+      return `messages since ${new Date(Number(c.after) * 1000).toISOString()} soft-deleted`;
+    default:
+      return `account ${String(c.before)} → ${String(c.after)}`;
+  }
 }

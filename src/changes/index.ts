@@ -34,6 +34,7 @@ export {
 export {
   type AskedContainment,
   CONTAIN_TITLE,
+  containmentKeyText,
   reviewContainment,
   stepOutcomeLines,
 } from './containment-view.ts';

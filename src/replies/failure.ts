@@ -129,6 +129,29 @@ const USER_OPERATIONS: Readonly<Record<string, true>> = Object.freeze({
   listBlockedUsers: true,
   areFriends: true,
   blocksBetween: true,
+  listSessions: true,
+  revokeSession: true,
+  revokeAllSessions: true,
+  listUserGroups: true,
+  listMessages: true,
+  banGroupMember: true,
+  unbanGroupMember: true,
+});
+
+/** The user reads that answer a deactivated user too (the others answer them as unknown). */
+const USER_LOOKUPS: readonly string[] = [
+  'getUser',
+  'setUserRole',
+  'listFriends',
+  'listBlockedUsers',
+  'areFriends',
+  'blocksBetween',
+];
+
+/** The requests that name one message: their 404 is an unknown (or permanently deleted) message. */
+const MESSAGE_OPERATIONS: Readonly<Record<string, true>> = Object.freeze({
+  getMessage: true,
+  deleteMessage: true,
 });
 
 /**
@@ -149,6 +172,11 @@ const WRITES: Readonly<Record<string, string>> = Object.freeze({
   decideFlaggedMessage: 'Look at `/cometchat moderation`',
   decideBlockedMessage: 'Look at `/cometchat moderation`',
   updateRule: 'Look at `/cometchat rules`',
+  revokeSession: LOOK_UP_USER,
+  revokeAllSessions: LOOK_UP_USER,
+  banGroupMember: LOOK_UP_USER,
+  unbanGroupMember: LOOK_UP_USER,
+  deleteMessage: 'List the messages again (`/cometchat messages <uid>`)',
 });
 
 /** The moderation requests that name one message or one rule: what their 404 is about. */
@@ -207,9 +235,7 @@ function cometchatSentence(
       if (error.operation === 'getUsage') {
         return `CometChat has no usage figures for that time${code}.`;
       }
-      return error.serviceCode === 'ERR_ROLE_NOT_FOUND' || !(error.operation in USER_OPERATIONS)
-        ? `CometChat has no such role${code}. Check the id with \`${roles}\`.`
-        : `CometChat has no user with that uid${code}. Check the uid.`;
+      return otherNotFound(error, code, roles);
     case 'unauthorized':
       return `CometChat refused the app's API key${code}. An admin should check that ${settingOf(error, 'API_KEY')} is a REST API key with full access for this app.`;
     case 'rate_limited':
@@ -232,6 +258,30 @@ function cometchatSentence(
         ? `CometChat answered ${what} with something this app cannot read, so it may or may not have been applied. Report the reference; the details are in the log.`
         : `CometChat answered ${what} with something this app cannot read. Report the reference; the details are in the log.`;
   }
+}
+
+/**
+ * A 404 of a role, a user (a deactivated user's uid is answered as unknown too), a session, a
+ * group or a message, by the operation and CometChat's code.
+ */
+function otherNotFound(error: CometChatError, code: string, roles: string): string {
+  if (error.serviceCode === 'ERR_GUID_NOT_FOUND') {
+    return `CometChat has no group with that guid${code}. Check the guid.`;
+  }
+  if (error.serviceCode === 'ERR_AUTH_TOKEN_NOT_FOUND' || error.operation === 'revokeSession') {
+    return `That session is gone${code}: the user no longer has it. Look the user up again to see their sessions now.`;
+  }
+  if (error.operation in MESSAGE_OPERATIONS) {
+    return `CometChat has no message with that id${code}: it may have been deleted for good. List the messages again.`;
+  }
+  if (error.serviceCode === 'ERR_ROLE_NOT_FOUND' || !(error.operation in USER_OPERATIONS)) {
+    return `CometChat has no such role${code}. Check the id with \`${roles}\`.`;
+  }
+  // The user lookup answers a deactivated user; the routes under a uid answer them as unknown.
+  const deactivated = USER_LOOKUPS.includes(error.operation)
+    ? ''
+    : ' (or the account is deactivated: CometChat answers a deactivated user as unknown here)';
+  return `CometChat has no user with that uid${code}${deactivated}. Check the uid.`;
 }
 
 /** A setting of the app the failure is about, by its name: `COMETCHAT_PROD_API_URL`. */

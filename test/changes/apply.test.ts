@@ -90,6 +90,12 @@ function setup(
       listAllRoles: () => Promise.reject(new Error('not a role change')),
       getRule: () => Promise.reject(new Error('not a rule change')),
       updateRule: () => Promise.reject(new Error('not a rule change')),
+      // Nor an account in trouble.
+      revokeAllSessions: () => Promise.reject(new Error('not a containment')),
+      banGroupMember: () => Promise.reject(new Error('not a containment')),
+      unbanGroupMember: () => Promise.reject(new Error('not a containment')),
+      listMessages: () => Promise.reject(new Error('not a containment')),
+      deleteMessage: () => Promise.reject(new Error('not a containment')),
     },
   };
   const context = {

@@ -126,7 +126,7 @@ async function contain(client: ChangeClient, change: ContainmentChange): Promise
 async function deleteSince(client: ChangeClient, uid: string, since: number): Promise<AuditStep> {
   let deleted = 0;
   try {
-    const ids = await messagesSince(client, { sender: uid, since, limit: PAGE });
+    const ids = await messagesSince(client, { sender: uid, since, hideDeleted: true, limit: PAGE });
     for (const id of ids) {
       await client.deleteMessage(id, { permanent: false });
       deleted += 1;

@@ -1,6 +1,6 @@
 import type { Button, KnownBlock, RichTextElement } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
-import { revertButton, stepOutcomeLines } from '../../changes/index.ts';
+import { containmentKeyText, revertButton, stepOutcomeLines } from '../../changes/index.ts';
 import { holdsRoleIds, valueInWords } from '../../cometchat/catalogue.ts';
 import { permissionKeyRuns, permissionKeyText } from '../../replies/permission-key-text.ts';
 import { permissionValueText } from '../../replies/permission-value-text.ts';
@@ -129,7 +129,13 @@ export function auditRecordText(record: AuditRecord): string {
       ? [`_Promoted from the change with ref ${code(record.promotedFrom)}._`]
       : []),
     ...(record.reverts ? [`_Reverts the change with ref ${code(record.reverts)}._`] : []),
-    ...record.changes.slice(0, CHANGES_SHOWN).map((c) => auditChangeLine(c, record.subject)),
+    ...record.changes
+      .slice(0, CHANGES_SHOWN)
+      .map((c) =>
+        record.subject?.kind === 'containment'
+          ? escapeMrkdwn(containmentKeyText(c))
+          : auditChangeLine(c, record.subject),
+      ),
   ];
   if (record.changes.length > CHANGES_SHOWN)
     lines.push(`_…and ${record.changes.length - CHANGES_SHOWN} more_`);
@@ -221,7 +227,7 @@ function auditTable(records: readonly AuditRecord[]): KnownBlock {
       ...(users ? [rawText(uidOf(record) ?? '', 100)] : []),
       ...(messages ? [rawText(messageOf(record), 120)] : []),
       richText(changeRuns(record)),
-      richText(OUTCOME_RUNS[record.outcome]),
+      richText(outcomeRuns(record)),
       rawText(record.ref, 100),
     ]),
     [{}, { is_wrapped: true }, {}, ...(users ? [{}] : []), ...(messages ? [{}] : [])].concat([
@@ -247,6 +253,12 @@ function whoRuns(record: AuditRecord): RichTextElement[] {
     person(record.approval.approvedBy),
     { type: 'text', text: ')' },
   ];
+}
+
+/** How a record ended, marked partial when one of its steps failed while others took. */
+function outcomeRuns(record: AuditRecord): RichTextElement[] {
+  const partial = failedSteps(record).length > 0;
+  return [...OUTCOME_RUNS[record.outcome], ...(partial ? [italic(' (partial)')] : [])];
 }
 
 const OUTCOME_RUNS: Record<AuditRecord['outcome'], RichTextElement[]> = {
@@ -275,7 +287,8 @@ const runLength = (line: readonly RichTextElement[]) =>
   line.reduce((sum, run) => sum + (run.type === 'text' ? run.text.length : 0), 1);
 
 /** A change as runs: the key (its label, then the key as code), then what it went from and to. */
-function changeLine(change: AuditChange): RichTextElement[] {
+function changeLine(change: AuditChange, subject?: AuditRecord['subject']): RichTextElement[] {
+  if (subject?.kind === 'containment') return [{ type: 'text', text: containmentKeyText(change) }];
   const value = (v: AuditChange['after']) => truncate(valueInWords(v), 80);
   const moved = `: ${value(change.before)} → ${value(change.after)}`;
   let text = moved;
@@ -294,7 +307,8 @@ function changeRuns(record: AuditRecord): RichTextElement[] {
     record.promotedFrom &&
       `Promoted from the change with ref ${truncate(record.promotedFrom, 100)}.`,
     record.reverts && `Reverts the change with ref ${truncate(record.reverts, 100)}.`,
-    record.serviceMessage && `CometChat: ${truncate(record.serviceMessage, 200)}`,
+    ...failedSteps(record).map((step) => `Did not take: ${truncate(step.message, 200)}`),
+    !record.steps && record.serviceMessage && `CometChat: ${truncate(record.serviceMessage, 200)}`,
     record.beforeSource === 'defaults' &&
       '“Before” values were the documented defaults, not read from CometChat.',
   ].flatMap((note) => (note ? [[italic(note)]] : []));
@@ -302,7 +316,7 @@ function changeRuns(record: AuditRecord): RichTextElement[] {
   let room = CHANGES_CELL - 20 - notes.reduce((sum, note) => sum + runLength(note), 0);
   const lines: RichTextElement[][] = [];
   for (const change of record.changes.slice(0, CHANGES_SHOWN)) {
-    const line = changeLine(change);
+    const line = changeLine(change, record.subject);
     if (lines.length > 0 && runLength(line) > room) break;
     lines.push(line);
     room -= runLength(line);

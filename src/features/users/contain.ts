@@ -260,7 +260,14 @@ async function containmentReview(
   const { at } = asked;
   const [sessions, ids] = await Promise.all([
     app.cometchat.listSessions(choice.uid),
-    at ? messagesSince(app.cometchat, { sender: choice.uid, since: at, limit: 100 }) : undefined,
+    at
+      ? messagesSince(app.cometchat, {
+          sender: choice.uid,
+          since: at,
+          hideDeleted: true,
+          limit: 100,
+        })
+      : undefined,
   ]);
   const containment: AskedContainment = {
     uid: choice.uid,

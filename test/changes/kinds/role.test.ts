@@ -147,6 +147,11 @@ describe('sending a change to a role itself', () => {
       decideBlockedMessage: notAsked,
       listFlaggedMessages: notAsked,
       listBlockedMessages: notAsked,
+      revokeAllSessions: notAsked,
+      banGroupMember: notAsked,
+      unbanGroupMember: notAsked,
+      listMessages: notAsked,
+      deleteMessage: notAsked,
       getRule: notAsked,
       updateRule: notAsked,
     };

@@ -73,6 +73,11 @@ function client(sent: RuleUpdate[], answer: (r: RuleUpdate) => ModerationRule): 
     updateRole: notAsked,
     deleteRole: notAsked,
     listAllRoles: notAsked,
+    revokeAllSessions: notAsked,
+    banGroupMember: notAsked,
+    unbanGroupMember: notAsked,
+    listMessages: notAsked,
+    deleteMessage: notAsked,
   };
 }
 
