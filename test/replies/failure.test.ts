@@ -19,6 +19,19 @@ const slackError = (code: string) =>
   });
 
 describe('failureSentence', () => {
+  it('names what a sessions, groups or messages request did not find, never a role', () => {
+    const notFound = (operation: string, serviceCode: string) =>
+      failureSentence(
+        new CometChatError({ kind: 'not_found', ref: 'r', operation, status: 404, serviceCode }),
+        SENTENCE_DEPS,
+      );
+    expect(notFound('revokeSession', 'ERR_AUTH_TOKEN_NOT_FOUND')).toMatch(/^That session is gone/);
+    expect(notFound('banGroupMember', 'ERR_GUID_NOT_FOUND')).toMatch(/no group with that guid/);
+    expect(notFound('deleteMessage', 'ERR_MSG_NOT_FOUND')).toMatch(/no message with that id/);
+    expect(notFound('listSessions', 'ERR_UID_NOT_FOUND')).toMatch(/no user .* deactivated/);
+    expect(notFound('getUser', 'ERR_UID_NOT_FOUND')).not.toContain('deactivated');
+  });
+
   it('passes a user mistake or a refusal through as it is', () => {
     expect(failureSentence(new InputError('The page must be a whole number.'), SENTENCE_DEPS)).toBe(
       'The page must be a whole number.',
