@@ -11,6 +11,7 @@ import { code, escapeMrkdwn, slackDate, truncate } from '../slack/mrkdwn.ts';
 import type { AuditRecord } from '../store/store.ts';
 import { type Change, changeRecord, METADATA_LIMIT, ROLE_FIELDS } from './change.ts';
 import { containmentSteps } from './containment-view.ts';
+import { contains } from './kinds/containment.ts';
 import { DECISION_WORDS, moderationIrreversible } from './kinds/moderation.ts';
 import { roleChangeLines } from './kinds/role.ts';
 import { fieldValueText, RULE_FIELDS, ruleChangeLines } from './kinds/rule-fields.ts';
@@ -38,6 +39,8 @@ export function revertButton(
   label = 'Revert',
 ): Button | undefined {
   if (record.outcome !== 'applied' || moderationIrreversible(record)) return undefined;
+  // A containment's revert (a release) is not put back: the user is contained again instead.
+  if (record.subject?.kind === 'containment' && !contains(record)) return undefined;
   return button(label, `${ACTIONS.revertChange}:${record.ref}`, write({ revert: record.ref }));
 }
 
