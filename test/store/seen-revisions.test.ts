@@ -72,7 +72,46 @@ describe('sqlite', () => {
     expect((await after.getSeenRevisions('prod')).get('r1')?.revisionId).toBe('x_r1_2');
     await after.close();
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 11 });
+    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 12 });
+    check.close();
+  });
+});
+
+describe("an audit record's steps", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'steps-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('are added to a file version 11 wrote, keeping its records', async () => {
+    const path = join(dir, 'v11.sqlite');
+    const first = createSqliteStore(path);
+    const old = {
+      ref: 'r-old',
+      at: 1,
+      app: 'prod',
+      teamId: 'T1',
+      userId: 'U1',
+      role: 'vip',
+      changes: [{ key: 'role', before: 'default', after: 'vip', explicit: false }],
+      beforeSource: 'service' as const,
+      outcome: 'applied' as const,
+    };
+    await first.appendAudit(old);
+    await first.close();
+    const db = new DatabaseSync(path);
+    db.exec('ALTER TABLE audit_records DROP COLUMN steps');
+    db.exec('PRAGMA user_version = 11');
+    db.close();
+    const after = createSqliteStore(path);
+    expect(await after.getAudit('r-old')).toEqual(old);
+    const steps = [{ key: 'status', outcome: 'applied' as const, message: 'account deactivated' }];
+    await after.appendAudit({ ...old, ref: 'r-new', at: 2, steps });
+    expect((await after.getAudit('r-new'))?.steps).toEqual(steps);
+    await after.close();
+    const check = new DatabaseSync(path, { readOnly: true });
+    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 12 });
     check.close();
   });
 });

@@ -165,7 +165,7 @@ describe('sqlite store', () => {
     const db = new DatabaseSync(path, { readOnly: true });
     try {
       expect(pragma(db, 'journal_mode')).toBe('wal');
-      expect(pragma(db, 'user_version')).toBe(11);
+      expect(pragma(db, 'user_version')).toBe(12);
     } finally {
       db.close();
     }
@@ -203,7 +203,7 @@ describe('sqlite store', () => {
       requestedAt: 1,
     });
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(pragma(check, 'user_version')).toBe(11);
+    expect(pragma(check, 'user_version')).toBe(12);
     check.close();
   });
 
@@ -250,7 +250,7 @@ describe('sqlite store', () => {
     await after.setKnownPermissions(withRef);
     expect(await after.getKnownPermissions('staging', 'admin')).toStrictEqual(withRef);
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(pragma(check, 'user_version')).toBe(11);
+    expect(pragma(check, 'user_version')).toBe(12);
     check.close();
   });
 
@@ -318,7 +318,7 @@ describe('sqlite store', () => {
     const fresh = join(dir, 'fresh.sqlite');
     await openStore(fresh).close();
     expect(layout(path)).toEqual(layout(fresh));
-    expect(layout(path).version).toBe(11);
+    expect(layout(path).version).toBe(12);
   });
 
   it("adds a record's moved users and what it reverts to a file version 8 wrote, keeping its records", async () => {
@@ -347,7 +347,7 @@ describe('sqlite store', () => {
     await after.close();
     const check = new DatabaseSync(path, { readOnly: true });
     try {
-      expect(pragma(check, 'user_version')).toBe(11);
+      expect(pragma(check, 'user_version')).toBe(12);
       const columns = column(check, "SELECT name FROM pragma_table_info('audit_records')");
       expect(columns).toEqual(expect.arrayContaining(['moved_to_default', 'reverts']));
     } finally {
@@ -415,7 +415,7 @@ describe('sqlite store', () => {
     const fresh = join(dir, 'fresh-v8.sqlite');
     await openStore(fresh).close();
     expect(layout(path)).toEqual(layout(fresh));
-    expect(layout(path).version).toBe(11);
+    expect(layout(path).version).toBe(12);
   });
 
   it("files under both roles the users' role changes a file version 7 wrote, keeping its records", async () => {
@@ -438,7 +438,7 @@ describe('sqlite store', () => {
     undoVersion8(db);
     db.exec(`INSERT INTO audit_records SELECT 'damaged', at, app, team_id, user_id, role, changes,
       before_source, outcome, service_message, error_kind, promoted_from, approval, 'not json',
-      NULL, NULL, NULL FROM audit_records WHERE ref = 'move-1'`);
+      NULL, NULL, NULL, NULL FROM audit_records WHERE ref = 'move-1'`);
     db.exec('PRAGMA user_version = 7');
     db.close();
 
@@ -551,7 +551,7 @@ describe('sqlite store', () => {
       const fresh = join(dir, 'fresh.sqlite');
       await openStore(fresh).close();
       expect(layout(migrated)).toEqual(layout(fresh));
-      expect(layout(migrated).version).toBe(11);
+      expect(layout(migrated).version).toBe(12);
     });
 
     it('keeps every row, each in the default app', async () => {
@@ -651,7 +651,7 @@ describe('sqlite store', () => {
       const at = Date.now() + 3_000;
       const totals = await Promise.all([open(), open(), open()]);
       expect(totals).toEqual(Array(3).fill(String(v1Audit().length)));
-      expect(layout(path).version).toBe(11);
+      expect(layout(path).version).toBe(12);
     });
   });
 });

@@ -345,6 +345,26 @@ function describeStoreContract(
         ]);
       });
 
+      it("keeps a containment's steps, a failed one among them, as written", async () => {
+        const contained = record({
+          ref: 'r-contain',
+          subject: { kind: 'containment', uid: 'u-7' },
+          changes: [
+            { key: 'sessions', before: ['0a1b2c3d'], after: [], explicit: false },
+            { key: 'bans', before: [], after: ['hiking'], explicit: false },
+            { key: 'status', before: 'active', after: 'deactivated', explicit: false },
+          ],
+          steps: [
+            { key: 'sessions', outcome: 'applied', message: 'every session revoked' },
+            { key: 'bans:hiking', outcome: 'failed', message: 'banning from hiking: refused' },
+            { key: 'status', outcome: 'applied', message: 'account deactivated' },
+          ],
+        });
+        await store.appendAudit(contained);
+        expect(await store.getAudit('r-contain')).toEqual(contained);
+        expect((await store.listAudit({ offset: 0, limit: 1 })).records).toEqual([contained]);
+      });
+
       it('reads one record by its ref, whichever its app, with a deleted role as it was', async () => {
         const deletion = record({
           ref: 'r-gone',
