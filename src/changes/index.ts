@@ -23,7 +23,9 @@ export {
   changeRecord,
   idPayload,
   type KeyChange,
+  MAX_DELETED_MESSAGES,
   METADATA_LIMIT,
+  type MessageDeletionChange,
   type ModerationChange,
   type ModerationStatus,
   type PermissionsChange,
@@ -51,16 +53,21 @@ export { replyPrivately } from './replies.ts';
 export { requestApproval } from './request.ts';
 export { revertButton } from './revert-view.ts';
 export {
+  type AskedDeletion,
   type AskedRoleChange,
   type AskedUserChange,
   confirmView,
+  DELETE_MESSAGES_TITLE,
+  deletionQuestion,
+  messageDeletionOf,
+  messageDeletionReview,
   ROLE_CHANGE_TITLE,
   reviewRoleChange,
   reviewUserChange,
   subjectReviewView,
   USER_CHANGE_TITLE,
 } from './review.ts';
-export { messageView } from './views.ts';
+export { chunkedSections, messageView } from './views.ts';
 
 /**
  * Registers the road's listeners: the review's Apply (or Request approval), Approve and Reject,

@@ -10,6 +10,7 @@ import { ACTIONS } from '../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../slack/mrkdwn.ts';
 import type { AuditRecord } from '../store/store.ts';
 import { type Change, changeRecord, METADATA_LIMIT, ROLE_FIELDS } from './change.ts';
+import { deletionIrreversible } from './kinds/message-deletion.ts';
 import { DECISION_WORDS, moderationIrreversible } from './kinds/moderation.ts';
 import { roleChangeLines } from './kinds/role.ts';
 import { fieldValueText, RULE_FIELDS, ruleChangeLines } from './kinds/rule-fields.ts';
@@ -37,6 +38,7 @@ export function revertButton(
   label = 'Revert',
 ): Button | undefined {
   if (record.outcome !== 'applied' || moderationIrreversible(record)) return undefined;
+  if (deletionIrreversible(record)) return undefined;
   return button(label, `${ACTIONS.revertChange}:${record.ref}`, write({ revert: record.ref }));
 }
 
@@ -110,6 +112,9 @@ function inverseWords(change: Change): string {
       return `mark message ${code(change.messageId)} ${DECISION_WORDS[change.changes[0]?.after === 'approved' ? 'approved' : 'disapproved']} instead`;
     case 'rule':
       return `put the rule ${target} back as it was before`;
+    case 'message-deletion':
+      // Never reached: revertOf offers no inverse of a deletion (deletionIrreversible).
+      return `bring back ${counted(change.changes.length, 'message')} of ${code(change.sender)}`;
   }
 }
 

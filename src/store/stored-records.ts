@@ -77,6 +77,8 @@ export const ChangeSubjectSchema = z.discriminatedUnion('kind', [
   }),
   // A moderation rule, replaced whole by one PUT; the record's `role` is the rule's id.
   z.object({ kind: z.literal('rule') }),
+  // One user's messages deleted (the keys are their ids), soft or permanently; never their text.
+  z.object({ kind: z.literal('messages'), sender: z.string(), permanent: z.boolean() }),
 ]);
 export type ChangeSubject = z.infer<typeof ChangeSubjectSchema>;
 

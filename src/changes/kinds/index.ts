@@ -1,6 +1,7 @@
 import { inApp } from '../../replies/sentences.ts';
 import type { Change } from '../change.ts';
 import type { Kind } from './kind.ts';
+import { messageDeletionKind } from './message-deletion.ts';
 import { moderationKind } from './moderation.ts';
 import { permissionsKind } from './permissions.ts';
 import { roleKind } from './role.ts';
@@ -27,6 +28,8 @@ export function kindOf(change: Change): Kind {
       return moderationKind(change);
     case 'rule':
       return ruleKind(change);
+    case 'message-deletion':
+      return messageDeletionKind(change);
   }
 }
 
