@@ -96,6 +96,9 @@ function subjectPart(record: AuditRecord): string {
   if (subject?.kind === 'user') return `user ${code(subject.uid)} (role ${code(record.role)})`;
   if (subject?.kind === 'role') return `role ${code(record.role)} (${ROLE_ACTION[subject.action]})`;
   if (subject?.kind === 'message') return `${subject.queue} message ${code(subject.id)}`;
+  if (subject?.kind === 'messages') {
+    return `messages of ${code(subject.sender)} (${subject.permanent ? 'deleted permanently' : 'deleted'})`;
+  }
   return `role ${code(record.role)}`;
 }
 
@@ -104,7 +107,11 @@ const ROLE_ACTION = { create: 'created', update: 'renamed or described', delete:
 
 /** The uid a record's change acted on, for a change to a user. */
 const uidOf = (record: AuditRecord) =>
-  record.subject?.kind === 'user' ? record.subject.uid : undefined;
+  record.subject?.kind === 'user'
+    ? record.subject.uid
+    : record.subject?.kind === 'messages'
+      ? record.subject.sender
+      : undefined;
 
 /** One record in one line (the Home tab's recent changes): the headline and the keys. */
 export function auditSummaryLine(record: AuditRecord): string {
