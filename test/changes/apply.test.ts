@@ -88,6 +88,8 @@ function setup(
       updateRole: () => Promise.reject(new Error('not a role change')),
       deleteRole: () => Promise.reject(new Error('not a role change')),
       listAllRoles: () => Promise.reject(new Error('not a role change')),
+      getMessage: () => Promise.reject(new Error('not a deletion of messages')),
+      deleteMessage: () => Promise.reject(new Error('not a deletion of messages')),
       getRule: () => Promise.reject(new Error('not a rule change')),
       updateRule: () => Promise.reject(new Error('not a rule change')),
     },

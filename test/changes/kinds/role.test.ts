@@ -137,6 +137,8 @@ describe('sending a change to a role itself', () => {
       deleteRole: () => deleted,
       updateRole: notAsked,
       listAllRoles: notAsked,
+      getMessage: notAsked,
+      deleteMessage: notAsked,
       unsetRolePermission: notAsked,
       setUserRole: notAsked,
       deactivateUsers: notAsked,

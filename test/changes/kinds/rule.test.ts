@@ -45,6 +45,7 @@ function reads(found: ModerationRule | Error): Reads {
         listBlockedMessages: () => Promise.reject(new Error('not asked')),
         getUser: () => Promise.reject(new Error('not asked')),
         listAllRoles: () => Promise.reject(new Error('not asked')),
+        getMessage: () => Promise.reject(new Error('not asked')),
       },
     },
   };
@@ -73,6 +74,8 @@ function client(sent: RuleUpdate[], answer: (r: RuleUpdate) => ModerationRule): 
     updateRole: notAsked,
     deleteRole: notAsked,
     listAllRoles: notAsked,
+    getMessage: notAsked,
+    deleteMessage: notAsked,
   };
 }
 
