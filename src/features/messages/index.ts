@@ -16,7 +16,7 @@ export const messages: Feature = {
   subcommands: [
     subcommand({
       names: ['messages'],
-      usage: `${MESSAGES_USAGE} - the messages a user sent, newest first (\`since:\`/\`until:\` as for calls; the text for moderators only); _Delete_ for editors, permanently for moderators`,
+      usage: `${MESSAGES_USAGE} - what a user sent, newest first (text for moderators only); _Delete_ for editors`,
       parse: parseMessageWords,
       progress: (words, { app, deps }) =>
         `Reading the messages of ${code(words.uid)}${inApp(appNameIfMultiple(deps.apps, app))}…`,
