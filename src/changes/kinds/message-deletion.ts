@@ -17,6 +17,11 @@ import { type Kind, NO_FACTS } from './kind.ts';
 export const NO_UNDELETE =
   'CometChat documents no way to bring a deleted message back (a soft-deleted one stays deleted).';
 
+/** Said of a message CometChat no longer has: deleted permanently meanwhile, or never there. */
+export function messageGoneSentence(id: string): string {
+  return `Message ${code(id)} is no longer there (deleted permanently, or never there), so nothing was sent.`;
+}
+
 /** What the kind reads to ask "is it still as reviewed?". */
 export type MessageReads = Pick<AccountOperations, 'getMessage'>;
 
@@ -83,9 +88,7 @@ export function changedSentence(
 ): string | undefined {
   for (const [index, { key }] of change.changes.entries()) {
     const message = now[index];
-    if (!message) {
-      return `Message ${code(key)} is no longer there (deleted permanently meanwhile, or never there), so nothing was sent.`;
-    }
+    if (!message) return messageGoneSentence(key);
     if (message.sender !== change.sender) {
       return `Message ${code(key)} was not sent by ${code(change.sender)}, so nothing was sent.`;
     }

@@ -14,6 +14,7 @@ import {
   DELETE_MESSAGES_TITLE,
   messageDeletionOf,
   messageDeletionReview,
+  messageGoneSentence,
   OPEN_CHECK_DEADLINE_MS,
   replyPrivately,
 } from '../../changes/index.ts';
@@ -50,11 +51,6 @@ import { PageValueSchema, readPage } from './message-page.ts';
 // again (a permanent delete: editor and moderator), reads each message again, and audits.
 
 const MessageValue = z.object({ m: z.string().refine((id) => messageIdProblem(id) === undefined) });
-
-/** Said of a message CometChat no longer has. */
-export function goneSentence(id: string): string {
-  return `Message ${code(id)} is no longer there (deleted permanently, or never there), so nothing was changed.`;
-}
 
 export function registerMessageDeletion(bolt: App, deps: AppDeps): void {
   bolt.action<BlockAction<ButtonAction>>(
@@ -111,7 +107,7 @@ function createDeleteButton(deps: AppDeps) {
         messageIfAny(app, value.m),
         readerOf(app, body.user.id),
       ]);
-      if (!message) return messageModal(DELETE_MESSAGES_TITLE, goneSentence(value.m));
+      if (!message) return messageModal(DELETE_MESSAGES_TITLE, messageGoneSentence(value.m));
       const item = carriedMessage(message);
       if (reader.moderator) {
         const options = { write: valueWriter(app), permanent: true, preselected: item.i };
