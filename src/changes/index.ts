@@ -34,7 +34,7 @@ export {
   SubmittedValueSchema,
 } from './change.ts';
 export { type AppLabel, appLabel, type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
-export { messageGoneSentence } from './kinds/message-deletion.ts';
+export { messageGoneSentence, messageIfAny } from './kinds/message-deletion.ts';
 export { noRevertReason } from './kinds/moderation.ts';
 export { type Baseline, baselineFrom } from './kinds/permissions.ts';
 export { ruleIfAny } from './kinds/rule.ts';

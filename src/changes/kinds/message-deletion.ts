@@ -60,7 +60,7 @@ export function messageDeletionKind(change: MessageDeletionChange): Kind {
       return { results };
     },
     async sinceReview({ app }) {
-      const now = await Promise.all(ids.map((id) => messageNow(app.cometchat, id)));
+      const now = await Promise.all(ids.map((id) => messageIfAny(app.cometchat, id)));
       const why = changedSentence(change, now);
       return { changed: why !== undefined, has: hasDeletion(change, now), why };
     },
@@ -69,7 +69,10 @@ export function messageDeletionKind(change: MessageDeletionChange): Kind {
 }
 
 /** A message as CometChat has it now: undefined when it has none (deleted permanently). */
-async function messageNow(client: MessageReads, id: string): Promise<ChatMessage | undefined> {
+export async function messageIfAny(
+  client: MessageReads,
+  id: string,
+): Promise<ChatMessage | undefined> {
   try {
     return await client.getMessage(id);
   } catch (error) {

@@ -15,11 +15,10 @@ import {
   messageDeletionOf,
   messageDeletionReview,
   messageGoneSentence,
+  messageIfAny,
   OPEN_CHECK_DEADLINE_MS,
   replyPrivately,
 } from '../../changes/index.ts';
-import type { ChatMessage } from '../../cometchat/account-model.ts';
-import { isCometChatError } from '../../cometchat/errors.ts';
 import { messageIdProblem } from '../../cometchat/id-rules.ts';
 import { currentRequest, msLeft } from '../../request-context.ts';
 import { messageModal } from '../../slack/blocks.ts';
@@ -71,16 +70,6 @@ function editorRefused(deps: Pick<AppDeps, 'now'>, app: CometChatApp, userId: st
   return editRefusal(app.access, userId, currentRequest().log, 'change a user', { withinMs });
 }
 
-/** The message, or undefined when CometChat has none of that id. */
-async function messageIfAny(app: CometChatApp, id: string): Promise<ChatMessage | undefined> {
-  try {
-    return await app.cometchat.getMessage(id);
-  } catch (error) {
-    if (isCometChatError(error) && error.kind === 'not_found') return undefined;
-    throw error;
-  }
-}
-
 /** Where a review is shown: its app's writer, name and approvals. */
 function whereOf(deps: Pick<AppDeps, 'apps'>, app: CometChatApp) {
   return {
@@ -104,7 +93,7 @@ function createDeleteButton(deps: AppDeps) {
     const modal = { triggerId: body.trigger_id, title: DELETE_MESSAGES_TITLE };
     await loadIntoModal(deps, modal, async (viewId) => {
       const [message, reader] = await Promise.all([
-        messageIfAny(app, value.m),
+        messageIfAny(app.cometchat, value.m),
         readerOf(app, body.user.id),
       ]);
       if (!message) return messageModal(DELETE_MESSAGES_TITLE, messageGoneSentence(value.m));
