@@ -506,6 +506,7 @@ describe('loadConfig with several apps', () => {
       'approvals',
       'user',
       'users',
+      'messages',
       'moderation',
       'call',
       'calls',

@@ -79,7 +79,7 @@ describe('manifest.yml', () => {
         command: '/cometchat',
         should_escape: false,
         usage_hint:
-          '[app] roles · role (create | rename | describe | delete) <id> · compare <role> (<role> | <app> <app>) · perms <role> · approvals · user <uid> [can <action> | role <role> | contain] · users [text] · moderation [message id] · rules [compare <app> <app> | promote <rule> <app>] · call <sessionId> · calls [uid] [filters] · subscribe (calls [filters] | recordings | transcripts | moderation | rules) · digest daily [HH:MM] · subscriptions · audit [role] · apps · help',
+          '[app] roles · role (create | rename | describe | delete) <id> · compare <role> (<role> | <app> <app>) · perms <role> · approvals · user <uid> [can <action> | role <role> | contain] · users [text] · messages <uid> [filters] · moderation [message id] · rules [compare <app> <app> | promote <rule> <app>] · call <sessionId> · calls [uid] [filters] · subscribe (calls [filters] | recordings | transcripts | moderation | rules) · digest daily [HH:MM] · subscriptions · audit [role] · apps · help',
       }),
     ]);
   });

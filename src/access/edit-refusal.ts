@@ -14,7 +14,9 @@ export type EditAttempt =
   | 'change a role'
   | 'revert'
   /** A moderation decision (asked, reviewed, sent or reverted): for moderators, not editors. */
-  | 'moderate';
+  | 'moderate'
+  /** Messages deleted for good: for an editor who is a moderator too. */
+  | 'delete permanently';
 
 /** What the log calls a refused attempt that is not a permission edit. */
 const REFUSED_WHAT: Partial<Record<EditAttempt, string>> = {
@@ -36,6 +38,10 @@ export async function editRefusal(
   attempt: EditAttempt,
   limit: CheckLimit = {},
 ): Promise<string | undefined> {
+  if (attempt === 'delete permanently') {
+    const asEditor = await editRefusal(access, userId, log, 'change a user', limit);
+    return asEditor ?? (await editRefusal(access, userId, log, 'moderate', limit));
+  }
   const moderating = attempt === 'moderate';
   const refusal = moderating
     ? await access.moderatorRefusal(userId, log, limit)
@@ -50,7 +56,14 @@ export async function editRefusal(
   return refusal;
 }
 
-/** The step a change's authorisation is asked as: a moderation decision's, or `attempt`. Pure. */
-export function attemptOf(change: { kind: string }, attempt: EditAttempt): EditAttempt {
+/**
+ * The step a change's authorisation is asked as: a moderation decision's, a permanent deletion's,
+ * or `attempt`. Pure.
+ */
+export function attemptOf(
+  change: { kind: string; permanent?: boolean },
+  attempt: EditAttempt,
+): EditAttempt {
+  if (change.kind === 'message-deletion' && change.permanent) return 'delete permanently';
   return change.kind === 'moderation' ? 'moderate' : attempt;
 }

@@ -10,6 +10,7 @@ import { type Change, changeOf, subjectOf } from './change.ts';
 import { containmentSteps } from './containment-view.ts';
 import type { AppLabel } from './deps.ts';
 import { kindOf } from './kinds/index.ts';
+import { deletionIrreversible } from './kinds/message-deletion.ts';
 import { moderationIrreversible } from './kinds/moderation.ts';
 import { roleAsk, roleChangeLines } from './kinds/role.ts';
 import { ruleChangeLines } from './kinds/rule-fields.ts';
@@ -59,6 +60,8 @@ function checkWhat(request: Pick<ApprovalRequest, 'subject'>): string {
       return 'the user';
     case 'message':
       return 'whether the message still waits in `/cometchat moderation`';
+    case 'messages':
+      return `the messages (\`/cometchat messages ${request.subject.sender}\`)`;
     case 'rule':
       return 'the rule';
     default:
@@ -71,6 +74,8 @@ function staleLine(request: Pick<ApprovalRequest, 'subject'>): string {
   switch (request.subject?.kind) {
     case 'message':
       return `:warning: Message ${code(request.subject.id)} was decided meanwhile; nothing was sent.`;
+    case 'messages':
+      return `:warning: A message to delete was gone or deleted meanwhile, so nothing was sent. ${askAgain(request)}`;
     case 'user':
     case 'containment':
       return `:warning: The user changed in CometChat since this request was made, so nothing was sent. ${askAgain(request)}`;
@@ -98,6 +103,8 @@ export function askAgain(request: Pick<ApprovalRequest, 'subject'>): string {
       return 'Ask again from `/cometchat rules`.';
     case 'message':
       return 'Ask again from `/cometchat moderation` if it still waits.';
+    case 'messages':
+      return `Ask again from \`/cometchat messages ${request.subject.sender}\`.`;
     default:
       return 'Ask again from the editor.';
   }
@@ -123,10 +130,10 @@ function requestedLines(change: Change): string[] {
   if (change.kind === 'containment') return containmentSteps(change);
   const lines = change.changes.map((c) => changeLine(c, change.kind));
   // The approver is told what cannot be undone, as the requester's review said.
-  const irreversible = moderationIrreversible({
-    subject: subjectOf(change),
-    changes: change.changes,
-  });
+  const subject = subjectOf(change);
+  const irreversible =
+    moderationIrreversible({ subject, changes: change.changes }) ??
+    deletionIrreversible({ subject });
   return irreversible ? [...lines, `Its record will have no _Revert_: ${irreversible}`] : lines;
 }
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   MAX_ROLE_DESCRIPTION,
   MAX_ROLE_NAME,
+  messageIdProblem,
   ruleIdProblem,
   UidSchema,
 } from '../cometchat/id-rules.ts';
@@ -131,6 +132,19 @@ export interface ContainmentChange extends ChangeFields {
   uid: string;
 }
 
+/**
+ * One user's messages deleted: one key per message (its id), from `sent` (or `deleted`, soft,
+ * for one deleted permanently) to `deleted` or `deleted permanently`. Its `role` is empty; the
+ * record names the messages' ids, never their text.
+ */
+export interface MessageDeletionChange extends ChangeFields {
+  kind: 'message-deletion';
+  /** The uid whose messages they are. */
+  sender: string;
+  /** Removed for good (after a second confirmation, by a moderator); else soft. */
+  permanent: boolean;
+}
+
 export type Change =
   | PermissionsChange
   | RoleChange
@@ -138,7 +152,11 @@ export type Change =
   | AccountChange
   | ModerationChange
   | RuleChange
-  | ContainmentChange;
+  | ContainmentChange
+  | MessageDeletionChange;
+
+/** At most this many messages are deleted by one change: a page of them, with room to spare. */
+export const MAX_DELETED_MESSAGES = 20;
 
 /**
  * What a moderation decision acts on, as Slack carries it back: a message id, its queue, and why
@@ -300,6 +318,29 @@ export function containmentProblem(
     : 'a revert of a containment is status, then bans';
 }
 
+/** The keys of a deletion of messages: each message once, each deleted the one way. */
+const MessageDeletionChangesSchema = z
+  .array(
+    KeyChangeSchema.extend({
+      key: z.string().refine((id) => messageIdProblem(id) === undefined),
+      before: z.enum(['sent', 'deleted']),
+      after: z.enum(['deleted', 'deleted permanently']),
+    }),
+  )
+  .min(1)
+  .max(MAX_DELETED_MESSAGES)
+  .refine((changes) => new Set(changes.map((c) => c.key)).size === changes.length);
+
+/** Whether the keys delete the way the subject says: soft only what is not deleted yet. Pure. */
+function deletesAsSaid(
+  permanent: boolean,
+  changes: readonly { before: string; after: string }[],
+): boolean {
+  return changes.every(({ before, after }) =>
+    permanent ? after === 'deleted permanently' : before === 'sent' && after === 'deleted',
+  );
+}
+
 /**
  * A change as it comes back from Slack (a review's metadata, signed for its app): a role's
  * changed keys; with a `subject` (a uid the app could have sent), exactly one change to that
@@ -342,6 +383,11 @@ export const ChangeSchema = z
       subject: z.object({ kind: z.literal('containment'), uid: UidSchema }),
       changes: ContainmentChangesSchema,
     }).refine((m) => containmentProblem(m.changes) === undefined),
+    FieldsSchema.extend({
+      role: z.literal(''),
+      subject: z.object({ kind: z.literal('messages'), sender: UidSchema, permanent: z.boolean() }),
+      changes: MessageDeletionChangesSchema,
+    }).refine(({ subject, changes }) => deletesAsSaid(subject.permanent, changes)),
   ])
   .transform(({ subject, changes, seenAt, ...fields }): Change => {
     const common = {
@@ -367,6 +413,10 @@ function withKind(fields: ChangeFields, subject: ChangeSubject | undefined): Cha
   if (subject?.kind === 'role') return { kind: 'role', action: subject.action, ...fields };
   if (subject?.kind === 'rule') return { kind: 'rule', ...fields };
   if (subject?.kind === 'containment') return { kind: 'containment', uid: subject.uid, ...fields };
+  if (subject?.kind === 'messages') {
+    const { sender, permanent } = subject;
+    return { kind: 'message-deletion', sender, permanent, ...fields };
+  }
   if (subject?.kind !== 'user') return { kind: 'permissions', ...fields };
   const account = fields.changes[0]?.key === 'status';
   return { kind: account ? 'account' : 'user-role', uid: subject.uid, ...fields };
@@ -393,6 +443,8 @@ export function subjectOf(change: Change): ChangeSubject | undefined {
       return { kind: 'rule' };
     case 'containment':
       return { kind: 'containment', uid: change.uid };
+    case 'message-deletion':
+      return { kind: 'messages', sender: change.sender, permanent: change.permanent };
   }
 }
 

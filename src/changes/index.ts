@@ -23,7 +23,9 @@ export {
   changeRecord,
   idPayload,
   type KeyChange,
+  MAX_DELETED_MESSAGES,
   METADATA_LIMIT,
+  type MessageDeletionChange,
   type ModerationChange,
   type ModerationStatus,
   type PermissionsChange,
@@ -40,6 +42,7 @@ export {
 } from './containment-view.ts';
 export { type AppLabel, appLabel, type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
 export { MAX_CONTAINMENT_DELETIONS, messagesSince } from './kinds/containment.ts';
+export { messageGoneSentence, messageIfAny } from './kinds/message-deletion.ts';
 export { noRevertReason } from './kinds/moderation.ts';
 export { type Baseline, baselineFrom } from './kinds/permissions.ts';
 export { ruleIfAny } from './kinds/rule.ts';
@@ -59,16 +62,21 @@ export { replyPrivately } from './replies.ts';
 export { requestApproval } from './request.ts';
 export { revertButton } from './revert-view.ts';
 export {
+  type AskedDeletion,
   type AskedRoleChange,
   type AskedUserChange,
   confirmView,
+  DELETE_MESSAGES_TITLE,
+  deletionQuestion,
+  messageDeletionOf,
+  messageDeletionReview,
   ROLE_CHANGE_TITLE,
   reviewRoleChange,
   reviewUserChange,
   subjectReviewView,
   USER_CHANGE_TITLE,
 } from './review.ts';
-export { messageView } from './views.ts';
+export { chunkedSections, messageView } from './views.ts';
 
 /**
  * Registers the road's listeners: the review's Apply (or Request approval), Approve and Reject,

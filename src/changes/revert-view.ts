@@ -12,6 +12,7 @@ import type { AuditRecord } from '../store/store.ts';
 import { type Change, changeRecord, METADATA_LIMIT, ROLE_FIELDS } from './change.ts';
 import { containmentSteps } from './containment-view.ts';
 import { contains } from './kinds/containment.ts';
+import { deletionIrreversible } from './kinds/message-deletion.ts';
 import { DECISION_WORDS, moderationIrreversible } from './kinds/moderation.ts';
 import { roleChangeLines } from './kinds/role.ts';
 import { fieldValueText, RULE_FIELDS, ruleChangeLines } from './kinds/rule-fields.ts';
@@ -41,6 +42,7 @@ export function revertButton(
   if (record.outcome !== 'applied' || moderationIrreversible(record)) return undefined;
   // A containment's revert (a release) is not put back: the user is contained again instead.
   if (record.subject?.kind === 'containment' && !contains(record)) return undefined;
+  if (deletionIrreversible(record)) return undefined;
   return button(label, `${ACTIONS.revertChange}:${record.ref}`, write({ revert: record.ref }));
 }
 
@@ -116,6 +118,9 @@ function inverseWords(change: Change): string {
       return `put the rule ${target} back as it was before`;
     case 'containment':
       return `release ${code(change.uid)}: reactivate the account, then lift the bans it made`;
+    case 'message-deletion':
+      // Never reached: revertOf offers no inverse of a deletion (deletionIrreversible).
+      return `bring back ${counted(change.changes.length, 'message')} of ${code(change.sender)}`;
   }
 }
 

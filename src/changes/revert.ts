@@ -18,6 +18,7 @@ import {
   userKeyChange,
 } from './change.ts';
 import { contains, guidsOf } from './kinds/containment.ts';
+import { deletionIrreversible } from './kinds/message-deletion.ts';
 import { moderationIrreversible } from './kinds/moderation.ts';
 import {
   RULE_FIELDS,
@@ -105,7 +106,7 @@ export function revertOf(record: AuditRecord, now: Now): Revert {
   const target = record.subject;
   let revert: Revert;
   const action = target?.kind === 'role' ? target.action : undefined;
-  const irreversible = moderationIrreversible(record);
+  const irreversible = moderationIrreversible(record) ?? deletionIrreversible(record);
   if (irreversible) revert = none(`${irreversible} Nothing was sent.`);
   else if (target?.kind === 'user') revert = userRevert(record, target.uid, now);
   else if (target?.kind === 'containment') revert = containmentRevert(record, target.uid, now);

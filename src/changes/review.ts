@@ -11,12 +11,15 @@ import {
   type Change,
   changeId,
   changeRecord,
+  idPayload,
   METADATA_LIMIT,
+  type MessageDeletionChange,
   type PermissionsChange,
   type PromotedFrom,
   type RoleChange,
   type UserRoleChange,
 } from './change.ts';
+import { NO_UNDELETE } from './kinds/message-deletion.ts';
 import { changeLine, chunkedSections, holdersLine, messageView, reasonInput } from './views.ts';
 
 // The review of a change: the modal that says exactly what it does, each value before and after,
@@ -165,6 +168,8 @@ export interface SubjectReview {
   note: string;
   privateMetadata: string;
   approvalChannel: string | undefined;
+  /** The submit button's label when no approval is asked for (else "Apply"). */
+  submit?: string | undefined;
 }
 
 /** The review modal of a change to a user or to a role itself, or of a revert. Pure. */
@@ -177,7 +182,7 @@ export function subjectReviewView(review: SubjectReview): View {
     type: 'modal',
     callback_id: CALLBACKS.permissionsConfirm,
     title: plain(approvalChannel ? 'Request approval' : review.title, 24),
-    submit: plain(approvalChannel ? 'Request approval' : 'Apply', 24),
+    submit: plain(approvalChannel ? 'Request approval' : (review.submit ?? 'Apply'), 24),
     close: plain('Cancel', 24),
     private_metadata: review.privateMetadata,
     blocks: [
@@ -234,4 +239,81 @@ function seenNote({ seenAt }: Pick<PermissionsChange, 'seenAt'>): string {
 
 function promotedNote(from: PromotedFrom, appName: string | undefined): string {
   return `Promoted from *${escapeMrkdwn(from.app)}* (its change ${code(from.ref)}): the same keys and values, compared with what ${appName ? `*${escapeMrkdwn(appName)}*` : 'this app'} last returned.`;
+}
+
+/** The title of every modal of a deletion of messages, whichever feature draws it. */
+export const DELETE_MESSAGES_TITLE = 'Delete messages';
+
+/** A deletion of one user's messages, as a person chose it. */
+export interface AskedDeletion {
+  sender: string;
+  permanent: boolean;
+  /** Each message, and whether it is (soft) deleted already. */
+  messages: readonly { id: string; deleted: boolean }[];
+}
+
+/** The change a person asked of a user's messages (see userChangeOf for `origin`). Pure. */
+export function messageDeletionOf(
+  app: string,
+  asked: AskedDeletion,
+  origin: string,
+): MessageDeletionChange {
+  const after = asked.permanent ? 'deleted permanently' : 'deleted';
+  const changes = asked.messages.map(({ id, deleted }) => ({
+    key: id,
+    before: deleted ? 'deleted' : 'sent',
+    after,
+    explicit: false,
+  }));
+  return {
+    kind: 'message-deletion',
+    sender: asked.sender,
+    permanent: asked.permanent,
+    role: '',
+    id: changeId(origin, app, `messages:${asked.sender}`, idPayload(changes)),
+    changes,
+  };
+}
+
+/** What a deletion does, in one question: soft, or named as permanent. Pure. */
+export function deletionQuestion(
+  change: Pick<MessageDeletionChange, 'sender' | 'permanent' | 'changes'>,
+  appName?: string,
+): string {
+  const what = `${counted(change.changes.length, 'message')} of ${code(change.sender)}${inApp(appName)}`;
+  return change.permanent
+    ? `Delete ${what} *permanently*? They cannot be brought back.`
+    : `Delete ${what}? A soft delete: CometChat keeps them and shows them as deleted.`;
+}
+
+/**
+ * The review of a deletion of messages on the road (Apply goes the road): a soft deletion's
+ * review, or a permanent one's last confirmation, which names it as permanent. `details` name
+ * each message (ids, times, where; never its text). Too large to carry: why there is none. Pure.
+ */
+export function messageDeletionReview(
+  change: MessageDeletionChange,
+  details: readonly string[],
+  where: {
+    write: (value: Record<string, unknown>) => string;
+    appName?: string | undefined;
+    approvalChannel: string | undefined;
+  },
+): View {
+  const metadata = where.write(changeRecord(change));
+  if (metadata.length > METADATA_LIMIT) {
+    return messageView(
+      DELETE_MESSAGES_TITLE,
+      'Too many messages to carry through Slack in one review; nothing was sent. Choose fewer.',
+    );
+  }
+  return subjectReviewView({
+    title: DELETE_MESSAGES_TITLE,
+    question: deletionQuestion(change, where.appName),
+    details,
+    note: `Each message is read again when the deletion is sent: one gone or deleted meanwhile stops it, and nothing is sent. The record names the messages' ids, never their text, and has no _Revert_: ${NO_UNDELETE}`,
+    privateMetadata: metadata,
+    approvalChannel: where.approvalChannel,
+    submit: change.permanent ? 'Delete permanently' : 'Delete',
+  });
 }

@@ -59,6 +59,7 @@ export function changeLine(
   kind?: Change['kind'],
   catalogue: Catalogue = SHIPPED_CATALOGUE,
 ): string {
+  if (kind === 'message-deletion') return deletionLine(change);
   const key = permissionKeyText(change.key, catalogue);
   const spec = catalogue.spec(change.key);
   const ids = holdsRoleIds(
@@ -82,6 +83,11 @@ export function changeLine(
     return `${key}: ${parts.join(', ') || now} _(now ${now})_`;
   }
   return `${key}: ${permissionValueText(change.before, ids)} → *${permissionValueText(change.after, ids)}*`;
+}
+
+/** A message a deletion names: its id, from what it was to what the deletion makes it. Pure. */
+function deletionLine({ key, before, after }: KeyChange): string {
+  return `Message ${code(key)}: ${String(before ?? 'sent')} → *${String(after)}*`;
 }
 
 /** Who a change of a role's permissions reaches: every user who holds the role. */

@@ -147,7 +147,19 @@ export function toModeratedMessage(record: ModeratedMessageRecord): ModeratedMes
 }
 
 function conversationIdOf({ sender, receiver, receiverType }: ModeratedMessageRecord): string {
-  return receiverType === 'group' ? `group_${receiver}` : [sender, receiver].sort().join('_user_');
+  return receiverType === 'group'
+    ? groupConversationId(receiver)
+    : userConversationId(sender, receiver);
+}
+
+/** Two users' conversation id as CometChat makes it: the two uids sorted, joined by `_user_`. */
+export function userConversationId(one: string, other: string): string {
+  return [one, other].sort().join('_user_');
+}
+
+/** A group's conversation id as CometChat makes it. */
+export function groupConversationId(guid: string): string {
+  return `group_${guid}`;
 }
 
 export function toFlaggedMessage(item: FlaggedItem): FlaggedMessage {

@@ -14,6 +14,7 @@ import type { Feature } from './feature.ts';
 import { helpMessage } from './help/help-view.ts';
 import { help } from './help/index.ts';
 import { createHome, registerHome } from './home/home.ts';
+import { messages } from './messages/index.ts';
 import { homeModeration, moderation } from './moderation/index.ts';
 import { editorOpener, permissions } from './permissions/index.ts';
 import { roles } from './roles/index.ts';
@@ -31,6 +32,7 @@ export const FEATURES: readonly Feature[] = [
   permissions,
   approvals,
   users,
+  messages,
   moderation,
   calls,
   alerts,

@@ -60,6 +60,11 @@ export const ACTIONS = {
    * value, signed for its app, is the queue's item value: `{ m }`, the message's id.
    */
   reviewModerationItem: 'moderation_review',
+  /** A user's messages: Older and Newer; each carries the filters and CometChat's cursor, signed. */
+  messagesPage: 'messages_page',
+  /** A message's _Delete_, followed by `:<message id>`; "Delete several…" of the page. */
+  messagesDelete: 'messages_delete',
+  messagesDeleteSeveral: 'messages_delete_several',
 } as const;
 
 export const CALLBACKS = {
@@ -78,6 +83,9 @@ export const CALLBACKS = {
   /** The moderation queue's "Decide several": the choice, then its review. */
   moderationBulkPick: 'moderation_bulk_pick',
   moderationBulkApply: 'moderation_bulk_apply',
+  /** A user's messages to delete: the choice, then (permanently) the review before the last confirmation. */
+  messagesDeleteChoose: 'messages_delete_choose',
+  messagesDeletePermanent: 'messages_delete_permanent',
 } as const;
 
 export const BLOCKS = {

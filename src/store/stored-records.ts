@@ -79,6 +79,8 @@ export const ChangeSubjectSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('rule') }),
   // An account contained (or its containment reverted): its steps are the record's keys.
   z.object({ kind: z.literal('containment'), uid: z.string() }),
+  // One user's messages deleted (the keys are their ids), soft or permanently; never their text.
+  z.object({ kind: z.literal('messages'), sender: z.string(), permanent: z.boolean() }),
 ]);
 export type ChangeSubject = z.infer<typeof ChangeSubjectSchema>;
 

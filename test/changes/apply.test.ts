@@ -88,6 +88,8 @@ function setup(
       updateRole: () => Promise.reject(new Error('not a role change')),
       deleteRole: () => Promise.reject(new Error('not a role change')),
       listAllRoles: () => Promise.reject(new Error('not a role change')),
+      getMessage: () => Promise.reject(new Error('not a deletion of messages')),
+      deleteMessage: () => Promise.reject(new Error('not a deletion of messages')),
       getRule: () => Promise.reject(new Error('not a rule change')),
       updateRule: () => Promise.reject(new Error('not a rule change')),
       // Nor an account in trouble.
@@ -95,7 +97,6 @@ function setup(
       banGroupMember: () => Promise.reject(new Error('not a containment')),
       unbanGroupMember: () => Promise.reject(new Error('not a containment')),
       listMessages: () => Promise.reject(new Error('not a containment')),
-      deleteMessage: () => Promise.reject(new Error('not a containment')),
     },
   };
   const context = {

@@ -2,6 +2,7 @@ import { inApp } from '../../replies/sentences.ts';
 import type { Change } from '../change.ts';
 import { containmentKind } from './containment.ts';
 import type { Kind } from './kind.ts';
+import { messageDeletionKind } from './message-deletion.ts';
 import { moderationKind } from './moderation.ts';
 import { permissionsKind } from './permissions.ts';
 import { roleKind } from './role.ts';
@@ -30,6 +31,8 @@ export function kindOf(change: Change): Kind {
       return ruleKind(change);
     case 'containment':
       return containmentKind(change);
+    case 'message-deletion':
+      return messageDeletionKind(change);
   }
 }
 

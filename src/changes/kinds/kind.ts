@@ -43,7 +43,12 @@ export type ChangeClient = Pick<
   > &
   Pick<
     AccountOperations,
-    'revokeAllSessions' | 'listMessages' | 'deleteMessage' | 'banGroupMember' | 'unbanGroupMember'
+    | 'revokeAllSessions'
+    | 'listMessages'
+    | 'getMessage'
+    | 'deleteMessage'
+    | 'banGroupMember'
+    | 'unbanGroupMember'
   >;
 
 /** Where "is it still as reviewed?" is asked: the store (a role's map), CometChat (the rest). */
@@ -51,7 +56,8 @@ export interface Reads {
   store: Pick<Store, 'getKnownPermissions'>;
   app: Pick<CometChatApp, 'name'> & {
     cometchat: Pick<CometChatClient, 'getUser' | 'listAllRoles'> &
-      Pick<ModerationOperations, 'listFlaggedMessages' | 'listBlockedMessages' | 'getRule'>;
+      Pick<ModerationOperations, 'listFlaggedMessages' | 'listBlockedMessages' | 'getRule'> &
+      Pick<AccountOperations, 'getMessage'>;
   };
 }
 

@@ -102,6 +102,9 @@ function subjectPart(record: AuditRecord): string {
     const what = record.reverts ? 'released' : 'contained';
     return `user ${code(subject.uid)} ${what} (role ${code(record.role)})`;
   }
+  if (subject?.kind === 'messages') {
+    return `messages of ${code(subject.sender)} (${subject.permanent ? 'deleted permanently' : 'deleted'})`;
+  }
   return `role ${code(record.role)}`;
 }
 
@@ -112,7 +115,9 @@ const ROLE_ACTION = { create: 'created', update: 'renamed or described', delete:
 const uidOf = (record: AuditRecord) =>
   record.subject?.kind === 'user' || record.subject?.kind === 'containment'
     ? record.subject.uid
-    : undefined;
+    : record.subject?.kind === 'messages'
+      ? record.subject.sender
+      : undefined;
 
 /** One record in one line (the Home tab's recent changes): the headline and the keys. */
 export function auditSummaryLine(record: AuditRecord): string {

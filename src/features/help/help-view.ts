@@ -1,3 +1,4 @@
+import { chunkedSections } from '../../changes/index.ts';
 import { UID_CASE_SENTENCE } from '../../replies/sentences.ts';
 import { context, header, section } from '../../slack/blocks.ts';
 import type { SlackMessage } from '../../slack/deliver.ts';
@@ -23,7 +24,8 @@ export function helpMessage(
     text: `CometChat ops: ${commands.map((c) => c.names[0]).join(', ')}.`,
     blocks: [
       header('CometChat ops'),
-      section(commands.map((c) => c.usage).join('\n')),
+      // Every usage line, in as few sections as Slack's 3000 characters a section allow.
+      ...chunkedSections(commands.map((c) => c.usage)),
       ...choosing,
       context([
         "Replies are visible only to you; use *Share in channel* on a reply to show it to everyone. The shortcuts *Look up call* (on a message) and *Look up a call* (anywhere) find calls too, and the app's *Home* tab shows each app, your approvals and the latest changes.",

@@ -51,6 +51,7 @@ function fakeClient(queues: { flagged?: string[]; blocked?: string[] } = {}) {
     updateRule: notAsked,
     getUser: notAsked,
     listAllRoles: notAsked,
+    getMessage: notAsked,
   };
   return { sent, client };
 }

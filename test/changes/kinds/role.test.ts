@@ -137,6 +137,8 @@ describe('sending a change to a role itself', () => {
       deleteRole: () => deleted,
       updateRole: notAsked,
       listAllRoles: notAsked,
+      getMessage: notAsked,
+      deleteMessage: notAsked,
       unsetRolePermission: notAsked,
       setUserRole: notAsked,
       deactivateUsers: notAsked,
@@ -151,7 +153,6 @@ describe('sending a change to a role itself', () => {
       banGroupMember: notAsked,
       unbanGroupMember: notAsked,
       listMessages: notAsked,
-      deleteMessage: notAsked,
       getRule: notAsked,
       updateRule: notAsked,
     };

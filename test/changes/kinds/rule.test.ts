@@ -45,6 +45,7 @@ function reads(found: ModerationRule | Error): Reads {
         listBlockedMessages: () => Promise.reject(new Error('not asked')),
         getUser: () => Promise.reject(new Error('not asked')),
         listAllRoles: () => Promise.reject(new Error('not asked')),
+        getMessage: () => Promise.reject(new Error('not asked')),
       },
     },
   };
@@ -77,6 +78,7 @@ function client(sent: RuleUpdate[], answer: (r: RuleUpdate) => ModerationRule): 
     banGroupMember: notAsked,
     unbanGroupMember: notAsked,
     listMessages: notAsked,
+    getMessage: notAsked,
     deleteMessage: notAsked,
   };
 }
