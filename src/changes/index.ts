@@ -21,6 +21,7 @@ export {
   type Change,
   changeId,
   changeRecord,
+  FingerprintSchema,
   idPayload,
   type KeyChange,
   METADATA_LIMIT,
@@ -45,6 +46,7 @@ export {
   ruleUpdateOf,
   ruleValues,
 } from './kinds/rule-fields.ts';
+export { SESSION_DROP_UNDOCUMENTED, sessionLine } from './kinds/sessions.ts';
 export { failureView } from './outcome.ts';
 export type { AuditTrail } from './record.ts';
 export { replyPrivately } from './replies.ts';
@@ -52,10 +54,12 @@ export { requestApproval } from './request.ts';
 export { revertButton } from './revert-view.ts';
 export {
   type AskedRoleChange,
+  type AskedSessionsRevoke,
   type AskedUserChange,
   confirmView,
   ROLE_CHANGE_TITLE,
   reviewRoleChange,
+  reviewSessionsChange,
   reviewUserChange,
   subjectReviewView,
   USER_CHANGE_TITLE,

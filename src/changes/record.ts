@@ -91,7 +91,8 @@ export function pendingRecord(
   attempt: Attempt,
   made: { ref: string; at: number; facts?: RecordFacts | undefined },
 ): AuditRecord {
-  const user = attempt.change.kind === 'user-role' || attempt.change.kind === 'account';
+  const { kind } = attempt.change;
+  const user = kind === 'user-role' || kind === 'account' || kind === 'sessions';
   return auditRecord(attempt, made, 'unknown', {
     serviceMessage: user ? UNKNOWN_USER_OUTCOME : UNKNOWN_OUTCOME,
   });

@@ -13,6 +13,7 @@ import { type Change, changeRecord, METADATA_LIMIT, ROLE_FIELDS } from './change
 import { DECISION_WORDS, moderationIrreversible } from './kinds/moderation.ts';
 import { roleChangeLines } from './kinds/role.ts';
 import { fieldValueText, RULE_FIELDS, ruleChangeLines } from './kinds/rule-fields.ts';
+import { sessionsIrreversible } from './kinds/sessions.ts';
 import type { Gap, Revert } from './revert.ts';
 import { subjectReviewView } from './review.ts';
 import { changeLine, messageView } from './views.ts';
@@ -37,6 +38,7 @@ export function revertButton(
   label = 'Revert',
 ): Button | undefined {
   if (record.outcome !== 'applied' || moderationIrreversible(record)) return undefined;
+  if (sessionsIrreversible(record)) return undefined;
   return button(label, `${ACTIONS.revertChange}:${record.ref}`, write({ revert: record.ref }));
 }
 
@@ -110,6 +112,9 @@ function inverseWords(change: Change): string {
       return `mark message ${code(change.messageId)} ${DECISION_WORDS[change.changes[0]?.after === 'approved' ? 'approved' : 'disapproved']} instead`;
     case 'rule':
       return `put the rule ${target} back as it was before`;
+    // Never asked: revertOf offers no revert of revoked sessions (SESSIONS_NO_REVERT).
+    case 'sessions':
+      return `revoke sessions of ${code(change.uid)} again`;
   }
 }
 

@@ -90,6 +90,9 @@ function setup(
       listAllRoles: () => Promise.reject(new Error('not a role change')),
       getRule: () => Promise.reject(new Error('not a rule change')),
       updateRule: () => Promise.reject(new Error('not a rule change')),
+      listSessions: () => Promise.reject(new Error('not a sessions change')),
+      revokeSession: () => Promise.reject(new Error('not a sessions change')),
+      revokeAllSessions: () => Promise.reject(new Error('not a sessions change')),
     },
   };
   const context = {

@@ -5,6 +5,7 @@ import { moderationKind } from './moderation.ts';
 import { permissionsKind } from './permissions.ts';
 import { roleKind } from './role.ts';
 import { ruleKind } from './rule.ts';
+import { sessionsKind } from './sessions.ts';
 import { userKind } from './user.ts';
 
 // Where the kinds of change differ, and only there: what each sends, how "is it still as it was
@@ -27,6 +28,8 @@ export function kindOf(change: Change): Kind {
       return moderationKind(change);
     case 'rule':
       return ruleKind(change);
+    case 'sessions':
+      return sessionsKind(change);
   }
 }
 

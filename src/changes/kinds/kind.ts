@@ -1,4 +1,5 @@
 import type { CometChatApp } from '../../apps/apps.ts';
+import type { AccountOperations } from '../../cometchat/account-model.ts';
 import type { CometChatClient } from '../../cometchat/client.ts';
 import type { ModerationOperations } from '../../cometchat/moderation-model.ts';
 import type { KeyResult, PermissionMap } from '../../cometchat/schemas.ts';
@@ -37,14 +38,16 @@ export type ChangeClient = Pick<
     | 'listBlockedMessages'
     | 'getRule'
     | 'updateRule'
-  >;
+  > &
+  Pick<AccountOperations, 'listSessions' | 'revokeSession' | 'revokeAllSessions'>;
 
 /** Where "is it still as reviewed?" is asked: the store (a role's map), CometChat (the rest). */
 export interface Reads {
   store: Pick<Store, 'getKnownPermissions'>;
   app: Pick<CometChatApp, 'name'> & {
     cometchat: Pick<CometChatClient, 'getUser' | 'listAllRoles'> &
-      Pick<ModerationOperations, 'listFlaggedMessages' | 'listBlockedMessages' | 'getRule'>;
+      Pick<ModerationOperations, 'listFlaggedMessages' | 'listBlockedMessages' | 'getRule'> &
+      Pick<AccountOperations, 'listSessions'>;
   };
 }
 

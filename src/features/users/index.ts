@@ -5,6 +5,7 @@ import { type Feature, subcommand } from '../feature.ts';
 import { createRoleCommand, registerUserChanges } from './user-changes.ts';
 import { describeUserSearch } from './user-list-view.ts';
 import { createCan, createUserCard, createUserList, registerUserLookup } from './user-lookup.ts';
+import { registerUserSessions } from './user-sessions.ts';
 import { registerUserShortcuts } from './user-shortcuts.ts';
 import { userUnfurler } from './user-unfurl.ts';
 import { parseUsersWords, parseUserWords, USER_USAGE, USERS_USAGE } from './user-words.ts';
@@ -47,6 +48,7 @@ export const users: Feature = {
   register(bolt, deps) {
     registerUserLookup(bolt, deps);
     registerUserChanges(bolt, deps);
+    registerUserSessions(bolt, deps);
     registerUserShortcuts(bolt, deps);
   },
 };

@@ -51,6 +51,7 @@ function fakeClient(queues: { flagged?: string[]; blocked?: string[] } = {}) {
     updateRule: notAsked,
     getUser: notAsked,
     listAllRoles: notAsked,
+    listSessions: notAsked,
   };
   return { sent, client };
 }

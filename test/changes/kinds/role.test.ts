@@ -149,6 +149,9 @@ describe('sending a change to a role itself', () => {
       listBlockedMessages: notAsked,
       getRule: notAsked,
       updateRule: notAsked,
+      listSessions: notAsked,
+      revokeSession: notAsked,
+      revokeAllSessions: notAsked,
     };
   }
 

@@ -45,6 +45,7 @@ function reads(found: ModerationRule | Error): Reads {
         listBlockedMessages: () => Promise.reject(new Error('not asked')),
         getUser: () => Promise.reject(new Error('not asked')),
         listAllRoles: () => Promise.reject(new Error('not asked')),
+        listSessions: () => Promise.reject(new Error('not asked')),
       },
     },
   };
@@ -73,6 +74,9 @@ function client(sent: RuleUpdate[], answer: (r: RuleUpdate) => ModerationRule): 
     updateRole: notAsked,
     deleteRole: notAsked,
     listAllRoles: notAsked,
+    listSessions: notAsked,
+    revokeSession: notAsked,
+    revokeAllSessions: notAsked,
   };
 }
 
