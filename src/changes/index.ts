@@ -46,7 +46,7 @@ export {
   ruleUpdateOf,
   ruleValues,
 } from './kinds/rule-fields.ts';
-export { SESSION_DROP_UNDOCUMENTED, sessionLine } from './kinds/sessions.ts';
+export { SESSION_DROP_UNDOCUMENTED, sessionLine, sessionsChangeLine } from './kinds/sessions.ts';
 export { failureView } from './outcome.ts';
 export type { AuditTrail } from './record.ts';
 export { replyPrivately } from './replies.ts';
