@@ -17,6 +17,10 @@ export type ErrorCode =
   | 'ERR_MSG_NOT_FOUND'
   | 'ERR_MESSAGE_ID_NOT_FOUND'
   | 'ERR_RULE_NOT_FOUND'
+  | 'ERR_AUTH_TOKEN_NOT_FOUND'
+  | 'ERR_GUID_NOT_FOUND'
+  | 'ERR_ALREADY_BANNED'
+  | 'ERR_NOT_A_BANNED_USER'
   | 'ERR_NOT_FOUND'
   | 'ERR_METHOD_NOT_ALLOWED'
   | 'ERR_TOO_MANY_REQUESTS'
@@ -90,6 +94,26 @@ const TEXTS: Record<ErrorCode, ErrorText> = {
     message: 'The rule does not exist.',
     devMessage: 'Check the rule id in the path.',
   },
+  ERR_AUTH_TOKEN_NOT_FOUND: {
+    status: 404,
+    message: 'The auth token does not exist.',
+    devMessage: 'The user holds no such auth token: it may have been revoked already.',
+  },
+  ERR_GUID_NOT_FOUND: {
+    status: 404,
+    message: 'The group does not exist.',
+    devMessage: 'Check the guid in the path.',
+  },
+  ERR_ALREADY_BANNED: {
+    status: 400,
+    message: 'The user is already banned from the group.',
+    devMessage: 'See GET /v3/groups/{guid}/bannedusers.',
+  },
+  ERR_NOT_A_BANNED_USER: {
+    status: 400,
+    message: 'The user is not banned from the group.',
+    devMessage: 'See GET /v3/groups/{guid}/bannedusers.',
+  },
   ERR_NOT_FOUND: {
     status: 404,
     message: 'The requested resource does not exist.',
@@ -142,20 +166,25 @@ export function errorResponse(code: ErrorCode, options: ErrorOptions = {}): Sand
   return response;
 }
 
+/** A raw path naming one auth token of one user: what DELETE revokes. */
+const AUTH_TOKEN_PATH = /^\/v3\/users\/[^/]+\/auth_tokens\/[^/]+$/;
+
 /** A raw path naming one permission of one role: what DELETE unsets. */
 const PERMISSION_PATH = /^\/v3\/roles\/[^/]+\/permissions\/[^/]+$/;
 
 /**
  * The error a status fault sends when the test did not give a body: the closest real one. A 404
- * names what the path looks up (a call, a user, a message, a moderation rule or message, a role's
- * permission, else a role).
+ * names what the path looks up (a call, an auth token, a user, a group, a message, a moderation
+ * rule or message, a role's permission, else a role).
  */
 export function errorCodeForStatus(status: number, host: 'api' | 'call', path = ''): ErrorCode {
   if (status === 401) return 'AUTH_ERR_APIKEY_NOT_FOUND';
   if (status === 403) return 'AUTH_ERR_NO_ACCESS';
   if (status === 404) {
     if (host === 'call') return 'ERR_CALL_SESSION_NOT_FOUND';
+    if (AUTH_TOKEN_PATH.test(path)) return 'ERR_AUTH_TOKEN_NOT_FOUND';
     if (path.startsWith('/v3/users')) return 'ERR_UID_NOT_FOUND';
+    if (path.startsWith('/v3/groups')) return 'ERR_GUID_NOT_FOUND';
     if (path.startsWith('/v3/messages')) return 'ERR_MSG_NOT_FOUND';
     if (path.startsWith('/v3/moderation/rules')) return 'ERR_RULE_NOT_FOUND';
     if (path.startsWith('/v3/moderation')) return 'ERR_MESSAGE_ID_NOT_FOUND';

@@ -1,8 +1,11 @@
+import { listAuthTokens, revokeAuthToken, revokeAuthTokens } from './auth-tokens.ts';
 import { listCalls } from './call-list.ts';
 import { getCall } from './calls.ts';
 import { errorResponse } from './errors.ts';
+import { banMember, getGroup, listBans, listGroups, listMembers, unbanMember } from './groups.ts';
 import type { RequestBody } from './json-body.ts';
-import { getMessage } from './messages.ts';
+import { listMessages } from './message-list.ts';
+import { deleteMessage, getMessage } from './messages.ts';
 import {
   decideBlocked,
   decideFlagged,
@@ -60,10 +63,8 @@ function routesFor(host: SandboxHost, path: string): Methods | undefined {
   if (host === 'api' && collection === 'roles') return roleRoutes(segments);
   if (host === 'api' && collection === 'users') return userRoutes(segments);
   if (host === 'api' && collection === 'moderation') return moderationRoutes(segments);
-  if (host === 'api' && collection === 'messages' && segments.length === 4 && id) {
-    const messageId = decodeIdSegment(id);
-    return { GET: (_r, c) => getMessage(c.state, messageId) };
-  }
+  if (host === 'api' && collection === 'messages') return messageRoutes(segments);
+  if (host === 'api' && collection === 'groups') return groupRoutes(segments);
   if (host === 'api' && collection === 'stats' && segments.length === 3) {
     return { GET: (r, c) => usageStats(c.state, r.query, c.now) };
   }
@@ -77,6 +78,48 @@ function routesFor(host: SandboxHost, path: string): Methods | undefined {
     return { GET: (_r, c) => getCall(c.state, sessionId) };
   }
   return undefined;
+}
+
+/** The `onBehalfOf` header (node lower-cases names): the user a request acts for. */
+function onBehalfOf(r: IncomingRequest): string | undefined {
+  return r.headers.onbehalfof;
+}
+
+/** Chat messages: the list, one message, a deletion (soft, or permanent when asked). */
+function messageRoutes(segments: string[]): Methods | undefined {
+  const [, , , id] = segments;
+  if (segments.length === 3) {
+    return { GET: (r, c) => listMessages(c.state, r.query, onBehalfOf(r)) };
+  }
+  if (segments.length !== 4 || !id) return undefined;
+  const messageId = decodeIdSegment(id);
+  return {
+    GET: (_r, c) => getMessage(c.state, messageId),
+    DELETE: (r, c) =>
+      deleteMessage(c.state, { id: messageId, ...write(r, c), onBehalfOf: onBehalfOf(r) }),
+  };
+}
+
+/** Groups: the list (on a user's behalf or not), one group, its members, its bans. */
+function groupRoutes(segments: string[]): Methods | undefined {
+  const [, , , id, sub, member] = segments;
+  if (segments.length === 3) {
+    return { GET: (r, c) => listGroups(c.state, r.query, onBehalfOf(r)) };
+  }
+  if (!id) return undefined;
+  const guid = decodeIdSegment(id);
+  if (segments.length === 4) return { GET: (_r, c) => getGroup(c.state, guid) };
+  if (segments.length === 5 && sub === 'members') {
+    return { GET: (r, c) => listMembers(c.state, guid, r.query) };
+  }
+  if (sub !== 'bannedusers') return undefined;
+  if (segments.length === 5) return { GET: (r, c) => listBans(c.state, guid, r.query) };
+  if (segments.length !== 6 || !member) return undefined;
+  const uid = decodeIdSegment(member);
+  return {
+    POST: (_r, c) => banMember(c.state, { guid, uid, now: c.now }),
+    DELETE: (_r, c) => unbanMember(c.state, { guid, uid }),
+  };
 }
 
 /** What a write carries, for the handlers that change users. */
@@ -147,7 +190,22 @@ function userRoutes(segments: string[]): Methods | undefined {
   if (segments.length === 5 && sub === 'blockedusers') {
     return { GET: (r, c) => listBlockedUsers(c.state, uid, r.query) };
   }
+  if (sub === 'auth_tokens') return authTokenRoutes(uid, segments);
   return undefined;
+}
+
+/** A user's auth tokens: the list, all revoked, one revoked. */
+function authTokenRoutes(uid: string | undefined, segments: string[]): Methods | undefined {
+  const [, , , , , token] = segments;
+  if (segments.length === 5) {
+    return {
+      GET: (r, c) => listAuthTokens(c.state, uid, r.query),
+      DELETE: (_r, c) => revokeAuthTokens(c.state, uid),
+    };
+  }
+  if (segments.length !== 6 || !token) return undefined;
+  const authToken = decodeIdSegment(token);
+  return { DELETE: (_r, c) => revokeAuthToken(c.state, uid, authToken) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { accountMessages, loadAccounts } from './account-seed.ts';
 import { loadModeration } from './moderation-seed.ts';
 import { checkPermissionUpdate } from './permission-catalogue.ts';
 import { generatePresenterCall } from './presenter-call.ts';
@@ -9,10 +10,12 @@ import {
   SECOND_RECENT_USERS,
 } from './recent-calls.ts';
 import { startRolePermissions, writePermissions } from './role-permissions.ts';
+import accountsJson from './seed/accounts.json' with { type: 'json' };
 import callsJson from './seed/calls.json' with { type: 'json' };
 import moderationJson from './seed/moderation.json' with { type: 'json' };
 import rolePermissionsJson from './seed/role-permissions.json' with { type: 'json' };
 import rolesJson from './seed/roles.json' with { type: 'json' };
+import secondAccountsJson from './seed/second/accounts.json' with { type: 'json' };
 import secondCallsJson from './seed/second/calls.json' with { type: 'json' };
 import secondModerationJson from './seed/second/moderation.json' with { type: 'json' };
 import secondRolePermissionsJson from './seed/second/role-permissions.json' with { type: 'json' };
@@ -20,6 +23,7 @@ import secondRolesJson from './seed/second/roles.json' with { type: 'json' };
 import secondUsersJson from './seed/second/users.json' with { type: 'json' };
 import usersJson from './seed/users.json' with { type: 'json' };
 import {
+  type ChatMessage,
   RoleSchema,
   type SandboxState,
   type SeededCall,
@@ -102,6 +106,10 @@ interface SeedData {
   users: unknown;
   /** Flagged, blocked and reviewed messages, the rules and their revisions. */
   moderation: unknown;
+  /** Auth tokens, groups, members, bans and hand-written chat messages. */
+  accounts: unknown;
+  /** Chat messages too many to write out by hand, the same on every load. */
+  generatedMessages: () => ChatMessage[];
   /**
    * Calls too large or too time-bound to write out by hand, made afresh on every load; recent
    * ones are dated back from `startedAt` (Unix seconds).
@@ -116,6 +124,8 @@ const SEED_DATA: Record<SandboxSeedName, SeedData> = {
     calls: callsJson,
     users: usersJson,
     moderation: moderationJson,
+    accounts: accountsJson,
+    generatedMessages: accountMessages,
     generated: (startedAt) => [
       { shape: 'object', record: generatePresenterCall(SANDBOX_SESSION_IDS.presenter300) },
       ...recentCalls({
@@ -135,6 +145,8 @@ const SEED_DATA: Record<SandboxSeedName, SeedData> = {
     calls: secondCallsJson,
     users: secondUsersJson,
     moderation: secondModerationJson,
+    accounts: secondAccountsJson,
+    generatedMessages: () => [],
     generated: (startedAt) =>
       recentCalls({
         appId: 'sandbox-app-2',
@@ -184,6 +196,7 @@ export function loadSeed(
   for (const [name, id] of Object.entries(SANDBOX_SEEDS[seed].sessionIds)) {
     if (!calls.has(id)) throw new Error(`${where}: no call for its session id "${name}"`);
   }
+  const people = loadUsers(data.users, roleIds, where);
   const state: SandboxState = {
     roles,
     permissions: new Map(),
@@ -191,8 +204,9 @@ export function loadSeed(
     calls,
     callMessages: new Map(),
     callList: { perPage: true, paging: true },
-    ...loadUsers(data.users, roleIds, where),
+    ...people,
     moderation: loadModeration(data.moderation, where),
+    accounts: loadAccounts(data.accounts, people.users, data.generatedMessages(), where),
   };
   loadPermissions(state, data.rolePermissions, where);
   return state;

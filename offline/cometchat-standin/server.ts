@@ -15,6 +15,7 @@ import { createWebhookSender, type SandboxWebhooks } from './webhooks.ts';
 // call host), a request log, latency and faults. What a request means is decided in
 // respond.ts; this file only moves bytes.
 
+export { SANDBOX_ACCOUNT_IDS } from './account-seed.ts';
 export type { FaultSpec } from './faults.ts';
 export {
   engineDecisionData,
@@ -52,10 +53,15 @@ export {
   type SecondSandboxSessionName,
 } from './seed.ts';
 export type {
+  AccountState,
+  AuthToken,
   BlockedRecord,
   CallRecord,
   CallShape,
+  ChatMessage,
   FlaggedRecord,
+  Group,
+  GroupMember,
   ModerationMessage,
   ModerationState,
   PermissionMap,

@@ -135,6 +135,70 @@ export const StoredRuleSchema = z.strictObject({
 });
 export type StoredRule = z.infer<typeof StoredRuleSchema>;
 
+/**
+ * One auth token of a user (live-api-notes.md, "Sessions: auth tokens"): a credential, which the
+ * stand-in serves as the service does; `platform`, `userAgent` and `appInfo` come from newer
+ * versions of the service.
+ */
+export const AuthTokenSchema = z.strictObject({
+  authToken: z.string().regex(/^[A-Za-z0-9_.-]{8,200}$/),
+  uid: z.string().regex(USER_ID),
+  createdAt: z.int().nonnegative(),
+  platform: z.string().optional(),
+  userAgent: z.string().optional(),
+  appInfo: z.string().optional(),
+});
+export type AuthToken = z.infer<typeof AuthTokenSchema>;
+
+/** A chat message as `GET /v3/messages` serves it; `deletedAt` set once it was soft-deleted. */
+export const ChatMessageSchema = ModerationMessageSchema.extend({
+  id: z.string().regex(/^[1-9][0-9]{0,15}$/),
+  editedAt: z.int().nonnegative().optional(),
+  editedBy: z.string().optional(),
+  deletedAt: z.int().nonnegative().optional(),
+  deletedBy: z.string().optional(),
+});
+export type ChatMessage = z.infer<typeof ChatMessageSchema>;
+
+/** A group as `GET /v3/groups/{guid}` serves it (guids are lower-case on the live service). */
+export const GroupSchema = z.strictObject({
+  guid: z.string().regex(/^[a-z0-9_-]{1,100}$/),
+  name: z.string().min(1).max(100),
+  description: z.string().optional(),
+  type: z.enum(['public', 'private', 'password']),
+  owner: z.string().regex(USER_ID),
+  createdAt: z.int().nonnegative(),
+  tags: z.array(z.string()).optional(),
+});
+export type Group = z.infer<typeof GroupSchema>;
+
+export const GROUP_SCOPES = ['admin', 'moderator', 'participant'] as const;
+export type GroupScope = (typeof GROUP_SCOPES)[number];
+
+/** A user's membership of one group. */
+export interface GroupMember {
+  scope: GroupScope;
+  /** Unix seconds. */
+  joinedAt: number;
+}
+
+/** A user's sessions, messages and groups: what an account in trouble is about. */
+export interface AccountState {
+  /** Each user's auth tokens, oldest first, by uid. */
+  authTokens: Map<string, AuthToken[]>;
+  /**
+   * Chat messages by id, in id order (ids grow with time, as the service's do). A permanent
+   * delete removes one; a soft delete sets its `deletedAt`.
+   */
+  messages: Map<string, ChatMessage>;
+  /** Groups by guid, in list order. */
+  groups: Map<string, Group>;
+  /** Each group's members by uid. */
+  members: Map<string, Map<string, GroupMember>>;
+  /** Each group's banned users: uid to when (Unix seconds). A ban ends the membership. */
+  bans: Map<string, Map<string, number>>;
+}
+
 export interface ModerationState {
   /** Flagged messages not yet reviewed, by message id. */
   flagged: Map<string, FlaggedRecord>;
@@ -186,6 +250,8 @@ export interface SandboxState {
   blocked: Map<string, Set<string>>;
   /** Flagged and blocked messages, the reviewed ones, the rules and their revisions. */
   moderation: ModerationState;
+  /** Sessions, chat messages, groups, their members and bans. */
+  accounts: AccountState;
 }
 
 /**
@@ -218,4 +284,9 @@ export function replaceState(target: SandboxState, source: SandboxState): void {
   }
   moderation.reviewed.splice(0, moderation.reviewed.length, ...source.moderation.reviewed);
   moderation.flaggedAnswer = source.moderation.flaggedAnswer;
+  for (const key of ['authTokens', 'messages', 'groups', 'members', 'bans'] as const) {
+    const into: Map<string, unknown> = target.accounts[key];
+    into.clear();
+    for (const [id, value] of source.accounts[key]) into.set(id, value);
+  }
 }

@@ -68,6 +68,8 @@ export interface MessageQuery {
   attachments?: boolean | undefined;
   /** Only deleted messages. */
   onlyDeleted?: boolean | undefined;
+  /** No deleted messages (what is left to delete). */
+  hideDeleted?: boolean | undefined;
   /** 1 to 1000. */
   limit: number;
   /** Without one: the newest `limit`. */

@@ -42,5 +42,14 @@ export function withAppFailures<C extends CometChatClient>(client: C, app: Faile
     getRule: (id) => client.getRule(id).catch(label),
     updateRule: (rule) => client.updateRule(rule).catch(label),
     listRuleRevisions: (id) => client.listRuleRevisions(id).catch(label),
+    listSessions: (uid) => client.listSessions(uid).catch(label),
+    revokeSession: (uid, fingerprint) => client.revokeSession(uid, fingerprint).catch(label),
+    revokeAllSessions: (uid) => client.revokeAllSessions(uid).catch(label),
+    listMessages: (query) => client.listMessages(query).catch(label),
+    getMessage: (id) => client.getMessage(id).catch(label),
+    deleteMessage: (id, options) => client.deleteMessage(id, options).catch(label),
+    listUserGroups: (uid) => client.listUserGroups(uid).catch(label),
+    banGroupMember: (guid, uid) => client.banGroupMember(guid, uid).catch(label),
+    unbanGroupMember: (guid, uid) => client.unbanGroupMember(guid, uid).catch(label),
   };
 }

@@ -139,7 +139,19 @@ export function causeOf(error: unknown): string {
   const status = statusOf(error);
   if (status !== undefined) return `HTTP ${status}`;
   if (isTimeoutError(error)) return 'attempt timed out';
-  return systemCodeOf(error, CAUSE_DEPTH) ?? innermost(error);
+  return systemCodeOf(error, CAUSE_DEPTH) ?? withoutPaths(innermost(error));
+}
+
+/** A URL in a failure's words: its origin, and its path up to a space or a closing mark. */
+const URL_WITH_PATH = /\b(https?:\/\/[^/\s]+)\/[^\s)"'>]*/gi;
+
+/**
+ * An error's words with only the origin of any URL in them (ky's and some fetches' name the
+ * request's URL): a path names users, and one revoking a session holds its auth token, a
+ * credential. Traces keep the origin alone for the same reason (observe/tracing.ts).
+ */
+export function withoutPaths(text: string): string {
+  return text.replace(URL_WITH_PATH, '$1/[path]');
 }
 
 /** The status of the answer that failed, if one came (a forced retry carries it as its cause). */

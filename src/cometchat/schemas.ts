@@ -318,3 +318,97 @@ export const ErrorBodySchema = z.looseObject({
   }),
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+// A user's account as an account in trouble needs it (account-model.ts): sessions, messages,
+// groups (live-api-notes.md, "Sessions: auth tokens", "Messages", "Groups").
+
+/** A list's pagination, when the answer carries one (a list without it is one page). */
+const OptionalPagingSchema = z
+  .looseObject({ pagination: PaginationSchema.optional() })
+  .nullish()
+  .transform((meta) => meta?.pagination);
+
+/** An auth token: a credential, read only by sessions.ts, which never lets it out. */
+export const AuthTokenRecordSchema = z.looseObject({
+  authToken: z.string().min(1),
+  createdAt: looseSeconds,
+  platform: z.string().nullish(),
+  userAgent: z.string().nullish(),
+  /** Text, or (in some versions) the app's name and version. */
+  appInfo: z
+    .union([
+      z.string(),
+      z.looseObject({ name: z.string().nullish(), version: z.string().nullish() }),
+    ])
+    .nullish()
+    .catch(undefined),
+});
+export type AuthTokenRecord = z.infer<typeof AuthTokenRecordSchema>;
+
+export const AuthTokenListResponseSchema = z.looseObject({
+  data: z.array(AuthTokenRecordSchema),
+  meta: OptionalPagingSchema,
+});
+
+/** An id, sent as a number by some versions of the service. */
+const MessageIdSchema = z
+  .union([z.string().min(1), z.number().int().nonnegative()])
+  .transform(String);
+
+export const ChatMessageRecordSchema = z.looseObject({
+  id: MessageIdSchema,
+  conversationId: z.string().nullish(),
+  sender: z.string().min(1),
+  receiverType: z.enum(['user', 'group']),
+  receiver: z.string().min(1),
+  category: z.string().default('message'),
+  type: z.string().default('text'),
+  data: z
+    .looseObject({
+      text: z.string().nullish().catch(undefined),
+      attachments: z.array(z.unknown()).nullish().catch(undefined),
+    })
+    .nullish(),
+  sentAt: z.union([
+    unixSeconds,
+    z
+      .string()
+      .regex(/^\d{1,12}$/)
+      .transform(Number),
+  ]),
+  editedAt: looseSeconds,
+  deletedAt: looseSeconds,
+});
+export type ChatMessageRecord = z.infer<typeof ChatMessageRecordSchema>;
+
+/** `meta.next`: where the next page starts; no id, no cursor the client can follow. */
+const NextSchema = z
+  .looseObject({
+    affix: z.enum(['append', 'prepend']),
+    id: MessageIdSchema.optional(),
+    sentAt: looseSeconds,
+  })
+  .nullish()
+  .catch(undefined);
+
+export const MessageListResponseSchema = z.looseObject({
+  data: z.array(ChatMessageRecordSchema),
+  meta: z.looseObject({ next: NextSchema }).nullish(),
+});
+
+export const MessageResponseSchema = z.looseObject({ data: ChatMessageRecordSchema });
+
+export const GroupRecordSchema = z.looseObject({
+  guid: z.string().min(1),
+  name: z.string().nullish(),
+  type: z.string().nullish(),
+  /** Listed on a user's behalf: whether they are a member, and their scope then. */
+  hasJoined: z.boolean().nullish(),
+  scope: z.string().nullish(),
+});
+export type GroupRecord = z.infer<typeof GroupRecordSchema>;
+
+export const GroupListResponseSchema = z.looseObject({
+  data: z.array(GroupRecordSchema),
+  meta: OptionalPagingSchema,
+});

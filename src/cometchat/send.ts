@@ -24,7 +24,20 @@ export interface Hosts {
  * reference and logger are the running request's (outside any request, a reference made for it
  * and the client's logger); any failure is thrown as a CometChatError.
  */
-export type Send = <T>(operation: string, call: (hosts: Hosts) => Promise<T>) => Promise<T>;
+export type Send = <T>(
+  operation: string,
+  call: (hosts: Hosts) => Promise<T>,
+  options?: SendOptions,
+) => Promise<T>;
+
+export interface SendOptions {
+  /**
+   * Values this one request carries that are credentials (an auth token in its path): kept out
+   * of its failure, and so of the log, the reply and the audit record, however the service
+   * echoes them.
+   */
+  mask?: readonly string[] | undefined;
+}
 
 export interface Sender {
   send: Send;
@@ -96,7 +109,8 @@ export function createSender(options: SenderOptions): Sender {
   // A service may echo what it was sent (`the apikey ... is not valid`), or any other secret: its
   // words are shown to people, kept in the audit trail and logged, so every secret goes first.
   const secrets = [options.apiKey, ...(options.secrets ?? [])];
-  const withoutSecrets = (text: string) => scrub(text, secrets);
+  const withoutSecrets = (text: string, mask: readonly string[] = []) =>
+    scrub(text, [...secrets, ...mask]);
   const underOneRef = <T>(work: (ref: string) => Promise<T>): Promise<T> => {
     const running = currentRequestIfAny();
     if (running) return work(running.ref);
@@ -104,7 +118,7 @@ export function createSender(options: SenderOptions): Sender {
     return runInRequest({ ref, log: options.logger, receivedAt: now() }, () => work(ref));
   };
 
-  const send: Send = (operation, call) => {
+  const send: Send = (operation, call, sendOptions) => {
     const running = currentRequestIfAny();
     const record = new RequestRecord(
       running?.ref ?? newRef(),
@@ -124,7 +138,8 @@ export function createSender(options: SenderOptions): Sender {
         return body;
       } catch (error) {
         if (error instanceof Refused) throw refusal(record, error);
-        const failure = toCometChatError(error, record, withoutSecrets, now);
+        const mask = sendOptions?.mask;
+        const failure = toCometChatError(error, record, (text) => withoutSecrets(text, mask), now);
         failed(record, failure, options.observe);
         throw failure;
       }

@@ -68,6 +68,15 @@ const WHAT: Record<string, string> = {
   getRule: 'the rule lookup',
   updateRule: "the rule's update",
   listRuleRevisions: "the rule's revisions",
+  listSessions: "the user's sessions",
+  revokeSession: "the session's sign-out",
+  revokeAllSessions: 'the sign-out everywhere',
+  listMessages: "the user's messages",
+  getMessage: 'the message lookup',
+  deleteMessage: 'the message deletion',
+  listUserGroups: "the user's groups",
+  banGroupMember: 'the ban from the group',
+  unbanGroupMember: 'the lifting of the ban',
 };
 
 /** What a failure's sentence needs besides the failure. */

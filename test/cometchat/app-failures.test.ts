@@ -38,6 +38,15 @@ function failingWith(error: unknown): CometChatClient {
     getRule: fail,
     updateRule: fail,
     listRuleRevisions: fail,
+    listSessions: fail,
+    revokeSession: fail,
+    revokeAllSessions: fail,
+    listMessages: fail,
+    getMessage: fail,
+    deleteMessage: fail,
+    listUserGroups: fail,
+    banGroupMember: fail,
+    unbanGroupMember: fail,
   };
 }
 
@@ -78,6 +87,15 @@ describe('withAppFailures', () => {
           filters: [],
         }),
       () => client.listRuleRevisions('profanity'),
+      () => client.listSessions('cometchat-uid-1'),
+      () => client.revokeSession('cometchat-uid-1', '0a1b2c3d'),
+      () => client.revokeAllSessions('cometchat-uid-1'),
+      () => client.listMessages({ sender: 'cometchat-uid-1', limit: 10 }),
+      () => client.getMessage('60001'),
+      () => client.deleteMessage('60001', { permanent: false }),
+      () => client.listUserGroups('cometchat-uid-1'),
+      () => client.banGroupMember('support-lobby', 'cometchat-uid-1'),
+      () => client.unbanGroupMember('support-lobby', 'cometchat-uid-1'),
     ]) {
       await expect(call()).rejects.toMatchObject({ kind: 'unavailable', ref: 'r1', app: prod });
     }

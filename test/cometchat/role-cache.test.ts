@@ -142,6 +142,15 @@ describe('role list cache, in front of a client the test answers by hand', () =>
       getRule: notAsked,
       updateRule: notAsked,
       listRuleRevisions: notAsked,
+      listSessions: notAsked,
+      revokeSession: notAsked,
+      revokeAllSessions: notAsked,
+      listMessages: notAsked,
+      getMessage: notAsked,
+      deleteMessage: notAsked,
+      listUserGroups: notAsked,
+      banGroupMember: notAsked,
+      unbanGroupMember: notAsked,
     };
     return { client, lists, pages };
   }
