@@ -12,6 +12,8 @@ import {
   type Change,
   changeId,
   changeRecord,
+  decodeChange,
+  encodeChange,
   METADATA_LIMIT,
   type PermissionsChange,
   type PromotedFrom,
@@ -193,8 +195,13 @@ export function sessionsChangeOf(
   };
 }
 
-const TOO_MANY_SESSIONS =
-  'This user has too many sessions to revoke one through a review in Slack; nothing was sent. _Sign out everywhere_ revokes them all.';
+/** Why a revocation has no review: more sessions than a review in Slack can carry. */
+function tooManySessions(everywhere: boolean): string {
+  const instead = everywhere
+    ? '_Deactivate_ on their card cuts them off instead.'
+    : '_Sign out everywhere_ revokes them all.';
+  return `This user has too many sessions to carry through a review in Slack; nothing was sent. ${instead}`;
+}
 
 /** What the review of revoking sessions asks, in one sentence. Pure. */
 function sessionsQuestion(asked: AskedSessionsRevoke, appName: string | undefined): string {
@@ -219,7 +226,10 @@ export function reviewSessionsChange(
 ): View {
   const change = sessionsChangeOf(app.name, asked, origin);
   const metadata = valueWriter(app)(changeRecord(change));
-  if (metadata.length > METADATA_LIMIT) return messageView(USER_CHANGE_TITLE, TOO_MANY_SESSIONS);
+  // Checked as Slack will carry it back: a review that could not be submitted is not offered.
+  if (metadata.length > METADATA_LIMIT || !decodeChange(encodeChange(change))) {
+    return messageView(USER_CHANGE_TITLE, tooManySessions(asked.revoke === undefined));
+  }
   const shown = asked.sessions.filter(
     (s) => asked.revoke === undefined || s.fingerprint === asked.revoke,
   );

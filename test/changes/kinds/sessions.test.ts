@@ -267,8 +267,20 @@ describe('the review of revoking sessions', () => {
       'V0VIEW',
       NOW,
     );
-    expect(textOf(view)).toContain('too many sessions to revoke one');
+    expect(textOf(view)).toContain('too many sessions to carry through a review in Slack');
+    expect(textOf(view)).toContain('_Sign out everywhere_ revokes them all.');
     expect(submitText(view)).toBeUndefined();
+    // More than a change of sessions holds, however short: not offered either.
+    const most = Array.from({ length: 201 }, (_, i) => session(i.toString(16).padStart(4, '0'), i));
+    const everywhere = reviewSessionsChange(
+      registry,
+      app,
+      { ...asked(), sessions: most },
+      'V0VIEW',
+      NOW,
+    );
+    expect(textOf(everywhere)).toContain('_Deactivate_ on their card cuts them off instead.');
+    expect(submitText(everywhere)).toBeUndefined();
   });
 });
 
