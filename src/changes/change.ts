@@ -145,6 +145,16 @@ export interface MessageDeletionChange extends ChangeFields {
   permanent: boolean;
 }
 
+/**
+ * A user's sessions revoked: exactly one change, of `sessions`, from the fingerprints the review
+ * saw to those that remain (none: signed out everywhere). Fingerprints only: a token never
+ * leaves the client.
+ */
+export interface SessionsChange extends ChangeFields {
+  kind: 'sessions';
+  uid: string;
+}
+
 export type Change =
   | PermissionsChange
   | RoleChange
@@ -153,7 +163,8 @@ export type Change =
   | ModerationChange
   | RuleChange
   | ContainmentChange
-  | MessageDeletionChange;
+  | MessageDeletionChange
+  | SessionsChange;
 
 /** At most this many messages are deleted by one change: a page of them, with room to spare. */
 export const MAX_DELETED_MESSAGES = 20;
@@ -212,6 +223,39 @@ const UserChangesSchema = z.tuple([
     KeyChangeSchema.extend({ key: z.literal('status'), after: AccountSchema }),
   ]),
 ]);
+
+/** A session's fingerprint as Slack carries it back: a short hash, never a token. */
+export const FingerprintSchema = z.string().regex(/^[0-9a-f]{4,64}$/);
+
+/**
+ * What revoking sessions is: one change of `sessions`, from the fingerprints the review saw to
+ * those that remain: every one but one (Revoke), or none (Sign out everywhere).
+ */
+const SessionsChangesSchema = z
+  .tuple([
+    KeyChangeSchema.extend({
+      key: z.literal('sessions'),
+      before: z.array(FingerprintSchema).min(1).max(200),
+      after: z.array(FingerprintSchema).max(199),
+    }),
+  ])
+  .refine(([{ before, after }]) => sessionsRevokedProblem(before, after) === undefined);
+
+/**
+ * Why a change of sessions is not one the app makes, or undefined when it is: what remains is
+ * the sessions before, but one, or none. Pure.
+ */
+export function sessionsRevokedProblem(
+  before: readonly string[],
+  after: readonly string[],
+): string | undefined {
+  const distinct = new Set(before).size === before.length;
+  const kept = after.every((fingerprint) => before.includes(fingerprint));
+  const count = after.length === 0 || after.length === before.length - 1;
+  return distinct && kept && count && new Set(after).size === after.length
+    ? undefined
+    : 'revoking sessions leaves every session but one, or none';
+}
 
 /** The one change a change to a user makes (see UserChangesSchema). */
 export type UserKeyChange = z.infer<typeof UserChangesSchema>[0];
@@ -358,6 +402,10 @@ export const ChangeSchema = z
       changes: UserChangesSchema,
     }),
     FieldsSchema.extend({
+      subject: z.object({ kind: z.literal('user'), uid: UidSchema }),
+      changes: SessionsChangesSchema,
+    }),
+    FieldsSchema.extend({
       subject: z.object({ kind: z.literal('role'), action: RoleActionSchema }),
       changes: RoleChangesSchema,
     }).refine((m) => roleChangesProblem(m.subject.action, m.changes, m.role) === undefined),
@@ -418,6 +466,8 @@ function withKind(fields: ChangeFields, subject: ChangeSubject | undefined): Cha
     return { kind: 'message-deletion', sender, permanent, ...fields };
   }
   if (subject?.kind !== 'user') return { kind: 'permissions', ...fields };
+  if (fields.changes[0]?.key === 'sessions')
+    return { kind: 'sessions', uid: subject.uid, ...fields };
   const account = fields.changes[0]?.key === 'status';
   return { kind: account ? 'account' : 'user-role', uid: subject.uid, ...fields };
 }
@@ -431,6 +481,7 @@ export function subjectOf(change: Change): ChangeSubject | undefined {
       return { kind: 'role', action: change.action };
     case 'user-role':
     case 'account':
+    case 'sessions':
       return { kind: 'user', uid: change.uid };
     case 'moderation':
       return {

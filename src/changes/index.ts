@@ -21,6 +21,7 @@ export {
   type Change,
   changeId,
   changeRecord,
+  FingerprintSchema,
   idPayload,
   type KeyChange,
   MAX_DELETED_MESSAGES,
@@ -56,6 +57,7 @@ export {
   ruleUpdateOf,
   ruleValues,
 } from './kinds/rule-fields.ts';
+export { SESSION_DROP_UNDOCUMENTED, sessionLine, sessionsChangeLine } from './kinds/sessions.ts';
 export { failureView } from './outcome.ts';
 export type { AuditTrail } from './record.ts';
 export { replyPrivately } from './replies.ts';
@@ -64,6 +66,7 @@ export { revertButton } from './revert-view.ts';
 export {
   type AskedDeletion,
   type AskedRoleChange,
+  type AskedSessionsRevoke,
   type AskedUserChange,
   confirmView,
   DELETE_MESSAGES_TITLE,
@@ -72,6 +75,7 @@ export {
   messageDeletionReview,
   ROLE_CHANGE_TITLE,
   reviewRoleChange,
+  reviewSessionsChange,
   reviewUserChange,
   subjectReviewView,
   USER_CHANGE_TITLE,

@@ -16,6 +16,7 @@ import { deletionIrreversible } from './kinds/message-deletion.ts';
 import { DECISION_WORDS, moderationIrreversible } from './kinds/moderation.ts';
 import { roleChangeLines } from './kinds/role.ts';
 import { fieldValueText, RULE_FIELDS, ruleChangeLines } from './kinds/rule-fields.ts';
+import { sessionsIrreversible } from './kinds/sessions.ts';
 import type { Gap, Revert } from './revert.ts';
 import { subjectReviewView } from './review.ts';
 import { changeLine, messageView } from './views.ts';
@@ -43,6 +44,7 @@ export function revertButton(
   // A containment's revert (a release) is not put back: the user is contained again instead.
   if (record.subject?.kind === 'containment' && !contains(record)) return undefined;
   if (deletionIrreversible(record)) return undefined;
+  if (sessionsIrreversible(record)) return undefined;
   return button(label, `${ACTIONS.revertChange}:${record.ref}`, write({ revert: record.ref }));
 }
 
@@ -121,6 +123,9 @@ function inverseWords(change: Change): string {
     case 'message-deletion':
       // Never reached: revertOf offers no inverse of a deletion (deletionIrreversible).
       return `bring back ${counted(change.changes.length, 'message')} of ${code(change.sender)}`;
+    // Never asked: revertOf offers no revert of revoked sessions (SESSIONS_NO_REVERT).
+    case 'sessions':
+      return `revoke sessions of ${code(change.uid)} again`;
   }
 }
 

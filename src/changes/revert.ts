@@ -27,6 +27,7 @@ import {
   ruleUpdateOf,
   ruleValues,
 } from './kinds/rule-fields.ts';
+import { sessionsIrreversible } from './kinds/sessions.ts';
 
 // Revert: an applied change's audit record made into the change that puts it back (its inverse,
 // from the record's "before" values), proposed through the same review, approval, apply-once and
@@ -107,7 +108,9 @@ export function revertOf(record: AuditRecord, now: Now): Revert {
   let revert: Revert;
   const action = target?.kind === 'role' ? target.action : undefined;
   const irreversible = moderationIrreversible(record) ?? deletionIrreversible(record);
+  const revoked = sessionsIrreversible(record);
   if (irreversible) revert = none(`${irreversible} Nothing was sent.`);
+  else if (revoked) revert = none(`${revoked} Nothing was sent.`);
   else if (target?.kind === 'user') revert = userRevert(record, target.uid, now);
   else if (target?.kind === 'containment') revert = containmentRevert(record, target.uid, now);
   else if (target?.kind === 'rule') revert = ruleRevert(record, now.rule);

@@ -1,5 +1,6 @@
 import type { View } from '@slack/types';
 import { type Apps, appNameIfMultiple, type CometChatApp, valueWriter } from '../apps/apps.ts';
+import type { Session } from '../cometchat/account-model.ts';
 import type { Catalogue } from '../cometchat/catalogue.ts';
 import type { PermissionValue } from '../cometchat/schemas.ts';
 import { counted, inApp } from '../replies/sentences.ts';
@@ -11,15 +12,24 @@ import {
   type Change,
   changeId,
   changeRecord,
+  decodeChange,
+  encodeChange,
   idPayload,
   METADATA_LIMIT,
   type MessageDeletionChange,
   type PermissionsChange,
   type PromotedFrom,
   type RoleChange,
+  type SessionsChange,
   type UserRoleChange,
 } from './change.ts';
 import { NO_UNDELETE } from './kinds/message-deletion.ts';
+import {
+  SESSION_DROP_UNDOCUMENTED,
+  SESSIONS_NO_REVERT,
+  sessionLine,
+  sessionsChangeLine,
+} from './kinds/sessions.ts';
 import { changeLine, chunkedSections, holdersLine, messageView, reasonInput } from './views.ts';
 
 // The review of a change: the modal that says exactly what it does, each value before and after,
@@ -152,6 +162,93 @@ export function roleReviewView(
     note: 'CometChat’s role list is read again when the change is sent: if the role changed meanwhile, nothing is sent.',
     privateMetadata: metadata,
     approvalChannel: where.approvalChannel,
+  });
+}
+
+/**
+ * Revoking a user's sessions, as a person asked for it: one session (by its fingerprint), or
+ * every one (Sign out everywhere).
+ */
+export interface AskedSessionsRevoke {
+  uid: string;
+  /** The user's name, to name them in the review (escaped where shown). */
+  name: string;
+  /** The user's role when it was asked for (the role every record of a user is filed under). */
+  role: string;
+  /** The user's sessions now, newest first: the change's "before". */
+  sessions: readonly Session[];
+  /** The fingerprint of the session to revoke; undefined: every session. */
+  revoke?: string | undefined;
+}
+
+/** The change that revokes what a person asked (see userChangeOf for `origin`). Pure. */
+export function sessionsChangeOf(
+  app: string,
+  asked: AskedSessionsRevoke,
+  origin: string,
+): SessionsChange {
+  const before = asked.sessions.map((session) => session.fingerprint);
+  const after = asked.revoke === undefined ? [] : before.filter((f) => f !== asked.revoke);
+  return {
+    kind: 'sessions',
+    uid: asked.uid,
+    role: asked.role,
+    id: changeId(origin, app, `user:${asked.uid}`, { sessions: asked.revoke ?? 'all' }),
+    changes: [{ key: 'sessions', before, after, explicit: false }],
+  };
+}
+
+/** Why a revocation has no review: more sessions than a review in Slack can carry. */
+function tooManySessions(everywhere: boolean): string {
+  const instead = everywhere
+    ? '_Deactivate_ on their card cuts them off instead.'
+    : '_Sign out everywhere_ revokes them all.';
+  return `This user has too many sessions to carry through a review in Slack; nothing was sent. ${instead}`;
+}
+
+/** What the review of revoking sessions asks, in one sentence. Pure. */
+function sessionsQuestion(asked: AskedSessionsRevoke, appName: string | undefined): string {
+  const who = `*${escapeMrkdwn(truncate(asked.name, 100))}* ${code(asked.uid)}${inApp(appName)}`;
+  if (asked.revoke === undefined) {
+    return `Sign ${who} out everywhere? One request revokes every session they have when it is sent (${counted(asked.sessions.length, 'session')} now, and any begun since): every client signed in as them must sign in again.`;
+  }
+  const others = asked.sessions.length - 1;
+  return `Revoke session ${code(asked.revoke)} of ${who}? That client must sign in again; ${counted(others, 'other session')} ${others === 1 ? 'stays' : 'stay'}.`;
+}
+
+/**
+ * The review of revoking a user's sessions (`nowSeconds` dates their ages), for the users
+ * feature's modal; a change too large to carry, why there is none.
+ */
+export function reviewSessionsChange(
+  apps: Pick<Apps, 'multiple'>,
+  app: CometChatApp,
+  asked: AskedSessionsRevoke,
+  origin: string,
+  nowSeconds: number,
+): View {
+  const change = sessionsChangeOf(app.name, asked, origin);
+  const metadata = valueWriter(app)(changeRecord(change));
+  // Checked as Slack will carry it back: a review that could not be submitted is not offered.
+  if (metadata.length > METADATA_LIMIT || !decodeChange(encodeChange(change))) {
+    return messageView(USER_CHANGE_TITLE, tooManySessions(asked.revoke === undefined));
+  }
+  const shown = asked.sessions.filter(
+    (s) => asked.revoke === undefined || s.fingerprint === asked.revoke,
+  );
+  return subjectReviewView({
+    title: USER_CHANGE_TITLE,
+    question: sessionsQuestion(asked, appNameIfMultiple(apps, app)),
+    details: [
+      ...change.changes.map((c) => sessionsChangeLine(c)),
+      ...shown.slice(0, 10).map((s) => `• ${sessionLine(s, nowSeconds)}`),
+      ...(shown.length > 10 ? [`…and ${shown.length - 10} more.`] : []),
+      `*${SESSION_DROP_UNDOCUMENTED}*`,
+      `Its record will have no _Revert_: ${SESSIONS_NO_REVERT}`,
+    ],
+    note: 'The sessions are read again when the change is sent: if a session to revoke is gone meanwhile, nothing is sent.',
+    privateMetadata: metadata,
+    approvalChannel: app.approval?.channel,
   });
 }
 

@@ -1,6 +1,7 @@
 import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { approvalFor, type CometChatApp } from '../apps/apps.ts';
+import { LOOK_UP_USER } from '../replies/failure.ts';
 import { currentRequest } from '../request-context.ts';
 import { failInModal, showInModal } from '../slack/modal-outcome.ts';
 import { type ApplyOutcome, applyChange } from './apply.ts';
@@ -146,6 +147,10 @@ async function failedToApply(
       return undefined;
     });
     return failed(deps, error, { title: USER_CHANGE_TITLE, more: userNowText(now) });
+  }
+  if (change.kind === 'sessions') {
+    const more = `${LOOK_UP_USER} to see their sessions now.`;
+    return failed(deps, error, { title: USER_CHANGE_TITLE, more });
   }
   if (change.kind === 'role') {
     const more = '`/cometchat roles` shows the roles as CometChat has them now.';

@@ -9,6 +9,7 @@ import { md, messageModal, plain } from '../slack/blocks.ts';
 import { CALLBACKS } from '../slack/ids.ts';
 import { code, escapeMrkdwn } from '../slack/mrkdwn.ts';
 import type { Change, KeyChange } from './change.ts';
+import { sessionsChangeLine } from './kinds/sessions.ts';
 
 // The Block Kit pieces every view of a change is made of, as pure functions: the modal that says
 // one thing, a change's lines, the reason an approval request may give.
@@ -60,6 +61,7 @@ export function changeLine(
   catalogue: Catalogue = SHIPPED_CATALOGUE,
 ): string {
   if (kind === 'message-deletion') return deletionLine(change);
+  if (kind === 'sessions') return sessionsChangeLine(change);
   const key = permissionKeyText(change.key, catalogue);
   const spec = catalogue.spec(change.key);
   const ids = holdsRoleIds(

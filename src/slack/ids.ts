@@ -40,7 +40,11 @@ export const ACTIONS = {
   userCalls: 'user_calls',
   userChangeRole: 'user_change_role',
   userAccount: 'user_account',
-  /** A card's _Contain…_: the containment's choice, then its review. */
+  /** A card's _Sign out everywhere_; its value is the uid, signed for its app. */
+  userSignOut: 'user_sign_out',
+  /** A session's _Revoke_ on a card; its value is the uid and the session's fingerprint, signed. */
+  userRevokeSession: 'user_revoke_session',
+  /** A card's _Contain…_ (an account in trouble); its value is the uid, signed for its app. */
   userContain: 'user_contain',
   /** A channel's subscription's "Remove"; its value is the subscription's id, signed. */
   removeSubscription: 'remove_subscription',

@@ -97,6 +97,8 @@ function setup(
       banGroupMember: () => Promise.reject(new Error('not a containment')),
       unbanGroupMember: () => Promise.reject(new Error('not a containment')),
       listMessages: () => Promise.reject(new Error('not a containment')),
+      listSessions: () => Promise.reject(new Error('not a sessions change')),
+      revokeSession: () => Promise.reject(new Error('not a sessions change')),
     },
   };
   const context = {

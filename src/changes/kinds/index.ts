@@ -7,6 +7,7 @@ import { moderationKind } from './moderation.ts';
 import { permissionsKind } from './permissions.ts';
 import { roleKind } from './role.ts';
 import { ruleKind } from './rule.ts';
+import { sessionsKind } from './sessions.ts';
 import { userKind } from './user.ts';
 
 // Where the kinds of change differ, and only there: what each sends, how "is it still as it was
@@ -33,6 +34,8 @@ export function kindOf(change: Change): Kind {
       return containmentKind(change);
     case 'message-deletion':
       return messageDeletionKind(change);
+    case 'sessions':
+      return sessionsKind(change);
   }
 }
 

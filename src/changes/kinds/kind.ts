@@ -43,6 +43,8 @@ export type ChangeClient = Pick<
   > &
   Pick<
     AccountOperations,
+    | 'listSessions'
+    | 'revokeSession'
     | 'revokeAllSessions'
     | 'listMessages'
     | 'getMessage'
@@ -57,7 +59,7 @@ export interface Reads {
   app: Pick<CometChatApp, 'name'> & {
     cometchat: Pick<CometChatClient, 'getUser' | 'listAllRoles'> &
       Pick<ModerationOperations, 'listFlaggedMessages' | 'listBlockedMessages' | 'getRule'> &
-      Pick<AccountOperations, 'getMessage'>;
+      Pick<AccountOperations, 'getMessage' | 'listSessions'>;
   };
 }
 

@@ -1,6 +1,11 @@
 import type { Button, KnownBlock, RichTextElement } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
-import { containmentKeyText, revertButton, stepOutcomeLines } from '../../changes/index.ts';
+import {
+  containmentKeyText,
+  revertButton,
+  sessionsChangeLine,
+  stepOutcomeLines,
+} from '../../changes/index.ts';
 import { holdsRoleIds, valueInWords } from '../../cometchat/catalogue.ts';
 import { permissionKeyRuns, permissionKeyText } from '../../replies/permission-key-text.ts';
 import { permissionValueText } from '../../replies/permission-value-text.ts';
@@ -52,6 +57,8 @@ const valueText = (value: AuditChange['before'], ids: boolean) =>
  * user) are code, so they copy exactly; other values are escaped.
  */
 function auditChangeLine(change: AuditChange, subject?: AuditRecord['subject']): string {
+  // A user's sessions: fingerprints revoked, not a permission's values ("none" is no session).
+  if (subject?.kind === 'user' && change.key === 'sessions') return sessionsChangeLine(change);
   const ids = holdsRoleIds(
     change.key,
     subject?.kind === 'user' || (subject?.kind === 'role' && change.key === 'role'),
@@ -294,7 +301,9 @@ const runLength = (line: readonly RichTextElement[]) =>
 /** A change as runs: the key (its label, then the key as code), then what it went from and to. */
 function changeLine(change: AuditChange, subject?: AuditRecord['subject']): RichTextElement[] {
   if (subject?.kind === 'containment') return [{ type: 'text', text: containmentKeyText(change) }];
-  const value = (v: AuditChange['after']) => truncate(valueInWords(v), 80);
+  // No session left reads "none", not a permission's "no restriction".
+  const none = (v: AuditChange['after']) => change.key === 'sessions' && Array.isArray(v) && !v[0];
+  const value = (v: AuditChange['after']) => truncate(none(v) ? 'none' : valueInWords(v), 80);
   const moved = `: ${value(change.before)} → ${value(change.after)}`;
   let text = moved;
   if (change.unset) text = `${moved} (back to the default)`;

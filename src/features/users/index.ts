@@ -6,6 +6,7 @@ import { createContainCommand, registerContain } from './contain.ts';
 import { createRoleCommand, registerUserChanges } from './user-changes.ts';
 import { describeUserSearch } from './user-list-view.ts';
 import { createCan, createUserCard, createUserList, registerUserLookup } from './user-lookup.ts';
+import { registerUserSessions } from './user-sessions.ts';
 import { registerUserShortcuts } from './user-shortcuts.ts';
 import { userUnfurler } from './user-unfurl.ts';
 import { parseUsersWords, parseUserWords, USER_USAGE, USERS_USAGE } from './user-words.ts';
@@ -50,6 +51,7 @@ export const users: Feature = {
     registerUserLookup(bolt, deps);
     registerUserChanges(bolt, deps);
     registerContain(bolt, deps);
+    registerUserSessions(bolt, deps);
     registerUserShortcuts(bolt, deps);
   },
 };

@@ -11,6 +11,7 @@ import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../../store/store.ts';
+import { containBlock, type SessionsRead, sessionsBlocks } from './sessions-view.ts';
 
 // A CometChat user as one card: who they are, their role, their account, what the app knows of
 // their role's permissions, and the buttons to act. Pure.
@@ -28,6 +29,11 @@ export interface UserCardOptions {
   /** The person looking may change this app's users: offered Change role and (De)activate. */
   editor?: boolean | undefined;
   appName?: string | undefined;
+  /**
+   * The user's sessions as read with the user, and when (Unix seconds, for their ages); absent:
+   * the card shows none.
+   */
+  sessions?: { read: SessionsRead; nowSeconds: number } | undefined;
 }
 
 /** `*Support agent* \`support_agent\``: the role's name when known, its id always. */
@@ -110,6 +116,26 @@ function cardButtons(user: User, options: UserCardOptions): Button[] {
   return buttons;
 }
 
+/**
+ * The sessions, and for an editor of an active account _Contain…_, each action beside what it
+ * acts on (a section's button), after what the card says of the role.
+ */
+function userSessionsBlocks(user: User, options: UserCardOptions): KnownBlock[] {
+  const editor = options.editor === true;
+  const { sessions: read } = options;
+  const sessions = read
+    ? sessionsBlocks(read.read, {
+        uid: user.uid,
+        write: options.write,
+        editor,
+        nowSeconds: read.nowSeconds,
+      })
+    : [];
+  const contain =
+    editor && accountOf(user) === 'active' ? [containBlock(options.write, user.uid)] : [];
+  return [...sessions, ...contain];
+}
+
 /** The card as a message, only for the person who asked. */
 export function userCardMessage(user: User, options: UserCardOptions): SlackMessage {
   const blocks: KnownBlock[] = [
@@ -117,6 +143,7 @@ export function userCardMessage(user: User, options: UserCardOptions): SlackMess
     header(`User ${truncate(user.uid, 140)}`),
     fields(facts(user, options)),
     section(permissionsInShort(user.role, options.known)),
+    ...userSessionsBlocks(user, options),
   ];
   const buttons = cardButtons(user, options).filter((b) => (b.value ?? '').length <= 2000);
   if (buttons.length > 0) blocks.push(actions(buttons));

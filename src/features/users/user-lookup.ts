@@ -1,6 +1,7 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { z } from 'zod';
 import { appNameIfMultiple, type CometChatApp, openSigned, valueWriter } from '../../apps/apps.ts';
+import { isCometChatError } from '../../cometchat/errors.ts';
 import { accountOf, type User } from '../../cometchat/model.ts';
 import { currentRequest } from '../../request-context.ts';
 import { recipientOf, respondOrFallBack, type SlackMessage } from '../../slack/deliver.ts';
@@ -12,6 +13,7 @@ import { inPlace, signedButton } from '../signed-button.ts';
 import { type CanFacts, explainCan, factsNeeded } from './can.ts';
 import { canMessage } from './can-view.ts';
 import { knownOf } from './known-permissions.ts';
+import type { SessionsRead } from './sessions-view.ts';
 import { userCardMessage } from './user-card.ts';
 import { USERS_PER_PAGE, userListMessage } from './user-list-view.ts';
 import { UidValue } from './user-values.ts';
@@ -20,27 +22,50 @@ import type { UserSearch } from './user-words.ts';
 // The user side read from CometChat: a user's card, the user search, and "can". Each render is
 // a function of the app and what was asked; the listeners only deliver what they return.
 
-export type UserDeps = FeatureDeps & Pick<SharedDeps, 'store'>;
+export type UserDeps = FeatureDeps & Pick<SharedDeps, 'store' | 'now'>;
 
 /**
- * The card of `uid` for `viewer`: the user, their role's record (for its name), what is known of
- * the role, and the change buttons when the viewer may change the app's users (asked again when
- * they are used).
+ * The user's sessions for their card; never a failure of the card. CometChat answers a
+ * deactivated user's uid with `ERR_UID_NOT_FOUND` here, which only the user, read beside it, tells
+ * apart from a failure.
+ */
+async function readSessions(
+  app: CometChatApp,
+  uid: string,
+): Promise<SessionsRead | { kind: 'not_found' }> {
+  try {
+    return { kind: 'read', sessions: await app.cometchat.listSessions(uid) };
+  } catch (error) {
+    if (isCometChatError(error) && error.kind === 'not_found') return { kind: 'not_found' };
+    currentRequest().log.warn({ err: error }, 'sessions not read; the card shows the rest');
+    return { kind: 'failed' };
+  }
+}
+
+/**
+ * The card of `uid` for `viewer`: the user, their role's record (for its name), their sessions,
+ * what is known of the role, and the change buttons when the viewer may change the app's users
+ * (asked again when they are used).
  */
 export function createUserCard(deps: UserDeps) {
   return async (app: CometChatApp, uid: string, viewer: string): Promise<SlackMessage> => {
-    const [user, roles, refusal] = await Promise.all([
+    const [user, roles, refusal, sessions] = await Promise.all([
       app.cometchat.getUser(uid),
       // The role's name only: a role list that fails leaves the card its id.
       app.cometchat.listAllRoles().catch(() => []),
       app.access.editRefusal(viewer, currentRequest().log),
+      readSessions(app, uid),
     ]);
+    const deactivated = accountOf(user) === 'deactivated';
+    const read: SessionsRead =
+      sessions.kind === 'not_found' ? { kind: deactivated ? 'deactivated' : 'failed' } : sessions;
     return userCardMessage(user, {
       role: roles.find((role) => role.role === user.role),
       known: await knownOf(deps, app, user.role),
       write: valueWriter(app),
       appName: appNameIfMultiple(deps.apps, app),
       editor: refusal === undefined,
+      sessions: { read, nowSeconds: Math.floor(deps.now() / 1000) },
     });
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FingerprintSchema } from '../../changes/index.ts';
 import { UidSchema } from '../../cometchat/id-rules.ts';
 import { AccountSchema } from '../../cometchat/model.ts';
 
@@ -10,3 +11,6 @@ export const UidValue = z.object({ uid: UidSchema });
 
 /** Deactivate or Reactivate: the user, and the account they are to have. */
 export const AccountValue = UidValue.extend({ to: AccountSchema });
+
+/** A session's Revoke: the user, and the session's fingerprint (never its token). */
+export const SessionValue = UidValue.extend({ session: FingerprintSchema });

@@ -52,6 +52,7 @@ function fakeClient(queues: { flagged?: string[]; blocked?: string[] } = {}) {
     getUser: notAsked,
     listAllRoles: notAsked,
     getMessage: notAsked,
+    listSessions: notAsked,
   };
   return { sent, client };
 }

@@ -155,6 +155,8 @@ describe('sending a change to a role itself', () => {
       listMessages: notAsked,
       getRule: notAsked,
       updateRule: notAsked,
+      listSessions: notAsked,
+      revokeSession: notAsked,
     };
   }
 

@@ -46,6 +46,7 @@ function reads(found: ModerationRule | Error): Reads {
         getUser: () => Promise.reject(new Error('not asked')),
         listAllRoles: () => Promise.reject(new Error('not asked')),
         getMessage: () => Promise.reject(new Error('not asked')),
+        listSessions: () => Promise.reject(new Error('not asked')),
       },
     },
   };
@@ -80,6 +81,8 @@ function client(sent: RuleUpdate[], answer: (r: RuleUpdate) => ModerationRule): 
     listMessages: notAsked,
     getMessage: notAsked,
     deleteMessage: notAsked,
+    listSessions: notAsked,
+    revokeSession: notAsked,
   };
 }
 
