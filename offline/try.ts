@@ -71,6 +71,8 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
                                     its audit record: both applied, both in the audit
   moderation                        the moderation queue as a moderator sees it, one flagged
                                     message approved through its review, the queue again
+  messages <uid> [filters]          a user's messages, newest first (the text: moderators),
+                                    e.g. messages customer-1001 since:2025-02-01
   contain [<uid>]                   an account in trouble: sessions revoked, banned from its
                                     groups, its latest messages soft-deleted, deactivated;
                                     then Revert: reactivated and unbanned
@@ -608,6 +610,7 @@ const COMMANDS = [
   'alerts',
   'revert',
   'moderation',
+  'messages',
   'contain',
 ];
 /** The commands that only make sense where two apps are served. */
