@@ -34,6 +34,8 @@ export function failureMessage(sentence: string, ref: string): SlackMessage {
 }
 
 const SET_BY_THIS_APP = 'as this app last set the role, ';
+/** The same of a group's scope, whose permissions have the form of a role's. */
+const SET_FOR_THE_SCOPE = 'as this app last set the scope, ';
 const DOCUMENTED_DEFAULT = 'the documented default';
 
 /**
@@ -52,9 +54,12 @@ export interface SetByThisApp {
  * these are all the app knows. One sentence, written two ways: mrkdwn here, a table cell's
  * rich-text runs in {@link valueSourceRuns}.
  */
-export function valueSourceText(set: SetByThisApp | undefined): string {
+export function valueSourceText(
+  set: SetByThisApp | undefined,
+  of: 'role' | 'scope' = 'role',
+): string {
   if (set === undefined) return DOCUMENTED_DEFAULT;
-  const text = `${SET_BY_THIS_APP}${slackDate(Math.floor(set.seenAt / 1000))}`;
+  const text = `${of === 'scope' ? SET_FOR_THE_SCOPE : SET_BY_THIS_APP}${slackDate(Math.floor(set.seenAt / 1000))}`;
   // A map stored by an earlier version has no reference: then the date alone.
   return set.ref === undefined ? text : withRef(text, set.ref, 'mrkdwn');
 }

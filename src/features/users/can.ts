@@ -58,6 +58,12 @@ export interface CanFacts {
 
 export type StepVerdict = 'passes' | 'denies' | 'unknown' | 'not-checked';
 
+/**
+ * In a group, CometChat asks two layers: the user's role (app-wide), then the group itself (the
+ * membership, a ban) and the member's scope there, whose permissions have the form of a role's.
+ */
+export type CanLayer = 'role' | 'group' | 'scope';
+
 export interface CanStep {
   /** What the step checks, in words. */
   rule: string;
@@ -67,11 +73,20 @@ export interface CanStep {
   verdict: StepVerdict;
   /** Why it passes, denies or cannot be told. */
   because: string;
+  /** The layer it belongs to, in a group's walk (the account's step has none). */
+  layer?: CanLayer | undefined;
 }
 
 export type CanConclusion =
   | { kind: 'allowed' }
-  | { kind: 'denied'; key?: string | undefined; value?: PermissionValue | undefined; why: string }
+  | {
+      kind: 'denied';
+      key?: string | undefined;
+      value?: PermissionValue | undefined;
+      why: string;
+      /** In a group's walk, the layer that denies. */
+      layer?: CanLayer | undefined;
+    }
   | { kind: 'cannot-tell'; why: string; byDefaults?: 'allowed' | 'denied' | undefined };
 
 export interface CanExplanation {
@@ -121,14 +136,14 @@ export function explainCan(facts: CanFacts): CanExplanation {
   return { steps, conclusion: conclude(steps) };
 }
 
-function accountStep(subject: CanPerson): CanStep {
+export function accountStep(subject: CanPerson): CanStep {
   return subject.deactivated
     ? { rule: 'account', verdict: 'denies', because: 'the account is deactivated' }
     : { rule: 'account', verdict: 'passes', because: 'the account is active' };
 }
 
-function valueStep(
-  facts: CanFacts,
+export function valueStep(
+  facts: Pick<CanFacts, 'values'>,
   key: string,
   rule: string,
   judge: (value: PermissionValue) => { verdict: StepVerdict; because: string },
@@ -138,7 +153,7 @@ function valueStep(
   return { rule, key, value: found.value, source: found.source, ...judge(found.value) };
 }
 
-function actionStep(facts: CanFacts): CanStep {
+export function actionStep(facts: Pick<CanFacts, 'action' | 'subject' | 'values'>): CanStep {
   const step = valueStep(facts, facts.action, 'the action', (value) =>
     value === 'deny'
       ? { verdict: 'denies', because: `role ${code(facts.subject.role)} is denied it` }
@@ -191,7 +206,7 @@ function listSteps(facts: CanFacts): CanStep[] {
   return steps;
 }
 
-function judgeList(
+export function judgeList(
   value: PermissionValue,
   wanted: string | undefined,
   what: string | undefined,
@@ -245,7 +260,10 @@ export function conclude(steps: readonly CanStep[]): CanConclusion {
   const fromDefault = (step: CanStep) =>
     step.source !== undefined && step.source.kind !== 'last-update';
   const denial = steps.find((step) => step.verdict === 'denies' && !fromDefault(step));
-  if (denial) return { kind: 'denied', key: denial.key, value: denial.value, why: denial.because };
+  if (denial) {
+    const { key, value, because: why, layer } = denial;
+    return { kind: 'denied', key, value, why, ...(layer === undefined ? {} : { layer }) };
+  }
   const unknown = steps.find((step) => step.verdict === 'unknown');
   if (unknown) {
     return {
@@ -258,7 +276,7 @@ export function conclude(steps: readonly CanStep[]): CanConclusion {
   if (defaulted) {
     return {
       kind: 'cannot-tell',
-      why: `${permissionKeyText(defaulted.key ?? '')} was never set through this app, and CometChat offers no read of a role's permissions`,
+      why: `${permissionKeyText(defaulted.key ?? '')} was never set through this app, and CometChat offers no read of ${defaulted.layer === 'scope' ? "a group scope's" : "a role's"} permissions`,
       byDefaults: defaultDenial ? 'denied' : 'allowed',
     };
   }

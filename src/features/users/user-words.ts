@@ -1,30 +1,38 @@
-import { idProblem, storedUid, uidProblem } from '../../cometchat/id-rules.ts';
+import { guidProblem, idProblem, storedUid, uidProblem } from '../../cometchat/id-rules.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { PAGE_PROBLEM, pageWord, roleWord } from '../command.ts';
 import { Refusal } from '../feature.ts';
 import { ACTION_KEYS } from './can.ts';
+import { GROUP_ACTION_KEYS } from './can-in-group.ts';
 
 // What `/cometchat user ...` and `/cometchat users ...` say, read into what their runs need.
 // Pure: every rule here is tested alone.
 
 export const USER_USAGE =
-  '`/cometchat user &lt;uid&gt; [can &lt;action&gt; [&lt;uid&gt;] | role &lt;role&gt; | contain]`';
+  '`/cometchat user &lt;uid&gt; [can &lt;action&gt; [&lt;uid&gt; | in &lt;guid&gt;] | role &lt;role&gt; | contain]`';
 export const USERS_USAGE =
   '`/cometchat users [&lt;text&gt;] [role:&lt;role&gt;] [deactivated] [page:&lt;n&gt;]`';
 
 export type UserWords =
   | { kind: 'card'; uid: string }
-  | { kind: 'can'; uid: string; action: string; target?: string | undefined }
+  | {
+      kind: 'can';
+      uid: string;
+      action: string;
+      target?: string | undefined;
+      /** The group asked about (`in <guid>`), as CometChat stores its guid. */
+      group?: string | undefined;
+    }
   | { kind: 'role'; uid: string; role: string }
   | { kind: 'contain'; uid: string };
 
 /** The action keys, for the sentence refusing an unknown one. */
 const ACTIONS_SENTENCE = `The actions are ${ACTION_KEYS.map((key) => code(key)).join(', ')}.`;
+const GROUP_ACTIONS_SENTENCE = `In a group they are ${GROUP_ACTION_KEYS.map((key) => code(key)).join(', ')}.`;
 
 /**
- * `user <uid>`, `user <uid> can <action> [<uid>]`, `user <uid> role <role>`, `user <uid>
- * contain`; each uid as
- * CometChat stores it.
+ * `user <uid>`, `user <uid> can <action> [<uid> | in <guid>]`, `user <uid> role <role>`, `user
+ * <uid> contain`; each uid and guid as CometChat stores it.
  */
 export function parseUserWords(words: readonly string[]): UserWords | Refusal {
   const usage = new Refusal(`Usage: ${USER_USAGE}.`);
@@ -48,13 +56,26 @@ export function parseUserWords(words: readonly string[]): UserWords | Refusal {
 
 function canWords(uid: string, rest: readonly string[]): UserWords | Refusal | undefined {
   const [typed, target, ...extra] = rest;
-  if (typed === undefined || extra.length > 0) return undefined;
+  // `in` alone stays a uid (one may be called `in`); `in <guid>` names a group.
+  const inGroup = target?.toLowerCase() === 'in' && extra.length === 1;
+  if (typed === undefined || (extra.length > 0 && !inGroup)) return undefined;
   // Keys are camel case (`sendMessage`); a person may type them in any case.
   const action = ACTION_KEYS.find((key) => key.toLowerCase() === typed.toLowerCase());
   if (!action) return new Refusal(`There is no action ${code(typed)}. ${ACTIONS_SENTENCE}`);
+  if (inGroup) return inGroupWords(uid, action, extra[0]);
   if (target === undefined) return { kind: 'can', uid, action };
   const problem = uidProblem(target);
   return problem ? new Refusal(problem) : { kind: 'can', uid, action, target: storedUid(target) };
+}
+
+function inGroupWords(uid: string, action: string, guid = ''): UserWords | Refusal {
+  if (!GROUP_ACTION_KEYS.includes(action)) {
+    return new Refusal(`${code(action)} is not done inside a group. ${GROUP_ACTIONS_SENTENCE}`);
+  }
+  // CometChat lower-cases guids as it does uids: a guid pasted in capitals is still one.
+  const group = storedUid(guid);
+  const problem = guidProblem(group);
+  return problem ? new Refusal(problem) : { kind: 'can', uid, action, group };
 }
 
 function roleWords(uid: string, rest: readonly string[]): UserWords | Refusal | undefined {
