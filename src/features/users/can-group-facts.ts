@@ -12,6 +12,7 @@ import {
   type GroupCanFacts,
   type Membership,
   type ScopeValues,
+  scopeDecides,
   scopeDefinitionsNeeded,
 } from './can-in-group.ts';
 
@@ -93,7 +94,7 @@ async function readScope(
   action: string,
 ): Promise<ScopeValues> {
   const scope = GROUP_SCOPES.find((one) => one === membership.scope);
-  if (scope === undefined) return {};
+  if (scope === undefined || !scopeDecides(action)) return {};
   const known = await deps.knownScope(guid, scope);
   if (!scopeDefinitionsNeeded(action, known)) return { known };
   return { known, definitions: await readDefinitions(deps, guid, scope) };

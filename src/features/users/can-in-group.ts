@@ -70,9 +70,14 @@ export interface GroupCanFacts extends Pick<CanFacts, 'action' | 'subject' | 'va
   scope: ScopeValues;
 }
 
+/** Whether a member's scope has a say: in everything done in the group, not in joining it. */
+export function scopeDecides(action: string): boolean {
+  return action !== JOIN;
+}
+
 /** Whether the scope's definitions are needed: the scope decides the action, and no map says. */
 export function scopeDefinitionsNeeded(action: string, known: ScopeValues['known']): boolean {
-  return action !== JOIN && !(known && action in known.permissions);
+  return scopeDecides(action) && !(known && action in known.permissions);
 }
 
 /** The walk in a group: the account, the role's layer, the group's, the scope's. */
@@ -257,7 +262,7 @@ function outsideSteps(facts: GroupCanFacts, banned: boolean | undefined): CanSte
 
 /** The member's scope and its value of the action: the map this app set, else the default. */
 function scopeSteps(facts: GroupCanFacts): CanStep[] {
-  if (facts.membership.kind !== 'member' || facts.action === JOIN) return [];
+  if (facts.membership.kind !== 'member' || !scopeDecides(facts.action)) return [];
   const scope = memberScope(facts.membership);
   const rule = 'the scope';
   if (scope === undefined) {

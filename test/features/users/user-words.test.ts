@@ -44,12 +44,41 @@ describe('parseUserWords', () => {
     expect(problem(parseUserWords(['名前']))).toContain('letters, digits, `-` and `_` only');
   });
 
+  it('reads "can <action> in <guid>", the guid as CometChat stores it; `in` alone is a uid', () => {
+    expect(parseUserWords(['u1', 'can', 'sendmessage', 'IN', 'Hiking-Club'])).toEqual({
+      kind: 'can',
+      uid: 'u1',
+      action: 'sendMessage',
+      group: 'hiking-club',
+    });
+    expect(parseUserWords(['u1', 'can', 'sendMessage', 'in'])).toEqual({
+      kind: 'can',
+      uid: 'u1',
+      action: 'sendMessage',
+      target: 'in',
+    });
+  });
+
+  it('refuses a guid that cannot be one, and an action with no meaning in a group', () => {
+    expect(problem(parseUserWords(['u1', 'can', 'sendMessage', 'in', 'a/b']))).toBe(
+      'A guid is letters, digits, `-` and `_` only, as CometChat makes them.',
+    );
+    expect(problem(parseUserWords(['u1', 'can', 'sendMessage', 'in', 'g'.repeat(101)]))).toBe(
+      'A guid is at most 100 characters.',
+    );
+    expect(problem(parseUserWords(['u1', 'can', 'listUsers', 'in', 'hiking']))).toMatch(
+      /^`listUsers` is not done inside a group\. In a group they are `listMessages`, .*`sendMessage`.*`joinGroup`\.$/,
+    );
+  });
+
   it('answers anything else with the usage', () => {
     for (const words of [
       [],
       ['u1', 'hug'],
       ['u1', 'can'],
       ['u1', 'can', 'sendMessage', 'u2', 'u3'],
+      ['u1', 'can', 'sendMessage', 'in', 'hiking', 'now'],
+      ['u1', 'can', 'sendMessage', 'on', 'hiking'],
     ]) {
       expect(problem(parseUserWords(words)), words.join(' ')).toMatch(/^Usage: /);
     }
