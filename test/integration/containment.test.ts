@@ -261,7 +261,11 @@ describe('containing an account in trouble', () => {
     expect(textOf(outcome)).not.toContain('Applied');
     const [record] = (await store.listAudit({ offset: 0, limit: 1 })).records;
     expect(record?.outcome).toBe('failed');
-    expect(record?.steps?.map((s) => [s.key, s.outcome])).toEqual([['sessions', 'failed']]);
+    expect(record?.steps?.map((s) => [s.key, s.outcome])).toEqual([
+      ['sessions', 'failed'],
+      ['status', 'failed'],
+    ]);
+    expect(textOf(outcome)).toContain('deactivating the account');
     expect(h.sandbox.state.users.get(uid)?.deactivatedAt).toBeUndefined();
   });
 });
