@@ -314,7 +314,9 @@ function otherNotFound(error: CometChatError, code: string, roles: string): stri
   if (error.serviceCode === 'ERR_GUID_NOT_FOUND') {
     return `CometChat has no group with that guid${code}. Check the guid.`;
   }
-  if (error.serviceCode === 'ERR_AUTH_TOKEN_NOT_FOUND' || error.operation === 'revokeSession') {
+  // The client's own "no session with that fingerprint" has no code of CometChat's.
+  const noSuchSession = error.operation === 'revokeSession' && error.serviceCode === undefined;
+  if (error.serviceCode === 'ERR_AUTH_TOKEN_NOT_FOUND' || noSuchSession) {
     return `That session is gone${code}: the user no longer has it. Look the user up again to see their sessions now.`;
   }
   if (error.operation in GROUP_OPERATIONS && error.serviceCode !== 'ERR_UID_NOT_FOUND') {
