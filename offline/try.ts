@@ -51,6 +51,9 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
   user <uid>                        a user's card, e.g. user cometchat-uid-7
   user <uid> can <action> [<uid>]   whether they may do it, step by step, e.g.
                                     user cometchat-uid-5 can sendMessage cometchat-uid-7
+  user <uid> can <action> in <guid> the same in a group: the role, the membership, a ban,
+                                    the member's scope, e.g.
+                                    user cometchat-uid-5 can sendMessage in town-hall
   user <uid> role <role>            change their role: the review, "Apply", and the card after,
                                     e.g. user cometchat-uid-4 role vip
   users [<text>] [role:<role>] [deactivated] [page:<n>]

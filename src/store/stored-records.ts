@@ -33,6 +33,17 @@ export const KnownPermissionsSchema = z.object({
 });
 export type KnownPermissions = z.infer<typeof KnownPermissionsSchema>;
 
+/**
+ * The name a group's scope's permissions are known under, in the place of a role id (the `role`
+ * of a known map, of an audit record and of an approval request): CometChat has no read of a
+ * scope's values either, so the store keeps the last map an update answered, as for a role. A
+ * role id is only `a-z 0-9 - _` (ROLE_ID), so a name with `:` in it is never a role's, and every
+ * store already takes it (in a Redis key it follows `app:<app>:known:`, whose app holds no `:`).
+ */
+export function knownScopeKey(guid: string, scope: string): string {
+  return `group:${guid}:${scope}`;
+}
+
 const AuditChangeSchema = z.object({
   key: z.string(),
   /** The value before, as far as known (see `beforeSource`); null when not set. */

@@ -22,6 +22,7 @@ describe('npm run try', () => {
     expect(run.stderr).toContain('There is no try command "nonsense".');
     expect(run.stdout).toContain('Usage: npm run try');
     expect(run.stdout).toContain('user <uid> can <action> [<uid>]');
+    expect(run.stdout).toContain('user <uid> can <action> in <guid>');
     expect(run.stdout).toContain('user <uid> role <role>');
     expect(run.status).toBe(2);
   });
@@ -139,6 +140,24 @@ describe('npm run try -- user, users', () => {
     expect(run.stdout).toContain('Can cometchat-uid-5 sendMessage?');
     expect(run.stdout).toContain('✔ the action Message Sending (`sendMessage`) = `allow`');
     expect(run.stdout).toMatch(/^│ ⛔ Denied: `cometchat-uid-5` blocked `cometchat-uid-7`\.$/m);
+  }, 60_000);
+
+  it('prints the walk of "can" in a group, layer by layer, each step with its source', () => {
+    const run = tryWith('user', 'ana_souza', 'can', 'sendMessage', 'in', 'hiking');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('Can ana_souza sendMessage in hiking?');
+    expect(run.stdout).toContain(
+      '✔ Role · the action Message Sending (`sendMessage`) = `allow` (the documented default)',
+    );
+    expect(run.stdout).toContain(
+      '✔ Group · membership (from CometChat): a member, scope `participant`',
+    );
+    expect(run.stdout).toContain(
+      '✔ Scope · the scope Message Sending (`sendMessage`) = `allow` (the default CometChat lists for the scope)',
+    );
+    expect(run.stdout).toMatch(
+      /^│ \? Cannot tell: .*\(`sendMessage`\) was never set through this app/m,
+    );
   }, 60_000);
 
   it('changes a role: the review from one role to the other, "Apply", and the card after', () => {

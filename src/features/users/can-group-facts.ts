@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { CometChatApp } from '../../apps/apps.ts';
 import type { AccountOperations } from '../../cometchat/account-model.ts';
 import {
   GROUP_SCOPES,
@@ -6,8 +7,10 @@ import {
   type GroupScope,
 } from '../../cometchat/group-model.ts';
 import type { PermissionDefinition } from '../../cometchat/schemas.ts';
-import type { KnownPermissions } from '../../store/store.ts';
-import type { CanPerson } from './can.ts';
+import { currentRequest } from '../../request-context.ts';
+import { type KnownPermissions, knownScopeKey } from '../../store/store.ts';
+import type { SharedDeps } from '../deps.ts';
+import { type CanPerson, canPerson } from './can.ts';
 import {
   type GroupCanFacts,
   type Membership,
@@ -15,6 +18,7 @@ import {
   scopeDecides,
   scopeDefinitionsNeeded,
 } from './can-in-group.ts';
+import { knownOf } from './known-permissions.ts';
 
 // The facts "can ... in <guid>" needs, asked of CometChat and the store, only those the walk
 // will use: the group (an unknown one fails here, with CometChat's sentence), whether the user is
@@ -37,6 +41,27 @@ export interface GroupFactsDeps {
 /** The service's largest page; a banned list longer than this many pages is not read whole. */
 const BANNED_PER_PAGE = 1_000;
 const BANNED_PAGES = 10;
+
+/**
+ * Every fact of "can <uid> <action> in <guid>": the user and what is known of their role (as
+ * "can" reads them), then the group's.
+ */
+export async function readCanInGroup(
+  deps: Pick<SharedDeps, 'store'>,
+  app: CometChatApp,
+  ask: { uid: string; action: string; group: string },
+): Promise<GroupCanFacts> {
+  const subject = canPerson(await app.cometchat.getUser(ask.uid));
+  const values = { known: await knownOf(deps, app, subject.role) };
+  const reads: GroupFactsDeps = {
+    cometchat: app.cometchat,
+    // The scope editor keeps a scope's last map where a role's is, under a key no role has.
+    knownScope: (guid, scope) => knownOf(deps, app, knownScopeKey(guid, scope)),
+    log: currentRequest().log,
+  };
+  const group = await readGroupFacts(reads, ask.group, ask.action, subject);
+  return { action: ask.action, subject, values, ...group };
+}
 
 export async function readGroupFacts(
   deps: GroupFactsDeps,

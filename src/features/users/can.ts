@@ -1,4 +1,5 @@
 import { PERMISSIONS, permissionSpec } from '../../cometchat/catalogue.ts';
+import { accountOf, type User } from '../../cometchat/model.ts';
 import type { PermissionMap, PermissionValue } from '../../cometchat/schemas.ts';
 import { permissionKeyText } from '../../replies/permission-key-text.ts';
 import { code } from '../../slack/mrkdwn.ts';
@@ -25,6 +26,11 @@ export interface CanPerson {
   uid: string;
   role: string;
   deactivated: boolean;
+}
+
+/** A user as the walk sees them. */
+export function canPerson(user: User): CanPerson {
+  return { uid: user.uid, role: user.role, deactivated: accountOf(user) === 'deactivated' };
 }
 
 /**

@@ -18,15 +18,16 @@ export const users: Feature = {
   subcommands: [
     subcommand({
       names: ['user'],
-      usage: `${USER_USAGE} - a user's card; \`can\` explains whether they may do an action (such as \`sendMessage\`), towards another user if named; \`role\` changes their role, \`contain\` revokes their sessions and deactivates them, with bans and deletions if chosen (editors)`,
+      usage: `${USER_USAGE} - a user's card; \`can\` explains whether they may do an action (such as \`sendMessage\`), towards another user if named, or in a group (both layers: the role, then the member's scope); \`role\` changes their role, \`contain\` revokes their sessions and deactivates them, with bans and deletions if chosen (editors)`,
       parse: parseUserWords,
       progress: (words, { app, deps }) => {
         // A role change or a containment opens a modal at once: no progress message to replace.
         if (words.kind === 'role' || words.kind === 'contain') return undefined;
         const uid = code(truncate(words.uid, 100));
         const where = inApp(appNameIfMultiple(deps.apps, app));
+        const inGroup = words.kind === 'can' && words.group ? ` in group ${code(words.group)}` : '';
         return words.kind === 'can'
-          ? `Working out whether ${uid} can ${code(words.action)}${where}…`
+          ? `Working out whether ${uid} can ${code(words.action)}${inGroup}${where}…`
           : `Looking up user ${uid}${where}…`;
       },
       run: async (words, { body, respond, app, deps }) => {

@@ -2,7 +2,7 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { z } from 'zod';
 import { appNameIfMultiple, type CometChatApp, openSigned, valueWriter } from '../../apps/apps.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
-import { accountOf, type User } from '../../cometchat/model.ts';
+import { accountOf } from '../../cometchat/model.ts';
 import { currentRequest } from '../../request-context.ts';
 import { recipientOf, respondOrFallBack, type SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
@@ -10,7 +10,9 @@ import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { PageSchema } from '../../slack/values.ts';
 import type { FeatureDeps, SharedDeps } from '../deps.ts';
 import { inPlace, signedButton } from '../signed-button.ts';
-import { type CanFacts, explainCan, factsNeeded } from './can.ts';
+import { type CanFacts, canPerson, explainCan, factsNeeded } from './can.ts';
+import { readCanInGroup } from './can-group-facts.ts';
+import { explainCanInGroup } from './can-in-group.ts';
 import { canMessage } from './can-view.ts';
 import { knownOf } from './known-permissions.ts';
 import type { SessionsRead } from './sessions-view.ts';
@@ -91,6 +93,8 @@ export interface CanAsk {
   uid: string;
   action: string;
   target?: string | undefined;
+  /** The group the question is asked in (`in <guid>`). */
+  group?: string | undefined;
 }
 
 /** The facts "can" needs, asked of CometChat and the store, only those the walk will use. */
@@ -108,22 +112,21 @@ async function canFacts(deps: UserDeps, app: CometChatApp, ask: CanAsk): Promise
   ]);
   return {
     action: ask.action,
-    subject: person(subject),
-    target: target && person(target),
+    subject: canPerson(subject),
+    target: target && canPerson(target),
     values,
     friends,
     blocked: blocks && { bySubject: blocks.uidBlockedOther, byTarget: blocks.otherBlockedUid },
   };
 }
 
-function person(user: User) {
-  return { uid: user.uid, role: user.role, deactivated: accountOf(user) === 'deactivated' };
-}
-
-/** "Can <uid> <action> [<uid>]": the walk, explained. */
+/** "Can <uid> <action> [<uid> | in <guid>]": the walk, explained. */
 export function createCan(deps: UserDeps) {
   return async (app: CometChatApp, ask: CanAsk): Promise<SlackMessage> => {
-    const explanation = explainCan(await canFacts(deps, app, ask));
+    const explanation =
+      ask.group === undefined
+        ? explainCan(await canFacts(deps, app, ask))
+        : explainCanInGroup(await readCanInGroup(deps, app, { ...ask, group: ask.group }));
     currentRequest().log.info(
       { action: ask.action, conclusion: explanation.conclusion.kind },
       'user permission explained',
