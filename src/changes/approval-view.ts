@@ -6,7 +6,7 @@ import type { SlackMessage } from '../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../store/store.ts';
-import { type Change, changeOf, subjectOf } from './change.ts';
+import { type Change, changeOf, setsPermissions, subjectOf } from './change.ts';
 import { containmentSteps } from './containment-view.ts';
 import type { AppLabel } from './deps.ts';
 import { kindOf } from './kinds/index.ts';
@@ -268,7 +268,7 @@ export function requestLine(request: Shown, appName: string | undefined, keys: n
   if (change.kind === 'role') return `${what}: ${kind.done}`;
   if (change.kind === 'rule') return `${what}: ${ruleChangeLines(change.changes).join('; ')}`;
   if (change.kind === 'containment') return `${what}: ${containmentSteps(change).join(' ')}`;
-  if (change.kind !== 'permissions') {
+  if (!setsPermissions(change)) {
     const changes = request.changes.map(
       (c) => `${code(c.key)} ${code(String(c.before ?? '—'))} → ${code(String(c.after))}`,
     );

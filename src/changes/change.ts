@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { GROUP_SCOPES, type GroupScope } from '../cometchat/group-model.ts';
 import {
   MAX_ROLE_DESCRIPTION,
   MAX_ROLE_NAME,
@@ -9,7 +10,7 @@ import {
 } from '../cometchat/id-rules.ts';
 import { AccountSchema } from '../cometchat/model.ts';
 import { type PermissionMap, type PermissionValue, RoleIdSchema } from '../cometchat/schemas.ts';
-import type { AuditChange, ChangeSubject } from '../store/store.ts';
+import { type AuditChange, type ChangeSubject, knownScopeKey } from '../store/store.ts';
 import { RULE_FIELDS } from './kinds/rule-fields.ts';
 
 // A change, whatever it acts on: one type, a union over its kinds. What is the same for every
@@ -64,6 +65,24 @@ interface ChangeFields {
 /** A role's permissions: the keys set, or unset back to their defaults. */
 export interface PermissionsChange extends ChangeFields {
   kind: 'permissions';
+}
+
+/**
+ * A group's scope's permissions, in the form of a role's: the keys set, or unset back to their
+ * defaults. Its `role` is knownScopeKey(guid, scope), the name the store knows the scope's last
+ * map under (and the records file it under), never a role id.
+ */
+export interface ScopePermissionsChange extends ChangeFields {
+  kind: 'scope-permissions';
+  guid: string;
+  scope: GroupScope;
+}
+
+/** Whether a change sets a permission map (a role's or a group's scope's), known only as last seen. */
+export function setsPermissions(
+  change: Change,
+): change is PermissionsChange | ScopePermissionsChange {
+  return change.kind === 'permissions' || change.kind === 'scope-permissions';
 }
 
 /** A role itself: created (with its permissions set right after), renamed or described, deleted. */
@@ -164,7 +183,8 @@ export type Change =
   | RuleChange
   | ContainmentChange
   | MessageDeletionChange
-  | SessionsChange;
+  | SessionsChange
+  | ScopePermissionsChange;
 
 /** At most this many messages are deleted by one change: a page of them, with room to spare. */
 export const MAX_DELETED_MESSAGES = 20;
@@ -304,7 +324,9 @@ const FingerprintsSchema = z.array(z.string().regex(/^[0-9a-f]{8}$/)).max(100);
 
 /** The groups a containment bans the user from, or lifts their bans in, by guid. */
 export const MAX_CONTAINMENT_GROUPS = 20;
-const GuidsSchema = z.array(z.string().regex(/^[a-z0-9_-]{1,100}$/)).max(MAX_CONTAINMENT_GROUPS);
+/** A guid as a change carries it: lower-cased, as CometChat stores it. */
+const GuidSchema = z.string().regex(/^[a-z0-9_-]{1,100}$/);
+const GuidsSchema = z.array(GuidSchema).max(MAX_CONTAINMENT_GROUPS);
 
 /** A containment's keys, each at most once, in the order they are sent (containmentProblem). */
 const ContainmentChangesSchema = z
@@ -436,6 +458,15 @@ export const ChangeSchema = z
       subject: z.object({ kind: z.literal('messages'), sender: UidSchema, permanent: z.boolean() }),
       changes: MessageDeletionChangesSchema,
     }).refine(({ subject, changes }) => deletesAsSaid(subject.permanent, changes)),
+    FieldsSchema.extend({
+      role: z.string().max(120),
+      subject: z.object({
+        kind: z.literal('scope'),
+        guid: GuidSchema,
+        scope: z.enum(GROUP_SCOPES),
+      }),
+      changes: z.array(KeyChangeSchema).min(1),
+    }).refine(({ role, subject }) => role === knownScopeKey(subject.guid, subject.scope)),
   ])
   .transform(({ subject, changes, seenAt, ...fields }): Change => {
     const common = {
@@ -460,6 +491,9 @@ function withKind(fields: ChangeFields, subject: ChangeSubject | undefined): Cha
   }
   if (subject?.kind === 'role') return { kind: 'role', action: subject.action, ...fields };
   if (subject?.kind === 'rule') return { kind: 'rule', ...fields };
+  if (subject?.kind === 'scope') {
+    return { kind: 'scope-permissions', guid: subject.guid, scope: subject.scope, ...fields };
+  }
   if (subject?.kind === 'containment') return { kind: 'containment', uid: subject.uid, ...fields };
   if (subject?.kind === 'messages') {
     const { sender, permanent } = subject;
@@ -496,6 +530,8 @@ export function subjectOf(change: Change): ChangeSubject | undefined {
       return { kind: 'containment', uid: change.uid };
     case 'message-deletion':
       return { kind: 'messages', sender: change.sender, permanent: change.permanent };
+    case 'scope-permissions':
+      return { kind: 'scope', guid: change.guid, scope: change.scope };
   }
 }
 

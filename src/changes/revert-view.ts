@@ -16,6 +16,7 @@ import { deletionIrreversible } from './kinds/message-deletion.ts';
 import { DECISION_WORDS, moderationIrreversible } from './kinds/moderation.ts';
 import { roleChangeLines } from './kinds/role.ts';
 import { fieldValueText, RULE_FIELDS, ruleChangeLines } from './kinds/rule-fields.ts';
+import { scopeName } from './kinds/scope-permissions.ts';
 import { sessionsIrreversible } from './kinds/sessions.ts';
 import type { Gap, Revert } from './revert.ts';
 import { subjectReviewView } from './review.ts';
@@ -126,6 +127,8 @@ function inverseWords(change: Change): string {
     // Never asked: revertOf offers no revert of revoked sessions (SESSIONS_NO_REVERT).
     case 'sessions':
       return `revoke sessions of ${code(change.uid)} again`;
+    case 'scope-permissions':
+      return `set ${counted(change.changes.length, 'key')} of the ${scopeName(change)} back`;
   }
 }
 

@@ -24,6 +24,7 @@ import {
   type UserRoleChange,
 } from './change.ts';
 import { NO_UNDELETE } from './kinds/message-deletion.ts';
+import { scopeName } from './kinds/scope-permissions.ts';
 import {
   SESSION_DROP_UNDOCUMENTED,
   SESSIONS_NO_REVERT,
@@ -307,7 +308,13 @@ export function confirmView(
 ): View {
   const promoted = change.promotedFrom ? [promotedNote(change.promotedFrom, appName)] : [];
   const n = change.changes.length;
-  const what = `${counted(n, 'change')} to ${escapeMrkdwn(roleName)} ${code(change.role)}${inApp(appName)}`;
+  // A group's scope is named by the group's name, its guid and the scope (its `role` is only
+  // the name its map is known under).
+  const named =
+    change.kind === 'scope-permissions'
+      ? `the ${scopeName(change)} (*${escapeMrkdwn(roleName)}*)`
+      : `${escapeMrkdwn(roleName)} ${code(change.role)}`;
+  const what = `${counted(n, 'change')} to ${named}${inApp(appName)}`;
   return {
     type: 'modal',
     callback_id: CALLBACKS.permissionsConfirm,

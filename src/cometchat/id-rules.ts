@@ -70,6 +70,22 @@ export const UidSchema = z.string().superRefine((uid, context) => {
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });
 
+/** CometChat's longest guid, as its groups API documents a group's id. */
+export const MAX_GUID = 100;
+
+/**
+ * Why a guid cannot be one, or undefined when it can: CometChat stores a guid lower-cased, of
+ * letters, digits, `-` and `_`; anything else is refused before a request.
+ */
+export function guidProblem(guid: string): string | undefined {
+  return (
+    idProblem(guid, 'A guid', MAX_GUID) ??
+    (UID_CHARACTERS.test(guid)
+      ? undefined
+      : 'A guid is letters, digits, `-` and `_` only, as CometChat makes them.')
+  );
+}
+
 /** Why a role id (lower-cased already) cannot be used, or undefined when it can. */
 export function roleIdProblem(role: string): string | undefined {
   return ROLE_ID.test(role)

@@ -23,6 +23,7 @@ export {
   DEFAULT_APP,
   failedSteps,
   type KnownPermissions,
+  knownScopeKey,
   type SeenRevision,
   type Subscription,
   type SubscriptionKind,

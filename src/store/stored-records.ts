@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GROUP_SCOPES } from '../cometchat/group-model.ts';
 import { PermissionMapSchema, PermissionValueSchema, ROLE_ID } from '../cometchat/schemas.ts';
 import { StoreDataError } from './store-errors.ts';
 
@@ -32,6 +33,17 @@ export const KnownPermissionsSchema = z.object({
   ref: z.string().optional(),
 });
 export type KnownPermissions = z.infer<typeof KnownPermissionsSchema>;
+
+/**
+ * The name a group's scope's permissions are known under, in the place of a role id (the `role`
+ * of a known map, of an audit record and of an approval request): CometChat has no read of a
+ * scope's values either, so the store keeps the last map an update answered, as for a role. A
+ * role id is only `a-z 0-9 - _` (ROLE_ID), so a name with `:` in it is never a role's, and every
+ * store already takes it (in a Redis key it follows `app:<app>:known:`, whose app holds no `:`).
+ */
+export function knownScopeKey(guid: string, scope: string): string {
+  return `group:${guid}:${scope}`;
+}
 
 const AuditChangeSchema = z.object({
   key: z.string(),
@@ -81,6 +93,8 @@ export const ChangeSubjectSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('containment'), uid: z.string() }),
   // One user's messages deleted (the keys are their ids), soft or permanently; never their text.
   z.object({ kind: z.literal('messages'), sender: z.string(), permanent: z.boolean() }),
+  // A group's scope's permissions; the record's `role` is knownScopeKey(guid, scope).
+  z.object({ kind: z.literal('scope'), guid: z.string(), scope: z.enum(GROUP_SCOPES) }),
 ]);
 export type ChangeSubject = z.infer<typeof ChangeSubjectSchema>;
 

@@ -7,6 +7,7 @@ import { moderationKind } from './moderation.ts';
 import { permissionsKind } from './permissions.ts';
 import { roleKind } from './role.ts';
 import { ruleKind } from './rule.ts';
+import { scopePermissionsKind } from './scope-permissions.ts';
 import { sessionsKind } from './sessions.ts';
 import { userKind } from './user.ts';
 
@@ -36,6 +37,8 @@ export function kindOf(change: Change): Kind {
       return messageDeletionKind(change);
     case 'sessions':
       return sessionsKind(change);
+    case 'scope-permissions':
+      return scopePermissionsKind(change);
   }
 }
 
