@@ -7,7 +7,7 @@ import { permissionKeyText } from '../../replies/permission-key-text.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import { changePayload, type KeyChange, type PermissionsChange } from '../change.ts';
-import { type ChangeClient, type Kind, NO_FACTS, type Sent } from './kind.ts';
+import { type Kind, NO_FACTS, type Sent } from './kind.ts';
 
 // A role's permissions: the keys set by one update, then each key going back to its default
 // unset by CometChat's own unset. CometChat offers no read of a role's map, so "is it still as
