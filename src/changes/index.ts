@@ -32,6 +32,7 @@ export {
   type PermissionsChange,
   type RuleChange,
   RuleIdSchema,
+  type ScopePermissionsChange,
   SubmittedValueSchema,
 } from './change.ts';
 export {
@@ -57,6 +58,7 @@ export {
   ruleUpdateOf,
   ruleValues,
 } from './kinds/rule-fields.ts';
+export { scopeName } from './kinds/scope-permissions.ts';
 export { SESSION_DROP_UNDOCUMENTED, sessionLine, sessionsChangeLine } from './kinds/sessions.ts';
 export { failureView } from './outcome.ts';
 export type { AuditTrail } from './record.ts';

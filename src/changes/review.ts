@@ -308,12 +308,12 @@ export function confirmView(
 ): View {
   const promoted = change.promotedFrom ? [promotedNote(change.promotedFrom, appName)] : [];
   const n = change.changes.length;
-  // A group's scope is named by the group's name, its guid and the scope (its `role` is only
-  // the name its map is known under).
-  const named =
-    change.kind === 'scope-permissions'
-      ? `the ${scopeName(change)} (*${escapeMrkdwn(roleName)}*)`
-      : `${escapeMrkdwn(roleName)} ${code(change.role)}`;
+  // A group's scope is named by its guid and the scope (its `role` is only the name its map is
+  // known under); it reaches the group's members of that scope, who are not counted.
+  const scope = change.kind === 'scope-permissions';
+  const named = scope
+    ? `the ${scopeName(change)}`
+    : `${escapeMrkdwn(roleName)} ${code(change.role)}`;
   const what = `${counted(n, 'change')} to ${named}${inApp(appName)}`;
   return {
     type: 'modal',
@@ -329,11 +329,15 @@ export function confirmView(
           : `Apply ${what}? Exactly these keys are sent; nothing else changes.`,
       ),
       ...chunkedSections(change.changes.map((c) => changeLine(c, change.kind, catalogue))),
-      context([holdersLine(holders), ...promoted, seenNote(change)]),
+      context([scope ? SCOPE_REACH : holdersLine(holders), ...promoted, seenNote(change)]),
       ...(approvalChannel ? [reasonInput()] : []),
     ],
   };
 }
+
+/** Whom a change of a group's scope reaches. */
+const SCOPE_REACH =
+  'It reaches every member of the group with this scope, now and later: CometChat applies a scope’s permissions to whoever holds it.';
 
 function seenNote({ seenAt }: Pick<PermissionsChange, 'seenAt'>): string {
   return seenAt !== undefined

@@ -16,6 +16,11 @@ export const ACTIONS = {
   permissionsApplyGroup: 'perms_apply_group',
   /** The editor's "Back to the default": the keys of the category to unset. */
   permissionsUnset: 'perms_unset',
+  /**
+   * _Edit scope permissions_ (on the group card): opens the editor on a group's scope; its value
+   * is `{guid, scope}`, signed for its app (scopeButtonValue).
+   */
+  editScopePermissions: 'edit_scope_permissions',
   auditPage: 'audit_page',
   callsPage: 'calls_page',
   shareCalls: 'share_calls',
