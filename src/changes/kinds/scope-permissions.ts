@@ -12,7 +12,7 @@ import { keysAtDefaultDone, sendPermissionMap } from './permissions.ts';
 // review makes it out of date.
 
 /** "scope `moderator` of group `hiking`": what a change of a group's scope acts on. Pure. */
-export function scopeName(change: Pick<ScopePermissionsChange, 'guid' | 'scope'>): string {
+export function scopeName(change: { guid: string; scope: string }): string {
   return `scope ${code(change.scope)} of group ${code(change.guid)}`;
 }
 
