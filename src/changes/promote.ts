@@ -11,7 +11,7 @@ import {
 import { type Catalogue, sameValue } from '../cometchat/catalogue.ts';
 import { isCometChatError } from '../cometchat/errors.ts';
 import { GROUP_SCOPES, type Group } from '../cometchat/group-model.ts';
-import { MAX_ROLES } from '../cometchat/id-rules.ts';
+import { GUID_PATTERN, MAX_ROLES } from '../cometchat/id-rules.ts';
 import { type PermissionValue, type Role, RoleIdSchema } from '../cometchat/schemas.ts';
 import { readScopeCatalogue } from '../cometchat/scope-catalogue.ts';
 import { inApp, roleHoldersSentence, roleLimitSentence } from '../replies/sentences.ts';
@@ -80,7 +80,7 @@ export const AppliedChangeSchema = z
         z.object({ kind: z.literal('role'), action: RoleActionSchema }),
         z.object({
           kind: z.literal('scope'),
-          guid: z.string().regex(/^[a-z0-9_-]{1,100}$/),
+          guid: z.string().regex(GUID_PATTERN),
           scope: z.enum(GROUP_SCOPES),
         }),
       ])

@@ -17,6 +17,7 @@ import type { ButtonArgs } from '../slack/listener-args.ts';
 import { failInModal } from '../slack/modal-outcome.ts';
 import type { AuditRecord, Store } from '../store/store.ts';
 import { type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
+import { revertibleAnyway } from './kinds/containment.ts';
 import { ruleIfAny } from './kinds/rule.ts';
 import { failureView } from './outcome.ts';
 import { replyPrivately } from './replies.ts';
@@ -82,7 +83,7 @@ async function revertReview(
   if (record?.app !== app.name) return messageView(REVERT_TITLE, UNKNOWN_RECORD);
   const refusal = record.subject?.kind === 'message' ? refusals.asModerator : refusals.asEditor;
   if (refusal) return messageView(REVERT_TITLE, refusal);
-  if (record.outcome !== 'applied') {
+  if (record.outcome !== 'applied' && !revertibleAnyway(record)) {
     return messageView(REVERT_TITLE, notAppliedSentence(record.outcome));
   }
   const [now, catalogue] = await Promise.all([

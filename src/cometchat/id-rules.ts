@@ -12,6 +12,8 @@ export const MAX_ROLES = 25;
 export const MAX_ROLE_NAME = 100;
 export const MAX_ROLE_DESCRIPTION = 255;
 export const MAX_UID = 100;
+/** A guid as CometChat stores it: lower-cased, `a-z 0-9 - _`, at most 100 characters. */
+export const GUID_PATTERN = /^[a-z0-9_-]{1,100}$/;
 // Controls and separators have no place in an id; rejecting them early gives a clear message
 // instead of a confusing 404.
 const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;

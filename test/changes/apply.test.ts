@@ -98,6 +98,9 @@ function setup(
       unbanGroupMember: () => Promise.reject(new Error('not a containment')),
       listMessages: () => Promise.reject(new Error('not a containment')),
       listSessions: () => Promise.reject(new Error('not a sessions change')),
+      // Nor a group's scope.
+      setScopePermissions: () => Promise.reject(new Error('not a scope change')),
+      unsetScopePermission: () => Promise.reject(new Error('not a scope change')),
       revokeSession: () => Promise.reject(new Error('not a sessions change')),
     },
   };

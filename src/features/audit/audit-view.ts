@@ -112,6 +112,8 @@ function subjectPart(record: AuditRecord): string {
   if (subject?.kind === 'messages') {
     return `messages of ${code(subject.sender)} (${subject.permanent ? 'deleted permanently' : 'deleted'})`;
   }
+  if (subject?.kind === 'scope')
+    return `scope ${code(subject.scope)} of group ${code(subject.guid)}`;
   return `role ${code(record.role)}`;
 }
 

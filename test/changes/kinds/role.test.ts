@@ -157,6 +157,8 @@ describe('sending a change to a role itself', () => {
       updateRule: notAsked,
       listSessions: notAsked,
       revokeSession: notAsked,
+      setScopePermissions: notAsked,
+      unsetScopePermission: notAsked,
     };
   }
 

@@ -83,6 +83,8 @@ function client(sent: RuleUpdate[], answer: (r: RuleUpdate) => ModerationRule): 
     deleteMessage: notAsked,
     listSessions: notAsked,
     revokeSession: notAsked,
+    setScopePermissions: notAsked,
+    unsetScopePermission: notAsked,
   };
 }
 

@@ -16,6 +16,7 @@ import {
   EditorStateSchema,
   encodeState,
   newScopeEditorState,
+  type ScopeRef,
   stateRecord,
 } from '../../../src/features/permissions/editor-state.ts';
 import {
@@ -36,7 +37,7 @@ import { createMemoryStore, knownScopeKey } from '../../../src/store/store.ts';
 // state it carries in its modal, the view, and the change its review makes.
 
 const problem = (read: unknown) => (read instanceof Refusal ? read.problem : undefined);
-const ref = { guid: 'hiking', scope: 'participant' } as const;
+const ref: ScopeRef = { guid: 'hiking', scope: 'participant' };
 
 describe('perms with two words is a scope', () => {
   it('reads one word as a role, as before', () => {
