@@ -20,33 +20,35 @@ const allowDeny = (key: string, label: string, category: string): PermissionSpec
   default: 'allow',
 });
 
-/** The scope keys this app ships with. */
+const scopeFilter = (key: string, label: string, category: string): PermissionSpec => ({
+  key,
+  label,
+  category,
+  kind: 'fixedList',
+  values: ['admin', 'moderator', 'participant'],
+  default: [],
+});
+
+/** The scope keys this app ships with: the eleven of CometChat's documented answers. */
 export const SCOPE_PERMISSIONS: readonly PermissionSpec[] = Object.freeze([
   allowDeny('sendMessage', 'Message Sending', 'Messages'),
   allowDeny('editMessage', 'Message Editing', 'Messages'),
-  allowDeny('deleteMessage', 'Message Deleting', 'Messages'),
-  allowDeny('sendThreadedMessage', 'Thread Replying', 'Message thread'),
+  allowDeny('sendThreadedMessage', 'Thread Replies', 'Message thread'),
+  allowDeny('addReaction', 'Adding Reactions', 'Reactions'),
   allowDeny('listReactions', 'Reaction Listing', 'Reactions'),
-  allowDeny('addReaction', 'Reaction Adding', 'Reactions'),
-  allowDeny('initiateCall', 'Call Starting', 'Calls'),
+  scopeFilter('listReactions.allowedScopes', 'Reaction Listing Scope Filter', 'Reactions'),
+  allowDeny('initiateCall', 'Call Initiation', 'Calls'),
+  scopeFilter('initiateCall.allowedScopes', 'Call Scope Filter', 'Calls'),
   {
     key: 'initiateCall.allowedType',
     label: 'Call Types',
     category: 'Calls',
     kind: 'fixedList',
     values: ['audio', 'video'],
-    default: null,
+    default: [],
   },
-  allowDeny('joinCall', 'Call Joining', 'Calls'),
   allowDeny('listMembers', 'Member Listing', 'Groups'),
-  {
-    key: 'listMembers.allowedScopes',
-    label: 'Member Listing Scope Filter',
-    category: 'Groups',
-    kind: 'fixedList',
-    values: ['admin', 'moderator', 'participant'],
-    default: null,
-  },
+  scopeFilter('listMembers.allowedScopes', 'Member Listing Scope Filter', 'Groups'),
 ]);
 
 /** The scope keys this app ships, for what needs no app's own. */
