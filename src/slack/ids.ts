@@ -18,7 +18,8 @@ export const ACTIONS = {
   permissionsUnset: 'perms_unset',
   /**
    * _Edit scope permissions_ (on the group card): opens the editor on a group's scope; its value
-   * is `{guid, scope}`, signed for its app (scopeButtonValue).
+   * is `signedValue(app, { guid, scope })` (a guid as CometChat stores it, one of the three
+   * scopes); the permissions feature registers its listener.
    */
   editScopePermissions: 'edit_scope_permissions',
   auditPage: 'audit_page',

@@ -22,6 +22,7 @@ import {
   signedTestValue,
   textOf,
 } from './harness.ts';
+import { newest, revertReview } from './revert-steps.ts';
 import { useHarness, useHarnessStarter } from './support.ts';
 
 // The permission editor on a group's scope (issue 48, Deliver 2), through the real app against
@@ -144,6 +145,32 @@ describe('the scope editor through the real app', () => {
     const shown = await editorShown(h, mark);
     expect(textOf(shown)).toContain('CometChat has no group `no-such-group`.');
     expect(scopeWrites(h.sandbox)).toEqual([]);
+  });
+});
+
+describe('reverting a change of a scope', () => {
+  const start = useHarnessStarter();
+
+  it('puts the record’s "before" back on the same scope, through its own review', async () => {
+    const store = createMemoryStore();
+    const h = await start({ store });
+    await applyToScope(h, 'sendMessage', 'deny');
+    const record = await newest(store);
+    const review = await revertReview(h, record.ref);
+    const text = textOf(review);
+    expect(text).toContain(`Revert the change \`${record.ref}\``);
+    expect(text).toContain('the scope `moderator` of group `hiking` back');
+    await confirm(h, review);
+    // "Before" was the documented default (the app had not seen the scope): unset, back to it.
+    expect(scopeWrites(h.sandbox).map(({ method, path }) => `${method} ${path}`)).toEqual([
+      `PUT ${SCOPE_PATH}`,
+      `DELETE ${SCOPE_PATH}/sendMessage`,
+    ]);
+    expect(await newest(store)).toMatchObject({
+      outcome: 'applied',
+      reverts: record.ref,
+      subject: { kind: 'scope', guid: 'hiking', scope: 'moderator' },
+    });
   });
 });
 

@@ -62,7 +62,7 @@ export const permissions: Feature = {
   ],
   register(bolt, deps) {
     registerPermissionEditor(bolt, editorDeps(deps));
-    // The group card's button (the groups feature draws it with scopeButtonValue).
+    // The group card's button (the groups feature draws it: see ACTIONS.editScopePermissions).
     bolt.action<BlockAction<ButtonAction>>(
       ACTIONS.editScopePermissions,
       createEditScopeButton(editorDeps(deps)),

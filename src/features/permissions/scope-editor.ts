@@ -1,6 +1,6 @@
 import type { View } from '@slack/types';
 import { z } from 'zod';
-import { type CometChatApp, openSigned, signedValue } from '../../apps/apps.ts';
+import { type CometChatApp, openSigned } from '../../apps/apps.ts';
 import { appLabel, baselineFrom, messageView, scopeName } from '../../changes/index.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
 import { GROUP_SCOPES, type Group, type GroupScope } from '../../cometchat/group-model.ts';
@@ -41,11 +41,10 @@ export function scopeWords(guid: string, scope: string): ScopeRef | Refusal {
   return { guid: stored, scope: word };
 }
 
-/** An _Edit scope permissions_ button's value: the group's scope, signed for its app. */
-export function scopeButtonValue(app: CometChatApp, ref: ScopeRef): string {
-  return signedValue(app, { guid: ref.guid, scope: ref.scope });
-}
-
+/**
+ * An _Edit scope permissions_ button's value (ACTIONS.editScopePermissions), as the group card
+ * writes it: `signedValue(app, { guid, scope })`.
+ */
 const ScopeValue = z.object({
   guid: z.string().refine((guid) => guidProblem(guid) === undefined),
   scope: z.enum(GROUP_SCOPES),
