@@ -15,6 +15,7 @@ import { NOT_A_SCOPE } from '../../src/features/permissions/scope-editor.ts';
 import { ACTIONS } from '../../src/slack/ids.ts';
 import { createMemoryStore, knownScopeKey, type Store } from '../../src/store/store.ts';
 import {
+  actionButtons,
   commandReply,
   commandText,
   type Harness,
@@ -23,7 +24,7 @@ import {
   textOf,
 } from './harness.ts';
 import { newest, revertReview } from './revert-steps.ts';
-import { useHarness, useHarnessStarter } from './support.ts';
+import { driverAs, useHarness, useHarnessStarter } from './support.ts';
 
 // The permission editor on a group's scope (issue 48, Deliver 2), through the real app against
 // the stand-in: only the changed keys reach `/v3/groups/{guid}/scopes/{scope}/permissions`, an
@@ -169,6 +170,59 @@ describe('reverting a change of a scope', () => {
     expect(await newest(store)).toMatchObject({
       outcome: 'applied',
       reverts: record.ref,
+      subject: { kind: 'scope', guid: 'hiking', scope: 'moderator' },
+    });
+  });
+});
+
+describe('a change of a scope where the app asks for approvals', () => {
+  const start = useHarnessStarter();
+
+  it('is posted for approval, and sent once when another editor approves it', async () => {
+    const store = createMemoryStore();
+    const h = await start({
+      store,
+      env: { APPROVAL_CHANNEL: 'C0APPROVE', EDITORS: 'U0OPERATOR,U0LEAD' },
+    });
+    const editor = await openEditor(h, 'hiking moderator');
+    await submitView(h, editor, withFieldSet(editor, 'sendMessage', 'deny'));
+    const confirmation = confirmationOf(h, editor);
+    if (!confirmation) throw new Error('no confirmation view');
+    expect(textOf(confirmation)).toContain('Request approval');
+    const mark = h.slack.calls.length;
+    await submitView(h, confirmation, {
+      approval_reason: { reason: { type: 'plain_text_input', value: 'ticket 48' } },
+    });
+    const post = await h.slack.nextCall('chat.postMessage', mark);
+    expect(post.args.channel).toBe('C0APPROVE');
+    expect(textOf(post.args)).toContain('scope `moderator` of group `hiking`');
+    await h.slack.nextCall('views.update', mark);
+    expect(scopeWrites(h.sandbox)).toEqual([]);
+
+    const blocks = post.args.blocks as unknown[];
+    const approve = actionButtons({ blocks }).find((b) => b.action_id === ACTIONS.approveChange);
+    if (!approve?.value) throw new Error('no Approve button');
+    const lead = driverAs(h, 'U0LEAD');
+    const decided = h.slack.calls.length;
+    await lead.interaction(
+      lead.blockAction({
+        actionId: ACTIONS.approveChange,
+        value: approve.value,
+        responseUrl: h.slack.responseUrl(),
+        message: { ts: '1700000000.000300', blocks },
+      }),
+    );
+    const update = await h.slack.nextCall('chat.update', decided);
+    expect(textOf(update.args)).toContain('Approved by <@U0LEAD> and applied');
+    expect(
+      scopeWrites(h.sandbox).map(({ method, path, body }) => ({ method, path, body })),
+    ).toEqual([
+      { method: 'PUT', path: SCOPE_PATH, body: { permissions: { sendMessage: 'deny' } } },
+    ]);
+    expect(await newest(store)).toMatchObject({
+      outcome: 'applied',
+      userId: 'U0OPERATOR',
+      approval: { approvedBy: 'U0LEAD', reason: 'ticket 48' },
       subject: { kind: 'scope', guid: 'hiking', scope: 'moderator' },
     });
   });
