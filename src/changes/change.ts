@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { GROUP_SCOPES } from '../cometchat/group-model.ts';
 import {
+  GuidSchema,
   MAX_ROLE_DESCRIPTION,
   MAX_ROLE_NAME,
   messageIdProblem,
@@ -155,7 +157,19 @@ export interface SessionsChange extends ChangeFields {
   uid: string;
 }
 
+/**
+ * One member of one group: exactly one change, of `scope` (one scope to another), `membership`
+ * (`member` to `kicked`: CometChat documents no way back but adding them again), or `ban`
+ * (`none` to `banned`, or back). Its `role` is empty: a member's scope is the group's layer.
+ */
+export interface GroupMemberChange extends ChangeFields {
+  kind: 'group-member';
+  guid: string;
+  uid: string;
+}
+
 export type Change =
+  | GroupMemberChange
   | PermissionsChange
   | RoleChange
   | UserRoleChange
@@ -223,6 +237,29 @@ const UserChangesSchema = z.tuple([
     KeyChangeSchema.extend({ key: z.literal('status'), after: AccountSchema }),
   ]),
 ]);
+
+/** What a change to a group's member is: exactly one change, each key only the ways it goes. */
+const GroupMemberChangesSchema = z
+  .tuple([
+    z.discriminatedUnion('key', [
+      KeyChangeSchema.extend({
+        key: z.literal('scope'),
+        before: z.enum(GROUP_SCOPES),
+        after: z.enum(GROUP_SCOPES),
+      }),
+      KeyChangeSchema.extend({
+        key: z.literal('membership'),
+        before: z.literal('member'),
+        after: z.literal('kicked'),
+      }),
+      KeyChangeSchema.extend({
+        key: z.literal('ban'),
+        before: z.enum(['none', 'banned']),
+        after: z.enum(['none', 'banned']),
+      }),
+    ]),
+  ])
+  .refine(([{ before, after }]) => before !== after);
 
 /** A session's fingerprint as Slack carries it back: a short hash, never a token. */
 export const FingerprintSchema = z.string().regex(/^[0-9a-f]{4,64}$/);
@@ -436,6 +473,11 @@ export const ChangeSchema = z
       subject: z.object({ kind: z.literal('messages'), sender: UidSchema, permanent: z.boolean() }),
       changes: MessageDeletionChangesSchema,
     }).refine(({ subject, changes }) => deletesAsSaid(subject.permanent, changes)),
+    FieldsSchema.extend({
+      role: z.literal(''),
+      subject: z.object({ kind: z.literal('group-member'), guid: GuidSchema, uid: UidSchema }),
+      changes: GroupMemberChangesSchema,
+    }),
   ])
   .transform(({ subject, changes, seenAt, ...fields }): Change => {
     const common = {
@@ -461,6 +503,9 @@ function withKind(fields: ChangeFields, subject: ChangeSubject | undefined): Cha
   if (subject?.kind === 'role') return { kind: 'role', action: subject.action, ...fields };
   if (subject?.kind === 'rule') return { kind: 'rule', ...fields };
   if (subject?.kind === 'containment') return { kind: 'containment', uid: subject.uid, ...fields };
+  if (subject?.kind === 'group-member') {
+    return { kind: 'group-member', guid: subject.guid, uid: subject.uid, ...fields };
+  }
   if (subject?.kind === 'messages') {
     const { sender, permanent } = subject;
     return { kind: 'message-deletion', sender, permanent, ...fields };
@@ -496,6 +541,8 @@ export function subjectOf(change: Change): ChangeSubject | undefined {
       return { kind: 'containment', uid: change.uid };
     case 'message-deletion':
       return { kind: 'messages', sender: change.sender, permanent: change.permanent };
+    case 'group-member':
+      return { kind: 'group-member', guid: change.guid, uid: change.uid };
   }
 }
 

@@ -14,6 +14,7 @@ import type { ButtonArgs } from '../slack/listener-args.ts';
 import { failInModal } from '../slack/modal-outcome.ts';
 import type { AuditRecord, Store } from '../store/store.ts';
 import { type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
+import { standingOf } from './kinds/group-member.ts';
 import { ruleIfAny } from './kinds/rule.ts';
 import { failureView } from './outcome.ts';
 import { replyPrivately } from './replies.ts';
@@ -105,7 +106,7 @@ async function readNow(
 ): Promise<Omit<Now, 'defaults'>> {
   const target = record.subject;
   const deleting = target?.kind === 'role' && target.action === 'create';
-  const [roles, user, known, holders, rule] = await Promise.all([
+  const [roles, user, known, holders, rule, member] = await Promise.all([
     app.cometchat.listAllRoles({ fresh: true }),
     target?.kind === 'user' || target?.kind === 'containment'
       ? userIfAny(app, target.uid)
@@ -113,8 +114,11 @@ async function readNow(
     target === undefined ? store.getKnownPermissions(app.name, record.role) : undefined,
     deleting ? app.cometchat.countUsersWithRole(record.role, { withDeactivated: true }) : undefined,
     target?.kind === 'rule' ? ruleIfAny(app.cometchat, record.role) : undefined,
+    target?.kind === 'group-member'
+      ? standingOf(app.cometchat, target.guid, target.uid, record.changes[0]?.key ?? '')
+      : undefined,
   ]);
-  return { roles, user, known, holders, rule };
+  return { roles, user, known, holders, rule, member };
 }
 
 /** The user as CometChat has them now; undefined when it has no such user. */

@@ -81,6 +81,8 @@ export const ChangeSubjectSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('containment'), uid: z.string() }),
   // One user's messages deleted (the keys are their ids), soft or permanently; never their text.
   z.object({ kind: z.literal('messages'), sender: z.string(), permanent: z.boolean() }),
+  // One member of one group: their scope, their membership (kicked) or a ban of them there.
+  z.object({ kind: z.literal('group-member'), guid: z.string(), uid: z.string() }),
 ]);
 export type ChangeSubject = z.infer<typeof ChangeSubjectSchema>;
 
