@@ -98,6 +98,11 @@ function setup(
       unbanGroupMember: () => Promise.reject(new Error('not a containment')),
       listMessages: () => Promise.reject(new Error('not a containment')),
       listSessions: () => Promise.reject(new Error('not a sessions change')),
+      // Nor a group's member.
+      setMemberScope: () => Promise.reject(new Error('not a group member change')),
+      kickGroupMember: () => Promise.reject(new Error('not a group member change')),
+      listGroupMembers: () => Promise.reject(new Error('not a group member change')),
+      listBannedMembers: () => Promise.reject(new Error('not a group member change')),
       revokeSession: () => Promise.reject(new Error('not a sessions change')),
     },
   };

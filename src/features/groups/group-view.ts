@@ -85,7 +85,7 @@ export function groupCard(group: Group, leaders: Leaders, options: GroupViewOpti
       `Group${inApp(options.appName)}. ${options.editor ? 'Members change scope, are kicked or banned from _Members_; bans are lifted from _Banned_.' : 'Only editors change members.'}`,
     ]),
   ];
-  return { text: `Group ${group.name} (${group.guid})`, blocks };
+  return { text: `Group ${escapeMrkdwn(name)} (${group.guid})`, blocks };
 }
 
 /** A member's line: who, their scope, their role, when they joined. Pure. */

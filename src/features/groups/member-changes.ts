@@ -62,7 +62,7 @@ export type MemberAsk = { key: 'scope'; to: GroupScope } | { key: MemberAction }
  * The change an ask is, from where the user stands, or the one sentence why there is none: not
  * a member (a scope change, a kick), the scope they have, banned already, not banned. Pure.
  */
-export function memberChangeOf(
+export function askedChangeOf(
   guid: string,
   uid: string,
   standing: Standing,
@@ -117,7 +117,7 @@ async function memberReview(
     app.cometchat.getGroup(guid),
     standingFor(app, guid, uid, ask),
   ]);
-  const change = memberChangeOf(guid, uid, standing, ask);
+  const change = askedChangeOf(guid, uid, standing, ask);
   if (typeof change === 'string') return messageModal(MEMBER_CHANGE_TITLE, change);
   const asked: AskedMemberChange = { guid, groupName: group.name, uid, ...change };
   return reviewMemberChange(deps.apps, app, asked, origin);

@@ -156,6 +156,10 @@ describe('sending a change to a role itself', () => {
       getRule: notAsked,
       updateRule: notAsked,
       listSessions: notAsked,
+      setMemberScope: notAsked,
+      kickGroupMember: notAsked,
+      listGroupMembers: notAsked,
+      listBannedMembers: notAsked,
       revokeSession: notAsked,
     };
   }
