@@ -4,6 +4,7 @@ import type { StoredView } from '../../offline/slack-standin/web-api.ts';
 import { currentView, modalShown, submitView } from '../../offline/stack/editor-steps.ts';
 import { KICK_NO_REVERT } from '../../src/changes/kinds/group-member.ts';
 import { SCOPE_PROBLEM } from '../../src/features/groups/group-words.ts';
+import { REFUSALS } from '../../src/replies/refusals.ts';
 import { ACTIONS, CALLBACKS } from '../../src/slack/ids.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
 import {
@@ -104,8 +105,8 @@ describe('groups', () => {
     expect(text).toContain('*Type*\nprivate');
     expect(text).toContain(`*Owner*\n\`${OWNER}\``);
     expect(text).toContain('*Members*\n5');
-    expect(text).toContain(`*Admins* (1): \`${OWNER}\``);
-    expect(text).toContain(`*Moderators* (1): \`${MODERATOR}\``);
+    expect(text).toContain(`*Admins* (1): *Andrew Joseph* \`${OWNER}\``);
+    expect(text).toContain(`*Moderators* (1): *Nancy Grace* \`${MODERATOR}\``);
     expect(text).toContain('*Created*\n<!date^1700100000^');
     expect(actionButtons(card).map((b) => b.action_id)).toEqual([
       ACTIONS.groupMembersPage,
@@ -294,6 +295,39 @@ describe('groups', () => {
     expect(bannedIn(h, HIKING, BANNED)).toBe(true);
   });
 
+  it('asks for approval where the app does, and bans once an approver approves', async () => {
+    const h = await withEditors({ APPROVAL_CHANNEL: 'C0APPROVE' });
+    const review = await reviewOf(h, `group ${HIKING} ban ${PARTICIPANT}`);
+    expect(textOf(review)).toContain('Ask for approval in <#C0APPROVE>');
+    const mark = h.slack.calls.length;
+    await submitView(h, review, {});
+    const post = await h.slack.nextCall('chat.postMessage', mark);
+    expect(post.args.channel).toBe('C0APPROVE');
+    expect(textOf(post.args)).toContain(`member \`${PARTICIPANT}\` of group \`${HIKING}\``);
+    expect(writes(h)).toEqual([]);
+    const approve = actionButtons({ blocks: post.args.blocks }).find(
+      (b) => b.action_id === ACTIONS.approveChange,
+    );
+    const approver = driverAs(h, 'U0LEAD');
+    const decided = h.slack.calls.length;
+    await approver.interaction(
+      approver.blockAction({
+        actionId: ACTIONS.approveChange,
+        value: approve?.value ?? '',
+        responseUrl: h.slack.responseUrl(),
+        message: { ts: '1700000000.000300', blocks: post.args.blocks as unknown[] },
+      }),
+    );
+    await h.slack.nextCall('chat.update', decided);
+    expect(writes(h)).toEqual([`POST /v3/groups/${HIKING}/bannedusers/${PARTICIPANT}`]);
+    expect(await newest(store)).toMatchObject({
+      outcome: 'applied',
+      userId: 'U0OPERATOR',
+      approval: { approvedBy: 'U0LEAD' },
+      subject: { kind: 'group-member', guid: HIKING, uid: PARTICIPANT },
+    });
+  });
+
   it('sends nothing when the member moved between the review and Apply', async () => {
     const h = await withEditors();
     const review = await reviewOf(h, `group ${HIKING} scope ${PARTICIPANT} admin`);
@@ -335,7 +369,7 @@ describe('groups', () => {
       `group ${HIKING} kick ${PARTICIPANT}`,
       driverAs(h, 'U0VIEWER'),
     );
-    expect(refused).toMatch(/edit/i);
+    expect(refused).toContain(REFUSALS.edit);
     expect(writes(h)).toEqual([]);
   });
 });

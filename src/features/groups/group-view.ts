@@ -82,7 +82,10 @@ export function groupCard(group: Group, leaders: Leaders, options: GroupViewOpti
       open('Banned', ACTIONS.groupBannedPage, { g: group.guid, p: 1 }),
     ]),
     context([
-      `Group${inApp(options.appName)}. ${options.editor ? 'Members change scope, are kicked or banned from _Members_; bans are lifted from _Banned_.' : 'Only editors change members.'}`,
+      ...(options.appName ? [`App: *${escapeMrkdwn(options.appName)}*`] : []),
+      options.editor
+        ? 'Change a member’s scope, kick or ban them from _Members_; lift a ban from _Banned_.'
+        : 'Only editors change members.',
     ]),
   ];
   return { text: `Group ${escapeMrkdwn(name)} (${group.guid})`, blocks };

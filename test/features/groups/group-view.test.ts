@@ -7,6 +7,7 @@ import {
   groupListMessage,
   memberPageMessage,
 } from '../../../src/features/groups/group-view.ts';
+import type { SlackMessage } from '../../../src/slack/deliver.ts';
 import { ACTIONS } from '../../../src/slack/ids.ts';
 import { actionButtons, type Button, blocksOf, textOf } from '../../integration/harness.ts';
 
@@ -14,8 +15,8 @@ import { actionButtons, type Button, blocksOf, textOf } from '../../integration/
 // Kit's limits, the buttons only an editor should see.
 
 /** The buttons beside a message's sections (their accessories), in order. */
-const accessories = (message: Record<string, unknown>): Button[] =>
-  blocksOf(message).flatMap((b) => (b.accessory ? [b.accessory as Button] : []));
+const accessories = (message: SlackMessage): Button[] =>
+  blocksOf({ ...message }).flatMap((b) => (b.accessory ? [b.accessory as Button] : []));
 
 const write = (value: Record<string, unknown>) => JSON.stringify(value);
 const pagination = (total: number, perPage = 10, page = 1) => ({
@@ -66,10 +67,10 @@ describe("a group's card", () => {
     expect(text).toContain('*Moderators*: none');
     expect(text).toContain('<!date^1700000000^');
     // The header is plain text (Slack parses no mention there); everything else is escaped.
-    const [head, ...rest] = blocksOf(message);
+    const [head, ...rest] = blocksOf({ ...message });
     expect(head).toMatchObject({ type: 'header', text: { type: 'plain_text', text: GROUP.name } });
     expect(textOf({ ...message, blocks: rest })).not.toContain('<!channel>');
-    expect(actionButtons(message).map((b) => b.action_id)).toEqual([
+    expect(actionButtons({ ...message }).map((b) => b.action_id)).toEqual([
       ACTIONS.groupMembersPage,
       ACTIONS.groupBannedPage,
     ]);
@@ -90,7 +91,7 @@ describe("a group's members", () => {
     );
     expect(text).toContain('*Name 0 &lt;@U1&gt;* `u0` · scope `participant` · role `default`');
     expect(text).not.toContain('<@U1>');
-    const ids = actionButtons(message).map((b) => b.action_id);
+    const ids = actionButtons({ ...message }).map((b) => b.action_id);
     expect(ids.filter((id) => id === ACTIONS.groupMemberScope)).toHaveLength(10);
     expect(ids.filter((id) => id === ACTIONS.groupMemberKick)).toHaveLength(10);
     expect(ids.filter((id) => id === ACTIONS.groupMemberBan)).toHaveLength(10);
@@ -100,7 +101,7 @@ describe("a group's members", () => {
       `${ACTIONS.groupMembersPage}_moderator`,
       `${ACTIONS.groupMembersPage}_next`,
     ]);
-    const next = actionButtons(message).find((b) => b.action_id.endsWith('_next'));
+    const next = actionButtons({ ...message }).find((b) => b.action_id.endsWith('_next'));
     expect(JSON.parse(String(next?.value))).toEqual({ g: 'hiking', s: 'participant', p: 2 });
     assertWithinLimits('message', message);
   });
@@ -111,7 +112,7 @@ describe("a group's members", () => {
       { members: members.slice(0, 5), pagination: pagination(25) },
       { write, editor: false },
     );
-    const ids = actionButtons(message).map((b) => b.action_id);
+    const ids = actionButtons({ ...message }).map((b) => b.action_id);
     expect(ids.every((id) => id.startsWith(ACTIONS.groupMembersPage))).toBe(true);
     expect(ids).toContain(`${ACTIONS.groupMembersPage}_previous`);
     expect(ids).not.toContain(`${ACTIONS.groupMembersPage}_next`);
@@ -148,7 +149,9 @@ describe('the group search', () => {
     expect(text).toContain('Groups: guid or name starting with `hik` · private');
     expect(text).toContain('`hiking` · private · 42 members');
     expect(text).not.toContain('<!channel>');
-    const next = actionButtons(message).find((b) => b.action_id === `${ACTIONS.groupsPage}_next`);
+    const next = actionButtons({ ...message }).find(
+      (b) => b.action_id === `${ACTIONS.groupsPage}_next`,
+    );
     expect(JSON.parse(String(next?.value))).toEqual({ t: 'hik', y: 'private', p: 2 });
     expect(
       textOf(groupListMessage({ page: 1 }, { groups: [], pagination: pagination(0) }, { write })),
