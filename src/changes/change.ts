@@ -341,7 +341,7 @@ const FingerprintsSchema = z.array(z.string().regex(/^[0-9a-f]{8}$/)).max(100);
 
 /** The groups a containment bans the user from, or lifts their bans in, by guid. */
 export const MAX_CONTAINMENT_GROUPS = 20;
-const GuidsSchema = z.array(z.string().regex(/^[a-z0-9_-]{1,100}$/)).max(MAX_CONTAINMENT_GROUPS);
+const GuidsSchema = z.array(GuidSchema).max(MAX_CONTAINMENT_GROUPS);
 
 /** A containment's keys, each at most once, in the order they are sent (containmentProblem). */
 const ContainmentChangesSchema = z
