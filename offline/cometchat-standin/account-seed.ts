@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkScopeUpdate } from './scope-permissions.ts';
 import {
   type AccountState,
   AuthTokenSchema,
@@ -7,6 +8,8 @@ import {
   GROUP_SCOPES,
   type GroupMember,
   GroupSchema,
+  type GroupScope,
+  type PermissionMap,
   type User,
 } from './state.ts';
 
@@ -65,6 +68,35 @@ export const SANDBOX_ACCOUNT_IDS = Object.freeze({
   }),
 } as const);
 
+/**
+ * The groups beside the user's (private, `SANDBOX_ACCOUNT_IDS.uid` in none of them, so nothing
+ * about that user changes): members of every scope, bans of active users, a scope that denies
+ * `sendMessage`, more members than a page of 25. README.md, "Groups", describes them.
+ */
+export const SANDBOX_GROUP_IDS = Object.freeze({
+  /** Private, owner `cometchat-uid-1` (admin); its participants may not send messages. */
+  hiking: 'hiking',
+  /** Private, owner `ops-lead`: 28 members (2 admins, 3 moderators, 23 participants). */
+  townHall: 'town-hall',
+  townHallMembers: 28,
+  /** The owner of `hiking`: an admin whose scope cannot change (`ERR_GROUP_NO_SCOPE_CLEARANCE`). */
+  hikingOwner: 'cometchat-uid-1',
+  /** A moderator of `hiking`. */
+  hikingModerator: 'cometchat-uid-3',
+  /** A participant of `hiking` (role `premium`): the scope denies them `sendMessage`. */
+  deniedByScope: 'ana_souza',
+  /** Active (role `premium`), banned from `hiking`. */
+  bannedFromHiking: 'cometchat-uid-4',
+  /** Active (role `guest`), banned from `town-hall`. */
+  bannedFromTownHall: 'cometchat-uid-11',
+  /** A participant of `town-hall` (role `default`): nothing in either layer denies `sendMessage`. */
+  allowed: 'cometchat-uid-5',
+  /** Active, in neither group. */
+  notMember: 'late-joiner',
+  /** The keys set on `hiking`'s `participant` scope; every other key of every scope is its default. */
+  hikingParticipantPermissions: Object.freeze({ sendMessage: 'deny', initiateCall: 'deny' }),
+} as const);
+
 const AccountsSeedSchema = z.strictObject({
   authTokens: z.array(AuthTokenSchema),
   groups: z.array(GroupSchema),
@@ -79,6 +111,16 @@ const AccountsSeedSchema = z.strictObject({
   bans: z.array(
     z.strictObject({ guid: z.string(), uid: z.string(), bannedAt: z.int().nonnegative() }),
   ),
+  /** Keys set explicitly on a group's scope (none by default). */
+  scopePermissions: z
+    .array(
+      z.strictObject({
+        guid: z.string(),
+        scope: z.enum(GROUP_SCOPES),
+        permissions: z.record(z.string(), z.union([z.string(), z.array(z.string()), z.null()])),
+      }),
+    )
+    .default([]),
   messages: z.array(ChatMessageSchema),
 });
 
@@ -109,6 +151,18 @@ export function loadAccounts(
   }
   const bans = new Map<string, Map<string, number>>();
   for (const { guid, uid, bannedAt } of seed.bans) inGroup(bans, guid, uid, bannedAt);
+  const scopePermissions = new Map<string, Map<GroupScope, PermissionMap>>();
+  for (const { guid, scope, permissions } of seed.scopePermissions) {
+    if (!groups.has(guid)) throw new Error(`${where}: no group "${guid}"`);
+    const checked = checkScopeUpdate(permissions);
+    if (!checked.ok) {
+      throw new Error(
+        `${where}: bad ${scope} permissions of "${guid}": ${JSON.stringify(checked.details)}`,
+      );
+    }
+    const scopes = scopePermissions.get(guid) ?? new Map<GroupScope, PermissionMap>();
+    scopePermissions.set(guid, scopes.set(scope, checked.permissions));
+  }
   const authTokens = new Map<string, z.infer<typeof AuthTokenSchema>[]>();
   for (const token of seed.authTokens) {
     known(token.uid);
@@ -120,6 +174,7 @@ export function loadAccounts(
     groups,
     members,
     bans,
+    scopePermissions,
   };
 }
 

@@ -21,6 +21,9 @@ export type ErrorCode =
   | 'ERR_GUID_NOT_FOUND'
   | 'ERR_ALREADY_BANNED'
   | 'ERR_NOT_A_BANNED_USER'
+  | 'ERR_NOT_A_MEMBER'
+  | 'ERR_SAME_SCOPE'
+  | 'ERR_GROUP_NO_SCOPE_CLEARANCE'
   | 'ERR_NOT_FOUND'
   | 'ERR_METHOD_NOT_ALLOWED'
   | 'ERR_TOO_MANY_REQUESTS'
@@ -66,8 +69,8 @@ const TEXTS: Record<ErrorCode, ErrorText> = {
   },
   ERR_PERMISSION_NOT_FOUND: {
     status: 404,
-    message: 'The permission is not set for the role.',
-    devMessage: 'Only a permission set explicitly on the role can be unset.',
+    message: 'The permission is not set for the role or the group scope.',
+    devMessage: 'Only a permission set explicitly can be unset.',
   },
   ERR_CALL_SESSION_NOT_FOUND: {
     status: 404,
@@ -113,6 +116,21 @@ const TEXTS: Record<ErrorCode, ErrorText> = {
     status: 400,
     message: 'The user is not banned from the group.',
     devMessage: 'See GET /v3/groups/{guid}/bannedusers.',
+  },
+  ERR_NOT_A_MEMBER: {
+    status: 404,
+    message: 'The user is not a member of the group.',
+    devMessage: 'See GET /v3/groups/{guid}/members.',
+  },
+  ERR_SAME_SCOPE: {
+    status: 400,
+    message: 'The member already has that scope.',
+    devMessage: "Send a scope other than the member's current one.",
+  },
+  ERR_GROUP_NO_SCOPE_CLEARANCE: {
+    status: 400,
+    message: 'The scope of the group owner cannot be changed, nor the owner removed.',
+    devMessage: 'The owner stays an admin of the group.',
   },
   ERR_NOT_FOUND: {
     status: 404,
@@ -172,6 +190,9 @@ const AUTH_TOKEN_PATH = /^\/v3\/users\/[^/]+\/auth_tokens\/[^/]+$/;
 /** A raw path naming one permission of one role: what DELETE unsets. */
 const PERMISSION_PATH = /^\/v3\/roles\/[^/]+\/permissions\/[^/]+$/;
 
+/** The same for one permission of a group's scope. */
+const SCOPE_PERMISSION_PATH = /^\/v3\/groups\/[^/]+\/scopes\/[^/]+\/permissions\/[^/]+$/;
+
 /**
  * The error a status fault sends when the test did not give a body: the closest real one. A 404
  * names what the path looks up (a call, an auth token, a user, a group, a message, a moderation
@@ -184,6 +205,7 @@ export function errorCodeForStatus(status: number, host: 'api' | 'call', path = 
     if (host === 'call') return 'ERR_CALL_SESSION_NOT_FOUND';
     if (AUTH_TOKEN_PATH.test(path)) return 'ERR_AUTH_TOKEN_NOT_FOUND';
     if (path.startsWith('/v3/users')) return 'ERR_UID_NOT_FOUND';
+    if (SCOPE_PERMISSION_PATH.test(path)) return 'ERR_PERMISSION_NOT_FOUND';
     if (path.startsWith('/v3/groups')) return 'ERR_GUID_NOT_FOUND';
     if (path.startsWith('/v3/messages')) return 'ERR_MSG_NOT_FOUND';
     if (path.startsWith('/v3/moderation/rules')) return 'ERR_RULE_NOT_FOUND';

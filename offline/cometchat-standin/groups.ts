@@ -1,10 +1,12 @@
 import { activeUser } from './auth-tokens.ts';
 import { errorResponse } from './errors.ts';
+import { badRequest, isObject, jsonBody, type RequestBody } from './json-body.ts';
 import { pageOf, readPaging } from './paging.ts';
 import { ok, type SandboxResponse } from './response.ts';
-import type { Group, SandboxState } from './state.ts';
+import { GROUP_SCOPES, type Group, type GroupMember, type SandboxState } from './state.ts';
 
-// Groups (live-api-notes.md, "Groups"): the list, one group, its members, and bans. Read on a
+// Groups (live-api-notes.md, "Groups"): the list, one group, its members (a scope changed, a
+// member kicked), and bans. Read on a
 // user's behalf (`onBehalfOf`), the list shows the groups that user can see (public and
 // password ones, private ones they are in), each with `hasJoined` and, when joined, `scope`.
 // Like the service, a deactivated user's uid is `ERR_UID_NOT_FOUND` there and in the bans.
@@ -63,6 +65,60 @@ export function listMembers(
     },
   );
   return ok(pageOf(members, paging));
+}
+
+/** The group, the user and their membership a member route names, or the service's error. */
+function memberTarget(
+  state: SandboxState,
+  guid: string | undefined,
+  uid: string | undefined,
+): { group: Group; uid: string; member: GroupMember } | SandboxResponse {
+  const group = guid === undefined ? undefined : state.accounts.groups.get(guid);
+  if (group === undefined) return errorResponse('ERR_GUID_NOT_FOUND');
+  const user = activeUser(state, uid);
+  if (user === undefined) return errorResponse('ERR_UID_NOT_FOUND');
+  const member = state.accounts.members.get(group.guid)?.get(user.uid);
+  if (member === undefined) return errorResponse('ERR_NOT_A_MEMBER');
+  // Not documented: the stand-in keeps the owner an admin of their group, whoever asks.
+  if (user.uid === group.owner) return errorResponse('ERR_GROUP_NO_SCOPE_CLEARANCE');
+  return { group, uid: user.uid, member };
+}
+
+/** PUT /v3/groups/{guid}/members/{uid} `{scope}`: the member's new scope. */
+export function changeMemberScope(
+  state: SandboxState,
+  request: {
+    guid: string | undefined;
+    uid: string | undefined;
+    contentType: string | undefined;
+    body: RequestBody;
+  },
+): SandboxResponse {
+  const target = memberTarget(state, request.guid, request.uid);
+  if (!('member' in target)) return target;
+  const body = jsonBody(request.contentType, request.body);
+  if (!body.ok) return body.response;
+  const scope = isObject(body.value) ? body.value.scope : undefined;
+  const known = GROUP_SCOPES.find((one) => one === scope);
+  if (known === undefined) {
+    return badRequest('scope', `The scope must be one of: ${GROUP_SCOPES.join(', ')}.`);
+  }
+  if (target.member.scope === known) return errorResponse('ERR_SAME_SCOPE');
+  target.member.scope = known;
+  const message = `The scope of ${target.uid} in the group ${target.group.guid} is now ${known}.`;
+  return ok({ data: { success: true, message } });
+}
+
+/** DELETE the same: the member kicked out (they may join again, or be added back). */
+export function kickMember(
+  state: SandboxState,
+  request: { guid: string | undefined; uid: string | undefined },
+): SandboxResponse {
+  const target = memberTarget(state, request.guid, request.uid);
+  if (!('member' in target)) return target;
+  state.accounts.members.get(target.group.guid)?.delete(target.uid);
+  const message = `${target.uid} is kicked from the group ${target.group.guid} successfully.`;
+  return ok({ data: { success: true, message } });
 }
 
 /** The group and the (active) user a ban names, or the error the service answers. */

@@ -68,6 +68,11 @@ export function catalogueEntries(): readonly DescribedEntry[] {
 /** An action name, optionally followed by dotted qualifiers (`sendMessage.allowedMimeTypes`). */
 const PERMISSION_NAME = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*$/;
 
+/** Whether a key is named like a permission: a role's or a group scope's. */
+export function isPermissionName(key: string): boolean {
+  return PERMISSION_NAME.test(key);
+}
+
 export function catalogueEntry(key: string): CatalogueEntry | undefined {
   return BY_KEY.get(key);
 }

@@ -2,7 +2,16 @@ import { listAuthTokens, revokeAuthToken, revokeAuthTokens } from './auth-tokens
 import { listCalls } from './call-list.ts';
 import { getCall } from './calls.ts';
 import { errorResponse } from './errors.ts';
-import { banMember, getGroup, listBans, listGroups, listMembers, unbanMember } from './groups.ts';
+import {
+  banMember,
+  changeMemberScope,
+  getGroup,
+  kickMember,
+  listBans,
+  listGroups,
+  listMembers,
+  unbanMember,
+} from './groups.ts';
 import type { RequestBody } from './json-body.ts';
 import { listMessages } from './message-list.ts';
 import { deleteMessage, getMessage } from './messages.ts';
@@ -19,6 +28,11 @@ import { listPermissionDefinitions } from './permission-definitions.ts';
 import type { SandboxResponse } from './response.ts';
 import { createRole, deleteRole, updateRole } from './role-management.ts';
 import { listRoles, unsetRolePermission, updateRolePermissions } from './roles.ts';
+import {
+  listScopePermissionDefinitions,
+  unsetScopePermission,
+  updateScopePermissions,
+} from './scope-permissions.ts';
 import type { SandboxState } from './state.ts';
 import { usageStats } from './stats.ts';
 import { deactivateUsers, reactivateUsers } from './user-activation.ts';
@@ -100,7 +114,7 @@ function messageRoutes(segments: string[]): Methods | undefined {
   };
 }
 
-/** Groups: the list (on a user's behalf or not), one group, its members, its bans. */
+/** Groups: the list (on a user's behalf or not), one group, its members, its bans, its scopes. */
 function groupRoutes(segments: string[]): Methods | undefined {
   const [, , , id, sub, member] = segments;
   if (segments.length === 3) {
@@ -109,9 +123,8 @@ function groupRoutes(segments: string[]): Methods | undefined {
   if (!id) return undefined;
   const guid = decodeIdSegment(id);
   if (segments.length === 4) return { GET: (_r, c) => getGroup(c.state, guid) };
-  if (segments.length === 5 && sub === 'members') {
-    return { GET: (r, c) => listMembers(c.state, guid, r.query) };
-  }
+  if (sub === 'members') return memberRoutes(guid, segments);
+  if (sub === 'scopes') return scopeRoutes(guid, segments);
   if (sub !== 'bannedusers') return undefined;
   if (segments.length === 5) return { GET: (r, c) => listBans(c.state, guid, r.query) };
   if (segments.length !== 6 || !member) return undefined;
@@ -120,6 +133,34 @@ function groupRoutes(segments: string[]): Methods | undefined {
     POST: (_r, c) => banMember(c.state, { guid, uid, now: c.now }),
     DELETE: (_r, c) => unbanMember(c.state, { guid, uid }),
   };
+}
+
+/** A group's members: the list, one member's scope changed, one kicked. */
+function memberRoutes(guid: string | undefined, segments: string[]): Methods | undefined {
+  const [, , , , , member] = segments;
+  if (segments.length === 5) return { GET: (r, c) => listMembers(c.state, guid, r.query) };
+  if (segments.length !== 6 || !member) return undefined;
+  const uid = decodeIdSegment(member);
+  return {
+    PUT: (r, c) => changeMemberScope(c.state, { guid, uid, ...write(r, c) }),
+    DELETE: (_r, c) => kickMember(c.state, { guid, uid }),
+  };
+}
+
+/** `/v3/groups/{guid}/scopes/{scope}/permissions[/{permission}]`: a scope's permissions. */
+function scopeRoutes(guid: string | undefined, segments: string[]): Methods | undefined {
+  const [, , , , , rawScope, sub, key] = segments;
+  if (!rawScope || sub !== 'permissions') return undefined;
+  const scope = decodeIdSegment(rawScope);
+  if (segments.length === 7) {
+    return {
+      GET: (r, c) => listScopePermissionDefinitions(c.state, { guid, scope }, r.query),
+      PUT: (r, c) => updateScopePermissions(c.state, { guid, scope, ...write(r, c) }),
+    };
+  }
+  if (segments.length !== 8 || !key) return undefined;
+  const permission = decodeIdSegment(key);
+  return { DELETE: (_r, c) => unsetScopePermission(c.state, { guid, scope, key: permission }) };
 }
 
 /** What a write carries, for the handlers that change users. */

@@ -15,7 +15,7 @@ import { createWebhookSender, type SandboxWebhooks } from './webhooks.ts';
 // call host), a request log, latency and faults. What a request means is decided in
 // respond.ts; this file only moves bytes.
 
-export { SANDBOX_ACCOUNT_IDS } from './account-seed.ts';
+export { SANDBOX_ACCOUNT_IDS, SANDBOX_GROUP_IDS } from './account-seed.ts';
 export type { FaultSpec } from './faults.ts';
 export {
   engineDecisionData,

@@ -197,6 +197,11 @@ export interface AccountState {
   members: Map<string, Map<string, GroupMember>>;
   /** Each group's banned users: uid to when (Unix seconds). A ban ends the membership. */
   bans: Map<string, Map<string, number>>;
+  /**
+   * The keys set explicitly on each group's scopes, by guid then scope (scope-permissions.ts):
+   * the effective map is the definitions' defaults with these on top, as a role's is.
+   */
+  scopePermissions: Map<string, Map<GroupScope, PermissionMap>>;
 }
 
 export interface ModerationState {
@@ -284,7 +289,15 @@ export function replaceState(target: SandboxState, source: SandboxState): void {
   }
   moderation.reviewed.splice(0, moderation.reviewed.length, ...source.moderation.reviewed);
   moderation.flaggedAnswer = source.moderation.flaggedAnswer;
-  for (const key of ['authTokens', 'messages', 'groups', 'members', 'bans'] as const) {
+  const accountKeys = [
+    'authTokens',
+    'messages',
+    'groups',
+    'members',
+    'bans',
+    'scopePermissions',
+  ] as const;
+  for (const key of accountKeys) {
     const into: Map<string, unknown> = target.accounts[key];
     into.clear();
     for (const [id, value] of source.accounts[key]) into.set(id, value);

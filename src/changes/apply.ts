@@ -1,7 +1,7 @@
 import { attemptOf, editRefusal } from '../access/edit-refusal.ts';
 import type { CometChatApp } from '../apps/apps.ts';
 import { currentRequest } from '../request-context.ts';
-import type { Store } from '../store/store.ts';
+import type { AuditRecord, AuditStep, Store } from '../store/store.ts';
 import { type Change, changePayload } from './change.ts';
 import { ContainmentFailed } from './kinds/containment.ts';
 import {
@@ -37,6 +37,13 @@ const CLAIM_TTL_SECONDS = 24 * 60 * 60;
  */
 const TARGET_CLAIM_SECONDS = 120;
 
+/**
+ * How often a long send (a containment's deletions) renews its target claim and its pending
+ * record: well within the claim's life and the pending-record sweep's wait (twice the request
+ * budget), so that neither takes a live attempt for one a stopped replica left behind.
+ */
+const KEEP_ALIVE_MS = 5_000;
+
 /** Said when the apply-once claim could not be taken: the store is down, nothing was sent. */
 export const STORE_DOWN =
   "Nothing was sent: the app's store is not answering, and the store is what makes a change apply exactly once. Try again in a moment; tell whoever runs the app if it keeps happening.";
@@ -52,6 +59,7 @@ export interface ApplyDeps {
     | 'release'
     | 'setKnownPermissions'
     | 'putPending'
+    | 'renewClaim'
     | 'getKnownPermissions'
     | 'setSeenRevision'
   >;
@@ -79,10 +87,13 @@ export type ApplyOutcome =
   | { kind: 'repeated' }
   /** The store did not answer, so nothing was sent; `sentence` says which step, a retry is let through. */
   | { kind: 'not-sent'; error: unknown; sentence: string }
-  /** CometChat said it did not apply it: recorded, and a new attempt is let through. */
-  | { kind: 'failed'; error: unknown; audited: boolean }
+  /**
+   * CometChat said it did not apply it: recorded, and a new attempt is let through. `steps`: for
+   * a change of several steps, what each did before it failed.
+   */
+  | { kind: 'failed'; error: unknown; audited: boolean; steps?: AuditStep[] | undefined }
   /** CometChat may or may not have applied it: recorded as unknown, a new attempt let through. */
-  | { kind: 'unknown'; error: unknown; audited: boolean }
+  | { kind: 'unknown'; error: unknown; audited: boolean; steps?: AuditStep[] | undefined }
   /**
    * Its target is no longer as the review showed it, or another change of it is under way:
    * nothing was sent. `why`: what changed, where the kind can say exactly.
@@ -103,7 +114,7 @@ export async function applyChange(deps: ApplyDeps, applying: Applying): Promise<
   if ('kind' in claims) return claims;
   let outcome: ApplyOutcome | undefined;
   try {
-    outcome = await checkedSend(deps, applying, kind);
+    outcome = await checkedSend(deps, applying, kind, claims.target);
     return outcome;
   } finally {
     await claims.release(outcome);
@@ -118,7 +129,9 @@ async function claimChange(
   deps: ApplyDeps,
   { app, change }: Applying,
   kind: Kind,
-): Promise<ApplyOutcome | { release(outcome: ApplyOutcome | undefined): Promise<void> }> {
+): Promise<
+  ApplyOutcome | { target: string; release(outcome: ApplyOutcome | undefined): Promise<void> }
+> {
   const { log } = currentRequest();
   const target = `target:${app.name}:${kind.target}`;
   const release = (id: string) =>
@@ -141,6 +154,7 @@ async function claimChange(
     return { kind: 'not-sent', error, sentence: STORE_DOWN };
   }
   return {
+    target,
     async release(outcome) {
       await release(target);
       // Once it took, the change stays claimed: the same review is never sent again.
@@ -150,7 +164,12 @@ async function claimChange(
 }
 
 /** Checked against what its target has now, its pending record stored, sent, and audited. */
-async function checkedSend(deps: ApplyDeps, applying: Applying, kind: Kind): Promise<ApplyOutcome> {
+async function checkedSend(
+  deps: ApplyDeps,
+  applying: Applying,
+  kind: Kind,
+  target: string,
+): Promise<ApplyOutcome> {
   const { app, change } = applying;
   const { ref, log } = currentRequest();
   const found = await kind.sinceReview({ store: deps.store, app });
@@ -170,7 +189,8 @@ async function checkedSend(deps: ApplyDeps, applying: Applying, kind: Kind): Pro
   }
   let update: Sent;
   try {
-    update = await kind.send(app.cometchat);
+    const pending = () => pendingRecord(attempt, made());
+    update = await kind.send(app.cometchat, keepAlive(deps, target, pending));
   } catch (thrown) {
     // A containment whose account step failed: its other steps' outcomes are the record's too.
     const steps = thrown instanceof ContainmentFailed ? thrown.steps : undefined;
@@ -183,7 +203,7 @@ async function checkedSend(deps: ApplyDeps, applying: Applying, kind: Kind): Pro
       deps.audit.record(record, log),
       rememberRevision(deps, attempt, { results: {}, revision }, made()),
     ]);
-    return { kind: outcome, error, audited: stored };
+    return { kind: outcome, error, audited: stored, steps };
   }
   const audited = await recordApplied(deps, { attempt, update, made: made(), facts });
   log.info(
@@ -201,6 +221,23 @@ async function checkedSend(deps: ApplyDeps, applying: Applying, kind: Kind): Pro
     kind.logged,
   );
   return { kind: 'applied', update, audited };
+}
+
+/** What a long send calls between its requests (see KEEP_ALIVE_MS); its failures are logged. */
+function keepAlive(deps: ApplyDeps, target: string, pending: () => AuditRecord) {
+  let last = deps.now();
+  return async () => {
+    if (deps.now() - last < KEEP_ALIVE_MS) return;
+    last = deps.now();
+    const [held] = await Promise.all([
+      deps.store.renewClaim(target, TARGET_CLAIM_SECONDS),
+      deps.store.putPending(pending()),
+    ]).catch((error: unknown) => {
+      currentRequest().log.error({ err: error, target }, 'a long change could not be kept alive');
+      return [true];
+    });
+    if (!held) currentRequest().log.warn({ target }, "a long change's target claim had expired");
+  };
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { GROUP_SCOPES } from '../cometchat/group-model.ts';
 import {
+  GUID_PATTERN,
   GuidSchema,
   MAX_ROLE_DESCRIPTION,
   MAX_ROLE_NAME,
@@ -11,6 +12,7 @@ import {
 } from '../cometchat/id-rules.ts';
 import { AccountSchema } from '../cometchat/model.ts';
 import { type PermissionMap, type PermissionValue, RoleIdSchema } from '../cometchat/schemas.ts';
+import { FINGERPRINT_LENGTH } from '../cometchat/sessions.ts';
 import type { AuditChange, ChangeSubject } from '../store/store.ts';
 import { RULE_FIELDS } from './kinds/rule-fields.ts';
 
@@ -123,7 +125,7 @@ export interface ModerationChange extends ChangeFields {
 
 /**
  * An account in trouble contained, as one change of a user, its steps in the order they are sent:
- * `sessions` (every session's fingerprint, to none), `bans` (none, to the groups banned from;
+ * `sessions` (how many the review saw, to `0`), `bans` (none, to the groups banned from;
  * optional), `messagesSince` (the Unix seconds from which their messages are soft-deleted;
  * optional), `status` (`active` to `deactivated`, last: CometChat answers a deactivated user's
  * uid as unknown). Its revert is the same kind the other way: `status` back to `active` first,
@@ -262,7 +264,7 @@ const GroupMemberChangesSchema = z
   .refine(([{ before, after }]) => before !== after);
 
 /** A session's fingerprint as Slack carries it back: a short hash, never a token. */
-export const FingerprintSchema = z.string().regex(/^[0-9a-f]{4,64}$/);
+export const FingerprintSchema = z.string().regex(new RegExp(`^[0-9a-f]{${FINGERPRINT_LENGTH}}$`));
 
 /**
  * What revoking sessions is: one change of `sessions`, from the fingerprints the review saw to
@@ -336,21 +338,20 @@ const RuleChangesSchema = z
   .length(RULE_FIELDS.length)
   .refine((changes) => new Set(changes.map((c) => c.key)).size === RULE_FIELDS.length);
 
-/** A session's fingerprint as a change carries it (see account-model.ts). */
-const FingerprintsSchema = z.array(z.string().regex(/^[0-9a-f]{8}$/)).max(100);
-
 /** The groups a containment bans the user from, or lifts their bans in, by guid. */
 export const MAX_CONTAINMENT_GROUPS = 20;
-const GuidsSchema = z.array(GuidSchema).max(MAX_CONTAINMENT_GROUPS);
+const GuidsSchema = z.array(z.string().regex(GUID_PATTERN)).max(MAX_CONTAINMENT_GROUPS);
 
 /** A containment's keys, each at most once, in the order they are sent (containmentProblem). */
 const ContainmentChangesSchema = z
   .array(
     z.discriminatedUnion('key', [
+      // How many sessions the review saw, to none: a count, as a compromised account may have
+      // more than a review could carry.
       KeyChangeSchema.extend({
         key: z.literal('sessions'),
-        before: FingerprintsSchema,
-        after: z.tuple([]),
+        before: z.string().regex(/^\d{1,7}$/),
+        after: z.literal('0'),
       }),
       KeyChangeSchema.extend({ key: z.literal('bans'), before: GuidsSchema, after: GuidsSchema }),
       KeyChangeSchema.extend({

@@ -8,11 +8,14 @@ import {
   type ContainmentChange,
   changeId,
   changeRecord,
+  decodeChange,
+  encodeChange,
   type KeyChange,
   MAX_CONTAINMENT_GROUPS,
   METADATA_LIMIT,
 } from './change.ts';
 import { MAX_CONTAINMENT_DELETIONS } from './kinds/containment.ts';
+import { SESSION_DROP_UNDOCUMENTED } from './kinds/sessions.ts';
 import { subjectReviewView } from './review.ts';
 import { messageView } from './views.ts';
 
@@ -21,18 +24,14 @@ import { messageView } from './views.ts';
 
 export const CONTAIN_TITLE = 'Contain a user';
 
-/** Said of every connected session: CometChat's documentation leaves it open. */
-export const SESSION_DROP_UNKNOWN =
-  'CometChat does not document whether a connected session drops at once or at its next connection.';
-
 /** A containment as a person asked for it, with what the app read for its review. */
 export interface AskedContainment {
   uid: string;
   /** The user's name (escaped where shown). */
   name: string;
   role: string;
-  /** The fingerprints of the user's sessions now. */
-  sessions: readonly string[];
+  /** How many sessions the user has now. */
+  sessions: number;
   /** The groups to ban the user from; none or absent: no ban. */
   groups?: readonly string[] | undefined;
   /** Groups the user is in beyond those a containment carries (MAX_CONTAINMENT_GROUPS). */
@@ -49,7 +48,7 @@ export function containmentChangeOf(
 ): ContainmentChange {
   const groups = (asked.groups ?? []).slice(0, MAX_CONTAINMENT_GROUPS);
   const changes: KeyChange[] = [
-    { key: 'sessions', before: [...asked.sessions], after: [], explicit: false },
+    { key: 'sessions', before: String(asked.sessions), after: '0', explicit: false },
     ...(groups.length > 0 ? [{ key: 'bans', before: [], after: groups, explicit: false }] : []),
     ...(asked.since
       ? [{ key: 'messagesSince', before: null, after: String(asked.since.at), explicit: false }]
@@ -75,10 +74,12 @@ export function reviewContainment(
 ): View {
   const change = containmentChangeOf(app.name, asked, origin);
   const metadata = valueWriter(app)(changeRecord(change));
-  if (metadata.length > METADATA_LIMIT) {
+  // Never offered unless Slack can carry it back as the same change (a guid the service wrote
+  // otherwise, say): Apply would otherwise be refused as a review the app did not sign.
+  if (metadata.length > METADATA_LIMIT || !decodeChange(encodeChange(change))) {
     return messageView(
       CONTAIN_TITLE,
-      'This containment is too large to carry through Slack in one review; nothing was sent. Ban from fewer groups.',
+      'This containment cannot be carried through Slack in one review (too many groups, or a group id in a form the app does not send back); nothing was sent. Contain without the bans, then ban from the group cards.',
     );
   }
   const who = `*${escapeMrkdwn(truncate(asked.name, 100))}* ${code(asked.uid)}${inApp(appNameIfMultiple(apps, app))}`;
@@ -95,19 +96,19 @@ export function reviewContainment(
 /** The numbered steps of a containment, or of its revert, in the order they are sent. Pure. */
 export function containmentSteps(
   change: Pick<ContainmentChange, 'changes'>,
-  counts: Pick<AskedContainment, 'sessions' | 'since'> = { sessions: [] },
+  counts: Pick<AskedContainment, 'since'> = {},
 ): string[] {
   const lines = change.changes.map((c) => stepLine(c, counts));
   return lines.map((line, i) => `${i + 1}. ${line}`);
 }
 
-function stepLine(c: KeyChange, counts: Pick<AskedContainment, 'sessions' | 'since'>): string {
+function stepLine(c: KeyChange, counts: Pick<AskedContainment, 'since'>): string {
   const groups = (value: unknown) =>
     Array.isArray(value) ? value.map((guid) => code(String(guid))).join(', ') : '';
   switch (c.key) {
     case 'sessions': {
-      const n = Array.isArray(c.before) ? c.before.length : counts.sessions.length;
-      return `*Revoke every session* (${counted(n, 'session')} now; any opened meanwhile too). ${SESSION_DROP_UNKNOWN}`;
+      const n = Number(c.before);
+      return `*Revoke every session* (${counted(n, 'session')} now; any opened meanwhile too). ${SESSION_DROP_UNDOCUMENTED}`;
     }
     case 'bans':
       return Array.isArray(c.after) && c.after.length > 0
@@ -149,7 +150,7 @@ export function containmentKeyText(c: {
   const list = (value: PermissionValue | undefined) => (Array.isArray(value) ? value : []);
   switch (c.key) {
     case 'sessions':
-      return `every session revoked (${counted(list(c.before).length, 'session')} at the review)`;
+      return `every session revoked (${counted(Number(c.before), 'session')} at the review)`;
     case 'bans':
       return list(c.after).length > 0
         ? `banned from ${list(c.after).join(', ')}`

@@ -24,6 +24,7 @@ export {
   FingerprintSchema,
   idPayload,
   type KeyChange,
+  MAX_CONTAINMENT_GROUPS,
   MAX_DELETED_MESSAGES,
   METADATA_LIMIT,
   type MessageDeletionChange,

@@ -14,6 +14,7 @@ import type { ButtonArgs } from '../slack/listener-args.ts';
 import { failInModal } from '../slack/modal-outcome.ts';
 import type { AuditRecord, Store } from '../store/store.ts';
 import { type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
+import { revertibleAnyway } from './kinds/containment.ts';
 import { standingOf } from './kinds/group-member.ts';
 import { ruleIfAny } from './kinds/rule.ts';
 import { failureView } from './outcome.ts';
@@ -80,7 +81,7 @@ async function revertReview(
   if (record?.app !== app.name) return messageView(REVERT_TITLE, UNKNOWN_RECORD);
   const refusal = record.subject?.kind === 'message' ? refusals.asModerator : refusals.asEditor;
   if (refusal) return messageView(REVERT_TITLE, refusal);
-  if (record.outcome !== 'applied') {
+  if (record.outcome !== 'applied' && !revertibleAnyway(record)) {
     return messageView(REVERT_TITLE, notAppliedSentence(record.outcome));
   }
   const [now, catalogue] = await Promise.all([readNow(deps.store, app, record), app.catalogue()]);

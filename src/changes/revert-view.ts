@@ -11,7 +11,7 @@ import { code, escapeMrkdwn, slackDate, truncate } from '../slack/mrkdwn.ts';
 import type { AuditRecord } from '../store/store.ts';
 import { type Change, changeRecord, METADATA_LIMIT, ROLE_FIELDS } from './change.ts';
 import { containmentSteps } from './containment-view.ts';
-import { contains } from './kinds/containment.ts';
+import { contains, revertibleAnyway } from './kinds/containment.ts';
 import { kickIrreversible } from './kinds/group-member.ts';
 import { deletionIrreversible } from './kinds/message-deletion.ts';
 import { DECISION_WORDS, moderationIrreversible } from './kinds/moderation.ts';
@@ -38,10 +38,11 @@ const NAMED_TO_MOVE = 20;
  */
 export function revertButton(
   write: ValueWriter,
-  record: Pick<AuditRecord, 'ref' | 'outcome' | 'subject' | 'changes'>,
+  record: Pick<AuditRecord, 'ref' | 'outcome' | 'subject' | 'changes' | 'steps'>,
   label = 'Revert',
 ): Button | undefined {
-  if (record.outcome !== 'applied' || moderationIrreversible(record)) return undefined;
+  if (record.outcome !== 'applied' && !revertibleAnyway(record)) return undefined;
+  if (moderationIrreversible(record)) return undefined;
   // A containment's revert (a release) is not put back: the user is contained again instead.
   if (record.subject?.kind === 'containment' && !contains(record)) return undefined;
   if (deletionIrreversible(record)) return undefined;

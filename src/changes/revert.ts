@@ -17,7 +17,7 @@ import {
   ROLE_FIELDS,
   userKeyChange,
 } from './change.ts';
-import { contains, guidsOf } from './kinds/containment.ts';
+import { bansMade, contains, revertibleAnyway } from './kinds/containment.ts';
 import { kickIrreversible, type Standing, standingValue } from './kinds/group-member.ts';
 import { deletionIrreversible } from './kinds/message-deletion.ts';
 import { moderationIrreversible } from './kinds/moderation.ts';
@@ -106,7 +106,9 @@ export function notAppliedSentence(outcome: AuditRecord['outcome']): string {
 
 /** The change that puts back `record`, from its "before" values and what is there now. Pure. */
 export function revertOf(record: AuditRecord, now: Now): Revert {
-  if (record.outcome !== 'applied') return none(notAppliedSentence(record.outcome));
+  if (record.outcome !== 'applied' && !revertibleAnyway(record)) {
+    return none(notAppliedSentence(record.outcome));
+  }
   const target = record.subject;
   let revert: Revert;
   const action = target?.kind === 'role' ? target.action : undefined;
@@ -211,11 +213,7 @@ function containmentRevert(record: AuditRecord, uid: string, now: Now): Revert {
   }
   const { user } = now;
   if (!user) return none(`CometChat has no user ${code(uid)} now; nothing was sent.`);
-  const banned = record.steps
-    ? record.steps
-        .filter((s) => s.outcome === 'applied' && s.key.startsWith('bans:'))
-        .map((s) => s.key.slice('bans:'.length))
-    : guidsOf(contained, 'after');
+  const banned = bansMade({ ...contained, steps: record.steps });
   const active = accountOf(user) === 'active';
   if (active && banned.length === 0) {
     return none(

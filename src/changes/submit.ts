@@ -6,6 +6,7 @@ import { currentRequest } from '../request-context.ts';
 import { failInModal, showInModal } from '../slack/modal-outcome.ts';
 import { type ApplyOutcome, applyChange } from './apply.ts';
 import type { Change, PermissionsChange, RoleChange } from './change.ts';
+import { stepOutcomeLines } from './containment-view.ts';
 import type { AppLabel, ChangeDeps } from './deps.ts';
 import { userNowText } from './kinds/user.ts';
 import {
@@ -76,7 +77,8 @@ async function applied(deps: ChangeDeps, submitted: Submitted): Promise<Shown> {
   const { change, label } = submitted;
   const outcome = await applyChange(deps, submitted);
   if (outcome.kind === 'failed' || outcome.kind === 'unknown') {
-    return { view: await failedToApply(deps, submitted, outcome.error), failure: outcome.error };
+    const view = await failedToApply(deps, submitted, outcome);
+    return { view, failure: outcome.error };
   }
   if (outcome.kind === 'applied') return result(deps, submitted, outcome);
   const { title, sentence } = applyNotice(outcome, change, label, currentRequest().ref);
@@ -135,9 +137,14 @@ async function promotion(
 async function failedToApply(
   deps: Pick<ChangeDeps, 'failureSentence'>,
   submitted: Submitted,
-  error: unknown,
+  { error, steps }: Extract<ApplyOutcome, { kind: 'failed' | 'unknown' }>,
 ): Promise<View> {
   const { app, change } = submitted;
+  if (change.kind === 'containment' && steps) {
+    // What each step did before the account step failed: the bans it made have a Revert.
+    const more = `What each step did (the audit record has them; its Revert lifts the bans made):\n${stepOutcomeLines(steps).join('\n')}`;
+    return failed(deps, error, { title: USER_CHANGE_TITLE, more });
+  }
   if (change.kind === 'user-role' || change.kind === 'account') {
     const now = await app.cometchat.getUser(change.uid).catch((readError: unknown) => {
       currentRequest().log.warn(

@@ -51,5 +51,17 @@ export function withAppFailures<C extends CometChatClient>(client: C, app: Faile
     listUserGroups: (uid) => client.listUserGroups(uid).catch(label),
     banGroupMember: (guid, uid) => client.banGroupMember(guid, uid).catch(label),
     unbanGroupMember: (guid, uid) => client.unbanGroupMember(guid, uid).catch(label),
+    getGroup: (guid) => client.getGroup(guid).catch(label),
+    listGroups: (query) => client.listGroups(query).catch(label),
+    listGroupMembers: (guid, query) => client.listGroupMembers(guid, query).catch(label),
+    listBannedMembers: (guid, query) => client.listBannedMembers(guid, query).catch(label),
+    setMemberScope: (guid, uid, scope) => client.setMemberScope(guid, uid, scope).catch(label),
+    kickGroupMember: (guid, uid) => client.kickGroupMember(guid, uid).catch(label),
+    listScopePermissionDefinitions: (guid, scope) =>
+      client.listScopePermissionDefinitions(guid, scope).catch(label),
+    setScopePermissions: (guid, scope, permissions) =>
+      client.setScopePermissions(guid, scope, permissions).catch(label),
+    unsetScopePermission: (guid, scope, key) =>
+      client.unsetScopePermission(guid, scope, key).catch(label),
   };
 }

@@ -1,5 +1,6 @@
 import type { AccountOperations } from './account-model.ts';
 import { type CallOperations, CallRequests } from './calls.ts';
+import type { GroupOperations } from './group-model.ts';
 import { GroupRequests } from './groups.ts';
 import { MessageRequests } from './messages.ts';
 import { ModerationRequests } from './moderation.ts';
@@ -12,7 +13,8 @@ import { type UserOperations, UserRequests } from './users.ts';
 
 // The CometChat REST API through ky. Each operation is one ky call and the zod schema of its
 // answer (roles.ts, users.ts, calls.ts, usage.ts, moderation.ts; a user's sessions, messages
-// and groups in sessions.ts, messages.ts, groups.ts); the rules every request
+// and groups in sessions.ts, messages.ts, groups.ts, which also holds a group's members, bans
+// and scope permissions); the rules every request
 // follows (its time budget, its retries, the waits a service asks for, the cap on an answer) are
 // ky's options and hooks on each host's instance (ky-instance.ts); send.ts runs each request
 // under the running request's reference and turns its failure into a CometChatError.
@@ -25,7 +27,8 @@ export interface CometChatClient
     UsageOperations,
     UserOperations,
     ModerationOperations,
-    AccountOperations {}
+    AccountOperations,
+    GroupOperations {}
 
 export function createCometChatClient(options: SenderOptions): CometChatClient {
   const sender = createSender(options);

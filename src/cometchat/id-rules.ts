@@ -12,6 +12,8 @@ export const MAX_ROLES = 25;
 export const MAX_ROLE_NAME = 100;
 export const MAX_ROLE_DESCRIPTION = 255;
 export const MAX_UID = 100;
+/** A guid as CometChat stores it: lower-cased, `a-z 0-9 - _`, at most 100 characters. */
+export const GUID_PATTERN = /^[a-z0-9_-]{1,100}$/;
 // Controls and separators have no place in an id; rejecting them early gives a clear message
 // instead of a confusing 404.
 const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
@@ -74,13 +76,10 @@ export const UidSchema = z.string().superRefine((uid, context) => {
 export const MAX_GUID = 100;
 
 /**
- * What a guid is: CometChat lower-cases a guid when the group is created (live-api-notes.md,
- * "Groups"), and makes it of letters, digits, `-` and `_`. A typed one is lower-cased the way a
- * uid is (storedUid), then checked.
+ * A guid a person typed, as CometChat stores it: CometChat lower-cases a guid when the group is
+ * created (live-api-notes.md, "Groups"), so a typed one is lower-cased the way a uid is
+ * (storedUid), then checked against GUID_PATTERN.
  */
-const GUID = /^[a-z0-9_-]+$/;
-
-/** A guid a person typed, as CometChat stores it (see storedUid). */
 export function storedGuid(typed: string): string {
   return storedUid(typed);
 }
@@ -89,7 +88,7 @@ export function storedGuid(typed: string): string {
 export function guidProblem(guid: string): string | undefined {
   return (
     idProblem(guid, 'A guid', MAX_GUID) ??
-    (GUID.test(guid)
+    (GUID_PATTERN.test(guid)
       ? undefined
       : 'A guid is lower-case letters, digits, `-` and `_` only, as CometChat stores it.')
   );

@@ -1,4 +1,5 @@
 import type { ChatMessage, MessagePage, MessageQuery } from './account-model.ts';
+import { conversationIdOf } from './conversations.ts';
 import { Refused, segment } from './refusals.ts';
 import {
   type ChatMessageRecord,
@@ -91,8 +92,7 @@ export function messageSearchParams(query: MessageQuery): Record<string, string 
 export function toChatMessage(record: ChatMessageRecord): ChatMessage {
   const { sender, receiver, receiverType } = record;
   const conversationId =
-    record.conversationId ||
-    (receiverType === 'group' ? `group_${receiver}` : [sender, receiver].sort().join('_user_'));
+    record.conversationId || conversationIdOf({ sender, receiver, receiverType });
   return {
     id: record.id,
     conversationId,

@@ -1,3 +1,4 @@
+import { conversationIdOf } from './conversations.ts';
 import type {
   BlockedDecision,
   BlockedMessage,
@@ -144,22 +145,6 @@ export function toModeratedMessage(record: ModeratedMessageRecord): ModeratedMes
     text: isText && typeof text === 'string' ? text : undefined,
     sentAt: record.sentAt ?? 0,
   };
-}
-
-function conversationIdOf({ sender, receiver, receiverType }: ModeratedMessageRecord): string {
-  return receiverType === 'group'
-    ? groupConversationId(receiver)
-    : userConversationId(sender, receiver);
-}
-
-/** Two users' conversation id as CometChat makes it: the two uids sorted, joined by `_user_`. */
-export function userConversationId(one: string, other: string): string {
-  return [one, other].sort().join('_user_');
-}
-
-/** A group's conversation id as CometChat makes it. */
-export function groupConversationId(guid: string): string {
-  return `group_${guid}`;
 }
 
 export function toFlaggedMessage(item: FlaggedItem): FlaggedMessage {

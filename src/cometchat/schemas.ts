@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GROUP_SCOPES } from './group-model.ts';
 
 // Every schema here accepts fields it does not know: the live service adds fields between
 // versions (see live-api-notes.md), and an ops tool must keep working when it does. Fields the
@@ -410,5 +411,41 @@ export type GroupRecord = z.infer<typeof GroupRecordSchema>;
 
 export const GroupListResponseSchema = z.looseObject({
   data: z.array(GroupRecordSchema),
+  meta: OptionalPagingSchema,
+});
+
+/** One group as `GET /v3/groups/{guid}` answers it (the list's items add `hasJoined`, `scope`). */
+export const GroupDetailSchema = GroupRecordSchema.extend({
+  description: z.string().nullish(),
+  owner: z.string().nullish(),
+  membersCount: z.number().int().nonnegative().nullish(),
+  createdAt: looseSeconds,
+  tags: z.array(z.string()).nullish(),
+});
+export type GroupDetail = z.infer<typeof GroupDetailSchema>;
+
+export const GroupResponseSchema = z.looseObject({ data: GroupDetailSchema });
+
+export const GroupPageResponseSchema = z.looseObject({
+  data: z.array(GroupDetailSchema),
+  meta: OptionalPagingSchema,
+});
+
+/** A member: the scope is one of the three (the members list filters by them). */
+export const GroupMemberRecordSchema = z.looseObject({
+  uid: z.string().min(1),
+  name: z.string().nullish(),
+  role: z.string().nullish(),
+  scope: z.enum(GROUP_SCOPES),
+  joinedAt: looseSeconds,
+});
+
+export const GroupMemberListResponseSchema = z.looseObject({
+  data: z.array(GroupMemberRecordSchema),
+  meta: OptionalPagingSchema,
+});
+
+export const BannedMemberListResponseSchema = z.looseObject({
+  data: z.array(z.looseObject({ uid: z.string().min(1), name: z.string().nullish() })),
   meta: OptionalPagingSchema,
 });

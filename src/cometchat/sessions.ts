@@ -11,12 +11,15 @@ import type { Send, Sender } from './send.ts';
 // known outside by its fingerprint, and revoking one lists the tokens again to find it. The one
 // request that carries a token in its path masks it in anything its failure says (send.ts).
 
-/** The service's default page: tokens past the newest 100 are no longer valid anyway. */
+/** The service's default page (only a user's newest 100 tokens stay valid; every page is read). */
 const PER_PAGE = 100;
 
-/** The first 8 hex characters of the token's SHA-256: enough to tell a user's sessions apart. */
+/** How many hex characters of the token's SHA-256 a fingerprint keeps. */
+export const FINGERPRINT_LENGTH = 8;
+
+/** The first hex characters of the token's SHA-256: enough to tell a user's sessions apart. */
 export function sessionFingerprint(token: string): string {
-  return createHash('sha256').update(token).digest('hex').slice(0, 8);
+  return createHash('sha256').update(token).digest('hex').slice(0, FINGERPRINT_LENGTH);
 }
 
 /** Arrow properties, not methods over `this`: a caller may well pass one around on its own. */
@@ -39,7 +42,8 @@ export class SessionRequests {
   revokeSession = (uid: string, fingerprint: string) =>
     this.#underOneRef(async (ref) => {
       const operation = 'revokeSession';
-      const tokens = await this.#tokens(uid, operation);
+      // Listed as a listing: a deactivated user's `ERR_UID_NOT_FOUND` names the user, not a session.
+      const tokens = await this.#tokens(uid, 'listSessions');
       const token = tokens.find((held) => sessionFingerprint(held.authToken) === fingerprint);
       if (token === undefined) {
         throw new CometChatError({
@@ -57,7 +61,8 @@ export class SessionRequests {
           api
             .delete(`users/${segment(uid, 'uid')}/auth_tokens/${segment(authToken, 'auth token')}`)
             .text(),
-        { mask: [authToken] },
+        // The path holds the token as segment() wrote it: both forms are masked.
+        { mask: [authToken, encodeURIComponent(authToken)] },
       );
     });
 

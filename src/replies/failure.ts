@@ -77,6 +77,15 @@ const WHAT: Record<string, string> = {
   listUserGroups: "the user's groups",
   banGroupMember: 'the ban from the group',
   unbanGroupMember: 'the lifting of the ban',
+  getGroup: 'the group lookup',
+  listGroups: 'the group search',
+  listGroupMembers: "the group's members",
+  listBannedMembers: "the group's banned users",
+  setMemberScope: "the member's scope change",
+  kickGroupMember: 'the removal from the group',
+  listScopePermissionDefinitions: "the scope's permission definitions",
+  setScopePermissions: "the scope's permission update",
+  unsetScopePermission: "the scope's reset to the default",
 };
 
 /** What a failure's sentence needs besides the failure. */
@@ -148,6 +157,37 @@ const USER_LOOKUPS: readonly string[] = [
   'blocksBetween',
 ];
 
+/**
+ * The requests under one group (`/v3/groups/{guid}/...`): a 404 of theirs is an unknown group
+ * unless CometChat's code names the user, the membership or a scope's permission.
+ */
+const GROUP_OPERATIONS: Readonly<Record<string, true>> = Object.freeze({
+  getGroup: true,
+  listGroupMembers: true,
+  listBannedMembers: true,
+  setMemberScope: true,
+  kickGroupMember: true,
+  listScopePermissionDefinitions: true,
+  setScopePermissions: true,
+  unsetScopePermission: true,
+});
+
+/** Where a person sees what CometChat has of a group now. */
+const LOOK_UP_GROUP = 'Look the group up again (`/cometchat group <guid>`)';
+
+/**
+ * CometChat's refusals of a group change, by code, whatever status they come with (CometChat
+ * documents the codes, not their statuses). Each says nothing changed and what to do.
+ */
+const GROUP_REFUSALS: Readonly<Record<string, (code: string) => string>> = Object.freeze({
+  ERR_NOT_A_MEMBER: (code) =>
+    `That user is not a member of the group${code}: they may have left or been removed. ${LOOK_UP_GROUP} to see its members now.`,
+  ERR_SAME_SCOPE: (code) =>
+    `The member already has that scope${code}, so nothing changed. ${LOOK_UP_GROUP} to see the scopes now.`,
+  ERR_GROUP_NO_SCOPE_CLEARANCE: (code) =>
+    `CometChat does not allow that change of this member${code}: the group's owner stays its admin and cannot be removed. Nothing changed.`,
+});
+
 /** The requests that name one message: their 404 is an unknown (or permanently deleted) message. */
 const MESSAGE_OPERATIONS: Readonly<Record<string, true>> = Object.freeze({
   getMessage: true,
@@ -176,6 +216,10 @@ const WRITES: Readonly<Record<string, string>> = Object.freeze({
   revokeAllSessions: LOOK_UP_USER,
   banGroupMember: LOOK_UP_USER,
   unbanGroupMember: LOOK_UP_USER,
+  setMemberScope: LOOK_UP_GROUP,
+  kickGroupMember: LOOK_UP_GROUP,
+  setScopePermissions: 'Open the editor again',
+  unsetScopePermission: 'Open the editor again',
   deleteMessage: 'List the messages again (`/cometchat messages <uid>`)',
 });
 
@@ -226,6 +270,8 @@ function cometchatSentence(
   // escaping would put invisible separators around its underscores).
   const serviceCode = error.serviceCode && scrub(error.serviceCode, secrets);
   const code = serviceCode ? ` (${inlineCode(serviceCode)})` : '';
+  const groupRefusal = error.serviceCode && GROUP_REFUSALS[error.serviceCode];
+  if (groupRefusal) return groupRefusal(code);
   switch (error.kind) {
     case 'not_found':
       if (error.operation in MODERATION_LOOKUPS) return moderationNotFound(error, code);
@@ -268,13 +314,21 @@ function otherNotFound(error: CometChatError, code: string, roles: string): stri
   if (error.serviceCode === 'ERR_GUID_NOT_FOUND') {
     return `CometChat has no group with that guid${code}. Check the guid.`;
   }
-  if (error.serviceCode === 'ERR_AUTH_TOKEN_NOT_FOUND' || error.operation === 'revokeSession') {
+  // The client's own "no session with that fingerprint" has no code of CometChat's.
+  const noSuchSession = error.operation === 'revokeSession' && error.serviceCode === undefined;
+  if (error.serviceCode === 'ERR_AUTH_TOKEN_NOT_FOUND' || noSuchSession) {
     return `That session is gone${code}: the user no longer has it. Look the user up again to see their sessions now.`;
+  }
+  if (error.operation in GROUP_OPERATIONS && error.serviceCode !== 'ERR_UID_NOT_FOUND') {
+    return error.serviceCode === 'ERR_PERMISSION_NOT_FOUND'
+      ? `That permission is not set on the group's scope${code}: it is at its default already. Open the editor again to see the scope now.`
+      : `CometChat has no group with that guid${code}. Check the guid.`;
   }
   if (error.operation in MESSAGE_OPERATIONS) {
     return `CometChat has no message with that id${code}: it may have been deleted for good. List the messages again.`;
   }
-  if (error.serviceCode === 'ERR_ROLE_NOT_FOUND' || !(error.operation in USER_OPERATIONS)) {
+  const aboutUser = error.operation in USER_OPERATIONS || error.operation in GROUP_OPERATIONS;
+  if (error.serviceCode === 'ERR_ROLE_NOT_FOUND' || !aboutUser) {
     return `CometChat has no such role${code}. Check the id with \`${roles}\`.`;
   }
   // The user lookup answers a deactivated user; the routes under a uid answer them as unknown.

@@ -156,7 +156,7 @@ export const AuditRecordSchema = z.object({
   reverts: z.string().optional(),
   /**
    * For a change of several steps (a containment): each step's outcome, in the order sent. A
-   * record with a step that failed beside one that took is partial (partialSteps).
+   * record with a step that failed beside one that took is partial (failedSteps).
    */
   steps: z.array(AuditStepSchema).optional(),
 });

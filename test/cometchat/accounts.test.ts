@@ -37,12 +37,13 @@ describe('listSessions', () => {
     expect(sessions[1]).toMatchObject({ appInfo: 'Support Chat 2.4.0' });
     const text = JSON.stringify(sessions);
     for (const token of tokens) expect(text).not.toContain(token);
-    const request = only(standIn().requests);
-    expect(request).toMatchObject({
-      method: 'GET',
-      path: `/v3/users/${uid}/auth_tokens`,
-      query: { page: '1', perPage: '100' },
-    });
+    // One page read (an attempt timed out on a loaded machine is retried: the same page again).
+    const pages = new Set(
+      standIn().requests.map((r) => JSON.stringify([r.method, r.path, r.query])),
+    );
+    expect([...pages].map((p) => JSON.parse(p))).toEqual([
+      ['GET', `/v3/users/${uid}/auth_tokens`, { page: '1', perPage: '100' }],
+    ]);
   });
 
   it('reads on while the pagination says there is more', async () => {

@@ -47,6 +47,15 @@ function failingWith(error: unknown): CometChatClient {
     listUserGroups: fail,
     banGroupMember: fail,
     unbanGroupMember: fail,
+    getGroup: fail,
+    listGroups: fail,
+    listGroupMembers: fail,
+    listBannedMembers: fail,
+    setMemberScope: fail,
+    kickGroupMember: fail,
+    listScopePermissionDefinitions: fail,
+    setScopePermissions: fail,
+    unsetScopePermission: fail,
   };
 }
 
@@ -96,6 +105,15 @@ describe('withAppFailures', () => {
       () => client.listUserGroups('cometchat-uid-1'),
       () => client.banGroupMember('support-lobby', 'cometchat-uid-1'),
       () => client.unbanGroupMember('support-lobby', 'cometchat-uid-1'),
+      () => client.getGroup('hiking'),
+      () => client.listGroups({ page: 1, perPage: 10 }),
+      () => client.listGroupMembers('hiking', { page: 1, perPage: 10 }),
+      () => client.listBannedMembers('hiking', { page: 1, perPage: 10 }),
+      () => client.setMemberScope('hiking', 'ana_souza', 'moderator'),
+      () => client.kickGroupMember('hiking', 'ana_souza'),
+      () => client.listScopePermissionDefinitions('hiking', 'participant'),
+      () => client.setScopePermissions('hiking', 'participant', { sendMessage: 'allow' }),
+      () => client.unsetScopePermission('hiking', 'participant', 'sendMessage'),
     ]) {
       await expect(call()).rejects.toMatchObject({ kind: 'unavailable', ref: 'r1', app: prod });
     }

@@ -151,6 +151,15 @@ describe('role list cache, in front of a client the test answers by hand', () =>
       listUserGroups: notAsked,
       banGroupMember: notAsked,
       unbanGroupMember: notAsked,
+      getGroup: notAsked,
+      listGroups: notAsked,
+      listGroupMembers: notAsked,
+      listBannedMembers: notAsked,
+      setMemberScope: notAsked,
+      kickGroupMember: notAsked,
+      listScopePermissionDefinitions: notAsked,
+      setScopePermissions: notAsked,
+      unsetScopePermission: notAsked,
     };
     return { client, lists, pages };
   }

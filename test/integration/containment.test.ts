@@ -5,7 +5,15 @@ import { confirm, currentView, submitView } from '../../offline/stack/editor-ste
 import { ACTIONS, BLOCKS, CALLBACKS } from '../../src/slack/ids.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
 import { failedSteps } from '../../src/store/stored-records.ts';
-import { actionButtons, commandReply, commandText, type Harness, textOf } from './harness.ts';
+import {
+  actionButtons,
+  type Button,
+  blocksOf,
+  commandReply,
+  commandText,
+  type Harness,
+  textOf,
+} from './harness.ts';
 import { driverAs, useHarnessStarter } from './support.ts';
 
 // Containing an account in trouble through the real app, against the stand-in, which like the
@@ -42,6 +50,13 @@ async function openChoice(h: Harness, user = 'U0OPERATOR', who: string = uid): P
   expect(sent.status).toBe(200);
   const update = await h.slack.nextCall('views.update', mark);
   return currentView(h, String(update.args.view_id));
+}
+
+/** The button of a section's accessory (the card puts Contain… beside its sentence). */
+function accessoryOf(payload: Record<string, unknown>, actionId: string): Button | undefined {
+  return blocksOf(payload)
+    .map((b) => b.accessory as Button | undefined)
+    .find((b) => b?.action_id === actionId);
 }
 
 /** The harness, driven as `user`. */
@@ -176,6 +191,23 @@ describe('containing an account in trouble', () => {
     expect(textOf(list)).toContain('(partial)');
   });
 
+  it("opens the same choice from the card's Contain…, for an editor only", async () => {
+    const h = await withEditors();
+    const card = await commandReply(h, `user ${uid}`);
+    const contain = accessoryOf(card, ACTIONS.userContain);
+    if (!contain?.value) throw new Error('no Contain… on the card');
+    const mark = h.slack.calls.length;
+    await h.driver.interaction(
+      h.driver.blockAction({ actionId: ACTIONS.userContain, value: contain.value }),
+    );
+    const update = await h.slack.nextCall('views.update', mark);
+    const choice = currentView(h, String(update.args.view_id));
+    expect(choice.callback_id).toBe(CALLBACKS.userContainOptions);
+    const viewerCard = await commandReply(h, `user ${uid}`, driverAs(h, 'U0VIEWER'));
+    expect(accessoryOf(viewerCard, ACTIONS.userContain)).toBeUndefined();
+    expect(writes(h)).toEqual([]);
+  });
+
   it('applies once when two editors contain the same user at once', async () => {
     const h = await withEditors();
     const first = await choose(h, await openChoice(h, 'U0OPERATOR'), { ban: false });
@@ -229,7 +261,11 @@ describe('containing an account in trouble', () => {
     expect(textOf(outcome)).not.toContain('Applied');
     const [record] = (await store.listAudit({ offset: 0, limit: 1 })).records;
     expect(record?.outcome).toBe('failed');
-    expect(record?.steps?.map((s) => [s.key, s.outcome])).toEqual([['sessions', 'failed']]);
+    expect(record?.steps?.map((s) => [s.key, s.outcome])).toEqual([
+      ['sessions', 'failed'],
+      ['status', 'failed'],
+    ]);
+    expect(textOf(outcome)).toContain('deactivating the account');
     expect(h.sandbox.state.users.get(uid)?.deactivatedAt).toBeUndefined();
   });
 });

@@ -32,6 +32,68 @@ describe('failureSentence', () => {
     expect(notFound('getUser', 'ERR_UID_NOT_FOUND')).not.toContain('deactivated');
   });
 
+  it('says what a group request did not find: the group, the user, the member, a set key', () => {
+    const notFound = (operation: string, serviceCode?: string) =>
+      failureSentence(
+        new CometChatError({ kind: 'not_found', ref: 'r', operation, status: 404, serviceCode }),
+        SENTENCE_DEPS,
+      );
+    for (const operation of ['getGroup', 'listGroupMembers', 'setScopePermissions']) {
+      expect(notFound(operation, 'ERR_GUID_NOT_FOUND')).toMatch(/no group with that guid/);
+    }
+    expect(notFound('listBannedMembers')).toMatch(/^CometChat has no group with that guid/);
+    expect(notFound('kickGroupMember', 'ERR_UID_NOT_FOUND')).toMatch(/no user .* deactivated/);
+    expect(notFound('kickGroupMember', 'ERR_NOT_A_MEMBER')).toMatch(
+      /^That user is not a member of the group \(`ERR_NOT_A_MEMBER`\)/,
+    );
+    expect(notFound('unsetScopePermission', 'ERR_PERMISSION_NOT_FOUND')).toMatch(
+      /not set on the group's scope .*at its default already/,
+    );
+    for (const operation of ['getGroup', 'setMemberScope', 'unsetScopePermission']) {
+      expect(notFound(operation, 'ERR_GUID_NOT_FOUND')).not.toMatch(/role/);
+    }
+  });
+
+  it('says each refusal of a member change in one sentence, whatever its status', () => {
+    const refused = (serviceCode: string, status: number) =>
+      failureSentence(
+        new CometChatError({
+          kind: status === 403 ? 'unauthorized' : 'bad_request',
+          ref: 'r',
+          operation: 'setMemberScope',
+          status,
+          serviceCode,
+        }),
+        SENTENCE_DEPS,
+      );
+    expect(refused('ERR_SAME_SCOPE', 400)).toMatch(
+      /^The member already has that scope .*nothing changed/,
+    );
+    for (const status of [400, 403]) {
+      const sentence = refused('ERR_GROUP_NO_SCOPE_CLEARANCE', status);
+      expect(sentence).toMatch(/^CometChat does not allow that change of this member/);
+      expect(sentence).not.toMatch(/API key/);
+    }
+  });
+
+  it('says a member change CometChat did not confirm may have been applied', () => {
+    const sentence = failureSentence(
+      new CometChatError({
+        kind: 'bad_request',
+        ref: 'r',
+        operation: 'setMemberScope',
+        status: 400,
+        serviceCode: 'ERR_SAME_SCOPE',
+        mayHaveReached: true,
+      }),
+      SENTENCE_DEPS,
+    );
+    expect(sentence).toMatch(
+      /did not confirm the member's scope change .*may or may not have been applied/,
+    );
+    expect(sentence).toContain('/cometchat group <guid>');
+  });
+
   it('passes a user mistake or a refusal through as it is', () => {
     expect(failureSentence(new InputError('The page must be a whole number.'), SENTENCE_DEPS)).toBe(
       'The page must be a whole number.',

@@ -1,6 +1,7 @@
 import type { MessageQuery } from '../../cometchat/account-model.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
 import { accountOf } from '../../cometchat/model.ts';
+import type { PermissionValue } from '../../cometchat/schemas.ts';
 import { counted } from '../../replies/sentences.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import type { AuditStep } from '../../store/store.ts';
@@ -47,7 +48,8 @@ export function containmentKind(change: ContainmentChange): Kind {
     done: containing ? 'sessions revoked, account deactivated' : 'account reactivated, bans lifted',
     outOfDate: USER_CHANGED,
     logged: containing ? 'user contained' : 'containment reverted',
-    send: (client) => (containing ? contain(client, change) : release(client, change)),
+    send: (client, alive = async () => {}) =>
+      containing ? contain(client, change, alive) : release(client, change),
     async sinceReview({ app }) {
       const status = change.changes.find((c) => c.key === 'status');
       if (!status) return { changed: false, has: false };
@@ -82,7 +84,11 @@ async function step(key: string, what: string, run: () => Promise<string>): Prom
 const answered = (error: unknown, ...codes: string[]) =>
   isCometChatError(error) && codes.includes(error.serviceCode ?? '');
 
-async function contain(client: ChangeClient, change: ContainmentChange): Promise<Sent> {
+async function contain(
+  client: ChangeClient,
+  change: ContainmentChange,
+  alive: () => Promise<void>,
+): Promise<Sent> {
   const { uid } = change;
   const steps: AuditStep[] = [];
   steps.push(
@@ -97,6 +103,7 @@ async function contain(client: ChangeClient, change: ContainmentChange): Promise
     }),
   );
   for (const guid of guidsOf(change, 'after')) {
+    await alive();
     steps.push(
       await step(`bans:${guid}`, `banning from ${guid}`, async () => {
         try {
@@ -110,26 +117,45 @@ async function contain(client: ChangeClient, change: ContainmentChange): Promise
     );
   }
   const since = change.changes.find((c) => c.key === 'messagesSince')?.after;
-  if (typeof since === 'string') steps.push(await deleteSince(client, uid, Number(since)));
+  if (typeof since === 'string') {
+    steps.push(await deleteSince(client, { uid, since: Number(since) }, alive));
+  }
+  await alive();
   try {
     const uids = await client.deactivateUsers([uid]);
     const listed = uids.includes(uid) || accountOf(await client.getUser(uid)) === 'deactivated';
     if (!listed) throw new Error('CometChat did not list the user as deactivated');
     steps.push({ key: 'status', outcome: 'applied', message: 'account deactivated' });
   } catch (error) {
-    throw new ContainmentFailed(steps, error);
+    // The record names the step that failed beside those that took.
+    throw new ContainmentFailed(
+      [...steps, failedStep('status', error, 'deactivating the account')],
+      error,
+    );
   }
   return sentOf(steps);
 }
 
-/** The user's messages since `since` soft-deleted, newest first, at most the cap. */
-async function deleteSince(client: ChangeClient, uid: string, since: number): Promise<AuditStep> {
+/**
+ * The user's messages since `since` soft-deleted, newest first, at most the cap. A message gone
+ * meanwhile (deleted for good by someone else) is passed over: there is nothing left to delete.
+ */
+async function deleteSince(
+  client: ChangeClient,
+  { uid, since }: { uid: string; since: number },
+  alive: () => Promise<void>,
+): Promise<AuditStep> {
   let deleted = 0;
   try {
     const ids = await messagesSince(client, { sender: uid, since, hideDeleted: true, limit: PAGE });
     for (const id of ids) {
-      await client.deleteMessage(id, { permanent: false });
-      deleted += 1;
+      await alive();
+      try {
+        await client.deleteMessage(id, { permanent: false });
+        deleted += 1;
+      } catch (error) {
+        if (!(isCometChatError(error) && error.kind === 'not_found')) throw error;
+      }
     }
     const capped =
       ids.length >= MAX_CONTAINMENT_DELETIONS ? ' (the most one containment deletes)' : '';
@@ -209,4 +235,37 @@ function sentOf(steps: AuditStep[]): Sent {
     steps.map((s) => [s.key, { success: s.outcome === 'applied', message: s.message }]),
   );
   return { results, steps };
+}
+
+/**
+ * The groups a containment's record says it banned the user from: its steps' bans that took, or
+ * whose outcome is unknown (lifting a ban that did not take is harmless); without steps, every
+ * ban it asked. Pure.
+ */
+export function bansMade(record: {
+  changes: readonly KeyChange[];
+  steps?: readonly AuditStep[] | undefined;
+}): string[] {
+  if (!record.steps) return guidsOf(record, 'after');
+  return record.steps
+    .filter((s) => s.outcome !== 'failed' && s.key.startsWith('bans:'))
+    .map((s) => s.key.slice('bans:'.length));
+}
+
+/**
+ * Whether a record that did not apply whole still has something to put back: a containment
+ * whose account step failed after bans were made. Pure.
+ */
+export function revertibleAnyway(record: {
+  subject?: { kind: string } | undefined;
+  changes: readonly { key: string; before: PermissionValue | null; after: PermissionValue }[];
+  steps?: readonly AuditStep[] | undefined;
+}): boolean {
+  if (record.subject?.kind !== 'containment') return false;
+  const changes = record.changes.map((c) => ({
+    ...c,
+    before: c.before ?? undefined,
+    explicit: false,
+  }));
+  return contains({ changes }) && bansMade({ changes, steps: record.steps }).length > 0;
 }

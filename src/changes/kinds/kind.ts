@@ -99,7 +99,11 @@ export interface Kind {
   outOfDate: string;
   /** The log line of it applied. */
   logged: string;
-  send(client: ChangeClient): Promise<Sent>;
+  /**
+   * Sends it. A kind whose send takes many requests (a containment's deletions) calls `alive`
+   * between them: the road keeps its target claimed and its pending record young meanwhile.
+   */
+  send(client: ChangeClient, alive?: () => Promise<void>): Promise<Sent>;
   sinceReview(reads: Reads): Promise<SinceReview>;
   recordFacts(client: ChangeClient, reads: Reads): Promise<RecordFacts>;
 }

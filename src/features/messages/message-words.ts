@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { MessageQuery } from '../../cometchat/account-model.ts';
+import { groupConversationId, userConversationId } from '../../cometchat/conversations.ts';
 import { idProblem, storedUid, UidSchema, uidProblem } from '../../cometchat/id-rules.ts';
-import { groupConversationId, userConversationId } from '../../cometchat/moderation.ts';
 import { code, truncate } from '../../slack/mrkdwn.ts';
 import { parseTimeBound, resolveSearch, type TimeBound } from '../call-filters.ts';
 import { Refusal } from '../feature.ts';

@@ -13,12 +13,13 @@ import {
 import {
   type AskedContainment,
   CONTAIN_TITLE,
+  MAX_CONTAINMENT_GROUPS,
   messagesSince,
   replyPrivately,
   reviewContainment,
 } from '../../changes/index.ts';
 import type { UserGroup } from '../../cometchat/account-model.ts';
-import { UidSchema } from '../../cometchat/id-rules.ts';
+import { GUID_PATTERN, UidSchema } from '../../cometchat/id-rules.ts';
 import { accountOf, type User } from '../../cometchat/model.ts';
 import { failureSentence } from '../../replies/failure.ts';
 import { counted, failureMessage, inApp } from '../../replies/sentences.ts';
@@ -43,15 +44,12 @@ const GROUPS_INPUT = 'ban';
 const SINCE_BLOCK = BLOCKS.containSince;
 const SINCE_INPUT = 'since';
 
-/** The most groups a choice names in the metadata: guids are up to 100 characters each. */
-const GROUPS_CARRIED = 20;
-
 /** What the choice carries to its submission (signed for the app). */
 const ChoiceValue = z.object({
   uid: UidSchema,
   name: z.string().max(100),
   role: z.string().max(100),
-  groups: z.array(z.string().min(1).max(100)).max(GROUPS_CARRIED),
+  groups: z.array(z.string().regex(GUID_PATTERN)).max(MAX_CONTAINMENT_GROUPS),
   more: z.number().int().nonnegative(),
 });
 type Choice = z.infer<typeof ChoiceValue>;
@@ -71,7 +69,7 @@ export function containChoiceView(
   appName: string | undefined,
 ): View {
   const who = `*${escapeMrkdwn(truncate(user.name, 100))}* ${code(user.uid)}${inApp(appName)}`;
-  const listed = groups.slice(0, GROUPS_CARRIED);
+  const listed = groups.slice(0, MAX_CONTAINMENT_GROUPS);
   const names = listed.map((g) => `${escapeMrkdwn(truncate(g.name, 40))} ${code(g.guid)}`);
   const more = groups.length - listed.length;
   const banBlocks: KnownBlock[] =
@@ -79,7 +77,7 @@ export function containChoiceView(
       ? [context(['They are in no group: there is no group to ban them from.'])]
       : [
           section(
-            `Their groups: ${names.join(', ')}${more > 0 ? `, and ${more} more (a containment bans from ${GROUPS_CARRIED} at most)` : ''}.`,
+            `Their groups: ${names.join(', ')}${more > 0 ? `, and ${more} more (a containment bans from ${MAX_CONTAINMENT_GROUPS} at most)` : ''}.`,
           ),
           {
             type: 'input',
@@ -161,7 +159,11 @@ async function choiceView(deps: AppDeps, app: CometChatApp, uid: string): Promis
   const problem = containProblem(user);
   if (problem) return messageModal(CONTAIN_TITLE, problem);
   const groups = await app.cometchat.listUserGroups(uid);
-  const carried = groups.slice(0, GROUPS_CARRIED).map((g) => g.guid);
+  // A guid the service wrote otherwise than it documents cannot be sent back: not carried.
+  const carried = groups
+    .map((g) => g.guid)
+    .filter((guid) => GUID_PATTERN.test(guid))
+    .slice(0, MAX_CONTAINMENT_GROUPS);
   const value: Choice = {
     uid: user.uid,
     name: truncate(user.name, 100),
@@ -273,7 +275,7 @@ async function containmentReview(
     uid: choice.uid,
     name: choice.name,
     role: choice.role,
-    sessions: sessions.map((s) => s.fingerprint),
+    sessions: sessions.length,
     groups: asked.ban ? choice.groups : undefined,
     groupsLeftOut: asked.ban ? choice.more : undefined,
     since: at && ids ? { at, count: ids.length } : undefined,

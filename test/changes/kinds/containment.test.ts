@@ -78,7 +78,7 @@ const asked = {
   uid,
   name: 'Ann',
   role: 'default',
-  sessions: ['0a1b2c3d', '4e5f6a7b', '8c9d0e1f'],
+  sessions: 3,
   groups: ['hiking', 'climbing'],
   since: { at: 1_200, count: 48 },
 };
@@ -124,12 +124,36 @@ describe('a containment, sent', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContainmentFailed);
     const steps = error instanceof ContainmentFailed ? error.steps : [];
-    expect(steps.map((s) => s.key)).toEqual([
-      'sessions',
-      'bans:hiking',
-      'bans:climbing',
-      'messagesSince',
+    expect(steps.map((s) => [s.key, s.outcome])).toEqual([
+      ['sessions', 'applied'],
+      ['bans:hiking', 'applied'],
+      ['bans:climbing', 'applied'],
+      ['messagesSince', 'applied'],
+      ['status', 'failed'],
     ]);
+    expect(steps.at(-1)?.message).toContain('deactivating the account');
+  });
+
+  it('passes over a message gone meanwhile and deletes the rest, saying it is alive between', async () => {
+    const fake = client();
+    fake.deleteMessage.mockImplementationOnce(async () => {
+      throw new CometChatError({
+        kind: 'not_found',
+        ref: 'r',
+        operation: 'deleteMessage',
+        status: 404,
+        serviceCode: 'ERR_MSG_NOT_FOUND',
+      });
+    });
+    const alive = vi.fn(async () => {});
+    const sent = await containmentKind(contained).send(fake as never, alive);
+    expect(fake.deleteMessage).toHaveBeenCalledTimes(49);
+    expect(sent.steps?.find((s) => s.key === 'messagesSince')).toMatchObject({
+      outcome: 'applied',
+      message: '48 messages soft-deleted',
+    });
+    // Before each ban, each deletion and the deactivation.
+    expect(alive.mock.calls.length).toBeGreaterThanOrEqual(2 + 49 + 1);
   });
 });
 
@@ -147,6 +171,14 @@ describe('reading the messages a containment deletes', () => {
 describe("a containment's keys", () => {
   it('are carried through Slack and read back as the same change', () => {
     expect(decodeChange(encodeChange(contained))).toEqual({ ...contained, seenAt: undefined });
+  });
+
+  it('carry a compromised account with more sessions than a review could list', () => {
+    const many = containmentChangeOf('default', { ...asked, sessions: 1_234 }, 'V2');
+    expect(decodeChange(encodeChange(many))?.changes[0]).toMatchObject({
+      before: '1234',
+      after: '0',
+    });
   });
 
   it('refuse any other order, a containment that does not deactivate, and a ban lifted', () => {
@@ -213,6 +245,21 @@ describe("a containment's revert", () => {
       `reactivate ${uid}`,
       `unban hiking ${uid}`,
       `unban climbing ${uid}`,
+    ]);
+  });
+
+  it('lifts a ban whose outcome was unknown, and the bans of a containment whose deactivation failed', () => {
+    const steps: AuditRecord['steps'] = [
+      { key: 'sessions', outcome: 'applied', message: 'every session revoked' },
+      { key: 'bans:hiking', outcome: 'unknown', message: 'banning from hiking: timeout' },
+      { key: 'bans:climbing', outcome: 'failed', message: 'banning from climbing: refused' },
+      { key: 'status', outcome: 'failed', message: 'deactivating the account: refused' },
+    ];
+    const active = { ...now, user: { ...deactivated, deactivatedAt: undefined } };
+    const revert = revertOf({ ...record(steps), outcome: 'failed' }, active);
+    if (revert.kind !== 'revert') throw new Error(revert.sentence);
+    expect(revert.change.changes.map((c) => [c.key, c.before, c.after])).toEqual([
+      ['bans', ['hiking'], []],
     ]);
   });
 
