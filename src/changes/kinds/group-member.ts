@@ -1,5 +1,6 @@
 import type { AccountOperations } from '../../cometchat/account-model.ts';
 import type { GroupOperations, GroupScope } from '../../cometchat/group-model.ts';
+import { LOOK_UP_GROUP } from '../../replies/failure.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import type { AuditRecord } from '../../store/store.ts';
 import type { GroupMemberChange, KeyChange } from '../change.ts';
@@ -11,8 +12,7 @@ import { type Kind, NO_FACTS } from './kind.ts';
 // card; a containment's bans are that kind's own (containment.ts).
 
 /** Said when a member is no longer as the review showed them: nothing was sent. */
-export const MEMBER_CHANGED =
-  'The member changed in CometChat since the review, so nothing was sent. Look the group up again (`/cometchat group <guid>`) to see its members now.';
+export const MEMBER_CHANGED = `The member changed in CometChat since the review, so nothing was sent. ${LOOK_UP_GROUP} to see its members now.`;
 
 /**
  * Why a kick has no Revert: CometChat adds a member back only by the group (they join again) or
