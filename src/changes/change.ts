@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { GROUP_SCOPES, type GroupScope } from '../cometchat/group-model.ts';
 import {
-  GUID_PATTERN,
+  GuidSchema,
   MAX_ROLE_DESCRIPTION,
   MAX_ROLE_NAME,
   messageIdProblem,
@@ -176,7 +176,19 @@ export interface SessionsChange extends ChangeFields {
   uid: string;
 }
 
+/**
+ * One member of one group: exactly one change, of `scope` (one scope to another), `membership`
+ * (`member` to `kicked`: CometChat documents no way back but adding them again), or `ban`
+ * (`none` to `banned`, or back). Its `role` is empty: a member's scope is the group's layer.
+ */
+export interface GroupMemberChange extends ChangeFields {
+  kind: 'group-member';
+  guid: string;
+  uid: string;
+}
+
 export type Change =
+  | GroupMemberChange
   | PermissionsChange
   | RoleChange
   | UserRoleChange
@@ -245,6 +257,29 @@ const UserChangesSchema = z.tuple([
     KeyChangeSchema.extend({ key: z.literal('status'), after: AccountSchema }),
   ]),
 ]);
+
+/** What a change to a group's member is: exactly one change, each key only the ways it goes. */
+const GroupMemberChangesSchema = z
+  .tuple([
+    z.discriminatedUnion('key', [
+      KeyChangeSchema.extend({
+        key: z.literal('scope'),
+        before: z.enum(GROUP_SCOPES),
+        after: z.enum(GROUP_SCOPES),
+      }),
+      KeyChangeSchema.extend({
+        key: z.literal('membership'),
+        before: z.literal('member'),
+        after: z.literal('kicked'),
+      }),
+      KeyChangeSchema.extend({
+        key: z.literal('ban'),
+        before: z.enum(['none', 'banned']),
+        after: z.enum(['none', 'banned']),
+      }),
+    ]),
+  ])
+  .refine(([{ before, after }]) => before !== after);
 
 /** A session's fingerprint as Slack carries it back: a short hash, never a token. */
 export const FingerprintSchema = z.string().regex(new RegExp(`^[0-9a-f]{${FINGERPRINT_LENGTH}}$`));
@@ -324,7 +359,6 @@ const RuleChangesSchema = z
 /** The groups a containment bans the user from, or lifts their bans in, by guid. */
 export const MAX_CONTAINMENT_GROUPS = 20;
 /** A guid as a change carries it: lower-cased, as CometChat stores it. */
-const GuidSchema = z.string().regex(GUID_PATTERN);
 const GuidsSchema = z.array(GuidSchema).max(MAX_CONTAINMENT_GROUPS);
 
 /** A containment's keys, each at most once, in the order they are sent (containmentProblem). */
@@ -468,6 +502,11 @@ export const ChangeSchema = z
       }),
       changes: z.array(KeyChangeSchema).min(1),
     }).refine(({ role, subject }) => role === knownScopeKey(subject.guid, subject.scope)),
+    FieldsSchema.extend({
+      role: z.literal(''),
+      subject: z.object({ kind: z.literal('group-member'), guid: GuidSchema, uid: UidSchema }),
+      changes: GroupMemberChangesSchema,
+    }),
   ])
   .transform(({ subject, changes, seenAt, ...fields }): Change => {
     const common = {
@@ -496,6 +535,9 @@ function withKind(fields: ChangeFields, subject: ChangeSubject | undefined): Cha
     return { kind: 'scope-permissions', guid: subject.guid, scope: subject.scope, ...fields };
   }
   if (subject?.kind === 'containment') return { kind: 'containment', uid: subject.uid, ...fields };
+  if (subject?.kind === 'group-member') {
+    return { kind: 'group-member', guid: subject.guid, uid: subject.uid, ...fields };
+  }
   if (subject?.kind === 'messages') {
     const { sender, permanent } = subject;
     return { kind: 'message-deletion', sender, permanent, ...fields };
@@ -533,6 +575,8 @@ export function subjectOf(change: Change): ChangeSubject | undefined {
       return { kind: 'messages', sender: change.sender, permanent: change.permanent };
     case 'scope-permissions':
       return { kind: 'scope', guid: change.guid, scope: change.scope };
+    case 'group-member':
+      return { kind: 'group-member', guid: change.guid, uid: change.uid };
   }
 }
 

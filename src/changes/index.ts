@@ -45,6 +45,13 @@ export {
 } from './containment-view.ts';
 export { type AppLabel, appLabel, type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
 export { MAX_CONTAINMENT_DELETIONS, messagesSince } from './kinds/containment.ts';
+// A group's member: their scope, a kick, a ban (the groups feature's).
+export {
+  isBanned,
+  KICK_NO_REVERT,
+  memberScope,
+  type Standing,
+} from './kinds/group-member.ts';
 export { messageGoneSentence, messageIfAny } from './kinds/message-deletion.ts';
 export { noRevertReason } from './kinds/moderation.ts';
 export { type Baseline, baselineFrom } from './kinds/permissions.ts';
@@ -68,15 +75,18 @@ export { requestApproval } from './request.ts';
 export { revertButton } from './revert-view.ts';
 export {
   type AskedDeletion,
+  type AskedMemberChange,
   type AskedRoleChange,
   type AskedSessionsRevoke,
   type AskedUserChange,
   confirmView,
   DELETE_MESSAGES_TITLE,
   deletionQuestion,
+  MEMBER_CHANGE_TITLE,
   messageDeletionOf,
   messageDeletionReview,
   ROLE_CHANGE_TITLE,
+  reviewMemberChange,
   reviewRoleChange,
   reviewSessionsChange,
   reviewUserChange,

@@ -18,6 +18,7 @@ import { failInModal } from '../slack/modal-outcome.ts';
 import type { AuditRecord, Store } from '../store/store.ts';
 import { type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
 import { revertibleAnyway } from './kinds/containment.ts';
+import { standingOf } from './kinds/group-member.ts';
 import { ruleIfAny } from './kinds/rule.ts';
 import { failureView } from './outcome.ts';
 import { replyPrivately } from './replies.ts';
@@ -112,7 +113,7 @@ async function readNow(
 ): Promise<Omit<Now, 'defaults'>> {
   const target = record.subject;
   const deleting = target?.kind === 'role' && target.action === 'create';
-  const [roles, user, known, holders, rule] = await Promise.all([
+  const [roles, user, known, holders, rule, member] = await Promise.all([
     app.cometchat.listAllRoles({ fresh: true }),
     target?.kind === 'user' || target?.kind === 'containment'
       ? userIfAny(app, target.uid)
@@ -122,9 +123,12 @@ async function readNow(
       : undefined,
     deleting ? app.cometchat.countUsersWithRole(record.role, { withDeactivated: true }) : undefined,
     target?.kind === 'rule' ? ruleIfAny(app.cometchat, record.role) : undefined,
+    target?.kind === 'group-member'
+      ? standingOf(app.cometchat, target.guid, target.uid, record.changes[0]?.key ?? '')
+      : undefined,
   ]);
   const group = target?.kind === 'scope' ? await groupIfAny(app, target.guid) : undefined;
-  return { roles, user, known, holders, rule, group };
+  return { roles, user, known, holders, rule, group, member };
 }
 
 /** The keys (and defaults) a record's map has: a group's scope's, else the app's catalogue. */

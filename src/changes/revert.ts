@@ -19,6 +19,7 @@ import {
   userKeyChange,
 } from './change.ts';
 import { bansMade, contains, revertibleAnyway } from './kinds/containment.ts';
+import { kickIrreversible, type Standing, standingValue } from './kinds/group-member.ts';
 import { deletionIrreversible } from './kinds/message-deletion.ts';
 import { moderationIrreversible } from './kinds/moderation.ts';
 import {
@@ -50,6 +51,8 @@ export interface Now {
   holders?: number | undefined;
   /** For a moderation rule: the rule now; undefined when CometChat has no such rule. */
   rule?: ModerationRule | undefined;
+  /** For a change of a group's member: where they stand in the group now. */
+  member?: Standing | undefined;
   /** The app's documented defaults, which an unset key goes back to (a scope's, for a scope). */
   defaults: PermissionMap;
   /** For a group's scope: the group now; undefined when CometChat has no such group. */
@@ -113,13 +116,14 @@ export function revertOf(record: AuditRecord, now: Now): Revert {
   let revert: Revert;
   const action = target?.kind === 'role' ? target.action : undefined;
   const irreversible = moderationIrreversible(record) ?? deletionIrreversible(record);
-  const revoked = sessionsIrreversible(record);
+  const revoked = sessionsIrreversible(record) ?? kickIrreversible(record);
   if (irreversible) revert = none(`${irreversible} Nothing was sent.`);
   else if (revoked) revert = none(`${revoked} Nothing was sent.`);
   else if (target?.kind === 'user') revert = userRevert(record, target.uid, now);
   else if (target?.kind === 'containment') revert = containmentRevert(record, target.uid, now);
   else if (target?.kind === 'rule') revert = ruleRevert(record, now.rule);
   else if (target?.kind === 'scope') revert = scopeRevert(record, target, now);
+  else if (target?.kind === 'group-member') revert = memberRevert(record, target, now.member);
   else if (action === 'create') revert = createdRevert(record, now);
   else if (action === 'update') revert = updatedRevert(record, now);
   else if (action === 'delete') revert = deletedRevert(record, now);
@@ -163,6 +167,39 @@ function userRevert(record: AuditRecord, uid: string, now: Now): Revert {
     since: current === one.after ? [] : [{ key: one.key, set: one.after, now: current }],
     gaps: [],
   };
+}
+
+/**
+ * A member's scope put back, a ban lifted, a lifted ban made again: from where they stand now to
+ * the record's "before". A kick has none (kickIrreversible).
+ */
+function memberRevert(
+  record: AuditRecord,
+  { guid, uid }: { guid: string; uid: string },
+  member: Standing | undefined,
+): Revert {
+  const [one] = record.changes;
+  if (!one || !member || typeof one.before !== 'string') return none(NOT_REVERTIBLE);
+  const current = standingValue(one.key, member);
+  const who = `${code(uid)} in group ${code(guid)}`;
+  if (one.key === 'scope' && member.scope === undefined) {
+    return none(`${who} is not a member now, so their scope cannot be put back; nothing was sent.`);
+  }
+  if (current === one.before) {
+    return none(`${who} has ${one.key} ${code(one.before)} already; nothing to put back.`);
+  }
+  const changes = [{ key: one.key, before: current, after: one.before, explicit: false }];
+  const change: Change = {
+    kind: 'group-member',
+    guid,
+    uid,
+    role: '',
+    id: revertId(record, `group:${guid}:${uid}`, changes),
+    changes,
+    reverts: record.ref,
+  };
+  const since = current === one.after ? [] : [{ key: one.key, set: one.after, now: current }];
+  return { kind: 'revert', change, since, gaps: [] };
 }
 
 /**

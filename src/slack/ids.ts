@@ -75,6 +75,16 @@ export const ACTIONS = {
   /** A message's _Delete_, followed by `:<message id>`; "Delete several…" of the page. */
   messagesDelete: 'messages_delete',
   messagesDeleteSeveral: 'messages_delete_several',
+  /** A group's card: Members (with a scope filter) and Banned, and their pages; a list's Card. */
+  groupMembersPage: 'group_members_page',
+  groupBannedPage: 'group_banned_page',
+  groupDetails: 'group_details',
+  groupsPage: 'groups_page',
+  /** A member's buttons in a group's member list (one actions block each); Unban on the banned. */
+  groupMemberScope: 'group_member_scope',
+  groupMemberKick: 'group_member_kick',
+  groupMemberBan: 'group_member_ban',
+  groupMemberUnban: 'group_member_unban',
 } as const;
 
 export const CALLBACKS = {
@@ -96,6 +106,9 @@ export const CALLBACKS = {
   /** A user's messages to delete: the choice, then (permanently) the review before the last confirmation. */
   messagesDeleteChoose: 'messages_delete_choose',
   messagesDeletePermanent: 'messages_delete_permanent',
+  lookupGroupMessage: 'lookup_group_message',
+  /** A member's new scope, picked; its review follows. */
+  groupScopePick: 'group_scope_pick',
 } as const;
 
 export const BLOCKS = {

@@ -95,6 +95,8 @@ export const ChangeSubjectSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('messages'), sender: z.string(), permanent: z.boolean() }),
   // A group's scope's permissions; the record's `role` is knownScopeKey(guid, scope).
   z.object({ kind: z.literal('scope'), guid: z.string(), scope: z.enum(GROUP_SCOPES) }),
+  // One member of one group: their scope, their membership (kicked) or a ban of them there.
+  z.object({ kind: z.literal('group-member'), guid: z.string(), uid: z.string() }),
 ]);
 export type ChangeSubject = z.infer<typeof ChangeSubjectSchema>;
 

@@ -131,7 +131,7 @@ describe('the scope editor through the real app', () => {
   });
 
   it.each([
-    ['perms hik!ng admin', 'A guid is letters, digits, `-` and `_` only, as CometChat makes them.'],
+    ['perms hik!ng admin', 'A guid is lower-case letters, digits, `-` and `_` only, as CometChat stores it.'],
     ['perms hiking owner', NOT_A_SCOPE],
   ])('refuses `%s` in one sentence, asking CometChat nothing', async (command, sentence) => {
     const asked = h.sandbox.requests.length;

@@ -1,6 +1,7 @@
 import { inApp } from '../../replies/sentences.ts';
 import type { Change } from '../change.ts';
 import { containmentKind } from './containment.ts';
+import { groupMemberKind } from './group-member.ts';
 import type { Kind } from './kind.ts';
 import { messageDeletionKind } from './message-deletion.ts';
 import { moderationKind } from './moderation.ts';
@@ -39,6 +40,8 @@ export function kindOf(change: Change): Kind {
       return sessionsKind(change);
     case 'scope-permissions':
       return scopePermissionsKind(change);
+    case 'group-member':
+      return groupMemberKind(change);
   }
 }
 

@@ -53,7 +53,15 @@ export type ChangeClient = Pick<
     | 'banGroupMember'
     | 'unbanGroupMember'
   > &
-  Pick<GroupOperations, 'setScopePermissions' | 'unsetScopePermission'>;
+  Pick<
+    GroupOperations,
+    | 'setScopePermissions'
+    | 'unsetScopePermission'
+    | 'setMemberScope'
+    | 'kickGroupMember'
+    | 'listGroupMembers'
+    | 'listBannedMembers'
+  >;
 
 /** Where "is it still as reviewed?" is asked: the store (a role's map), CometChat (the rest). */
 export interface Reads {
@@ -61,7 +69,8 @@ export interface Reads {
   app: Pick<CometChatApp, 'name'> & {
     cometchat: Pick<CometChatClient, 'getUser' | 'listAllRoles'> &
       Pick<ModerationOperations, 'listFlaggedMessages' | 'listBlockedMessages' | 'getRule'> &
-      Pick<AccountOperations, 'getMessage' | 'listSessions'>;
+      Pick<AccountOperations, 'getMessage' | 'listSessions'> &
+      Pick<GroupOperations, 'listGroupMembers' | 'listBannedMembers'>;
   };
 }
 

@@ -1,5 +1,5 @@
 import { GROUP_SCOPES, type GroupScope } from '../../cometchat/group-model.ts';
-import { guidProblem } from '../../cometchat/id-rules.ts';
+import { guidProblem, storedGuid } from '../../cometchat/id-rules.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { roleWord } from '../command.ts';
 import { Refusal } from '../feature.ts';
@@ -48,7 +48,7 @@ export function parseCompareWords(words: readonly string[]): CompareWords | Refu
 /** `compare <guid> <scope> <app> <other app>`, the scope read already. */
 function scopeWords(words: readonly string[], scope: GroupScope): CompareWords | Refusal {
   const [first = '', , third = '', fourth = ''] = words;
-  const guid = first.toLowerCase();
+  const guid = storedGuid(first);
   const problem = guidProblem(guid);
   if (problem) return new Refusal(problem);
   const app = third.toLowerCase();

@@ -11,7 +11,7 @@ import {
   validatePermissions,
 } from '../../cometchat/catalogue.ts';
 import { GROUP_SCOPES, type GroupScope } from '../../cometchat/group-model.ts';
-import { guidProblem, idProblem } from '../../cometchat/id-rules.ts';
+import { GuidSchema, idProblem } from '../../cometchat/id-rules.ts';
 import { type PermissionValue, RoleIdSchema } from '../../cometchat/schemas.ts';
 import { knownScopeKey } from '../../store/store.ts';
 
@@ -77,11 +77,6 @@ const UnsetKeysSchema = z
   .array(z.string().refine(isCarriedKey))
   .max(MAX_UNSET)
   .refine((keys) => new Set(keys).size === keys.length);
-
-/** A guid as metadata carries it back: what guidProblem lets through, lower-cased. */
-const GuidSchema = z
-  .string()
-  .refine((guid) => guidProblem(guid) === undefined && guid === guid.toLowerCase());
 
 /** What the editor is on: a role (`r`), or a group's scope (`q`), never both. */
 const EditedSchema = z.union([

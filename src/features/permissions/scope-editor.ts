@@ -4,7 +4,7 @@ import { type CometChatApp, openSigned } from '../../apps/apps.ts';
 import { appLabel, baselineFrom, messageView, scopeName } from '../../changes/index.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
 import { GROUP_SCOPES, type Group, type GroupScope } from '../../cometchat/group-model.ts';
-import { guidProblem } from '../../cometchat/id-rules.ts';
+import { GuidSchema, guidProblem, storedGuid } from '../../cometchat/id-rules.ts';
 import { inApp } from '../../replies/sentences.ts';
 import { currentRequest } from '../../request-context.ts';
 import type { ButtonArgs } from '../../slack/listener-args.ts';
@@ -33,7 +33,7 @@ export const NOT_A_SCOPE = 'A scope is `admin`, `moderator` or `participant`.';
  * it (lower-cased), the scope one of the three; else one sentence. Pure.
  */
 export function scopeWords(guid: string, scope: string): ScopeRef | Refusal {
-  const stored = guid.toLowerCase();
+  const stored = storedGuid(guid);
   const problem = guidProblem(stored);
   if (problem) return new Refusal(problem);
   const word = scope.toLowerCase();
@@ -46,7 +46,7 @@ export function scopeWords(guid: string, scope: string): ScopeRef | Refusal {
  * writes it: `signedValue(app, { guid, scope })`.
  */
 const ScopeValue = z.object({
-  guid: z.string().refine((guid) => guidProblem(guid) === undefined),
+  guid: GuidSchema,
   scope: z.enum(GROUP_SCOPES),
 });
 

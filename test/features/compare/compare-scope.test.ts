@@ -23,7 +23,7 @@ describe('compare <guid> <scope> <app> <other app>', () => {
 
   it('refuses a guid that cannot be one, and an app compared with itself', () => {
     expect(problem(parseCompareWords(['hik!ng', 'admin', 'staging', 'prod']))).toBe(
-      'A guid is letters, digits, `-` and `_` only, as CometChat makes them.',
+      'A guid is lower-case letters, digits, `-` and `_` only, as CometChat stores it.',
     );
     expect(problem(parseCompareWords(['hiking', 'admin', 'prod', 'PROD']))).toBe(
       'An app compared with itself differs in nothing: name two apps.',

@@ -53,7 +53,7 @@ describe('perms with two words is a scope', () => {
 
   it('refuses a guid that cannot be one and a scope that is not one, in one sentence each', () => {
     expect(problem(parsePermsWords(['hik!ng', 'admin']))).toBe(
-      'A guid is letters, digits, `-` and `_` only, as CometChat makes them.',
+      'A guid is lower-case letters, digits, `-` and `_` only, as CometChat stores it.',
     );
     expect(problem(parsePermsWords(['..', 'admin']))).toBe('A guid cannot be `.` or `..`.');
     expect(problem(parsePermsWords(['hiking', 'owner']))).toBe(NOT_A_SCOPE);
