@@ -1,55 +1,21 @@
 import { createTtlCache, type TtlCache } from '../ttl-cache.ts';
-import { type Catalogue, catalogueOf, type PermissionSpec } from './catalogue.ts';
+import { type Catalogue, CatalogueSchema, catalogueOf, type PermissionSpec } from './catalogue.ts';
 import { mergeCatalogue } from './catalogue-merge.ts';
 import type { GroupOperations, GroupScope } from './group-model.ts';
+import scopeCatalogueData from './scope-permissions.json' with { type: 'json' };
 
 // The permission keys of a group's scope (`admin`, `moderator`, `participant`): CometChat lists
 // their definitions per group and scope (`GET /v3/groups/{guid}/scopes/{scope}/permissions`,
 // live-api-notes.md "Groups") in the form of a role's, and, as for a role, has no read of their
-// values. The keys below are the ones this app ships with (CometChat's example lists eleven), in
-// the shipped catalogue's categories so that the editor shows them the same way; an app's own
+// values. The keys in scope-permissions.json are the ones this app ships with (CometChat's example
+// lists eleven; the CometChat stand-in serves the same file), in the shipped catalogue's categories so that the editor shows them the same way; an app's own
 // definitions are merged over them as a role's are (catalogue-merge.ts), and stand in for them
 // when they cannot be read, as the role catalogue's shipped keys do.
 
-const allowDeny = (key: string, label: string, category: string): PermissionSpec => ({
-  key,
-  label,
-  category,
-  kind: 'action',
-  values: ['allow', 'deny'],
-  default: 'allow',
-});
-
-const scopeFilter = (key: string, label: string, category: string): PermissionSpec => ({
-  key,
-  label,
-  category,
-  kind: 'fixedList',
-  values: ['admin', 'moderator', 'participant'],
-  default: [],
-});
-
-/** The scope keys this app ships with: the eleven of CometChat's documented answers. */
-export const SCOPE_PERMISSIONS: readonly PermissionSpec[] = Object.freeze([
-  allowDeny('sendMessage', 'Message Sending', 'Messages'),
-  allowDeny('editMessage', 'Message Editing', 'Messages'),
-  allowDeny('sendThreadedMessage', 'Thread Replies', 'Message thread'),
-  allowDeny('addReaction', 'Adding Reactions', 'Reactions'),
-  allowDeny('listReactions', 'Reaction Listing', 'Reactions'),
-  scopeFilter('listReactions.allowedScopes', 'Reaction Listing Scope Filter', 'Reactions'),
-  allowDeny('initiateCall', 'Call Initiation', 'Calls'),
-  scopeFilter('initiateCall.allowedScopes', 'Call Scope Filter', 'Calls'),
-  {
-    key: 'initiateCall.allowedType',
-    label: 'Call Types',
-    category: 'Calls',
-    kind: 'fixedList',
-    values: ['audio', 'video'],
-    default: [],
-  },
-  allowDeny('listMembers', 'Member Listing', 'Groups'),
-  scopeFilter('listMembers.allowedScopes', 'Member Listing Scope Filter', 'Groups'),
-]);
+/** The scope keys this app ships: the eleven of CometChat's documented answers (data file). */
+export const SCOPE_PERMISSIONS: readonly PermissionSpec[] = Object.freeze(
+  CatalogueSchema.parse(scopeCatalogueData).permissions,
+);
 
 /** The scope keys this app ships, for what needs no app's own. */
 export const SHIPPED_SCOPE_CATALOGUE: Catalogue = catalogueOf(SCOPE_PERMISSIONS, 'shipped');
