@@ -111,6 +111,8 @@ describe('groups', () => {
     expect(actionButtons(card).map((b) => b.action_id)).toEqual([
       ACTIONS.groupMembersPage,
       ACTIONS.groupBannedPage,
+      // An editor's: each scope's permissions, in the permission editor.
+      ...['admin', 'moderator', 'participant'].map((s) => `${ACTIONS.editScopePermissions}:${s}`),
     ]);
     expect(writes(h)).toEqual([]);
   });

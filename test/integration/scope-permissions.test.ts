@@ -118,12 +118,16 @@ describe('the scope editor through the real app', () => {
   });
 
   it('opens from the group card’s button, its value signed for the app', async () => {
+    const card = await commandReply(h, 'group hiking');
+    const id = `${ACTIONS.editScopePermissions}:participant`;
+    const button = actionButtons(card).find((b) => b.action_id === id);
+    if (!button?.value) throw new Error('no Participant permissions on the card');
     const mark = h.slack.calls.length;
     await h.driver.interaction(
       h.driver.blockAction({
-        actionId: ACTIONS.editScopePermissions,
-        value: signedTestValue(h, { guid: 'hiking', scope: 'participant' }),
-        message: { ts: '1.1', blocks: [] },
+        actionId: id,
+        value: button.value,
+        message: { ts: '1.1', blocks: card.blocks as unknown[] },
       }),
     );
     const editor = await editorShown(h, mark);
@@ -131,7 +135,10 @@ describe('the scope editor through the real app', () => {
   });
 
   it.each([
-    ['perms hik!ng admin', 'A guid is lower-case letters, digits, `-` and `_` only, as CometChat stores it.'],
+    [
+      'perms hik!ng admin',
+      'A guid is lower-case letters, digits, `-` and `_` only, as CometChat stores it.',
+    ],
     ['perms hiking owner', NOT_A_SCOPE],
   ])('refuses `%s` in one sentence, asking CometChat nothing', async (command, sentence) => {
     const asked = h.sandbox.requests.length;

@@ -1,12 +1,13 @@
 import type { Button, KnownBlock } from '@slack/types';
 import type { ValueWriter } from '../../apps/apps.ts';
-import type {
-  BannedPage,
-  Group,
-  GroupMember,
-  GroupPage,
-  GroupScope,
-  MemberPage,
+import {
+  type BannedPage,
+  GROUP_SCOPES,
+  type Group,
+  type GroupMember,
+  type GroupPage,
+  type GroupScope,
+  type MemberPage,
 } from '../../cometchat/group-model.ts';
 import { counted, inApp } from '../../replies/sentences.ts';
 import { actions, button, context, fields, header, section } from '../../slack/blocks.ts';
@@ -81,6 +82,20 @@ export function groupCard(group: Group, leaders: Leaders, options: GroupViewOpti
       open('Members', ACTIONS.groupMembersPage, { g: group.guid, p: 1 }),
       open('Banned', ACTIONS.groupBannedPage, { g: group.guid, p: 1 }),
     ]),
+    // Each scope's permissions, in the permission editor (the permissions feature's listener).
+    ...(options.editor
+      ? [
+          actions(
+            GROUP_SCOPES.map((scope) =>
+              open(
+                `${SCOPE_WORDS[scope]} permissions`,
+                `${ACTIONS.editScopePermissions}:${scope}`,
+                { guid: group.guid, scope },
+              ),
+            ),
+          ),
+        ]
+      : []),
     context([
       ...(options.appName ? [`App: *${escapeMrkdwn(options.appName)}*`] : []),
       options.editor
@@ -107,6 +122,13 @@ function memberButtons(guid: string, member: GroupMember, write: ValueWriter): K
     button('Ban', ACTIONS.groupMemberBan, value, 'danger'),
   ]);
 }
+
+/** A scope as a button names it. */
+const SCOPE_WORDS: Readonly<Record<GroupScope, string>> = {
+  admin: 'Admin',
+  moderator: 'Moderator',
+  participant: 'Participant',
+};
 
 const SCOPE_FILTERS: readonly { label: string; scope?: GroupScope; id: string }[] = [
   { label: 'All', id: 'all' },

@@ -62,9 +62,10 @@ export const permissions: Feature = {
   ],
   register(bolt, deps) {
     registerPermissionEditor(bolt, editorDeps(deps));
-    // The group card's button (the groups feature draws it: see ACTIONS.editScopePermissions).
+    // The group card's buttons, one per scope (the groups feature draws them, their ids
+    // ACTIONS.editScopePermissions followed by `:<scope>`, their value the guid and the scope).
     bolt.action<BlockAction<ButtonAction>>(
-      ACTIONS.editScopePermissions,
+      new RegExp(`^${ACTIONS.editScopePermissions}(:|$)`),
       createEditScopeButton(editorDeps(deps)),
     );
   },

@@ -73,8 +73,16 @@ describe("a group's card", () => {
     expect(actionButtons({ ...message }).map((b) => b.action_id)).toEqual([
       ACTIONS.groupMembersPage,
       ACTIONS.groupBannedPage,
+      // An editor's: each scope's permissions, in the permission editor.
+      ...['admin', 'moderator', 'participant'].map((s) => `${ACTIONS.editScopePermissions}:${s}`),
     ]);
     assertWithinLimits('message', message);
+  });
+
+  it("offers a scope's permissions to an editor only", () => {
+    const ids = (editor: boolean) => actionButtons({ ...card(editor) }).map((b) => b.action_id);
+    expect(ids(false)).toEqual([ACTIONS.groupMembersPage, ACTIONS.groupBannedPage]);
+    expect(ids(true)).toContain(`${ACTIONS.editScopePermissions}:participant`);
   });
 });
 
