@@ -506,6 +506,8 @@ describe('loadConfig with several apps', () => {
       'approvals',
       'user',
       'users',
+      'group',
+      'groups',
       'messages',
       'moderation',
       'call',

@@ -79,7 +79,7 @@ describe('manifest.yml', () => {
         command: '/cometchat',
         should_escape: false,
         usage_hint:
-          '[app] roles · role (create | rename | describe | delete) <id> · compare <role> (<role> | <app> <app>) · perms <role> · approvals · user <uid> [can <action> | role <role> | contain] · users [text] · messages <uid> [filters] · moderation [message id] · rules [compare <app> <app> | promote <rule> <app>] · call <sessionId> · calls [uid] [filters] · subscribe (calls [filters] | recordings | transcripts | moderation | rules) · digest daily [HH:MM] · subscriptions · audit [role] · apps · help',
+          '[app] roles · role (create | rename | describe | delete) <id> · compare (<role> (<role> | <app> <app>) | <guid> <scope> <app> <app>) · perms (<role> | <guid> <scope>) · approvals · user <uid> [can <action> | role <role> | contain] · users [text] · group <guid> [members | banned | scope <uid> <scope> | kick | ban | unban <uid>] · groups [text] · messages <uid> [filters] · moderation [message id] · rules [compare <app> <app> | promote <rule> <app>] · call <sessionId> · calls [uid] [filters] · subscribe (calls [filters] | recordings | transcripts | moderation | rules) · digest daily [HH:MM] · subscriptions · audit [role] · apps · help',
       }),
     ]);
   });
@@ -98,6 +98,7 @@ describe('manifest.yml', () => {
       expect.objectContaining({ type: 'message', callback_id: CALLBACKS.lookupCallMessage }),
       expect.objectContaining({ type: 'global', callback_id: CALLBACKS.lookupCallGlobal }),
       expect.objectContaining({ type: 'message', callback_id: CALLBACKS.lookupUserMessage }),
+      expect.objectContaining({ type: 'message', callback_id: CALLBACKS.lookupGroupMessage }),
     ]);
   });
 

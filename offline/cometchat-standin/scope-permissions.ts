@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import catalogueJson from '../../src/cometchat/scope-permissions.json' with { type: 'json' };
 import { errorResponse } from './errors.ts';
 import { badRequest, isObject, jsonBody, type RequestBody } from './json-body.ts';
 import { pageOf } from './paging.ts';
 import { isPermissionName } from './permission-catalogue.ts';
 import { ok, type SandboxResponse } from './response.ts';
 import { readRolePaging } from './roles.ts';
-import catalogueJson from './seed/scope-permissions.json' with { type: 'json' };
 import {
   GROUP_SCOPES,
   type GroupScope,
@@ -17,7 +17,8 @@ import {
 // A group's scope permissions (live-api-notes.md, "Groups"): per group, per scope, in the form
 // of a role's: `GET /v3/groups/{guid}/scopes/{scope}/permissions` lists the definitions (not the
 // values), `PUT` sets keys and answers the effective map, `DELETE .../{permission}` unsets one
-// and answers the rest. The keys are CometChat's eleven (`seed/scope-permissions.json`).
+// and answers the rest. The keys are CometChat's eleven, from the app's own data file
+// (src/cometchat/scope-permissions.json), so both sides agree on them.
 
 const EntrySchema = z.discriminatedUnion('kind', [
   z.object({

@@ -12,6 +12,8 @@ export type EditAttempt =
   | 'confirm'
   | 'change a user'
   | 'change a role'
+  /** A group member's scope, a kick, a ban or its lifting (the group's card). */
+  | 'change a group member'
   | 'revert'
   /** A moderation decision (asked, reviewed, sent or reverted): for moderators, not editors. */
   | 'moderate'
@@ -22,6 +24,7 @@ export type EditAttempt =
 const REFUSED_WHAT: Partial<Record<EditAttempt, string>> = {
   'change a user': 'user change',
   'change a role': 'role change',
+  'change a group member': 'group member change',
   revert: 'revert',
   moderate: 'moderation decision',
 };

@@ -2,7 +2,7 @@ import { attemptOf, editRefusal } from '../access/edit-refusal.ts';
 import type { CometChatApp } from '../apps/apps.ts';
 import { currentRequest } from '../request-context.ts';
 import type { AuditRecord, AuditStep, Store } from '../store/store.ts';
-import { type Change, changePayload } from './change.ts';
+import { type Change, changePayload, setsPermissions } from './change.ts';
 import { ContainmentFailed } from './kinds/containment.ts';
 import {
   type ChangeClient,
@@ -298,7 +298,7 @@ async function rememberPermissions(
   update: Sent,
   made: { ref: string; at: number },
 ) {
-  if (change.kind !== 'permissions' && change.kind !== 'role') return;
+  if (!setsPermissions(change) && change.kind !== 'role') return;
   const fresh = change.kind === 'role' && change.action !== 'update';
   const permissions = update.permissions ?? (fresh ? {} : undefined);
   if (!permissions) return;

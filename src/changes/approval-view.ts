@@ -6,9 +6,10 @@ import type { SlackMessage } from '../slack/deliver.ts';
 import { ACTIONS, CALLBACKS } from '../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../slack/mrkdwn.ts';
 import type { ApprovalRequest } from '../store/store.ts';
-import { type Change, changeOf, subjectOf } from './change.ts';
+import { type Change, changeOf, setsPermissions, subjectOf } from './change.ts';
 import { containmentSteps } from './containment-view.ts';
 import type { AppLabel } from './deps.ts';
+import { kickIrreversible } from './kinds/group-member.ts';
 import { kindOf } from './kinds/index.ts';
 import { deletionIrreversible } from './kinds/message-deletion.ts';
 import { moderationIrreversible } from './kinds/moderation.ts';
@@ -64,6 +65,8 @@ function checkWhat(request: Pick<ApprovalRequest, 'subject'>): string {
       return `the messages (\`/cometchat messages ${request.subject.sender}\`)`;
     case 'rule':
       return 'the rule';
+    case 'group-member':
+      return `the member (\`/cometchat group ${request.subject.guid}\`)`;
     default:
       return 'the role';
   }
@@ -83,6 +86,8 @@ function staleLine(request: Pick<ApprovalRequest, 'subject'>): string {
       return `:warning: CometChat's roles are no longer as this request was reviewed against, so nothing was sent. ${askAgain(request)}`;
     case 'rule':
       return `:warning: The rule changed in CometChat since this request was made, so nothing was sent. ${askAgain(request)}`;
+    case 'group-member':
+      return `:warning: The member changed in CometChat since this request was made, so nothing was sent. ${askAgain(request)}`;
     default:
       return ":warning: The role changed since this request was made (someone applied another change), so nothing was sent. Ask again from the editor, on the role's new values.";
   }
@@ -105,6 +110,8 @@ export function askAgain(request: Pick<ApprovalRequest, 'subject'>): string {
       return 'Ask again from `/cometchat moderation` if it still waits.';
     case 'messages':
       return `Ask again from \`/cometchat messages ${request.subject.sender}\`.`;
+    case 'group-member':
+      return `Ask again from the group's card (\`/cometchat group ${request.subject.guid}\`).`;
     default:
       return 'Ask again from the editor.';
   }
@@ -133,7 +140,8 @@ function requestedLines(change: Change): string[] {
   const subject = subjectOf(change);
   const irreversible =
     moderationIrreversible({ subject, changes: change.changes }) ??
-    deletionIrreversible({ subject });
+    deletionIrreversible({ subject }) ??
+    kickIrreversible({ subject, changes: change.changes });
   return irreversible ? [...lines, `Its record will have no _Revert_: ${irreversible}`] : lines;
 }
 
@@ -268,7 +276,7 @@ export function requestLine(request: Shown, appName: string | undefined, keys: n
   if (change.kind === 'role') return `${what}: ${kind.done}`;
   if (change.kind === 'rule') return `${what}: ${ruleChangeLines(change.changes).join('; ')}`;
   if (change.kind === 'containment') return `${what}: ${containmentSteps(change).join(' ')}`;
-  if (change.kind !== 'permissions') {
+  if (!setsPermissions(change)) {
     const changes = request.changes.map(
       (c) => `${code(c.key)} ${code(String(c.before ?? '—'))} → ${code(String(c.after))}`,
     );

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { GROUP_SCOPES, type GroupScope } from '../cometchat/group-model.ts';
 import {
-  GUID_PATTERN,
+  GuidSchema,
   MAX_ROLE_DESCRIPTION,
   MAX_ROLE_NAME,
   messageIdProblem,
@@ -11,7 +12,7 @@ import {
 import { AccountSchema } from '../cometchat/model.ts';
 import { type PermissionMap, type PermissionValue, RoleIdSchema } from '../cometchat/schemas.ts';
 import { FINGERPRINT_LENGTH } from '../cometchat/sessions.ts';
-import type { AuditChange, ChangeSubject } from '../store/store.ts';
+import { type AuditChange, type ChangeSubject, knownScopeKey } from '../store/store.ts';
 import { RULE_FIELDS } from './kinds/rule-fields.ts';
 
 // A change, whatever it acts on: one type, a union over its kinds. What is the same for every
@@ -66,6 +67,24 @@ interface ChangeFields {
 /** A role's permissions: the keys set, or unset back to their defaults. */
 export interface PermissionsChange extends ChangeFields {
   kind: 'permissions';
+}
+
+/**
+ * A group's scope's permissions, in the form of a role's: the keys set, or unset back to their
+ * defaults. Its `role` is knownScopeKey(guid, scope), the name the store knows the scope's last
+ * map under (and the records file it under), never a role id.
+ */
+export interface ScopePermissionsChange extends ChangeFields {
+  kind: 'scope-permissions';
+  guid: string;
+  scope: GroupScope;
+}
+
+/** Whether a change sets a permission map (a role's or a group's scope's), known only as last seen. */
+export function setsPermissions(
+  change: Change,
+): change is PermissionsChange | ScopePermissionsChange {
+  return change.kind === 'permissions' || change.kind === 'scope-permissions';
 }
 
 /** A role itself: created (with its permissions set right after), renamed or described, deleted. */
@@ -157,7 +176,19 @@ export interface SessionsChange extends ChangeFields {
   uid: string;
 }
 
+/**
+ * One member of one group: exactly one change, of `scope` (one scope to another), `membership`
+ * (`member` to `kicked`: CometChat documents no way back but adding them again), or `ban`
+ * (`none` to `banned`, or back). Its `role` is empty: a member's scope is the group's layer.
+ */
+export interface GroupMemberChange extends ChangeFields {
+  kind: 'group-member';
+  guid: string;
+  uid: string;
+}
+
 export type Change =
+  | GroupMemberChange
   | PermissionsChange
   | RoleChange
   | UserRoleChange
@@ -166,7 +197,8 @@ export type Change =
   | RuleChange
   | ContainmentChange
   | MessageDeletionChange
-  | SessionsChange;
+  | SessionsChange
+  | ScopePermissionsChange;
 
 /** At most this many messages are deleted by one change: a page of them, with room to spare. */
 export const MAX_DELETED_MESSAGES = 20;
@@ -225,6 +257,29 @@ const UserChangesSchema = z.tuple([
     KeyChangeSchema.extend({ key: z.literal('status'), after: AccountSchema }),
   ]),
 ]);
+
+/** What a change to a group's member is: exactly one change, each key only the ways it goes. */
+const GroupMemberChangesSchema = z
+  .tuple([
+    z.discriminatedUnion('key', [
+      KeyChangeSchema.extend({
+        key: z.literal('scope'),
+        before: z.enum(GROUP_SCOPES),
+        after: z.enum(GROUP_SCOPES),
+      }),
+      KeyChangeSchema.extend({
+        key: z.literal('membership'),
+        before: z.literal('member'),
+        after: z.literal('kicked'),
+      }),
+      KeyChangeSchema.extend({
+        key: z.literal('ban'),
+        before: z.enum(['none', 'banned']),
+        after: z.enum(['none', 'banned']),
+      }),
+    ]),
+  ])
+  .refine(([{ before, after }]) => before !== after);
 
 /** A session's fingerprint as Slack carries it back: a short hash, never a token. */
 export const FingerprintSchema = z.string().regex(new RegExp(`^[0-9a-f]{${FINGERPRINT_LENGTH}}$`));
@@ -303,7 +358,8 @@ const RuleChangesSchema = z
 
 /** The groups a containment bans the user from, or lifts their bans in, by guid. */
 export const MAX_CONTAINMENT_GROUPS = 20;
-const GuidsSchema = z.array(z.string().regex(GUID_PATTERN)).max(MAX_CONTAINMENT_GROUPS);
+/** A guid as a change carries it: lower-cased, as CometChat stores it. */
+const GuidsSchema = z.array(GuidSchema).max(MAX_CONTAINMENT_GROUPS);
 
 /** A containment's keys, each at most once, in the order they are sent (containmentProblem). */
 const ContainmentChangesSchema = z
@@ -437,6 +493,20 @@ export const ChangeSchema = z
       subject: z.object({ kind: z.literal('messages'), sender: UidSchema, permanent: z.boolean() }),
       changes: MessageDeletionChangesSchema,
     }).refine(({ subject, changes }) => deletesAsSaid(subject.permanent, changes)),
+    FieldsSchema.extend({
+      role: z.string().max(120),
+      subject: z.object({
+        kind: z.literal('scope'),
+        guid: GuidSchema,
+        scope: z.enum(GROUP_SCOPES),
+      }),
+      changes: z.array(KeyChangeSchema).min(1),
+    }).refine(({ role, subject }) => role === knownScopeKey(subject.guid, subject.scope)),
+    FieldsSchema.extend({
+      role: z.literal(''),
+      subject: z.object({ kind: z.literal('group-member'), guid: GuidSchema, uid: UidSchema }),
+      changes: GroupMemberChangesSchema,
+    }),
   ])
   .transform(({ subject, changes, seenAt, ...fields }): Change => {
     const common = {
@@ -461,7 +531,13 @@ function withKind(fields: ChangeFields, subject: ChangeSubject | undefined): Cha
   }
   if (subject?.kind === 'role') return { kind: 'role', action: subject.action, ...fields };
   if (subject?.kind === 'rule') return { kind: 'rule', ...fields };
+  if (subject?.kind === 'scope') {
+    return { kind: 'scope-permissions', guid: subject.guid, scope: subject.scope, ...fields };
+  }
   if (subject?.kind === 'containment') return { kind: 'containment', uid: subject.uid, ...fields };
+  if (subject?.kind === 'group-member') {
+    return { kind: 'group-member', guid: subject.guid, uid: subject.uid, ...fields };
+  }
   if (subject?.kind === 'messages') {
     const { sender, permanent } = subject;
     return { kind: 'message-deletion', sender, permanent, ...fields };
@@ -497,6 +573,10 @@ export function subjectOf(change: Change): ChangeSubject | undefined {
       return { kind: 'containment', uid: change.uid };
     case 'message-deletion':
       return { kind: 'messages', sender: change.sender, permanent: change.permanent };
+    case 'scope-permissions':
+      return { kind: 'scope', guid: change.guid, scope: change.scope };
+    case 'group-member':
+      return { kind: 'group-member', guid: change.guid, uid: change.uid };
   }
 }
 

@@ -10,7 +10,7 @@ import { escapeMrkdwn } from '../slack/mrkdwn.ts';
 import { type ApprovalRequest, failedSteps } from '../store/store.ts';
 import { type ApplyOutcome, applyChange, NOT_SENT } from './apply.ts';
 import { approvalMessage, askAgain, outcomeNotice } from './approval-view.ts';
-import { type Change, changeOf } from './change.ts';
+import { type Change, changeOf, setsPermissions } from './change.ts';
 import { stepOutcomeLines } from './containment-view.ts';
 import { appLabel, type ChangeDeps } from './deps.ts';
 import { kindOf } from './kinds/index.ts';
@@ -321,7 +321,7 @@ function appliedDetail(
   const change = changeOf(request);
   const { steps } = outcome.update;
   if (steps && failedSteps({ steps }).length > 0) return stepOutcomeLines(steps).join('\n');
-  if (change.kind !== 'permissions') return `:white_check_mark: ${kindOf(change).done}`;
+  if (!setsPermissions(change)) return `:white_check_mark: ${kindOf(change).done}`;
   const lines = Object.entries(outcome.update.results).map(
     ([key, r]) =>
       `${r.success ? ':white_check_mark:' : ':x:'} ${permissionKeyText(key)}: ${escapeMrkdwn(r.message)}`,

@@ -33,6 +33,7 @@ export {
   type PermissionsChange,
   type RuleChange,
   RuleIdSchema,
+  type ScopePermissionsChange,
   SubmittedValueSchema,
 } from './change.ts';
 export {
@@ -44,6 +45,13 @@ export {
 } from './containment-view.ts';
 export { type AppLabel, appLabel, type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
 export { MAX_CONTAINMENT_DELETIONS, messagesSince } from './kinds/containment.ts';
+// A group's member: their scope, a kick, a ban (the groups feature's).
+export {
+  isBanned,
+  KICK_NO_REVERT,
+  memberScope,
+  type Standing,
+} from './kinds/group-member.ts';
 export { messageGoneSentence, messageIfAny } from './kinds/message-deletion.ts';
 export { noRevertReason } from './kinds/moderation.ts';
 export { type Baseline, baselineFrom } from './kinds/permissions.ts';
@@ -58,6 +66,7 @@ export {
   ruleUpdateOf,
   ruleValues,
 } from './kinds/rule-fields.ts';
+export { scopeName } from './kinds/scope-permissions.ts';
 export { SESSION_DROP_UNDOCUMENTED, sessionLine, sessionsChangeLine } from './kinds/sessions.ts';
 export { failureView } from './outcome.ts';
 export type { AuditTrail } from './record.ts';
@@ -66,15 +75,18 @@ export { requestApproval } from './request.ts';
 export { revertButton } from './revert-view.ts';
 export {
   type AskedDeletion,
+  type AskedMemberChange,
   type AskedRoleChange,
   type AskedSessionsRevoke,
   type AskedUserChange,
   confirmView,
   DELETE_MESSAGES_TITLE,
   deletionQuestion,
+  MEMBER_CHANGE_TITLE,
   messageDeletionOf,
   messageDeletionReview,
   ROLE_CHANGE_TITLE,
+  reviewMemberChange,
   reviewRoleChange,
   reviewSessionsChange,
   reviewUserChange,

@@ -82,14 +82,10 @@ export function subjectAppliedText(
 }
 
 /** The applied permissions as a message, for when the modal cannot show them. */
-export function appliedText(
-  change: Pick<Change, 'role' | 'changes'>,
-  label: AppLabel,
-  audited: boolean,
-): string {
+export function appliedText(change: Change, label: AppLabel, audited: boolean): string {
   const count = change.changes.length;
   const keys = change.changes.map((c) => permissionKeyText(c.key)).join(', ');
-  return `Applied ${counted(count, 'change')} to ${code(change.role)}${inApp(label.appName)}: ${keys}.${audited ? '' : ` ${AUDIT_NOT_STORED}`}`;
+  return `Applied ${counted(count, 'change')} to ${kindOf(change).name}${inApp(label.appName)}: ${keys}.${audited ? '' : ` ${AUDIT_NOT_STORED}`}`;
 }
 
 /**
@@ -124,6 +120,8 @@ export interface ResultOptions {
   metadata?: string | undefined;
   /** The app's catalogue, which names and groups the keys; the shipped one by default. */
   catalogue?: Catalogue | undefined;
+  /** What the change acts on, in mrkdwn, where it is not the role (a group's scope). */
+  name?: string | undefined;
 }
 
 /** An applied change of permissions: CometChat's per-key messages and the role's map as answered. */
@@ -142,7 +140,7 @@ export function resultView(
   );
   const blocks: KnownBlock[] = [
     section(
-      `:white_check_mark: Applied ${counted(changes.length, 'change')} to ${code(role)}${inApp(options.appName)}.`,
+      `:white_check_mark: Applied ${counted(changes.length, 'change')} to ${options.name ?? code(role)}${inApp(options.appName)}.`,
     ),
   ];
   if (messages.length > 0) blocks.push(...chunkedSections(messages));

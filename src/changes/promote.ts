@@ -9,14 +9,17 @@ import {
   valueWriter,
 } from '../apps/apps.ts';
 import { type Catalogue, sameValue } from '../cometchat/catalogue.ts';
-import { MAX_ROLES } from '../cometchat/id-rules.ts';
+import { isCometChatError } from '../cometchat/errors.ts';
+import { GROUP_SCOPES, type Group } from '../cometchat/group-model.ts';
+import { GUID_PATTERN, MAX_ROLES } from '../cometchat/id-rules.ts';
 import { type PermissionValue, type Role, RoleIdSchema } from '../cometchat/schemas.ts';
+import { readScopeCatalogue } from '../cometchat/scope-catalogue.ts';
 import { inApp, roleHoldersSentence, roleLimitSentence } from '../replies/sentences.ts';
 import { currentRequest, msLeft } from '../request-context.ts';
 import type { ButtonArgs } from '../slack/listener-args.ts';
 import { failInModal } from '../slack/modal-outcome.ts';
 import { code, escapeMrkdwn } from '../slack/mrkdwn.ts';
-import type { KnownPermissions } from '../store/store.ts';
+import { type KnownPermissions, knownScopeKey } from '../store/store.ts';
 import {
   changeId,
   changeRecord,
@@ -25,11 +28,13 @@ import {
   type PermissionsChange,
   RoleActionSchema,
   type RoleChange,
+  type ScopePermissionsChange,
   SubmittedValueSchema,
 } from './change.ts';
 import { type AppLabel, appLabel, type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
 import { type Baseline, baselineFrom } from './kinds/permissions.ts';
 import { roleAsk, roleChangeLines } from './kinds/role.ts';
+import { scopeName } from './kinds/scope-permissions.ts';
 import { failureView, type PromotionOffer } from './outcome.ts';
 import { type AskedRoleChange, confirmView, roleChangeOf, roleReviewView } from './review.ts';
 import { messageView } from './views.ts';
@@ -52,22 +57,40 @@ const PROMOTION_CHECK_MS = 1_500;
  * the keys and the values sent (no "before": each app's own is read when it is reviewed), and
  * the ref of the attempt, which the promoted change's audit record names.
  */
-export const AppliedChangeSchema = z.object({
-  role: RoleIdSchema,
-  ref: z.string().min(1).max(64),
-  changes: z
-    .array(
-      z.object({
-        key: z.string().min(1).max(100),
-        after: z.union([SubmittedValueSchema, z.string().max(255)]),
-        unset: z.literal(true).optional(),
-      }),
-    )
-    .min(1)
-    .max(200),
-  /** For a change to the role itself (created, renamed, deleted); absent for its permissions. */
-  subject: z.object({ kind: z.literal('role'), action: RoleActionSchema }).optional(),
-});
+export const AppliedChangeSchema = z
+  .object({
+    role: z.string().max(120),
+    ref: z.string().min(1).max(64),
+    changes: z
+      .array(
+        z.object({
+          key: z.string().min(1).max(100),
+          after: z.union([SubmittedValueSchema, z.string().max(255)]),
+          unset: z.literal(true).optional(),
+        }),
+      )
+      .min(1)
+      .max(200),
+    /**
+     * For a change to the role itself (created, renamed, deleted), or to a group's scope's
+     * permissions (`role` is then knownScopeKey of the two); absent for a role's permissions.
+     */
+    subject: z
+      .union([
+        z.object({ kind: z.literal('role'), action: RoleActionSchema }),
+        z.object({
+          kind: z.literal('scope'),
+          guid: z.string().regex(GUID_PATTERN),
+          scope: z.enum(GROUP_SCOPES),
+        }),
+      ])
+      .optional(),
+  })
+  .refine(({ role, subject }) =>
+    subject?.kind === 'scope'
+      ? role === knownScopeKey(subject.guid, subject.scope)
+      : RoleIdSchema.safeParse(role).success,
+  );
 export type AppliedChange = z.infer<typeof AppliedChangeSchema>;
 
 /**
@@ -75,7 +98,7 @@ export type AppliedChange = z.infer<typeof AppliedChangeSchema>;
  * back means no promotion: it is never offered half. Pure.
  */
 export function promotionMetadata(
-  change: PermissionsChange | RoleChange,
+  change: PermissionsChange | RoleChange | ScopePermissionsChange,
   ref: string,
   label: AppLabel,
 ): string | undefined {
@@ -88,6 +111,9 @@ export function promotionMetadata(
       ...(unset ? { unset } : {}),
     })),
     ...(change.kind === 'role' ? { subject: { kind: 'role', action: change.action } } : {}),
+    ...(change.kind === 'scope-permissions'
+      ? { subject: { kind: 'scope', guid: change.guid, scope: change.scope } }
+      : {}),
   };
   const metadata = (label.write ?? JSON.stringify)(applied);
   return metadata.length <= METADATA_LIMIT ? metadata : undefined;
@@ -103,7 +129,7 @@ export function promotedChange(input: {
   from: string;
   to: string;
   baseline: Baseline;
-}): PermissionsChange {
+}): PermissionsChange | ScopePermissionsChange {
   const { applied, baseline } = input;
   const changes = applied.changes.map(({ key, after, unset }) => {
     const before = baseline.values[key];
@@ -111,14 +137,17 @@ export function promotedChange(input: {
     if (unset) return { key, before, after, explicit: false, unset };
     return { key, before, after, explicit: sameValue(before, after) };
   });
-  return {
-    kind: 'permissions',
+  const fields = {
     role: applied.role,
     id: changeId(`promoted ${applied.ref}`, input.to, applied.role, idPayload(changes)),
     changes,
     seenAt: baseline.seenAt,
     promotedFrom: { app: input.from, ref: applied.ref },
   };
+  const { subject } = applied;
+  return subject?.kind === 'scope'
+    ? { kind: 'scope-permissions', guid: subject.guid, scope: subject.scope, ...fields }
+    : { kind: 'permissions', ...fields };
 }
 
 /**
@@ -148,23 +177,56 @@ export async function appsWithRole(
   return found.filter((name): name is string => name !== undefined);
 }
 
-/** An app's roles, if it answers within PROMOTION_CHECK_MS; a failure or a late answer is logged. */
-async function rolesWithin(app: CometChatApp): Promise<readonly Role[] | undefined> {
+/**
+ * The other apps a change of a group's scope can be offered to: those where CometChat has the
+ * group (the same guid), less the app a promoted change came from; asked as appsWithRole asks.
+ */
+export async function appsWithGroup(
+  apps: Pick<Apps, 'all'>,
+  applied: CometChatApp,
+  guid: string,
+  options: { cameFrom?: string | undefined } = {},
+): Promise<string[]> {
+  const others = apps.all.filter(
+    (other) => other.name !== applied.name && other.name !== options.cameFrom,
+  );
+  const found = await Promise.all(
+    others.map(async (other) =>
+      (await within(other, 'group', () => other.cometchat.getGroup(guid))) ? other.name : undefined,
+    ),
+  );
+  return found.filter((name): name is string => name !== undefined);
+}
+
+/**
+ * What an app answers within PROMOTION_CHECK_MS; undefined when it fails (an unknown group too)
+ * or is late, which is logged.
+ */
+async function within<T>(
+  app: CometChatApp,
+  what: string,
+  read: () => Promise<T>,
+): Promise<T | undefined> {
   const { log } = currentRequest();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), PROMOTION_CHECK_MS);
   });
   try {
-    const roles = await Promise.race([app.cometchat.listAllRoles(), late]);
-    if (!roles) log.info({ app: app.name }, 'promotion: role list not in time');
-    return roles;
+    const answer = await Promise.race([read(), late]);
+    if (answer === undefined) log.info({ app: app.name }, `promotion: ${what} not in time`);
+    return answer;
   } catch (error) {
-    log.warn({ err: error, app: app.name }, 'promotion: role list failed');
+    log.warn({ err: error, app: app.name }, `promotion: ${what} failed`);
     return undefined;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** An app's roles, if it answers within PROMOTION_CHECK_MS; a failure or a late answer is logged. */
+function rolesWithin(app: CometChatApp): Promise<readonly Role[] | undefined> {
+  return within(app, 'role list', () => app.cometchat.listAllRoles());
 }
 
 const PromoteValue = z.object({ promoteTo: z.string() });
@@ -210,7 +272,7 @@ export function createPromoteButton(deps: ChangeDeps) {
     const viewId = await push(
       messageView(
         PROMOTE_TITLE,
-        `:hourglass_flowing_sand: Preparing the review for ${code(applied.role)}${inApp(label.appName)}…`,
+        `:hourglass_flowing_sand: Preparing the review for ${applied.subject?.kind === 'scope' ? `the ${scopeName(applied.subject)}` : code(applied.role)}${inApp(label.appName)}…`,
         false,
       ),
     );
@@ -230,6 +292,9 @@ async function promotionReview(
   input: { applied: AppliedChange; from: string; to: CometChatApp; label: AppLabel },
 ): Promise<View> {
   const { applied, to } = input;
+  if (applied.subject?.kind === 'scope') {
+    return scopePromotionReview(deps, { ...input, subject: applied.subject });
+  }
   if (applied.subject) {
     const [roles, holders] = await Promise.all([
       to.cometchat.listAllRoles(),
@@ -296,7 +361,78 @@ interface PromotionTarget extends AppLabel {
   approvalChannel?: string | undefined;
 }
 
-type AppliedRoleChange = AppliedChange & { subject: NonNullable<AppliedChange['subject']> };
+type AppliedRoleChange = AppliedChange & {
+  subject: Extract<AppliedChange['subject'], { kind: 'role' }>;
+};
+
+type ScopeSubject = Extract<AppliedChange['subject'], { kind: 'scope' }>;
+
+/** That app's review of a change of a group's scope: the group, the scope's keys, its last map. */
+async function scopePromotionReview(
+  deps: Pick<ChangeDeps, 'store'>,
+  input: {
+    applied: AppliedChange;
+    subject: ScopeSubject;
+    from: string;
+    to: CometChatApp;
+    label: AppLabel;
+  },
+): Promise<View> {
+  const { applied, subject, to } = input;
+  const { log } = currentRequest();
+  const [group, catalogue, known] = await Promise.all([
+    to.cometchat.getGroup(subject.guid).catch((error: unknown) => {
+      if (isCometChatError(error) && error.kind === 'not_found') return undefined;
+      throw error;
+    }),
+    readScopeCatalogue(to.cometchat, subject.guid, subject.scope, (error) =>
+      log.warn({ err: error, app: to.name }, 'scope definitions not read: shipped keys stand in'),
+    ),
+    deps.store.getKnownPermissions(to.name, applied.role),
+  ]);
+  log.info(
+    { from: input.from, to: to.name, scope: applied.role, promotedFrom: applied.ref },
+    'promotion: review shown',
+  );
+  return scopePromotionView({ ...input, to: to.name, group, known, catalogue });
+}
+
+/**
+ * What a promotion of a group's scope's permissions shows: that app's review of the same keys on
+ * the same group's same scope, or why there is none (no such group there). Pure.
+ */
+export function scopePromotionView(input: {
+  applied: AppliedChange;
+  subject: ScopeSubject;
+  from: string;
+  to: string;
+  label: AppLabel;
+  /** The group in that app; undefined when CometChat has none of that guid there. */
+  group: Pick<Group, 'name'> | undefined;
+  known: KnownPermissions | undefined;
+  approvalChannel?: string | undefined;
+  /** That app's keys of the scope: their defaults are the "before" of a key it never set. */
+  catalogue: Catalogue;
+}): View {
+  const { subject, label, group } = input;
+  if (!group) {
+    return messageView(
+      PROMOTE_TITLE,
+      `CometChat has no group ${code(subject.guid)}${inApp(label.appName)}, so the change cannot be applied there. Nothing was sent.`,
+    );
+  }
+  const change = promotedChange({ ...input, baseline: baselineFrom(input.known, input.catalogue) });
+  const metadata = (label.write ?? JSON.stringify)(changeRecord(change));
+  if (metadata.length > METADATA_LIMIT) {
+    return messageView(
+      PROMOTE_TITLE,
+      `This change is too large to carry to the ${scopeName(subject)}${inApp(label.appName)} in one confirmation. Nothing was sent; apply it there from the editor.`,
+    );
+  }
+  return confirmView(change, group.name, metadata, label.appName, input.approvalChannel, {
+    catalogue: input.catalogue,
+  });
+}
 
 /**
  * A role change applied to one app, as that app's own review: the same name, description or

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { isCometChatError } from '../cometchat/errors.ts';
 import { ChangeNotTaken } from '../replies/failure.ts';
 import type { AuditRecord } from '../store/store.ts';
-import { type Change, subjectOf } from './change.ts';
+import { type Change, setsPermissions, subjectOf } from './change.ts';
 import type { RecordFacts } from './kinds/index.ts';
 
 // The audit record of one attempt at a change: who, what it acts on, each key before and after,
@@ -101,7 +101,7 @@ export function pendingRecord(
 function beforeSourceOf(change: Change): AuditRecord['beforeSource'] {
   // A user's role or account, or a role itself, is read from CometChat at the review, and
   // checked again when sent.
-  if (change.kind !== 'permissions') return 'service';
+  if (!setsPermissions(change)) return 'service';
   return change.seenAt !== undefined ? 'last-update' : 'defaults';
 }
 

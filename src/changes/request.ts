@@ -8,10 +8,11 @@ import { slackErrorCode } from '../slack/deliver.ts';
 import { code } from '../slack/mrkdwn.ts';
 import type { ApprovalRequest, KnownPermissions, Store } from '../store/store.ts';
 import { approvalMessage } from './approval-view.ts';
-import { type Change, subjectOf } from './change.ts';
+import { type Change, setsPermissions, subjectOf } from './change.ts';
 import type { AppLabel } from './deps.ts';
 import { kindOf, nameOf } from './kinds/index.ts';
 import { baselineFrom, withBeforeFrom } from './kinds/permissions.ts';
+import { shippedCatalogueOf } from './kinds/scope-permissions.ts';
 
 // "Request approval": for an app with an approval channel, the change is posted there for
 // another person to approve (decide.ts takes it from there) instead of being applied.
@@ -62,7 +63,7 @@ export function requestedNotice(
         title: 'Not requested',
         sentence:
           outcome.why ??
-          (change.kind === 'permissions'
+          (setsPermissions(change)
             ? `${what} changed since you reviewed this (someone applied another change), so nothing was requested. Open the editor again to review on its new values.`
             : `${what} changed in CometChat since you reviewed this, so nothing was requested. Open the user's card again to see what CometChat has now.`),
       };
@@ -129,10 +130,9 @@ export function approvalRecord(input: {
   // What the approver is shown as "before" is the store's, not what came back from Slack: a
   // forged review cannot make a key that changes look unchanged. A user's or a role's "before"
   // was just read from CometChat (sinceReview): it is the live value.
-  const changes =
-    change.kind === 'permissions'
-      ? withBeforeFrom(change.changes, baselineFrom(known))
-      : change.changes;
+  const changes = setsPermissions(change)
+    ? withBeforeFrom(change.changes, baselineFrom(known, shippedCatalogueOf(change)))
+    : change.changes;
   return {
     id: change.id,
     app: app.name,

@@ -7,14 +7,18 @@ import {
   openSigned,
   valueWriter,
 } from '../apps/apps.ts';
+import type { Catalogue } from '../cometchat/catalogue.ts';
 import { isCometChatError } from '../cometchat/errors.ts';
+import type { Group } from '../cometchat/group-model.ts';
 import type { User } from '../cometchat/model.ts';
+import { readScopeCatalogue } from '../cometchat/scope-catalogue.ts';
 import { currentRequest, msLeft } from '../request-context.ts';
 import type { ButtonArgs } from '../slack/listener-args.ts';
 import { failInModal } from '../slack/modal-outcome.ts';
 import type { AuditRecord, Store } from '../store/store.ts';
 import { type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
 import { revertibleAnyway } from './kinds/containment.ts';
+import { standingOf } from './kinds/group-member.ts';
 import { ruleIfAny } from './kinds/rule.ts';
 import { failureView } from './outcome.ts';
 import { replyPrivately } from './replies.ts';
@@ -83,7 +87,10 @@ async function revertReview(
   if (record.outcome !== 'applied' && !revertibleAnyway(record)) {
     return messageView(REVERT_TITLE, notAppliedSentence(record.outcome));
   }
-  const [now, catalogue] = await Promise.all([readNow(deps.store, app, record), app.catalogue()]);
+  const [now, catalogue] = await Promise.all([
+    readNow(deps.store, app, record),
+    catalogueFor(app, record),
+  ]);
   const revert = revertOf(record, { ...now, defaults: catalogue.defaults() });
   currentRequest().log.info(
     { app: app.name, reverts: ref, revertible: revert.kind === 'revert' },
@@ -106,16 +113,39 @@ async function readNow(
 ): Promise<Omit<Now, 'defaults'>> {
   const target = record.subject;
   const deleting = target?.kind === 'role' && target.action === 'create';
-  const [roles, user, known, holders, rule] = await Promise.all([
+  const [roles, user, known, holders, rule, member] = await Promise.all([
     app.cometchat.listAllRoles({ fresh: true }),
     target?.kind === 'user' || target?.kind === 'containment'
       ? userIfAny(app, target.uid)
       : undefined,
-    target === undefined ? store.getKnownPermissions(app.name, record.role) : undefined,
+    target === undefined || target.kind === 'scope'
+      ? store.getKnownPermissions(app.name, record.role)
+      : undefined,
     deleting ? app.cometchat.countUsersWithRole(record.role, { withDeactivated: true }) : undefined,
     target?.kind === 'rule' ? ruleIfAny(app.cometchat, record.role) : undefined,
+    target?.kind === 'group-member'
+      ? standingOf(app.cometchat, target.guid, target.uid, record.changes[0]?.key ?? '')
+      : undefined,
   ]);
-  return { roles, user, known, holders, rule };
+  const group = target?.kind === 'scope' ? await groupIfAny(app, target.guid) : undefined;
+  return { roles, user, known, holders, rule, group, member };
+}
+
+/** The keys (and defaults) a record's map has: a group's scope's, else the app's catalogue. */
+function catalogueFor(app: CometChatApp, record: AuditRecord): Promise<Catalogue> {
+  const target = record.subject;
+  if (target?.kind !== 'scope') return app.catalogue();
+  return readScopeCatalogue(app.cometchat, target.guid, target.scope, (error) =>
+    currentRequest().log.warn({ err: error }, 'scope definitions not read: shipped keys stand in'),
+  );
+}
+
+/** The group as CometChat has it now; undefined when it has no such group. */
+function groupIfAny(app: CometChatApp, guid: string): Promise<Group | undefined> {
+  return app.cometchat.getGroup(guid).catch((error: unknown) => {
+    if (isCometChatError(error) && error.kind === 'not_found') return undefined;
+    throw error;
+  });
 }
 
 /** The user as CometChat has them now; undefined when it has no such user. */

@@ -12,10 +12,12 @@ import type { AuditRecord } from '../store/store.ts';
 import { type Change, changeRecord, METADATA_LIMIT, ROLE_FIELDS } from './change.ts';
 import { containmentSteps } from './containment-view.ts';
 import { contains, revertibleAnyway } from './kinds/containment.ts';
+import { kickIrreversible } from './kinds/group-member.ts';
 import { deletionIrreversible } from './kinds/message-deletion.ts';
 import { DECISION_WORDS, moderationIrreversible } from './kinds/moderation.ts';
 import { roleChangeLines } from './kinds/role.ts';
 import { fieldValueText, RULE_FIELDS, ruleChangeLines } from './kinds/rule-fields.ts';
+import { scopeName } from './kinds/scope-permissions.ts';
 import { sessionsIrreversible } from './kinds/sessions.ts';
 import type { Gap, Revert } from './revert.ts';
 import { subjectReviewView } from './review.ts';
@@ -46,6 +48,7 @@ export function revertButton(
   if (record.subject?.kind === 'containment' && !contains(record)) return undefined;
   if (deletionIrreversible(record)) return undefined;
   if (sessionsIrreversible(record)) return undefined;
+  if (kickIrreversible(record)) return undefined;
   return button(label, `${ACTIONS.revertChange}:${record.ref}`, write({ revert: record.ref }));
 }
 
@@ -127,7 +130,24 @@ function inverseWords(change: Change): string {
     // Never asked: revertOf offers no revert of revoked sessions (SESSIONS_NO_REVERT).
     case 'sessions':
       return `revoke sessions of ${code(change.uid)} again`;
+    case 'scope-permissions':
+      return `set ${counted(change.changes.length, 'key')} of the ${scopeName(change)} back`;
+    case 'group-member':
+      return memberInverseWords(change.guid, change.uid, change.changes[0]);
   }
+}
+
+/** What the inverse of a change of a group's member does, as a verb phrase. Pure. */
+function memberInverseWords(
+  guid: string,
+  uid: string,
+  one: { key: string; after: PermissionValue } | undefined,
+): string {
+  const who = `${code(uid)} in group ${code(guid)}`;
+  if (one?.key === 'scope') return `give ${who} the scope ${code(String(one.after))} again`;
+  // Never asked: revertOf offers no revert of a kick (KICK_NO_REVERT).
+  if (one?.key === 'membership') return `add ${who} back`;
+  return one?.after === 'banned' ? `ban ${who} again` : `lift the ban of ${who}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sameValue } from '../cometchat/catalogue.ts';
+import type { Group } from '../cometchat/group-model.ts';
 import { MAX_ROLES } from '../cometchat/id-rules.ts';
 import { accountOf, type User } from '../cometchat/model.ts';
 import type { ModerationRule } from '../cometchat/moderation-model.ts';
@@ -18,6 +19,7 @@ import {
   userKeyChange,
 } from './change.ts';
 import { bansMade, contains, revertibleAnyway } from './kinds/containment.ts';
+import { kickIrreversible, type Standing, standingValue } from './kinds/group-member.ts';
 import { deletionIrreversible } from './kinds/message-deletion.ts';
 import { moderationIrreversible } from './kinds/moderation.ts';
 import {
@@ -49,8 +51,12 @@ export interface Now {
   holders?: number | undefined;
   /** For a moderation rule: the rule now; undefined when CometChat has no such rule. */
   rule?: ModerationRule | undefined;
-  /** The app's documented defaults, which an unset key goes back to. */
+  /** For a change of a group's member: where they stand in the group now. */
+  member?: Standing | undefined;
+  /** The app's documented defaults, which an unset key goes back to (a scope's, for a scope). */
   defaults: PermissionMap;
+  /** For a group's scope: the group now; undefined when CometChat has no such group. */
+  group?: Pick<Group, 'guid'> | undefined;
 }
 
 /** A key the revert sets that no longer has what the record set: what it has now. */
@@ -110,12 +116,14 @@ export function revertOf(record: AuditRecord, now: Now): Revert {
   let revert: Revert;
   const action = target?.kind === 'role' ? target.action : undefined;
   const irreversible = moderationIrreversible(record) ?? deletionIrreversible(record);
-  const revoked = sessionsIrreversible(record);
+  const revoked = sessionsIrreversible(record) ?? kickIrreversible(record);
   if (irreversible) revert = none(`${irreversible} Nothing was sent.`);
   else if (revoked) revert = none(`${revoked} Nothing was sent.`);
   else if (target?.kind === 'user') revert = userRevert(record, target.uid, now);
   else if (target?.kind === 'containment') revert = containmentRevert(record, target.uid, now);
   else if (target?.kind === 'rule') revert = ruleRevert(record, now.rule);
+  else if (target?.kind === 'scope') revert = scopeRevert(record, target, now);
+  else if (target?.kind === 'group-member') revert = memberRevert(record, target, now.member);
   else if (action === 'create') revert = createdRevert(record, now);
   else if (action === 'update') revert = updatedRevert(record, now);
   else if (action === 'delete') revert = deletedRevert(record, now);
@@ -159,6 +167,39 @@ function userRevert(record: AuditRecord, uid: string, now: Now): Revert {
     since: current === one.after ? [] : [{ key: one.key, set: one.after, now: current }],
     gaps: [],
   };
+}
+
+/**
+ * A member's scope put back, a ban lifted, a lifted ban made again: from where they stand now to
+ * the record's "before". A kick has none (kickIrreversible).
+ */
+function memberRevert(
+  record: AuditRecord,
+  { guid, uid }: { guid: string; uid: string },
+  member: Standing | undefined,
+): Revert {
+  const [one] = record.changes;
+  if (!one || !member || typeof one.before !== 'string') return none(NOT_REVERTIBLE);
+  const current = standingValue(one.key, member);
+  const who = `${code(uid)} in group ${code(guid)}`;
+  if (one.key === 'scope' && member.scope === undefined) {
+    return none(`${who} is not a member now, so their scope cannot be put back; nothing was sent.`);
+  }
+  if (current === one.before) {
+    return none(`${who} has ${one.key} ${code(one.before)} already; nothing to put back.`);
+  }
+  const changes = [{ key: one.key, before: current, after: one.before, explicit: false }];
+  const change: Change = {
+    kind: 'group-member',
+    guid,
+    uid,
+    role: '',
+    id: revertId(record, `group:${guid}:${uid}`, changes),
+    changes,
+    reverts: record.ref,
+  };
+  const since = current === one.after ? [] : [{ key: one.key, set: one.after, now: current }];
+  return { kind: 'revert', change, since, gaps: [] };
 }
 
 /**
@@ -355,6 +396,35 @@ function permissionsRevert(record: AuditRecord, now: Now): Revert {
   if (!now.roles.some((r) => r.role === record.role)) {
     return none(`There is no role ${code(record.role)} now; nothing to put back.`);
   }
+  return mapRevert(record, now, (fields) => ({ kind: 'permissions', ...fields }));
+}
+
+/** A group's scope's permissions back to the record's "before", as a role's (permissionsRevert). */
+function scopeRevert(
+  record: AuditRecord,
+  target: Extract<AuditRecord['subject'], { kind: 'scope' }>,
+  now: Now,
+): Revert {
+  if (!now.group) {
+    return none(`CometChat has no group ${code(target.guid)} now; nothing to put back.`);
+  }
+  const { guid, scope } = target;
+  return mapRevert(record, now, (fields) => ({
+    kind: 'scope-permissions',
+    guid,
+    scope,
+    ...fields,
+  }));
+}
+
+/** The fields every change of a permission map has (see mapRevert). */
+type MapFields = Pick<Change, 'role' | 'id' | 'changes' | 'seenAt' | 'reverts'>;
+
+/**
+ * A permission map's keys (a role's, a group's scope's) back to the record's "before", as the
+ * change `make` builds of them; or why there is none. Pure.
+ */
+function mapRevert(record: AuditRecord, now: Now, make: (fields: MapFields) => Change): Revert {
   const values = { ...now.defaults, ...now.known?.permissions };
   const guessed = record.beforeSource === 'defaults';
   const changes: KeyChange[] = [];
@@ -390,13 +460,12 @@ function permissionsRevert(record: AuditRecord, now: Now): Revert {
         : 'Every key of this change has its value from before already (as far as this app knows); nothing to put back.',
     );
   }
-  const change: Change = {
-    kind: 'permissions',
+  const change = make({
     role: record.role,
     id: revertId(record, record.role, changes),
     changes,
     seenAt: now.known?.seenAt,
     reverts: record.ref,
-  };
+  });
   return { kind: 'revert', change, since, gaps };
 }

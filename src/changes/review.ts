@@ -14,6 +14,7 @@ import {
   changeRecord,
   decodeChange,
   encodeChange,
+  type GroupMemberChange,
   idPayload,
   METADATA_LIMIT,
   type MessageDeletionChange,
@@ -23,7 +24,9 @@ import {
   type SessionsChange,
   type UserRoleChange,
 } from './change.ts';
+import { KICK_NO_REVERT, memberChangeLine } from './kinds/group-member.ts';
 import { NO_UNDELETE } from './kinds/message-deletion.ts';
+import { scopeName } from './kinds/scope-permissions.ts';
 import {
   SESSION_DROP_UNDOCUMENTED,
   SESSIONS_NO_REVERT,
@@ -307,7 +310,13 @@ export function confirmView(
 ): View {
   const promoted = change.promotedFrom ? [promotedNote(change.promotedFrom, appName)] : [];
   const n = change.changes.length;
-  const what = `${counted(n, 'change')} to ${escapeMrkdwn(roleName)} ${code(change.role)}${inApp(appName)}`;
+  // A group's scope is named by its guid and the scope (its `role` is only the name its map is
+  // known under); it reaches the group's members of that scope, who are not counted.
+  const scope = change.kind === 'scope-permissions';
+  const named = scope
+    ? `the ${scopeName(change)}`
+    : `${escapeMrkdwn(roleName)} ${code(change.role)}`;
+  const what = `${counted(n, 'change')} to ${named}${inApp(appName)}`;
   return {
     type: 'modal',
     callback_id: CALLBACKS.permissionsConfirm,
@@ -322,11 +331,15 @@ export function confirmView(
           : `Apply ${what}? Exactly these keys are sent; nothing else changes.`,
       ),
       ...chunkedSections(change.changes.map((c) => changeLine(c, change.kind, catalogue))),
-      context([holdersLine(holders), ...promoted, seenNote(change)]),
+      context([scope ? SCOPE_REACH : holdersLine(holders), ...promoted, seenNote(change)]),
       ...(approvalChannel ? [reasonInput()] : []),
     ],
   };
 }
+
+/** Whom a change of a group's scope reaches. */
+const SCOPE_REACH =
+  'It reaches every member of the group with this scope, now and later: CometChat applies a scope’s permissions to whoever holds it.';
 
 function seenNote({ seenAt }: Pick<PermissionsChange, 'seenAt'>): string {
   return seenAt !== undefined
@@ -412,5 +425,77 @@ export function messageDeletionReview(
     privateMetadata: metadata,
     approvalChannel: where.approvalChannel,
     submit: change.permanent ? 'Delete permanently' : 'Delete',
+  });
+}
+
+/** The title of every modal of a change to a group's member, whichever feature draws it. */
+export const MEMBER_CHANGE_TITLE = 'Change a member';
+
+/**
+ * A change to one member of one group, as a person asked for it: their scope, a kick, a ban or
+ * its lifting; `before` is where they stood when it was asked.
+ */
+export interface AskedMemberChange {
+  guid: string;
+  /** The group's name, to name it in the review (escaped where shown). */
+  groupName: string;
+  uid: string;
+  key: 'scope' | 'membership' | 'ban';
+  before: string;
+  after: string;
+}
+
+/** The change a person asked of a group's member (see userChangeOf for `origin`). Pure. */
+export function memberChangeOf(
+  app: string,
+  asked: AskedMemberChange,
+  origin: string,
+): GroupMemberChange {
+  const target = `group:${asked.guid}:${asked.uid}`;
+  return {
+    kind: 'group-member',
+    guid: asked.guid,
+    uid: asked.uid,
+    role: '',
+    id: changeId(origin, app, target, { [asked.key]: asked.after }),
+    changes: [{ key: asked.key, before: asked.before, after: asked.after, explicit: false }],
+  };
+}
+
+/** What the review of a change to a member asks, in one sentence. Pure. */
+function memberQuestion(asked: AskedMemberChange, appName: string | undefined): string {
+  const group = `*${escapeMrkdwn(truncate(asked.groupName, 100))}* ${code(asked.guid)}${inApp(appName)}`;
+  const who = code(asked.uid);
+  if (asked.key === 'scope') {
+    return `Change the scope of ${who} in ${group} from ${code(asked.before)} to ${code(asked.after)}? Their permissions in the group become those of the scope ${code(asked.after)}.`;
+  }
+  if (asked.key === 'membership') {
+    return `Kick ${who} from ${group}? They leave the group; they may join again if the group lets them.`;
+  }
+  return asked.after === 'banned'
+    ? `Ban ${who} from ${group}? They leave the group and cannot join again until the ban is lifted.`
+    : `Lift the ban of ${who} in ${group}? They may join the group again (they are not added back).`;
+}
+
+/** The review of a change to a group's member, for the groups feature's modal. Pure. */
+export function reviewMemberChange(
+  apps: Pick<Apps, 'multiple'>,
+  app: CometChatApp,
+  asked: AskedMemberChange,
+  origin: string,
+): View {
+  const change = memberChangeOf(app.name, asked, origin);
+  const kick = asked.key === 'membership';
+  return subjectReviewView({
+    title: MEMBER_CHANGE_TITLE,
+    question: memberQuestion(asked, appNameIfMultiple(apps, app)),
+    details: [
+      ...change.changes.map((c) => memberChangeLine(c)),
+      ...(kick ? [`Its record will have no _Revert_: ${KICK_NO_REVERT}`] : []),
+    ],
+    note: '“Before” is what CometChat had when you asked; the group’s members (or banned users) are read again when the change is sent.',
+    privateMetadata: valueWriter(app)(changeRecord(change)),
+    approvalChannel: app.approval?.channel,
+    submit: kick ? 'Kick' : undefined,
   });
 }

@@ -5,9 +5,17 @@ import { LOOK_UP_USER } from '../replies/failure.ts';
 import { currentRequest } from '../request-context.ts';
 import { failInModal, showInModal } from '../slack/modal-outcome.ts';
 import { type ApplyOutcome, applyChange } from './apply.ts';
-import type { Change, PermissionsChange, RoleChange } from './change.ts';
+import {
+  type Change,
+  type PermissionsChange,
+  type RoleChange,
+  type ScopePermissionsChange,
+  setsPermissions,
+} from './change.ts';
 import { stepOutcomeLines } from './containment-view.ts';
 import type { AppLabel, ChangeDeps } from './deps.ts';
+import { kindOf } from './kinds/index.ts';
+import { shippedCatalogueOf } from './kinds/scope-permissions.ts';
 import { userNowText } from './kinds/user.ts';
 import {
   appliedText,
@@ -17,7 +25,7 @@ import {
   roleResultView,
   subjectAppliedText,
 } from './outcome.ts';
-import { appsWithRole, promotionMetadata, promotionOffers } from './promote.ts';
+import { appsWithGroup, appsWithRole, promotionMetadata, promotionOffers } from './promote.ts';
 import { type ApprovalApp, requestApproval, requestedNotice } from './request.ts';
 import { ROLE_CHANGE_TITLE, USER_CHANGE_TITLE } from './review.ts';
 import { messageView } from './views.ts';
@@ -102,29 +110,38 @@ async function result(
     const sentence = subjectAppliedText(change, label, audited);
     return { view: roleResultView(sentence, metadata, offers), text: sentence };
   }
-  if (change.kind !== 'permissions' || !update.permissions) {
+  if (!setsPermissions(change) || !update.permissions) {
     const sentence = subjectAppliedText(change, label, audited, update.steps);
     return { view: messageView('Applied', sentence), text: sentence };
   }
   const { offers, metadata } = await promotion(deps, submitted, change);
   const map = { permissions: update.permissions, results: update.results };
-  const options = { appName: label.appName, metadata, promoteTo: offers };
+  const options = {
+    appName: label.appName,
+    metadata,
+    promoteTo: offers,
+    name: kindOf(change).name,
+    catalogue: shippedCatalogueOf(change),
+  };
   const view = resultView(change.role, map, change.changes, audited, options);
   return { view, text: appliedText(change, label, audited) };
 }
 
 /**
- * The same change offered to the other apps: where the role is (a new role: where it is not),
- * with the result's metadata that carries it.
+ * The same change offered to the other apps: where the role is (a new role: where it is not; a
+ * group's scope: where the group is), with the result's metadata that carries it.
  */
 async function promotion(
   deps: Pick<ChangeDeps, 'apps'>,
   { app, label }: Submitted,
-  change: PermissionsChange | RoleChange,
+  change: PermissionsChange | RoleChange | ScopePermissionsChange,
 ) {
   const without = change.kind === 'role' && change.action === 'create';
   const cameFrom = change.promotedFrom?.app;
-  const names = await appsWithRole(deps.apps, app, change.role, { cameFrom, without });
+  const names =
+    change.kind === 'scope-permissions'
+      ? await appsWithGroup(deps.apps, app, change.guid, { cameFrom })
+      : await appsWithRole(deps.apps, app, change.role, { cameFrom, without });
   const metadata = promotionMetadata(change, currentRequest().ref, label);
   return { offers: promotionOffers(app, names), metadata };
 }

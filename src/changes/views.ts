@@ -9,6 +9,7 @@ import { md, messageModal, plain } from '../slack/blocks.ts';
 import { CALLBACKS } from '../slack/ids.ts';
 import { code, escapeMrkdwn } from '../slack/mrkdwn.ts';
 import type { Change, KeyChange } from './change.ts';
+import { memberChangeLine } from './kinds/group-member.ts';
 import { sessionsChangeLine } from './kinds/sessions.ts';
 
 // The Block Kit pieces every view of a change is made of, as pure functions: the modal that says
@@ -62,6 +63,7 @@ export function changeLine(
 ): string {
   if (kind === 'message-deletion') return deletionLine(change);
   if (kind === 'sessions') return sessionsChangeLine(change);
+  if (kind === 'group-member') return memberChangeLine(change);
   const key = permissionKeyText(change.key, catalogue);
   const spec = catalogue.spec(change.key);
   const ids = holdsRoleIds(

@@ -41,7 +41,7 @@ const PermissionSpecSchema = z.discriminatedUnion('kind', [
 export type PermissionSpec = z.infer<typeof PermissionSpecSchema>;
 export type PermissionKind = PermissionSpec['kind'];
 
-const CatalogueSchema = z.object({ permissions: z.array(PermissionSpecSchema).min(1) });
+export const CatalogueSchema = z.object({ permissions: z.array(PermissionSpecSchema).min(1) });
 
 export const PERMISSIONS: readonly PermissionSpec[] = Object.freeze(
   CatalogueSchema.parse(catalogueData).permissions,

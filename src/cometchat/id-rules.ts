@@ -72,20 +72,40 @@ export const UidSchema = z.string().superRefine((uid, context) => {
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });
 
-/** CometChat's longest guid, as its groups API documents a group's id. */
+/** CometChat's guids: at most this many characters. */
 export const MAX_GUID = 100;
 
 /**
- * Why a guid cannot be one, or undefined when it can: CometChat stores a guid lower-cased, of
- * letters, digits, `-` and `_`; anything else is refused before a request.
+ * A guid a person typed, as CometChat stores it: CometChat lower-cases a guid when the group is
+ * created (live-api-notes.md, "Groups"), so a typed one is lower-cased the way a uid is
+ * (storedUid), then checked against GUID_PATTERN.
  */
+export function storedGuid(typed: string): string {
+  return storedUid(typed);
+}
+
+/** Why a guid (as stored: lower-cased) cannot be one, or undefined when it can. */
 export function guidProblem(guid: string): string | undefined {
   return (
     idProblem(guid, 'A guid', MAX_GUID) ??
-    (UID_CHARACTERS.test(guid)
+    (GUID_PATTERN.test(guid)
       ? undefined
-      : 'A guid is letters, digits, `-` and `_` only, as CometChat makes them.')
+      : 'A guid is lower-case letters, digits, `-` and `_` only, as CometChat stores it.')
   );
+}
+
+/** A guid as a button's value or a modal's metadata carries it back: what guidProblem allows. */
+export const GuidSchema = z.string().superRefine((guid, context) => {
+  const problem = guidProblem(guid);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
+
+/**
+ * Words of a message that could be a guid: as findUidCandidates reads uids (a word of guid
+ * characters with a letter and a digit, `-` or `_` in it), lower-cased. First ones first.
+ */
+export function findGuidCandidates(text: string): string[] {
+  return findUidCandidates(text).filter((word) => guidProblem(word) === undefined);
 }
 
 /** Why a role id (lower-cased already) cannot be used, or undefined when it can. */

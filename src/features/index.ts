@@ -11,6 +11,7 @@ import { registerCommand } from './command.ts';
 import { compare } from './compare/index.ts';
 import type { AppDeps, SharedDeps } from './deps.ts';
 import type { Feature } from './feature.ts';
+import { groups } from './groups/index.ts';
 import { helpMessage } from './help/help-view.ts';
 import { help } from './help/index.ts';
 import { createHome, registerHome } from './home/home.ts';
@@ -32,6 +33,7 @@ export const FEATURES: readonly Feature[] = [
   permissions,
   approvals,
   users,
+  groups,
   messages,
   moderation,
   calls,

@@ -1,9 +1,4 @@
-import {
-  CATEGORIES,
-  permissionSpec,
-  permissionsInCategory,
-  sameValue,
-} from '../cometchat/catalogue.ts';
+import { type Catalogue, SHIPPED_CATALOGUE, sameValue } from '../cometchat/catalogue.ts';
 import type { PermissionValue } from '../cometchat/schemas.ts';
 import type { SetByThisApp } from '../replies/sentences.ts';
 import type { KnownPermissions } from '../store/store.ts';
@@ -39,18 +34,26 @@ export interface Comparison {
   known: { left: boolean; right: boolean };
 }
 
-/** The catalogue's keys as the editor shows them: category by category. */
-const CATALOGUE_ORDER: readonly string[] = Object.freeze(
-  CATEGORIES.flatMap((category) => permissionsInCategory(category).map((spec) => spec.key)),
-);
+/** A catalogue's keys as the editor shows them: category by category. */
+function catalogueOrder(catalogue: Catalogue): readonly string[] {
+  return catalogue.categories.flatMap((category) =>
+    catalogue.inCategory(category).map((spec) => spec.key),
+  );
+}
 
 /**
- * Compares two known maps key by key: every key of the catalogue, and any key a map holds that
- * the catalogue lacks (the service may know keys the catalogue does not), after the catalogue's,
- * in alphabetical order.
+ * Compares two known maps key by key: every key of the catalogue (the shipped one, a role's, by
+ * default; a group's scope's has keys of its own), and any key a map holds that the catalogue
+ * lacks (the service may know keys the catalogue does not), after the catalogue's, in
+ * alphabetical order.
  */
-export function compareKnownMaps(left: KnownMap, right: KnownMap): Comparison {
-  const catalogued = new Set(CATALOGUE_ORDER);
+export function compareKnownMaps(
+  left: KnownMap,
+  right: KnownMap,
+  catalogue: Catalogue = SHIPPED_CATALOGUE,
+): Comparison {
+  const order = catalogueOrder(catalogue);
+  const catalogued = new Set(order);
   const others = [
     ...new Set([...Object.keys(left?.permissions ?? {}), ...Object.keys(right?.permissions ?? {})]),
   ]
@@ -58,8 +61,12 @@ export function compareKnownMaps(left: KnownMap, right: KnownMap): Comparison {
     .sort();
   const differing: KeyDifference[] = [];
   let equal = 0;
-  for (const key of [...CATALOGUE_ORDER, ...others]) {
-    const sides = { key, left: sideValue(left, key), right: sideValue(right, key) };
+  for (const key of [...order, ...others]) {
+    const sides = {
+      key,
+      left: sideValue(left, key, catalogue),
+      right: sideValue(right, key, catalogue),
+    };
     if (sameSide(sides.left, sides.right)) equal += 1;
     else differing.push(sides);
   }
@@ -67,12 +74,16 @@ export function compareKnownMaps(left: KnownMap, right: KnownMap): Comparison {
 }
 
 /** A key's value on one side: from the map the app set when it holds the key, else the default. */
-export function sideValue(known: KnownMap, key: string): SideValue {
+export function sideValue(
+  known: KnownMap,
+  key: string,
+  catalogue: Catalogue = SHIPPED_CATALOGUE,
+): SideValue {
   if (known && Object.hasOwn(known.permissions, key)) {
     const { seenAt, ref } = known;
     return { source: 'set', value: known.permissions[key] ?? null, set: { seenAt, ref } };
   }
-  const spec = permissionSpec(key);
+  const spec = catalogue.spec(key);
   return spec ? { source: 'default', value: spec.default } : { source: 'none' };
 }
 

@@ -173,7 +173,7 @@ const GROUP_OPERATIONS: Readonly<Record<string, true>> = Object.freeze({
 });
 
 /** Where a person sees what CometChat has of a group now. */
-const LOOK_UP_GROUP = 'Look the group up again (`/cometchat group <guid>`)';
+export const LOOK_UP_GROUP = 'Look the group up again (`/cometchat group <guid>`)';
 
 /**
  * CometChat's refusals of a group change, by code, whatever status they come with (CometChat

@@ -16,6 +16,12 @@ export const ACTIONS = {
   permissionsApplyGroup: 'perms_apply_group',
   /** The editor's "Back to the default": the keys of the category to unset. */
   permissionsUnset: 'perms_unset',
+  /**
+   * _Edit scope permissions_ (on the group card): opens the editor on a group's scope; its value
+   * is `signedValue(app, { guid, scope })` (a guid as CometChat stores it, one of the three
+   * scopes); the permissions feature registers its listener.
+   */
+  editScopePermissions: 'edit_scope_permissions',
   auditPage: 'audit_page',
   callsPage: 'calls_page',
   shareCalls: 'share_calls',
@@ -69,6 +75,16 @@ export const ACTIONS = {
   /** A message's _Delete_, followed by `:<message id>`; "Delete several…" of the page. */
   messagesDelete: 'messages_delete',
   messagesDeleteSeveral: 'messages_delete_several',
+  /** A group's card: Members (with a scope filter) and Banned, and their pages; a list's Card. */
+  groupMembersPage: 'group_members_page',
+  groupBannedPage: 'group_banned_page',
+  groupDetails: 'group_details',
+  groupsPage: 'groups_page',
+  /** A member's buttons in a group's member list (one actions block each); Unban on the banned. */
+  groupMemberScope: 'group_member_scope',
+  groupMemberKick: 'group_member_kick',
+  groupMemberBan: 'group_member_ban',
+  groupMemberUnban: 'group_member_unban',
 } as const;
 
 export const CALLBACKS = {
@@ -90,6 +106,9 @@ export const CALLBACKS = {
   /** A user's messages to delete: the choice, then (permanently) the review before the last confirmation. */
   messagesDeleteChoose: 'messages_delete_choose',
   messagesDeletePermanent: 'messages_delete_permanent',
+  lookupGroupMessage: 'lookup_group_message',
+  /** A member's new scope, picked; its review follows. */
+  groupScopePick: 'group_scope_pick',
 } as const;
 
 export const BLOCKS = {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GROUP_SCOPES } from '../cometchat/group-model.ts';
 import { PermissionMapSchema, PermissionValueSchema, ROLE_ID } from '../cometchat/schemas.ts';
 import { StoreDataError } from './store-errors.ts';
 
@@ -92,6 +93,10 @@ export const ChangeSubjectSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('containment'), uid: z.string() }),
   // One user's messages deleted (the keys are their ids), soft or permanently; never their text.
   z.object({ kind: z.literal('messages'), sender: z.string(), permanent: z.boolean() }),
+  // A group's scope's permissions; the record's `role` is knownScopeKey(guid, scope).
+  z.object({ kind: z.literal('scope'), guid: z.string(), scope: z.enum(GROUP_SCOPES) }),
+  // One member of one group: their scope, their membership (kicked) or a ban of them there.
+  z.object({ kind: z.literal('group-member'), guid: z.string(), uid: z.string() }),
 ]);
 export type ChangeSubject = z.infer<typeof ChangeSubjectSchema>;
 

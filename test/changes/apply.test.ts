@@ -98,6 +98,14 @@ function setup(
       unbanGroupMember: () => Promise.reject(new Error('not a containment')),
       listMessages: () => Promise.reject(new Error('not a containment')),
       listSessions: () => Promise.reject(new Error('not a sessions change')),
+      // Nor a group's scope.
+      setScopePermissions: () => Promise.reject(new Error('not a scope change')),
+      unsetScopePermission: () => Promise.reject(new Error('not a scope change')),
+      // Nor a group's member.
+      setMemberScope: () => Promise.reject(new Error('not a group member change')),
+      kickGroupMember: () => Promise.reject(new Error('not a group member change')),
+      listGroupMembers: () => Promise.reject(new Error('not a group member change')),
+      listBannedMembers: () => Promise.reject(new Error('not a group member change')),
       revokeSession: () => Promise.reject(new Error('not a sessions change')),
     },
   };

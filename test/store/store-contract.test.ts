@@ -365,6 +365,18 @@ function describeStoreContract(
         expect((await store.listAudit({ offset: 0, limit: 1 })).records).toEqual([contained]);
       });
 
+      it("keeps a group member's change, its subject naming the group and the member", async () => {
+        const scoped = record({
+          ref: 'r-member',
+          role: '',
+          subject: { kind: 'group-member', guid: 'hiking', uid: 'u-7' },
+          changes: [{ key: 'scope', before: 'participant', after: 'moderator', explicit: false }],
+        });
+        await store.appendAudit(scoped);
+        expect(await store.getAudit('r-member')).toEqual(scoped);
+        expect((await store.listAudit({ offset: 0, limit: 1 })).records).toEqual([scoped]);
+      });
+
       it('reads one record by its ref, whichever its app, with a deleted role as it was', async () => {
         const deletion = record({
           ref: 'r-gone',

@@ -1,12 +1,14 @@
 import { inApp } from '../../replies/sentences.ts';
 import type { Change } from '../change.ts';
 import { containmentKind } from './containment.ts';
+import { groupMemberKind } from './group-member.ts';
 import type { Kind } from './kind.ts';
 import { messageDeletionKind } from './message-deletion.ts';
 import { moderationKind } from './moderation.ts';
 import { permissionsKind } from './permissions.ts';
 import { roleKind } from './role.ts';
 import { ruleKind } from './rule.ts';
+import { scopePermissionsKind } from './scope-permissions.ts';
 import { sessionsKind } from './sessions.ts';
 import { userKind } from './user.ts';
 
@@ -36,6 +38,10 @@ export function kindOf(change: Change): Kind {
       return messageDeletionKind(change);
     case 'sessions':
       return sessionsKind(change);
+    case 'scope-permissions':
+      return scopePermissionsKind(change);
+    case 'group-member':
+      return groupMemberKind(change);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { CometChatApp } from '../../apps/apps.ts';
 import type { AccountOperations } from '../../cometchat/account-model.ts';
 import type { CometChatClient } from '../../cometchat/client.ts';
+import type { GroupOperations } from '../../cometchat/group-model.ts';
 import type { ModerationOperations } from '../../cometchat/moderation-model.ts';
 import type { KeyResult, PermissionMap } from '../../cometchat/schemas.ts';
 import type { AuditRecord, AuditStep, KnownPermissions, Store } from '../../store/store.ts';
@@ -51,6 +52,15 @@ export type ChangeClient = Pick<
     | 'deleteMessage'
     | 'banGroupMember'
     | 'unbanGroupMember'
+  > &
+  Pick<
+    GroupOperations,
+    | 'setScopePermissions'
+    | 'unsetScopePermission'
+    | 'setMemberScope'
+    | 'kickGroupMember'
+    | 'listGroupMembers'
+    | 'listBannedMembers'
   >;
 
 /** Where "is it still as reviewed?" is asked: the store (a role's map), CometChat (the rest). */
@@ -59,7 +69,8 @@ export interface Reads {
   app: Pick<CometChatApp, 'name'> & {
     cometchat: Pick<CometChatClient, 'getUser' | 'listAllRoles'> &
       Pick<ModerationOperations, 'listFlaggedMessages' | 'listBlockedMessages' | 'getRule'> &
-      Pick<AccountOperations, 'getMessage' | 'listSessions'>;
+      Pick<AccountOperations, 'getMessage' | 'listSessions'> &
+      Pick<GroupOperations, 'listGroupMembers' | 'listBannedMembers'>;
   };
 }
 

@@ -1,12 +1,13 @@
 import { type Catalogue, SHIPPED_CATALOGUE, sameValue } from '../../cometchat/catalogue.ts';
 import { isCometChatError } from '../../cometchat/errors.ts';
+import type { PermissionUpdate } from '../../cometchat/model.ts';
 import type { PermissionMap } from '../../cometchat/schemas.ts';
 import { ChangeNotTaken } from '../../replies/failure.ts';
 import { permissionKeyText } from '../../replies/permission-key-text.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import { changePayload, type KeyChange, type PermissionsChange } from '../change.ts';
-import { type ChangeClient, type Kind, NO_FACTS, type Sent } from './kind.ts';
+import { type Kind, NO_FACTS, type Sent } from './kind.ts';
 
 // A role's permissions: the keys set by one update, then each key going back to its default
 // unset by CometChat's own unset. CometChat offers no read of a role's map, so "is it still as
@@ -54,7 +55,15 @@ export function permissionsKind(change: PermissionsChange): Kind {
     done: keysAtDefaultDone(change.changes),
     outOfDate: OUT_OF_DATE,
     logged: 'permissions updated',
-    send: (client) => sendPermissions(client, change.role, change.changes),
+    send: (client) =>
+      sendPermissionMap(
+        {
+          name: code(change.role),
+          set: (map) => client.setRolePermissions(change.role, map),
+          unset: (key) => client.unsetRolePermission(change.role, key),
+        },
+        change.changes,
+      ),
     async sinceReview({ store, app }) {
       const known = await store.getKnownPermissions(app.name, change.role);
       return { changed: known?.seenAt !== change.seenAt, has: false, known };
@@ -63,9 +72,17 @@ export function permissionsKind(change: PermissionsChange): Kind {
   };
 }
 
+/** How one permission map is written: a role's, or a group's scope's (the same form). */
+export interface MapWrites {
+  /** What it acts on, in mrkdwn ("`vip`"), for a change that took only in part. */
+  name: string;
+  set(permissions: PermissionMap): Promise<PermissionUpdate>;
+  unset(key: string): Promise<PermissionUpdate>;
+}
+
 /** One key unset; a key CometChat says is not set is at its default already (undefined). */
-function unsetOnce(client: ChangeClient, role: string, key: string) {
-  return client.unsetRolePermission(role, key).catch((error: unknown) => {
+function unsetOnce(writes: MapWrites, key: string) {
+  return writes.unset(key).catch((error: unknown) => {
     if (isCometChatError(error) && error.serviceCode === 'ERR_PERMISSION_NOT_FOUND') {
       return undefined;
     }
@@ -77,11 +94,11 @@ function unsetOnce(client: ChangeClient, role: string, key: string) {
  * A reset that failed after other keys of the same change were applied: part of it took, so
  * the outcome is not known as a whole (recorded as unknown; the editor shows the role again).
  */
-function partlySent(role: string, key: string, error: unknown): ChangeNotTaken {
+function partlySent(name: string, key: string, error: unknown): ChangeNotTaken {
   const why = isCometChatError(error) ? error.kind : 'an error inside the app';
   const said = `applied part of the change but not the reset of ${key} (${why})`;
   return new ChangeNotTaken(
-    code(role),
+    name,
     {
       plain: said,
       mrkdwn: `applied part of the change but not the reset of ${code(key)} (${why})`,
@@ -92,21 +109,20 @@ function partlySent(role: string, key: string, error: unknown): ChangeNotTaken {
 
 /**
  * The keys to set in one update, then each key to unset (back to its default) by CometChat's own
- * unset, one request a key. The last answer holds the role's map. A key CometChat says is not
- * set is at its default already, which is what was asked.
+ * unset, one request a key. The last answer holds the map. A key CometChat says is not set is at
+ * its default already, which is what was asked.
  */
-async function sendPermissions(
-  client: ChangeClient,
-  role: string,
+export async function sendPermissionMap(
+  writes: MapWrites,
   changes: readonly KeyChange[],
 ): Promise<Sent> {
   const toSet = changePayload(changes.filter((c) => !c.unset));
   let sent: Sent = { results: {} };
-  if (Object.keys(toSet).length > 0) sent = await client.setRolePermissions(role, toSet);
+  if (Object.keys(toSet).length > 0) sent = await writes.set(toSet);
   for (const { key } of changes.filter((c) => c.unset)) {
-    const unset = await unsetOnce(client, role, key).catch((error: unknown) => {
+    const unset = await unsetOnce(writes, key).catch((error: unknown) => {
       throw Object.keys(sent.results).length > 0 || sent.permissions
-        ? partlySent(role, key, error)
+        ? partlySent(writes.name, key, error)
         : error;
     });
     const message = unset ? 'back to its default' : 'was not set: at its default already';
@@ -123,7 +139,7 @@ async function sendPermissions(
  * them set, so each was at its default already (sendPermissions); nothing else answers without
  * one. Pure.
  */
-function keysAtDefaultDone(changes: readonly { key: string }[]): string {
+export function keysAtDefaultDone(changes: readonly { key: string }[]): string {
   const keys = changes.map(({ key }) => permissionKeyText(key)).join(', ');
   const one = changes.length === 1;
   return `${keys} ${one ? 'was' : 'were'} not set in CometChat: ${one ? 'it was at its' : 'each was at its'} default already`;

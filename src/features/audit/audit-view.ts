@@ -112,6 +112,11 @@ function subjectPart(record: AuditRecord): string {
   if (subject?.kind === 'messages') {
     return `messages of ${code(subject.sender)} (${subject.permanent ? 'deleted permanently' : 'deleted'})`;
   }
+  if (subject?.kind === 'scope')
+    return `scope ${code(subject.scope)} of group ${code(subject.guid)}`;
+  if (subject?.kind === 'group-member') {
+    return `member ${code(subject.uid)} of group ${code(subject.guid)}`;
+  }
   return `role ${code(record.role)}`;
 }
 
@@ -346,6 +351,9 @@ function postSubject(record: AuditRecord): string {
   const uid = uidOf(record);
   if (uid !== undefined) return `User ${code(uid)}`;
   if (record.subject?.kind === 'message') return `Message ${code(record.subject.id)}`;
+  if (record.subject?.kind === 'group-member') {
+    return `Member ${code(record.subject.uid)} of group ${code(record.subject.guid)}`;
+  }
   return record.subject?.kind === 'role' ? `Role ${record.role}` : `Permissions of ${record.role}`;
 }
 

@@ -1,9 +1,10 @@
 import type { CometChatApp } from '../../apps/apps.ts';
 import { appNameIfMultiple } from '../../apps/apps.ts';
+import { SHIPPED_SCOPE_CATALOGUE } from '../../cometchat/scope-catalogue.ts';
 import { inputRefused } from '../../replies/refusals.ts';
 import { currentRequest } from '../../request-context.ts';
 import type { Respond, SlackMessage } from '../../slack/deliver.ts';
-import type { Store } from '../../store/store.ts';
+import { knownScopeKey, type Store } from '../../store/store.ts';
 import { unknownApp } from '../command.ts';
 import type { FeatureDeps } from '../deps.ts';
 import { compareKnownMaps } from '../known-maps.ts';
@@ -16,7 +17,7 @@ export type CompareDeps = Pick<FeatureDeps, 'apps'> & {
 
 /**
  * `/cometchat compare ...`: two known maps read from the store, compared, and told. Nothing is
- * asked of CometChat (it offers no read of a role's permissions). An app name that names no
+ * asked of CometChat (it offers no read of a role's permissions, nor of a group's scope's). An app name that names no
  * configured app is refused like any word that cannot be read, before the store is read.
  */
 export function createCompareCommand(deps: CompareDeps) {
@@ -56,6 +57,16 @@ async function answer(
     const { log, ref } = currentRequest();
     log.info({ problem }, 'command refused: malformed input');
     return inputRefused(problem, ref);
+  }
+  if (words.kind === 'scope') {
+    // A scope's last map is known under knownScopeKey, and its keys are the scope's own.
+    const key = knownScopeKey(words.guid, words.scope);
+    const [left, right] = await Promise.all([known(words.app, key), known(words.other, key)]);
+    const { guid, scope } = words;
+    return compareMessage(
+      { kind: 'scope', guid, scope, left: words.app, right: words.other },
+      compareKnownMaps(left, right, SHIPPED_SCOPE_CATALOGUE),
+    );
   }
   const [left, right] = await Promise.all([
     known(words.app, words.role),

@@ -1,4 +1,5 @@
 import type { KnownBlock, RichTextElement } from '@slack/types';
+import { scopeName } from '../../changes/index.ts';
 import { valueInWords } from '../../cometchat/catalogue.ts';
 import { permissionKeyRuns } from '../../replies/permission-key-text.ts';
 import { counted, valueSourceRuns } from '../../replies/sentences.ts';
@@ -28,7 +29,9 @@ export type CompareSubject =
       /** The app's name, shown when several apps are configured. */
       appName?: string | undefined;
     }
-  | { kind: 'apps'; role: string; left: string; right: string };
+  | { kind: 'apps'; role: string; left: string; right: string }
+  /** One group's scope in two apps. */
+  | { kind: 'scope'; guid: string; scope: string; left: string; right: string };
 
 /**
  * The table's text, as Slack counts a message's (about 13,000 characters in all): rows beyond it
@@ -40,7 +43,10 @@ const VALUE_SHOWN = 150;
 /** A key is at most 100 characters (the service's limit); its label comes before it. */
 const KEY_SHOWN = 100;
 
-const WHY = `Compared from this app's own record, without asking CometChat: CometChat offers no read of a role's configured permissions, so this compares what this app set (a role it never changed has the documented defaults, and a change made in CometChat's dashboard does not show).`;
+/** Why the app's own record is compared: `what` is "role" or "scope". */
+function why(what: string): string {
+  return `Compared from this app's own record, without asking CometChat: CometChat offers no read of a ${what}'s configured permissions, so this compares what this app set (a ${what} it never changed has the documented defaults, and a change made in CometChat's dashboard does not show).`;
+}
 
 export function compareMessage(subject: CompareSubject, comparison: Comparison): SlackMessage {
   const { differing, equal } = comparison;
@@ -61,7 +67,7 @@ export function compareMessage(subject: CompareSubject, comparison: Comparison):
     ...(more > 0
       ? [context([`…and ${more} more ${more === 1 ? 'key differs' : 'keys differ'}, not shown.`])]
       : []),
-    context([WHY]),
+    context([why(subject.kind === 'scope' ? 'scope' : 'role')]),
   ];
   return {
     response_type: 'ephemeral',
@@ -72,6 +78,9 @@ export function compareMessage(subject: CompareSubject, comparison: Comparison):
 
 /** What is compared, as a header (plain text: not parsed, nothing to escape). */
 function title(subject: CompareSubject): string {
+  if (subject.kind === 'scope') {
+    return `Compare scope ${subject.scope} of ${subject.guid} in ${subject.left} and ${subject.right}`;
+  }
   return subject.kind === 'roles'
     ? `Compare ${subject.left} and ${subject.right}${subject.appName ? ` · ${subject.appName}` : ''}`
     : `Compare ${subject.role} in ${subject.left} and ${subject.right}`;
@@ -80,6 +89,9 @@ function title(subject: CompareSubject): string {
 /** The same in mrkdwn (a message's `text` is parsed): role ids as code, app names escaped. */
 function titleText(subject: CompareSubject): string {
   const app = (name: string) => `*${escapeMrkdwn(name)}*`;
+  if (subject.kind === 'scope') {
+    return `Compare the ${scopeName(subject)} in ${app(subject.left)} and ${app(subject.right)}`;
+  }
   return subject.kind === 'roles'
     ? `Compare ${code(subject.left)} and ${code(subject.right)}${subject.appName ? ` in ${app(subject.appName)}` : ''}`
     : `Compare ${code(subject.role)} in ${app(subject.left)} and ${app(subject.right)}`;
@@ -95,10 +107,13 @@ function equalCount(n: number): string {
 
 function summary(subject: CompareSubject, { differing, equal, known }: Comparison): string {
   if (!known.left && !known.right) {
+    const apps = `*${escapeMrkdwn(subject.left)}* or *${escapeMrkdwn(subject.right)}*`;
     const never =
       subject.kind === 'roles'
         ? `This app has never changed ${code(subject.left)} or ${code(subject.right)}`
-        : `This app has never changed ${code(subject.role)} in *${escapeMrkdwn(subject.left)}* or *${escapeMrkdwn(subject.right)}*`;
+        : subject.kind === 'scope'
+          ? `This app has never changed the ${scopeName(subject)} in ${apps}`
+          : `This app has never changed ${code(subject.role)} in ${apps}`;
     return `${never}: both are the documented defaults, and identical.`;
   }
   if (differing.length === 0) return `No key differs: ${equalCount(equal)}.`;

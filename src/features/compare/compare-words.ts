@@ -1,3 +1,5 @@
+import { GROUP_SCOPES, type GroupScope } from '../../cometchat/group-model.ts';
+import { guidProblem, storedGuid } from '../../cometchat/id-rules.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { roleWord } from '../command.ts';
 import { Refusal } from '../feature.ts';
@@ -7,16 +9,24 @@ import { Refusal } from '../feature.ts';
 // tell.
 
 export const COMPARE_USAGE =
-  '`/cometchat [app] compare &lt;role&gt; &lt;other role&gt;` or `/cometchat compare &lt;role&gt; &lt;app&gt; &lt;other app&gt;`';
+  '`/cometchat [app] compare &lt;role&gt; &lt;other role&gt;`, `/cometchat compare &lt;role&gt; &lt;app&gt; &lt;other app&gt;` or `/cometchat compare &lt;guid&gt; &lt;scope&gt; &lt;app&gt; &lt;other app&gt;`';
 
 export type CompareWords =
   /** Two roles of the app the command is for. */
   | { kind: 'roles'; role: string; other: string }
   /** One role in two configured apps, named as typed (lower-cased, as app names are). */
-  | { kind: 'apps'; role: string; app: string; other: string };
+  | { kind: 'apps'; role: string; app: string; other: string }
+  /** One group's scope in two configured apps (the same guid in each). */
+  | { kind: 'scope'; guid: string; scope: GroupScope; app: string; other: string };
 
-/** `compare <role> <other role>`, `compare <role> <app> <other app>`. */
+/**
+ * `compare <role> <other role>`, `compare <role> <app> <other app>`, and `compare <guid> <scope>
+ * <app> <other app>`: four words, the second a scope, are a group's scope (no role form has four
+ * words; four words that name no scope get the usage).
+ */
 export function parseCompareWords(words: readonly string[]): CompareWords | Refusal {
+  const scope = GROUP_SCOPES.find((s) => s === words[1]?.toLowerCase());
+  if (words.length === 4 && scope) return scopeWords(words, scope);
   if (words.length !== 2 && words.length !== 3) return new Refusal(`Usage: ${COMPARE_USAGE}.`);
   const [first = '', second = '', third] = words;
   const role = roleWord(first);
@@ -33,4 +43,17 @@ export function parseCompareWords(words: readonly string[]): CompareWords | Refu
   return app === other
     ? new Refusal('An app compared with itself differs in nothing: name two apps.')
     : { kind: 'apps', role, app, other };
+}
+
+/** `compare <guid> <scope> <app> <other app>`, the scope read already. */
+function scopeWords(words: readonly string[], scope: GroupScope): CompareWords | Refusal {
+  const [first = '', , third = '', fourth = ''] = words;
+  const guid = storedGuid(first);
+  const problem = guidProblem(guid);
+  if (problem) return new Refusal(problem);
+  const app = third.toLowerCase();
+  const other = fourth.toLowerCase();
+  return app === other
+    ? new Refusal('An app compared with itself differs in nothing: name two apps.')
+    : { kind: 'scope', guid, scope, app, other };
 }

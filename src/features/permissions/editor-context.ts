@@ -1,5 +1,5 @@
 import type { View } from '@slack/types';
-import { type AppLabel, failureView } from '../../changes/index.ts';
+import { type AppLabel, failureView, scopeName } from '../../changes/index.ts';
 import { failureSentence } from '../../replies/failure.ts';
 import { inApp } from '../../replies/sentences.ts';
 import { currentRequest } from '../../request-context.ts';
@@ -7,6 +7,7 @@ import { failInModal, type ModalTarget } from '../../slack/modal-outcome.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import type { Store } from '../../store/store.ts';
 import type { FeatureDeps } from '../deps.ts';
+import type { EditorState } from './editor-state.ts';
 
 // What the editor's listeners share: their dependencies, the role a view is about, and how a
 // failure is shown in the modal.
@@ -35,6 +36,16 @@ export const LOADING_VIEW_AFTER_MS = 400;
 /** "`role`" with one app, "`role` in *staging*" with several. */
 export function roleIn(role: string, label: AppLabel): string {
   return `${code(role)}${inApp(label.appName)}`;
+}
+
+/**
+ * What an editor is on, in mrkdwn: "`vip`", or "the scope `moderator` of group `hiking`"; with
+ * its app when several are configured.
+ */
+export function editedIn(state: Pick<EditorState, 'role' | 'scope'>, label: AppLabel): string {
+  return state.scope
+    ? `the ${scopeName(state.scope)}${inApp(label.appName)}`
+    : roleIn(state.role, label);
 }
 
 /** A failure as the editor's modal shows it, with the request's reference. */

@@ -7,6 +7,7 @@ import {
   idPayload,
   METADATA_LIMIT,
   type PermissionsChange,
+  type ScopePermissionsChange,
 } from '../../changes/index.ts';
 import { type Catalogue, SHIPPED_CATALOGUE } from '../../cometchat/catalogue.ts';
 import type { Role } from '../../cometchat/schemas.ts';
@@ -17,7 +18,8 @@ import {
   type EditorState,
   mergeEdits,
   rebase,
-  STALE_NOTICE,
+  type ScopeRef,
+  staleNotice,
   unsetProblem,
 } from './editor-state.ts';
 import { blockIds, editorView } from './editor-view.ts';
@@ -75,7 +77,7 @@ export function categorySwitchView({
   let notice: string | undefined;
   if (known?.seenAt !== state.seenAt) {
     next = rebase(state, baseline);
-    notice = STALE_NOTICE;
+    notice = staleNotice(state);
   } else if (!catalogue.categories.includes(state.category)) {
     next = state;
     notice = CATEGORY_UNREAD;
@@ -105,8 +107,9 @@ export type ReviewOutcome =
   | { kind: 'stale'; state: EditorState; known: KnownPermissions | undefined }
   /** Problems by block id, for `response_action: 'errors'`. */
   | { kind: 'errors'; errors: Record<string, string> }
-  | { kind: 'nothing'; role: string }
-  | { kind: 'confirm'; meta: PermissionsChange };
+  /** `scope` set when the editor is on a group's scope. */
+  | { kind: 'nothing'; role: string; scope?: ScopeRef | undefined }
+  | { kind: 'confirm'; meta: PermissionsChange | ScopePermissionsChange };
 
 export interface ReviewInput {
   state: EditorState;
@@ -147,14 +150,18 @@ export function reviewDecision({
   const unknown = unsetProblem(merged, catalogue);
   if (unknown) return { kind: 'errors', errors: { [blockIds.apply(state.render)]: unknown } };
   const changes = computeChanges(merged, baseline, catalogue);
-  if (changes.length === 0) return { kind: 'nothing', role: state.role };
-  const meta: PermissionsChange = {
-    kind: 'permissions',
+  if (changes.length === 0) {
+    return { kind: 'nothing', role: state.role, ...(state.scope ? { scope: state.scope } : {}) };
+  }
+  const fields = {
     role: state.role,
     id: changeId(viewId, app, state.role, idPayload(changes)),
     changes,
     seenAt: baseline.seenAt,
   };
+  const meta: PermissionsChange | ScopePermissionsChange = state.scope
+    ? { kind: 'scope-permissions', ...state.scope, ...fields }
+    : { kind: 'permissions', ...fields };
   if (write(changeRecord(meta)).length > METADATA_LIMIT) {
     return {
       kind: 'errors',

@@ -10,16 +10,27 @@ import {
   sameValue,
   validatePermissions,
 } from '../../cometchat/catalogue.ts';
-import { idProblem } from '../../cometchat/id-rules.ts';
+import { GROUP_SCOPES, type GroupScope } from '../../cometchat/group-model.ts';
+import { GuidSchema, idProblem } from '../../cometchat/id-rules.ts';
 import { type PermissionValue, RoleIdSchema } from '../../cometchat/schemas.ts';
+import { knownScopeKey } from '../../store/store.ts';
 
 // The editor's state lives in the modal's private_metadata between interactions: which role,
 // which category is on screen, and the values the user chose that differ from what the
 // modal showed them. Everything here is pure, so the rules that decide what gets sent can be
 // tested without Slack.
 
+/** A group's scope, as the editor and `/cometchat perms <guid> <scope>` name it. */
+export interface ScopeRef {
+  guid: string;
+  scope: GroupScope;
+}
+
 export interface EditorState {
+  /** The role; for a group's scope, the name its map is known under (knownScopeKey). */
   role: string;
+  /** Set when the editor is on a group's scope rather than a role. */
+  scope?: ScopeRef | undefined;
   category: string;
   /** Values the user set that differ from the baseline, by key. Only these are sent. */
   edits: Record<string, PermissionValue>;
@@ -67,10 +78,18 @@ const UnsetKeysSchema = z
   .max(MAX_UNSET)
   .refine((keys) => new Set(keys).size === keys.length);
 
+/** What the editor is on: a role (`r`), or a group's scope (`q`), never both. */
+const EditedSchema = z.union([
+  z.object({ r: RoleIdSchema, q: z.undefined().optional() }),
+  z.object({
+    q: z.object({ g: GuidSchema, s: z.enum(GROUP_SCOPES) }),
+    r: z.undefined().optional(),
+  }),
+]);
+
 /** The editor's state as it comes back in a modal's metadata (short keys: it must fit 3000). */
 export const EditorStateSchema = z
   .object({
-    r: RoleIdSchema,
     c: z.string().refine((c) => EDITOR_CATEGORIES.includes(c)),
     e: z.record(z.string().max(100), SubmittedValueSchema),
     g: z
@@ -81,9 +100,12 @@ export const EditorStateSchema = z
     n: z.number().int().min(0),
     s: z.number().optional(),
   })
+  .and(EditedSchema)
   .transform(
     (m): EditorState => ({
-      role: m.r,
+      ...(m.q
+        ? { role: knownScopeKey(m.q.g, m.q.s), scope: { guid: m.q.g, scope: m.q.s } }
+        : { role: m.r ?? '' }),
       category: m.c,
       edits: m.e,
       apply: m.g,
@@ -105,10 +127,20 @@ export function newEditorState(role: string, seenAt?: number): EditorState {
   };
 }
 
+/** A new editor on a group's scope, on the first category its keys have. */
+export function newScopeEditorState(
+  ref: ScopeRef,
+  firstCategory: string | undefined,
+  seenAt?: number,
+): EditorState {
+  const state = newEditorState(knownScopeKey(ref.guid, ref.scope), seenAt);
+  return { ...state, scope: ref, category: firstCategory ?? state.category };
+}
+
 /** The state as the modal carries it (see EditorStateSchema), before it is written out. */
 export function stateRecord(state: EditorState): Record<string, unknown> {
   return {
-    r: state.role,
+    ...(state.scope ? { q: { g: state.scope.guid, s: state.scope.scope } } : { r: state.role }),
     c: state.category,
     e: state.edits,
     g: state.apply,
@@ -269,3 +301,8 @@ export function rebase(state: EditorState, baseline: Baseline): EditorState {
 
 export const STALE_NOTICE =
   'Someone applied a change to this role while you were editing. The editor now shows the new values; check this category again (your edits in other categories are kept).';
+
+/** STALE_NOTICE, said of a group's scope where the editor is on one. Pure. */
+export function staleNotice(state: Pick<EditorState, 'scope'>): string {
+  return state.scope ? STALE_NOTICE.replace('this role', 'this scope') : STALE_NOTICE;
+}

@@ -61,11 +61,14 @@ export function editorView(input: EditorViewInput): View {
     ? catalogue.categories
     : [...catalogue.categories, state.category];
   const option = categoryOption(state, catalogue);
+  const app = input.appName ? `*App:* ${escapeMrkdwn(input.appName)} · ` : '';
+  // On a group's scope, `roleName` is the group's name.
+  const edited = state.scope
+    ? `*Group:* ${escapeMrkdwn(input.roleName)} ${code(state.scope.guid)} · *Scope:* ${code(state.scope.scope)}`
+    : `*Role:* ${escapeMrkdwn(input.roleName)} ${code(state.role)}`;
   const blocks: KnownBlock[] = [
-    section(
-      `${input.appName ? `*App:* ${escapeMrkdwn(input.appName)} · ` : ''}*Role:* ${escapeMrkdwn(input.roleName)} ${code(state.role)}`,
-    ),
-    context([knownNote(baseline)]),
+    section(`${app}${edited}`),
+    context([knownNote(baseline, state.scope ? 'scope' : 'role')]),
     ...(catalogue.source === 'fallback' ? [context([SHIPPED_CATALOGUE_NOTE])] : []),
     {
       type: 'actions',
@@ -127,10 +130,10 @@ function categoryOption(state: EditorState, catalogue: Catalogue) {
   };
 }
 
-function knownNote(baseline: Baseline): string {
+function knownNote(baseline: Baseline, what: 'role' | 'scope'): string {
   return baseline.seenAt !== undefined
     ? `Values as CometChat returned them after the last update this app made (${slackDate(Math.floor(baseline.seenAt / 1000))}). Only the fields you change are sent.`
-    : ":information_source: CometChat cannot be asked for a role's current permissions, and this app has not updated this role yet: the boxes show the *documented defaults*, not live values. Only the fields you change are sent.";
+    : `:information_source: CometChat cannot be asked for a ${what}'s current permissions, and this app has not updated this ${what} yet: the boxes show the *documented defaults*, not live values. Only the fields you change are sent.`;
 }
 
 function pendingSummary(state: EditorState): string {
@@ -185,7 +188,7 @@ function unsetInput(state: EditorState, specs: readonly CatalogueSpec[]): InputB
         ...(initial.length > 0 ? { initial_options: initial } : {}),
       },
       hint: plain(
-        "Unsets each chosen key in CometChat, so this role follows CometChat's default for it from then on. A key chosen here is not set from its field above: the unset wins.",
+        `Unsets each chosen key in CometChat, so this ${state.scope ? 'scope' : 'role'} follows CometChat's default for it from then on. A key chosen here is not set from its field above: the unset wins.`,
         2000,
       ),
     },
@@ -398,12 +401,15 @@ function checkboxes(
   };
 }
 
-/** Shown the moment the editor opens, while the role list and the last known values load. */
-export function loadingView(role: string, appName?: string): View {
+/**
+ * Shown the moment the editor opens, while the role list and the last known values load; `name`
+ * (mrkdwn) is what it is for: "`vip`", or a group's scope.
+ */
+export function loadingView(name: string, appName?: string): View {
   return {
     ...messageView(
       'Edit permissions',
-      `:hourglass_flowing_sand: Loading the editor for ${code(role)}${inApp(appName)}…`,
+      `:hourglass_flowing_sand: Loading the editor for ${name}${inApp(appName)}…`,
       false,
     ),
     callback_id: CALLBACKS.permissionsEditor,

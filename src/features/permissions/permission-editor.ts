@@ -30,10 +30,18 @@ import { currentRequest, msLeft } from '../../request-context.ts';
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, SelectArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { type ModalTarget, showModal } from '../../slack/modal-outcome.ts';
+import { code } from '../../slack/mrkdwn.ts';
 import { settledWithin } from '../../slack/request-context.ts';
 import { platformErrorCode } from '../../slack/slack-errors.ts';
+import type { KnownPermissions } from '../../store/store.ts';
 import type { EditorOpener } from '../deps.ts';
-import { type EditorDeps, editorFailure, failInEditor, roleIn } from './editor-context.ts';
+import {
+  type EditorDeps,
+  editedIn,
+  editorFailure,
+  failInEditor,
+  roleIn,
+} from './editor-context.ts';
 import {
   categorySwitchView,
   isCategory,
@@ -42,12 +50,13 @@ import {
   reviewDecision,
   roleContext,
 } from './editor-flow.ts';
+import { catalogueFor, editorReads } from './editor-reads.ts';
 import {
   type EditorState,
   EditorStateSchema,
   newEditorState,
   rebase,
-  STALE_NOTICE,
+  staleNotice,
 } from './editor-state.ts';
 import { editorView, loadingView } from './editor-view.ts';
 
@@ -69,14 +78,7 @@ export async function loadEditorView(
     app.cometchat.listAllRoles(),
     // Never fails: without the app's definitions the editor opens on the shipped catalogue.
     app.catalogue(),
-    // Without the store the editor still opens, on the documented defaults, and says why.
-    deps.store.getKnownPermissions(app.name, role).then(
-      (found) => ({ known: found, unavailable: false }),
-      (error: unknown) => {
-        log.warn({ err: error, app: app.name, role }, 'editor: store unavailable for pre-fill');
-        return { known: undefined, unavailable: true };
-      },
-    ),
+    knownForPrefill(deps, app, role),
   ]);
   if (!roles.some((r) => r.role === role)) {
     log.info({ app: app.name, role }, 'editor: unknown role');
@@ -99,6 +101,27 @@ export async function loadEditorView(
   });
 }
 
+/**
+ * The last known values of `role` (a role, or a group's scope's knownScopeKey). Without the store
+ * the editor still opens, on the documented defaults, and says why (PREFILL_UNAVAILABLE).
+ */
+export function knownForPrefill(
+  deps: Pick<EditorDeps, 'store'>,
+  app: CometChatApp,
+  role: string,
+): Promise<{ known: KnownPermissions | undefined; unavailable: boolean }> {
+  return deps.store.getKnownPermissions(app.name, role).then(
+    (found) => ({ known: found, unavailable: false }),
+    (error: unknown) => {
+      currentRequest().log.warn(
+        { err: error, app: app.name, role },
+        'editor: store unavailable for pre-fill',
+      );
+      return { known: undefined, unavailable: true };
+    },
+  );
+}
+
 /** Shown in an editor opened while the store does not answer. */
 export const PREFILL_UNAVAILABLE =
   ":warning: Pre-fill is unavailable: the app's store is not answering, so the values this app last applied cannot be read and the boxes show the documented defaults. Applying a change needs the store too; try again in a moment.";
@@ -114,26 +137,51 @@ type Loaded = { view: View } | { error: unknown };
  * when the data arrives.
  */
 export function createEditorOpener(deps: EditorDeps): EditorOpener {
-  return async (triggerId, app, role, userId) => {
-    // views.open needs the trigger within Slack's three seconds of the click: the check gets
-    // what is left of OPEN_CHECK_DEADLINE_MS after the viewer check took its share.
-    const refusal = await editRefusal(app.access, userId, currentRequest().log, 'open', {
-      withinMs: msLeft(OPEN_CHECK_DEADLINE_MS, deps.now),
-    });
-    if (refusal) throw new RefusedError(refusal);
-    // Warms the count the review will show (cached briefly per app); nobody waits for it here.
-    void countHolders(app, role, {});
-    const loading: Promise<Loaded> = loadEditorView(deps, app, role).then(
-      (view) => ({ view }),
-      (error: unknown) => ({ error }),
+  return (triggerId, app, role, userId) =>
+    openEditor(
+      deps,
+      { triggerId, app, userId },
+      {
+        name: code(role),
+        // Warms the count the review will show (cached briefly per app); nobody waits for it here.
+        warm: () => void countHolders(app, role, {}),
+        load: () => loadEditorView(deps, app, role),
+      },
     );
-    const waitMs = Math.min(deps.loadingViewAfterMs, msLeft(OPEN_CHECK_DEADLINE_MS, deps.now));
-    const early = await settledWithin(loading, waitMs);
-    if (early) return show({ triggerId }, early, deps);
-    const placeholder = loadingView(role, appLabel(deps.apps, app).appName);
-    const viewId = await deps.views.open({ trigger_id: triggerId, view: placeholder });
-    return show({ viewId }, await loading, deps);
-  };
+}
+
+/** What an opening shows: what the editor is on (mrkdwn), and how its view is loaded. */
+export interface EditorLoad {
+  name: string;
+  /** Asked once the person may edit, before the load (nobody waits for it). */
+  warm?: () => void;
+  load: () => Promise<View>;
+}
+
+/** Opens an editor for the person who asked, in `app` (see createEditorOpener). */
+export async function openEditor(
+  deps: EditorDeps,
+  asked: { triggerId: string; app: CometChatApp; userId: string },
+  editor: EditorLoad,
+): Promise<void> {
+  const { triggerId, app, userId } = asked;
+  // views.open needs the trigger within Slack's three seconds of the click: the check gets
+  // what is left of OPEN_CHECK_DEADLINE_MS after the viewer check took its share.
+  const refusal = await editRefusal(app.access, userId, currentRequest().log, 'open', {
+    withinMs: msLeft(OPEN_CHECK_DEADLINE_MS, deps.now),
+  });
+  if (refusal) throw new RefusedError(refusal);
+  editor.warm?.();
+  const loading: Promise<Loaded> = editor.load().then(
+    (view) => ({ view }),
+    (error: unknown) => ({ error }),
+  );
+  const waitMs = Math.min(deps.loadingViewAfterMs, msLeft(OPEN_CHECK_DEADLINE_MS, deps.now));
+  const early = await settledWithin(loading, waitMs);
+  if (early) return show({ triggerId }, early, deps);
+  const placeholder = loadingView(editor.name, appLabel(deps.apps, app).appName);
+  const viewId = await deps.views.open({ trigger_id: triggerId, view: placeholder });
+  return show({ viewId }, await loading, deps);
 }
 
 /** Shows the loaded editor, or the failure, in the modal (see failInEditor for a failure). */
@@ -174,17 +222,13 @@ export function createCategorySwitch(deps: EditorDeps) {
     // Refused silently (and logged): the view id in a refused request may be someone else's
     // modal, which must not be touched.
     if (await editRefusal(app.access, body.user.id, log, 'switch category')) return;
-    const [roles, catalogue, known] = await Promise.all([
-      app.cometchat.listAllRoles(),
-      app.catalogue(),
-      deps.store.getKnownPermissions(app.name, state.role),
-    ]);
+    const { roles, catalogue, known } = await editorReads(deps, app, state);
     const next = categorySwitchView({
       state,
       target,
       known,
       values: view.state.values,
-      roles: roleContext(roles, state.role),
+      roles,
       label: appLabel(deps.apps, app),
       catalogue,
     });
@@ -247,7 +291,8 @@ export async function reviewSubmission(
   // The deadline counts from the request's arrival: the viewer check already took its share.
   const left = Math.max(0, msLeft(deps.reviewDeadlineMs, deps.now));
   // Asked at once, beside the checks; the review waits for it only a little (holdersWithin).
-  const holders = countHolders(app, state.role, {});
+  // A group's scope has no count of holders (the review says whom it reaches instead).
+  const holders = state.scope ? Promise.resolve(undefined) : countHolders(app, state.role, {});
   const decide = async (): Promise<ReviewAnswer> => {
     const { log } = currentRequest();
     const refusal = await editRefusal(app.access, submission.userId, log, 'review', {
@@ -258,7 +303,7 @@ export async function reviewSubmission(
       const [known, catalogue] = await Promise.all([
         deps.store.getKnownPermissions(app.name, state.role),
         // Kept from the opening (a few minutes); never fails (the shipped one stands in).
-        app.catalogue(),
+        catalogueFor(app, state),
       ]);
       const outcome = reviewDecision({
         state,
@@ -307,7 +352,7 @@ export function reviewResponse(answer: ReviewAnswer, failure: (error: unknown) =
     case 'stale':
       return {
         response_action: 'update' as const,
-        view: loadingView(answer.state.role, answer.label.appName),
+        view: loadingView(editedIn(answer.state, {}), answer.label.appName),
       };
     case 'errors':
       return { response_action: 'errors' as const, errors: answer.errors };
@@ -316,7 +361,7 @@ export function reviewResponse(answer: ReviewAnswer, failure: (error: unknown) =
         response_action: 'update' as const,
         view: messageView(
           'Nothing to change',
-          `Every field still has the value it showed, so nothing was sent for ${roleIn(answer.role, answer.label)}.`,
+          `Every field still has the value it showed, so nothing was sent for ${editedIn(answer, answer.label)}.`,
         ),
       };
     case 'confirm': {
@@ -371,16 +416,16 @@ async function redrawOnNewValues(
     { app: app.name, role: answer.state.role },
     'editor: values changed meanwhile; redrawn',
   );
-  const roles = await app.cometchat.listAllRoles();
+  const { roles } = await editorReads(deps, app, answer.state);
   const baseline = baselineFrom(answer.known, catalogue);
   await deps.views.update({
     view_id: viewId,
     view: editorView({
       state: rebase(answer.state, baseline),
       baseline,
-      ...roleContext(roles, answer.state.role),
+      ...roles,
       ...label,
-      notice: STALE_NOTICE,
+      notice: staleNotice(answer.state),
       catalogue,
     }),
   });

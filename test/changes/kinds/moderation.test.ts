@@ -53,6 +53,8 @@ function fakeClient(queues: { flagged?: string[]; blocked?: string[] } = {}) {
     listAllRoles: notAsked,
     getMessage: notAsked,
     listSessions: notAsked,
+    listGroupMembers: notAsked,
+    listBannedMembers: notAsked,
   };
   return { sent, client };
 }

@@ -156,7 +156,13 @@ describe('sending a change to a role itself', () => {
       getRule: notAsked,
       updateRule: notAsked,
       listSessions: notAsked,
+      setMemberScope: notAsked,
+      kickGroupMember: notAsked,
+      listGroupMembers: notAsked,
+      listBannedMembers: notAsked,
       revokeSession: notAsked,
+      setScopePermissions: notAsked,
+      unsetScopePermission: notAsked,
     };
   }
 

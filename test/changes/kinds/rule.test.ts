@@ -47,6 +47,8 @@ function reads(found: ModerationRule | Error): Reads {
         listAllRoles: () => Promise.reject(new Error('not asked')),
         getMessage: () => Promise.reject(new Error('not asked')),
         listSessions: () => Promise.reject(new Error('not asked')),
+        listGroupMembers: () => Promise.reject(new Error('not asked')),
+        listBannedMembers: () => Promise.reject(new Error('not asked')),
       },
     },
   };
@@ -82,7 +84,13 @@ function client(sent: RuleUpdate[], answer: (r: RuleUpdate) => ModerationRule): 
     getMessage: notAsked,
     deleteMessage: notAsked,
     listSessions: notAsked,
+    setMemberScope: notAsked,
+    kickGroupMember: notAsked,
+    listGroupMembers: notAsked,
+    listBannedMembers: notAsked,
     revokeSession: notAsked,
+    setScopePermissions: notAsked,
+    unsetScopePermission: notAsked,
   };
 }
 
