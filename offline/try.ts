@@ -58,6 +58,10 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
                                     e.g. user cometchat-uid-4 role vip
   users [<text>] [role:<role>] [deactivated] [page:<n>]
                                     find users, e.g. users role:premium
+  group <guid>                      a group's card: type, owner, admins and moderators,
+                                    e.g. group hiking
+  groups [<text>] [type:<type>] [page:<n>]
+                                    find groups, e.g. groups type:private
   role create <id> [from <role> | preset <preset>] [<name>]
                                     make a role: the review, "Apply", and the roles after,
                                     e.g. role create night preset no-calls Night
@@ -602,6 +606,8 @@ const COMMANDS = [
   'calls',
   'user',
   'users',
+  'group',
+  'groups',
   'role',
   'perms',
   'permissions',

@@ -23,6 +23,7 @@ describe('npm run try', () => {
     expect(run.stdout).toContain('Usage: npm run try');
     expect(run.stdout).toContain('user <uid> can <action> [<uid>]');
     expect(run.stdout).toContain('user <uid> can <action> in <guid>');
+    expect(run.stdout).toContain('group <guid>');
     expect(run.stdout).toContain('user <uid> role <role>');
     expect(run.status).toBe(2);
   });
@@ -159,6 +160,16 @@ describe('npm run try -- user, users', () => {
       /^│ \? Cannot tell: .*\(`sendMessage`\) was never set through this app/m,
     );
   }, 60_000);
+
+  it("draws a group's card, and finds groups", () => {
+    const card = tryWith('group', 'hiking');
+    expect(card.status).toBe(0);
+    expect(card.stdout).toContain('Guid: `hiking`');
+    expect(card.stdout).toContain('Moderators (1): Nancy Grace `cometchat-uid-3`');
+    const found = tryWith('groups', 'type:private');
+    expect(found.status).toBe(0);
+    expect(found.stdout).toContain('Hiking club `hiking` · private');
+  }, 120_000);
 
   it('changes a role: the review from one role to the other, "Apply", and the card after', () => {
     // The seed's cometchat-uid-4 has role premium; vip is another of the seed's roles.

@@ -1,4 +1,10 @@
-import { guidProblem, idProblem, storedUid, uidProblem } from '../../cometchat/id-rules.ts';
+import {
+  guidProblem,
+  idProblem,
+  storedGuid,
+  storedUid,
+  uidProblem,
+} from '../../cometchat/id-rules.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { PAGE_PROBLEM, pageWord, roleWord } from '../command.ts';
 import { Refusal } from '../feature.ts';
@@ -72,8 +78,7 @@ function inGroupWords(uid: string, action: string, guid = ''): UserWords | Refus
   if (!GROUP_ACTION_KEYS.includes(action)) {
     return new Refusal(`${code(action)} is not done inside a group. ${GROUP_ACTIONS_SENTENCE}`);
   }
-  // CometChat lower-cases guids as it does uids: a guid pasted in capitals is still one.
-  const group = storedUid(guid);
+  const group = storedGuid(guid);
   const problem = guidProblem(group);
   return problem ? new Refusal(problem) : { kind: 'can', uid, action, group };
 }
