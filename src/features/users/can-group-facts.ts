@@ -1,12 +1,8 @@
 import type { Logger } from 'pino';
 import type { CometChatApp } from '../../apps/apps.ts';
 import type { AccountOperations } from '../../cometchat/account-model.ts';
-import {
-  GROUP_SCOPES,
-  type GroupOperations,
-  type GroupScope,
-} from '../../cometchat/group-model.ts';
-import type { PermissionDefinition } from '../../cometchat/schemas.ts';
+import { GROUP_SCOPES, type GroupOperations } from '../../cometchat/group-model.ts';
+import { readScopeCatalogue } from '../../cometchat/scope-catalogue.ts';
 import { currentRequest } from '../../request-context.ts';
 import { type KnownPermissions, knownScopeKey } from '../../store/store.ts';
 import type { SharedDeps } from '../deps.ts';
@@ -108,9 +104,9 @@ async function isBanned(
 }
 
 /**
- * The scope's values: the map this app last set, and CometChat's definitions (with their
- * defaults) when that map does not name the action. Definitions that cannot be read leave the
- * walk "cannot tell", logged, rather than failing it.
+ * The scope's values: the map this app last set, and the scope's keys with their defaults (as the
+ * scope editor reads them) when that map does not name the action. Keys that cannot be read are
+ * logged, and the shipped ones stand in, as the editor does.
  */
 async function readScope(
   deps: GroupFactsDeps,
@@ -122,18 +118,8 @@ async function readScope(
   if (scope === undefined || !scopeDecides(action)) return {};
   const known = await deps.knownScope(guid, scope);
   if (!scopeDefinitionsNeeded(action, known)) return { known };
-  return { known, definitions: await readDefinitions(deps, guid, scope) };
-}
-
-async function readDefinitions(
-  deps: GroupFactsDeps,
-  guid: string,
-  scope: GroupScope,
-): Promise<PermissionDefinition[] | undefined> {
-  try {
-    return await deps.cometchat.listScopePermissionDefinitions(guid, scope);
-  } catch (error) {
-    deps.log.warn({ err: error, scope }, "scope's definitions not read; the walk cannot tell");
-    return undefined;
-  }
+  const catalogue = await readScopeCatalogue(deps.cometchat, guid, scope, (error) =>
+    deps.log.warn({ err: error, scope }, "scope's definitions not read; the shipped keys stand in"),
+  );
+  return { known, catalogue };
 }

@@ -1,6 +1,6 @@
-import { PERMISSIONS } from '../../cometchat/catalogue.ts';
+import { type Catalogue, PERMISSIONS } from '../../cometchat/catalogue.ts';
 import { GROUP_SCOPES, type GroupScope } from '../../cometchat/group-model.ts';
-import type { PermissionDefinition, PermissionValue } from '../../cometchat/schemas.ts';
+import type { PermissionValue } from '../../cometchat/schemas.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import {
   accountStep,
@@ -23,7 +23,8 @@ import {
 // (can-group-facts.ts).
 //
 // CometChat offers no read of a scope's values either. What the app knows is the map it last
-// set for that group's scope, else the default CometChat lists in the scope's definitions; a
+// set for that group's scope, else the default CometChat lists in the scope's definitions (or,
+// when they cannot be read, the documented one of the keys this app ships); a
 // conclusion resting on a default is "cannot tell", as a role's is.
 
 /** Messages, threads, reactions and calls happen inside a group; so does joining it. */
@@ -56,12 +57,13 @@ export type Membership =
 
 /**
  * A group scope's values as the app knows them: the map this app last set for that group's scope
- * (the form of a role's), and the definitions CometChat lists for the scope (undefined: not read,
- * or could not be).
+ * (the form of a role's), and the scope's keys with their defaults (readScopeCatalogue: CometChat's
+ * definitions over the shipped keys, or those alone, `fallback`, when they cannot be read);
+ * undefined when not read.
  */
 export interface ScopeValues {
   known?: RoleValues['known'];
-  definitions?: readonly PermissionDefinition[] | undefined;
+  catalogue?: Pick<Catalogue, 'source' | 'spec' | 'specs'> | undefined;
 }
 
 export interface GroupCanFacts extends Pick<CanFacts, 'action' | 'subject' | 'values'> {
@@ -75,7 +77,7 @@ export function scopeDecides(action: string): boolean {
   return action !== JOIN;
 }
 
-/** Whether the scope's definitions are needed: the scope decides the action, and no map says. */
+/** Whether the scope's keys are needed: the scope decides the action, and no map says. */
 export function scopeDefinitionsNeeded(action: string, known: ScopeValues['known']): boolean {
   return scopeDecides(action) && !(known && action in known.permissions);
 }
@@ -308,21 +310,18 @@ export function scopeValue(values: ScopeValues, key: string): ScopeFound {
     const source = { kind: 'last-update' as const, seenAt, ...(ref === undefined ? {} : { ref }) };
     return { kind: 'value', value: permissions[key] ?? null, source };
   }
-  if (values.definitions === undefined) {
-    return {
-      kind: 'none',
-      verdict: 'unknown',
-      because: "the scope's permission definitions could not be read",
-    };
+  const { catalogue } = values;
+  if (catalogue === undefined) {
+    return { kind: 'none', verdict: 'unknown', because: "the scope's keys were not read" };
   }
-  const definition = values.definitions.find((d) => d.id === key);
-  if (!definition) {
-    return { kind: 'none', verdict: 'passes', because: "the scope's permissions do not name it" };
+  const listed = catalogue.source === 'service';
+  const spec = catalogue.spec(key);
+  if (!spec || spec.undefinedByService) {
+    const keys = listed ? "the scope's permissions" : "the scope's documented keys";
+    return { kind: 'none', verdict: 'passes', because: `${keys} do not name it` };
   }
-  if (definition.defaultValue === undefined) {
-    return { kind: 'none', verdict: 'unknown', because: 'CometChat lists no default for it' };
-  }
-  return { kind: 'value', value: definition.defaultValue, source: { kind: 'default' } };
+  const source = { kind: 'default' as const, ...(listed ? { listed } : {}) };
+  return { kind: 'value', value: spec.default, source };
 }
 
 function judgeScope(
@@ -337,7 +336,7 @@ function judgeScope(
 /** The scope's other keys of the action (`initiateCall.allowedType`): they depend on the call. */
 function scopeNotChecked(values: ScopeValues, action: string): CanStep[] {
   const keys = new Set([
-    ...(values.definitions ?? []).map((d) => d.id),
+    ...(values.catalogue?.specs ?? []).map((spec) => spec.key),
     ...Object.keys(values.known?.permissions ?? {}),
   ]);
   return [...keys]

@@ -26,8 +26,8 @@ const LAYER_PLACE: Record<CanLayer, string> = {
   scope: "in the member's scope's permissions in the group",
 };
 
-/** A scope's default is the one CometChat lists in the scope's definitions, not the catalogue's. */
-const SCOPE_DEFAULT = 'the default CometChat lists for the scope';
+/** A scope's default as the app's CometChat lists it in the scope's definitions. */
+const LISTED_DEFAULT = 'the default CometChat lists for the scope';
 
 function sourceText({ source, layer }: CanStep): string {
   if (!source) return 'from CometChat';
@@ -35,7 +35,7 @@ function sourceText({ source, layer }: CanStep): string {
     case 'last-update':
       return valueSourceText(source, layer === 'scope' ? 'scope' : 'role');
     case 'default':
-      return layer === 'scope' ? SCOPE_DEFAULT : valueSourceText(undefined);
+      return layer === 'scope' && source.listed ? LISTED_DEFAULT : valueSourceText(undefined);
     case 'unknown':
       return 'unknown';
   }

@@ -40,7 +40,11 @@ export function canPerson(user: User): CanPerson {
  */
 export type ValueSource =
   | { kind: 'last-update'; seenAt: number; ref?: string }
-  | { kind: 'default' }
+  | {
+      kind: 'default';
+      /** A group scope's default as the app's CometChat lists it (else the documented one). */
+      listed?: boolean | undefined;
+    }
   | { kind: 'unknown' };
 
 /**

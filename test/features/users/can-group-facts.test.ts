@@ -75,11 +75,12 @@ describe('readGroupFacts', () => {
   it("reads a member's scope and the scope's definitions, and no banned list", async () => {
     const { deps, asked } = fakes({ groups: [member('moderator')] });
     const facts = await readGroupFacts(deps, 'hiking', 'sendMessage', alice);
-    expect(facts).toEqual({
+    expect(facts).toMatchObject({
       group: { guid: 'hiking', type: 'public' },
       membership: { kind: 'member', scope: 'moderator' },
-      scope: { known: undefined, definitions: DEFINITIONS },
+      scope: { known: undefined, catalogue: { source: 'service' } },
     });
+    expect(facts.scope.catalogue?.spec('sendMessage')?.default).toBe('allow');
     expect(asked).toEqual([
       'getGroup hiking',
       'listUserGroups alice',
@@ -101,13 +102,13 @@ describe('readGroupFacts', () => {
     expect(asked).not.toContain('definitions hiking participant');
   });
 
-  it('leaves the definitions unknown, logged, when they cannot be read', async () => {
+  it('lets the shipped keys stand in, logged, when the definitions cannot be read', async () => {
     const { deps, warnings } = fakes({
       groups: [member('participant')],
       definitions: () => Promise.reject(new Error('503')),
     });
     const facts = await readGroupFacts(deps, 'hiking', 'sendMessage', alice);
-    expect(facts.scope).toEqual({ known: undefined, definitions: undefined });
+    expect(facts.scope.catalogue?.source).toBe('fallback');
     expect(warnings).toHaveLength(1);
   });
 

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { defaultPermissions } from '../../../src/cometchat/catalogue.ts';
+import { mergeCatalogue } from '../../../src/cometchat/catalogue-merge.ts';
 import type { PermissionDefinition } from '../../../src/cometchat/schemas.ts';
+import {
+  FALLBACK_SCOPE_CATALOGUE,
+  SCOPE_PERMISSIONS,
+} from '../../../src/cometchat/scope-catalogue.ts';
 import type { CanStep } from '../../../src/features/users/can.ts';
 import {
   explainCanInGroup,
@@ -40,6 +45,8 @@ const DEFINITIONS: PermissionDefinition[] = [
   },
   { id: 'initiateCall.allowedType', dataType: 'stringArray', defaultValue: [] },
 ];
+/** The scope's keys as the scope editor reads them: those definitions over the shipped keys. */
+const LISTED = mergeCatalogue(SCOPE_PERMISSIONS, DEFINITIONS);
 
 function ask(facts: Partial<GroupCanFacts>) {
   return explainCanInGroup({
@@ -149,10 +156,10 @@ describe('explainCanInGroup', () => {
   });
 
   it("cannot tell when the scope's value is only the default CometChat lists", () => {
-    const { steps, conclusion } = ask({ scope: { definitions: DEFINITIONS } });
+    const { steps, conclusion } = ask({ scope: { catalogue: LISTED } });
     expect(steps.find((s) => s.layer === 'scope')).toMatchObject({
       value: 'allow',
-      source: { kind: 'default' },
+      source: { kind: 'default', listed: true },
     });
     expect(conclusion).toEqual({
       kind: 'cannot-tell',
@@ -161,11 +168,20 @@ describe('explainCanInGroup', () => {
     });
   });
 
-  it("cannot tell when the scope's definitions could not be read, and says so", () => {
+  it("takes the shipped keys' documented default when CometChat's list could not be read", () => {
+    const { steps, conclusion } = ask({ scope: { catalogue: FALLBACK_SCOPE_CATALOGUE } });
+    expect(steps.find((s) => s.layer === 'scope')).toMatchObject({
+      value: 'allow',
+      source: { kind: 'default' },
+    });
+    expect(conclusion).toMatchObject({ kind: 'cannot-tell', byDefaults: 'allowed' });
+  });
+
+  it("cannot tell when the scope's keys were not read at all", () => {
     const { conclusion } = ask({ scope: {} });
     expect(conclusion).toMatchObject({
       kind: 'cannot-tell',
-      why: "*Message Sending* (`sendMessage`): the scope's permission definitions could not be read",
+      why: "*Message Sending* (`sendMessage`): the scope's keys were not read",
     });
   });
 
@@ -214,14 +230,14 @@ describe('explainCanInGroup', () => {
   });
 
   it("leaves the scope's and the role's other keys of the action unchecked", () => {
-    const { steps } = ask({ action: 'initiateCall', scope: { definitions: DEFINITIONS } });
+    const { steps } = ask({ action: 'initiateCall', scope: { catalogue: LISTED } });
     const unchecked = steps.filter((s) => s.verdict === 'not-checked').map((s) => [s.layer, s.key]);
     expect(unchecked).toContainEqual(['scope', 'initiateCall.allowedType']);
     expect(unchecked).toContainEqual(['role', 'initiateCall.allowedReceiverRoles']);
   });
 
   it('passes the scope when its permissions do not name the action', () => {
-    const { steps } = ask({ action: 'deleteMessage', scope: { definitions: DEFINITIONS } });
+    const { steps } = ask({ action: 'deleteMessage', scope: { catalogue: LISTED } });
     expect(steps.find((s) => s.layer === 'scope')).toMatchObject({
       verdict: 'passes',
       because: "the scope's permissions do not name it",
@@ -257,7 +273,7 @@ describe('scopeValue', () => {
   it('takes the map this app set over the listed default, and says the default is listed', () => {
     const values = {
       known: { permissions: { addReaction: 'deny' }, seenAt: SCOPE_SEEN },
-      definitions: DEFINITIONS,
+      catalogue: LISTED,
     };
     expect(scopeValue(values, 'addReaction')).toEqual({
       kind: 'value',
@@ -267,11 +283,18 @@ describe('scopeValue', () => {
     expect(scopeValue(values, 'sendMessage')).toEqual({
       kind: 'value',
       value: 'allow',
-      source: { kind: 'default' },
+      source: { kind: 'default', listed: true },
     });
-    expect(scopeValue({ definitions: [{ id: 'sendMessage' }] }, 'sendMessage')).toMatchObject({
+    // A shipped key this app's CometChat no longer lists is not the scope's.
+    expect(scopeValue(values, 'editMessage')).toEqual({
       kind: 'none',
-      verdict: 'unknown',
+      verdict: 'passes',
+      because: "the scope's permissions do not name it",
+    });
+    expect(scopeValue({ catalogue: FALLBACK_SCOPE_CATALOGUE }, 'deleteMessage')).toEqual({
+      kind: 'none',
+      verdict: 'passes',
+      because: "the scope's documented keys do not name it",
     });
   });
 });

@@ -67,8 +67,12 @@ describe('the walk in a group', () => {
     expect(stepLine(scopeStep)).toBe(
       `:no_entry: *Scope · the scope* *Message Sending* (\`sendMessage\`) = \`deny\` (as this app last set the scope, ${date} (ref \`ab12cd\`)): scope \`participant\` is denied it`,
     );
-    expect(stepLine({ ...scopeStep, source: { kind: 'default' } })).toContain(
+    expect(stepLine({ ...scopeStep, source: { kind: 'default', listed: true } })).toContain(
       '(the default CometChat lists for the scope)',
+    );
+    // The shipped keys standing in for a list that could not be read: the documented default.
+    expect(stepLine({ ...scopeStep, source: { kind: 'default' } })).toContain(
+      '(the documented default)',
     );
     // A role's step in the same walk keeps the role's sentences.
     expect(stepLine({ ...fromTheMap(), layer: 'role' })).toContain(
