@@ -20,7 +20,6 @@ import {
   commandText,
   type Harness,
   sandboxOf,
-  signedTestValue,
   textOf,
 } from './harness.ts';
 import { newest, revertReview } from './revert-steps.ts';
