@@ -6,12 +6,13 @@ import { type Harness, startHarness, textOf } from './harness.ts';
 import { withoutHolderCounts } from './support.ts';
 
 // Many people at once, against a CometChat that answers slowly: every command is acknowledged
-// within Slack's three seconds (the work comes after the acknowledgement), and every one is
-// answered, on its own response_url, with its own answer.
+// before its answer (the work comes after the acknowledgement, which carries the progress
+// message), and every one is answered, on its own response_url, with its own answer. How fast
+// the acknowledgements are is a budget of `npm run bench` (BENCHMARKS.md), measured against a
+// baseline in the same run: no wall-clock bound here, which a loaded machine would break.
 
 const COMMANDS = 200;
 const SANDBOX_LATENCY_MS = 1000;
-const SLACK_ACK_MS = 3000;
 
 /** What each command asks, and a piece of text only its own answer holds. */
 const MIX: { text: string; answer: string }[] = [
@@ -33,8 +34,8 @@ const requests = JSON.parse(input);
 const results = await Promise.all(requests.map(async ({ url, body, headers }) => {
   const started = performance.now();
   const response = await fetch(url, { method: 'POST', headers, body });
-  await response.text();
-  return { status: response.status, ms: performance.now() - started };
+  const text = await response.text();
+  return { status: response.status, ms: performance.now() - started, at: Date.now(), text };
 }));
 process.stdout.write(JSON.stringify(results));
 `;
@@ -42,6 +43,10 @@ process.stdout.write(JSON.stringify(results));
 interface Sent {
   status: number;
   ms: number;
+  /** When the acknowledgement arrived (Unix ms, the machine's clock, as the stand-in's `at`). */
+  at: number;
+  /** The acknowledgement's body. */
+  text: string;
 }
 
 function sendAtOnce(requests: { url: string; body: string; headers: object }[]): Promise<Sent[]> {
@@ -108,7 +113,8 @@ describe('load', () => {
     const sent = await sending;
     const slowest = Math.max(...sent.map((s) => s.ms));
     expect(sent.map((s) => s.status)).toEqual(Array(COMMANDS).fill(200));
-    expect(slowest, 'slowest acknowledgement (ms)').toBeLessThan(SLACK_ACK_MS);
+    // Each acknowledgement is the progress message, not the answer: none waited on CometChat.
+    for (const ack of sent) expect(ack.text).toContain(':hourglass_flowing_sand:');
 
     await h.slack.waitFor(
       () => (h.slack.responses.length >= COMMANDS ? true : undefined),
@@ -119,10 +125,16 @@ describe('load', () => {
     // Each command got exactly one answer, on its own response_url, and the right one.
     const byUrl = new Map(h.slack.responses.map((r) => [r.id, r.body]));
     expect(byUrl.size).toBe(COMMANDS);
+    const answeredAt = new Map(h.slack.responses.map((r) => [r.id, r.at]));
     commands.forEach((command, i) => {
-      const body = byUrl.get(command.responseUrl.split('/').at(-1) ?? '');
+      const id = command.responseUrl.split('/').at(-1) ?? '';
+      const body = byUrl.get(id);
       expect(body, `no answer for command ${i}`).toBeDefined();
       expect(textOf(body)).toContain((MIX[i % MIX.length] as { answer: string }).answer);
+      // Acknowledged before it was answered.
+      expect(sent[i]?.at, `command ${i} acknowledged after its answer`).toBeLessThanOrEqual(
+        answeredAt.get(id) ?? 0,
+      );
     });
     expect(h.slack.refusedResponses).toEqual([]);
     expect(h.logs.errors()).toEqual([]);
