@@ -1,4 +1,9 @@
-import type { AllMiddlewareArgs, BlockSuggestion, SlackOptionsMiddlewareArgs } from '@slack/bolt';
+import type {
+  AllMiddlewareArgs,
+  BlockSuggestion,
+  SlackOptionsMiddlewareArgs,
+  ViewOutput,
+} from '@slack/bolt';
 import type { ExternalSelect, InputBlock, PlainTextOption } from '@slack/types';
 import type { CometChatApp } from '../apps/apps.ts';
 import type { Role, User } from '../cometchat/model.ts';
@@ -106,10 +111,8 @@ export function pasteBlock(
   };
 }
 
-type StateValues = Record<
-  string,
-  Record<string, { value?: string | null; selected_option?: { value: string } | null }>
->;
+/** A view's state as Slack sends it: block id, then action id, then the element's value. */
+type StateValues = ViewOutput['state']['values'];
 
 /** Where a form's pair of fields is: the select and the text field beside it. */
 export interface PickOrPaste {

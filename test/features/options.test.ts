@@ -17,6 +17,7 @@ import {
   userOptions,
 } from '../../src/features/options.ts';
 import { runInRequest } from '../../src/request-context.ts';
+import { plain } from '../../src/slack/blocks.ts';
 
 const FIELDS = {
   pick: { block: 'pick', action: 'select' },
@@ -28,7 +29,7 @@ function state(picked?: string, pasted?: string) {
     pick: {
       select: {
         type: 'external_select',
-        selected_option: picked === undefined ? null : { value: picked },
+        selected_option: picked === undefined ? null : { text: plain(picked), value: picked },
       },
     },
     paste: { text: { type: 'plain_text_input', value: pasted ?? null } },
