@@ -215,7 +215,7 @@ function createChangeRoleButton(deps: AppDeps) {
   };
 }
 
-/** The picker submitted: the review in its place (store reads only: Slack waits three seconds). */
+/** The picker submitted: the review in its place (Slack waits three seconds for it). */
 function createRolePicked(deps: AppDeps) {
   return async ({ ack, view }: SubmitArgs) => {
     const opened = tryOpenSigned(deps.apps, PickValue, view.private_metadata);
