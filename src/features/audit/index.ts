@@ -16,6 +16,7 @@ import {
 import { createAuditCommand, registerAuditList } from './audit-trail.ts';
 import { type AuditQuery, auditSummaryLine } from './audit-view.ts';
 import { sweepPending } from './pending-sweep.ts';
+import { pruneTrail } from './retention.ts';
 
 const USAGE = '`/cometchat audit [role] [page]`';
 
@@ -85,5 +86,12 @@ export const audit: Feature = {
         deps.now,
       ),
       asJob(log, { task: 'audit-posts' }, (jobLog) => deps.audit.retryPosts(jobLog), deps.now),
+      // Daily, on one replica (AUDIT_RETENTION_DAYS).
+      asJob(
+        log,
+        { task: 'audit-retention' },
+        (jobLog) => pruneTrail({ ...deps, days: deps.auditRetentionDays, log: jobLog }),
+        deps.now,
+      ),
     ]),
 };
