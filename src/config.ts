@@ -136,6 +136,8 @@ const EnvSchema = z.object({
   APPROVAL_CHANNEL: channel(),
   APPROVERS: slackIdList(),
   APPROVAL_TTL_HOURS: integer(24, 1, 720),
+  // How many days audit records are kept (a daily prune removes older ones); unset: for ever.
+  AUDIT_RETENTION_DAYS: optionalInteger(1, 36_500),
   STORE_URL: optionalText(),
   // Traces, opt-in: OpenTelemetry's own settings for where spans go over OTLP/HTTP.
   OTEL_EXPORTER_OTLP_ENDPOINT: url(),
@@ -541,6 +543,8 @@ export interface Config {
   auditChannel: string | undefined;
   /** How long an approval request stays open (APPROVAL_TTL_HOURS). */
   approvalTtlHours: number;
+  /** Audit records older than this many days are removed daily (AUDIT_RETENTION_DAYS); unset: kept. */
+  auditRetentionDays: number | undefined;
   /** Where state is kept: a SQLite path, `redis://...`, or `memory:`; default ./data/. */
   storeUrl: string | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
@@ -684,6 +688,7 @@ function toConfig(e: z.output<typeof EnvSchema>, read: AppsRead, env: Env): Conf
     access: { editors: e.EDITORS, viewers: e.VIEWERS },
     auditChannel: e.AUDIT_CHANNEL,
     approvalTtlHours: e.APPROVAL_TTL_HOURS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     storeUrl: e.STORE_URL,
     logLevel: e.LOG_LEVEL,
     // OpenTelemetry's rule: a signal's own endpoint as it is, the general one with its path.

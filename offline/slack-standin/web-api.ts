@@ -4,6 +4,7 @@ import {
   homeViewProblems,
   viewProblems,
 } from './block-kit-limits.ts';
+import { completeUpload, getUploadUrl, type StandInFile } from './file-uploads.ts';
 import { dmChannelIdFor, type IdSource } from './ids.ts';
 import { isRecord } from './is-record.ts';
 import { STAND_IN_WORKSPACE } from './workspace.ts';
@@ -41,6 +42,8 @@ export interface WebApiState {
   triggers: Map<string, { issuedAt: number; used: boolean }>;
   /** Link cards (`chat.unfurl`), by `${channel}/${ts}` or the composer's unfurl id, then url. */
   unfurls: Map<string, Record<string, unknown>>;
+  /** Files uploaded (file-uploads.ts), by file id. */
+  files: Map<string, StandInFile>;
 }
 
 export function createWebApiState(): WebApiState {
@@ -53,6 +56,7 @@ export function createWebApiState(): WebApiState {
     messages: new Map(),
     triggers: new Map(),
     unfurls: new Map(),
+    files: new Map(),
   };
 }
 
@@ -62,6 +66,8 @@ export interface WebApiContext {
   now: () => number;
   /** A fresh Socket Mode address with a single-use ticket. */
   socketModeUrl: () => string;
+  /** The address a file's bytes are POSTed to (`files.getUploadURLExternal`). */
+  uploadUrl: (fileId: string) => string;
 }
 
 export type ApiAnswer = Record<string, unknown> & { ok: boolean };
@@ -411,6 +417,14 @@ export const WEB_API_METHODS: ReadonlyMap<string, { token: TokenKind; handle: Ha
     'users.conversations': { token: 'bot', handle: userConversations },
     'conversations.open': { token: 'bot', handle: openConversation },
     'apps.connections.open': { token: 'app', handle: openConnection },
+    'files.getUploadURLExternal': {
+      token: 'bot',
+      handle: (args, { state, uploadUrl }) => getUploadUrl(args, state.files, uploadUrl),
+    },
+    'files.completeUploadExternal': {
+      token: 'bot',
+      handle: (args, { state }) => completeUpload(args, state.files),
+    },
   } satisfies Record<string, { token: TokenKind; handle: Handler }>),
 );
 

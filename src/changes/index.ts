@@ -20,6 +20,7 @@ export { expireApprovals, requestsFor } from './approvals.ts';
 export {
   type Change,
   changeId,
+  changeOf,
   changeRecord,
   FingerprintSchema,
   idPayload,
