@@ -271,7 +271,9 @@ async function remindOnce(
   if (!(await deps.store.claim(claim, REMINDING_SECONDS))) return false;
   const current = await deps.store.getApproval(request.id);
   if (!current?.ts || !reminderDue(current, reminder, deps.now())) return false;
-  const mentions = approversOf(current) === 'moderators' ? reminder.moderators : reminder.approvers;
+  const listed = approversOf(current) === 'moderators' ? reminder.moderators : reminder.approvers;
+  // The requester is among the editors, but may not decide their own request.
+  const mentions = listed.filter((id) => id !== current.requester);
   try {
     await client.chat.postMessage({
       channel: current.channel,
