@@ -288,28 +288,40 @@ async function remindOnce(
     await deps.store.release(claim);
     return false;
   }
-  const untilExpiry = Math.ceil((current.expiresAt - deps.now()) / 1000);
-  await deps.store.renewClaim(claim, untilExpiry + REMINDING_SECONDS);
-  await markReminded(deps, current.id, log);
   log.info({ request: current.id, app: current.app }, 'approvers reminded');
+  // Never throw from here on: what follows the post is never taken for a failure to post.
+  await keepReminded(deps, current, log).catch((error: unknown) => {
+    log.warn(
+      { err: error, request: current.id },
+      'approval reminder not kept; it may be sent again',
+    );
+  });
   return true;
 }
 
 /**
- * Stores when the request was reminded, under its decision claim: a decision stored meanwhile
- * must not be overwritten by the open request read before it. Should someone be deciding it right
- * now, their record stands without the time; the reminder's claim still keeps it once.
+ * Keeps a posted reminder: its claim held past the request's expiry, then the time stored under
+ * the request's decision claim, so that a decision stored meanwhile is not written over by the
+ * open request read before it. Should someone be deciding it right now, their record stands
+ * without the time; the reminder's claim still keeps it once.
  */
-async function markReminded(deps: Pick<ChangeDeps, 'store' | 'now'>, id: string, log: Logger) {
-  const claim = decisionClaim(id);
-  if (!(await deps.store.claim(claim, REMINDING_SECONDS))) return;
+async function keepReminded(
+  deps: Pick<ChangeDeps, 'store' | 'now'>,
+  request: ApprovalRequest,
+  log: Logger,
+): Promise<void> {
+  const untilExpiry = Math.ceil((request.expiresAt - deps.now()) / 1000);
+  if (!(await deps.store.renewClaim(reminderClaim(request.id), untilExpiry + REMINDING_SECONDS))) {
+    log.warn({ request: request.id }, 'approval reminder claim ran out; it may be sent again');
+  }
+  const decision = decisionClaim(request.id);
+  if (!(await deps.store.claim(decision, REMINDING_SECONDS))) return;
   try {
-    const request = await deps.store.getApproval(id);
-    if (request?.status === 'open')
-      await deps.store.putApproval({ ...request, remindedAt: deps.now() });
-  } catch (error) {
-    log.warn({ err: error, request: id }, 'approval reminder posted but not kept as reminded');
+    const stored = await deps.store.getApproval(request.id);
+    if (stored?.status === 'open') {
+      await deps.store.putApproval({ ...stored, remindedAt: deps.now() });
+    }
   } finally {
-    await deps.store.release(claim);
+    await deps.store.release(decision);
   }
 }

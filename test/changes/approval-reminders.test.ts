@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { checkMessage } from '../../offline/slack-standin/block-kit-limits.ts';
 import type { Access } from '../../src/access/access.ts';
 import { type ApprovalReminder, createApps } from '../../src/apps/apps.ts';
 import { outcomeNotice, reminderMessage } from '../../src/changes/approval-view.ts';
@@ -140,6 +141,7 @@ describe('remindApprovals', () => {
     expect(reminderMessage(decision, []).text).toMatch(/^:bell: Workspace admins: /);
     const many = Array.from({ length: 23 }, (_, i) => `U0${String(i).padStart(3, '0')}`);
     expect(reminderMessage(decision, many).text).toContain('<@U0019> and 3 more:');
+    expect(checkMessage(reminderMessage(decision, many))).toEqual([]);
   });
 
   it('reminds no request decided meanwhile, nor any when reminders are off', async () => {
@@ -169,6 +171,22 @@ describe('remindApprovals', () => {
     at(START + 62 * MINUTE);
     expect(await sweep()).toBe(1);
     at(START + 63 * MINUTE);
+    expect(await sweep()).toBe(0);
+    expect(posted).toHaveLength(1);
+  });
+
+  it('counts a post Slack took as sent when the store then fails, and never sends it again', async () => {
+    const { store, posted, sweep, at } = setup();
+    await store.putApproval(request('9'));
+    at(START + 61 * MINUTE);
+    const failing: Store = {
+      ...store,
+      putApproval: async () => {
+        throw new Error('store down');
+      },
+    };
+    expect(await sweep({ store: failing })).toBe(1);
+    at(START + 62 * MINUTE);
     expect(await sweep()).toBe(0);
     expect(posted).toHaveLength(1);
   });
