@@ -283,6 +283,8 @@ export const ApprovalRequestSchema = z.object({
   ref: z.string().optional(),
   /** For a request to put back another change: the `ref` of that change's record. */
   reverts: z.string().optional(),
+  /** Unix milliseconds when its approvers were reminded (APPROVAL_REMINDER_MINUTES), once. */
+  remindedAt: z.number().optional(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 
