@@ -3,7 +3,7 @@ import type { CometChatClient } from './cometchat/client.ts';
 import type { Config } from './config.ts';
 import { createAuditTrail } from './features/audit/audit-trail.ts';
 import { createFeatures } from './features/index.ts';
-import { installSettings } from './features/install/index.ts';
+import { installSettings } from './features/installation.ts';
 import { boltLevel, boltLogger, type Logger } from './log.ts';
 import { handleRequests } from './middleware.ts';
 import { CountedWebClient } from './observe/counted-web-client.ts';

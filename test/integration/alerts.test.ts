@@ -253,6 +253,22 @@ describe('alerts from CometChat webhooks', () => {
     expect(left.map((event) => event.trigger)).toEqual(['call_ended']);
   }, 15_000);
 
+  it('after app_uninstalled, keeps a delivered event and posts nothing', async () => {
+    const h = await withWebhooks();
+    await commandReply(h, 'subscribe calls', h.driver, { channel_id: 'C0ALERTS' });
+    expect((await h.driver.event({ type: 'app_uninstalled' })).status).toBe(200);
+    await h.slack.waitFor(() =>
+      h.logs.errors().find((r) => r.message.includes('has stopped serving this workspace')),
+    );
+    const data = h.sandbox.webhooks.callEndedData(SANDBOX_SESSION_IDS.audioEnded);
+    expect((await h.sandbox.webhooks.send('call_ended', data))?.status).toBe(200);
+    // A moment for a post, were there one: nothing reaches Slack, and the event stays kept.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(alertsIn(h, 'C0ALERTS')).toEqual([]);
+    const kept = await store.listWebhookEvents(Number.MAX_SAFE_INTEGER);
+    expect(kept.map((event) => event.trigger)).toEqual(['call_ended']);
+  });
+
   it.each(FLOWS)('posts $trigger once, only where the filters match', async (flow) => {
     const h = await withWebhooks();
     const posted = await sendFlowTwice([h], flow);

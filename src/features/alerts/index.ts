@@ -5,6 +5,7 @@ import type { Respond } from '../../slack/deliver.ts';
 import { noWords } from '../command.ts';
 import type { AppDeps } from '../deps.ts';
 import { type Feature, subcommand } from '../feature.ts';
+import { isStopped } from '../installation.ts';
 import { asJob } from '../job.ts';
 import { type DeliveryDeps, deliverEvent, sweepEvents } from './alert-delivery.ts';
 import { createBurstGate } from './burst.ts';
@@ -70,11 +71,14 @@ export function webhookRoute(deps: AppDeps): HttpRoute {
     count: deps.countWebhook,
     log: delivery.log,
     now: deps.now,
-    // Posted after the answer; a failure here is left for the sweep.
+    // Posted after the answer; a failure here is left for the sweep. Once the app is uninstalled
+    // (or its token revoked) the event is only kept, as the sweep is stopped too: nothing lost.
     stored: (event) => {
-      deliverEvent(delivery, event).catch((error: unknown) =>
-        delivery.log.warn({ err: error, event: event.id }, 'alert not posted; the sweep retries'),
-      );
+      isStopped(deps)
+        .then((stopped) => (stopped ? undefined : deliverEvent(delivery, event)))
+        .catch((error: unknown) =>
+          delivery.log.warn({ err: error, event: event.id }, 'alert not posted; the sweep retries'),
+        );
     },
   });
   return { path: WEBHOOK_ROUTE_PATH, method: ['POST'], handler };

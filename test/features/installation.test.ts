@@ -4,10 +4,10 @@ import {
   isStopped,
   markStopped,
   unlessStopped,
-} from '../../../src/features/install/index.ts';
-import { createLogger } from '../../../src/log.ts';
-import { createMemoryStore } from '../../../src/store/store.ts';
-import { LogCapture } from '../../log-capture.ts';
+} from '../../src/features/installation.ts';
+import { createLogger } from '../../src/log.ts';
+import { createMemoryStore } from '../../src/store/store.ts';
+import { LogCapture } from '../log-capture.ts';
 
 const OLD_TOKEN = 'xoxb-1111-old-SeCrEt';
 const NEW_TOKEN = 'xoxb-1111-new-SeCrEt';
