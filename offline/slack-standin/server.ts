@@ -3,6 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bearerToken, parseApiArguments } from './api-request.ts';
 import { answerControl, type ControlRoutes } from './control-routes.ts';
+import {
+  type FunctionExecution,
+  functionExecutedEvent,
+  isWorkflowToken,
+  startExecution,
+} from './functions.ts';
 import { createIdSource } from './ids.ts';
 import { type IssuedResponseUrl, judgeResponsePost } from './response-url.ts';
 import {
@@ -25,6 +31,7 @@ import {
 } from './web-api.ts';
 import { DEFAULT_APP_TOKEN, DEFAULT_BOT_TOKEN } from './workspace.ts';
 
+export type { FunctionExecution } from './functions.ts';
 export type { EnvelopeAck, EnvelopeType, RecordedAck } from './socket-mode.ts';
 export type { StandInUser, StoredView } from './web-api.ts';
 
@@ -109,6 +116,17 @@ export interface SlackStandIn {
   responseUrl(): string;
   /** A fresh trigger_id that `views.open` / `views.push` accept once within 3 seconds. */
   triggerId(): string;
+  /** Runs of the app's workflow steps, by execution id, with how each was completed. */
+  readonly executions: ReadonlyMap<string, FunctionExecution>;
+  /**
+   * A new running execution of a workflow step and its `function_executed` event (to send to
+   * the app); `requiredOutputs`: what `functions.completeSuccess` must be given.
+   */
+  functionExecution(step: {
+    callbackId: string;
+    inputs: Record<string, unknown>;
+    requiredOutputs?: readonly string[];
+  }): { execution: FunctionExecution; event: Record<string, unknown> };
   fail(method: string, failure?: InjectedFailure): void;
   /** Ends the failures queued for `method`: it works again from the next call. */
   heal(method: string): void;
@@ -229,10 +247,12 @@ function answerFailure(response: ServerResponse, failure: InjectedFailure): void
 function tokenProblem(
   kind: 'bot' | 'app',
   token: string | undefined,
-  tokens: { bot: string; app: string },
+  tokens: { bot: string; app: string; isWorkflow: (token: string) => boolean },
 ): string | undefined {
   if (token === undefined) return 'not_authed';
   if (token === tokens[kind]) return undefined;
+  // A step's workflow token acts as the app's bot for the execution's work.
+  if (kind === 'bot' && tokens.isWorkflow(token)) return undefined;
   if (token === tokens[kind === 'bot' ? 'app' : 'bot']) return 'not_allowed_token_type';
   return 'invalid_auth';
 }
@@ -293,7 +313,10 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       sendJson(response, 200, { ok: false, error: parsed.error });
       return;
     }
-    const authProblem = tokenProblem(entry.token, token, tokens);
+    const authProblem = tokenProblem(entry.token, token, {
+      ...tokens,
+      isWorkflow: (t) => isWorkflowToken(state.executions, t),
+    });
     if (authProblem !== undefined) {
       sendJson(response, 200, { ok: false, error: authProblem });
       return;
@@ -431,6 +454,11 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       return `${baseUrl('http')}/response/${id}`;
     },
     triggerId: () => issueTrigger(state, ids, now()),
+    executions: state.executions,
+    functionExecution(step) {
+      const execution = startExecution(state.executions, state.executions.size + 1, step);
+      return { execution, event: functionExecutedEvent(execution) };
+    },
     applyViewResponse: (submittedViewId, response) =>
       applyViewResponse(state, ids, submittedViewId, response),
     fail(method, failure = {}) {
@@ -503,6 +531,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       state.messages.clear();
       state.triggers.clear();
       state.unfurls.clear();
+      state.executions.clear();
       hub.reset();
     },
     async close() {

@@ -4,6 +4,7 @@ import {
   homeViewProblems,
   viewProblems,
 } from './block-kit-limits.ts';
+import { completeError, completeSuccess, type FunctionExecutions } from './functions.ts';
 import { dmChannelIdFor, type IdSource } from './ids.ts';
 import { isRecord } from './is-record.ts';
 import { STAND_IN_WORKSPACE } from './workspace.ts';
@@ -41,6 +42,8 @@ export interface WebApiState {
   triggers: Map<string, { issuedAt: number; used: boolean }>;
   /** Link cards (`chat.unfurl`), by `${channel}/${ts}` or the composer's unfurl id, then url. */
   unfurls: Map<string, Record<string, unknown>>;
+  /** Runs of the app's workflow steps, by execution id (functions.ts). */
+  executions: FunctionExecutions;
 }
 
 export function createWebApiState(): WebApiState {
@@ -53,6 +56,7 @@ export function createWebApiState(): WebApiState {
     messages: new Map(),
     triggers: new Map(),
     unfurls: new Map(),
+    executions: new Map(),
   };
 }
 
@@ -411,6 +415,15 @@ export const WEB_API_METHODS: ReadonlyMap<string, { token: TokenKind; handle: Ha
     'users.conversations': { token: 'bot', handle: userConversations },
     'conversations.open': { token: 'bot', handle: openConversation },
     'apps.connections.open': { token: 'app', handle: openConnection },
+    // No scope needed: the bot token or the execution's own workflow token may complete it.
+    'functions.completeSuccess': {
+      token: 'bot',
+      handle: (args, { state, now }) => completeSuccess(state.executions, args, now()),
+    },
+    'functions.completeError': {
+      token: 'bot',
+      handle: (args, { state, now }) => completeError(state.executions, args, now()),
+    },
   } satisfies Record<string, { token: TokenKind; handle: Handler }>),
 );
 
