@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import type { FunctionExecution } from '../../offline/slack-standin/server.ts';
 import { ACTIONS, FUNCTIONS } from '../../src/slack/ids.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
@@ -13,7 +14,7 @@ import { driverAs, useHarnessStarter } from './support.ts';
 
 const CHANNEL = 'C0APPROVE';
 const ENV = { APPROVAL_CHANNEL: CHANNEL, EDITORS: 'U0OPERATOR,U0LEAD' };
-const CALL_WITH_RECORDINGS = 'v1.us.sandbox-app.1700014400abcdef0005';
+const CALL_WITH_RECORDINGS = SANDBOX_SESSION_IDS.withRecordings;
 
 /** Each step's required outputs, as manifest.yml declares them (Slack checks completions so). */
 function requiredOutputs(callbackId: string): string[] {
