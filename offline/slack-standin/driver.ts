@@ -1,9 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { isRecord } from './is-record.ts';
 import {
   type Actor,
   type BlockActionOptions,
+  type BlockSuggestionOptions,
   blockActionPayload,
+  blockSuggestionPayload,
   type Fresh,
   globalShortcutPayload,
   type MessageShortcutOptions,
@@ -18,6 +21,7 @@ import { STAND_IN_WORKSPACE } from './workspace.ts';
 
 export type {
   BlockActionOptions,
+  BlockSuggestionOptions,
   MessageShortcutOptions,
   SlashCommandFields,
   StateValues,
@@ -79,6 +83,11 @@ export interface HttpExchange {
   elapsedMs: number;
 }
 
+/** An options request answered: the exchange, and the options the app gave (parsed). */
+export interface OptionsExchange extends HttpExchange {
+  options: Record<string, unknown>[];
+}
+
 export interface CommandExchange extends HttpExchange {
   responseUrl: string;
   triggerId: string;
@@ -95,6 +104,11 @@ export interface SlackDriver {
   viewSubmission(options: ViewSubmissionOptions): Record<string, unknown>;
   messageShortcut(options: MessageShortcutOptions): Record<string, unknown>;
   globalShortcut(options: { callbackId: string }): Record<string, unknown>;
+  /**
+   * Posts a signed `block_suggestion` (an `external_select` asking for its options as the person
+   * types) and reads the answer's options; none when the body holds none.
+   */
+  options(options: BlockSuggestionOptions): Promise<OptionsExchange>;
   /**
    * The body of an Events API event as Slack posts it over HTTP (and puts in an `events_api`
    * envelope's payload in Socket Mode).
@@ -197,6 +211,16 @@ export function createSlackDriver(options: SlackDriverOptions): SlackDriver {
     viewSubmission: (submission) => viewSubmissionPayload(actor, fresh(), submission),
     messageShortcut: (shortcut) => messageShortcutPayload(actor, fresh(), shortcut),
     globalShortcut: (shortcut) => globalShortcutPayload(actor, fresh(), shortcut),
+    async options(suggestion) {
+      const payload = blockSuggestionPayload(actor, suggestion);
+      const exchange = await signedPost(
+        new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+      );
+      const answer = exchange.body ? parseJson(exchange.body) : undefined;
+      const options =
+        isRecord(answer) && Array.isArray(answer.options) ? answer.options.filter(isRecord) : [];
+      return { ...exchange, options };
+    },
     eventBody: (event) => eventCallback(actor, event),
     async event(event) {
       const body = JSON.stringify(eventCallback(actor, event));

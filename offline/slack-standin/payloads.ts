@@ -296,3 +296,42 @@ export function globalShortcutPayload(
     trigger_id: fresh.triggerId,
   };
 }
+
+export interface BlockSuggestionOptions {
+  /** The `external_select`'s action id and its block's id. */
+  actionId: string;
+  blockId: string;
+  /** What the person has typed so far. */
+  value: string;
+  /** The view the select is in (as the stand-in returned it); its private_metadata goes along. */
+  view?: Record<string, unknown>;
+  /** What the person had entered in the view's other inputs (Slack sends the view's state). */
+  values?: StateValues;
+}
+
+/**
+ * What Slack sends to load an `external_select`'s options as the person types: a
+ * `block_suggestion`, answered with `{ options }` within three seconds.
+ * https://docs.slack.dev/reference/block-kit/block-elements/select-menu-element#external_select
+ */
+export function blockSuggestionPayload(
+  actor: Actor,
+  options: BlockSuggestionOptions,
+): Record<string, unknown> {
+  const { view } = options;
+  const state = view && isRecord(view.state) ? view.state : {};
+  return {
+    type: 'block_suggestion',
+    user: userOf(actor),
+    container: view ? { type: 'view', view_id: view.id } : { type: 'message' },
+    api_app_id: actor.apiAppId,
+    token: actor.verificationToken,
+    action_id: options.actionId,
+    block_id: options.blockId,
+    value: options.value,
+    team: teamOf(actor),
+    enterprise: null,
+    is_enterprise_install: false,
+    ...(view ? { view: { ...view, state: { ...state, values: options.values ?? {} } } } : {}),
+  };
+}

@@ -25,7 +25,7 @@ export function withAppFailures<C extends CometChatClient>(client: C, app: Faile
     listCalls: (query, options) => client.listCalls(query, options).catch(label),
     getUsage: (range) => client.getUsage(range).catch(label),
     getUser: (uid) => client.getUser(uid).catch(label),
-    listUsers: (query) => client.listUsers(query).catch(label),
+    listUsers: (query, options) => client.listUsers(query, options).catch(label),
     countUsersWithRole: (role, options) => client.countUsersWithRole(role, options).catch(label),
     setUserRole: (uid, role) => client.setUserRole(uid, role).catch(label),
     deactivateUsers: (uids) => client.deactivateUsers(uids).catch(label),

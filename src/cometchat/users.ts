@@ -22,8 +22,11 @@ import type { Send, Sender } from './send.ts';
 export interface UserOperations {
   /** One user, deactivated or not; an unknown uid is `not_found` (`ERR_UID_NOT_FOUND`). */
   getUser(uid: string): Promise<User>;
-  /** One page of the users that match, in the service's order; deactivated ones only if asked. */
-  listUsers(query: UserQuery): Promise<UserPage>;
+  /**
+   * One page of the users that match, in the service's order; deactivated ones only if asked.
+   * `signal` (ky's own) gives the request up, retries and all, when a caller must answer sooner.
+   */
+  listUsers(query: UserQuery, options?: { signal?: AbortSignal | undefined }): Promise<UserPage>;
   /** How many users hold the role (deactivated ones only with `withDeactivated`). */
   countUsersWithRole(
     role: string,
@@ -64,10 +67,11 @@ export class UserRequests implements UserOperations {
     return toUser(data);
   };
 
-  listUsers = async (query: UserQuery) => {
+  listUsers = async (query: UserQuery, options: { signal?: AbortSignal | undefined } = {}) => {
     const searchParams = userSearchParams(query);
+    const signal = options.signal;
     const { data, meta } = await this.#send('listUsers', ({ api }) =>
-      api.get('users', { searchParams }).json(UserListResponseSchema),
+      api.get('users', { searchParams, ...(signal && { signal }) }).json(UserListResponseSchema),
     );
     return { users: data.map(toUser), pagination: meta.pagination };
   };

@@ -85,6 +85,12 @@ export const ACTIONS = {
   groupMemberKick: 'group_member_kick',
   groupMemberBan: 'group_member_ban',
   groupMemberUnban: 'group_member_unban',
+  /**
+   * Type-ahead (`external_select`, answered by `app.options`): the user select of the users
+   * feature's form, and those of the call lookup form.
+   */
+  userSearch: 'user_search',
+  callUserSearch: 'call_user_search',
 } as const;
 
 export const CALLBACKS = {
@@ -124,6 +130,9 @@ export const BLOCKS = {
   lookupFlags: 'lookup_flags',
   lookupSince: 'lookup_since',
   lookupUntil: 'lookup_until',
+  /** The selects beside the user id and the on-behalf-of uid (`ACTIONS.callUserSearch`). */
+  lookupUserPick: 'lookup_user_pick',
+  lookupOnBehalfOfPick: 'lookup_on_behalf_of_pick',
   /** A containment's choice: ban from the groups (checkbox `ban`), delete since (`since`). */
   containGroups: 'contain_groups',
   containSince: 'contain_since',

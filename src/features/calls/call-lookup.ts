@@ -46,6 +46,7 @@ import {
   TYPES,
 } from '../call-filters.ts';
 import type { FeatureDeps } from '../deps.ts';
+import { appOfForm, createUserSearchOptions, pickedOrPasted } from '../options.ts';
 import { createCallListRender } from './call-search.ts';
 import { type CallRef, CallRefSchema, callMessage, participantsView } from './call-view.ts';
 import {
@@ -53,11 +54,11 @@ import {
   FILTERS_INPUT,
   lookupFormView,
   lookupPendingView,
-  ON_BEHALF_INPUT,
+  ON_BEHALF_FIELDS,
   resultView,
   SEARCH_INPUT,
   SESSION_INPUT,
-  USER_INPUT,
+  USER_FIELDS,
 } from './lookup-modal-view.ts';
 import { resolvedFor } from './search-time.ts';
 
@@ -268,13 +269,18 @@ export type LookupForm =
 export function readLookupForm(values: ViewSubmitAction['view']['state']['values']): LookupForm {
   const text = (block: string, action: string) => values[block]?.[action]?.value?.trim() ?? '';
   const sessionId = text(BLOCKS.lookupSession, SESSION_INPUT);
+  const user = pickedOrPasted(values, USER_FIELDS);
+  const onBehalf = pickedOrPasted(values, ON_BEHALF_FIELDS);
+  const errors: Record<string, string> = {};
+  if ('problem' in user) errors[USER_FIELDS.pick.block] = user.problem;
+  if ('problem' in onBehalf) errors[ON_BEHALF_FIELDS.pick.block] = onBehalf.problem;
+  if (!('id' in user && 'id' in onBehalf)) return { errors };
   // Uids as CometChat stores them; lower case changes nothing their rules refuse.
-  const uid = storedUid(text(BLOCKS.lookupUser, USER_INPUT));
+  const uid = storedUid(user.id);
   const filters = text(BLOCKS.lookupFilters, FILTERS_INPUT);
-  const onBehalfOf = storedUid(text(BLOCKS.lookupOnBehalfOf, ON_BEHALF_INPUT)) || undefined;
+  const onBehalfOf = storedUid(onBehalf.id) || undefined;
   const controls = readSearchControls(values);
   const searching = filters !== '' || Object.keys(controls).length > 0;
-  const errors: Record<string, string> = {};
   const onBehalfProblem = onBehalfOf === undefined ? undefined : uidProblem(onBehalfOf);
   if (onBehalfProblem) errors[BLOCKS.lookupOnBehalfOf] = onBehalfProblem;
   if (sessionId !== '' && uid !== '') {
@@ -448,6 +454,12 @@ export function registerCallLookup(bolt: App, deps: FeatureDeps & { timeZones: T
     createLookupForm(deps),
   );
   bolt.view<ViewSubmitAction>(CALLBACKS.lookupCallModal, createLookupSubmission(deps));
+  bolt.options(
+    { type: 'block_suggestion', action_id: ACTIONS.callUserSearch },
+    createUserSearchOptions((body) =>
+      appOfForm(deps.apps, body, { block: BLOCKS.lookupApp, action: APP_INPUT }),
+    ),
+  );
 }
 
 /** In a modal there is no channel to share into: drop the share buttons, keep the rest. */

@@ -1,9 +1,10 @@
 import type { InputBlock, KnownBlock, View } from '@slack/types';
 import { MAX_SESSION_ID, MAX_UID } from '../../cometchat/id-rules.ts';
 import { context, plain, section } from '../../slack/blocks.ts';
-import { BLOCKS, CALLBACKS } from '../../slack/ids.ts';
+import { ACTIONS, BLOCKS, CALLBACKS } from '../../slack/ids.ts';
 import { code } from '../../slack/mrkdwn.ts';
 import { MODES, RECEIVER_TYPES, STATUSES, TYPES } from '../call-filters.ts';
+import { type PickOrPaste, userSelect } from '../options.ts';
 
 export const SESSION_INPUT = 'session_id';
 export const ON_BEHALF_INPUT = 'on_behalf_of';
@@ -12,6 +13,16 @@ export const USER_INPUT = 'user_id';
 export const FILTERS_INPUT = 'filters';
 /** The action id of each search control of the form (one per block). */
 export const SEARCH_INPUT = 'value';
+/** The user select beside the user id's text field, which still takes one typed or pasted. */
+export const USER_FIELDS: PickOrPaste = {
+  pick: { block: BLOCKS.lookupUserPick, action: ACTIONS.callUserSearch },
+  paste: { block: BLOCKS.lookupUser, action: USER_INPUT },
+};
+/** The same pair for the uid to act for. */
+export const ON_BEHALF_FIELDS: PickOrPaste = {
+  pick: { block: BLOCKS.lookupOnBehalfOfPick, action: ACTIONS.callUserSearch },
+  paste: { block: BLOCKS.lookupOnBehalfOf, action: ON_BEHALF_INPUT },
+};
 
 /** What the form starts with: a user id found in a message, and the other candidates. */
 export interface LookupPrefill {
@@ -39,9 +50,11 @@ export function lookupFormView(
     blocks: [
       ...appBlocks(appNames, initialApp),
       sessionBlock(),
+      pickBlock(BLOCKS.lookupUserPick, 'Or a user: their recent calls'),
       userBlock(prefill),
       ...searchBlocks(),
       filtersBlock(),
+      pickBlock(BLOCKS.lookupOnBehalfOfPick, 'On behalf of'),
       onBehalfOfBlock(),
     ],
   };
@@ -82,13 +95,24 @@ function sessionBlock(): InputBlock {
   };
 }
 
+/** A user select (type-ahead); the text field after it takes a uid pasted instead. */
+function pickBlock(blockId: string, label: string): InputBlock {
+  return {
+    type: 'input',
+    block_id: blockId,
+    optional: true,
+    label: plain(label),
+    element: userSelect(ACTIONS.callUserSearch),
+  };
+}
+
 /** The user id, filled in with one found in a message, the hint naming the other candidates. */
 function userBlock(prefill: LookupPrefill | undefined): InputBlock {
   return {
     type: 'input',
     block_id: BLOCKS.lookupUser,
     optional: true,
-    label: plain('Or a user id: their recent calls'),
+    label: plain('Or paste a user id'),
     hint: plain(
       prefill && prefill.others.length > 0
         ? `Found in the message; others there: ${prefill.others.slice(0, 5).join(', ')}`
@@ -177,8 +201,8 @@ function onBehalfOfBlock(): InputBlock {
     type: 'input',
     block_id: BLOCKS.lookupOnBehalfOf,
     optional: true,
-    label: plain('On behalf of (uid)'),
-    hint: plain('Sent as onBehalfOf; leave empty to use the API key alone.', 150),
+    label: plain('Or paste the uid to act for'),
+    hint: plain('Sent as onBehalfOf; leave both empty to use the API key alone.', 150),
     element: { type: 'plain_text_input', action_id: ON_BEHALF_INPUT, max_length: MAX_UID },
   };
 }

@@ -31,6 +31,13 @@ import { code, escapeMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../../store/store.ts';
 import type { AppDeps } from '../deps.ts';
 import { loadIntoModal } from '../load-into-modal.ts';
+import {
+  createRoleOptions,
+  type PickOrPaste,
+  pasteBlock,
+  pickedOrPasted,
+  roleSelect,
+} from '../options.ts';
 import { knownOf } from './known-permissions.ts';
 import { AccountValue, UidValue } from './user-values.ts';
 
@@ -40,6 +47,11 @@ import { AccountValue, UidValue } from './user-values.ts';
 
 const PICK_BLOCK = 'user_role';
 const PICK_INPUT = 'role';
+/** The role select, and the text field beside it for a role id typed or pasted. */
+const ROLE_FIELDS: PickOrPaste = {
+  pick: { block: PICK_BLOCK, action: PICK_INPUT },
+  paste: { block: 'user_role_id', action: 'role_id' },
+};
 /** How many differing keys the review lists before counting the rest. */
 const DIFFERENCES_SHOWN = 12;
 
@@ -79,20 +91,15 @@ export function roleDifference(
   return [head, ...lines, ...(more > 0 ? [`…and ${more} more.`] : [])];
 }
 
-/** The role picker: every role of the app but the user's own. Pure. */
+/**
+ * The role picker: a select of the app's roles but the user's own (type-ahead, answered by
+ * createRoleOptions), and beside it a field for a role id typed or pasted. Pure.
+ */
 export function rolePickerView(
   user: Pick<User, 'uid' | 'name' | 'role'>,
-  roles: readonly Role[],
   privateMetadata: string,
   appName: string | undefined,
 ): View {
-  const options = roles
-    .filter((r) => r.role !== user.role)
-    .slice(0, 100)
-    .map((r) => ({
-      text: plain(truncate(r.name && r.name !== r.role ? `${r.name} (${r.role})` : r.role, 75)),
-      value: r.role,
-    }));
   return {
     type: 'modal',
     callback_id: CALLBACKS.userRolePick,
@@ -107,11 +114,27 @@ export function rolePickerView(
       {
         type: 'input',
         block_id: PICK_BLOCK,
+        optional: true,
         label: plain('New role'),
-        element: { type: 'static_select', action_id: PICK_INPUT, options },
+        element: roleSelect(PICK_INPUT),
       },
+      pasteBlock(ROLE_FIELDS.paste, 'Or paste a role id', 100),
     ],
   };
+}
+
+/**
+ * The role the picker gives, picked or pasted (and which), or the one sentence why not, on the
+ * select. Pure.
+ */
+export function readPickedRole(
+  values: SubmitArgs['view']['state']['values'],
+): { to: string; pasted: boolean } | { errors: Record<string, string> } {
+  const given = pickedOrPasted(values, ROLE_FIELDS);
+  if ('problem' in given) return { errors: { [PICK_BLOCK]: given.problem } };
+  if (given.id === '') return { errors: { [PICK_BLOCK]: 'Pick a role, or paste its id below.' } };
+  const picked = values[PICK_BLOCK]?.[PICK_INPUT]?.selected_option?.value;
+  return { to: given.id, pasted: picked !== given.id };
 }
 
 /** What a person asked to change about a user: their role, or their account. */
@@ -180,21 +203,19 @@ function createChangeRoleButton(deps: AppDeps) {
     const refusal = await editRefusal(app.access, body.user.id, log, 'change a user');
     if (refusal) return replyPrivately(deps, args, refusal);
     await loadIntoModal(deps, changeModal(body.trigger_id), async () => {
-      const [user, roles] = await Promise.all([
-        app.cometchat.getUser(value.uid),
-        app.cometchat.listAllRoles(),
-      ]);
+      // The roles are the select's to read, as the person types.
+      const user = await app.cometchat.getUser(value.uid);
       const metadata = valueWriter(app)({
         uid: user.uid,
         name: truncate(user.name, 100),
         role: user.role,
       });
-      return rolePickerView(user, roles, metadata, appNameIfMultiple(deps.apps, app));
+      return rolePickerView(user, metadata, appNameIfMultiple(deps.apps, app));
     });
   };
 }
 
-/** The picker submitted: the review in its place (store reads only: Slack waits three seconds). */
+/** The picker submitted: the review in its place (Slack waits three seconds for it). */
 function createRolePicked(deps: AppDeps) {
   return async ({ ack, view }: SubmitArgs) => {
     const opened = tryOpenSigned(deps.apps, PickValue, view.private_metadata);
@@ -206,12 +227,22 @@ function createRolePicked(deps: AppDeps) {
       return;
     }
     const { app, value } = opened;
-    // The input is required, so Slack sends a choice; none is a damaged submission.
-    const to = view.state.values[PICK_BLOCK]?.[PICK_INPUT]?.selected_option?.value ?? '';
-    // The roles are not read again: the picker offered them, and Slack waits three seconds.
-    const problem = userChangeProblem(value, undefined, { key: 'role', to });
+    const read = readPickedRole(view.state.values);
+    if ('errors' in read)
+      return void (await ack({ response_action: 'errors', errors: read.errors }));
+    const { to, pasted } = read;
+    // A picked role came from the role list; a pasted one is checked against it (cached, and
+    // Slack waits three seconds).
+    const roles = pasted ? await app.cometchat.listAllRoles() : undefined;
+    const problem = userChangeProblem(
+      value,
+      roles,
+      { key: 'role', to },
+      appNameIfMultiple(deps.apps, app),
+    );
     if (problem) {
-      await ack({ response_action: 'errors', errors: { [PICK_BLOCK]: problem } });
+      const block = pasted ? ROLE_FIELDS.paste.block : PICK_BLOCK;
+      await ack({ response_action: 'errors', errors: { [block]: problem } });
       return;
     }
     const review = await roleChangeReview(deps, app, value, to, view.id);
@@ -273,4 +304,11 @@ export function registerUserChanges(bolt: App, deps: AppDeps): void {
   bolt.action<BlockAction<ButtonAction>>(ACTIONS.userChangeRole, createChangeRoleButton(deps));
   bolt.action<BlockAction<ButtonAction>>(ACTIONS.userAccount, createAccountButton(deps));
   bolt.view(CALLBACKS.userRolePick, createRolePicked(deps));
+  bolt.options(
+    { type: 'block_suggestion', block_id: PICK_BLOCK, action_id: PICK_INPUT },
+    createRoleOptions((body) => {
+      const opened = tryOpenSigned(deps.apps, PickValue, body.view?.private_metadata);
+      return opened && { app: opened.app, except: opened.value.role };
+    }),
+  );
 }

@@ -10,6 +10,14 @@ import { recipientOf, respondOrFallBack, type SlackMessage } from '../../slack/d
 import { ACTIONS, CALLBACKS } from '../../slack/ids.ts';
 import type { ButtonArgs, ShortcutArgs, SubmitArgs } from '../../slack/listener-args.ts';
 import { code } from '../../slack/mrkdwn.ts';
+import {
+  appOfForm,
+  createUserSearchOptions,
+  type PickOrPaste,
+  pasteBlock,
+  pickedOrPasted,
+  userSelect,
+} from '../options.ts';
 import { createUserCard, type UserDeps } from './user-lookup.ts';
 
 // The card from elsewhere than the command: "Look up user" on a message that names a uid, and
@@ -21,6 +29,12 @@ const UID_BLOCK = 'user_uid';
 const UID_INPUT = 'uid';
 const APP_BLOCK = 'user_app';
 const APP_INPUT = 'app';
+const PICK_BLOCK = 'user_pick';
+/** The user select, and the text field that still takes a uid typed or pasted. */
+const UID_FIELDS: PickOrPaste = {
+  pick: { block: PICK_BLOCK, action: ACTIONS.userSearch },
+  paste: { block: UID_BLOCK, action: UID_INPUT },
+};
 
 /** The cards of the uids among `candidates` that the app has; unknown ones are left out. */
 async function cardsOf(
@@ -64,14 +78,18 @@ function createUserShortcut(deps: UserDeps) {
   };
 }
 
-/** The Home tab's form: a uid, and the app when there are several. Pure. */
+/** The Home tab's form: a user picked or a uid pasted, and the app when there are several. Pure. */
 export function userLookupView(appNames: readonly string[]): View {
-  const uid = {
+  const pick = {
     type: 'input' as const,
-    block_id: UID_BLOCK,
-    label: plain('User id (uid)'),
+    block_id: PICK_BLOCK,
+    optional: true,
+    label: plain('User'),
+    element: userSelect(ACTIONS.userSearch),
+  };
+  const uid = {
+    ...pasteBlock(UID_FIELDS.paste, 'Or paste their uid', 100),
     hint: plain(UID_CASE_SENTENCE, 150),
-    element: { type: 'plain_text_input' as const, action_id: UID_INPUT, max_length: 100 },
   };
   const app = {
     type: 'input' as const,
@@ -91,24 +109,41 @@ export function userLookupView(appNames: readonly string[]): View {
     close: plain('Cancel', 24),
     blocks: [
       section('The card comes to you in the app’s Messages tab.'),
-      uid,
+      // The app first: the user select searches the app chosen.
       ...(appNames.length > 1 ? [app] : []),
+      pick,
+      uid,
     ],
   };
+}
+
+/**
+ * The uid the form gives, picked or pasted; or what is wrong, on the field it came from: none,
+ * two different ones, or one that cannot be a uid. Pure.
+ */
+export function readLookupUid(
+  values: SubmitArgs['view']['state']['values'],
+): { uid: string } | { errors: Record<string, string> } {
+  const given = pickedOrPasted(values, UID_FIELDS);
+  if ('problem' in given) return { errors: { [PICK_BLOCK]: given.problem } };
+  if (given.id === '')
+    return { errors: { [PICK_BLOCK]: 'Pick a user, or paste their uid below.' } };
+  const problem = uidProblem(given.id);
+  return problem ? { errors: { [UID_BLOCK]: problem } } : { uid: storedUid(given.id) };
 }
 
 /** The form submitted: a bad uid is said on its field; the card goes to the person's DM. */
 function createLookupSubmission(deps: UserDeps) {
   return async ({ ack, view, body }: SubmitArgs) => {
     const values = view.state.values;
-    const uid = values[UID_BLOCK]?.[UID_INPUT]?.value?.trim() ?? '';
-    const problem = uidProblem(uid);
-    if (problem)
-      return void (await ack({ response_action: 'errors', errors: { [UID_BLOCK]: problem } }));
+    const read = readLookupUid(values);
+    if ('errors' in read) {
+      return void (await ack({ response_action: 'errors', errors: read.errors }));
+    }
     await ack();
     const named = values[APP_BLOCK]?.[APP_INPUT]?.selected_option?.value;
     const app = (named ? deps.apps.byName(named) : undefined) ?? deps.apps.forChannel(undefined);
-    const card = await createUserCard(deps)(app, storedUid(uid), body.user.id);
+    const card = await createUserCard(deps)(app, read.uid, body.user.id);
     // A modal's submission has no response_url (the form asks for none), so Bolt gives no
     // `respond`: the card goes to the person's DM with the app, as the form says.
     await deps.deliver({ userId: body.user.id }, card, currentRequest().log);
@@ -130,4 +165,10 @@ export function registerUserShortcuts(bolt: App, deps: UserDeps): void {
     },
   );
   bolt.view(CALLBACKS.lookupUserModal, createLookupSubmission(deps));
+  bolt.options(
+    { type: 'block_suggestion', action_id: ACTIONS.userSearch },
+    createUserSearchOptions((body) =>
+      appOfForm(deps.apps, body, { block: APP_BLOCK, action: APP_INPUT }),
+    ),
+  );
 }
