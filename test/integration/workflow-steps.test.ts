@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
+import { functionExecutedEvent } from '../../offline/slack-standin/functions.ts';
 import type { FunctionExecution } from '../../offline/slack-standin/server.ts';
 import { ACTIONS, FUNCTIONS } from '../../src/slack/ids.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
@@ -47,6 +48,13 @@ function userWrites(h: Harness) {
   return h.sandbox.requests.filter(
     (r) => r.path.startsWith('/v3/users') && (r.method === 'PUT' || r.method === 'DELETE'),
   );
+}
+
+/** How often CometChat was asked for the role change's user. */
+function userReads(h: Harness): number {
+  return h.sandbox.requests.filter(
+    (r) => r.method === 'GET' && r.path === '/v3/users/cometchat-uid-4',
+  ).length;
 }
 
 /** The approval request the step posted in the channel. */
@@ -117,6 +125,19 @@ describe('workflow steps', () => {
     expect(asked.outputs?.can).toMatch(/^(allowed|denied: |cannot tell: )/);
   });
 
+  it('runs a step that comes over Socket Mode, as the manifest installs the app', async () => {
+    const h = await start({ mode: 'socket', env: { SLACK_SIGNING_SECRET: undefined } });
+    const { execution, event } = h.slack.functionExecution({
+      callbackId: FUNCTIONS.lookupUser,
+      inputs: { uid: 'cometchat-uid-4' },
+      requiredOutputs: requiredOutputs(FUNCTIONS.lookupUser),
+    });
+    await h.slack.sendEnvelope('events_api', h.driver.eventBody(event));
+    const done = await ended(h, execution);
+    expect(done.state).toBe('completed');
+    expect(done.outputs?.role).toBe('premium');
+  });
+
   it('ends a lookup of an unknown user or a bad uid with one sentence', async () => {
     const h = await withApprovals();
     const unknown = await ended(h, await runStep(h, FUNCTIONS.lookupUser, { uid: 'nobody-here' }));
@@ -164,11 +185,24 @@ describe('workflow steps', () => {
     // Nothing is sent, and the run waits, until someone decides.
     expect(userWrites(h)).toEqual([]);
     expect(run.state).toBe('running');
+    // Slack delivers the same run again (an event it thinks unanswered): one request stands.
+    const again = h.slack.calls.length;
+    const reads = userReads(h);
+    await h.driver.event(functionExecutedEvent(run));
+    // The second delivery reads the user before it finds the request posted already.
+    await h.slack.waitFor(() => (userReads(h) > reads ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.slack.calls.slice(again).filter((c) => c.method === 'chat.postMessage')).toEqual([]);
+    expect(await store.listOpenApprovals()).toHaveLength(1);
+    expect(run.state).toBe('running');
     // The runner cannot approve their own request.
     await click(h, 'U0OPERATOR', posted, ACTIONS.approveChange);
     expect(userWrites(h)).toEqual([]);
     await click(h, 'U0LEAD', posted, ACTIONS.approveChange);
     const done = await ended(h, run);
+    expect(
+      h.slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === CHANNEL),
+    ).toHaveLength(1);
     expect(userWrites(h).map((r) => [r.method, r.path, r.body])).toEqual([
       ['PUT', '/v3/users/cometchat-uid-4', { role: 'vip' }],
     ]);

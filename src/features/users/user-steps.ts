@@ -154,7 +154,9 @@ async function proposeChange(
       callbackId: event.function.callback_id,
     },
   });
-  if (outcome.kind === 'requested') return { pending: true };
+  // Repeated: Slack delivered the same run again (its id makes the change's); the request the
+  // first delivery posted stands, and ends the run when it is decided.
+  if (outcome.kind === 'requested' || outcome.kind === 'repeated') return { pending: true };
   return { refusal: requestedNotice(outcome, change, label).sentence };
 }
 
