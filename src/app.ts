@@ -3,6 +3,7 @@ import type { CometChatClient } from './cometchat/client.ts';
 import type { Config } from './config.ts';
 import { createAuditTrail } from './features/audit/audit-trail.ts';
 import { createFeatures } from './features/index.ts';
+import { installSettings } from './features/install/index.ts';
 import { boltLevel, boltLogger, type Logger } from './log.ts';
 import { handleRequests } from './middleware.ts';
 import { CountedWebClient } from './observe/counted-web-client.ts';
@@ -79,6 +80,7 @@ export function createSlackApp(options: SlackAppOptions) {
     logger,
     lookupClient: accessClient,
     countWebhook: (name, outcome) => metrics.webhookEvent(name, outcome),
+    ...installSettings(config),
   });
   // The HTTP routes: health, readiness (of the socket the receiver makes below) and metrics;
   // CometChat's webhooks, complete (answered 503 once a stop refuses them).

@@ -136,6 +136,12 @@ const EnvSchema = z.object({
   APPROVAL_CHANNEL: channel(),
   APPROVERS: slackIdList(),
   APPROVAL_TTL_HOURS: integer(24, 1, 720),
+  // How many days audit records are kept (a daily prune removes older ones); unset: for ever.
+  AUDIT_RETENTION_DAYS: optionalInteger(1, 36_500),
+  // How long a request waits before its approvers are reminded, once, in its thread (0: never).
+  // On by default: a request nobody is reminded of only expires, and one reply in a thread an
+  // hour on is a small price. A reminder due after the expiry is never sent.
+  APPROVAL_REMINDER_MINUTES: integer(60, 0, 43_200),
   STORE_URL: optionalText(),
   // Traces, opt-in: OpenTelemetry's own settings for where spans go over OTLP/HTTP.
   OTEL_EXPORTER_OTLP_ENDPOINT: url(),
@@ -541,6 +547,10 @@ export interface Config {
   auditChannel: string | undefined;
   /** How long an approval request stays open (APPROVAL_TTL_HOURS). */
   approvalTtlHours: number;
+  /** Audit records older than this many days are removed daily (AUDIT_RETENTION_DAYS); unset: kept. */
+  auditRetentionDays: number | undefined;
+  /** How long a request waits before its approvers are reminded (APPROVAL_REMINDER_MINUTES; 0: never). */
+  approvalReminderMinutes: number;
   /** Where state is kept: a SQLite path, `redis://...`, or `memory:`; default ./data/. */
   storeUrl: string | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
@@ -684,6 +694,8 @@ function toConfig(e: z.output<typeof EnvSchema>, read: AppsRead, env: Env): Conf
     access: { editors: e.EDITORS, viewers: e.VIEWERS },
     auditChannel: e.AUDIT_CHANNEL,
     approvalTtlHours: e.APPROVAL_TTL_HOURS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    approvalReminderMinutes: e.APPROVAL_REMINDER_MINUTES,
     storeUrl: e.STORE_URL,
     logLevel: e.LOG_LEVEL,
     // OpenTelemetry's rule: a signal's own endpoint as it is, the general one with its path.

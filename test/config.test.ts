@@ -694,3 +694,27 @@ describe('MODERATORS', () => {
     expect(single?.moderators).toBeUndefined();
   });
 });
+
+describe('AUDIT_RETENTION_DAYS', () => {
+  it('keeps the audit trail for ever when unset or empty', () => {
+    expect(loadConfig(VALID).auditRetentionDays).toBeUndefined();
+    expect(loadConfig({ ...VALID, AUDIT_RETENTION_DAYS: ' ' }).auditRetentionDays).toBeUndefined();
+  });
+
+  it('reads a number of days', () => {
+    expect(loadConfig({ ...VALID, AUDIT_RETENTION_DAYS: '90' }).auditRetentionDays).toBe(90);
+  });
+
+  it('refuses what is not a positive whole number in one sentence naming the setting', () => {
+    for (const [value, problem] of [
+      ['0', 'AUDIT_RETENTION_DAYS must be at least 1'],
+      ['-3', 'AUDIT_RETENTION_DAYS must be at least 1'],
+      ['1.5', 'AUDIT_RETENTION_DAYS must be a whole number'],
+      ['a year', 'AUDIT_RETENTION_DAYS must be a whole number'],
+    ] as const) {
+      expect(problemsOf({ ...VALID, AUDIT_RETENTION_DAYS: value })).toEqual([
+        expect.stringContaining(problem),
+      ]);
+    }
+  });
+});

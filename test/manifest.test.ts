@@ -154,6 +154,8 @@ describe('manifest.yml', () => {
         'channels:read',
         'chat:write',
         'commands',
+        // The audit export's CSV file (files.uploadV2).
+        'files:write',
         'groups:read',
         'im:write',
         'links:read',

@@ -13,6 +13,7 @@ export const JSON_ARGUMENT_FIELDS: ReadonlySet<string> = new Set([
   'unfurls',
   'user_auth_blocks',
   'outputs',
+  'files',
 ]);
 
 export type ParsedArguments =

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bearerToken, parseApiArguments } from './api-request.ts';
 import { answerControl, type ControlRoutes } from './control-routes.ts';
+import { receiveUpload, type StandInFile } from './file-uploads.ts';
 import {
   type FunctionExecution,
   functionExecutedEvent,
@@ -31,6 +32,7 @@ import {
 } from './web-api.ts';
 import { DEFAULT_APP_TOKEN, DEFAULT_BOT_TOKEN } from './workspace.ts';
 
+export type { StandInFile } from './file-uploads.ts';
 export type { FunctionExecution } from './functions.ts';
 export type { EnvelopeAck, EnvelopeType, RecordedAck } from './socket-mode.ts';
 export type { StandInUser, StoredView } from './web-api.ts';
@@ -112,6 +114,8 @@ export interface SlackStandIn {
   readonly homes: ReadonlyMap<string, StoredView>;
   /** Link cards the app sent (`chat.unfurl`): by `${channel}/${ts}` or unfurl id, then by url. */
   readonly unfurls: ReadonlyMap<string, Record<string, unknown>>;
+  /** Files uploaded (`files.uploadV2`), by file id: their bytes, and where they were shared. */
+  readonly files: ReadonlyMap<string, StandInFile>;
   /** A fresh `${url}/response/<id>`, as Slack puts in a command or interaction. */
   responseUrl(): string;
   /** A fresh trigger_id that `views.open` / `views.push` accept once within 3 seconds. */
@@ -189,10 +193,14 @@ interface ActiveFailure {
 }
 
 function readBody(request: IncomingMessage): Promise<string> {
+  return readBytes(request).then((bytes) => bytes.toString('utf8'));
+}
+
+function readBytes(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
   });
 }
@@ -285,6 +293,17 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     ids,
     now,
     socketModeUrl: () => hub.issueUrl(),
+    uploadUrl: (fileId) => `${baseUrl('http')}/upload/${fileId}`,
+  };
+
+  const handleUpload = async (
+    id: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> => {
+    const bytes = await readBytes(request);
+    const answer = await receiveUpload(id, request.headers['content-type'], bytes, state.files);
+    sendText(response, answer.status, answer.text);
   };
 
   const handleApi = async (
@@ -401,6 +420,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     const path = new URL(request.url ?? '/', 'http://stand-in').pathname;
     const apiMethod = /^\/api\/([\w.]+)$/.exec(path)?.[1];
     const responseId = /^\/response\/([\w-]+)$/.exec(path)?.[1];
+    const uploadId = /^\/upload\/(F[A-Z0-9]+)$/.exec(path)?.[1];
     const controlRoute = options.controlRoutes
       ? /^\/standin\/([\w-]+)$/.exec(path)?.[1]
       : undefined;
@@ -409,9 +429,11 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
         ? handleApi(apiMethod, request, response)
         : responseId !== undefined && request.method === 'POST'
           ? handleResponseUrl(responseId, request, response)
-          : controlRoute !== undefined
-            ? handleControl(controlRoute, request, response)
-            : undefined;
+          : uploadId !== undefined && request.method === 'POST'
+            ? handleUpload(uploadId, request, response)
+            : controlRoute !== undefined
+              ? handleControl(controlRoute, request, response)
+              : undefined;
     if (handled === undefined) {
       sendText(response, 404, 'not_found');
       return;
@@ -448,6 +470,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     views: state.views,
     homes: state.homes,
     unfurls: state.unfurls,
+    files: state.files,
     responseUrl() {
       const id = ids.responseUrlId();
       responseUrls.set(id, { createdAt: now(), posts: 0 });
@@ -532,6 +555,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       state.triggers.clear();
       state.unfurls.clear();
       state.executions.clear();
+      state.files.clear();
       hub.reset();
     },
     async close() {

@@ -31,6 +31,7 @@ function stateOf(element: Record<string, unknown>): ElementState {
         selected_options: Array.isArray(element.initial_options) ? element.initial_options : [],
       };
     case 'static_select':
+    case 'external_select':
     case 'radio_buttons':
       return { type, selected_option: element.initial_option ?? null };
     case 'datetimepicker':

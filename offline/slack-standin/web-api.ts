@@ -4,6 +4,7 @@ import {
   homeViewProblems,
   viewProblems,
 } from './block-kit-limits.ts';
+import { completeUpload, getUploadUrl, type StandInFile } from './file-uploads.ts';
 import { completeError, completeSuccess, type FunctionExecutions } from './functions.ts';
 import { dmChannelIdFor, type IdSource } from './ids.ts';
 import { isRecord } from './is-record.ts';
@@ -44,6 +45,8 @@ export interface WebApiState {
   unfurls: Map<string, Record<string, unknown>>;
   /** Runs of the app's workflow steps, by execution id (functions.ts). */
   executions: FunctionExecutions;
+  /** Files uploaded (file-uploads.ts), by file id. */
+  files: Map<string, StandInFile>;
 }
 
 export function createWebApiState(): WebApiState {
@@ -57,6 +60,7 @@ export function createWebApiState(): WebApiState {
     triggers: new Map(),
     unfurls: new Map(),
     executions: new Map(),
+    files: new Map(),
   };
 }
 
@@ -66,6 +70,8 @@ export interface WebApiContext {
   now: () => number;
   /** A fresh Socket Mode address with a single-use ticket. */
   socketModeUrl: () => string;
+  /** The address a file's bytes are POSTed to (`files.getUploadURLExternal`). */
+  uploadUrl: (fileId: string) => string;
 }
 
 export type ApiAnswer = Record<string, unknown> & { ok: boolean };
@@ -423,6 +429,14 @@ export const WEB_API_METHODS: ReadonlyMap<string, { token: TokenKind; handle: Ha
     'functions.completeError': {
       token: 'bot',
       handle: (args, { state, now }) => completeError(state.executions, args, now()),
+    },
+    'files.getUploadURLExternal': {
+      token: 'bot',
+      handle: (args, { state, uploadUrl }) => getUploadUrl(args, state.files, uploadUrl),
+    },
+    'files.completeUploadExternal': {
+      token: 'bot',
+      handle: (args, { state }) => completeUpload(args, state.files),
     },
   } satisfies Record<string, { token: TokenKind; handle: Handler }>),
 );

@@ -83,7 +83,8 @@ function elementText(element: Json): string {
   switch (element.type) {
     case 'button':
       return `[ ${textOf(element.text)} ]`;
-    case 'static_select': {
+    case 'static_select':
+    case 'external_select': {
       const chosen = element.initial_option as Json | undefined;
       const shown = chosen ? textOf(chosen.text) : textOf(element.placeholder) || 'choose';
       return `‹${shown} ▾›`;
@@ -114,6 +115,9 @@ function inputText(block: Json): string {
       break;
     case 'static_select':
       body = textOf((element.initial_option as Json | undefined)?.text) || '(not chosen)';
+      break;
+    case 'external_select':
+      body = '(type to search)';
       break;
     case 'plain_text_input':
       body = typeof element.initial_value === 'string' ? element.initial_value : '(empty)';

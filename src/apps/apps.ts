@@ -29,7 +29,14 @@ export interface CometChatApp {
    * them (an editor of the app who did not ask, and when APPROVERS is set, one of those too:
    * `approvers` is then its check), and how long a request stays open (APPROVAL_TTL_HOURS).
    */
-  approval?: { channel: string; approvers?: Access | undefined; ttlMs: number } | undefined;
+  approval?:
+    | {
+        channel: string;
+        approvers?: Access | undefined;
+        ttlMs: number;
+        reminder?: ApprovalReminder | undefined;
+      }
+    | undefined;
   /**
    * Whether a moderation decision waits for a second moderator (MODERATION_APPROVAL), in the
    * approval channel above (the configuration refuses it without one).
@@ -46,6 +53,18 @@ export interface CometChatApp {
    * never shown.
    */
   sign(text: string): string;
+}
+
+/**
+ * When an open request reminds its approvers (APPROVAL_REMINDER_MINUTES after it was asked), and
+ * whom the reminder mentions, users and user groups: for a change, APPROVERS, else the app's
+ * editors; for a message's decision, its moderators, else its editors. Empty: the workspace's
+ * admins decide, and nobody is mentioned by name.
+ */
+export interface ApprovalReminder {
+  afterMs: number;
+  approvers: readonly string[];
+  moderators: readonly string[];
 }
 
 /**

@@ -6,7 +6,7 @@ import { type CometChatClient, createCometChatClient } from '../cometchat/client
 import { withRoleCache } from '../cometchat/role-cache.ts';
 import { appEnvPrefix, type CometChatAppConfig, type Config } from '../config.ts';
 import type { Metrics } from '../observe/metrics.ts';
-import { type Apps, createApps } from './apps.ts';
+import { type ApprovalReminder, type Apps, createApps } from './apps.ts';
 
 export interface AppsDeps {
   logger: Logger;
@@ -58,6 +58,7 @@ export function appsFromConfig(config: Config, deps: AppsDeps): { apps: Apps; ac
         ? {
             channel: settings.approvalChannel,
             ttlMs: config.approvalTtlHours * 60 * 60 * 1000,
+            reminder: reminderOf(config, settings),
             // APPROVERS narrows who of the app's editors may approve.
             approvers: settings.approvers
               ? accessOf(settings.approvers, settings.approversSetting)
@@ -69,6 +70,16 @@ export function appsFromConfig(config: Config, deps: AppsDeps): { apps: Apps; ac
     config.cometchat.channelApps,
   );
   return { apps, access: accessOf(config.access.editors) };
+}
+
+/** When an app's requests remind their approvers, and whom they mention; none when 0. */
+function reminderOf(config: Config, settings: CometChatAppConfig): ApprovalReminder | undefined {
+  if (config.approvalReminderMinutes === 0) return undefined;
+  return {
+    afterMs: config.approvalReminderMinutes * 60_000,
+    approvers: settings.approvers ?? settings.editors ?? [],
+    moderators: settings.moderators ?? settings.editors ?? [],
+  };
 }
 
 /** One client per CometChat app, each with its own role-list cache. */

@@ -47,7 +47,7 @@ export function outcomeLine(request: ApprovalRequest): string {
     case 'rejected':
       return `:no_entry: Rejected${by}${when}${request.rejectReason ? `: ${escapeMrkdwn(truncate(request.rejectReason, 300))}` : '.'}`;
     case 'expired':
-      return `:hourglass: Expired before anyone approved it; nothing was sent. ${askAgain(request)}`;
+      return `:hourglass: Expired ${slackDate(seconds(request.expiresAt))} before anyone approved it; nothing was sent. ${askAgain(request)}`;
     case 'stale':
       return staleLine(request);
   }
@@ -182,10 +182,39 @@ export function approvalMessage(
   };
 }
 
-/** What the requester is told by direct message once the request has ended. */
+/**
+ * What the requester is told by direct message once the request has ended: what became of it,
+ * and, below, exactly what it asked and when, so that an expired one can be asked again as it was.
+ */
 export function outcomeNotice(request: ApprovalRequest, appName?: string): SlackMessage {
   const what = kindOf(changeOf(request)).name;
   const text = `Your request to change ${what}${inApp(appName)}: ${outcomeLine(request)}`;
+  const asked = `Asked ${slackDate(seconds(request.requestedAt))}: ${requestLine(request, appName, 5)}`;
+  return { text, blocks: [section(text), context([asked])] };
+}
+
+/** Mentions a reminder names at most; Slack notifies each, and a crowd reads as noise. */
+const REMINDED = 20;
+
+/** A Slack user (`<@U…>`) or user group (`<!subteam^S…>`) mentioned. Pure. */
+function mention(id: string): string {
+  return id.startsWith('S') ? `<!subteam^${id}>` : `<@${id}>`;
+}
+
+/**
+ * The one reminder of an open request, a reply in its thread: whom it waits for (`mentions`, the
+ * users and user groups who may decide it; none: the workspace's admins), what it asks and until
+ * when. Pure.
+ */
+export function reminderMessage(
+  request: ApprovalRequest,
+  mentions: readonly string[],
+  appName?: string,
+): SlackMessage {
+  const named = mentions.slice(0, REMINDED).map(mention).join(' ');
+  const more = mentions.length > REMINDED ? ` and ${mentions.length - REMINDED} more` : '';
+  const who = named ? `${named}${more}` : 'Workspace admins';
+  const text = `:bell: ${who}: this request still waits for a decision. <@${request.requester}> asks: ${requestLine(request, appName, 5)}. It expires ${slackDate(seconds(request.expiresAt))}; nothing is sent unless someone approves it.`;
   return { text, blocks: [section(text)] };
 }
 

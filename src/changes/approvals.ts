@@ -3,6 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import {
+  type ApprovalReminder,
   type Apps,
   appNameIfMultiple,
   openSigned,
@@ -13,6 +14,7 @@ import {
 } from '../apps/apps.ts';
 import { currentRequest, msLeft } from '../request-context.ts';
 import { messageModal } from '../slack/blocks.ts';
+import { slackErrorCode } from '../slack/deliver.ts';
 import type { ButtonArgs, SubmitArgs } from '../slack/listener-args.ts';
 import type { ApprovalRequest, Store } from '../store/store.ts';
 import {
@@ -20,6 +22,7 @@ import {
   REJECT_BLOCK,
   REJECT_INPUT,
   rejectReasonView,
+  reminderMessage,
 } from './approval-view.ts';
 import {
   announce,
@@ -27,6 +30,7 @@ import {
   approverRefusal,
   approversOf,
   type Decider,
+  decisionClaim,
   expireRequest,
   openRequest,
   takeDecision,
@@ -201,4 +205,123 @@ export async function expireApprovals(
     expired += 1;
   }
   return expired;
+}
+
+/** The claim that reminds a request's approvers once, across replicas. */
+export const reminderClaim = (id: string) => `reminder:${id}`;
+
+/**
+ * How long a reminder's claim is held while its post is under way: a replica that stops mid-post
+ * leaves it to the next sweep after this. Once Slack took the post it is held past the expiry.
+ */
+const REMINDING_SECONDS = 120;
+
+/**
+ * Whether `request` is due its one reminder at `now`: open and posted, asked at least the app's
+ * reminder time ago, not expired, and not reminded yet. Pure.
+ */
+export function reminderDue(
+  request: ApprovalRequest,
+  reminder: ApprovalReminder | undefined,
+  now: number,
+): reminder is ApprovalReminder {
+  return (
+    reminder !== undefined &&
+    request.status === 'open' &&
+    request.ts !== undefined &&
+    request.remindedAt === undefined &&
+    now >= request.requestedAt + reminder.afterMs &&
+    now <= request.expiresAt
+  );
+}
+
+/**
+ * Reminds the approvers of each open request nobody decided after the app's reminder time, once:
+ * a reply in the request's thread naming them. Returns how many were reminded.
+ */
+export async function remindApprovals(
+  deps: Pick<ChangeDeps, 'store' | 'apps' | 'now'>,
+  client: WebClient,
+  log: Logger,
+): Promise<number> {
+  let reminded = 0;
+  for (const request of await deps.store.listOpenApprovals()) {
+    const app = deps.apps.byName(request.app);
+    const reminder = app?.approval?.reminder;
+    if (!app || !reminderDue(request, reminder, deps.now())) continue;
+    const appName = appNameIfMultiple(deps.apps, app);
+    if (await remindOnce(deps, { client, log }, request, { reminder, appName })) reminded += 1;
+  }
+  return reminded;
+}
+
+/**
+ * One request's reminder, under its claim: read again (a request decided meanwhile is not
+ * reminded), posted in its thread, then kept as reminded. A post Slack refused lets the claim go,
+ * for the next sweep to try again; one Slack took holds it past the expiry, so that it is never
+ * posted twice, whether or not `remindedAt` could be stored.
+ */
+async function remindOnce(
+  deps: Pick<ChangeDeps, 'store' | 'now'>,
+  { client, log }: { client: WebClient; log: Logger },
+  request: ApprovalRequest,
+  { reminder, appName }: { reminder: ApprovalReminder; appName: string | undefined },
+): Promise<boolean> {
+  const claim = reminderClaim(request.id);
+  if (!(await deps.store.claim(claim, REMINDING_SECONDS))) return false;
+  const current = await deps.store.getApproval(request.id);
+  if (!current?.ts || !reminderDue(current, reminder, deps.now())) return false;
+  const listed = approversOf(current) === 'moderators' ? reminder.moderators : reminder.approvers;
+  // The requester is among the editors, but may not decide their own request.
+  const mentions = listed.filter((id) => id !== current.requester);
+  try {
+    await client.chat.postMessage({
+      channel: current.channel,
+      thread_ts: current.ts,
+      ...reminderMessage(current, mentions, appName),
+    });
+  } catch (error) {
+    log.warn(
+      { request: current.id, app: current.app, cause: slackErrorCode(error) },
+      'approval reminder not posted; the next sweep tries again',
+    );
+    await deps.store.release(claim);
+    return false;
+  }
+  log.info({ request: current.id, app: current.app }, 'approvers reminded');
+  // Never throw from here on: what follows the post is never taken for a failure to post.
+  await keepReminded(deps, current, log).catch((error: unknown) => {
+    log.warn(
+      { err: error, request: current.id },
+      'approval reminder not kept; it may be sent again',
+    );
+  });
+  return true;
+}
+
+/**
+ * Keeps a posted reminder: its claim held past the request's expiry, then the time stored under
+ * the request's decision claim, so that a decision stored meanwhile is not written over by the
+ * open request read before it. Should someone be deciding it right now, their record stands
+ * without the time; the reminder's claim still keeps it once.
+ */
+async function keepReminded(
+  deps: Pick<ChangeDeps, 'store' | 'now'>,
+  request: ApprovalRequest,
+  log: Logger,
+): Promise<void> {
+  const untilExpiry = Math.ceil((request.expiresAt - deps.now()) / 1000);
+  if (!(await deps.store.renewClaim(reminderClaim(request.id), untilExpiry + REMINDING_SECONDS))) {
+    log.warn({ request: request.id }, 'approval reminder claim ran out; it may be sent again');
+  }
+  const decision = decisionClaim(request.id);
+  if (!(await deps.store.claim(decision, REMINDING_SECONDS))) return;
+  try {
+    const stored = await deps.store.getApproval(request.id);
+    if (stored?.status === 'open') {
+      await deps.store.putApproval({ ...stored, remindedAt: deps.now() });
+    }
+  } finally {
+    await deps.store.release(decision);
+  }
 }

@@ -15,11 +15,12 @@ import { createRevertButton } from './revert-button.ts';
 
 export { applyChange } from './apply.ts';
 export { approvalsList, homeApprovalBlocks, type ListedRequest } from './approval-view.ts';
-export { expireApprovals, requestsFor } from './approvals.ts';
+export { expireApprovals, remindApprovals, requestsFor } from './approvals.ts';
 // What features build a change with, and show its review with.
 export {
   type Change,
   changeId,
+  changeOf,
   changeRecord,
   FingerprintSchema,
   idPayload,

@@ -43,6 +43,8 @@ export function revertButton(
   label = 'Revert',
 ): Button | undefined {
   if (record.outcome !== 'applied' && !revertibleAnyway(record)) return undefined;
+  // Records removed for retention are gone: nothing was sent to CometChat, nothing to put back.
+  if (record.subject?.kind === 'retention') return undefined;
   if (moderationIrreversible(record)) return undefined;
   // A containment's revert (a release) is not put back: the user is contained again instead.
   if (record.subject?.kind === 'containment' && !contains(record)) return undefined;

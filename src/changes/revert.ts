@@ -113,6 +113,7 @@ export function revertOf(record: AuditRecord, now: Now): Revert {
     return none(notAppliedSentence(record.outcome));
   }
   const target = record.subject;
+  if (target?.kind === 'retention') return none(NOT_REVERTIBLE);
   let revert: Revert;
   const action = target?.kind === 'role' ? target.action : undefined;
   const irreversible = moderationIrreversible(record) ?? deletionIrreversible(record);

@@ -52,6 +52,10 @@ export interface SharedDeps extends FeatureDeps {
   logger: Logger;
   /** Counts a CometChat webhook delivery by app and outcome (metrics). */
   countWebhook: (app: string, outcome: WebhookOutcome) => void;
+  /** Names this installation in the store: a hash of the bot token (install/index.ts). */
+  installation: string;
+  /** Audit records older than this many days are removed daily; undefined: kept for ever. */
+  auditRetentionDays?: number | undefined;
 }
 
 /**

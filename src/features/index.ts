@@ -15,6 +15,7 @@ import { groups } from './groups/index.ts';
 import { helpMessage } from './help/help-view.ts';
 import { help } from './help/index.ts';
 import { createHome, registerHome } from './home/home.ts';
+import { install, unlessStopped } from './install/index.ts';
 import { messages } from './messages/index.ts';
 import { homeModeration, moderation } from './moderation/index.ts';
 import { editorOpener, permissions } from './permissions/index.ts';
@@ -42,6 +43,7 @@ export const FEATURES: readonly Feature[] = [
   audit,
   apps,
   help,
+  install,
 ];
 
 /** Every subcommand of `/cometchat`. */
@@ -99,7 +101,10 @@ export function createFeatures(shared: SharedDeps): Features {
       registerUnfurls(bolt, UNFURLERS, deps);
     },
     webhookRoute: webhookRoute(deps),
-    periodic: (log) => Promise.all(FEATURES.map((feature) => feature.periodic?.(deps, log))),
+    // None once the app is uninstalled or its token revoked: every call to Slack would fail.
+    periodic: unlessStopped(deps, (log) =>
+      Promise.all(FEATURES.map((feature) => feature.periodic?.(deps, log))),
+    ),
     atStart: (log) => Promise.all(FEATURES.map((feature) => feature.atStart?.(deps, log))),
   };
 }

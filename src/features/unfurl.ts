@@ -1,9 +1,11 @@
 import type { App } from '@slack/bolt';
-import type { LinkUnfurls } from '@slack/types';
+import type { Button, LinkUnfurls } from '@slack/types';
 import type { Logger } from 'pino';
 import type { Apps, CometChatApp } from '../apps/apps.ts';
 import { CometChatError } from '../cometchat/errors.ts';
 import { currentRequest } from '../request-context.ts';
+import { plain } from '../slack/blocks.ts';
+import { ACTIONS } from '../slack/ids.ts';
 import type { AppDeps } from './deps.ts';
 import type { LinkUnfurler, UnfurlCard } from './feature.ts';
 
@@ -48,6 +50,47 @@ export function readDashboardLink(url: string): DashboardLink | undefined {
   if (first !== 'app' || !appId || !section || !rawId) return undefined;
   const id = decodeSegment(rawId);
   return id === undefined ? undefined : { url, appId, section: section.toLowerCase(), id };
+}
+
+/** The dashboard's sections a card links back to: those the unfurlers read (users, roles, calls). */
+export type DashboardSection = 'users' | 'roles' | 'calls';
+
+/** Slack's longest `url` on a button. */
+const MAX_BUTTON_URL = 3000;
+
+/**
+ * The dashboard's address of one item of an app: the inverse of {@link readDashboardLink}, so a
+ * card's link, pasted back into Slack, unfurls into the same card. Undefined when the app's
+ * CometChat id is unknown (the address needs it). Pure.
+ */
+export function dashboardAddress(
+  appId: string | undefined,
+  section: DashboardSection,
+  id: string,
+): string | undefined {
+  if (!appId) return undefined;
+  const path = ['app', appId, section, id].map(encodeURIComponent).join('/');
+  return `https://${DASHBOARD_DOMAIN}/${path}`;
+}
+
+/**
+ * "Open in CometChat": a link button to the item's dashboard page; none without the app's id, or
+ * when the address is longer than Slack takes. Slack still sends a click on it to the app, which
+ * only acknowledges it (registerUnfurls). Pure.
+ */
+export function openInCometChat(
+  appId: string | undefined,
+  section: DashboardSection,
+  id: string,
+): Button | undefined {
+  const url = dashboardAddress(appId, section, id);
+  if (!url || url.length > MAX_BUTTON_URL) return undefined;
+  return {
+    type: 'button',
+    text: plain('Open in CometChat'),
+    action_id: ACTIONS.openInCometChat,
+    url,
+  };
 }
 
 function decodeSegment(segment: string): string | undefined {
@@ -115,6 +158,11 @@ export function registerUnfurls(
   unfurlers: readonly LinkUnfurler[],
   deps: AppDeps,
 ): void {
+  // The cards' "Open in CometChat" opens the page in the browser; Slack sends the click here
+  // too, and expects it acknowledged like any other.
+  bolt.action(ACTIONS.openInCometChat, async ({ ack }) => {
+    await ack();
+  });
   if (unfurlers.length === 0) return;
   bolt.event('link_shared', async ({ event, client }) => {
     const { log } = currentRequest();

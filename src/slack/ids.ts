@@ -42,6 +42,7 @@ export const ACTIONS = {
   homeHelp: 'home_help',
   homeLookupUser: 'home_lookup_user',
   userDetails: 'user_details',
+  openInCometChat: 'open_in_cometchat',
   usersPage: 'users_page',
   userCalls: 'user_calls',
   userChangeRole: 'user_change_role',

@@ -5,6 +5,7 @@ import {
   AUDIT_POSTS_LIMIT,
   type AuditPage,
   type AuditQuery,
+  type AuditRangeQuery,
   type BurstCount,
   type BurstWindow,
   bySubscriptionChannel,
@@ -712,6 +713,67 @@ class RedisStore implements Store {
     const text = await this.#run('get audit record', () => this.#client.get(this.#keys.audit(ref)));
     if (text === null) return undefined;
     return decodeStoredJson(AuditRecordSchema, text, `audit record ${ref}`);
+  };
+
+  readonly listAuditBetween = async (query: AuditRangeQuery): Promise<AuditRecord[]> => {
+    const { app, from, to, after, limit } = query;
+    const index = this.#keys.appByTime(app);
+    const count = Math.max(0, limit);
+    const operation = 'list audit records between';
+    const refs = await this.#run(operation, async () => {
+      // A sorted set orders equal scores by member: the records of the keyset's own time that
+      // come after it first, then those of later times. Only refs are read here.
+      const same =
+        after && after.at >= from
+          ? (await this.#client.zRangeByScore(index, after.at, after.at)).filter(
+              (ref) => ref > after.ref,
+            )
+          : [];
+      const rest = count - same.length;
+      if (rest <= 0) return same.slice(0, count);
+      const lower = after && after.at >= from ? `(${after.at}` : String(from);
+      const later = await this.#client.zRangeByScore(index, lower, `(${to}`, {
+        LIMIT: { offset: 0, count: rest },
+      });
+      return [...same, ...later];
+    });
+    const refList = decodeStored(RefListSchema, refs, 'an audit index');
+    return this.#readAll(operation, refList, this.#keys.audit, AuditRecordSchema, 'audit record');
+  };
+
+  readonly pruneAudit = async (before: number): Promise<Map<string, number>> => {
+    const removed = new Map<string, number>();
+    const keys = this.#keys;
+    for (;;) {
+      const refs = decodeStored(
+        RefListSchema,
+        await this.#run('list audit records to prune', () =>
+          this.#client.zRangeByScore(keys.byTime, '-inf', `(${before}`, {
+            LIMIT: { offset: 0, count: FILING_BATCH },
+          }),
+        ),
+        'an audit index',
+      );
+      if (refs.length === 0) return removed;
+      const texts = await this.#run('read audit records to prune', () =>
+        this.#client.mGet(refs.map(keys.audit)),
+      );
+      const multi = this.#client.multi();
+      refs.forEach((ref, i) => {
+        multi.del(keys.audit(ref)).zRem(keys.byTime, ref);
+        multi.hDel(keys.auditPosts, ref).zRem(keys.auditPostsByDue, ref);
+        const text = texts[i];
+        const record = text === null || text === undefined ? undefined : readRecord(text);
+        // One that does not decode names no app or roles: its other entries list nothing.
+        if (!record) return;
+        multi.zRem(keys.appByTime(record.app), ref);
+        for (const role of auditRoles(record)) {
+          multi.zRem(keys.byRole(role), ref).zRem(keys.appByRole(record.app, role), ref);
+        }
+        removed.set(record.app, (removed.get(record.app) ?? 0) + 1);
+      });
+      await this.#run('prune audit records', () => multi.exec());
+    }
   };
 
   readonly putSubscription = async (subscription: Subscription): Promise<void> => {

@@ -7,6 +7,7 @@ import {
   AUDIT_POSTS_LIMIT,
   type AuditPage,
   type AuditQuery,
+  type AuditRangeQuery,
   type BurstCount,
   type BurstWindow,
   type Store,
@@ -357,6 +358,22 @@ function auditStatements(db: DatabaseSync) {
        ON CONFLICT (ref) DO UPDATE SET at = excluded.at, record = excluded.record`,
     ),
     selectPending: db.prepare('SELECT record FROM audit_intents WHERE at < ? ORDER BY at, ref'),
+    // Read on audit_by_app_time_ref alone, in its order: the keyset is where the page begins.
+    auditBetween: db.prepare(
+      `SELECT * FROM audit_records
+       WHERE app = @app AND at >= @from AND at < @to AND (at, ref) > (@at, @ref)
+       ORDER BY at, ref LIMIT @limit`,
+    ),
+    prunedByApp: db.prepare(
+      'SELECT app, count(*) AS removed FROM audit_records WHERE at < ? GROUP BY app',
+    ),
+    pruneAuditPosts: db.prepare(
+      'DELETE FROM audit_posts WHERE ref IN (SELECT ref FROM audit_records WHERE at < ?)',
+    ),
+    pruneAuditRoles: db.prepare(
+      'DELETE FROM audit_roles WHERE ref IN (SELECT ref FROM audit_records WHERE at < ?)',
+    ),
+    pruneAudit: db.prepare('DELETE FROM audit_records WHERE at < ?'),
     // One query per combination, so that each is planned on its own index.
     auditAll: prepareAudit(db, LISTING_SQL.auditAll),
     auditOfApp: prepareAudit(db, LISTING_SQL.auditOfApp),
@@ -667,6 +684,31 @@ class SqliteStore implements Store {
     this.#sameFile();
     const raw = this.#sql.selectAudit.get(ref);
     return raw === undefined ? undefined : fromRow(raw);
+  };
+
+  readonly listAuditBetween = async (query: AuditRangeQuery): Promise<AuditRecord[]> => {
+    this.#sameFile();
+    const { app, from, to, after, limit } = query;
+    // No `after`: a keyset before every record (no `at` is below `from` - 1 in this range).
+    const at = after?.at ?? from - 1;
+    const ref = after?.ref ?? '';
+    return this.#sql.auditBetween
+      .all({ app, from, to, at, ref, limit: Math.max(0, limit) })
+      .map(fromRow);
+  };
+
+  readonly pruneAudit = async (before: number): Promise<Map<string, number>> => {
+    this.#sameFile();
+    return inTransaction(this.#db, 'IMMEDIATE', () => {
+      const rows = decodeStored(PrunedRowsSchema, this.#sql.prunedByApp.all(before), 'a count');
+      if (rows.length === 0) return new Map();
+      this.#sql.pruneAuditPosts.run(before);
+      this.#sql.pruneAuditRoles.run(before);
+      this.#sql.pruneAudit.run(before);
+      // The counts are kept by triggers on insert; a prune, the only deletion, counts afresh.
+      countAudit(this.#db);
+      return new Map(rows.map((row) => [row.app, row.removed]));
+    });
   };
 
   readonly putSubscription = async (subscription: Subscription): Promise<void> => {
@@ -1011,6 +1053,8 @@ const BurstRowSchema = z.object({
 });
 
 const BurstShownRowsSchema = z.array(z.object({ replica: z.string(), shown: z.number() }));
+
+const PrunedRowsSchema = z.array(z.object({ app: z.string(), removed: z.number() }));
 
 const UserVersionRowSchema = z.object({ user_version: z.number().int().nonnegative() });
 const CountRowSchema = z.object({ total: z.number() });

@@ -43,6 +43,19 @@ export interface AuditQuery {
   limit: number;
 }
 
+/**
+ * One page of `listAuditBetween`: one app's records from `from` (inclusive) to `to` (exclusive),
+ * Unix ms, oldest first (then by `ref`), those after `after` (the last record of the page
+ * before: a keyset, so a record added meanwhile shifts no page), at most `limit` of them.
+ */
+export interface AuditRangeQuery {
+  app: string;
+  from: number;
+  to: number;
+  after?: Pick<AuditRecord, 'at' | 'ref'> | undefined;
+  limit: number;
+}
+
 /** Which subscriptions `listSubscriptions` lists: of one app, of one channel, each when given. */
 export interface SubscriptionQuery {
   app?: string | undefined;
@@ -121,6 +134,13 @@ export interface Store {
   listAudit(query: AuditQuery): Promise<AuditPage>;
   /** The audit record of `ref`, whichever its app; undefined when none is stored. */
   getAudit(ref: string): Promise<AuditRecord | undefined>;
+  /** A page of one app's records in a time range, oldest first (the export reads it page by page). */
+  listAuditBetween(query: AuditRangeQuery): Promise<AuditRecord[]>;
+  /**
+   * Removes every audit record whose `at` is before `before` (Unix ms), of every app, with its
+   * index entries and any post of it not yet made. Returns how many it removed, by app.
+   */
+  pruneAudit(before: number): Promise<Map<string, number>>;
   /** Creates or replaces a channel's subscription (by `id`). */
   putSubscription(subscription: Subscription): Promise<void>;
   /** Oldest first (by `createdAt`, then `id`); `app` and `channel` narrow, each when given. */
@@ -338,6 +358,30 @@ class MemoryStore implements Store {
     return record ? structuredClone(record) : undefined;
   };
 
+  readonly listAuditBetween = async (query: AuditRangeQuery): Promise<AuditRecord[]> => {
+    const { app, from, to, after, limit } = query;
+    return structuredClone(
+      this.#audit
+        .filter(
+          (r) => r.app === app && r.at >= from && r.at < to && (!after || byTime(after, r) < 0),
+        )
+        .sort(byTime)
+        .slice(0, Math.max(0, limit)),
+    );
+  };
+
+  readonly pruneAudit = async (before: number): Promise<Map<string, number>> => {
+    const removed = new Map<string, number>();
+    for (let i = this.#audit.length - 1; i >= 0; i -= 1) {
+      const record = this.#audit[i];
+      if (record === undefined || record.at >= before) continue;
+      this.#audit.splice(i, 1);
+      this.#auditPosts.delete(record.ref);
+      removed.set(record.app, (removed.get(record.app) ?? 0) + 1);
+    }
+    return removed;
+  };
+
   readonly putSubscription = async (subscription: Subscription): Promise<void> => {
     this.#subscriptions.set(subscription.id, structuredClone(subscription));
   };
@@ -460,6 +504,11 @@ function inCodeUnitOrder(a: string, b: string): number {
 /** Ids in code-unit order: how every backend orders records of equal times. */
 function byId(a: { id: string }, b: { id: string }): number {
   return inCodeUnitOrder(a.id, b.id);
+}
+
+/** Records oldest first, then by `ref` in code-unit order: listAuditBetween's order on every backend. */
+function byTime(a: Pick<AuditRecord, 'at' | 'ref'>, b: Pick<AuditRecord, 'at' | 'ref'>): number {
+  return a.at - b.at || inCodeUnitOrder(a.ref, b.ref);
 }
 
 /**

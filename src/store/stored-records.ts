@@ -97,6 +97,14 @@ export const ChangeSubjectSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('scope'), guid: z.string(), scope: z.enum(GROUP_SCOPES) }),
   // One member of one group: their scope, their membership (kicked) or a ban of them there.
   z.object({ kind: z.literal('group-member'), guid: z.string(), uid: z.string() }),
+  // Not a change sent to CometChat: the audit records older than AUDIT_RETENTION_DAYS (`days`)
+  // removed, those before `before` (Unix ms), `removed` of them (this app's). Nothing to revert.
+  z.object({
+    kind: z.literal('retention'),
+    before: z.number(),
+    days: z.number().int().positive(),
+    removed: z.number().int().nonnegative(),
+  }),
 ]);
 export type ChangeSubject = z.infer<typeof ChangeSubjectSchema>;
 
@@ -280,6 +288,8 @@ export const ApprovalRequestSchema = z.object({
    * outcome when it is decided (src/changes/step-completion.ts).
    */
   workflowStep: z.object({ executionId: z.string(), callbackId: z.string() }).optional(),
+  /** Unix milliseconds when its approvers were reminded (APPROVAL_REMINDER_MINUTES), once. */
+  remindedAt: z.number().optional(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 

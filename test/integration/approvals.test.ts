@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { SlackDriver } from '../../offline/slack-standin/driver.ts';
-import { dmChannelIdFor } from '../../offline/slack-standin/ids.ts';
 import { submitView } from '../../offline/stack/editor-steps.ts';
 import { ACTIONS } from '../../src/slack/ids.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
 import { skipRedisSuites, useRedisServer } from '../store/redis-server.ts';
+import { click, dmTo, ENV, request, updated } from './approval-steps.ts';
 import {
   actionButtons,
   commandReply,
-  type Harness,
   signedJson,
   signedTestValue,
   tableRecords,
@@ -20,68 +18,6 @@ import { driverAs, puts, reviewFlip, useHarnessStarter, useReplicas } from './su
 // Two pairs of eyes through the real app: with an approval channel, the editor asks, another
 // editor approves (one update, one audit record naming both) or rejects; every click is checked
 // when it comes.
-
-const CHANNEL = 'C0APPROVE';
-const ENV = { APPROVAL_CHANNEL: CHANNEL, EDITORS: 'U0OPERATOR,U0LEAD,U0LEAD2' };
-
-interface Posted {
-  ts: string;
-  blocks: unknown[];
-  text: string;
-}
-
-/** Reviews a change and asks for its approval: resolves with the request as posted. */
-async function request(h: Harness, reason = 'ticket 42'): Promise<Posted> {
-  const { confirmation } = await reviewFlip(h);
-  expect(textOf(confirmation)).toContain('Request approval');
-  const mark = h.slack.calls.length;
-  const answer = await submitView(h, confirmation, {
-    approval_reason: { reason: { type: 'plain_text_input', value: reason } },
-  });
-  expect(answer.response_action).toBe('update');
-  const post = await h.slack.nextCall('chat.postMessage', mark);
-  expect(post.args.channel).toBe(CHANNEL);
-  // The editor says so once the request is stored.
-  const done = await h.slack.nextCall('views.update', mark);
-  expect(textOf(done.args.view)).toContain('Approval requested');
-  // The app updates the message by the ts it stored; a click carries whatever ts Slack has.
-  return {
-    ts: '1700000000.000300',
-    blocks: post.args.blocks as unknown[],
-    text: textOf(post.args),
-  };
-}
-
-/** Clicks a button of the posted request as `driver`'s user; resolves with the ephemeral reply. */
-async function click(h: Harness, driver: SlackDriver, posted: Posted, actionId: string) {
-  const button = actionButtons({ blocks: posted.blocks }).find((b) => b.action_id === actionId);
-  if (!button?.value) throw new Error(`no ${actionId} button`);
-  return driver.interaction(
-    driver.blockAction({
-      actionId,
-      value: button.value,
-      responseUrl: h.slack.responseUrl(),
-      message: { ts: posted.ts, blocks: posted.blocks },
-    }),
-  );
-}
-
-/** The newest update of the request's message. */
-async function updated(h: Harness, mark: number) {
-  const call = await h.slack.nextCall('chat.update', mark);
-  return textOf(call.args);
-}
-
-/** Waits for a direct message to `user` about their request that says `said`. */
-async function dmTo(h: Harness, user: string, said: string): Promise<string> {
-  const dm = dmChannelIdFor(user);
-  return h.slack.waitFor(() =>
-    h.slack.calls
-      .filter((c) => c.method === 'chat.postMessage' && c.args.channel === dm)
-      .map((c) => textOf(c.args))
-      .find((text) => text.includes('Your request') && text.includes(said)),
-  );
-}
 
 describe('approvals', () => {
   const start = useHarnessStarter();

@@ -86,7 +86,11 @@ describe('/cometchat call through the real app', () => {
       ':white_circle: ended · *George Alan* (`cometchat-uid-2`) · joined · 12.5 min · (audio 12.5, video 0) · in <!date^1700000006^{time}|2023-11-14T22:13:26Z> · out <!date^1700000756^{time}|2023-11-14T22:25:56Z>',
     ]);
     expect(markupOf(reply).join('\n')).toContain('*Participants* (2)');
-    expect(actionButtons(reply).map((b) => b.action_id)).toEqual(['share_call']);
+    // "Open in CometChat" links the call's dashboard page (issue 49).
+    expect(actionButtons(reply).map((b) => b.action_id)).toEqual([
+      'share_call',
+      'open_in_cometchat',
+    ]);
     expect(callRequests(h)).toHaveLength(1);
     expect(callRequests(h)[0]?.headers.onbehalfof).toBeUndefined();
   });
@@ -149,6 +153,7 @@ describe('/cometchat call through the real app', () => {
     expect(actionButtons(reply).map((b) => b.text.text)).toEqual([
       'Show all 12 participants',
       'Share in channel',
+      'Open in CometChat',
     ]);
   });
 

@@ -54,6 +54,8 @@ describe('users through the real app', () => {
       ACTIONS.userAccount,
       ACTIONS.editPermissions,
       ACTIONS.userCalls,
+      // The user's dashboard page (issue 49).
+      ACTIONS.openInCometChat,
     ]);
   });
 

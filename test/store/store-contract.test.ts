@@ -1036,6 +1036,80 @@ function describeStoreContract(
         expect((await store.listWebhookEvents(2))[0]?.body).toEqual({ data: { status: 'ended' } });
       });
     });
+    describe('audit export and retention', () => {
+      const T = 1_700_000_000_000;
+      // Two records share a time, so that the keyset's `ref` decides between them.
+      const trail = [
+        record({ ref: 'r-b', at: T + 1_000 }),
+        record({ ref: 'r-a', at: T + 1_000, role: 'vip' }),
+        record({ ref: 'r-c', at: T + 2_000, subject: { kind: 'user', uid: 'alice' } }),
+        record({ ref: 'r-d', at: T + 3_000 }),
+        record({ ref: 'r-e', at: T + 4_000, app: 'staging' }),
+        record({ ref: 'r-f', at: T + 5_000 }),
+      ];
+      beforeEach(async () => {
+        for (const r of trail) await store.appendAudit(r, 'C0AUDIT');
+      });
+
+      /** Every page of `app`'s records in [from, to), `limit` at a time, as listAuditBetween gives them. */
+      async function pages(app: string, from: number, to: number, limit: number) {
+        const read: AuditRecord[][] = [];
+        let after: AuditRecord | undefined;
+        for (;;) {
+          const page = await store.listAuditBetween({ app, from, to, after, limit });
+          if (page.length === 0) return read;
+          read.push(page);
+          after = page.at(-1);
+        }
+      }
+
+      it("lists one app's records in a range, oldest first, then by ref, page by page", async () => {
+        const read = await pages(DEFAULT_APP, T + 1_000, T + 5_000, 2);
+        expect(read.map((page) => page.map((r) => r.ref))).toEqual([
+          ['r-a', 'r-b'],
+          ['r-c', 'r-d'],
+        ]);
+        expect(read[1]?.[0]).toEqual(trail[2]);
+        expect((await pages('staging', T, T + 10_000, 10)).flat().map((r) => r.ref)).toEqual([
+          'r-e',
+        ]);
+        expect(await pages(DEFAULT_APP, T + 6_000, T + 9_000, 10)).toEqual([]);
+      });
+
+      it('goes on after a keyset between two records of one time', async () => {
+        const next = await store.listAuditBetween({
+          app: DEFAULT_APP,
+          from: T,
+          to: T + 10_000,
+          after: { at: T + 1_000, ref: 'r-a' },
+          limit: 2,
+        });
+        expect(next.map((r) => r.ref)).toEqual(['r-b', 'r-c']);
+      });
+
+      it('prunes exactly the records before the cut-off, of every app, and their posts', async () => {
+        const removed = await store.pruneAudit(T + 4_000);
+        expect(removed).toEqual(new Map([[DEFAULT_APP, 4]]));
+        const left = await store.listAudit({ offset: 0, limit: 10 });
+        expect(left.records.map((r) => r.ref)).toEqual(['r-f', 'r-e']);
+        expect(left.total).toBe(2);
+        expect((await store.listAudit({ app: DEFAULT_APP, offset: 0, limit: 10 })).total).toBe(1);
+        expect((await store.listAudit({ role: 'vip', offset: 0, limit: 10 })).total).toBe(0);
+        expect((await store.listAudit({ role: 'moderator', offset: 0, limit: 10 })).total).toBe(2);
+        expect(await store.getAudit('r-d')).toBeUndefined();
+        expect(await store.getAudit('r-e')).toEqual(trail[4]);
+        expect((await store.listAuditPosts(T + 10_000)).map((p) => p.record.ref)).toEqual([
+          'r-e',
+          'r-f',
+        ]);
+        expect(await store.pruneAudit(T + 4_000)).toEqual(new Map());
+      });
+
+      it('prunes nothing before the oldest record', async () => {
+        expect(await store.pruneAudit(T + 1_000)).toEqual(new Map());
+        expect((await store.listAudit({ offset: 0, limit: 10 })).total).toBe(trail.length);
+      });
+    });
   });
 
   if (!openV1) return;

@@ -4,6 +4,7 @@ import {
   approvalsList,
   expireApprovals,
   homeApprovalBlocks,
+  remindApprovals,
   requestsFor,
 } from '../../changes/index.ts';
 import { noWords } from '../command.ts';
@@ -12,7 +13,7 @@ import { type Feature, subcommand } from '../feature.ts';
 import { asJob } from '../job.ts';
 
 // The approvals waiting for a person: `/cometchat approvals`, the Home tab's part, and the
-// expiry of requests nobody decided. Approving and rejecting are the road's (src/changes).
+// reminder and expiry of requests nobody decided. Approving and rejecting are the road's (src/changes).
 
 const USAGE = '`/cometchat approvals`';
 
@@ -39,12 +40,21 @@ export const approvals: Feature = {
   register() {
     // Its buttons (Approve, Reject) are the road's: registerChanges.
   },
-  // Requests past their expiry are closed on time, once across replicas.
+  // Requests past their expiry are closed on time, and those waiting long their approvers
+  // reminded, each once across replicas; one failing does not hold up the other.
   periodic: (deps, log) =>
-    asJob(
-      log,
-      { task: 'approval-expiry' },
-      (jobLog) => expireApprovals(deps, deps.client, jobLog),
-      deps.now,
-    ),
+    Promise.all([
+      asJob(
+        log,
+        { task: 'approval-expiry' },
+        (jobLog) => expireApprovals(deps, deps.client, jobLog),
+        deps.now,
+      ),
+      asJob(
+        log,
+        { task: 'approval-reminders' },
+        (jobLog) => remindApprovals(deps, deps.client, jobLog),
+        deps.now,
+      ),
+    ]),
 };

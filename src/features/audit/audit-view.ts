@@ -86,6 +86,7 @@ const OUTCOME_MARK: Record<AuditRecord['outcome'], string> = {
 
 /** Who made the change: the person who asked, and for an approved change who approved it. */
 function whoPart(record: AuditRecord): string {
+  if (record.subject?.kind === 'retention') return `the app (${code(record.userId)})`;
   const approved = record.approval ? ` (approved by <@${record.approval.approvedBy}>)` : '';
   return `<@${record.userId}>${approved}`;
 }
@@ -117,7 +118,14 @@ function subjectPart(record: AuditRecord): string {
   if (subject?.kind === 'group-member') {
     return `member ${code(subject.uid)} of group ${code(subject.guid)}`;
   }
+  if (subject?.kind === 'retention') return retentionText(subject);
   return `role ${code(record.role)}`;
+}
+
+/** A retention record's facts: how many records went, and the cut-off. */
+function retentionText(subject: Extract<AuditRecord['subject'], { kind: 'retention' }>): string {
+  const records = counted(subject.removed, 'audit record');
+  return `${records} before ${slackDate(Math.floor(subject.before / 1000))} removed (kept ${counted(subject.days, 'day')})`;
 }
 
 /** A change to a role itself, in a word. */
@@ -351,6 +359,9 @@ function postSubject(record: AuditRecord): string {
   const uid = uidOf(record);
   if (uid !== undefined) return `User ${code(uid)}`;
   if (record.subject?.kind === 'message') return `Message ${code(record.subject.id)}`;
+  if (record.subject?.kind === 'retention') {
+    return `Audit records before ${new Date(record.subject.before).toISOString()}`;
+  }
   if (record.subject?.kind === 'group-member') {
     return `Member ${code(record.subject.uid)} of group ${code(record.subject.guid)}`;
   }

@@ -1,18 +1,28 @@
 import type { Logger } from 'pino';
-import { valueWriter } from '../../apps/apps.ts';
+import { appNameIfMultiple, valueWriter } from '../../apps/apps.ts';
 import { revertButton } from '../../changes/index.ts';
+import { currentRequest } from '../../request-context.ts';
 import { pageWord, roleWord } from '../command.ts';
 import type { RecentChange, SharedDeps } from '../deps.ts';
 import { type Feature, Refusal, subcommand } from '../feature.ts';
 import { asJob } from '../job.ts';
+import {
+  createAuditExport,
+  EXPORT_USAGE,
+  type ExportWords,
+  isExport,
+  parseExportWords,
+} from './audit-export.ts';
 import { createAuditCommand, registerAuditList } from './audit-trail.ts';
 import { type AuditQuery, auditSummaryLine } from './audit-view.ts';
 import { sweepPending } from './pending-sweep.ts';
+import { pruneTrail } from './retention.ts';
 
 const USAGE = '`/cometchat audit [role] [page]`';
 
-/** `audit [role] [page]`, in either order: a number is the page. */
-export function parseAuditWords(words: readonly string[]): AuditQuery | Refusal {
+/** `audit [role] [page]`, in either order (a number is the page), or `audit export [bounds]`. */
+export function parseAuditWords(words: readonly string[]): AuditQuery | ExportWords | Refusal {
+  if (words[0] === 'export') return parseExportWords(words.slice(1));
   const usage = new Refusal(`Usage: ${USAGE}.`);
   if (words.length > 2) return usage;
   let role: string | undefined;
@@ -47,9 +57,20 @@ export const audit: Feature = {
   subcommands: [
     subcommand({
       names: ['audit'],
-      usage: `${USAGE} - recent permission changes, newest first`,
+      usage: `${USAGE} - recent permission changes, newest first; ${EXPORT_USAGE} - the trail as a CSV file, in a direct message`,
       parse: parseAuditWords,
-      run: (query, { respond, app, deps }) => createAuditCommand(deps)(app, query, respond),
+      progress: (words) => (isExport(words) ? 'Writing the audit trail to a file…' : undefined),
+      run: (words, { body, respond, app, deps }) => {
+        if (!isExport(words)) return createAuditCommand(deps)(app, words, respond);
+        const asker = {
+          userId: body.user_id,
+          app: app.name,
+          appName: appNameIfMultiple(deps.apps, app),
+          respond,
+          log: currentRequest().log,
+        };
+        return createAuditExport(deps)(words, asker);
+      },
     }),
   ],
   register: registerAuditList,
@@ -65,5 +86,12 @@ export const audit: Feature = {
         deps.now,
       ),
       asJob(log, { task: 'audit-posts' }, (jobLog) => deps.audit.retryPosts(jobLog), deps.now),
+      // Daily, on one replica (AUDIT_RETENTION_DAYS).
+      asJob(
+        log,
+        { task: 'audit-retention' },
+        (jobLog) => pruneTrail({ ...deps, days: deps.auditRetentionDays, log: jobLog }),
+        deps.now,
+      ),
     ]),
 };

@@ -68,7 +68,7 @@ const SESSION_ID_IN_TEXT = /\bv1\.[a-z]{2,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g;
 
 /** How a call view names its app and signs its buttons. */
 function viewOptions(deps: Pick<FeatureDeps, 'apps'>, app: CometChatApp) {
-  return { value: valueWriter(app), appName: appNameIfMultiple(deps.apps, app) };
+  return { value: valueWriter(app), appName: appNameIfMultiple(deps.apps, app), appId: app.appId };
 }
 
 export function createCallRender(deps: Pick<FeatureDeps, 'apps'>) {

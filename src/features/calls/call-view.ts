@@ -29,6 +29,7 @@ import {
   truncate,
 } from '../../slack/mrkdwn.ts';
 import { PageSchema } from '../../slack/values.ts';
+import { openInCometChat } from '../unfurl.ts';
 import { callShape, timelineSections, transcriptsText } from './call-timeline.ts';
 import { markedStatus, WORD_MAX } from './status-marks.ts';
 
@@ -60,6 +61,8 @@ export interface CallViewOptions {
   appName?: string | undefined;
   /** Unix seconds: where the timeline of a call still going on ends. */
   now?: number | undefined;
+  /** The app's CometChat id: the card links to the call's dashboard page (none when unknown). */
+  appId?: string | undefined;
 }
 
 /** The call as a message: the summary up front, then participants and recordings. Pure. */
@@ -79,7 +82,7 @@ export function callMessage(
       ...participantBlocks(call, listed),
       ...recordingBlocks(call, listed),
       ...transcriptBlocks(call, listed),
-      ...footerBlocks(call, onBehalfOf, write, listed),
+      ...footerBlocks(call, onBehalfOf, write, listed, options.appId),
     ],
   });
   const [most, ...fewer] = LISTED;
@@ -168,9 +171,11 @@ function footerBlocks(
   onBehalfOf: string | undefined,
   write: ValueWriter,
   listed: number,
+  appId: string | undefined,
 ): KnownBlock[] {
   const hidden = Math.max(0, call.participants.length - listed);
-  const buttons = callButtons(call, onBehalfOf, write, hidden > 0);
+  const open = openInCometChat(appId, 'calls', call.sessionId);
+  const buttons = [...callButtons(call, onBehalfOf, write, hidden > 0), ...(open ? [open] : [])];
   return [
     ...(hidden > 0 ? [context([`${counted(hidden, 'more participant')} not shown here.`])] : []),
     ...(buttons.length > 0 ? [actions(buttons)] : []),

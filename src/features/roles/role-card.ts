@@ -17,6 +17,7 @@ import type { ButtonArgs } from '../../slack/listener-args.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { FeatureDeps } from '../deps.ts';
 import type { LinkUnfurler, UnfurlCard } from '../feature.ts';
+import { openInCometChat } from '../unfurl.ts';
 import { compact } from './role-list-view.ts';
 
 // One role, outside the list: the card a dashboard link to it unfurls into, and what its Details
@@ -75,13 +76,13 @@ export function roleDetailsMessage(
     compact('Metadata', role.metadata),
   ].filter((line): line is string => Boolean(line));
   const blocks: KnownBlock[] = [section(lines.join('\n'))];
-  if (ROLE_ID.test(role.role)) {
-    blocks.push(
-      actions([
-        button('Edit permissions', ACTIONS.editPermissions, roleButtonValue(app, role.role)),
-      ]),
-    );
-  }
+  const edit = ROLE_ID.test(role.role)
+    ? button('Edit permissions', ACTIONS.editPermissions, roleButtonValue(app, role.role))
+    : undefined;
+  const buttons = [edit, openInCometChat(app.appId, 'roles', role.role)].filter(
+    (b) => b !== undefined,
+  );
+  if (buttons.length > 0) blocks.push(actions(buttons));
   return {
     response_type: 'ephemeral',
     replace_original: false,

@@ -11,6 +11,7 @@ import type { SlackMessage } from '../../slack/deliver.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { KnownPermissions } from '../../store/store.ts';
+import { openInCometChat } from '../unfurl.ts';
 import { containBlock, type SessionsRead, sessionsBlocks } from './sessions-view.ts';
 
 // A CometChat user as one card: who they are, their role, their account, what the app knows of
@@ -29,6 +30,8 @@ export interface UserCardOptions {
   /** The person looking may change this app's users: offered Change role and (De)activate. */
   editor?: boolean | undefined;
   appName?: string | undefined;
+  /** The app's CometChat id: the card links to the user's dashboard page (none when unknown). */
+  appId?: string | undefined;
   /**
    * The user's sessions as read with the user, and when (Unix seconds, for their ages); absent:
    * the card shows none.
@@ -113,7 +116,8 @@ function cardButtons(user: User, options: UserCardOptions): Button[] {
     );
   }
   buttons.push(button('Find their calls', ACTIONS.userCalls, uid));
-  return buttons;
+  const open = openInCometChat(options.appId, 'users', user.uid);
+  return open ? [...buttons, open] : buttons;
 }
 
 /**

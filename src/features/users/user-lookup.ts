@@ -66,6 +66,7 @@ export function createUserCard(deps: UserDeps) {
       known: await knownOf(deps, app, user.role),
       write: valueWriter(app),
       appName: appNameIfMultiple(deps.apps, app),
+      appId: app.appId,
       editor: refusal === undefined,
       sessions: { read, nowSeconds: Math.floor(deps.now() / 1000) },
     });
