@@ -37,6 +37,7 @@ import {
   renderView as drawView,
   textOf,
 } from './stack/terminal-render.ts';
+import { STEP_NAMES, stepTry } from './try-step.ts';
 
 // `npm run try -- <what>`: the real app, offline, on the CometChat sandbox and a local Slack
 // stand-in. Each step sends what Slack would send (signed requests to /slack/events) and
@@ -83,6 +84,11 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
   contain [<uid>]                   an account in trouble: sessions revoked, banned from its
                                     groups, its latest messages soft-deleted, deactivated;
                                     then Revert: reactivated and unbanned
+  step <name> [...]                 a Workflow Builder step, run as Slack runs it, and how it
+                                    ends; <name>: ${STEP_NAMES.join(' | ')}
+                                    e.g. step lookup-user cometchat-uid-4 sendMessage,
+                                    step change-role cometchat-uid-4 vip (approved by a second
+                                    editor, then the step completes)
   home                              the Home tab, as the operator sees it
   alerts                            a channel subscribed to unanswered calls, a call that
                                     ends unanswered, CometChat's webhook and the post it
@@ -621,6 +627,7 @@ const COMMANDS = [
   'moderation',
   'messages',
   'contain',
+  'step',
 ];
 /** The commands that only make sense where two apps are served. */
 const TWO_APP_COMMANDS = ['promote', 'apps', 'audit'];
@@ -666,7 +673,7 @@ function printSessions(): void {
 const isAppOption = (arg: string) => arg === '--app' || arg.startsWith('--app=');
 
 /** The tries that need an app configured for them (approvals, a webhook, two apps). */
-const OWN_APP_COMMANDS = ['approve', 'alerts', 'promote', 'apps'];
+const OWN_APP_COMMANDS = ['approve', 'alerts', 'promote', 'apps', 'step'];
 
 /** A try, with what closes it. */
 type Closable = TryStack & { close(): Promise<void> };
@@ -700,7 +707,7 @@ async function startTryStack(asked: Try): Promise<OfflineStack> {
   return startOfflineStack({
     env: {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      ...(asked.what === 'approve'
+      ...(asked.what === 'approve' || asked.what === 'step'
         ? {
             APPROVAL_CHANNEL: TRY_APPROVAL.channel,
             EDITORS: `${OPERATOR},${TRY_APPROVAL.approver}`,
@@ -743,6 +750,12 @@ async function runTry(stack: TryStack, { app, what, rest }: Try): Promise<void> 
     case 'contain':
       await containTry(stack, rest[0] ?? SANDBOX_ACCOUNT_IDS.uid);
       break;
+    case 'step': {
+      const people = { runner: OPERATOR, ...TRY_APPROVAL };
+      const ran = await stepTry(own(stack), rest, people, { print, render: renderMessage });
+      if (ran) printUpdates(stack, undefined);
+      break;
+    }
     case 'approve':
       await approval(stack, rest[0] ?? 'default', rest[1] ?? 'deny', rest[2] ?? 'sendMessage');
       break;

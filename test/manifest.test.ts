@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SUBCOMMANDS } from '../src/features/index.ts';
 import { DASHBOARD_DOMAIN } from '../src/features/unfurl.ts';
-import { CALLBACKS } from '../src/slack/ids.ts';
+import { CALLBACKS, FUNCTIONS } from '../src/slack/ids.ts';
 
 // Slack's own manifest schema (MIT, see test/fixtures/slack/manifest.schema.LICENSE). The main
 // schema picks v1 or v2 by `_metadata.major_version` and refers to them by these addresses.
@@ -47,6 +47,11 @@ function explain(errors: readonly ErrorObject[] | null | undefined): string {
   return (errors ?? [])
     .map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`)
     .join('\n');
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  if (!isRecord(value)) throw new Error(`${JSON.stringify(value)} is not a mapping`);
+  return value;
 }
 
 /** Walks `path` through nested mappings; undefined when a step is missing. */
@@ -102,14 +107,42 @@ describe('manifest.yml', () => {
     ]);
   });
 
-  it('runs in Socket Mode with interactivity on and no org deploy or token rotation', () => {
+  it('runs in Socket Mode with interactivity on and no token rotation', () => {
     const manifest = loadManifest();
     expect(at(manifest, 'settings')).toMatchObject({
       socket_mode_enabled: true,
-      org_deploy_enabled: false,
       token_rotation_enabled: false,
       interactivity: { is_enabled: true },
     });
+  });
+
+  it('is org-ready and runs its own steps, as Slack requires of an app that offers steps', () => {
+    expect(at(loadManifest(), 'settings')).toMatchObject({
+      org_deploy_enabled: true,
+      function_runtime: 'remote',
+    });
+  });
+
+  it('declares a workflow step for each callback id the app listens to', () => {
+    const functions = at(loadManifest(), 'functions');
+    expect(Object.keys(isRecord(functions) ? functions : {}).sort()).toEqual(
+      Object.values(FUNCTIONS).sort(),
+    );
+  });
+
+  it("asks a change's step for the runner as a Slack user, and answers the outcome", () => {
+    for (const id of [FUNCTIONS.changeUserRole, FUNCTIONS.changeUserAccount]) {
+      const step = at(loadManifest(), 'functions', id);
+      expect(at(step, 'input_parameters', 'properties', 'runner', 'type')).toBe(
+        'slack#/types/user_id',
+      );
+      expect(at(step, 'input_parameters', 'required')).toContain('runner');
+      expect(Object.keys(asRecord(at(step, 'output_parameters', 'properties')))).toEqual([
+        'outcome',
+        'reference',
+        'approver',
+      ]);
+    }
   });
 
   it('asks for exactly the minimal bot scopes and no user scopes', () => {
@@ -164,6 +197,32 @@ describe('manifest.yml', () => {
     it('rejects an unknown manifest major version', () => {
       const manifest = { ...loadManifest(), _metadata: { major_version: 3 } };
       expect(validate(manifest)).toBe(false);
+    });
+
+    it('rejects a workflow step without its output parameters', () => {
+      const manifest = loadManifest();
+      const functions = asRecord(manifest.functions);
+      const { output_parameters: _, ...step } = asRecord(functions[FUNCTIONS.lookupUser]);
+      const broken = { ...manifest, functions: { ...functions, [FUNCTIONS.lookupUser]: step } };
+      expect(validate(broken)).toBe(false);
+      expect(explain(validate.errors)).toContain('output_parameters');
+    });
+
+    it('rejects a workflow step parameter of a type Slack does not have', () => {
+      const manifest = loadManifest();
+      const functions = asRecord(manifest.functions);
+      const step = asRecord(functions[FUNCTIONS.lookupCall]);
+      const broken = {
+        ...manifest,
+        functions: {
+          ...functions,
+          [FUNCTIONS.lookupCall]: {
+            ...step,
+            input_parameters: { properties: { session_id: { type: 'session' } } },
+          },
+        },
+      };
+      expect(validate(broken)).toBe(false);
     });
 
     it('rejects a manifest without display_information', () => {

@@ -12,6 +12,7 @@ export const JSON_ARGUMENT_FIELDS: ReadonlySet<string> = new Set([
   'metadata',
   'unfurls',
   'user_auth_blocks',
+  'outputs',
   'files',
 ]);
 

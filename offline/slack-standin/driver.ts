@@ -16,7 +16,7 @@ import {
   type ViewSubmissionOptions,
   viewSubmissionPayload,
 } from './payloads.ts';
-import type { SlackStandIn } from './server.ts';
+import type { FunctionExecution, SlackStandIn } from './server.ts';
 import { STAND_IN_WORKSPACE } from './workspace.ts';
 
 export type {
@@ -60,6 +60,8 @@ export interface SlackDriverOptions {
    */
   standIn: Pick<SlackStandIn, 'responseUrl' | 'triggerId'> & {
     applyViewResponse?: (submittedViewId: string, response: unknown) => unknown;
+    /** Starts a run of a workflow step (a stand-in in this process only). */
+    functionExecution?: SlackStandIn['functionExecution'];
   };
   /**
    * Awaited before each request to the app: a stand-in in another process (remote.ts) issues
@@ -114,6 +116,15 @@ export interface SlackDriver {
   eventBody(event: Record<string, unknown>): Record<string, unknown>;
   /** Posts a signed Events API event (JSON) to the app. */
   event(event: Record<string, unknown>): Promise<HttpExchange>;
+  /**
+   * Runs one of the app's workflow steps as Slack does: a new execution in the stand-in, its
+   * `function_executed` event posted to the app. Its completion is then read from the execution.
+   */
+  functionExecuted(step: {
+    callbackId: string;
+    inputs: Record<string, unknown>;
+    requiredOutputs?: readonly string[];
+  }): Promise<{ execution: FunctionExecution; exchange: HttpExchange }>;
   /** `app_home_opened` for the driver's user, on the Home tab. */
   homeOpened(): Record<string, unknown>;
   /**
@@ -217,6 +228,17 @@ export function createSlackDriver(options: SlackDriverOptions): SlackDriver {
         'content-type': 'application/json',
         ...signSlackRequest(options.signingSecret, body),
       });
+    },
+    async functionExecuted(step) {
+      const start = options.standIn.functionExecution;
+      if (!start) throw new Error('this stand-in cannot run workflow steps');
+      const { execution, event } = start(step);
+      const body = JSON.stringify(eventCallback(actor, event));
+      const exchange = await raw(body, {
+        'content-type': 'application/json',
+        ...signSlackRequest(options.signingSecret, body),
+      });
+      return { execution, exchange };
     },
     homeOpened: () => ({
       type: 'app_home_opened',

@@ -4,6 +4,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { bearerToken, parseApiArguments } from './api-request.ts';
 import { answerControl, type ControlRoutes } from './control-routes.ts';
 import { receiveUpload, type StandInFile } from './file-uploads.ts';
+import {
+  type FunctionExecution,
+  functionExecutedEvent,
+  isWorkflowToken,
+  startExecution,
+} from './functions.ts';
 import { createIdSource } from './ids.ts';
 import { type IssuedResponseUrl, judgeResponsePost } from './response-url.ts';
 import {
@@ -27,6 +33,7 @@ import {
 import { DEFAULT_APP_TOKEN, DEFAULT_BOT_TOKEN } from './workspace.ts';
 
 export type { StandInFile } from './file-uploads.ts';
+export type { FunctionExecution } from './functions.ts';
 export type { EnvelopeAck, EnvelopeType, RecordedAck } from './socket-mode.ts';
 export type { StandInUser, StoredView } from './web-api.ts';
 
@@ -113,6 +120,17 @@ export interface SlackStandIn {
   responseUrl(): string;
   /** A fresh trigger_id that `views.open` / `views.push` accept once within 3 seconds. */
   triggerId(): string;
+  /** Runs of the app's workflow steps, by execution id, with how each was completed. */
+  readonly executions: ReadonlyMap<string, FunctionExecution>;
+  /**
+   * A new running execution of a workflow step and its `function_executed` event (to send to
+   * the app); `requiredOutputs`: what `functions.completeSuccess` must be given.
+   */
+  functionExecution(step: {
+    callbackId: string;
+    inputs: Record<string, unknown>;
+    requiredOutputs?: readonly string[];
+  }): { execution: FunctionExecution; event: Record<string, unknown> };
   fail(method: string, failure?: InjectedFailure): void;
   /** Ends the failures queued for `method`: it works again from the next call. */
   heal(method: string): void;
@@ -237,10 +255,12 @@ function answerFailure(response: ServerResponse, failure: InjectedFailure): void
 function tokenProblem(
   kind: 'bot' | 'app',
   token: string | undefined,
-  tokens: { bot: string; app: string },
+  tokens: { bot: string; app: string; isWorkflow: (token: string) => boolean },
 ): string | undefined {
   if (token === undefined) return 'not_authed';
   if (token === tokens[kind]) return undefined;
+  // A step's workflow token acts as the app's bot for the execution's work.
+  if (kind === 'bot' && tokens.isWorkflow(token)) return undefined;
   if (token === tokens[kind === 'bot' ? 'app' : 'bot']) return 'not_allowed_token_type';
   return 'invalid_auth';
 }
@@ -312,7 +332,10 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       sendJson(response, 200, { ok: false, error: parsed.error });
       return;
     }
-    const authProblem = tokenProblem(entry.token, token, tokens);
+    const authProblem = tokenProblem(entry.token, token, {
+      ...tokens,
+      isWorkflow: (t) => isWorkflowToken(state.executions, t),
+    });
     if (authProblem !== undefined) {
       sendJson(response, 200, { ok: false, error: authProblem });
       return;
@@ -454,6 +477,11 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       return `${baseUrl('http')}/response/${id}`;
     },
     triggerId: () => issueTrigger(state, ids, now()),
+    executions: state.executions,
+    functionExecution(step) {
+      const execution = startExecution(state.executions, state.executions.size + 1, step);
+      return { execution, event: functionExecutedEvent(execution) };
+    },
     applyViewResponse: (submittedViewId, response) =>
       applyViewResponse(state, ids, submittedViewId, response),
     fail(method, failure = {}) {
@@ -526,6 +554,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       state.messages.clear();
       state.triggers.clear();
       state.unfurls.clear();
+      state.executions.clear();
       state.files.clear();
       hub.reset();
     },

@@ -5,6 +5,7 @@ import {
   viewProblems,
 } from './block-kit-limits.ts';
 import { completeUpload, getUploadUrl, type StandInFile } from './file-uploads.ts';
+import { completeError, completeSuccess, type FunctionExecutions } from './functions.ts';
 import { dmChannelIdFor, type IdSource } from './ids.ts';
 import { isRecord } from './is-record.ts';
 import { STAND_IN_WORKSPACE } from './workspace.ts';
@@ -42,6 +43,8 @@ export interface WebApiState {
   triggers: Map<string, { issuedAt: number; used: boolean }>;
   /** Link cards (`chat.unfurl`), by `${channel}/${ts}` or the composer's unfurl id, then url. */
   unfurls: Map<string, Record<string, unknown>>;
+  /** Runs of the app's workflow steps, by execution id (functions.ts). */
+  executions: FunctionExecutions;
   /** Files uploaded (file-uploads.ts), by file id. */
   files: Map<string, StandInFile>;
 }
@@ -56,6 +59,7 @@ export function createWebApiState(): WebApiState {
     messages: new Map(),
     triggers: new Map(),
     unfurls: new Map(),
+    executions: new Map(),
     files: new Map(),
   };
 }
@@ -417,6 +421,15 @@ export const WEB_API_METHODS: ReadonlyMap<string, { token: TokenKind; handle: Ha
     'users.conversations': { token: 'bot', handle: userConversations },
     'conversations.open': { token: 'bot', handle: openConversation },
     'apps.connections.open': { token: 'app', handle: openConnection },
+    // No scope needed: the bot token or the execution's own workflow token may complete it.
+    'functions.completeSuccess': {
+      token: 'bot',
+      handle: (args, { state, now }) => completeSuccess(state.executions, args, now()),
+    },
+    'functions.completeError': {
+      token: 'bot',
+      handle: (args, { state, now }) => completeError(state.executions, args, now()),
+    },
     'files.getUploadURLExternal': {
       token: 'bot',
       handle: (args, { state, uploadUrl }) => getUploadUrl(args, state.files, uploadUrl),

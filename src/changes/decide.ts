@@ -14,6 +14,7 @@ import { type Change, changeOf, setsPermissions } from './change.ts';
 import { stepOutcomeLines } from './containment-view.ts';
 import { appLabel, type ChangeDeps } from './deps.ts';
 import { kindOf } from './kinds/index.ts';
+import { completeStep } from './step-completion.ts';
 
 // Deciding a request: approve (the change applied as the editor applies one: authorised at the
 // moment it goes, once, audited with the requester and the approver), reject, or let it expire.
@@ -174,6 +175,8 @@ export async function announce(
   }
   if (request.status === 'open') return;
   const appName = app ? appNameIfMultiple(deps.apps, app) : undefined;
+  // A request a workflow step made: the step ends with the outcome (this never throws).
+  await completeStep(client, log, request);
   await deps.deliver({ userId: request.requester }, outcomeNotice(request, appName), log);
 }
 

@@ -72,7 +72,7 @@ export { SESSION_DROP_UNDOCUMENTED, sessionLine, sessionsChangeLine } from './ki
 export { failureView } from './outcome.ts';
 export type { AuditTrail } from './record.ts';
 export { replyPrivately } from './replies.ts';
-export { requestApproval } from './request.ts';
+export { type ApprovalApp, requestApproval, requestedNotice } from './request.ts';
 export { revertButton } from './revert-view.ts';
 export {
   type AskedDeletion,
@@ -93,6 +93,7 @@ export {
   reviewUserChange,
   subjectReviewView,
   USER_CHANGE_TITLE,
+  userChangeOf,
 } from './review.ts';
 export { chunkedSections, messageView } from './views.ts';
 

@@ -40,6 +40,8 @@ export interface Requesting {
   teamId: string;
   reason: string | undefined;
   label: AppLabel;
+  /** Asked by a Workflow Builder step: its run, completed when the request is decided. */
+  workflowStep?: ApprovalRequest['workflowStep'];
 }
 
 /** What the modal says once the request is posted, or why it was not. Pure. */
@@ -124,6 +126,7 @@ export function approvalRecord(input: {
   teamId: string;
   reason: string | undefined;
   now: number;
+  workflowStep?: ApprovalRequest['workflowStep'];
 }): ApprovalRequest {
   const { app, change, known, now } = input;
   const subject = subjectOf(change);
@@ -150,6 +153,7 @@ export function approvalRecord(input: {
     channel: app.approval.channel,
     status: 'open',
     ...(change.reverts ? { reverts: change.reverts } : {}),
+    ...(input.workflowStep ? { workflowStep: input.workflowStep } : {}),
   };
 }
 

@@ -138,3 +138,14 @@ export const BLOCKS = {
   containGroups: 'contain_groups',
   containSince: 'contain_since',
 } as const;
+
+/**
+ * The Workflow Builder steps the app offers (`functions` in manifest.yml, one `app.function`
+ * each): the step's callback id, which Slack sends back in `function_executed`.
+ */
+export const FUNCTIONS = {
+  lookupUser: 'lookup_cometchat_user',
+  lookupCall: 'lookup_cometchat_call',
+  changeUserRole: 'change_cometchat_user_role',
+  changeUserAccount: 'change_cometchat_user_account',
+} as const;

@@ -3,6 +3,7 @@ import type {
   BlockAction,
   ButtonAction,
   SlackActionMiddlewareArgs,
+  SlackEventMiddlewareArgs,
   SlackShortcut,
   SlackShortcutMiddlewareArgs,
   SlackViewMiddlewareArgs,
@@ -18,3 +19,5 @@ export type SelectArgs = SlackActionMiddlewareArgs<BlockAction<StaticSelectActio
 export type SubmitArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
 export type ShortcutArgs<S extends SlackShortcut> = SlackShortcutMiddlewareArgs<S> &
   AllMiddlewareArgs;
+/** A Workflow Builder step's run (`app.function`): its inputs, `complete` and `fail`. */
+export type StepArgs = SlackEventMiddlewareArgs<'function_executed'> & AllMiddlewareArgs;

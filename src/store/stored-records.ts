@@ -283,6 +283,11 @@ export const ApprovalRequestSchema = z.object({
   ref: z.string().optional(),
   /** For a request to put back another change: the `ref` of that change's record. */
   reverts: z.string().optional(),
+  /**
+   * For a request a Workflow Builder step made: the step's run, completed with the request's
+   * outcome when it is decided (src/changes/step-completion.ts).
+   */
+  workflowStep: z.object({ executionId: z.string(), callbackId: z.string() }).optional(),
   /** Unix milliseconds when its approvers were reminded (APPROVAL_REMINDER_MINUTES), once. */
   remindedAt: z.number().optional(),
 });

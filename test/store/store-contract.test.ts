@@ -620,6 +620,13 @@ function describeStoreContract(
           expect(await store.getApproval('u')).toEqual(deactivation);
         });
 
+        it("keeps the workflow step's run a request was made by", async () => {
+          const step = { executionId: 'Fx0001', callbackId: 'change_cometchat_user_role' };
+          await store.putApproval(request('w', { workflowStep: step }));
+          expect((await store.getApproval('w'))?.workflowStep).toEqual(step);
+          expect((await store.listOpenApprovals())[0]?.workflowStep).toEqual(step);
+        });
+
         it('lists the open ones, oldest first, and drops one once decided', async () => {
           await store.putApproval(request('late', { requestedAt: 300 }));
           await store.putApproval(request('early', { requestedAt: 100 }));

@@ -12,6 +12,7 @@ import { type Feature, Refusal, subcommand } from '../feature.ts';
 import { callCard, callUnfurler } from './call-card.ts';
 import { createCallCommand, registerCallLookup } from './call-lookup.ts';
 import { createCallsCommand, registerCallSearch } from './call-search.ts';
+import { registerCallSteps } from './call-steps.ts';
 import { lookupFormView } from './lookup-modal-view.ts';
 import { resolvedFor, workingDescription } from './search-time.ts';
 
@@ -83,5 +84,6 @@ export const calls: Feature = {
     registerCallLookup(bolt, deps);
     registerCallSearch(bolt, deps);
     registerHomeButtons(bolt, deps);
+    registerCallSteps(bolt, deps);
   },
 };

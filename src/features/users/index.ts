@@ -8,6 +8,7 @@ import { describeUserSearch } from './user-list-view.ts';
 import { createCan, createUserCard, createUserList, registerUserLookup } from './user-lookup.ts';
 import { registerUserSessions } from './user-sessions.ts';
 import { registerUserShortcuts } from './user-shortcuts.ts';
+import { registerUserSteps } from './user-steps.ts';
 import { userUnfurler } from './user-unfurl.ts';
 import { parseUsersWords, parseUserWords, USER_USAGE, USERS_USAGE } from './user-words.ts';
 
@@ -54,5 +55,6 @@ export const users: Feature = {
     registerContain(bolt, deps);
     registerUserSessions(bolt, deps);
     registerUserShortcuts(bolt, deps);
+    registerUserSteps(bolt, deps);
   },
 };

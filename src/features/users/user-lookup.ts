@@ -99,7 +99,7 @@ export interface CanAsk {
 }
 
 /** The facts "can" needs, asked of CometChat and the store, only those the walk will use. */
-async function canFacts(deps: UserDeps, app: CometChatApp, ask: CanAsk): Promise<CanFacts> {
+export async function canFacts(deps: UserDeps, app: CometChatApp, ask: CanAsk): Promise<CanFacts> {
   const [subject, target] = await Promise.all([
     app.cometchat.getUser(ask.uid),
     ask.target === undefined ? undefined : app.cometchat.getUser(ask.target),

@@ -1,0 +1,194 @@
+import type { App } from '@slack/bolt';
+import { z } from 'zod';
+import { editRefusal } from '../../access/edit-refusal.ts';
+import { appNameIfMultiple, type CometChatApp } from '../../apps/apps.ts';
+import {
+  type AskedUserChange,
+  appLabel,
+  requestApproval,
+  requestedNotice,
+  userChangeOf,
+} from '../../changes/index.ts';
+import { accountOf, type User } from '../../cometchat/model.ts';
+import { currentRequest } from '../../request-context.ts';
+import { FUNCTIONS } from '../../slack/ids.ts';
+import type { StepArgs } from '../../slack/listener-args.ts';
+import { code } from '../../slack/mrkdwn.ts';
+import type { AppDeps } from '../deps.ts';
+import { Refusal } from '../feature.ts';
+import {
+  OptionalText,
+  readInputs,
+  type StepResult,
+  stepApp,
+  stepListener,
+} from '../workflow-step.ts';
+import { type CanConclusion, explainCan } from './can.ts';
+import { type UserChangeAsked, userChangeProblem } from './user-changes.ts';
+import { canFacts } from './user-lookup.ts';
+import { parseUserWords } from './user-words.ts';
+
+// The users feature's Workflow Builder steps: look a user up (and ask "can"), and ask for a
+// user's new role or account. A change's step goes the road a person's change goes: the same
+// edit rule for its runner, the same Change, the same approval request; it ends when the
+// request is decided (src/changes/step-completion.ts).
+
+const LookupInputs = z.object({ uid: z.string(), app: OptionalText, action: OptionalText });
+
+const ChangeInputs = z.object({
+  runner: z.string().min(1),
+  uid: z.string(),
+  app: OptionalText,
+  reason: OptionalText,
+});
+const RoleInputs = ChangeInputs.extend({ role: z.string() });
+const AccountInputs = ChangeInputs.extend({ deactivate: z.boolean() });
+
+/** "allowed", or "denied"/"cannot tell" and why: a `can` walk's conclusion in one line. Pure. */
+export function canAnswer(conclusion: CanConclusion): string {
+  switch (conclusion.kind) {
+    case 'allowed':
+      return 'allowed';
+    case 'denied':
+      return `denied: ${conclusion.why}`;
+    case 'cannot-tell':
+      return `cannot tell: ${conclusion.why}`;
+  }
+}
+
+/** The lookup step's outputs: the user, and the `can` answer when an action was given. Pure. */
+export function userOutputs(
+  user: User,
+  conclusion: CanConclusion | undefined,
+): Record<string, unknown> {
+  return {
+    name: user.name,
+    role: user.role,
+    status: user.status,
+    deactivated: accountOf(user) === 'deactivated',
+    ...(user.createdAt === undefined ? {} : { created_at: user.createdAt }),
+    ...(user.lastActiveAt === undefined ? {} : { last_active_at: user.lastActiveAt }),
+    can: conclusion ? canAnswer(conclusion) : '',
+  };
+}
+
+/** _Look up a CometChat user_: the uid read as the command reads it, then the user. */
+function createLookupStep(deps: AppDeps) {
+  return async ({ inputs }: StepArgs): Promise<StepResult> => {
+    const read = readInputs(LookupInputs, inputs);
+    if ('refusal' in read) return read;
+    const { uid, app: name, action } = read.inputs;
+    const chosen = stepApp(deps.apps, name);
+    if ('refusal' in chosen) return chosen;
+    const words = parseUserWords(action === undefined ? [uid] : [uid, 'can', action]);
+    if (words instanceof Refusal) return { refusal: words.problem };
+    const { app } = chosen;
+    const [user, facts] = await Promise.all([
+      app.cometchat.getUser(words.uid),
+      words.kind === 'can' ? canFacts(deps, app, words) : undefined,
+    ]);
+    return { outputs: userOutputs(user, facts && explainCan(facts).conclusion) };
+  };
+}
+
+/** A change a step asks of a user: by whom, of which user, what, and why. */
+interface StepChange {
+  runner: string;
+  uid: string;
+  app: string | undefined;
+  reason: string | undefined;
+  what: UserChangeAsked;
+}
+
+/** The change asked of `user` as a person's review puts it: from what they have now. Pure. */
+export function askedOf(user: User, what: UserChangeAsked): AskedUserChange {
+  return {
+    uid: user.uid,
+    name: user.name,
+    role: user.role,
+    key: what.key,
+    before: what.key === 'role' ? user.role : accountOf(user),
+    after: what.to,
+  };
+}
+
+/** The sentence for a step asking a change of an app without approvals. Pure. */
+export function noApprovalsSentence(app: Pick<CometChatApp, 'name'>): string {
+  return `The app ${code(app.name)} asks for no approvals (its APPROVAL_CHANNEL setting is unset), so a workflow step cannot get a second person's yes. Nothing was requested.`;
+}
+
+/**
+ * Asks for the change as a person's review would: the runner checked against the editors, the
+ * user read, the change checked, then the approval request posted and stored with the step's run
+ * (which ends when it is decided). Any refusal ends the run with nothing sent or stored.
+ */
+async function proposeChange(
+  deps: AppDeps,
+  { event, body }: StepArgs,
+  step: StepChange,
+): Promise<StepResult> {
+  const chosen = stepApp(deps.apps, step.app);
+  if ('refusal' in chosen) return chosen;
+  const { app } = chosen;
+  const refusal = await editRefusal(app.access, step.runner, currentRequest().log, 'change a user');
+  if (refusal) return { refusal };
+  if (!app.approval) return { refusal: noApprovalsSentence(app) };
+  const [user, roles] = await Promise.all([
+    app.cometchat.getUser(step.uid),
+    step.what.key === 'role' ? app.cometchat.listAllRoles() : undefined,
+  ]);
+  const appName = appNameIfMultiple(deps.apps, app);
+  const problem = userChangeProblem(user, roles, step.what, appName);
+  if (problem) return { refusal: problem };
+  const change = userChangeOf(app.name, askedOf(user, step.what), event.function_execution_id);
+  const label = appLabel(deps.apps, app);
+  const outcome = await requestApproval(deps, deps.client, {
+    app: { ...app, approval: app.approval },
+    change,
+    userId: step.runner,
+    teamId: body.team_id,
+    reason: step.reason,
+    label,
+    workflowStep: {
+      executionId: event.function_execution_id,
+      callbackId: event.function.callback_id,
+    },
+  });
+  // Repeated: Slack delivered the same run again (its id makes the change's); the request the
+  // first delivery posted stands, and ends the run when it is decided.
+  if (outcome.kind === 'requested' || outcome.kind === 'repeated') return { pending: true };
+  return { refusal: requestedNotice(outcome, change, label).sentence };
+}
+
+/** _Change a CometChat user's role_: the uid and the role read as the command reads them. */
+function createRoleStep(deps: AppDeps) {
+  return async (args: StepArgs): Promise<StepResult> => {
+    const read = readInputs(RoleInputs, args.inputs);
+    if ('refusal' in read) return read;
+    const { runner, uid, role, app, reason } = read.inputs;
+    const words = parseUserWords([uid, 'role', role]);
+    if (words instanceof Refusal) return { refusal: words.problem };
+    if (words.kind !== 'role') return { refusal: `${code(role)} cannot be a role id.` };
+    const what: UserChangeAsked = { key: 'role', to: words.role };
+    return proposeChange(deps, args, { runner, uid: words.uid, app, reason, what });
+  };
+}
+
+/** _Deactivate or reactivate a CometChat user_. */
+function createAccountStep(deps: AppDeps) {
+  return async (args: StepArgs): Promise<StepResult> => {
+    const read = readInputs(AccountInputs, args.inputs);
+    if ('refusal' in read) return read;
+    const { runner, uid, deactivate, app, reason } = read.inputs;
+    const words = parseUserWords([uid]);
+    if (words instanceof Refusal) return { refusal: words.problem };
+    const what: UserChangeAsked = { key: 'status', to: deactivate ? 'deactivated' : 'active' };
+    return proposeChange(deps, args, { runner, uid: words.uid, app, reason, what });
+  };
+}
+
+export function registerUserSteps(bolt: App, deps: AppDeps): void {
+  bolt.function(FUNCTIONS.lookupUser, stepListener(deps, createLookupStep(deps)));
+  bolt.function(FUNCTIONS.changeUserRole, stepListener(deps, createRoleStep(deps)));
+  bolt.function(FUNCTIONS.changeUserAccount, stepListener(deps, createAccountStep(deps)));
+}

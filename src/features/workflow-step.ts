@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import type { Apps, CometChatApp } from '../apps/apps.ts';
+import { failureSentence, type SentenceDeps } from '../replies/failure.ts';
+import { withRef } from '../replies/sentences.ts';
+import { currentRequest } from '../request-context.ts';
+import type { StepArgs } from '../slack/listener-args.ts';
+import { code } from '../slack/mrkdwn.ts';
+
+// What the Workflow Builder steps share: reading a step's inputs, choosing its app, and ending
+// every run. Each step is one `app.function` in its feature's register.
+
+/** What a step's run comes to: its outputs, the one sentence that ends it, or a wait. */
+export type StepResult =
+  | { outputs: Record<string, unknown> }
+  | { refusal: string }
+  /** A change asked for: the run ends when its approval request is decided (changes/). */
+  | { pending: true };
+
+/** An optional text input: Workflow Builder sends an empty field as absent or as ''. */
+export const OptionalText = z
+  .string()
+  .optional()
+  .transform((text) => (text?.trim() ? text.trim() : undefined));
+
+/** A step's inputs read by `schema`, or the sentence naming the first that is wrong. Pure. */
+export function readInputs<T>(
+  schema: z.ZodType<T>,
+  inputs: unknown,
+): { inputs: T } | { refusal: string } {
+  const parsed = schema.safeParse(inputs);
+  if (parsed.success) return { inputs: parsed.data };
+  const [issue] = parsed.error.issues;
+  const name = issue?.path.join('.') || 'inputs';
+  return { refusal: `The step's input ${code(name)} is missing or not of its type.` };
+}
+
+/**
+ * The app a step names, as the command chooses one: the named app, else the first; or the
+ * sentence for a name no app has. Pure.
+ */
+export function stepApp(
+  apps: Pick<Apps, 'all' | 'byName' | 'forChannel'>,
+  name: string | undefined,
+): { app: CometChatApp } | { refusal: string } {
+  if (name === undefined) return { app: apps.forChannel(undefined) };
+  const app = apps.byName(name);
+  if (app) return { app };
+  const names = apps.all.map((a) => code(a.name)).join(', ');
+  return { refusal: `There is no CometChat app ${code(name)}; the apps are ${names}.` };
+}
+
+/**
+ * One step's listener: `run`, then the run ended with its outputs or its one sentence. Bolt
+ * leaves a run that throws unended (the workflow waits until Slack gives up on it), so a failure
+ * ends it here with the sentence a person would be told and the reference the log has.
+ */
+export function stepListener(deps: SentenceDeps, run: (args: StepArgs) => Promise<StepResult>) {
+  return async (args: StepArgs): Promise<void> => {
+    const { log, ref } = currentRequest();
+    const callbackId = args.event.function.callback_id;
+    const result = await run(args).catch((error: unknown): StepResult => {
+      log.warn({ err: error, step: callbackId }, 'workflow step failed');
+      return { refusal: withRef(failureSentence(error, deps), ref) };
+    });
+    if ('outputs' in result) {
+      await args.complete({ outputs: result.outputs });
+    } else if ('refusal' in result) {
+      log.info({ step: callbackId }, 'workflow step refused');
+      await args.fail({ error: result.refusal });
+    }
+  };
+}

@@ -1,0 +1,321 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
+import { functionExecutedEvent } from '../../offline/slack-standin/functions.ts';
+import type { FunctionExecution } from '../../offline/slack-standin/server.ts';
+import { ACTIONS, FUNCTIONS } from '../../src/slack/ids.ts';
+import { createMemoryStore, type Store } from '../../src/store/store.ts';
+import { actionButtons, type Harness, textOf } from './harness.ts';
+import { driverAs, useHarnessStarter } from './support.ts';
+
+// Workflow Builder steps through the real app: Slack's function_executed event in, the run's
+// one completion (functions.completeSuccess / completeError) out, against the stand-ins. A
+// change's step goes the road a person's change goes: the same editors, the same approval.
+
+const CHANNEL = 'C0APPROVE';
+const ENV = { APPROVAL_CHANNEL: CHANNEL, EDITORS: 'U0OPERATOR,U0LEAD' };
+const CALL_WITH_RECORDINGS = SANDBOX_SESSION_IDS.withRecordings;
+
+/** Each step's required outputs, as manifest.yml declares them (Slack checks completions so). */
+function requiredOutputs(callbackId: string): string[] {
+  const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8'));
+  return manifest.functions[callbackId].output_parameters.required ?? [];
+}
+
+/** Runs a step as Slack does; resolves with its execution (still running, or completed). */
+async function runStep(
+  h: Harness,
+  callbackId: string,
+  inputs: Record<string, unknown>,
+): Promise<FunctionExecution> {
+  const { execution, exchange } = await h.driver.functionExecuted({
+    callbackId,
+    inputs,
+    requiredOutputs: requiredOutputs(callbackId),
+  });
+  expect(exchange.status).toBe(200);
+  return execution;
+}
+
+/** Waits for the run to end; resolves with it. */
+function ended(h: Harness, execution: FunctionExecution): Promise<FunctionExecution> {
+  return h.slack.waitFor(() => (execution.state === 'running' ? undefined : execution));
+}
+
+/** What CometChat was asked to change about users. */
+function userWrites(h: Harness) {
+  return h.sandbox.requests.filter(
+    (r) => r.path.startsWith('/v3/users') && (r.method === 'PUT' || r.method === 'DELETE'),
+  );
+}
+
+/** How often CometChat was asked for the role change's user. */
+function userReads(h: Harness): number {
+  return h.sandbox.requests.filter(
+    (r) => r.method === 'GET' && r.path === '/v3/users/cometchat-uid-4',
+  ).length;
+}
+
+/** The approval request the step posted in the channel. */
+async function postedRequest(h: Harness, mark: number) {
+  const post = await h.slack.nextCall('chat.postMessage', mark);
+  expect(post.args.channel).toBe(CHANNEL);
+  return {
+    ts: '1700000000.000300',
+    blocks: post.args.blocks as unknown[],
+    text: textOf(post.args),
+  };
+}
+
+/** Clicks a button of the posted request as `user`. */
+async function click(
+  h: Harness,
+  user: string,
+  posted: { ts: string; blocks: unknown[] },
+  actionId: string,
+) {
+  const driver = driverAs(h, user);
+  const button = actionButtons({ blocks: posted.blocks }).find((b) => b.action_id === actionId);
+  if (!button?.value) throw new Error(`no ${actionId} button`);
+  return driver.interaction(
+    driver.blockAction({
+      actionId,
+      value: button.value,
+      responseUrl: h.slack.responseUrl(),
+      message: { ts: posted.ts, blocks: posted.blocks },
+    }),
+  );
+}
+
+const ROLE_CHANGE = {
+  runner: 'U0OPERATOR',
+  uid: 'cometchat-uid-4',
+  role: 'vip',
+  reason: 'ticket 7',
+};
+
+describe('workflow steps', () => {
+  const start = useHarnessStarter();
+  let store: Store;
+  const withApprovals = (env: Record<string, string> = ENV) => {
+    store = createMemoryStore();
+    return start({ store, env });
+  };
+
+  it('looks a user up, with a can answer when an action is given', async () => {
+    const h = await withApprovals();
+    const plain = await ended(
+      h,
+      await runStep(h, FUNCTIONS.lookupUser, { uid: 'cometchat-uid-4' }),
+    );
+    expect(plain.state).toBe('completed');
+    expect(plain.outputs).toMatchObject({
+      role: 'premium',
+      deactivated: false,
+      can: '',
+    });
+    expect(typeof plain.outputs?.name).toBe('string');
+    expect(typeof plain.outputs?.status).toBe('string');
+    const asked = await ended(
+      h,
+      await runStep(h, FUNCTIONS.lookupUser, { uid: 'COMETCHAT-UID-4', action: 'sendMessage' }),
+    );
+    expect(asked.outputs?.role).toBe('premium');
+    expect(asked.outputs?.can).toMatch(/^(allowed|denied: |cannot tell: )/);
+  });
+
+  it('runs a step that comes over Socket Mode, as the manifest installs the app', async () => {
+    const h = await start({ mode: 'socket', env: { SLACK_SIGNING_SECRET: undefined } });
+    const { execution, event } = h.slack.functionExecution({
+      callbackId: FUNCTIONS.lookupUser,
+      inputs: { uid: 'cometchat-uid-4' },
+      requiredOutputs: requiredOutputs(FUNCTIONS.lookupUser),
+    });
+    await h.slack.sendEnvelope('events_api', h.driver.eventBody(event));
+    const done = await ended(h, execution);
+    expect(done.state).toBe('completed');
+    expect(done.outputs?.role).toBe('premium');
+  });
+
+  it('ends a lookup of an unknown user or a bad uid with one sentence', async () => {
+    const h = await withApprovals();
+    const unknown = await ended(h, await runStep(h, FUNCTIONS.lookupUser, { uid: 'nobody-here' }));
+    expect(unknown.state).toBe('failed');
+    expect(unknown.error).toMatch(/^CometChat has no user with that uid .*\(ref \w+\)$/);
+    const bad = await ended(h, await runStep(h, FUNCTIONS.lookupUser, { uid: 'two words' }));
+    expect(bad.error).toBe('A uid cannot contain spaces.');
+    const app = await ended(
+      h,
+      await runStep(h, FUNCTIONS.lookupUser, { uid: 'cometchat-uid-4', app: 'elsewhere' }),
+    );
+    expect(app.error).toContain('There is no CometChat app `elsewhere`');
+  });
+
+  it('looks a call up: status, type, duration, participants, recordings', async () => {
+    const h = await withApprovals();
+    const run = await ended(
+      h,
+      await runStep(h, FUNCTIONS.lookupCall, { session_id: CALL_WITH_RECORDINGS }),
+    );
+    expect(run.state).toBe('completed');
+    const outputs = run.outputs ?? {};
+    expect(typeof outputs.status).toBe('string');
+    expect(outputs.type).toMatch(/audio|video/);
+    expect(typeof outputs.duration_minutes).toBe('number');
+    expect(Array.isArray(outputs.participants) && outputs.participants.length).toBeGreaterThan(0);
+    expect(outputs.recordings).toEqual([
+      expect.stringContaining('rec-5f2b8c1e.mp4'),
+      expect.stringContaining('rec-9a07d3c4.mp4'),
+    ]);
+  });
+
+  it('asks for a role change, and completes with the outcome once a second person approves', async () => {
+    const h = await withApprovals();
+    const mark = h.slack.calls.length;
+    const run = await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE);
+    const posted = await postedRequest(h, mark);
+    expect(posted.text).toContain('<@U0OPERATOR> asks');
+    expect(posted.text).toContain('ticket 7');
+    const [open] = await store.listOpenApprovals();
+    expect(open?.workflowStep).toEqual({
+      executionId: run.id,
+      callbackId: FUNCTIONS.changeUserRole,
+    });
+    // Nothing is sent, and the run waits, until someone decides.
+    expect(userWrites(h)).toEqual([]);
+    expect(run.state).toBe('running');
+    // Slack delivers the same run again (an event it thinks unanswered): one request stands.
+    const again = h.slack.calls.length;
+    const reads = userReads(h);
+    await h.driver.event(functionExecutedEvent(run));
+    // The second delivery reads the user before it finds the request posted already.
+    await h.slack.waitFor(() => (userReads(h) > reads ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.slack.calls.slice(again).filter((c) => c.method === 'chat.postMessage')).toEqual([]);
+    expect(await store.listOpenApprovals()).toHaveLength(1);
+    expect(run.state).toBe('running');
+    // The runner cannot approve their own request.
+    await click(h, 'U0OPERATOR', posted, ACTIONS.approveChange);
+    expect(userWrites(h)).toEqual([]);
+    await click(h, 'U0LEAD', posted, ACTIONS.approveChange);
+    const done = await ended(h, run);
+    expect(
+      h.slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === CHANNEL),
+    ).toHaveLength(1);
+    expect(userWrites(h).map((r) => [r.method, r.path, r.body])).toEqual([
+      ['PUT', '/v3/users/cometchat-uid-4', { role: 'vip' }],
+    ]);
+    const { records } = await store.listAudit({ offset: 0, limit: 10 });
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
+      outcome: 'applied',
+      userId: 'U0OPERATOR',
+      approval: { approvedBy: 'U0LEAD', reason: 'ticket 7' },
+    });
+    // The step's workflow token is a credential: never logged.
+    expect(h.logs.text()).not.toContain(run.token);
+    expect(done.state).toBe('completed');
+    expect(done.outputs).toEqual({
+      outcome: 'applied',
+      reference: records[0]?.ref,
+      approver: 'U0LEAD',
+    });
+  });
+
+  it('ends the step with the reason when the request is rejected, sending nothing', async () => {
+    const h = await withApprovals();
+    const mark = h.slack.calls.length;
+    const run = await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE);
+    const posted = await postedRequest(h, mark);
+    const lead = driverAs(h, 'U0LEAD');
+    const opened = h.slack.calls.length;
+    await click(h, 'U0LEAD', posted, ACTIONS.rejectChange);
+    await h.slack.nextCall('views.open', opened);
+    const modal = [...h.slack.views.values()].at(-1);
+    if (!modal) throw new Error('no reason modal');
+    await lead.interaction(
+      lead.viewSubmission({
+        view: modal,
+        values: { reject_reason: { reason: { type: 'plain_text_input', value: 'not today' } } },
+      }),
+    );
+    const done = await ended(h, run);
+    expect(done.state).toBe('failed');
+    expect(done.error).toBe('The change was rejected by U0LEAD: not today. Nothing was sent.');
+    expect(userWrites(h)).toEqual([]);
+  });
+
+  it('ends the step when the request expires, sending nothing', async () => {
+    const h = await withApprovals();
+    const mark = h.slack.calls.length;
+    const run = await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE);
+    const posted = await postedRequest(h, mark);
+    const [open] = await store.listOpenApprovals();
+    if (!open) throw new Error('no request stored');
+    await store.putApproval({ ...open, expiresAt: Date.now() - 1 });
+    // The first touch of an expired request closes it (the sweep would, too).
+    await click(h, 'U0LEAD', posted, ACTIONS.approveChange);
+    const done = await ended(h, run);
+    expect(done.state).toBe('failed');
+    expect(done.error).toContain('expired before anyone decided it');
+    expect(userWrites(h)).toEqual([]);
+  });
+
+  it('refuses a runner who may not edit: nothing posted, stored or sent', async () => {
+    const h = await withApprovals();
+    const mark = h.slack.calls.length;
+    const run = await ended(
+      h,
+      await runStep(h, FUNCTIONS.changeUserRole, { ...ROLE_CHANGE, runner: 'U0STRANGER' }),
+    );
+    expect(run.state).toBe('failed');
+    expect(run.error).toContain('EDITORS');
+    expect(h.slack.calls.slice(mark).filter((c) => c.method === 'chat.postMessage')).toEqual([]);
+    expect(await store.listOpenApprovals()).toEqual([]);
+    expect(userWrites(h)).toEqual([]);
+    expect((await store.listAudit({ offset: 0, limit: 10 })).total).toBe(0);
+  });
+
+  it('refuses the role the user has, an unknown role, and an app without approvals', async () => {
+    const h = await withApprovals();
+    const same = await ended(
+      h,
+      await runStep(h, FUNCTIONS.changeUserRole, { ...ROLE_CHANGE, role: 'premium' }),
+    );
+    expect(same.error).toContain('has role `premium` already');
+    const unknown = await ended(
+      h,
+      await runStep(h, FUNCTIONS.changeUserRole, { ...ROLE_CHANGE, role: 'no-such-role' }),
+    );
+    expect(unknown.error).toContain('There is no role `no-such-role`');
+    expect(await store.listOpenApprovals()).toEqual([]);
+  });
+
+  it('says a step cannot get a second person where the app asks for no approvals', async () => {
+    const h = await withApprovals({ EDITORS: 'U0OPERATOR,U0LEAD' });
+    const run = await ended(h, await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE));
+    expect(run.state).toBe('failed');
+    expect(run.error).toContain('APPROVAL_CHANNEL');
+    expect(userWrites(h)).toEqual([]);
+  });
+
+  it('deactivates a user once approved', async () => {
+    const h = await withApprovals();
+    const mark = h.slack.calls.length;
+    const run = await runStep(h, FUNCTIONS.changeUserAccount, {
+      runner: 'U0OPERATOR',
+      uid: 'cometchat-uid-5',
+      deactivate: true,
+    });
+    const posted = await postedRequest(h, mark);
+    expect(userWrites(h)).toEqual([]);
+    await click(h, 'U0LEAD', posted, ACTIONS.approveChange);
+    const done = await ended(h, run);
+    expect(done.outputs).toMatchObject({ outcome: 'applied', approver: 'U0LEAD' });
+    expect(userWrites(h).map((r) => [r.method, r.body])).toEqual([
+      ['DELETE', { uidsToDeactivate: ['cometchat-uid-5'] }],
+    ]);
+    expect(h.sandbox.state.users.get('cometchat-uid-5')?.deactivatedAt).toBeDefined();
+  });
+});
