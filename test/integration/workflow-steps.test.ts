@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import { functionExecutedEvent } from '../../offline/slack-standin/functions.ts';
@@ -58,11 +58,17 @@ function userReads(h: Harness): number {
 }
 
 /** The approval request the step posted in the channel. */
-async function postedRequest(h: Harness, mark: number) {
+async function postedRequest(h: Harness, store: Store, mark: number) {
   const post = await h.slack.nextCall('chat.postMessage', mark);
   expect(post.args.channel).toBe(CHANNEL);
+  // The request is stored, with its message's ts, once Slack has answered the post.
+  const stored = await vi.waitFor(async () => {
+    const [open] = await store.listOpenApprovals();
+    if (!open?.ts) throw new Error('the request is not stored yet');
+    return open.ts;
+  });
   return {
-    ts: '1700000000.000300',
+    ts: stored,
     blocks: post.args.blocks as unknown[],
     text: textOf(post.args),
   };
@@ -174,7 +180,7 @@ describe('workflow steps', () => {
     const h = await withApprovals();
     const mark = h.slack.calls.length;
     const run = await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE);
-    const posted = await postedRequest(h, mark);
+    const posted = await postedRequest(h, store, mark);
     expect(posted.text).toContain('<@U0OPERATOR> asks');
     expect(posted.text).toContain('ticket 7');
     const [open] = await store.listOpenApprovals();
@@ -227,7 +233,7 @@ describe('workflow steps', () => {
     const h = await withApprovals();
     const mark = h.slack.calls.length;
     const run = await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE);
-    const posted = await postedRequest(h, mark);
+    const posted = await postedRequest(h, store, mark);
     const lead = driverAs(h, 'U0LEAD');
     const opened = h.slack.calls.length;
     await click(h, 'U0LEAD', posted, ACTIONS.rejectChange);
@@ -250,7 +256,7 @@ describe('workflow steps', () => {
     const h = await withApprovals();
     const mark = h.slack.calls.length;
     const run = await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE);
-    const posted = await postedRequest(h, mark);
+    const posted = await postedRequest(h, store, mark);
     const [open] = await store.listOpenApprovals();
     if (!open) throw new Error('no request stored');
     await store.putApproval({ ...open, expiresAt: Date.now() - 1 });
@@ -308,7 +314,7 @@ describe('workflow steps', () => {
       uid: 'cometchat-uid-5',
       deactivate: true,
     });
-    const posted = await postedRequest(h, mark);
+    const posted = await postedRequest(h, store, mark);
     expect(userWrites(h)).toEqual([]);
     await click(h, 'U0LEAD', posted, ACTIONS.approveChange);
     const done = await ended(h, run);
