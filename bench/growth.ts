@@ -674,6 +674,7 @@ function exportTable(
     ],
   ];
   const lines = [
+    '',
     table(
       [
         `/cometchat audit export (${EXPORT_APP})`,
