@@ -715,9 +715,10 @@ export interface GrowthFigures {
 }
 
 /**
- * Every read of GROWTH_READS on a small and a large store, SQLite's and Redis's. About a minute
- * in full on two cores, most of it filling the large SQLite store (one transaction a record);
- * `quick`, with 10,000 records and fewer calls, under ten seconds.
+ * Every read of GROWTH_READS, and the audit export, on a small and a large store, SQLite's and
+ * Redis's. About two minutes in full on two cores: filling the large SQLite store (one
+ * transaction a record) and the export take most of it; `quick`, with 10,000 records and fewer
+ * calls, a quarter of that.
  */
 export async function measureGrowth(options: {
   progress: (line: string) => void;
