@@ -38,9 +38,13 @@ const record = (i: number, overrides: Partial<AuditRecord> = {}): AuditRecord =>
 
 /**
  * A CSV reader as a spreadsheet reads the file (RFC 4180): quoted fields, doubled quotes, line
- * breaks inside quotes kept, CRLF between records. Throws on anything else, so a broken file fails.
+ * breaks inside quotes kept, CRLF between records, after a UTF-8 byte-order mark. Throws on
+ * anything else, so a broken file fails.
  */
-function readCsv(text: string): string[][] {
+function readCsv(file: string): string[][] {
+  // A spreadsheet takes the byte-order mark as the file's encoding, not as text.
+  if (!file.startsWith('\uFEFF')) throw new Error('no UTF-8 byte-order mark');
+  const text = file.slice(1);
   const rows: string[][] = [];
   let i = 0;
   while (i < text.length) {
