@@ -18,7 +18,9 @@ import type { AppDeps } from '../deps.ts';
 import { Refusal } from '../feature.ts';
 import {
   OptionalText,
+  Runner,
   readInputs,
+  runnerViewRefusal,
   type StepResult,
   stepApp,
   stepListener,
@@ -33,10 +35,15 @@ import { parseUserWords } from './user-words.ts';
 // edit rule for its runner, the same Change, the same approval request; it ends when the
 // request is decided (src/changes/step-completion.ts).
 
-const LookupInputs = z.object({ uid: z.string(), app: OptionalText, action: OptionalText });
+const LookupInputs = z.object({
+  runner: Runner,
+  uid: z.string(),
+  app: OptionalText,
+  action: OptionalText,
+});
 
 const ChangeInputs = z.object({
-  runner: z.string().min(1),
+  runner: Runner,
   uid: z.string(),
   app: OptionalText,
   reason: OptionalText,
@@ -72,12 +79,17 @@ export function userOutputs(
   };
 }
 
-/** _Look up a CometChat user_: the uid read as the command reads it, then the user. */
+/**
+ * _Look up a CometChat user_: the runner checked as the command's person is (VIEWERS), the uid
+ * read as the command reads it, then the user.
+ */
 function createLookupStep(deps: AppDeps) {
   return async ({ inputs }: StepArgs): Promise<StepResult> => {
     const read = readInputs(LookupInputs, inputs);
     if ('refusal' in read) return read;
-    const { uid, app: name, action } = read.inputs;
+    const { runner, uid, app: name, action } = read.inputs;
+    const refusal = await runnerViewRefusal(deps.access, runner);
+    if (refusal) return { refusal };
     const chosen = stepApp(deps.apps, name);
     if ('refusal' in chosen) return chosen;
     const words = parseUserWords(action === undefined ? [uid] : [uid, 'can', action]);
