@@ -137,6 +137,8 @@ describe('workflow steps', () => {
     );
     expect(asked.outputs?.role).toBe('premium');
     expect(asked.outputs?.can).toMatch(/^(allowed|denied: |cannot tell: )/);
+    // A plain string a later step puts anywhere: no mrkdwn marks or entities.
+    expect(asked.outputs?.can).not.toMatch(/[`*]|&(amp|lt|gt);|\u200B/);
   });
 
   it('runs a step that comes over Socket Mode, as the manifest installs the app', async () => {
