@@ -81,7 +81,8 @@ function sideOf(changes: readonly AuditChange[], side: 'before' | 'after'): stri
 function reasonOf(record: AuditRecord): string {
   const { subject } = record;
   if (subject?.kind === 'retention') {
-    return `${subject.removed} removed: older than AUDIT_RETENTION_DAYS (${subject.days})`;
+    const removed = subject.removed === undefined ? 'an unknown number' : subject.removed;
+    return `${removed} removed: older than AUDIT_RETENTION_DAYS (${subject.days})`;
   }
   const notes = [
     record.approval?.reason,
