@@ -60,13 +60,13 @@ export async function stepTry(
     process.exitCode = 2;
     return false;
   }
+  // Every step runs for someone: a lookup's runner must be a viewer, a change's an editor.
   const inputs = { runner: people.runner, ...step.inputs(rest) };
-  const forStep = step.callbackId.startsWith('lookup') ? step.inputs(rest) : inputs;
-  print(`\n> a workflow runs the step ${step.callbackId} with ${JSON.stringify(forStep)}`);
+  print(`\n> a workflow runs the step ${step.callbackId} with ${JSON.stringify(inputs)}`);
   const mark = stack.slack.calls.length;
   const { execution } = await stack.driver.functionExecuted({
     callbackId: step.callbackId,
-    inputs: forStep,
+    inputs,
   });
   const posted = await stack.slack.waitFor(
     () =>

@@ -77,6 +77,9 @@ const USAGE = `Usage: npm run try -- [staging|prod] <command>
                                     editor, then approved by another, and applied once
   revert                            a user's role changed, then put back with "Revert" on
                                     its audit record: both applied, both in the audit
+  audit export [since:…] [until:…]  a user's role changed and put back, then the trail as a CSV
+                                    file in a direct message (since:1h by default): the reply,
+                                    and the file's first lines as the Slack stand-in received it
   moderation                        the moderation queue as a moderator sees it, one flagged
                                     message approved through its review, the queue again
   messages <uid> [filters]          a user's messages, newest first (the text: moderators),
@@ -390,6 +393,41 @@ async function revertLatest(stack: TryStack): Promise<void> {
   await command(stack, 'audit');
 }
 
+/** The export's progress line, which its answer replaces. */
+const EXPORT_PROGRESS = 'Writing the audit trail';
+
+/**
+ * `audit export`: two changes made (a user's role, then back), so the trail has records; the
+ * export asked; its answer, and the CSV file's first lines as the Slack stand-in received them.
+ */
+async function auditExportTry(stack: TryStack, app: TryApp | undefined, bounds: string[]) {
+  for (const role of ['vip', 'premium']) {
+    const outcome = await command(stack, forApp(app, `user cometchat-uid-4 role ${role}`), app);
+    if (!outcome || textOf(outcome.title) !== 'Applied')
+      return failed('The change was not applied.');
+  }
+  const { slack } = own(stack);
+  const mark = slack.responses.length;
+  const words = bounds.length > 0 ? bounds : ['since:1h'];
+  await command(stack, forApp(app, ['audit', 'export', ...words].join(' ')));
+  // `command` printed the first answer: the progress line, when the file took longer.
+  const answered = await slack.waitFor(() => {
+    const index = slack.responses.findIndex(
+      (r, i) => i >= mark && !textOf(r.body).includes(EXPORT_PROGRESS),
+    );
+    return index < 0 ? undefined : index;
+  }, 15_000);
+  const answer = slack.responses[answered]?.body;
+  if (answered > mark && answer) print(renderMessage(answer));
+  const file = [...slack.files.values()].findLast((f) => f.completed);
+  if (!file?.content) return failed('No file was uploaded.');
+  // Each record ends with CRLF, the last one too.
+  const lines = file.content.toString('utf8').split('\r\n').slice(0, -1);
+  print(`\n< files.uploadV2: ${file.filename} (${file.length} bytes) shared in ${file.channel}`);
+  for (const line of lines.slice(0, 4)) print(`  ${line}`);
+  if (lines.length > 4) print(`  … ${lines.length - 4} more lines`);
+}
+
 /**
  * `user <uid> contain`: the choice (ban from their groups, their messages since a day
  * soft-deleted), its review with every step in order, "Apply", the card after (deactivated, no
@@ -646,10 +684,15 @@ function servesTwoApps({ app, what }: Try): boolean {
   return app !== undefined || what === 'promote' || what === 'apps';
 }
 
+/** `audit export`: a try on the single app too (the list alone is one where two apps are served). */
+const isExport = ({ what, rest }: Try) => what === 'audit' && rest[0] === 'export';
+
 /** Decides, before anything starts, whether the try can run this command at all. */
 function isKnown(asked: Try): boolean {
   return (
-    COMMANDS.includes(asked.what) || (servesTwoApps(asked) && TWO_APP_COMMANDS.includes(asked.what))
+    COMMANDS.includes(asked.what) ||
+    isExport(asked) ||
+    (servesTwoApps(asked) && TWO_APP_COMMANDS.includes(asked.what))
   );
 }
 
@@ -674,6 +717,9 @@ const isAppOption = (arg: string) => arg === '--app' || arg.startsWith('--app=')
 
 /** The tries that need an app configured for them (approvals, a webhook, two apps). */
 const OWN_APP_COMMANDS = ['approve', 'alerts', 'promote', 'apps', 'step'];
+
+/** Whether the try needs an app of its own: those above, and the export (it reads its file). */
+const needsOwnApp = (asked: Try) => OWN_APP_COMMANDS.includes(asked.what) || isExport(asked);
 
 /** A try, with what closes it. */
 type Closable = TryStack & { close(): Promise<void> };
@@ -750,6 +796,10 @@ async function runTry(stack: TryStack, { app, what, rest }: Try): Promise<void> 
     case 'contain':
       await containTry(stack, rest[0] ?? SANDBOX_ACCOUNT_IDS.uid);
       break;
+    case 'audit':
+      if (rest[0] === 'export') await auditExportTry(stack, app, rest.slice(1));
+      else await command(stack, forApp(app, ['audit', ...rest].join(' ')));
+      break;
     case 'step': {
       const people = { runner: OPERATOR, ...TRY_APPROVAL };
       const ran = await stepTry(own(stack), rest, people, { print, render: renderMessage });
@@ -824,7 +874,7 @@ async function run(args: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  if (running !== undefined && (asked.app || OWN_APP_COMMANDS.includes(asked.what))) {
+  if (running !== undefined && (asked.app || needsOwnApp(asked))) {
     process.stderr.write(
       `The "${asked.app ?? asked.what}" try starts an app configured for it: run it without --app.\n`,
     );

@@ -84,7 +84,7 @@ describe('manifest.yml', () => {
         command: '/cometchat',
         should_escape: false,
         usage_hint:
-          '[app] roles · role (create | rename | describe | delete) <id> · compare (<role> (<role> | <app> <app>) | <guid> <scope> <app> <app>) · perms (<role> | <guid> <scope>) · approvals · user <uid> [can <action> | role <role> | contain] · users [text] · group <guid> [members | banned | scope <uid> <scope> | kick | ban | unban <uid>] · groups [text] · messages <uid> [filters] · moderation [message id] · rules [compare <app> <app> | promote <rule> <app>] · call <sessionId> · calls [uid] [filters] · subscribe (calls [filters] | recordings | transcripts | moderation | rules) · digest daily [HH:MM] · subscriptions · audit [role] · apps · help',
+          '[app] roles · role (create | rename | describe | delete) <id> · compare (<role> (<role> | <app> <app>) | <guid> <scope> <app> <app>) · perms (<role> | <guid> <scope>) · approvals · user <uid> [can <action> | role <role> | contain] · users [text] · group <guid> [members | banned | scope <uid> <scope> | kick | ban | unban <uid>] · groups [text] · messages <uid> [filters] · moderation [message id] · rules [compare <app> <app> | promote <rule> <app>] · call <sessionId> · calls [uid] [filters] · subscribe (calls [filters] | recordings | transcripts | moderation | rules) · digest daily [HH:MM] · subscriptions · audit [role | export …] · apps · help',
       }),
     ]);
   });
@@ -142,6 +142,16 @@ describe('manifest.yml', () => {
         'reference',
         'approver',
       ]);
+    }
+  });
+
+  it("asks a lookup's step for the runner as a Slack user, whom the app checks against VIEWERS", () => {
+    for (const id of [FUNCTIONS.lookupUser, FUNCTIONS.lookupCall]) {
+      const step = at(loadManifest(), 'functions', id);
+      expect(at(step, 'input_parameters', 'properties', 'runner', 'type')).toBe(
+        'slack#/types/user_id',
+      );
+      expect(at(step, 'input_parameters', 'required')).toContain('runner');
     }
   });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Access } from '../access/access.ts';
 import type { Apps, CometChatApp } from '../apps/apps.ts';
 import { failureSentence, type SentenceDeps } from '../replies/failure.ts';
 import { withRef } from '../replies/sentences.ts';
@@ -21,6 +22,12 @@ export const OptionalText = z
   .string()
   .optional()
   .transform((text) => (text?.trim() ? text.trim() : undefined));
+
+/**
+ * The person a step runs for (Workflow Builder's "Person who used this workflow"): the Slack user
+ * every step checks, as the command checks the person who types it.
+ */
+export const Runner = z.string().min(1);
 
 /** A step's inputs read by `schema`, or the sentence naming the first that is wrong. Pure. */
 export function readInputs<T>(
@@ -47,6 +54,20 @@ export function stepApp(
   if (app) return { app };
   const names = apps.all.map((a) => code(a.name)).join(', ');
   return { refusal: `There is no CometChat app ${code(name)}; the apps are ${names}.` };
+}
+
+/**
+ * The sentence refusing `runner` a lookup, or undefined when they may view: VIEWERS, asked as the
+ * global middleware asks it of a person (requireViewer), whom a step's event does not name.
+ */
+export async function runnerViewRefusal(
+  access: Pick<Access, 'viewRefusal'>,
+  runner: string,
+): Promise<string | undefined> {
+  const { log } = currentRequest();
+  const refusal = await access.viewRefusal(runner, log);
+  if (refusal) log.warn({ user: runner }, 'request refused: not a viewer');
+  return refusal;
 }
 
 /**

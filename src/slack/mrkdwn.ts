@@ -58,6 +58,23 @@ export function code(text: string): string {
   return body === '' ? '' : `\`${body}\``;
 }
 
+const ENTITY: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>' };
+
+/**
+ * What a reader sees of mrkdwn these helpers made, as plain text, for a field that is not
+ * mrkdwn (a workflow step's output): code spans' and bold's marks taken off, entities and the
+ * U+200B around escaped marks (and before a quote's `>`) undone. Links and mentions are not undone: none is passed here.
+ */
+export function plainOfMrkdwn(text: string): string {
+  return text
+    .replace(
+      /`([^`]*)`|\u200B([*_~`])\u200B|\*/g,
+      (_: string, span?: string, escaped?: string) => span ?? escaped ?? '',
+    )
+    .replace(/^\u200B(?=&gt;)/gm, '')
+    .replace(/&(amp|lt|gt);/g, (_, name: string) => ENTITY[name] ?? name);
+}
+
 /**
  * {@link code} of `text` cut to what shows in at most `max` characters inside the span: cut first,
  * then escaped (see {@link escapedUpTo}).

@@ -98,12 +98,13 @@ export const ChangeSubjectSchema = z.discriminatedUnion('kind', [
   // One member of one group: their scope, their membership (kicked) or a ban of them there.
   z.object({ kind: z.literal('group-member'), guid: z.string(), uid: z.string() }),
   // Not a change sent to CometChat: the audit records older than AUDIT_RETENTION_DAYS (`days`)
-  // removed, those before `before` (Unix ms), `removed` of them (this app's). Nothing to revert.
+  // removed, those before `before` (Unix ms), `removed` of them (this app's; unknown when the app
+  // stopped during the prune). Nothing to revert.
   z.object({
     kind: z.literal('retention'),
     before: z.number(),
     days: z.number().int().positive(),
-    removed: z.number().int().nonnegative(),
+    removed: z.number().int().nonnegative().optional(),
   }),
 ]);
 export type ChangeSubject = z.infer<typeof ChangeSubjectSchema>;

@@ -62,7 +62,7 @@ describe('the audit trail as a file', () => {
     const text = file?.content?.toString('utf8') ?? '';
     const [header, row, rest] = text.split('\r\n');
     expect(header).toBe(
-      '"time","app","kind","target","before","after","requester","approver","outcome","reference","steps","reason"',
+      '\uFEFF"time","app","kind","target","before","after","requester","approver","outcome","reference","steps","reason"',
     );
     expect(row).toContain('"permissions"');
     expect(row).toContain('"sendMessage: deny"');

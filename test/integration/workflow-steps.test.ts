@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import { functionExecutedEvent } from '../../offline/slack-standin/functions.ts';
 import type { FunctionExecution } from '../../offline/slack-standin/server.ts';
+import { REFUSALS } from '../../src/replies/refusals.ts';
 import { ACTIONS, FUNCTIONS } from '../../src/slack/ids.ts';
 import { createMemoryStore, type Store } from '../../src/store/store.ts';
 import { actionButtons, type Harness, textOf } from './harness.ts';
@@ -94,6 +95,9 @@ async function click(
   );
 }
 
+/** A lookup's runner: anyone may view where VIEWERS is unset. */
+const LOOKUP = { runner: 'U0OPERATOR' };
+
 const ROLE_CHANGE = {
   runner: 'U0OPERATOR',
   uid: 'cometchat-uid-4',
@@ -113,7 +117,7 @@ describe('workflow steps', () => {
     const h = await withApprovals();
     const plain = await ended(
       h,
-      await runStep(h, FUNCTIONS.lookupUser, { uid: 'cometchat-uid-4' }),
+      await runStep(h, FUNCTIONS.lookupUser, { ...LOOKUP, uid: 'cometchat-uid-4' }),
     );
     expect(plain.state).toBe('completed');
     expect(plain.outputs).toMatchObject({
@@ -125,17 +129,23 @@ describe('workflow steps', () => {
     expect(typeof plain.outputs?.status).toBe('string');
     const asked = await ended(
       h,
-      await runStep(h, FUNCTIONS.lookupUser, { uid: 'COMETCHAT-UID-4', action: 'sendMessage' }),
+      await runStep(h, FUNCTIONS.lookupUser, {
+        ...LOOKUP,
+        uid: 'COMETCHAT-UID-4',
+        action: 'sendMessage',
+      }),
     );
     expect(asked.outputs?.role).toBe('premium');
     expect(asked.outputs?.can).toMatch(/^(allowed|denied: |cannot tell: )/);
+    // A plain string a later step puts anywhere: no mrkdwn marks or entities.
+    expect(asked.outputs?.can).not.toMatch(/[`*]|&(amp|lt|gt);|\u200B/);
   });
 
   it('runs a step that comes over Socket Mode, as the manifest installs the app', async () => {
     const h = await start({ mode: 'socket', env: { SLACK_SIGNING_SECRET: undefined } });
     const { execution, event } = h.slack.functionExecution({
       callbackId: FUNCTIONS.lookupUser,
-      inputs: { uid: 'cometchat-uid-4' },
+      inputs: { ...LOOKUP, uid: 'cometchat-uid-4' },
       requiredOutputs: requiredOutputs(FUNCTIONS.lookupUser),
     });
     await h.slack.sendEnvelope('events_api', h.driver.eventBody(event));
@@ -146,14 +156,24 @@ describe('workflow steps', () => {
 
   it('ends a lookup of an unknown user or a bad uid with one sentence', async () => {
     const h = await withApprovals();
-    const unknown = await ended(h, await runStep(h, FUNCTIONS.lookupUser, { uid: 'nobody-here' }));
+    const unknown = await ended(
+      h,
+      await runStep(h, FUNCTIONS.lookupUser, { ...LOOKUP, uid: 'nobody-here' }),
+    );
     expect(unknown.state).toBe('failed');
     expect(unknown.error).toMatch(/^CometChat has no user with that uid .*\(ref \w+\)$/);
-    const bad = await ended(h, await runStep(h, FUNCTIONS.lookupUser, { uid: 'two words' }));
+    const bad = await ended(
+      h,
+      await runStep(h, FUNCTIONS.lookupUser, { ...LOOKUP, uid: 'two words' }),
+    );
     expect(bad.error).toBe('A uid cannot contain spaces.');
     const app = await ended(
       h,
-      await runStep(h, FUNCTIONS.lookupUser, { uid: 'cometchat-uid-4', app: 'elsewhere' }),
+      await runStep(h, FUNCTIONS.lookupUser, {
+        ...LOOKUP,
+        uid: 'cometchat-uid-4',
+        app: 'elsewhere',
+      }),
     );
     expect(app.error).toContain('There is no CometChat app `elsewhere`');
   });
@@ -162,7 +182,7 @@ describe('workflow steps', () => {
     const h = await withApprovals();
     const run = await ended(
       h,
-      await runStep(h, FUNCTIONS.lookupCall, { session_id: CALL_WITH_RECORDINGS }),
+      await runStep(h, FUNCTIONS.lookupCall, { ...LOOKUP, session_id: CALL_WITH_RECORDINGS }),
     );
     expect(run.state).toBe('completed');
     const outputs = run.outputs ?? {};
@@ -174,6 +194,34 @@ describe('workflow steps', () => {
       expect.stringContaining('rec-5f2b8c1e.mp4'),
       expect.stringContaining('rec-9a07d3c4.mp4'),
     ]);
+  });
+
+  it('refuses a lookup to a runner who may not view, asking CometChat nothing', async () => {
+    const h = await withApprovals({ ...ENV, VIEWERS: 'U0VIEWER' });
+    const asked = h.sandbox.requests.length;
+    const lookups = [
+      {
+        callbackId: FUNCTIONS.lookupUser,
+        inputs: { uid: 'cometchat-uid-4', action: 'sendMessage' },
+      },
+      { callbackId: FUNCTIONS.lookupCall, inputs: { session_id: CALL_WITH_RECORDINGS } },
+    ];
+    for (const { callbackId, inputs } of lookups) {
+      const refused = await ended(
+        h,
+        await runStep(h, callbackId, { ...inputs, runner: 'U0STRANGER' }),
+      );
+      expect(refused.state).toBe('failed');
+      expect(refused.error).toBe(REFUSALS.view);
+    }
+    expect(h.sandbox.requests.slice(asked)).toEqual([]);
+    // A viewer, and an editor (who may always view), are served.
+    for (const runner of ['U0VIEWER', 'U0LEAD']) {
+      for (const { callbackId, inputs } of lookups) {
+        const served = await ended(h, await runStep(h, callbackId, { ...inputs, runner }));
+        expect(served.state).toBe('completed');
+      }
+    }
   });
 
   it('asks for a role change, and completes with the outcome once a second person approves', async () => {

@@ -10,6 +10,7 @@ import {
   hms,
   joinedUpTo,
   link,
+  plainOfMrkdwn,
   slackDate,
   truncate,
 } from '../../src/slack/mrkdwn.ts';
@@ -176,6 +177,28 @@ describe('truncate', () => {
         expect(cut).not.toMatch(BARE_FORMATTING);
         expect(cut).not.toMatch(HALF_SURROGATE);
       }),
+    );
+  });
+});
+
+describe('plainOfMrkdwn', () => {
+  it('gives back the text escaped in bold, and code spans without their marks', () => {
+    fc.assert(
+      fc.property(nasty, (text) => {
+        expect(plainOfMrkdwn(`*${escapeMrkdwn(text)}*`)).toBe(text);
+      }),
+    );
+    fc.assert(
+      fc.property(nasty, (text) => {
+        const copyable = text.replace(/[`\r\n\u2028\u2029]/g, '');
+        expect(plainOfMrkdwn(code(copyable))).toBe(copyable);
+      }),
+    );
+  });
+
+  it('takes the marks off a sentence that mixes them', () => {
+    expect(plainOfMrkdwn(`*Message Sending* (${code('send*Message')}) & ${code('a_b')}`)).toBe(
+      'Message Sending (send*Message) & a_b',
     );
   });
 });

@@ -81,7 +81,8 @@ function sideOf(changes: readonly AuditChange[], side: 'before' | 'after'): stri
 function reasonOf(record: AuditRecord): string {
   const { subject } = record;
   if (subject?.kind === 'retention') {
-    return `${subject.removed} removed: older than AUDIT_RETENTION_DAYS (${subject.days})`;
+    const removed = subject.removed === undefined ? 'an unknown number' : subject.removed;
+    return `${removed} removed: older than AUDIT_RETENTION_DAYS (${subject.days})`;
   }
   const notes = [
     record.approval?.reason,
@@ -117,6 +118,8 @@ export interface ExportRange {
   to: number;
 }
 
+export const UTF8_BOM = '\uFEFF';
+
 /**
  * The file's lines, the header first, then each record of the range oldest first, read from the
  * store a page at a time: only one page is held, however long the trail.
@@ -126,7 +129,9 @@ export async function* auditCsvLines(
   range: ExportRange,
   pageSize = EXPORT_PAGE_SIZE,
 ): AsyncGenerator<string> {
-  yield csvLine(AUDIT_CSV_COLUMNS);
+  // The byte-order mark: without it, a spreadsheet on Windows reads UTF-8 as its own code page
+  // and garbles every name or reason that is not ASCII.
+  yield `${UTF8_BOM}${csvLine(AUDIT_CSV_COLUMNS)}`;
   let after: AuditRecord | undefined;
   for (;;) {
     const page = await store.listAuditBetween({ ...range, after, limit: pageSize });

@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -8,6 +8,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { counted, inApp } from '../../replies/sentences.ts';
 import type { Respond } from '../../slack/deliver.ts';
+import { postFileToUploadUrl } from '../../slack/file-upload.ts';
 import { code, truncate } from '../../slack/mrkdwn.ts';
 import type { Store } from '../../store/store.ts';
 import { namesADay, parseTimeBound, resolveSearch, type TimeBound } from '../call-filters.ts';
@@ -74,7 +75,11 @@ export function exportRange(words: ExportWords, nowMs: number, zone: string, app
 
 export interface ExportDeps {
   store: Pick<Store, 'listAuditBetween'>;
-  client: Pick<WebClient, 'filesUploadV2' | 'conversations'>;
+  client: { conversations: Pick<WebClient['conversations'], 'open'> } & {
+    files: Pick<WebClient['files'], 'getUploadURLExternal' | 'completeUploadExternal'>;
+  };
+  /** POSTs a file's bytes to Slack's upload address (src/slack/file-upload.ts by default). */
+  postFile?: typeof postFileToUploadUrl | undefined;
   timeZones: { of(userId: string, log: Logger): Promise<string> };
   now: () => number;
   /** Where the file is written before it is sent (the system's temp directory by default). */
@@ -124,16 +129,12 @@ export function createAuditExport(deps: ExportDeps) {
           text: `No change was recorded in that range${where}; no file was sent.`,
         });
       }
-      const opened = await deps.client.conversations.open({ users: userId });
-      const channel = opened.channel?.id;
-      if (!channel) throw new Error('conversations.open returned no channel');
       const between = `${new Date(range.from).toISOString()} to ${new Date(range.to).toISOString()}`;
-      await deps.client.filesUploadV2({
-        channel_id: channel,
-        file: path,
+      await sendFile(deps, userId, {
+        path,
         filename,
         title: `Audit trail${where}`,
-        initial_comment: `The audit trail${where}, ${counted(records, 'record')} from ${between} (UTC), oldest first.`,
+        comment: `The audit trail${where}, ${counted(records, 'record')} from ${between} (UTC), oldest first.`,
       });
       log.info(
         { event: 'audit_export', app: asker.app, records, from: range.from, to: range.to },
@@ -146,4 +147,32 @@ export function createAuditExport(deps: ExportDeps) {
       await rm(dir, { recursive: true, force: true });
     }
   };
+}
+
+/**
+ * Sends the file at `path` to the person, in their direct messages with the app: Slack's three
+ * upload steps, the bytes streamed from disk (see src/slack/file-upload.ts).
+ */
+async function sendFile(
+  deps: ExportDeps,
+  userId: string,
+  file: { path: string; filename: string; title: string; comment: string },
+): Promise<void> {
+  const opened = await deps.client.conversations.open({ users: userId });
+  const channel = opened.channel?.id;
+  if (!channel) throw new Error('conversations.open returned no channel');
+  const { size } = await stat(file.path);
+  const asked = await deps.client.files.getUploadURLExternal({
+    filename: file.filename,
+    length: size,
+  });
+  if (!asked.upload_url || !asked.file_id) {
+    throw new Error('files.getUploadURLExternal returned no upload address');
+  }
+  await (deps.postFile ?? postFileToUploadUrl)(asked.upload_url, file.path, size);
+  await deps.client.files.completeUploadExternal({
+    files: [{ id: asked.file_id, title: file.title }],
+    channel_id: channel,
+    initial_comment: file.comment,
+  });
 }

@@ -124,7 +124,9 @@ function subjectPart(record: AuditRecord): string {
 
 /** A retention record's facts: how many records went, and the cut-off. */
 function retentionText(subject: Extract<AuditRecord['subject'], { kind: 'retention' }>): string {
-  const records = counted(subject.removed, 'audit record');
+  // Unknown when the app stopped during the prune: its pending record became this one.
+  const records =
+    subject.removed === undefined ? 'Audit records' : counted(subject.removed, 'audit record');
   return `${records} before ${slackDate(Math.floor(subject.before / 1000))} removed (kept ${counted(subject.days, 'day')})`;
 }
 

@@ -90,7 +90,12 @@ export const audit: Feature = {
       asJob(
         log,
         { task: 'audit-retention' },
-        (jobLog) => pruneTrail({ ...deps, days: deps.auditRetentionDays, log: jobLog }),
+        (jobLog) => pruneTrail({
+            ...deps,
+            days: deps.auditRetentionDays,
+            appNames: deps.apps.all.map((app) => app.name),
+            log: jobLog,
+          }),
         deps.now,
       ),
     ]),

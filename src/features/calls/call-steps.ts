@@ -7,7 +7,9 @@ import type { StepArgs } from '../../slack/listener-args.ts';
 import type { AppDeps } from '../deps.ts';
 import {
   OptionalText,
+  Runner,
   readInputs,
+  runnerViewRefusal,
   type StepResult,
   stepApp,
   stepListener,
@@ -15,7 +17,7 @@ import {
 
 // The calls feature's Workflow Builder step: a call looked up by its session id.
 
-const LookupInputs = z.object({ session_id: z.string(), app: OptionalText });
+const LookupInputs = z.object({ runner: Runner, session_id: z.string(), app: OptionalText });
 
 /** The step's outputs: what a workflow needs of a call, each field as CometChat has it. Pure. */
 export function callOutputs(call: Call): Record<string, unknown> {
@@ -30,12 +32,17 @@ export function callOutputs(call: Call): Record<string, unknown> {
   };
 }
 
-/** _Look up a CometChat call_: the session id checked as the lookup form checks it. */
+/**
+ * _Look up a CometChat call_: the runner checked as the command's person is (VIEWERS, all the
+ * call lookup asks), then the session id as the lookup form checks it.
+ */
 function createLookupStep(deps: AppDeps) {
   return async ({ inputs }: StepArgs): Promise<StepResult> => {
     const read = readInputs(LookupInputs, inputs);
     if ('refusal' in read) return read;
-    const { session_id: sessionId, app: name } = read.inputs;
+    const { runner, session_id: sessionId, app: name } = read.inputs;
+    const refusal = await runnerViewRefusal(deps.access, runner);
+    if (refusal) return { refusal };
     // A client SDK may start a call with any session id, spaces included (as the form allows).
     const problem = idProblem(sessionId, 'A session id', MAX_SESSION_ID, { spaces: true });
     if (problem) return { refusal: problem };

@@ -20,11 +20,15 @@ const VERDICT_MARK: Record<CanStep['verdict'], string> = {
 
 /** How a step's layer is named before its rule, and where a denial in it came from. */
 const LAYER_LABEL: Record<CanLayer, string> = { role: 'Role', group: 'Group', scope: 'Scope' };
-const LAYER_PLACE: Record<CanLayer, string> = {
+export const LAYER_PLACE: Record<CanLayer, string> = {
   role: "in the role's permissions",
   group: 'in the group',
   scope: "in the member's scope's permissions in the group",
 };
+
+/** What the documented defaults would answer, when the walk cannot tell. */
+export const byDefaultsSentence = (answer: 'allowed' | 'denied') =>
+  `By the documented defaults it would be ${answer}.`;
 
 /** A scope's default as the app's CometChat lists it in the scope's definitions. */
 const LISTED_DEFAULT = 'the default CometChat lists for the scope';
@@ -60,9 +64,7 @@ export function conclusionLine(conclusion: CanConclusion): string {
         ? `:no_entry: *Denied*${conclusion.layer ? ` ${LAYER_PLACE[conclusion.layer]}` : ''}: ${conclusion.why}.`
         : `:no_entry: *Denied by* ${permissionKeyText(conclusion.key)} = ${code(truncate(valueInWords(conclusion.value), 80))}${conclusion.layer ? ` ${LAYER_PLACE[conclusion.layer]}: ${conclusion.why}` : ''}.`;
     case 'cannot-tell': {
-      const defaults = conclusion.byDefaults
-        ? ` By the documented defaults it would be ${conclusion.byDefaults}.`
-        : '';
+      const defaults = conclusion.byDefaults ? ` ${byDefaultsSentence(conclusion.byDefaults)}` : '';
       return `:grey_question: *Cannot tell*: ${conclusion.why}.${defaults}`;
     }
   }

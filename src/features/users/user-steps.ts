@@ -9,21 +9,26 @@ import {
   requestedNotice,
   userChangeOf,
 } from '../../changes/index.ts';
+import { valueInWords } from '../../cometchat/catalogue.ts';
 import { accountOf, type User } from '../../cometchat/model.ts';
+import { permissionKeyText } from '../../replies/permission-key-text.ts';
 import { currentRequest } from '../../request-context.ts';
 import { FUNCTIONS } from '../../slack/ids.ts';
 import type { StepArgs } from '../../slack/listener-args.ts';
-import { code } from '../../slack/mrkdwn.ts';
+import { code, plainOfMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import type { AppDeps } from '../deps.ts';
 import { Refusal } from '../feature.ts';
 import {
   OptionalText,
+  Runner,
   readInputs,
+  runnerViewRefusal,
   type StepResult,
   stepApp,
   stepListener,
 } from '../workflow-step.ts';
 import { type CanConclusion, explainCan } from './can.ts';
+import { byDefaultsSentence, LAYER_PLACE } from './can-view.ts';
 import { type UserChangeAsked, userChangeProblem } from './user-changes.ts';
 import { canFacts } from './user-lookup.ts';
 import { parseUserWords } from './user-words.ts';
@@ -33,10 +38,15 @@ import { parseUserWords } from './user-words.ts';
 // edit rule for its runner, the same Change, the same approval request; it ends when the
 // request is decided (src/changes/step-completion.ts).
 
-const LookupInputs = z.object({ uid: z.string(), app: OptionalText, action: OptionalText });
+const LookupInputs = z.object({
+  runner: Runner,
+  uid: z.string(),
+  app: OptionalText,
+  action: OptionalText,
+});
 
 const ChangeInputs = z.object({
-  runner: z.string().min(1),
+  runner: Runner,
   uid: z.string(),
   app: OptionalText,
   reason: OptionalText,
@@ -44,15 +54,28 @@ const ChangeInputs = z.object({
 const RoleInputs = ChangeInputs.extend({ role: z.string() });
 const AccountInputs = ChangeInputs.extend({ deactivate: z.boolean() });
 
-/** "allowed", or "denied"/"cannot tell" and why: a `can` walk's conclusion in one line. Pure. */
+/**
+ * The `can` walk's conclusion as one plain sentence, for an output a later step puts anywhere:
+ * "allowed"; "denied by" the key and its value in its layer, or "denied" and why; "cannot tell"
+ * and why. The walk's words, its mrkdwn marks taken off. Pure.
+ */
 export function canAnswer(conclusion: CanConclusion): string {
   switch (conclusion.kind) {
     case 'allowed':
       return 'allowed';
-    case 'denied':
-      return `denied: ${conclusion.why}`;
-    case 'cannot-tell':
-      return `cannot tell: ${conclusion.why}`;
+    case 'denied': {
+      const why = plainOfMrkdwn(conclusion.why);
+      if (conclusion.key === undefined) return `denied: ${why}`;
+      const key = plainOfMrkdwn(permissionKeyText(conclusion.key));
+      const value = truncate(valueInWords(conclusion.value), 80);
+      const place = LAYER_PLACE[conclusion.layer ?? 'role'];
+      // As the walk's line: why, only where a group's layer is named (a role's is the key's value).
+      return `denied by ${key} = ${value} ${place}${conclusion.layer ? `: ${why}` : ''}`;
+    }
+    case 'cannot-tell': {
+      const why = `cannot tell: ${plainOfMrkdwn(conclusion.why)}`;
+      return conclusion.byDefaults ? `${why}. ${byDefaultsSentence(conclusion.byDefaults)}` : why;
+    }
   }
 }
 
@@ -72,12 +95,17 @@ export function userOutputs(
   };
 }
 
-/** _Look up a CometChat user_: the uid read as the command reads it, then the user. */
+/**
+ * _Look up a CometChat user_: the runner checked as the command's person is (VIEWERS), the uid
+ * read as the command reads it, then the user.
+ */
 function createLookupStep(deps: AppDeps) {
   return async ({ inputs }: StepArgs): Promise<StepResult> => {
     const read = readInputs(LookupInputs, inputs);
     if ('refusal' in read) return read;
-    const { uid, app: name, action } = read.inputs;
+    const { runner, uid, app: name, action } = read.inputs;
+    const refusal = await runnerViewRefusal(deps.access, runner);
+    if (refusal) return { refusal };
     const chosen = stepApp(deps.apps, name);
     if ('refusal' in chosen) return chosen;
     const words = parseUserWords(action === undefined ? [uid] : [uid, 'can', action]);

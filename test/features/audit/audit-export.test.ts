@@ -38,9 +38,13 @@ const record = (i: number, overrides: Partial<AuditRecord> = {}): AuditRecord =>
 
 /**
  * A CSV reader as a spreadsheet reads the file (RFC 4180): quoted fields, doubled quotes, line
- * breaks inside quotes kept, CRLF between records. Throws on anything else, so a broken file fails.
+ * breaks inside quotes kept, CRLF between records, after a UTF-8 byte-order mark. Throws on
+ * anything else, so a broken file fails.
  */
-function readCsv(text: string): string[][] {
+function readCsv(file: string): string[][] {
+  // A spreadsheet takes the byte-order mark as the file's encoding, not as text.
+  if (!file.startsWith('\uFEFF')) throw new Error('no UTF-8 byte-order mark');
+  const text = file.slice(1);
   const rows: string[][] = [];
   let i = 0;
   while (i < text.length) {
@@ -96,26 +100,42 @@ function setup(store: Pick<Store, 'listAuditBetween'>, tempDir: string) {
     conversations: {
       open: async ({ users }: { users: string }) => ({ ok: true, channel: { id: `D-${users}` } }),
     },
-    // As the Web API client does: reads the file it is given while the call runs.
-    filesUploadV2: async (args: {
-      channel_id: string;
-      file: string;
-      filename: string;
-      initial_comment: string;
-    }) => {
-      sent.push({
-        channel: args.channel_id,
-        filename: args.filename,
-        comment: args.initial_comment,
-        content: await readFile(args.file, 'utf8'),
-      });
-      return { ok: true, files: [] };
+    files: {
+      getUploadURLExternal: async (args: { filename: string; length: number }) => {
+        uploads.set('F1', { filename: args.filename, length: args.length });
+        return { ok: true, upload_url: 'https://files.example/upload/F1', file_id: 'F1' };
+      },
+      completeUploadExternal: async (args: {
+        files: { id: string; title?: string }[];
+        channel_id: string;
+        initial_comment: string;
+      }) => {
+        const [file] = args.files;
+        const upload = uploads.get(file?.id ?? '');
+        if (!upload?.content) throw new Error('completed before its bytes were sent');
+        sent.push({
+          channel: args.channel_id,
+          filename: upload.filename,
+          comment: args.initial_comment,
+          content: upload.content,
+        });
+        return { ok: true, files: [] };
+      },
     },
+  };
+  // As Slack's upload address takes them: the bytes, which must be as many as announced.
+  const uploads = new Map<string, { filename: string; length: number; content?: string }>();
+  const postFile = async (url: string, path: string, length: number) => {
+    const upload = uploads.get(url.split('/').pop() ?? '');
+    const content = await readFile(path);
+    if (!upload || content.length !== length) throw new Error('not the announced upload');
+    upload.content = content.toString('utf8');
   };
   const exporter = createAuditExport({
     store: spied,
-    // The fake holds the two methods the export calls, typed as the export reads them.
+    // The fake holds the methods the export calls, typed as the export reads them.
     client: client as unknown as ExportDeps['client'],
+    postFile,
     timeZones: { of: async () => 'America/Los_Angeles' },
     now: () => NOW,
     tempDir,

@@ -11,6 +11,7 @@ import { LogCapture } from '../../log-capture.ts';
 import { skipRedisSuites, useRedisServer } from '../../store/redis-server.ts';
 
 const DAY = 86_400_000;
+const APPS = ['prod', 'staging'];
 const NOW = Date.UTC(2026, 10, 29, 3);
 
 const record = (ref: string, at: number, app = 'prod'): AuditRecord => ({
@@ -36,7 +37,7 @@ function replica(store: Store, days: number | undefined, logs = new LogCapture()
   const log = createLogger({ level: 'debug', destination: logs });
   return () =>
     asJob(log, { task: 'audit-retention' }, (jobLog) =>
-      pruneTrail({ store, audit, now: () => NOW, days, log: jobLog }),
+      pruneTrail({ store, audit, now: () => NOW, days, appNames: APPS, log: jobLog }),
     );
 }
 
@@ -92,6 +93,30 @@ describe('the audit retention', () => {
     expect(
       logs.records().some((r) => r.message === 'audit records older than 30 days removed: 2'),
     ).toBe(true);
+  });
+
+  it('keeps a pending record of each app before removing anything, for a prune that stops', async () => {
+    const store = createMemoryStore(() => NOW);
+    await seed(store);
+    // The store fails in the middle of the prune, as a stop would leave it.
+    const failing: Store = {
+      ...store,
+      pruneAudit: async () => {
+        throw new Error('connection lost');
+      },
+    };
+    await expect(replica(failing, 30)()).rejects.toThrow('connection lost');
+    const pending = await store.listPending(Number.MAX_SAFE_INTEGER);
+    expect(pending.map((r) => [r.app, r.outcome, r.subject]).sort()).toEqual([
+      ['prod', 'unknown', { kind: 'retention', before: NOW - 30 * DAY, days: 30 }],
+      ['staging', 'unknown', { kind: 'retention', before: NOW - 30 * DAY, days: 30 }],
+    ]);
+    // What the pending-record sweep records of it says records may have gone.
+    const post = auditPost(pending[0] ?? record('x', 0), () => 'signed');
+    expect(JSON.stringify(post.blocks)).toContain('Audit records before');
+    // The day's claim was let go: the next minute prunes, and its records replace the pending.
+    expect(await replica(store, 30)()).toBe(2);
+    expect(await store.listPending(Number.MAX_SAFE_INTEGER)).toEqual([]);
   });
 
   it('removes nothing when the setting is unset', async () => {

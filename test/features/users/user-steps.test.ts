@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { defaultPermissions } from '../../../src/cometchat/catalogue.ts';
+import { explainCan } from '../../../src/features/users/can.ts';
 import {
   askedOf,
   canAnswer,
@@ -49,6 +51,55 @@ describe('canAnswer', () => {
       'denied: the role denies it',
     );
     expect(canAnswer({ kind: 'cannot-tell', why: 'not known' })).toBe('cannot tell: not known');
+  });
+});
+
+describe('canAnswer, as plain text', () => {
+  const known = (overrides: Record<string, string>) => ({
+    known: { permissions: { ...defaultPermissions(), ...overrides }, seenAt: 1 },
+  });
+  const conclusionOf = (values: ReturnType<typeof known> | Record<string, never>) =>
+    explainCan({
+      action: 'sendMessage',
+      subject: { uid: 'ali*ce', role: 'vip_1', deactivated: false },
+      values,
+    }).conclusion;
+
+  it('names the key, its value and its layer that deny, with no mrkdwn', () => {
+    expect(canAnswer(conclusionOf(known({ sendMessage: 'deny' })))).toBe(
+      "denied by Message Sending (sendMessage) = deny in the role's permissions",
+    );
+  });
+
+  it("names the group's layer, and why, where the group's walk denies", () => {
+    const answer = canAnswer({
+      kind: 'denied',
+      key: 'sendMessage',
+      value: 'deny',
+      layer: 'scope',
+      why: 'scope `participant` is denied it',
+    });
+    expect(answer).toBe(
+      "denied by Message Sending (sendMessage) = deny in the member's scope's permissions in the group: scope participant is denied it",
+    );
+  });
+
+  it('says it cannot tell, why, and what the defaults would give, with no mrkdwn', () => {
+    const answer = canAnswer(conclusionOf({}));
+    expect(answer).toMatch(/^cannot tell: /);
+    expect(answer).toContain('(sendMessage) was never set through this app');
+    expect(answer).toMatch(/\. By the documented defaults it would be (allowed|denied)\.$/);
+    expect(answer).not.toMatch(/[`*]|&(amp|lt|gt);|\u200B/);
+  });
+
+  it('gives the deactivated account as why, and allowed as one word', () => {
+    const deactivated = explainCan({
+      action: 'sendMessage',
+      subject: { uid: 'alice', role: 'vip', deactivated: true },
+      values: known({}),
+    }).conclusion;
+    expect(canAnswer(deactivated)).toBe('denied: the account is deactivated');
+    expect(canAnswer(conclusionOf(known({})))).toBe('allowed');
   });
 });
 
