@@ -421,9 +421,12 @@ async function auditExportTry(stack: TryStack, app: TryApp | undefined, bounds: 
   if (answered > mark && answer) print(renderMessage(answer));
   const file = [...slack.files.values()].findLast((f) => f.completed);
   if (!file?.content) return failed('No file was uploaded.');
-  // Each record ends with CRLF, the last one too.
-  const lines = file.content.toString('utf8').split('\r\n').slice(0, -1);
-  print(`\n< files.uploadV2: ${file.filename} (${file.length} bytes) shared in ${file.channel}`);
+  // Each record ends with CRLF, the last one too; the byte-order mark is not text to show.
+  const text = file.content.toString('utf8').replace(/^\uFEFF/, '');
+  const lines = text.split('\r\n').slice(0, -1);
+  print(
+    `\n< files.completeUploadExternal: ${file.filename} (${file.length} bytes, UTF-8 with a byte-order mark) shared in ${file.channel}`,
+  );
   for (const line of lines.slice(0, 4)) print(`  ${line}`);
   if (lines.length > 4) print(`  … ${lines.length - 4} more lines`);
 }

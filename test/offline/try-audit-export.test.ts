@@ -24,8 +24,10 @@ describe('npm run try -- audit export', () => {
     expect(out).toContain('Applied to user `cometchat-uid-4`: role is now `premium`.');
     expect(out).toContain('> /cometchat audit export since:1h');
     expect(out).toContain('Sent 2 records as a CSV file in your direct messages with the app.');
-    expect(out).toMatch(/< files\.uploadV2: audit-default-[\d-]+\.csv \(\d+ bytes\) shared in D/);
-    const csv = out.split('< files.uploadV2:')[1]?.split('\n').slice(1) ?? [];
+    expect(out).toMatch(
+      /< files\.completeUploadExternal: audit-default-[\d-]+\.csv \(\d+ bytes, UTF-8 with a byte-order mark\) shared in D/,
+    );
+    const csv = out.split('< files.completeUploadExternal:')[1]?.split('\n').slice(1) ?? [];
     expect(csv[0]).toBe(
       '  "time","app","kind","target","before","after","requester","approver","outcome","reference","steps","reason"',
     );
