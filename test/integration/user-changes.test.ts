@@ -74,12 +74,14 @@ describe('changing a user', () => {
       ACTIONS.userAccount,
       ACTIONS.editPermissions,
       ACTIONS.userCalls,
+      ACTIONS.openInCometChat,
     ]);
     const viewer = driverAs(h, 'U0VIEWER');
     const viewerCard = await commandReply(h, 'user cometchat-uid-4', viewer);
     expect(actionButtons(viewerCard).map((b) => b.action_id)).toEqual([
       ACTIONS.editPermissions,
       ACTIONS.userCalls,
+      ACTIONS.openInCometChat,
     ]);
     const forged = actionButtons(editorCard).find((b) => b.action_id === ACTIONS.userAccount);
     const refused = await interactionReply(
