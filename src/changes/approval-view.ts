@@ -155,7 +155,7 @@ export function approvalMessage(
   const blocks: KnownBlock[] = [
     header(`Approval request${options.appName ? ` · ${options.appName}` : ''}`),
     section(
-      `<@${request.requester}> asks to ${askedText(change)}${inApp(options.appName)}.${holdersText(change, request.holders)}${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
+      `${request.workflowStep ? 'Through Workflow Builder, ' : ''}<@${request.requester}> asks to ${askedText(change)}${inApp(options.appName)}.${holdersText(change, request.holders)}${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
     ),
     ...chunkedSections(requestedLines(change)),
     context([
