@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { slackErrorCode } from '../slack/deliver.ts';
 import { plainOfMrkdwn, truncate } from '../slack/mrkdwn.ts';
 import type { ApprovalRequest, Store } from '../store/store.ts';
+import { decidedByText, rejectionText } from './approval-view.ts';
 
 // A Workflow Builder step that asked for a change waits on its approval request: when the
 // request is decided (announce, decide.ts, the one place every outcome passes) the step's run is
@@ -35,11 +36,13 @@ export type StepCompletion =
 /**
  * How a request that a step made ends that step at `now`, or undefined while it does not (a
  * person, not a step, asked; the step is ended already; the request is open; or it failed, or
- * its outcome is unknown, and an approver may still retry it before it expires). Pure.
+ * its outcome is unknown, and an approver may still retry it before it expires). Its sentences
+ * are mrkdwn, as the request's message is, read as plain text by {@link stepErrorText}. Pure.
  */
 export function stepCompletion(request: ApprovalRequest, now: number): StepCompletion | undefined {
   if (!request.workflowStep || request.stepCompletedAt !== undefined) return undefined;
-  const by = request.decidedBy ? ` by ${request.decidedBy}` : '';
+  // Who decided, and why a rejection, in the words of the request's message (read as plain text).
+  const by = decidedByText(request);
   const ref = request.ref ? ` (reference ${request.ref})` : '';
   const retryable = request.status === 'failed' || request.status === 'unknown';
   if (retryable && now <= request.expiresAt) return undefined;
@@ -56,10 +59,8 @@ export function stepCompletion(request: ApprovalRequest, now: number): StepCompl
           approver: request.decidedBy ?? '',
         },
       };
-    case 'rejected': {
-      const reason = request.rejectReason ? `: ${request.rejectReason}` : '';
-      return ended(`The change was rejected${by}${reason}. Nothing was sent.`);
-    }
+    case 'rejected':
+      return ended(`The change was rejected${by}${rejectionText(request)}. Nothing was sent.`);
     case 'expired':
       return ended('The approval request expired before anyone decided it. Nothing was sent.');
     case 'stale':
