@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { SlashCommand } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import pino from 'pino';
@@ -10,16 +12,19 @@ import { createApps } from '../src/apps/apps.ts';
 import type { CometChatClient } from '../src/cometchat/client.ts';
 import type { RolePage } from '../src/cometchat/model.ts';
 import { homeAlerts } from '../src/features/alerts/home-alerts.ts';
+import { EXPORT_PAGE_SIZE } from '../src/features/audit/audit-csv.ts';
+import { createAuditExport } from '../src/features/audit/audit-export.ts';
 import { AUDIT_PER_PAGE } from '../src/features/audit/audit-view.ts';
 import type { AppDeps, ChannelAlerts } from '../src/features/deps.ts';
 import { type CommandContext, Refusal } from '../src/features/feature.ts';
 import { roles } from '../src/features/roles/index.ts';
 import { ROLES_PER_PAGE } from '../src/features/roles/role-list-view.ts';
+import { postFileToUploadUrl } from '../src/slack/file-upload.ts';
 import { createRedisStore } from '../src/store/redis-store.ts';
 import { createSqliteStore } from '../src/store/sqlite-store.ts';
 import type { ApprovalRequest, AuditRecord, Store, Subscription } from '../src/store/store.ts';
 import { onPath, REDIS_INSTALL_HINT, startRedis } from './redis.ts';
-import { type Budget, budgetLines, machine, ms, ratio, table } from './report.ts';
+import { type Budget, budgetLines, kib, machine, ms, ratio, table } from './report.ts';
 import { median } from './stats.ts';
 
 // `npm run bench:growth`, and a phase of `npm run bench` (measureGrowth): what the store reads
@@ -27,7 +32,10 @@ import { median } from './stats.ts';
 // a small one, on SQLite and on Redis (when redis-server is on PATH). Each figure is the median
 // of many calls after a warm-up, the two stores' calls interleaved, so that a ratio is read, not
 // a time; the budget is the large store's cost at most twice the small one's. The same reads,
-// on smaller stores, are the CI smoke (test/bench/growth-smoke.test.ts).
+// on smaller stores, are the CI smoke (test/bench/growth-smoke.test.ts). Then
+// `/cometchat audit export` of one app's whole trail on each store: its peak JS heap above its
+// start on the large store (at most four times the heap of one page of records held: a trail
+// held whole is as many pages as it has) and its time per record (at most twice the small's).
 
 /** A store's size: audit records (decided approvals and known maps grow with them) and subscriptions. */
 export interface GrowthSize {
@@ -324,10 +332,245 @@ export async function medianCosts(
   return figures;
 }
 
+// ---- The audit export: its memory and its time per record, large store against small ----
+
+/**
+ * The collector, so that each export starts from what is live. The phase runs under tsx,
+ * without --expose-gc; V8 gives `gc` to each context made after the flag is set, as Node's own
+ * --expose-gc gives it to the main one.
+ */
+export function collector(): () => void {
+  const exposed: unknown = globalThis.gc;
+  if (typeof exposed === 'function') return () => exposed();
+  setFlagsFromString('--expose-gc');
+  const gc: unknown = runInNewContext('gc');
+  if (typeof gc !== 'function') throw new Error('V8 gave no gc() with --expose-gc set');
+  return () => gc();
+}
+
+/** The app whose trail is exported: a third of the records (record() spreads them over APPS). */
+const EXPORT_APP = 'default';
+/** After every record fillStore writes, so that the export (no bounds: up to now) takes them all. */
+const EXPORT_NOW = 1_800_000_000_000;
+const exportedRecords = (size: GrowthSize) => Math.ceil(size.records / APPS.length);
+
+/** What one export sent: the file's bytes and its records (lines after the header). */
+interface Sent {
+  bytes: number;
+  records: number;
+}
+
+/** Lines ended by CRLF in `chunk`, given the byte before it (a CRLF may fall across two chunks). */
+function crlfLines(chunk: Uint8Array, before: number): number {
+  let lines = 0;
+  for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, at + 1)) {
+    if ((at > 0 ? chunk[at - 1] : before) === 0x0d) lines += 1;
+  }
+  return lines;
+}
+
+/** One export: `onPage` is called with each page the export reads from the store, in hand. */
+export type Exporter = (onPage?: () => void) => Promise<Sent>;
+
+/**
+ * `/cometchat audit export` (no bounds: the app's whole trail) as the command runs it, the file
+ * streamed from disk by the app's own upload (src/slack/file-upload.ts) to a `fetch` that stands
+ * in for Slack's upload address: it reads the bytes as they come, counting them and the lines,
+ * and keeps none. The Web API client's two calls around it answer as Slack does.
+ */
+export function exportOf(store: Store): Exporter {
+  let sent: Sent = { bytes: 0, records: 0 };
+  let pageRead = () => {};
+  const uploadAddress: typeof fetch = async (_url, init) => {
+    const body = init?.body;
+    if (!(body instanceof ReadableStream)) throw new Error('the file was not streamed');
+    let before = 0;
+    let lines = 0;
+    for await (const chunk of body) {
+      if (!(chunk instanceof Uint8Array)) throw new Error('the file was not sent as bytes');
+      sent.bytes += chunk.length;
+      lines += crlfLines(chunk, before);
+      before = chunk.at(-1) ?? 0;
+    }
+    // The header is not a record.
+    sent.records = lines - 1;
+    return new Response(null, { status: 200 });
+  };
+  const run = createAuditExport({
+    store: {
+      listAuditBetween: async (query) => {
+        const page = await store.listAuditBetween(query);
+        pageRead();
+        return page;
+      },
+    },
+    client: {
+      conversations: { open: async () => ({ ok: true, channel: { id: 'D0BENCH' } }) },
+      files: {
+        getUploadURLExternal: async () => ({
+          ok: true,
+          upload_url: 'https://files.slack.invalid/upload/F0BENCH',
+          file_id: 'F0BENCH',
+        }),
+        completeUploadExternal: async () => ({ ok: true, files: [] }),
+      },
+    },
+    postFile: (url, path, length) => postFileToUploadUrl(url, path, length, uploadAddress),
+    timeZones: { of: async () => 'UTC' },
+    now: () => EXPORT_NOW,
+  });
+  const asker = { userId: 'U0OPERATOR', app: EXPORT_APP, respond: async () => {}, log: silent };
+  return async (onPage = () => {}) => {
+    sent = { bytes: 0, records: 0 };
+    pageRead = onPage;
+    try {
+      await run({ export: true }, asker);
+    } finally {
+      pageRead = () => {};
+    }
+    return sent;
+  };
+}
+
+/**
+ * How many times the export's heap is collected and read while it runs, at most: a collection
+ * of the bench's heap costs tens of ms, and a trail held whole grows from one reading to the next.
+ */
+const SAMPLES = 8;
+
+/**
+ * The export's peak JS heap above the heap it started on: collected first, then collected and
+ * read at the first page the export reads and every `every`th after (the page in hand, and
+ * whatever the export kept of the pages before it: a trail held whole would be there, a little
+ * more at each sample) and once at the end. Collecting before each reading leaves out the
+ * garbage of the lines already written, which the young generation holds until its next
+ * scavenge: a few MiB that come and go whatever the export holds.
+ */
+export async function exportHeapGrowth(
+  exported: Exporter,
+  gc: () => void,
+  every: number,
+): Promise<Sent & { heapGrowth: number }> {
+  gc();
+  const start = process.memoryUsage().heapUsed;
+  let peak = start;
+  const sample = () => {
+    gc();
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+  };
+  let pages = 0;
+  const sent = await exported(() => {
+    if (pages % every === 0) sample();
+    pages += 1;
+  });
+  sample();
+  return { ...sent, heapGrowth: peak - start };
+}
+
+/**
+ * For scale, not the export: the JS heap that one app's whole trail takes when read from the
+ * store at once, as an export that held it would hold it.
+ */
+export async function wholeTrailHeap(store: Store, size: GrowthSize, gc: () => void) {
+  return heldHeap(store, exportedRecords(size), gc);
+}
+
+/**
+ * The export's baseline: the JS heap one page of the trail (EXPORT_PAGE_SIZE records, or the
+ * whole trail when shorter) takes when read from the store, which an export must hold at least.
+ */
+export async function onePageHeap(store: Store, size: GrowthSize, gc: () => void) {
+  return heldHeap(store, Math.min(EXPORT_PAGE_SIZE, exportedRecords(size)), gc);
+}
+
+/** The JS heap `records` of the app's trail take, read from the store at once and held. */
+async function heldHeap(store: Store, records: number, gc: () => void) {
+  gc();
+  const start = process.memoryUsage().heapUsed;
+  const trail = await store.listAuditBetween({
+    app: EXPORT_APP,
+    from: 0,
+    to: EXPORT_NOW,
+    limit: records,
+  });
+  gc();
+  const held = process.memoryUsage().heapUsed - start;
+  if (trail.length !== records) throw new Error(`${records} records were not read`);
+  return held;
+}
+
+/** One export's time, nothing sampled. */
+export async function exportTime(exported: Exporter): Promise<Sent & { ms: number }> {
+  const started = performance.now();
+  const sent = await exported();
+  return { ...sent, ms: performance.now() - started };
+}
+
+/** What medianExports gives for each subject. */
+export interface ExportFigures extends Sent {
+  heapGrowth: number;
+  msPerRecord: number;
+  /** The heap the app's trail takes read whole (wholeTrailHeap), for scale. */
+  wholeTrail: number;
+  /** The heap one page of it takes (onePageHeap): the heap budget's baseline. */
+  onePage: number;
+}
+
+/**
+ * The median export of each subject, its peak heap and its time per record taken in runs of
+ * their own (a collection at each page would be timed too); rounds as medianCosts's, the
+ * subjects in turns that swap each round.
+ */
+export async function medianExports(
+  subjects: readonly { store: Store; exported: Exporter; size: GrowthSize }[],
+  rounds: { kept: number; warmUp: number },
+): Promise<ExportFigures[]> {
+  const gc = collector();
+  const heaps = subjects.map((): number[] => []);
+  const times = subjects.map((): number[] => []);
+  const last = subjects.map((): Sent => ({ bytes: 0, records: 0 }));
+  // A figure counts only for a file that holds the app's whole trail.
+  const checked = <T extends Sent>(sent: T, size: GrowthSize): T => {
+    if (sent.records === exportedRecords(size)) return sent;
+    throw new Error(`the export sent ${sent.records} records of ${exportedRecords(size)}`);
+  };
+  for (let round = 0; round < rounds.warmUp + rounds.kept; round += 1) {
+    const order = subjects.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
+    for (const i of order) {
+      const subject = subjects[i];
+      if (!subject) continue;
+      const pages = Math.ceil(exportedRecords(subject.size) / EXPORT_PAGE_SIZE);
+      const every = Math.max(1, Math.floor(pages / SAMPLES));
+      const heap = checked(await exportHeapGrowth(subject.exported, gc, every), subject.size);
+      const time = checked(await exportTime(subject.exported), subject.size);
+      if (round < rounds.warmUp) continue;
+      heaps[i]?.push(heap.heapGrowth);
+      times[i]?.push(time.ms / time.records);
+      last[i] = time;
+    }
+  }
+  const wholeTrail: number[] = [];
+  const onePage: number[] = [];
+  for (const subject of subjects) {
+    wholeTrail.push(await wholeTrailHeap(subject.store, subject.size, gc));
+    onePage.push(await onePageHeap(subject.store, subject.size, gc));
+  }
+  return subjects.map((_, i) => ({
+    ...(last[i] ?? { bytes: 0, records: 0 }),
+    heapGrowth: median(heaps[i] ?? []),
+    msPerRecord: median(times[i] ?? []),
+    wholeTrail: wholeTrail[i] ?? Number.NaN,
+    onePage: onePage[i] ?? Number.NaN,
+  }));
+}
+
 interface GrowthPlan {
   small: GrowthSize;
   large: GrowthSize;
   rounds: { kept: number; warmUp: number };
+  /** The export's rounds: each a run for its heap and a run for its time, on each store. */
+  exportRounds: { kept: number; warmUp: number };
 }
 
 function growthPlan(quick: boolean): GrowthPlan {
@@ -339,6 +582,7 @@ function growthPlan(quick: boolean): GrowthPlan {
       subscriptions: env('GROWTH_SUBSCRIPTIONS', 1_000),
     },
     rounds: { kept: env('GROWTH_ROUNDS', quick ? 60 : 300), warmUp: quick ? 10 : 50 },
+    exportRounds: { kept: env('GROWTH_EXPORT_ROUNDS', quick ? 5 : 7), warmUp: 1 },
   };
 }
 
@@ -373,7 +617,21 @@ async function measureOn(
     );
     progress(`growth: ${name}, reads timed in ${ms(performance.now() - started, 0)}`);
     const storeReads = subjects.map((s) => s.roleListStoreReads());
-    return growthTable(name, plan, [smallCosts, largeCosts], storeReads);
+    const reads = growthTable(name, plan, [smallCosts, largeCosts], storeReads);
+    const exportStarted = performance.now();
+    const exports = await medianExports(
+      [
+        { store: small, exported: exportOf(small), size: plan.small },
+        { store: large, exported: exportOf(large), size: plan.large },
+      ],
+      plan.exportRounds,
+    );
+    progress(`growth: ${name}, export measured in ${ms(performance.now() - exportStarted, 0)}`);
+    const exported = exportTable(name, plan, exports);
+    return {
+      lines: [...reads.lines, ...exported.lines],
+      budgets: [...reads.budgets, ...exported.budgets],
+    };
   } finally {
     await small.close();
     await large?.close();
@@ -421,6 +679,82 @@ function growthTable(
   return { lines, budgets };
 }
 
+/** The export's figures on the small and the large store, and its two budgets. */
+function exportTable(
+  name: string,
+  plan: GrowthPlan,
+  [small, large]: readonly ExportFigures[],
+): { lines: string[]; budgets: Budget[] } {
+  const heap = (f: ExportFigures | undefined) => f?.heapGrowth ?? Number.NaN;
+  const perRecord = (f: ExportFigures | undefined) => f?.msPerRecord ?? Number.NaN;
+  const file = (f: ExportFigures | undefined) =>
+    f ? `${f.records.toLocaleString('en')} records, ${kib(f.bytes)}` : 'n/a';
+  const rows = [
+    ['the file sent (records of one app, size)', file(small), file(large), ''],
+    [
+      'peak JS heap above its start',
+      kib(heap(small)),
+      kib(heap(large)),
+      ratio(heap(large), heap(small)),
+    ],
+    [
+      "baseline: one page of the trail read whole (the export's budget: ≤ 4 pages)",
+      kib(small?.onePage ?? Number.NaN),
+      kib(large?.onePage ?? Number.NaN),
+      '',
+    ],
+    [
+      'for scale, not the export: the trail read whole',
+      kib(small?.wholeTrail ?? Number.NaN),
+      kib(large?.wholeTrail ?? Number.NaN),
+      ratio(large?.wholeTrail ?? Number.NaN, small?.wholeTrail ?? Number.NaN),
+    ],
+    [
+      'time per record',
+      ms(perRecord(small), 4),
+      ms(perRecord(large), 4),
+      ratio(perRecord(large), perRecord(small)),
+    ],
+  ];
+  const lines = [
+    '',
+    table(
+      [
+        `/cometchat audit export (${EXPORT_APP})`,
+        sizeLabel(plan.small),
+        sizeLabel(plan.large),
+        'ratio',
+      ],
+      rows,
+    ),
+    `The export's figures are medians of ${plan.exportRounds.kept} runs on each store, after ` +
+      `${plan.exportRounds.warmUp}: its heap collected, then collected and read at each page of ` +
+      `${EXPORT_PAGE_SIZE} records it reads (on a long trail, about ${SAMPLES} of them spread ` +
+      'evenly) and at its end; its time in runs of their own. The trail read whole is read once, ' +
+      'for scale.',
+  ];
+  // Against one page held, not against the small store's export: a trail shorter than a page
+  // grows the heap by next to nothing, so any export that reads pages looks hundreds of times
+  // larger. The export holds the page it writes, the next one read, and the streams' buffers;
+  // a trail held whole is as many pages as it has (67 on the large store).
+  const onePage = large?.onePage ?? Number.NaN;
+  const budgets: Budget[] = [
+    {
+      name: `growth, ${name}: audit export of the large store, peak JS heap ÷ one page held`,
+      measured: ratio(heap(large), onePage),
+      limit: '≤ 4×',
+      pass: heap(large) <= 4 * onePage,
+    },
+    {
+      name: `growth, ${name}: audit export, time per record`,
+      measured: ratio(perRecord(large), perRecord(small)),
+      limit: '≤ 2×',
+      pass: perRecord(large) <= 2 * perRecord(small),
+    },
+  ];
+  return { lines, budgets };
+}
+
 export interface GrowthFigures {
   /** The tables, ready to print. */
   report: string;
@@ -430,9 +764,10 @@ export interface GrowthFigures {
 }
 
 /**
- * Every read of GROWTH_READS on a small and a large store, SQLite's and Redis's. About a minute
- * in full on two cores, most of it filling the large SQLite store (one transaction a record);
- * `quick`, with 10,000 records and fewer calls, under ten seconds.
+ * Every read of GROWTH_READS, and the audit export, on a small and a large store, SQLite's and
+ * Redis's. About two minutes in full on two cores: filling the large SQLite store (one
+ * transaction a record) and the export take most of it; `quick`, with 10,000 records and fewer
+ * calls, a quarter of that.
  */
 export async function measureGrowth(options: {
   progress: (line: string) => void;

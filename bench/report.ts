@@ -23,6 +23,10 @@ export function ratio(value: number, base: number): string {
     : 'n/a';
 }
 
+export function kib(bytes: number): string {
+  return Number.isFinite(bytes) ? `${(bytes / 2 ** 10).toFixed(0)} KiB` : 'n/a';
+}
+
 export function mib(bytes: number): string {
   return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 }

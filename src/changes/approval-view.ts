@@ -224,7 +224,7 @@ export function reminderMessage(
   const named = mentions.slice(0, REMINDED).map(mention).join(' ');
   const more = mentions.length > REMINDED ? ` and ${mentions.length - REMINDED} more` : '';
   const who = named ? `${named}${more}` : 'Workspace admins';
-  const text = `:bell: ${who}: this request still waits for a decision. <@${request.requester}> asks: ${requestLine(request, appName, 5)}. It expires ${slackDate(seconds(request.expiresAt))}; nothing is sent unless someone approves it.`;
+  const text = `:bell: ${who}: this request still waits for a decision: ${requestLine(request, appName, 5)}. It expires ${slackDate(seconds(request.expiresAt))}; nothing is sent unless someone approves it.`;
   return { text, blocks: [section(text)] };
 }
 

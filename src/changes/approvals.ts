@@ -16,6 +16,7 @@ import { currentRequest, msLeft } from '../request-context.ts';
 import { messageModal } from '../slack/blocks.ts';
 import { slackErrorCode } from '../slack/deliver.ts';
 import type { ButtonArgs, SubmitArgs } from '../slack/listener-args.ts';
+import { PASSING, platformErrorCode } from '../slack/slack-errors.ts';
 import type { ApprovalRequest, Store } from '../store/store.ts';
 import {
   type ListedRequest,
@@ -323,11 +324,17 @@ async function remindOnce(
       ...reminderMessage(current, mentions, appName),
     });
   } catch (error) {
+    // Tried again only when Slack refused it for now: a refusal for good (not in the channel,
+    // archived) would be refused every minute, and a post with no answer may have been taken.
+    const again = PASSING.has(platformErrorCode(error) ?? '');
     log.warn(
       { request: current.id, app: current.app, cause: slackErrorCode(error) },
-      'approval reminder not posted; the next sweep tries again',
+      again
+        ? 'approval reminder not posted; the next sweep tries again'
+        : 'approval reminder not posted; not tried again',
     );
-    await deps.store.release(claim);
+    if (again) await deps.store.release(claim);
+    else await holdPastExpiry(deps, current, log);
     return false;
   }
   log.info({ request: current.id, app: current.app }, 'approvers reminded');
@@ -341,6 +348,18 @@ async function remindOnce(
   return true;
 }
 
+/** Holds the reminder's claim past the request's expiry: no replica reminds it again. */
+async function holdPastExpiry(
+  deps: Pick<ChangeDeps, 'store' | 'now'>,
+  request: ApprovalRequest,
+  log: Logger,
+): Promise<void> {
+  const untilExpiry = Math.ceil((request.expiresAt - deps.now()) / 1000);
+  if (!(await deps.store.renewClaim(reminderClaim(request.id), untilExpiry + REMINDING_SECONDS))) {
+    log.warn({ request: request.id }, 'approval reminder claim ran out; it may be sent again');
+  }
+}
+
 /**
  * Keeps a posted reminder: its claim held past the request's expiry, then the time stored under
  * the request's decision claim, so that a decision stored meanwhile is not written over by the
@@ -352,10 +371,7 @@ async function keepReminded(
   request: ApprovalRequest,
   log: Logger,
 ): Promise<void> {
-  const untilExpiry = Math.ceil((request.expiresAt - deps.now()) / 1000);
-  if (!(await deps.store.renewClaim(reminderClaim(request.id), untilExpiry + REMINDING_SECONDS))) {
-    log.warn({ request: request.id }, 'approval reminder claim ran out; it may be sent again');
-  }
+  await holdPastExpiry(deps, request, log);
   const decision = decisionClaim(request.id);
   if (!(await deps.store.claim(decision, REMINDING_SECONDS))) return;
   try {

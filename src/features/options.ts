@@ -8,7 +8,7 @@ import type { ExternalSelect, InputBlock, PlainTextOption } from '@slack/types';
 import type { CometChatApp } from '../apps/apps.ts';
 import type { Role, User } from '../cometchat/model.ts';
 import { currentRequest, msLeft } from '../request-context.ts';
-import { plain } from '../slack/blocks.ts';
+import { OPTION_TEXT_LIMIT, plain, SELECT_OPTIONS_LIMIT } from '../slack/blocks.ts';
 import { truncate } from '../slack/mrkdwn.ts';
 
 // Type-ahead in the forms that ask for a uid or a role id: an `external_select` whose options
@@ -22,10 +22,8 @@ import { truncate } from '../slack/mrkdwn.ts';
  * typed on is no help. So the search gets one second, then the list is empty.
  */
 export const OPTIONS_DEADLINE_MS = 1_000;
-/** Slack shows at most 100 options. */
-export const MAX_OPTIONS = 100;
-/** Slack's longest option text. */
-const OPTION_TEXT = 75;
+const MAX_OPTIONS = SELECT_OPTIONS_LIMIT;
+const OPTION_TEXT = OPTION_TEXT_LIMIT;
 /** A user search waits for two characters: one matches half the users. */
 const USER_MIN_QUERY = 2;
 

@@ -21,6 +21,9 @@ import { truncate } from './mrkdwn.ts';
 
 export const TEXT_LIMIT = 3000;
 export const FIELD_LIMIT = 2000;
+/** The options a select shows (static or external), and the characters of an option's text. */
+export const SELECT_OPTIONS_LIMIT = 100;
+export const OPTION_TEXT_LIMIT = 75;
 /**
  * The text of all a message's blocks together. Slack answers `msg_blocks_too_long` at about
  * 13,000 characters and does not say how it counts; {@link blocksTextLength} counts every `text`

@@ -47,14 +47,14 @@ function setup({ reminder }: { reminder?: ApprovalReminder } = { reminder: REMIN
   const clock = () => now;
   const store = createMemoryStore(clock);
   const posted: Posted[] = [];
-  let failures = 0;
+  const failures: string[] = [];
   const client = {
     chat: {
       postMessage: async (args: Posted) => {
-        if (failures > 0) {
-          failures -= 1;
-          throw Object.assign(new Error('An API error occurred: ratelimited'), {
-            data: { ok: false, error: 'ratelimited' },
+        const refusal = failures.shift();
+        if (refusal !== undefined) {
+          throw Object.assign(new Error(`An API error occurred: ${refusal}`), {
+            data: { ok: false, error: refusal },
           });
         }
         posted.push({ channel: args.channel, thread_ts: args.thread_ts, text: args.text });
@@ -83,8 +83,8 @@ function setup({ reminder }: { reminder?: ApprovalReminder } = { reminder: REMIN
     at: (ms: number) => {
       now = ms;
     },
-    failNext: () => {
-      failures += 1;
+    failNext: (refusal = 'ratelimited') => {
+      failures.push(refusal);
     },
   };
 }
@@ -123,9 +123,10 @@ describe('remindApprovals', () => {
       ['C0APPROVE', '1700000000.000001'],
       ['C0APPROVE', '1700000000.000002'],
     ]);
-    // Not the requester, who may not decide their own request.
+    // Not the requester, who may not decide their own request (the thread's first message
+    // names them): a mention would notify them.
     expect(posted[0]?.text).toMatch(/^:bell: <@U0LEAD> <!subteam\^S0SRE>: /);
-    expect(posted[0]?.text).toContain('<@U0OPERATOR> asks');
+    expect(posted[0]?.text).not.toContain('<@U0OPERATOR>');
     expect(posted[0]?.text).toContain('`sendMessage`');
     expect((await store.getApproval(request('1').id))?.remindedAt).toBe(START + 61 * MINUTE);
     expect((await store.getApproval(request('1').id))?.status).toBe('open');
@@ -173,6 +174,19 @@ describe('remindApprovals', () => {
     at(START + 63 * MINUTE);
     expect(await sweep()).toBe(0);
     expect(posted).toHaveLength(1);
+  });
+
+  it('never tries again when Slack refused the post for good', async () => {
+    const { store, posted, sweep, at, failNext } = setup();
+    await store.putApproval(request('8'));
+    at(START + 61 * MINUTE);
+    failNext('not_in_channel');
+    expect(await sweep()).toBe(0);
+    for (const minute of [62, 63, 120]) {
+      at(START + minute * MINUTE);
+      expect(await sweep()).toBe(0);
+    }
+    expect(posted).toEqual([]);
   });
 
   it('counts a post Slack took as sent when the store then fails, and never sends it again', async () => {

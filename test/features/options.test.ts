@@ -7,7 +7,6 @@ import type { Role } from '../../src/cometchat/schemas.ts';
 import {
   createRoleOptions,
   createUserSearchOptions,
-  MAX_OPTIONS,
   OPTIONS_DEADLINE_MS,
   type OptionsArgs,
   PICK_OR_PASTE_SENTENCE,
@@ -17,7 +16,7 @@ import {
   userOptions,
 } from '../../src/features/options.ts';
 import { runInRequest } from '../../src/request-context.ts';
-import { plain } from '../../src/slack/blocks.ts';
+import { plain, SELECT_OPTIONS_LIMIT } from '../../src/slack/blocks.ts';
 
 const FIELDS = {
   pick: { block: 'pick', action: 'select' },
@@ -63,7 +62,7 @@ describe('the options of a user select', () => {
 
   it('gives at most Slack’s hundred', () => {
     const users = Array.from({ length: 250 }, (_, i) => ({ uid: `u-${i}`, name: `U ${i}` }));
-    expect(userOptions(users)).toHaveLength(MAX_OPTIONS);
+    expect(userOptions(users)).toHaveLength(SELECT_OPTIONS_LIMIT);
   });
 });
 
@@ -100,7 +99,7 @@ describe('the options of a role select', () => {
 
   it('gives at most Slack’s hundred', () => {
     const many = Array.from({ length: 150 }, (_, i) => role(`r-${i}`));
-    expect(roleOptions(many, 'r-')).toHaveLength(MAX_OPTIONS);
+    expect(roleOptions(many, 'r-')).toHaveLength(SELECT_OPTIONS_LIMIT);
   });
 });
 
@@ -187,7 +186,7 @@ describe('the options listeners', () => {
       ' ana ',
     );
     expect(options).toEqual([userOption({ uid: 'ana_souza', name: 'Ana Souza' })]);
-    expect(asked).toEqual([{ searchKey: 'ana', page: 1, perPage: MAX_OPTIONS }, true]);
+    expect(asked).toEqual([{ searchKey: 'ana', page: 1, perPage: SELECT_OPTIONS_LIMIT }, true]);
   });
 
   it('gives up the request at the deadline and answers no options', async () => {

@@ -1,6 +1,15 @@
 import type { KnownBlock, PlainTextOption, StaticSelect, View } from '@slack/types';
 import { counted } from '../../replies/sentences.ts';
-import { actions, button, context, divider, header, plain, section } from '../../slack/blocks.ts';
+import {
+  actions,
+  button,
+  context,
+  divider,
+  header,
+  plain,
+  SELECT_OPTIONS_LIMIT,
+  section,
+} from '../../slack/blocks.ts';
 import { ACTIONS } from '../../slack/ids.ts';
 import { code, escapeMrkdwn, slackDate, truncate } from '../../slack/mrkdwn.ts';
 import type { ChannelAlerts, RecentChange } from '../deps.ts';
@@ -59,8 +68,7 @@ export interface HomeInput {
 const MAX_BLOCKS = 100;
 /** Roles named in an app's line before "and N more". */
 const ROLES_LISTED = 25;
-/** Options a static select takes. */
-const MAX_OPTIONS = 100;
+const MAX_OPTIONS = SELECT_OPTIONS_LIMIT;
 /** The characters an option's value holds. */
 const MAX_OPTION_VALUE = 75;
 
