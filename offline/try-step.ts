@@ -60,13 +60,17 @@ export async function stepTry(
     process.exitCode = 2;
     return false;
   }
-  // Every step runs for someone: a lookup's runner must be a viewer, a change's an editor.
-  const inputs = { runner: people.runner, ...step.inputs(rest) };
-  print(`\n> a workflow runs the step ${step.callbackId} with ${JSON.stringify(inputs)}`);
+  // The runner starts the workflow (a link, a shortcut, a button or a form), so Slack names them
+  // in the step's interactivity: a lookup's must be a viewer, a change's an editor.
+  const inputs = step.inputs(rest);
+  print(
+    `\n> a workflow runs the step ${step.callbackId} with ${JSON.stringify(inputs)}, started by <@${people.runner}> (its interactor)`,
+  );
   const mark = stack.slack.calls.length;
   const { execution } = await stack.driver.functionExecuted({
     callbackId: step.callbackId,
     inputs,
+    interactor: people.runner,
   });
   const posted = await stack.slack.waitFor(
     () =>

@@ -130,13 +130,13 @@ describe('manifest.yml', () => {
     );
   });
 
-  it("asks a change's step for the runner as a Slack user, and answers the outcome", () => {
+  it("asks a change's step for the workflow's interactivity, and answers the outcome", () => {
     for (const id of [FUNCTIONS.changeUserRole, FUNCTIONS.changeUserAccount]) {
       const step = at(loadManifest(), 'functions', id);
-      expect(at(step, 'input_parameters', 'properties', 'runner', 'type')).toBe(
-        'slack#/types/user_id',
+      expect(at(step, 'input_parameters', 'properties', 'interactivity', 'type')).toBe(
+        'slack#/types/interactivity',
       );
-      expect(at(step, 'input_parameters', 'required')).toContain('runner');
+      expect(at(step, 'input_parameters', 'required')).toContain('interactivity');
       expect(Object.keys(asRecord(at(step, 'output_parameters', 'properties')))).toEqual([
         'outcome',
         'reference',
@@ -145,13 +145,21 @@ describe('manifest.yml', () => {
     }
   });
 
-  it("asks a lookup's step for the runner as a Slack user, whom the app checks against VIEWERS", () => {
+  it("offers a lookup's step the workflow's interactivity, checked against VIEWERS when set", () => {
     for (const id of [FUNCTIONS.lookupUser, FUNCTIONS.lookupCall]) {
       const step = at(loadManifest(), 'functions', id);
-      expect(at(step, 'input_parameters', 'properties', 'runner', 'type')).toBe(
-        'slack#/types/user_id',
+      expect(at(step, 'input_parameters', 'properties', 'interactivity', 'type')).toBe(
+        'slack#/types/interactivity',
       );
-      expect(at(step, 'input_parameters', 'required')).toContain('runner');
+      expect(at(step, 'input_parameters', 'required')).not.toContain('interactivity');
+    }
+  });
+
+  it('asks no step for a person by a user id its author could set', () => {
+    const functions = asRecord(at(loadManifest(), 'functions'));
+    for (const step of Object.values(functions)) {
+      const inputs = Object.values(asRecord(at(step, 'input_parameters', 'properties')));
+      expect(inputs.map((input) => at(input, 'type'))).not.toContain('slack#/types/user_id');
     }
   });
 

@@ -16,7 +16,7 @@ import {
   type ViewSubmissionOptions,
   viewSubmissionPayload,
 } from './payloads.ts';
-import type { FunctionExecution, SlackStandIn } from './server.ts';
+import type { FunctionExecution, SlackStandIn, StepRun } from './server.ts';
 import { STAND_IN_WORKSPACE } from './workspace.ts';
 
 export type {
@@ -117,14 +117,13 @@ export interface SlackDriver {
   /** Posts a signed Events API event (JSON) to the app. */
   event(event: Record<string, unknown>): Promise<HttpExchange>;
   /**
-   * Runs one of the app's workflow steps as Slack does: a new execution in the stand-in, its
+   * Runs one of the app's workflow steps as Slack does: a new execution in the stand-in (its
+   * `interactivity` input filled for the `interactor` who started the workflow), its
    * `function_executed` event posted to the app. Its completion is then read from the execution.
    */
-  functionExecuted(step: {
-    callbackId: string;
-    inputs: Record<string, unknown>;
-    requiredOutputs?: readonly string[];
-  }): Promise<{ execution: FunctionExecution; exchange: HttpExchange }>;
+  functionExecuted(
+    step: StepRun,
+  ): Promise<{ execution: FunctionExecution; exchange: HttpExchange }>;
   /** `app_home_opened` for the driver's user, on the Home tab. */
   homeOpened(): Record<string, unknown>;
   /**

@@ -25,21 +25,43 @@ export type FunctionExecutions = Map<string, FunctionExecution>;
 
 type Answer = Record<string, unknown> & { ok: boolean };
 
+/** A step's run as a test or the try asks for it. */
+export interface StepRun {
+  callbackId: string;
+  inputs: Record<string, unknown>;
+  requiredOutputs?: readonly string[];
+  /**
+   * The person who started the workflow (a link, a shortcut, a button or a form): Slack fills the
+   * step's `interactivity` input with them. Left out: a workflow nobody started (a schedule).
+   */
+  interactor?: string;
+}
+
+/**
+ * The `interactivity` input Slack fills for a workflow `interactor` started
+ * (https://docs.slack.dev/reference/types/interactivity-type): a pointer to the interaction and
+ * the person, with a secret of theirs.
+ */
+export function interactivityOf(interactor: string, tag: string): Record<string, unknown> {
+  return {
+    interactivity_pointer: `${tag}.standin-interactivity-pointer`,
+    interactor: { id: interactor, secret: `standin-interactor-secret-${tag}` },
+  };
+}
+
 /** A new running execution of `callbackId`, remembered by its id. */
 export function startExecution(
   executions: FunctionExecutions,
   serial: number,
-  step: {
-    callbackId: string;
-    inputs: Record<string, unknown>;
-    requiredOutputs?: readonly string[];
-  },
+  step: StepRun,
 ): FunctionExecution {
   const tag = String(serial).padStart(6, '0');
+  const interactivity =
+    step.interactor === undefined ? {} : { interactivity: interactivityOf(step.interactor, tag) };
   const execution: FunctionExecution = {
     id: `Fx0STANDIN${tag}`,
     callbackId: step.callbackId,
-    inputs: step.inputs,
+    inputs: { ...step.inputs, ...interactivity },
     token: `xwfp-standin-${tag}`,
     requiredOutputs: step.requiredOutputs ?? [],
     state: 'running',

@@ -8,6 +8,7 @@ import {
   type FunctionExecution,
   functionExecutedEvent,
   isWorkflowToken,
+  type StepRun,
   startExecution,
 } from './functions.ts';
 import { createIdSource } from './ids.ts';
@@ -33,7 +34,7 @@ import {
 import { DEFAULT_APP_TOKEN, DEFAULT_BOT_TOKEN } from './workspace.ts';
 
 export type { StandInFile } from './file-uploads.ts';
-export type { FunctionExecution } from './functions.ts';
+export type { FunctionExecution, StepRun } from './functions.ts';
 export type { EnvelopeAck, EnvelopeType, RecordedAck } from './socket-mode.ts';
 export type { StandInUser, StoredView } from './web-api.ts';
 
@@ -126,11 +127,10 @@ export interface SlackStandIn {
    * A new running execution of a workflow step and its `function_executed` event (to send to
    * the app); `requiredOutputs`: what `functions.completeSuccess` must be given.
    */
-  functionExecution(step: {
-    callbackId: string;
-    inputs: Record<string, unknown>;
-    requiredOutputs?: readonly string[];
-  }): { execution: FunctionExecution; event: Record<string, unknown> };
+  functionExecution(step: StepRun): {
+    execution: FunctionExecution;
+    event: Record<string, unknown>;
+  };
   fail(method: string, failure?: InjectedFailure): void;
   /** Ends the failures queued for `method`: it works again from the next call. */
   heal(method: string): void;

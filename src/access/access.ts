@@ -51,6 +51,8 @@ export interface Access {
   moderatorRefusal(userId: string, log: Logger, limit?: CheckLimit): Promise<string | undefined>;
   canEdit(userId: string, log: Logger): Promise<boolean>;
   canView(userId: string, log: Logger): Promise<boolean>;
+  /** Whether VIEWERS narrows who may use the app (unset: everyone in the workspace may). */
+  limitsViewers?: boolean;
 }
 
 /** Timers, injected so that tests can move time themselves. */
@@ -200,6 +202,7 @@ export function createAccess(options: AccessOptions): Access {
     moderatorRefusal,
     canEdit: async (userId, log) => (await editRefusal(userId, log)) === undefined,
     canView: async (userId, log) => (await viewRefusal(userId, log)) === undefined,
+    limitsViewers: options.viewers !== undefined,
   };
 }
 

@@ -31,9 +31,19 @@ type Shown = Pick<ApprovalRequest, 'id' | 'role' | 'subject' | 'changes'>;
 
 const seconds = (ms: number | undefined) => (ms === undefined ? undefined : Math.floor(ms / 1000));
 
+/** Who decided a request, after its verb (" by @lead"), or nothing when nobody did. Pure. */
+export function decidedByText(request: Pick<ApprovalRequest, 'decidedBy'>): string {
+  return request.decidedBy ? ` by <@${request.decidedBy}>` : '';
+}
+
+/** A rejection's reason after its verb (": not today"), escaped, or nothing. Pure. */
+export function rejectionText(request: Pick<ApprovalRequest, 'rejectReason'>): string {
+  return request.rejectReason ? `: ${escapeMrkdwn(truncate(request.rejectReason, 300))}` : '';
+}
+
 /** The outcome in one line: what became of the request, by whom. */
 export function outcomeLine(request: ApprovalRequest): string {
-  const by = request.decidedBy ? ` by <@${request.decidedBy}>` : '';
+  const by = decidedByText(request);
   const when = request.decidedAt ? ` ${slackDate(seconds(request.decidedAt))}` : '';
   switch (request.status) {
     case 'open':
@@ -45,7 +55,7 @@ export function outcomeLine(request: ApprovalRequest): string {
     case 'unknown':
       return `:grey_question: Approved${by}${when}, but CometChat's answer never came or could not be read, so it may or may not have been applied. Check ${checkWhat(request)} before an approver retries.`;
     case 'rejected':
-      return `:no_entry: Rejected${by}${when}${request.rejectReason ? `: ${escapeMrkdwn(truncate(request.rejectReason, 300))}` : '.'}`;
+      return `:no_entry: Rejected${by}${when}${rejectionText(request) || '.'}`;
     case 'expired':
       return `:hourglass: Expired ${slackDate(seconds(request.expiresAt))} before anyone approved it; nothing was sent. ${askAgain(request)}`;
     case 'stale':
@@ -155,7 +165,7 @@ export function approvalMessage(
   const blocks: KnownBlock[] = [
     header(`Approval request${options.appName ? ` · ${options.appName}` : ''}`),
     section(
-      `<@${request.requester}> asks to ${askedText(change)}${inApp(options.appName)}.${holdersText(change, request.holders)}${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
+      `${request.workflowStep ? 'Through Workflow Builder, ' : ''}<@${request.requester}> asks to ${askedText(change)}${inApp(options.appName)}.${holdersText(change, request.holders)}${request.reason ? `\n_Reason:_ ${escapeMrkdwn(truncate(request.reason, 300))}` : ''}`,
     ),
     ...chunkedSections(requestedLines(change)),
     context([

@@ -38,6 +38,7 @@ import {
 } from './decide.ts';
 import { type ChangeDeps, OPEN_CHECK_DEADLINE_MS } from './deps.ts';
 import { replyPrivately } from './replies.ts';
+import { completeStepOnce, stepCompletion } from './step-completion.ts';
 import { reasonOf } from './views.ts';
 
 // The listeners of two pairs of eyes: "Approve" (and "Retry"), "Reject" and the reason it asks
@@ -206,6 +207,47 @@ export async function expireApprovals(
     expired += 1;
   }
   return expired;
+}
+
+/**
+ * Completes the Workflow Builder steps whose requests are decided but whose runs Slack never took
+ * the end of (a stop between the decision and the completion, or Slack refusing it), and ends
+ * those whose change failed, or whose outcome is unknown, once the request expired without a
+ * Retry that applied it. Each under the step's claim, so that one replica completes it. Returns
+ * how many it completed.
+ */
+export async function completeWaitingSteps(
+  deps: Pick<ChangeDeps, 'store' | 'now'>,
+  client: WebClient,
+  log: Logger,
+): Promise<number> {
+  let completed = 0;
+  for (const request of await deps.store.listUnendedStepApprovals()) {
+    if (!stepCompletion(request, deps.now())) continue;
+    if (await completeSwept(deps, { client, log }, request)) completed += 1;
+  }
+  return completed;
+}
+
+/**
+ * One swept request's step completed. A failed or unknown outcome may be under a Retry right
+ * now: its decision is taken first, so that the step does not end while the change is sent.
+ */
+async function completeSwept(
+  deps: Pick<ChangeDeps, 'store' | 'now'>,
+  announcer: { client: WebClient; log: Logger },
+  request: ApprovalRequest,
+): Promise<boolean> {
+  if (request.status !== 'failed' && request.status !== 'unknown') {
+    return completeStepOnce(deps, announcer, request.id);
+  }
+  const decision = await takeDecision(deps, request);
+  if ('sentence' in decision) return false;
+  try {
+    return await completeStepOnce(deps, announcer, request.id);
+  } finally {
+    await deps.store.release(decisionClaim(request.id));
+  }
 }
 
 /** The claim that reminds a request's approvers once, across replicas. */

@@ -14,7 +14,7 @@ import { type Change, changeOf, setsPermissions } from './change.ts';
 import { stepOutcomeLines } from './containment-view.ts';
 import { appLabel, type ChangeDeps } from './deps.ts';
 import { kindOf } from './kinds/index.ts';
-import { completeStep } from './step-completion.ts';
+import { completeStepOnce } from './step-completion.ts';
 
 // Deciding a request: approve (the change applied as the editor applies one: authorised at the
 // moment it goes, once, audited with the requester and the approver), reject, or let it expire.
@@ -158,7 +158,7 @@ export async function takeDecision(
  * Slack call may fail it. The requester did not click: a direct message reaches them (deliver).
  */
 export async function announce(
-  deps: Pick<ChangeDeps, 'store' | 'apps' | 'deliver'>,
+  deps: Pick<ChangeDeps, 'store' | 'apps' | 'deliver' | 'now'>,
   { client, log }: Announcer,
   request: ApprovalRequest,
   detail?: string,
@@ -176,13 +176,13 @@ export async function announce(
   if (request.status === 'open') return;
   const appName = app ? appNameIfMultiple(deps.apps, app) : undefined;
   // A request a workflow step made: the step ends with the outcome (this never throws).
-  await completeStep(client, log, request);
+  if (request.workflowStep) await completeStepOnce(deps, { client, log }, request.id);
   await deps.deliver({ userId: request.requester }, outcomeNotice(request, appName), log);
 }
 
 /** Closes a request past its expiry, as one decision; whether this call did. */
 export async function expireRequest(
-  deps: Pick<ChangeDeps, 'store' | 'apps' | 'deliver'>,
+  deps: Pick<ChangeDeps, 'store' | 'apps' | 'deliver' | 'now'>,
   announcer: Announcer,
   request: ApprovalRequest,
 ): Promise<boolean> {

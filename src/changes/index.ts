@@ -15,7 +15,12 @@ import { createRevertButton } from './revert-button.ts';
 
 export { applyChange } from './apply.ts';
 export { approvalsList, homeApprovalBlocks, type ListedRequest } from './approval-view.ts';
-export { expireApprovals, remindApprovals, requestsFor } from './approvals.ts';
+export {
+  completeWaitingSteps,
+  expireApprovals,
+  remindApprovals,
+  requestsFor,
+} from './approvals.ts';
 // What features build a change with, and show its review with.
 export {
   type Change,
@@ -95,6 +100,7 @@ export {
   USER_CHANGE_TITLE,
   userChangeOf,
 } from './review.ts';
+export { stepErrorText } from './step-completion.ts';
 export { chunkedSections, messageView } from './views.ts';
 
 /**

@@ -1,15 +1,32 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { slackErrorCode } from '../slack/deliver.ts';
-import { truncate } from '../slack/mrkdwn.ts';
-import type { ApprovalRequest } from '../store/store.ts';
+import { plainOfMrkdwn, truncate } from '../slack/mrkdwn.ts';
+import type { ApprovalRequest, Store } from '../store/store.ts';
+import { decidedByText, rejectionText } from './approval-view.ts';
 
 // A Workflow Builder step that asked for a change waits on its approval request: when the
 // request is decided (announce, decide.ts, the one place every outcome passes) the step's run is
 // completed with the outcome, or ended with one sentence saying why nothing, or not all, was done.
+// A run whose completion Slack did not take is completed again by the sweep (approvals.ts).
 
 /** How much of a reason or a detail an ended step's sentence carries. */
 const SENTENCE_MAX = 500;
+
+/**
+ * Slack's answers that say the run is over already (completed by an earlier attempt, or gone):
+ * nothing is left to complete.
+ */
+const ALREADY_ENDED = new Set(['execution_not_in_running_state', 'function_execution_not_found']);
+
+/**
+ * The text a step's run ends with: Slack shows a step's error as plain text, so the app's mrkdwn
+ * (code spans, mentions, entities) is read as a person would, within what Slack shows. Every
+ * `fail` and `completeError` goes through here. Pure.
+ */
+export function stepErrorText(sentence: string): string {
+  return truncate(plainOfMrkdwn(sentence), SENTENCE_MAX);
+}
 
 /** How a decided request ends its step: the outputs of an applied change, or the sentence. */
 export type StepCompletion =
@@ -17,13 +34,18 @@ export type StepCompletion =
   | { kind: 'error'; error: string };
 
 /**
- * How a request that a step made ends that step, or undefined while it is open (or a person,
- * not a step, asked for it). The sentences are plain text: Slack shows a step's error as is. Pure.
+ * How a request that a step made ends that step at `now`, or undefined while it does not (a
+ * person, not a step, asked; the step is ended already; the request is open; or it failed, or
+ * its outcome is unknown, and an approver may still retry it before it expires). Its sentences
+ * are mrkdwn, as the request's message is, read as plain text by {@link stepErrorText}. Pure.
  */
-export function stepCompletion(request: ApprovalRequest): StepCompletion | undefined {
-  if (!request.workflowStep) return undefined;
-  const by = request.decidedBy ? ` by ${request.decidedBy}` : '';
+export function stepCompletion(request: ApprovalRequest, now: number): StepCompletion | undefined {
+  if (!request.workflowStep || request.stepCompletedAt !== undefined) return undefined;
+  // Who decided, and why a rejection, in the words of the request's message (read as plain text).
+  const by = decidedByText(request);
   const ref = request.ref ? ` (reference ${request.ref})` : '';
+  const retryable = request.status === 'failed' || request.status === 'unknown';
+  if (retryable && now <= request.expiresAt) return undefined;
   switch (request.status) {
     case 'open':
       return undefined;
@@ -37,10 +59,8 @@ export function stepCompletion(request: ApprovalRequest): StepCompletion | undef
           approver: request.decidedBy ?? '',
         },
       };
-    case 'rejected': {
-      const reason = request.rejectReason ? `: ${request.rejectReason}` : '';
-      return ended(`The change was rejected${by}${reason}. Nothing was sent.`);
-    }
+    case 'rejected':
+      return ended(`The change was rejected${by}${rejectionText(request)}. Nothing was sent.`);
     case 'expired':
       return ended('The approval request expired before anyone decided it. Nothing was sent.');
     case 'stale':
@@ -59,22 +79,88 @@ export function stepCompletion(request: ApprovalRequest): StepCompletion | undef
 }
 
 function ended(sentence: string): StepCompletion {
-  return { kind: 'error', error: truncate(sentence, SENTENCE_MAX) };
+  return { kind: 'error', error: stepErrorText(sentence) };
+}
+
+/** What completing a step needs: the store that keeps it completed, and the time. */
+export interface StepCompletionDeps {
+  store: Pick<Store, 'putApproval'>;
+  now: () => number;
+}
+
+/** The claim under which one replica completes a request's step (announce or the sweep). */
+export const stepClaim = (id: string) => `step-completion:${id}`;
+
+/** How long a step's completion claim is held: well past Slack's answer to one completion. */
+const STEP_CLAIM_SECONDS = 60;
+
+/**
+ * Completes the step of request `id` as it is stored now, under the step's claim, so that an
+ * announcement and a sweep at the same moment complete it once. Never throws (the store's
+ * failure is logged, and left to the next sweep). Whether this call completed it.
+ */
+export async function completeStepOnce(
+  deps: {
+    store: Pick<Store, 'claim' | 'release' | 'getApproval' | 'putApproval'>;
+    now: () => number;
+  },
+  announcer: { client: WebClient; log: Logger },
+  id: string,
+): Promise<boolean> {
+  const claim = stepClaim(id);
+  try {
+    if (!(await deps.store.claim(claim, STEP_CLAIM_SECONDS))) return false;
+    try {
+      const current = await deps.store.getApproval(id);
+      return current ? await completeStep(deps, announcer, current) : false;
+    } finally {
+      await deps.store.release(claim);
+    }
+  } catch (error) {
+    announcer.log.warn(
+      { err: error, request: id },
+      'workflow step not completed; the sweep tries again',
+    );
+    return false;
+  }
 }
 
 /**
- * Completes the step a decided request came from, if any. Never fails the announcement: a run
- * Slack has ended already (a retried approval completes it a second time) is only logged.
+ * Completes the step a decided request came from, if it is due, then keeps the request as
+ * completed (`stepCompletedAt`), so that the sweep does not complete it again. Slack's answer that
+ * the run is over already counts as completed. Never throws: a completion Slack did not take, or
+ * a request not stored, is logged and left to the sweep. The caller holds the step's claim
+ * (completeStepOnce). Whether the step is completed now.
  */
 export async function completeStep(
-  client: WebClient,
-  log: Logger,
+  deps: StepCompletionDeps,
+  { client, log }: { client: WebClient; log: Logger },
   request: ApprovalRequest,
-): Promise<void> {
-  const completion = stepCompletion(request);
+): Promise<boolean> {
   const step = request.workflowStep;
-  if (!completion || !step) return;
-  const function_execution_id = step.executionId;
+  const completion = stepCompletion(request, deps.now());
+  if (!completion || !step) return false;
+  const fields = { request: request.id, execution: step.executionId, status: request.status };
+  const cause = await sendCompletion(client, step.executionId, completion);
+  if (cause !== undefined && !ALREADY_ENDED.has(cause)) {
+    log.warn({ ...fields, cause }, 'workflow step not completed; the sweep tries again');
+    return false;
+  }
+  log.info({ ...fields, ...(cause ? { cause } : {}) }, 'workflow step completed');
+  try {
+    await deps.store.putApproval({ ...request, stepCompletedAt: deps.now() });
+  } catch (error) {
+    log.warn({ err: error, request: request.id }, 'workflow step completion not kept');
+  }
+  return true;
+}
+
+/** Sends `completion` for the run; Slack's error code when it refused, undefined when it took it. */
+async function sendCompletion(
+  client: WebClient,
+  function_execution_id: string,
+  completion: StepCompletion,
+): Promise<string | undefined> {
   try {
     if (completion.kind === 'success') {
       await client.functions.completeSuccess({
@@ -84,14 +170,8 @@ export async function completeStep(
     } else {
       await client.functions.completeError({ function_execution_id, error: completion.error });
     }
-    log.info(
-      { request: request.id, execution: step.executionId, status: request.status },
-      'workflow step completed',
-    );
+    return undefined;
   } catch (error) {
-    log.warn(
-      { request: request.id, execution: step.executionId, cause: slackErrorCode(error) },
-      'workflow step not completed',
-    );
+    return slackErrorCode(error);
   }
 }

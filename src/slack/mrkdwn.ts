@@ -62,11 +62,16 @@ const ENTITY: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>' };
 
 /**
  * What a reader sees of mrkdwn these helpers made, as plain text, for a field that is not
- * mrkdwn (a workflow step's output): code spans' and bold's marks taken off, entities and the
- * U+200B around escaped marks (and before a quote's `>`) undone. Links and mentions are not undone: none is passed here.
+ * mrkdwn (a workflow step's output or error): code spans' and bold's marks taken off, a user's
+ * mention as their id and a channel's as `#` and its name (else its id), entities and the U+200B
+ * around escaped marks (and before a quote's `>`) undone.
  */
 export function plainOfMrkdwn(text: string): string {
   return text
+    .replace(/<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/g, '$1')
+    .replace(/<#(C[A-Z0-9]+|G[A-Z0-9]+)(?:\|([^>]*))?>/g, (_: string, id: string, name?: string) =>
+      name ? `#${name}` : `#${id}`,
+    )
     .replace(
       /`([^`]*)`|\u200B([*_~`])\u200B|\*/g,
       (_: string, span?: string, escaped?: string) => span ?? escaped ?? '',

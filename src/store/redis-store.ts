@@ -71,6 +71,8 @@ const CONNECT_TIMEOUT_MS = 5_000;
  *   audit-posts-by-due               sorted set of those refs scored by `dueAt`
  *   approval:<id>                    string, JSON of an ApprovalRequest
  *   approvals-open                   sorted set of the ids of open requests, scored by requestedAt
+ *   approvals-steps-unended          sorted set of the ids of requests a workflow step made whose
+ *                                    step is not completed yet, scored by requestedAt
  *   subscriptions                    hash, subscription id to JSON of a Subscription
  *   subscriptions-by-time            sorted set of subscription ids scored by createdAt (all)
  *   app:<app>:subscriptions          sorted set of the ids of one app's subscriptions, likewise
@@ -373,6 +375,7 @@ function redisKeys(prefix: string) {
     auditPostsByDue: `${prefix}audit-posts-by-due`,
     approval: (id: string) => `${prefix}approval:${id}`,
     openApprovals: `${prefix}approvals-open`,
+    unendedStepApprovals: `${prefix}approvals-steps-unended`,
     subscriptions: `${prefix}subscriptions`,
     subscriptionsByTime: `${prefix}subscriptions-by-time`,
     appSubscriptions: (name: string) => `${app(name)}subscriptions`,
@@ -646,14 +649,16 @@ class RedisStore implements Store {
   readonly putApproval = async (request: ApprovalRequest): Promise<void> => {
     const keys = this.#keys;
     const text = JSON.stringify(request);
-    // The request and its place in the open list change together.
+    // The request and its places in the open list and the unended steps' change together.
+    const member = { score: request.requestedAt, value: request.id };
+    const unended = request.workflowStep !== undefined && request.stepCompletedAt === undefined;
     await this.#run('store approval request', () => {
       const multi = this.#client.multi().set(keys.approval(request.id), text);
-      return (
-        request.status === 'open'
-          ? multi.zAdd(keys.openApprovals, { score: request.requestedAt, value: request.id })
-          : multi.zRem(keys.openApprovals, request.id)
-      ).exec();
+      if (request.status === 'open') multi.zAdd(keys.openApprovals, member);
+      else multi.zRem(keys.openApprovals, request.id);
+      if (unended) multi.zAdd(keys.unendedStepApprovals, member);
+      else multi.zRem(keys.unendedStepApprovals, request.id);
+      return multi.exec();
     });
   };
 
@@ -671,6 +676,22 @@ class RedisStore implements Store {
       RefListSchema,
       await this.#run(operation, () => this.#client.zRange(this.#keys.openApprovals, 0, -1)),
       'the open approvals',
+    );
+    return this.#readAll(
+      operation,
+      ids,
+      this.#keys.approval,
+      ApprovalRequestSchema,
+      'approval request',
+    );
+  };
+
+  readonly listUnendedStepApprovals = async (): Promise<ApprovalRequest[]> => {
+    const operation = 'list approval requests of workflow steps';
+    const ids = decodeStored(
+      RefListSchema,
+      await this.#run(operation, () => this.#client.zRange(this.#keys.unendedStepApprovals, 0, -1)),
+      'the unended steps',
     );
     return this.#readAll(
       operation,

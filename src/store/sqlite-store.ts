@@ -137,6 +137,9 @@ const SCHEMA = `
     request TEXT NOT NULL
   );
   CREATE INDEX IF NOT EXISTS approvals_by_status ON approvals (status, requested_at);
+  CREATE INDEX IF NOT EXISTS approvals_unended_steps ON approvals (requested_at, id)
+    WHERE json_extract(request, '$.workflowStep') IS NOT NULL
+      AND json_extract(request, '$.stepCompletedAt') IS NULL;
   CREATE TABLE IF NOT EXISTS subscriptions (
     id TEXT PRIMARY KEY,
     app TEXT NOT NULL,
@@ -392,6 +395,13 @@ function approvalStatements(db: DatabaseSync) {
     selectApproval: db.prepare('SELECT request FROM approvals WHERE id = ?'),
     selectOpenApprovals: db.prepare(
       "SELECT request FROM approvals WHERE status = 'open' ORDER BY requested_at, id",
+    ),
+    // The same terms as the partial index approvals_unended_steps, so that it is used.
+    selectUnendedStepApprovals: db.prepare(
+      `SELECT request FROM approvals
+       WHERE json_extract(request, '$.workflowStep') IS NOT NULL
+         AND json_extract(request, '$.stepCompletedAt') IS NULL
+       ORDER BY requested_at, id`,
     ),
   };
 }
@@ -659,6 +669,11 @@ class SqliteStore implements Store {
   readonly listOpenApprovals = async (): Promise<ApprovalRequest[]> => {
     this.#sameFile();
     return this.#sql.selectOpenApprovals.all().map(decodeApproval);
+  };
+
+  readonly listUnendedStepApprovals = async (): Promise<ApprovalRequest[]> => {
+    this.#sameFile();
+    return this.#sql.selectUnendedStepApprovals.all().map(decodeApproval);
   };
 
   readonly listAudit = async ({ app, role, offset, limit }: AuditQuery): Promise<AuditPage> => {

@@ -128,6 +128,11 @@ export interface Store {
   /** Requests still `open` (expired ones included until marked), oldest first. */
   listOpenApprovals(): Promise<ApprovalRequest[]>;
   /**
+   * Requests a Workflow Builder step made whose step is not completed yet (no `stepCompletedAt`),
+   * whatever their status, oldest first: the sweep completes those that are decided.
+   */
+  listUnendedStepApprovals(): Promise<ApprovalRequest[]>;
+  /**
    * Newest first; `app` narrows to one app, `role` to the records filed under one role (of every
    * app, or of `app`): see auditRoles, which files a change of a user's role under both roles.
    */
@@ -335,6 +340,14 @@ class MemoryStore implements Store {
     return structuredClone(
       [...this.#approvals.values()]
         .filter((r) => r.status === 'open')
+        .sort((a, b) => a.requestedAt - b.requestedAt),
+    );
+  };
+
+  readonly listUnendedStepApprovals = async (): Promise<ApprovalRequest[]> => {
+    return structuredClone(
+      [...this.#approvals.values()]
+        .filter((r) => r.workflowStep !== undefined && r.stepCompletedAt === undefined)
         .sort((a, b) => a.requestedAt - b.requestedAt),
     );
   };

@@ -289,6 +289,11 @@ export const ApprovalRequestSchema = z.object({
    * outcome when it is decided (src/changes/step-completion.ts).
    */
   workflowStep: z.object({ executionId: z.string(), callbackId: z.string() }).optional(),
+  /**
+   * Unix milliseconds when Slack took the step's completion (or said the run was over already);
+   * a step's request decided without it is completed by the approvals' sweep.
+   */
+  stepCompletedAt: z.number().optional(),
   /** Unix milliseconds when its approvers were reminded (APPROVAL_REMINDER_MINUTES), once. */
   remindedAt: z.number().optional(),
 });

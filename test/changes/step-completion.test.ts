@@ -2,8 +2,8 @@ import type { WebClient } from '@slack/web-api';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { approvalRecord } from '../../src/changes/request.ts';
-import { completeStep, stepCompletion } from '../../src/changes/step-completion.ts';
-import type { ApprovalRequest } from '../../src/store/store.ts';
+import { completeStep, stepCompletion, stepErrorText } from '../../src/changes/step-completion.ts';
+import { type ApprovalRequest, createMemoryStore } from '../../src/store/store.ts';
 
 // How a decided request a workflow step made ends that step: decided without Slack.
 
@@ -24,16 +24,25 @@ const request: ApprovalRequest = {
   workflowStep: STEP,
 };
 const decided = { ...request, decidedBy: 'U0LEAD', decidedAt: 2_000 };
+/** Before the request's expiry, and after it. */
+const BEFORE = 3_000;
+const AFTER = 10_000;
 
 describe('stepCompletion', () => {
   it('leaves an open request, and a request a person made, alone', () => {
-    expect(stepCompletion(request)).toBeUndefined();
+    expect(stepCompletion(request, BEFORE)).toBeUndefined();
+    expect(stepCompletion(request, AFTER)).toBeUndefined();
     const { workflowStep: _, ...byPerson } = { ...decided, status: 'applied' as const };
-    expect(stepCompletion(byPerson)).toBeUndefined();
+    expect(stepCompletion(byPerson, BEFORE)).toBeUndefined();
+  });
+
+  it('leaves a step completed already alone', () => {
+    const completed = { ...decided, status: 'applied' as const, stepCompletedAt: 2_500 };
+    expect(stepCompletion(completed, BEFORE)).toBeUndefined();
   });
 
   it('completes an applied request with the outcome, its reference and the approver', () => {
-    expect(stepCompletion({ ...decided, status: 'applied', ref: 'r1' })).toEqual({
+    expect(stepCompletion({ ...decided, status: 'applied', ref: 'r1' }, BEFORE)).toEqual({
       kind: 'success',
       outputs: { outcome: 'applied', reference: 'r1', approver: 'U0LEAD' },
     });
@@ -41,7 +50,7 @@ describe('stepCompletion', () => {
 
   it('ends the step with one sentence for every other outcome', () => {
     const errors = (['rejected', 'expired', 'stale', 'failed', 'unknown'] as const).map((status) =>
-      stepCompletion({ ...decided, status, ref: 'r2', rejectReason: 'not today' }),
+      stepCompletion({ ...decided, status, ref: 'r2', rejectReason: 'not today' }, AFTER),
     );
     expect(errors).toEqual([
       { kind: 'error', error: 'The change was rejected by U0LEAD: not today. Nothing was sent.' },
@@ -59,8 +68,25 @@ describe('stepCompletion', () => {
     ]);
   });
 
+  it('waits on a failed or unknown outcome until the request expires: an approver may retry', () => {
+    for (const status of ['failed', 'unknown'] as const) {
+      expect(stepCompletion({ ...decided, status, ref: 'r2' }, BEFORE)).toBeUndefined();
+      expect(stepCompletion({ ...decided, status, ref: 'r2' }, request.expiresAt)).toBeUndefined();
+      expect(stepCompletion({ ...decided, status, ref: 'r2' }, request.expiresAt + 1)?.kind).toBe(
+        'error',
+      );
+    }
+    // The others end the step at once.
+    for (const status of ['rejected', 'expired', 'stale'] as const) {
+      expect(stepCompletion({ ...decided, status }, BEFORE)?.kind).toBe('error');
+    }
+  });
+
   it('keeps a long rejection reason within the sentence Slack shows', () => {
-    const long = stepCompletion({ ...decided, status: 'rejected', rejectReason: 'x'.repeat(3000) });
+    const long = stepCompletion(
+      { ...decided, status: 'rejected', rejectReason: 'x'.repeat(3000) },
+      BEFORE,
+    );
     expect(long?.kind === 'error' && long.error.length).toBeLessThanOrEqual(500);
   });
 });
@@ -87,6 +113,19 @@ describe('approvalRecord', () => {
   });
 });
 
+describe('stepErrorText', () => {
+  it('reads the mrkdwn a sentence carries as plain text, within what Slack shows', () => {
+    expect(
+      stepErrorText(
+        'The request could not be posted in <#C0APPROVE> (Slack said `not_in_channel`); <@U0LEAD> may &lt;retry&gt;.',
+      ),
+    ).toBe(
+      'The request could not be posted in #C0APPROVE (Slack said not_in_channel); U0LEAD may <retry>.',
+    );
+    expect(stepErrorText('x'.repeat(3000)).length).toBeLessThanOrEqual(500);
+  });
+});
+
 describe('completeStep', () => {
   const log = pino({ level: 'silent' });
   const fakeClient = (fail?: Error) => {
@@ -104,11 +143,18 @@ describe('completeStep', () => {
     } satisfies { functions: Partial<WebClient['functions']> };
     return { calls, client: client as unknown as WebClient };
   };
+  const depsAt = (now: number) => {
+    const store = createMemoryStore();
+    return { store, now: () => now };
+  };
 
-  it("completes the step's run by its execution id", async () => {
+  it("completes the step's run by its execution id, and keeps it completed", async () => {
     const { calls, client } = fakeClient();
-    await completeStep(client, log, { ...decided, status: 'applied', ref: 'r1' });
-    await completeStep(client, log, { ...decided, status: 'expired' });
+    const deps = depsAt(BEFORE);
+    expect(
+      await completeStep(deps, { client, log }, { ...decided, status: 'applied', ref: 'r1' }),
+    ).toBe(true);
+    expect(await completeStep(deps, { client, log }, { ...decided, status: 'expired' })).toBe(true);
     expect(calls).toEqual([
       [
         'completeSuccess',
@@ -122,16 +168,31 @@ describe('completeStep', () => {
         { function_execution_id: 'Fx0001', error: expect.stringContaining('expired') },
       ],
     ]);
+    expect((await deps.store.getApproval(request.id))?.stepCompletedAt).toBe(BEFORE);
   });
 
   it('sends nothing for an open request, and never throws when Slack refuses', async () => {
     const open = fakeClient();
-    await completeStep(open.client, log, request);
+    const deps = depsAt(BEFORE);
+    await completeStep(deps, { client: open.client, log }, request);
     expect(open.calls).toEqual([]);
-    const refused = fakeClient(new Error('execution_not_in_running_state'));
+    const refused = fakeClient(new Error('ratelimited'));
     await expect(
-      completeStep(refused.client, log, { ...decided, status: 'rejected' }),
-    ).resolves.toBeUndefined();
+      completeStep(deps, { client: refused.client, log }, { ...decided, status: 'rejected' }),
+    ).resolves.toBe(false);
     expect(refused.calls).toHaveLength(1);
+    // Not kept as completed: the sweep tries again.
+    expect(await deps.store.getApproval(request.id)).toBeUndefined();
+  });
+
+  it('counts a run Slack says is over already as completed', async () => {
+    for (const code of ['execution_not_in_running_state', 'function_execution_not_found']) {
+      const over = fakeClient(new Error(code));
+      const deps = depsAt(BEFORE);
+      expect(
+        await completeStep(deps, { client: over.client, log }, { ...decided, status: 'rejected' }),
+      ).toBe(true);
+      expect((await deps.store.getApproval(request.id))?.stepCompletedAt).toBe(BEFORE);
+    }
   });
 });

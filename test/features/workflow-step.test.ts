@@ -3,7 +3,13 @@ import { z } from 'zod';
 import type { Access } from '../../src/access/access.ts';
 import { createApps } from '../../src/apps/apps.ts';
 import type { CometChatClient } from '../../src/cometchat/client.ts';
-import { OptionalText, readInputs, stepApp } from '../../src/features/workflow-step.ts';
+import {
+  Interactivity,
+  OptionalText,
+  outputsRefused,
+  readInputs,
+  stepApp,
+} from '../../src/features/workflow-step.ts';
 
 // What every Workflow Builder step shares, without Slack: its inputs read, its app chosen.
 
@@ -50,5 +56,42 @@ describe('stepApp', () => {
     expect(stepApp(appsNamed('staging', 'prod'), 'test')).toEqual({
       refusal: 'There is no CometChat app `test`; the apps are `staging`, `prod`.',
     });
+  });
+});
+
+describe('Interactivity', () => {
+  const Inputs = z.object({ interactivity: Interactivity, uid: z.string() });
+
+  it("reads the person Slack names as the workflow's interactor, and not their secret", () => {
+    const interactivity = {
+      interactivity_pointer: '123.abc',
+      interactor: { id: 'U0OPERATOR', secret: 'c2VjcmV0' },
+    };
+    expect(readInputs(Inputs, { interactivity, uid: 'alice' })).toEqual({
+      inputs: {
+        interactivity: { interactivity_pointer: '123.abc', interactor: { id: 'U0OPERATOR' } },
+        uid: 'alice',
+      },
+    });
+  });
+
+  it('reads a workflow nobody started as no person, whatever user id its author set', () => {
+    expect(readInputs(Inputs, { runner: 'U0LEAD', uid: 'alice' })).toEqual({
+      inputs: { uid: 'alice' },
+    });
+  });
+
+  it('refuses an interactivity without its interactor', () => {
+    expect(readInputs(Inputs, { interactivity: { interactivity_pointer: 'x' }, uid: 'a' })).toEqual(
+      { refusal: "The step's input `interactivity.interactor` is missing or not of its type." },
+    );
+  });
+});
+
+describe('outputsRefused', () => {
+  it("names Slack's answer", () => {
+    expect(outputsRefused('parameter_validation_failed')).toContain(
+      '`parameter_validation_failed`',
+    );
   });
 });

@@ -4,9 +4,13 @@ import { parse } from 'yaml';
 import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import { functionExecutedEvent } from '../../offline/slack-standin/functions.ts';
 import type { FunctionExecution } from '../../offline/slack-standin/server.ts';
+import { createSlackApp } from '../../src/app.ts';
+import { NOT_STORED } from '../../src/features/users/user-steps.ts';
+import { NO_PERSON_FOR_CHANGE, NO_PERSON_FOR_LOOKUP } from '../../src/features/workflow-step.ts';
+import { createMetrics } from '../../src/observe/metrics.ts';
 import { REFUSALS } from '../../src/replies/refusals.ts';
 import { ACTIONS, FUNCTIONS } from '../../src/slack/ids.ts';
-import { createMemoryStore, type Store } from '../../src/store/store.ts';
+import { type ApprovalRequest, createMemoryStore, type Store } from '../../src/store/store.ts';
 import { actionButtons, type Harness, textOf } from './harness.ts';
 import { driverAs, useHarnessStarter } from './support.ts';
 
@@ -24,16 +28,21 @@ function requiredOutputs(callbackId: string): string[] {
   return manifest.functions[callbackId].output_parameters.required ?? [];
 }
 
-/** Runs a step as Slack does; resolves with its execution (still running, or completed). */
+/**
+ * Runs a step as Slack does, in a workflow `interactor` started (null: nobody did, as on a
+ * schedule); resolves with its execution (still running, or completed).
+ */
 async function runStep(
   h: Harness,
   callbackId: string,
   inputs: Record<string, unknown>,
+  interactor: string | null = RUNNER,
 ): Promise<FunctionExecution> {
   const { execution, exchange } = await h.driver.functionExecuted({
     callbackId,
     inputs,
     requiredOutputs: requiredOutputs(callbackId),
+    ...(interactor === null ? {} : { interactor }),
   });
   expect(exchange.status).toBe(200);
   return execution;
@@ -75,6 +84,30 @@ async function postedRequest(h: Harness, store: Store, mark: number) {
   };
 }
 
+/** The periodic work of another instance of the app on `store`, its clock at `now`. */
+function sweepAt(h: Harness, store: Store, now: number): Promise<unknown> {
+  const replica = createSlackApp({
+    config: h.config,
+    logger: h.logger,
+    store,
+    metrics: createMetrics({ defaultMetrics: false }),
+    now: () => now,
+  });
+  return replica.features.periodic(h.logger.child({ component: 'sweep' }));
+}
+
+/** The one request stored (open or decided). */
+async function storedRequest(store: Store, id: string): Promise<ApprovalRequest> {
+  const request = await store.getApproval(id);
+  if (!request) throw new Error('no request stored');
+  return request;
+}
+
+/** The completions the app sent Slack (functions.completeSuccess / completeError). */
+function completions(h: Harness) {
+  return h.slack.calls.filter((c) => c.method.startsWith('functions.complete'));
+}
+
 /** Clicks a button of the posted request as `user`. */
 async function click(
   h: Harness,
@@ -95,11 +128,13 @@ async function click(
   );
 }
 
-/** A lookup's runner: anyone may view where VIEWERS is unset. */
-const LOOKUP = { runner: 'U0OPERATOR' };
+/** Who starts the workflows below, unless a test says: an editor. */
+const RUNNER = 'U0OPERATOR';
+
+/** A lookup's inputs besides its own: none (anyone may view where VIEWERS is unset). */
+const LOOKUP = {};
 
 const ROLE_CHANGE = {
-  runner: 'U0OPERATOR',
   uid: 'cometchat-uid-4',
   role: 'vip',
   reason: 'ticket 7',
@@ -147,6 +182,7 @@ describe('workflow steps', () => {
       callbackId: FUNCTIONS.lookupUser,
       inputs: { ...LOOKUP, uid: 'cometchat-uid-4' },
       requiredOutputs: requiredOutputs(FUNCTIONS.lookupUser),
+      interactor: RUNNER,
     });
     await h.slack.sendEnvelope('events_api', h.driver.eventBody(event));
     const done = await ended(h, execution);
@@ -175,7 +211,8 @@ describe('workflow steps', () => {
         app: 'elsewhere',
       }),
     );
-    expect(app.error).toContain('There is no CometChat app `elsewhere`');
+    // Slack shows a step's error as plain text: no mrkdwn marks.
+    expect(app.error).toContain('There is no CometChat app elsewhere; the apps are ');
   });
 
   it('looks a call up: status, type, duration, participants, recordings', async () => {
@@ -207,10 +244,7 @@ describe('workflow steps', () => {
       { callbackId: FUNCTIONS.lookupCall, inputs: { session_id: CALL_WITH_RECORDINGS } },
     ];
     for (const { callbackId, inputs } of lookups) {
-      const refused = await ended(
-        h,
-        await runStep(h, callbackId, { ...inputs, runner: 'U0STRANGER' }),
-      );
+      const refused = await ended(h, await runStep(h, callbackId, inputs, 'U0STRANGER'));
       expect(refused.state).toBe('failed');
       expect(refused.error).toBe(REFUSALS.view);
     }
@@ -218,7 +252,7 @@ describe('workflow steps', () => {
     // A viewer, and an editor (who may always view), are served.
     for (const runner of ['U0VIEWER', 'U0LEAD']) {
       for (const { callbackId, inputs } of lookups) {
-        const served = await ended(h, await runStep(h, callbackId, { ...inputs, runner }));
+        const served = await ended(h, await runStep(h, callbackId, inputs, runner));
         expect(served.state).toBe('completed');
       }
     }
@@ -229,7 +263,7 @@ describe('workflow steps', () => {
     const mark = h.slack.calls.length;
     const run = await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE);
     const posted = await postedRequest(h, store, mark);
-    expect(posted.text).toContain('<@U0OPERATOR> asks');
+    expect(posted.text).toContain('Through Workflow Builder, <@U0OPERATOR> asks');
     expect(posted.text).toContain('ticket 7');
     const [open] = await store.listOpenApprovals();
     expect(open?.workflowStep).toEqual({
@@ -321,7 +355,7 @@ describe('workflow steps', () => {
     const mark = h.slack.calls.length;
     const run = await ended(
       h,
-      await runStep(h, FUNCTIONS.changeUserRole, { ...ROLE_CHANGE, runner: 'U0STRANGER' }),
+      await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE, 'U0STRANGER'),
     );
     expect(run.state).toBe('failed');
     expect(run.error).toContain('EDITORS');
@@ -337,12 +371,12 @@ describe('workflow steps', () => {
       h,
       await runStep(h, FUNCTIONS.changeUserRole, { ...ROLE_CHANGE, role: 'premium' }),
     );
-    expect(same.error).toContain('has role `premium` already');
+    expect(same.error).toContain('has role premium already');
     const unknown = await ended(
       h,
       await runStep(h, FUNCTIONS.changeUserRole, { ...ROLE_CHANGE, role: 'no-such-role' }),
     );
-    expect(unknown.error).toContain('There is no role `no-such-role`');
+    expect(unknown.error).toContain('There is no role no-such-role');
     expect(await store.listOpenApprovals()).toEqual([]);
   });
 
@@ -358,7 +392,6 @@ describe('workflow steps', () => {
     const h = await withApprovals();
     const mark = h.slack.calls.length;
     const run = await runStep(h, FUNCTIONS.changeUserAccount, {
-      runner: 'U0OPERATOR',
       uid: 'cometchat-uid-5',
       deactivate: true,
     });
@@ -371,5 +404,170 @@ describe('workflow steps', () => {
       ['DELETE', { uidsToDeactivate: ['cometchat-uid-5'] }],
     ]);
     expect(h.sandbox.state.users.get('cometchat-uid-5')?.deactivatedAt).toBeDefined();
+  });
+  it('refuses a change in a workflow nobody started, whatever user id its author set', async () => {
+    const h = await withApprovals();
+    const mark = h.slack.calls.length;
+    // An author's hard-coded user id is no input the step reads: only Slack's interactor counts.
+    const forged = { ...ROLE_CHANGE, runner: 'U0LEAD' };
+    const steps = [
+      { id: FUNCTIONS.changeUserRole, inputs: forged },
+      { id: FUNCTIONS.changeUserAccount, inputs: { uid: 'cometchat-uid-5', deactivate: true } },
+    ];
+    for (const step of steps) {
+      const run = await ended(h, await runStep(h, step.id, step.inputs, null));
+      expect(run.state).toBe('failed');
+      expect(run.error).toBe(NO_PERSON_FOR_CHANGE);
+    }
+    expect(NO_PERSON_FOR_CHANGE).toContain('a link, a shortcut, a button or a form');
+    expect(h.slack.calls.slice(mark).filter((c) => c.method === 'chat.postMessage')).toEqual([]);
+    expect(await store.listUnendedStepApprovals()).toEqual([]);
+    expect(userWrites(h)).toEqual([]);
+    expect((await store.listAudit({ offset: 0, limit: 10 })).total).toBe(0);
+  });
+
+  it('serves a lookup in a workflow nobody started only while VIEWERS is unset', async () => {
+    const open = await withApprovals();
+    const served = await ended(
+      open,
+      await runStep(open, FUNCTIONS.lookupUser, { uid: 'cometchat-uid-4' }, null),
+    );
+    expect(served.state).toBe('completed');
+    await open.stop();
+    const h = await withApprovals({ ...ENV, VIEWERS: 'U0VIEWER' });
+    const asked = h.sandbox.requests.length;
+    const lookups = [
+      { id: FUNCTIONS.lookupUser, inputs: { uid: 'cometchat-uid-4' } },
+      { id: FUNCTIONS.lookupCall, inputs: { session_id: CALL_WITH_RECORDINGS } },
+    ];
+    for (const lookup of lookups) {
+      const refused = await ended(h, await runStep(h, lookup.id, lookup.inputs, null));
+      expect(refused.state).toBe('failed');
+      expect(refused.error).toBe(NO_PERSON_FOR_LOOKUP);
+    }
+    expect(NO_PERSON_FOR_LOOKUP).toContain('VIEWERS');
+    expect(h.sandbox.requests.slice(asked)).toEqual([]);
+  });
+
+  it('keeps the run open when the approved change fails, and completes it when a Retry applies', async () => {
+    const h = await withApprovals();
+    const mark = h.slack.calls.length;
+    const run = await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE);
+    const posted = await postedRequest(h, store, mark);
+    h.sandbox.inject({ kind: 'status', status: 403, method: 'PUT', times: 1 });
+    const updates = h.slack.calls.length;
+    await click(h, 'U0LEAD', posted, ACTIONS.approveChange);
+    const failed = await h.slack.nextCall('chat.update', updates);
+    expect(textOf(failed.args)).toContain('CometChat did not apply it');
+    // An approver may still retry: the run waits, and a sweep before the expiry leaves it so.
+    const [request] = await store.listUnendedStepApprovals();
+    if (!request) throw new Error('no request');
+    expect(request.status).toBe('failed');
+    await sweepAt(h, store, request.expiresAt - 1);
+    expect(run.state).toBe('running');
+    expect(completions(h)).toEqual([]);
+    await click(
+      h,
+      'U0LEAD',
+      { ...posted, blocks: failed.args.blocks as unknown[] },
+      ACTIONS.approveChange,
+    );
+    const done = await ended(h, run);
+    expect(done.state).toBe('completed');
+    expect(done.outputs).toMatchObject({ outcome: 'applied', approver: 'U0LEAD' });
+    expect(userWrites(h)).toHaveLength(2);
+    expect((await storedRequest(store, request.id)).stepCompletedAt).toBeDefined();
+  });
+
+  it('ends the run of a failed change once its request expires without a Retry', async () => {
+    const h = await withApprovals();
+    const mark = h.slack.calls.length;
+    const run = await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE);
+    const posted = await postedRequest(h, store, mark);
+    h.sandbox.inject({ kind: 'status', status: 403, method: 'PUT', times: 1 });
+    const updates = h.slack.calls.length;
+    await click(h, 'U0LEAD', posted, ACTIONS.approveChange);
+    await h.slack.nextCall('chat.update', updates);
+    const [request] = await store.listUnendedStepApprovals();
+    if (!request) throw new Error('no request');
+    expect(run.state).toBe('running');
+    await sweepAt(h, store, request.expiresAt + 1);
+    const done = await ended(h, run);
+    expect(done.state).toBe('failed');
+    expect(done.error).toMatch(
+      /^The change was approved by U0LEAD but CometChat did not take it \(reference \w+\)\. See \/cometchat audit\.$/,
+    );
+    // Completed once: a later sweep sends nothing more.
+    await sweepAt(h, store, request.expiresAt + 120_000);
+    expect(completions(h)).toHaveLength(1);
+    expect(await store.listUnendedStepApprovals()).toEqual([]);
+  });
+
+  it("completes a decided request's run that Slack did not take, on the next sweep, once", async () => {
+    const h = await withApprovals();
+    const mark = h.slack.calls.length;
+    const run = await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE);
+    const posted = await postedRequest(h, store, mark);
+    h.slack.fail('functions.completeError', { error: 'internal_error' });
+    const lead = driverAs(h, 'U0LEAD');
+    const opened = h.slack.calls.length;
+    await click(h, 'U0LEAD', posted, ACTIONS.rejectChange);
+    await h.slack.nextCall('views.open', opened);
+    const modal = [...h.slack.views.values()].at(-1);
+    if (!modal) throw new Error('no reason modal');
+    await lead.interaction(
+      lead.viewSubmission({
+        view: modal,
+        values: { reject_reason: { reason: { type: 'plain_text_input', value: 'not today' } } },
+      }),
+    );
+    await h.slack.waitFor(() => (completions(h).length > 0 ? true : undefined));
+    const [request] = await store.listUnendedStepApprovals();
+    expect(request?.status).toBe('rejected');
+    expect(run.state).toBe('running');
+    // Two replicas sweep at once: one completes it.
+    await Promise.all([sweepAt(h, store, Date.now()), sweepAt(h, store, Date.now())]);
+    const done = await ended(h, run);
+    expect(done.error).toBe('The change was rejected by U0LEAD: not today. Nothing was sent.');
+    expect(completions(h)).toHaveLength(2);
+    expect(await store.listUnendedStepApprovals()).toEqual([]);
+    await sweepAt(h, store, Date.now());
+    expect(completions(h)).toHaveLength(2);
+  });
+
+  it('ends a run whose earlier delivery took the request but stored none', async () => {
+    const h = await withApprovals();
+    // The first delivery stops between posting the request and storing it.
+    const putApproval = store.putApproval;
+    store.putApproval = async () => {
+      throw new Error('the store went away');
+    };
+    const mark = h.slack.calls.length;
+    const run = await ended(h, await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE));
+    expect(run.state).toBe('failed');
+    store.putApproval = putApproval;
+    expect(await store.listUnendedStepApprovals()).toEqual([]);
+    // Slack delivers the same run again: no request stands, so it is ended, not left waiting.
+    const again = h.slack.calls.length;
+    await h.driver.event(functionExecutedEvent(run));
+    const ending = await h.slack.nextCall('functions.completeError', again);
+    expect(ending.args.error).toBe(NOT_STORED);
+    expect(h.slack.calls.slice(mark).filter((c) => c.method === 'chat.postMessage')).toHaveLength(
+      1,
+    );
+    expect(userWrites(h)).toEqual([]);
+  });
+
+  it("ends a run with one sentence when Slack refuses the step's outputs", async () => {
+    const h = await withApprovals();
+    h.slack.fail('functions.completeSuccess', { error: 'parameter_validation_failed' });
+    const run = await ended(
+      h,
+      await runStep(h, FUNCTIONS.lookupUser, { ...LOOKUP, uid: 'cometchat-uid-4' }),
+    );
+    expect(run.state).toBe('failed');
+    expect(run.error).toMatch(
+      /^Slack did not take the step's outputs \(it said parameter_validation_failed\), so the step ends without them\. \(ref \w+\)$/,
+    );
   });
 });

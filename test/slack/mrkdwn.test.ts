@@ -196,6 +196,14 @@ describe('plainOfMrkdwn', () => {
     );
   });
 
+  it("reads a user's mention as their id and a channel's as # and its name, else its id", () => {
+    expect(plainOfMrkdwn('Approved by <@U0LEAD> in <#C0APPROVE> and <#C0OPS|ops>.')).toBe(
+      'Approved by U0LEAD in #C0APPROVE and #ops.',
+    );
+    // Text the app escaped is never read as a mention.
+    expect(plainOfMrkdwn(escapeMrkdwn('<@U0LEAD>'))).toBe('<@U0LEAD>');
+  });
+
   it('takes the marks off a sentence that mixes them', () => {
     expect(plainOfMrkdwn(`*Message Sending* (${code('send*Message')}) & ${code('a_b')}`)).toBe(
       'Message Sending (send*Message) & a_b',

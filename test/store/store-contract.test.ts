@@ -635,6 +635,41 @@ function describeStoreContract(
           await store.putApproval(request('early', { status: 'stale' }));
           expect((await store.listOpenApprovals()).map((r) => r.id)).toEqual(['late']);
         });
+
+        it('lists the requests whose workflow step is not completed, whatever their status', async () => {
+          const step = (n: number) => ({ executionId: `Fx000${n}`, callbackId: 'change_role' });
+          await store.putApproval(request('person', { requestedAt: 10, status: 'rejected' }));
+          await store.putApproval(request('open', { requestedAt: 400, workflowStep: step(1) }));
+          await store.putApproval(
+            request('decided', { requestedAt: 300, status: 'rejected', workflowStep: step(2) }),
+          );
+          await store.putApproval(
+            request('failed', { requestedAt: 200, status: 'failed', workflowStep: step(3) }),
+          );
+          await store.putApproval(
+            request('ended', {
+              requestedAt: 100,
+              status: 'applied',
+              workflowStep: step(4),
+              stepCompletedAt: 150,
+            }),
+          );
+          const ids = async () => (await store.listUnendedStepApprovals()).map((r) => r.id);
+          expect(await ids()).toEqual(['failed', 'decided', 'open']);
+          expect((await store.listUnendedStepApprovals())[1]).toEqual(
+            request('decided', { requestedAt: 300, status: 'rejected', workflowStep: step(2) }),
+          );
+          // Completed: no longer listed; its request kept as it was put.
+          const completed = request('decided', {
+            requestedAt: 300,
+            status: 'rejected',
+            workflowStep: step(2),
+            stepCompletedAt: 350,
+          });
+          await store.putApproval(completed);
+          expect(await ids()).toEqual(['failed', 'open']);
+          expect(await store.getApproval('decided')).toEqual(completed);
+        });
       });
 
       describe('with several apps', () => {

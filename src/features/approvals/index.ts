@@ -2,6 +2,7 @@ import type { KnownBlock } from '@slack/types';
 import type { Logger } from 'pino';
 import {
   approvalsList,
+  completeWaitingSteps,
   expireApprovals,
   homeApprovalBlocks,
   remindApprovals,
@@ -40,8 +41,9 @@ export const approvals: Feature = {
   register() {
     // Its buttons (Approve, Reject) are the road's: registerChanges.
   },
-  // Requests past their expiry are closed on time, and those waiting long their approvers
-  // reminded, each once across replicas; one failing does not hold up the other.
+  // Requests past their expiry are closed on time, those waiting long their approvers reminded,
+  // and the workflow steps of decided requests completed, each once across replicas; one failing
+  // does not hold up the others.
   periodic: (deps, log) =>
     Promise.all([
       asJob(
@@ -54,6 +56,12 @@ export const approvals: Feature = {
         log,
         { task: 'approval-reminders' },
         (jobLog) => remindApprovals(deps, deps.client, jobLog),
+        deps.now,
+      ),
+      asJob(
+        log,
+        { task: 'workflow-step-completion' },
+        (jobLog) => completeWaitingSteps(deps, deps.client, jobLog),
         deps.now,
       ),
     ]),

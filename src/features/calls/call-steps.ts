@@ -6,8 +6,8 @@ import { FUNCTIONS } from '../../slack/ids.ts';
 import type { StepArgs } from '../../slack/listener-args.ts';
 import type { AppDeps } from '../deps.ts';
 import {
+  Interactivity,
   OptionalText,
-  Runner,
   readInputs,
   runnerViewRefusal,
   type StepResult,
@@ -17,7 +17,11 @@ import {
 
 // The calls feature's Workflow Builder step: a call looked up by its session id.
 
-const LookupInputs = z.object({ runner: Runner, session_id: z.string(), app: OptionalText });
+const LookupInputs = z.object({
+  interactivity: Interactivity,
+  session_id: z.string(),
+  app: OptionalText,
+});
 
 /** The step's outputs: what a workflow needs of a call, each field as CometChat has it. Pure. */
 export function callOutputs(call: Call): Record<string, unknown> {
@@ -33,15 +37,15 @@ export function callOutputs(call: Call): Record<string, unknown> {
 }
 
 /**
- * _Look up a CometChat call_: the runner checked as the command's person is (VIEWERS, all the
- * call lookup asks), then the session id as the lookup form checks it.
+ * _Look up a CometChat call_: the person who started the workflow checked as the command's
+ * person is (VIEWERS, all the call lookup asks), then the session id as the lookup form checks it.
  */
 function createLookupStep(deps: AppDeps) {
   return async ({ inputs }: StepArgs): Promise<StepResult> => {
     const read = readInputs(LookupInputs, inputs);
     if ('refusal' in read) return read;
-    const { runner, session_id: sessionId, app: name } = read.inputs;
-    const refusal = await runnerViewRefusal(deps.access, runner);
+    const { interactivity, session_id: sessionId, app: name } = read.inputs;
+    const refusal = await runnerViewRefusal(deps.access, interactivity?.interactor.id);
     if (refusal) return { refusal };
     // A client SDK may start a call with any session id, spaces included (as the form allows).
     const problem = idProblem(sessionId, 'A session id', MAX_SESSION_ID, { spaces: true });

@@ -19,8 +19,9 @@ import { code, plainOfMrkdwn, truncate } from '../../slack/mrkdwn.ts';
 import type { AppDeps } from '../deps.ts';
 import { Refusal } from '../feature.ts';
 import {
+  Interactivity,
+  NO_PERSON_FOR_CHANGE,
   OptionalText,
-  Runner,
   readInputs,
   runnerViewRefusal,
   type StepResult,
@@ -39,14 +40,14 @@ import { parseUserWords } from './user-words.ts';
 // request is decided (src/changes/step-completion.ts).
 
 const LookupInputs = z.object({
-  runner: Runner,
+  interactivity: Interactivity,
   uid: z.string(),
   app: OptionalText,
   action: OptionalText,
 });
 
 const ChangeInputs = z.object({
-  runner: Runner,
+  interactivity: Interactivity,
   uid: z.string(),
   app: OptionalText,
   reason: OptionalText,
@@ -96,15 +97,15 @@ export function userOutputs(
 }
 
 /**
- * _Look up a CometChat user_: the runner checked as the command's person is (VIEWERS), the uid
- * read as the command reads it, then the user.
+ * _Look up a CometChat user_: the person who started the workflow checked as the command's
+ * person is (VIEWERS), the uid read as the command reads it, then the user.
  */
 function createLookupStep(deps: AppDeps) {
   return async ({ inputs }: StepArgs): Promise<StepResult> => {
     const read = readInputs(LookupInputs, inputs);
     if ('refusal' in read) return read;
-    const { runner, uid, app: name, action } = read.inputs;
-    const refusal = await runnerViewRefusal(deps.access, runner);
+    const { interactivity, uid, app: name, action } = read.inputs;
+    const refusal = await runnerViewRefusal(deps.access, interactivity?.interactor.id);
     if (refusal) return { refusal };
     const chosen = stepApp(deps.apps, name);
     if ('refusal' in chosen) return chosen;
@@ -119,7 +120,10 @@ function createLookupStep(deps: AppDeps) {
   };
 }
 
-/** A change a step asks of a user: by whom, of which user, what, and why. */
+/**
+ * A change a step asks of a user: by whom (the person who started the workflow, as Slack names
+ * them), of which user, what, and why.
+ */
 interface StepChange {
   runner: string;
   uid: string;
@@ -182,18 +186,29 @@ async function proposeChange(
       callbackId: event.function.callback_id,
     },
   });
+  if (outcome.kind === 'requested') return { pending: true };
   // Repeated: Slack delivered the same run again (its id makes the change's); the request the
-  // first delivery posted stands, and ends the run when it is decided.
-  if (outcome.kind === 'requested' || outcome.kind === 'repeated') return { pending: true };
+  // first delivery posted stands, and ends the run when it is decided. A first delivery that took
+  // the claim but stored nothing (it stopped) leaves no request to end it: the run ends now.
+  if (outcome.kind === 'repeated') {
+    const stored = await deps.store.getApproval(change.id);
+    return stored ? { pending: true } : { refusal: NOT_STORED };
+  }
   return { refusal: requestedNotice(outcome, change, label).sentence };
 }
+
+/** Said when an earlier delivery of the same run took its request's claim but stored nothing. */
+export const NOT_STORED =
+  'An earlier delivery of this run began the approval request but did not finish it, so no request stands. Nothing was sent; run the workflow again.';
 
 /** _Change a CometChat user's role_: the uid and the role read as the command reads them. */
 function createRoleStep(deps: AppDeps) {
   return async (args: StepArgs): Promise<StepResult> => {
     const read = readInputs(RoleInputs, args.inputs);
     if ('refusal' in read) return read;
-    const { runner, uid, role, app, reason } = read.inputs;
+    const { interactivity, uid, role, app, reason } = read.inputs;
+    const runner = interactivity?.interactor.id;
+    if (runner === undefined) return { refusal: NO_PERSON_FOR_CHANGE };
     const words = parseUserWords([uid, 'role', role]);
     if (words instanceof Refusal) return { refusal: words.problem };
     if (words.kind !== 'role') return { refusal: `${code(role)} cannot be a role id.` };
@@ -207,7 +222,9 @@ function createAccountStep(deps: AppDeps) {
   return async (args: StepArgs): Promise<StepResult> => {
     const read = readInputs(AccountInputs, args.inputs);
     if ('refusal' in read) return read;
-    const { runner, uid, deactivate, app, reason } = read.inputs;
+    const { interactivity, uid, deactivate, app, reason } = read.inputs;
+    const runner = interactivity?.interactor.id;
+    if (runner === undefined) return { refusal: NO_PERSON_FOR_CHANGE };
     const words = parseUserWords([uid]);
     if (words instanceof Refusal) return { refusal: words.problem };
     const what: UserChangeAsked = { key: 'status', to: deactivate ? 'deactivated' : 'active' };
