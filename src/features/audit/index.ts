@@ -90,7 +90,8 @@ export const audit: Feature = {
       asJob(
         log,
         { task: 'audit-retention' },
-        (jobLog) => pruneTrail({
+        (jobLog) =>
+          pruneTrail({
             ...deps,
             days: deps.auditRetentionDays,
             appNames: deps.apps.all.map((app) => app.name),
