@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { appsFromConfig } from './apps/from-config.ts';
 import type { CometChatClient } from './cometchat/client.ts';
 import type { Config } from './config.ts';
@@ -37,6 +38,8 @@ export interface SlackAppOptions {
   store?: Store;
   /** The features' clock (Unix ms): injected in tests of what is due when; `Date.now` otherwise. */
   now?: () => number;
+  /** How the features wait: injected in tests of what waits; a timer otherwise. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** An access check waits within a budget of its own; its request may outlive it (for the next). */
@@ -46,7 +49,7 @@ const AUDIT_MS = 3_000;
 
 /** Builds the app, every route and listener complete; starts nothing, asks Slack nothing. */
 export function createSlackApp(options: SlackAppOptions) {
-  const { config, logger, now = Date.now } = options;
+  const { config, logger, cometchat, now = Date.now, sleep = delay } = options;
   const metrics = options.metrics ?? createMetrics();
   // Clients: Slack's Web API (each failed call counted), and each CometChat app's.
   const bolt = boltLogger(logger);
@@ -56,7 +59,6 @@ export function createSlackApp(options: SlackAppOptions) {
     (token, clientOptions) => new CountedWebClient(token, clientOptions, metrics),
   );
   const accessClient = slack.quick(ACCESS_MS);
-  const { cometchat } = options;
   const { apps, access } = appsFromConfig(config, { logger, metrics, accessClient, cometchat });
   // The store, each failed operation counted.
   const store = observedStore(options.store ?? createMemoryStore(), metrics);
@@ -75,6 +77,7 @@ export function createSlackApp(options: SlackAppOptions) {
     access,
     timeZones: createTimeZones(accessClient),
     now,
+    sleep,
     budgetMs: config.cometchat.budgetMs,
     ...sentences,
     logger,

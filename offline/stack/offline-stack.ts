@@ -56,6 +56,8 @@ export interface OfflineStackOptions<A extends string = string> {
   logDestination?: DestinationStream;
   sandboxLatencyMs?: number;
   store?: Store;
+  /** How the app waits (SlackAppOptions.sleep): a test's, to need no real waiting. */
+  sleep?: (ms: number) => Promise<void>;
   /**
    * Share a running sandbox and Slack stand-in (several replicas of the app); not stopped here.
    * With `apps`, `sandboxes` must hold one for each app (another stack fits as it is).
@@ -292,6 +294,7 @@ export async function startOfflineStack<const A extends string = 'default'>(
     config,
     logger,
     ...(options.store ? { store: options.store } : {}),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
   });
   if (mode === 'socket') await slack.socketConnected();
   // The app checks each CometChat app once at start; the stack is handed over after it, with

@@ -40,6 +40,8 @@ export interface SharedDeps extends FeatureDeps {
   /** Each person's time zone, for the calendar days they type. */
   timeZones: TimeZones;
   now: () => number;
+  /** Waits `ms` (injected in tests of what waits, so that they need not). */
+  sleep: (ms: number) => Promise<void>;
   /** The CometChat time budget of one request. */
   budgetMs: number;
   /**

@@ -16,6 +16,12 @@ const SLACK_TIMEOUT_MS = 10_000;
  * over half an hour. The views calls retry the same way.
  */
 const SLACK_RETRY = { retries: 2, minTimeout: 200, maxTimeout: 1_000 };
+/**
+ * The longest one call through the app's client takes before it answers or gives up: each try
+ * within its timeout, and the waits between them (a 429's Retry-After aside).
+ */
+export const SLACK_CALL_LONGEST_MS =
+  (SLACK_RETRY.retries + 1) * SLACK_TIMEOUT_MS + SLACK_RETRY.retries * SLACK_RETRY.maxTimeout;
 
 export interface SlackClientSettings {
   botToken: string;

@@ -5,7 +5,7 @@ import { SANDBOX_SESSION_IDS } from '../../offline/cometchat-standin/server.ts';
 import { functionExecutedEvent } from '../../offline/slack-standin/functions.ts';
 import type { FunctionExecution } from '../../offline/slack-standin/server.ts';
 import { createSlackApp } from '../../src/app.ts';
-import { NOT_STORED } from '../../src/features/users/user-steps.ts';
+import { FIRST_DELIVERY_WAIT_MS, NOT_STORED } from '../../src/features/users/user-steps.ts';
 import { NO_PERSON_FOR_CHANGE, NO_PERSON_FOR_LOOKUP } from '../../src/features/workflow-step.ts';
 import { createMetrics } from '../../src/observe/metrics.ts';
 import { REFUSALS } from '../../src/replies/refusals.ts';
@@ -535,8 +535,36 @@ describe('workflow steps', () => {
     expect(completions(h)).toHaveLength(2);
   });
 
-  it('ends a run whose earlier delivery took the request but stored none', async () => {
+  it('keeps a run delivered again while its first delivery is still posting the request', async () => {
     const h = await withApprovals();
+    // Slack takes its time over the request's post: the first delivery has claimed the request
+    // but not stored it yet when Slack delivers the run again.
+    h.slack.setMethodLatency('chat.postMessage', 1_500);
+    const mark = h.slack.calls.length;
+    const run = await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE);
+    await h.slack.nextCall('chat.postMessage', mark);
+    await h.driver.event(functionExecutedEvent(run));
+    // It finds the request once the first delivery stores it, and leaves the run waiting on it.
+    const again = await h.slack.waitFor(() =>
+      h.logs.records().find((r) => r.message === 'workflow step delivered again'),
+    );
+    expect(again.cometchat_ops.stands).toBe(true);
+    h.slack.setMethodLatency('chat.postMessage', undefined);
+    const posted = await postedRequest(h, store, mark);
+    expect(run.state).toBe('running');
+    expect(completions(h)).toEqual([]);
+    await click(h, 'U0LEAD', posted, ACTIONS.approveChange);
+    const done = await ended(h, run);
+    expect(done.state).toBe('completed');
+    expect(done.outputs).toMatchObject({ outcome: 'applied', approver: 'U0LEAD' });
+    expect(completions(h).map((c) => c.method)).toEqual(['functions.completeSuccess']);
+  });
+
+  it('ends a run whose earlier delivery took the request but stored none', async () => {
+    // The second delivery waits for the first's request as long as a Slack post may take.
+    const slept: number[] = [];
+    store = createMemoryStore();
+    const h = await start({ store, env: ENV, sleep: async (ms) => void slept.push(ms) });
     // The first delivery stops between posting the request and storing it.
     const putApproval = store.putApproval;
     store.putApproval = async () => {
@@ -552,6 +580,7 @@ describe('workflow steps', () => {
     await h.driver.event(functionExecutedEvent(run));
     const ending = await h.slack.nextCall('functions.completeError', again);
     expect(ending.args.error).toBe(NOT_STORED);
+    expect(slept.reduce((sum, ms) => sum + ms, 0)).toBeGreaterThanOrEqual(FIRST_DELIVERY_WAIT_MS);
     expect(h.slack.calls.slice(mark).filter((c) => c.method === 'chat.postMessage')).toHaveLength(
       1,
     );

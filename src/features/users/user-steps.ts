@@ -13,6 +13,7 @@ import { valueInWords } from '../../cometchat/catalogue.ts';
 import { accountOf, type User } from '../../cometchat/model.ts';
 import { permissionKeyText } from '../../replies/permission-key-text.ts';
 import { currentRequest } from '../../request-context.ts';
+import { SLACK_CALL_LONGEST_MS } from '../../slack/clients.ts';
 import { FUNCTIONS } from '../../slack/ids.ts';
 import type { StepArgs } from '../../slack/listener-args.ts';
 import { code, plainOfMrkdwn, truncate } from '../../slack/mrkdwn.ts';
@@ -188,16 +189,45 @@ async function proposeChange(
   });
   if (outcome.kind === 'requested') return { pending: true };
   // Repeated: Slack delivered the same run again (its id makes the change's); the request the
-  // first delivery posted stands, and ends the run when it is decided. A first delivery that took
-  // the claim but stored nothing (it stopped) leaves no request to end it: the run ends now.
+  // first delivery posted stands, and ends the run when it is decided. The first may still be
+  // posting it; one that took the claim but never stores it (it stopped) leaves no request to
+  // end the run: the run ends now.
   if (outcome.kind === 'repeated') {
-    const stored = await deps.store.getApproval(change.id);
-    return stored ? { pending: true } : { refusal: NOT_STORED };
+    const stored = await storedWithin(() => deps.store.getApproval(change.id), deps.sleep);
+    const stands = stored !== undefined;
+    currentRequest().log.info({ change: change.id, stands }, 'workflow step delivered again');
+    return stands ? { pending: true } : { refusal: NOT_STORED };
   }
   return { refusal: requestedNotice(outcome, change, label).sentence };
 }
 
-/** Said when an earlier delivery of the same run took its request's claim but stored nothing. */
+/**
+ * How long a redelivered run waits for the first delivery's request to be stored: the first
+ * takes the request's claim, posts it, then stores it, and the post through the app's client
+ * may take SLACK_CALL_LONGEST_MS; the rest is the store's write (a Redis command or a SQLite
+ * write gives up after 5 s) and the listener's own work.
+ */
+export const FIRST_DELIVERY_WAIT_MS = SLACK_CALL_LONGEST_MS + 8_000;
+
+/** How often the redelivered run reads the store meanwhile. */
+const STORED_POLL_MS = 2_000;
+
+/**
+ * What `read` finds, read again every STORED_POLL_MS until it finds something or
+ * FIRST_DELIVERY_WAIT_MS has been waited; undefined when it never does.
+ */
+export async function storedWithin<T>(
+  read: () => Promise<T | undefined>,
+  sleep: (ms: number) => Promise<void>,
+): Promise<T | undefined> {
+  for (let waited = 0; ; waited += STORED_POLL_MS) {
+    const found = await read();
+    if (found !== undefined || waited >= FIRST_DELIVERY_WAIT_MS) return found;
+    await sleep(STORED_POLL_MS);
+  }
+}
+
+/** Said when an earlier delivery of the same run took its request's claim but never stored it. */
 export const NOT_STORED =
   'An earlier delivery of this run began the approval request but did not finish it, so no request stands. Nothing was sent; run the workflow again.';
 

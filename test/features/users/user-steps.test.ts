@@ -4,9 +4,12 @@ import { explainCan } from '../../../src/features/users/can.ts';
 import {
   askedOf,
   canAnswer,
+  FIRST_DELIVERY_WAIT_MS,
   noApprovalsSentence,
+  storedWithin,
   userOutputs,
 } from '../../../src/features/users/user-steps.ts';
+import { SLACK_CALL_LONGEST_MS } from '../../../src/slack/clients.ts';
 
 // The users feature's steps, their pure parts: the lookup's outputs, and the change asked.
 
@@ -128,5 +131,51 @@ describe('noApprovalsSentence', () => {
   it('names the app and the setting that would give a step its second person', () => {
     expect(noApprovalsSentence({ name: 'prod' })).toContain('`prod`');
     expect(noApprovalsSentence({ name: 'prod' })).toContain('APPROVAL_CHANNEL');
+  });
+});
+
+describe('storedWithin', () => {
+  /** A store read that finds the request from its `found`th read on (never: Infinity). */
+  const readFrom = (found: number) => {
+    let reads = 0;
+    return {
+      read: async () => (++reads >= found ? 'request' : undefined),
+      reads: () => reads,
+    };
+  };
+  const sleeper = () => {
+    const slept: number[] = [];
+    return { slept, sleep: async (ms: number) => void slept.push(ms) };
+  };
+
+  it('answers at once what the store has, waiting for nothing', async () => {
+    const { slept, sleep } = sleeper();
+    expect(await storedWithin(readFrom(1).read, sleep)).toBe('request');
+    expect(slept).toEqual([]);
+  });
+
+  it('reads again while the first delivery may still be posting, and finds it', async () => {
+    const { slept, sleep } = sleeper();
+    const store = readFrom(3);
+    expect(await storedWithin(store.read, sleep)).toBe('request');
+    expect(store.reads()).toBe(3);
+    expect(slept).toHaveLength(2);
+  });
+
+  it('gives up after as long as a Slack post may take, and not before', async () => {
+    const { slept, sleep } = sleeper();
+    const store = readFrom(Number.POSITIVE_INFINITY);
+    expect(await storedWithin(store.read, sleep)).toBeUndefined();
+    const waited = slept.reduce((sum, ms) => sum + ms, 0);
+    expect(waited).toBeGreaterThanOrEqual(FIRST_DELIVERY_WAIT_MS);
+    expect(waited - (slept.at(-1) ?? 0)).toBeLessThan(FIRST_DELIVERY_WAIT_MS);
+    // The last read comes after the whole wait.
+    expect(store.reads()).toBe(slept.length + 1);
+  });
+
+  it("waits longer than a post through the app's client may take", () => {
+    expect(FIRST_DELIVERY_WAIT_MS).toBeGreaterThan(SLACK_CALL_LONGEST_MS);
+    // Three tries of 10 s each, and the waits between them (clients.ts).
+    expect(SLACK_CALL_LONGEST_MS).toBeGreaterThanOrEqual(30_000);
   });
 });
