@@ -213,17 +213,19 @@ export async function expireApprovals(
  * Completes the Workflow Builder steps whose requests are decided but whose runs Slack never took
  * the end of (a stop between the decision and the completion, or Slack refusing it), and ends
  * those whose change failed, or whose outcome is unknown, once the request expired without a
- * Retry that applied it. Each under the step's claim, so that one replica completes it. Returns
- * how many it completed.
+ * Retry that applied it, and those whose request is open past its expiry with its app no longer
+ * configured (expireApprovals leaves those). Each under the step's claim, so that one replica
+ * completes it. Returns how many it completed.
  */
 export async function completeWaitingSteps(
-  deps: Pick<ChangeDeps, 'store' | 'now'>,
+  deps: Pick<ChangeDeps, 'store' | 'apps' | 'now'>,
   client: WebClient,
   log: Logger,
 ): Promise<number> {
   let completed = 0;
   for (const request of await deps.store.listUnendedStepApprovals()) {
-    if (!stepCompletion(request, deps.now())) continue;
+    const configured = deps.apps.byName(request.app) !== undefined;
+    if (!stepCompletion(request, deps.now(), configured)) continue;
     if (await completeSwept(deps, { client, log }, request)) completed += 1;
   }
   return completed;
@@ -234,7 +236,7 @@ export async function completeWaitingSteps(
  * now: its decision is taken first, so that the step does not end while the change is sent.
  */
 async function completeSwept(
-  deps: Pick<ChangeDeps, 'store' | 'now'>,
+  deps: Pick<ChangeDeps, 'store' | 'apps' | 'now'>,
   announcer: { client: WebClient; log: Logger },
   request: ApprovalRequest,
 ): Promise<boolean> {

@@ -100,7 +100,7 @@ export {
   USER_CHANGE_TITLE,
   userChangeOf,
 } from './review.ts';
-export { stepErrorText } from './step-completion.ts';
+export { outputsRefused, stepErrorText } from './step-completion.ts';
 export { chunkedSections, messageView } from './views.ts';
 
 /**

@@ -1,14 +1,16 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import type { Apps } from '../apps/apps.ts';
 import { slackErrorCode } from '../slack/deliver.ts';
-import { plainOfMrkdwn, truncate } from '../slack/mrkdwn.ts';
+import { code, plainOfMrkdwn, truncate } from '../slack/mrkdwn.ts';
 import type { ApprovalRequest, Store } from '../store/store.ts';
 import { decidedByText, rejectionText } from './approval-view.ts';
 
 // A Workflow Builder step that asked for a change waits on its approval request: when the
 // request is decided (announce, decide.ts, the one place every outcome passes) the step's run is
 // completed with the outcome, or ended with one sentence saying why nothing, or not all, was done.
-// A run whose completion Slack did not take is completed again by the sweep (approvals.ts).
+// A run whose completion Slack did not take is completed again by the sweep (approvals.ts), until
+// a day past its request's expiry.
 
 /** How much of a reason or a detail an ended step's sentence carries. */
 const SENTENCE_MAX = 500;
@@ -18,6 +20,15 @@ const SENTENCE_MAX = 500;
  * nothing is left to complete.
  */
 const ALREADY_ENDED = new Set(['execution_not_in_running_state', 'function_execution_not_found']);
+
+/** Slack's answer that it did not take a step's outputs (they are not what the step declares). */
+const OUTPUTS_REFUSED = 'parameter_validation_failed';
+
+/**
+ * How long past its request's expiry a run Slack keeps refusing the end of is tried again: then
+ * the app gives up on it (Slack's own limit on a run ends it; this app cannot).
+ */
+export const GIVE_UP_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The text a step's run ends with: Slack shows a step's error as plain text, so the app's mrkdwn
@@ -33,13 +44,29 @@ export type StepCompletion =
   | { kind: 'success'; outputs: { outcome: 'applied'; reference: string; approver: string } }
   | { kind: 'error'; error: string };
 
+/** Said when Slack refused a step's outputs: the step ends without them. Pure. */
+export function outputsRefused(cause: string): string {
+  return `Slack did not take the step's outputs (it said ${code(cause)}), so the step ends without them.`;
+}
+
+/** Said when a step's request is past its expiry, open, and its app is no longer configured. */
+export function appGoneSentence(app: string): string {
+  return `The app ${code(app)} is no longer configured, so its approval request cannot be decided. Nothing was sent.`;
+}
+
 /**
  * How a request that a step made ends that step at `now`, or undefined while it does not (a
- * person, not a step, asked; the step is ended already; the request is open; or it failed, or
- * its outcome is unknown, and an approver may still retry it before it expires). Its sentences
- * are mrkdwn, as the request's message is, read as plain text by {@link stepErrorText}. Pure.
+ * person, not a step, asked; the step is ended already; the request is open, unless it is past
+ * its expiry and its app is not `configured` any more, so that nothing will close it; or it
+ * failed, or its outcome is unknown, and an approver may still retry it before it expires). Its
+ * sentences are mrkdwn, as the request's message is, read as plain text by
+ * {@link stepErrorText}. Pure.
  */
-export function stepCompletion(request: ApprovalRequest, now: number): StepCompletion | undefined {
+export function stepCompletion(
+  request: ApprovalRequest,
+  now: number,
+  configured = true,
+): StepCompletion | undefined {
   if (!request.workflowStep || request.stepCompletedAt !== undefined) return undefined;
   // Who decided, and why a rejection, in the words of the request's message (read as plain text).
   const by = decidedByText(request);
@@ -48,7 +75,9 @@ export function stepCompletion(request: ApprovalRequest, now: number): StepCompl
   if (retryable && now <= request.expiresAt) return undefined;
   switch (request.status) {
     case 'open':
-      return undefined;
+      return configured || now <= request.expiresAt
+        ? undefined
+        : ended(appGoneSentence(request.app));
     case 'applied':
       return {
         kind: 'success',
@@ -82,9 +111,13 @@ function ended(sentence: string): StepCompletion {
   return { kind: 'error', error: stepErrorText(sentence) };
 }
 
-/** What completing a step needs: the store that keeps it completed, and the time. */
+/**
+ * What completing a step needs: the store that keeps it completed, the apps configured (a
+ * request's app may be gone), and the time.
+ */
 export interface StepCompletionDeps {
   store: Pick<Store, 'putApproval'>;
+  apps: Pick<Apps, 'byName'>;
   now: () => number;
 }
 
@@ -100,10 +133,7 @@ const STEP_CLAIM_SECONDS = 60;
  * failure is logged, and left to the next sweep). Whether this call completed it.
  */
 export async function completeStepOnce(
-  deps: {
-    store: Pick<Store, 'claim' | 'release' | 'getApproval' | 'putApproval'>;
-    now: () => number;
-  },
+  deps: StepCompletionDeps & { store: Pick<Store, 'claim' | 'release' | 'getApproval'> },
   announcer: { client: WebClient; log: Logger },
   id: string,
 ): Promise<boolean> {
@@ -128,8 +158,10 @@ export async function completeStepOnce(
 /**
  * Completes the step a decided request came from, if it is due, then keeps the request as
  * completed (`stepCompletedAt`), so that the sweep does not complete it again. Slack's answer that
- * the run is over already counts as completed. Never throws: a completion Slack did not take, or
- * a request not stored, is logged and left to the sweep. The caller holds the step's claim
+ * the run is over already counts as completed; outputs Slack refuses end the run with the
+ * sentence saying so instead. Never throws: a completion Slack did not take, or a request not
+ * stored, is logged and left to the sweep, until GIVE_UP_AFTER_MS past the request's expiry, when
+ * it is kept as completed and a warning logged. The caller holds the step's claim
  * (completeStepOnce). Whether the step is completed now.
  */
 export async function completeStep(
@@ -138,28 +170,36 @@ export async function completeStep(
   request: ApprovalRequest,
 ): Promise<boolean> {
   const step = request.workflowStep;
-  const completion = stepCompletion(request, deps.now());
+  const configured = deps.apps.byName(request.app) !== undefined;
+  const completion = stepCompletion(request, deps.now(), configured);
   if (!completion || !step) return false;
   const fields = { request: request.id, execution: step.executionId, status: request.status };
-  const cause = await sendCompletion(client, step.executionId, completion);
-  if (cause !== undefined && !ALREADY_ENDED.has(cause)) {
+  const cause = await sendCompletion(client, step.executionId, completion, request);
+  const completed = cause === undefined || ALREADY_ENDED.has(cause);
+  if (!completed && deps.now() <= request.expiresAt + GIVE_UP_AFTER_MS) {
     log.warn({ ...fields, cause }, 'workflow step not completed; the sweep tries again');
     return false;
   }
-  log.info({ ...fields, ...(cause ? { cause } : {}) }, 'workflow step completed');
+  if (completed) log.info({ ...fields, ...(cause ? { cause } : {}) }, 'workflow step completed');
+  else log.warn({ ...fields, cause }, 'workflow step given up: Slack keeps refusing its end');
   try {
     await deps.store.putApproval({ ...request, stepCompletedAt: deps.now() });
   } catch (error) {
     log.warn({ err: error, request: request.id }, 'workflow step completion not kept');
   }
-  return true;
+  return completed;
 }
 
-/** Sends `completion` for the run; Slack's error code when it refused, undefined when it took it. */
+/**
+ * Sends `completion` for the run; Slack's error code when it refused, undefined when it took it.
+ * Outputs Slack refuses (OUTPUTS_REFUSED) end the run with one sentence instead, as a step's
+ * listener does.
+ */
 async function sendCompletion(
   client: WebClient,
   function_execution_id: string,
   completion: StepCompletion,
+  request: ApprovalRequest,
 ): Promise<string | undefined> {
   try {
     if (completion.kind === 'success') {
@@ -172,6 +212,19 @@ async function sendCompletion(
     }
     return undefined;
   } catch (error) {
-    return slackErrorCode(error);
+    const cause = slackErrorCode(error);
+    if (cause !== OUTPUTS_REFUSED || completion.kind !== 'success') return cause;
+    return sendCompletion(
+      client,
+      function_execution_id,
+      outputsRefusedEnd(request, cause),
+      request,
+    );
   }
+}
+
+/** How a run whose outputs Slack refused ends: the change applied, then Slack's refusal. Pure. */
+export function outputsRefusedEnd(request: ApprovalRequest, cause: string): StepCompletion {
+  const ref = request.ref ? ` (reference ${request.ref})` : '';
+  return ended(`The change was applied${decidedByText(request)}${ref}. ${outputsRefused(cause)}`);
 }

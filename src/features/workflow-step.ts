@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Access } from '../access/access.ts';
 import type { Apps, CometChatApp } from '../apps/apps.ts';
-import { stepErrorText } from '../changes/index.ts';
+import { outputsRefused, stepErrorText } from '../changes/index.ts';
 import { failureSentence, type SentenceDeps } from '../replies/failure.ts';
 import { withRef } from '../replies/sentences.ts';
 import { currentRequest } from '../request-context.ts';
@@ -116,9 +116,4 @@ export function stepListener(deps: SentenceDeps, run: (args: StepArgs) => Promis
       await args.fail({ error: stepErrorText(result.refusal) });
     }
   };
-}
-
-/** Said when Slack refused a step's outputs: the step ends without them. Pure. */
-export function outputsRefused(cause: string): string {
-  return `Slack did not take the step's outputs (it said ${code(cause)}), so the step ends without them.`;
 }

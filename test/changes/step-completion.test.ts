@@ -1,8 +1,16 @@
 import type { WebClient } from '@slack/web-api';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { CometChatApp } from '../../src/apps/apps.ts';
 import { approvalRecord } from '../../src/changes/request.ts';
-import { completeStep, stepCompletion, stepErrorText } from '../../src/changes/step-completion.ts';
+import {
+  appGoneSentence,
+  completeStep,
+  GIVE_UP_AFTER_MS,
+  outputsRefused,
+  stepCompletion,
+  stepErrorText,
+} from '../../src/changes/step-completion.ts';
 import { type ApprovalRequest, createMemoryStore } from '../../src/store/store.ts';
 
 // How a decided request a workflow step made ends that step: decided without Slack.
@@ -24,6 +32,15 @@ const request: ApprovalRequest = {
   workflowStep: STEP,
 };
 const decided = { ...request, decidedBy: 'U0LEAD', decidedAt: 2_000 };
+/** The apps configured: those named (prod by default). */
+const appsOf = (...names: string[]) => ({
+  byName: (name: string) => (names.includes(name) ? ({ name } as CometChatApp) : undefined),
+});
+const depsAt = (now: number, apps = appsOf('prod')) => {
+  const store = createMemoryStore();
+  return { store, apps, now: () => now };
+};
+
 /** Before the request's expiry, and after it. */
 const BEFORE = 3_000;
 const AFTER = 10_000;
@@ -80,6 +97,17 @@ describe('stepCompletion', () => {
     for (const status of ['rejected', 'expired', 'stale'] as const) {
       expect(stepCompletion({ ...decided, status }, BEFORE)?.kind).toBe('error');
     }
+  });
+
+  it('ends the step of an open request past its expiry whose app is no longer configured', () => {
+    const gone = stepCompletion(request, AFTER, false);
+    expect(gone).toEqual({ kind: 'error', error: stepErrorText(appGoneSentence('prod')) });
+    expect(gone?.kind === 'error' && gone.error).toBe(
+      'The app prod is no longer configured, so its approval request cannot be decided. Nothing was sent.',
+    );
+    // Before its expiry, or with its app configured (expireApprovals closes it), it waits.
+    expect(stepCompletion(request, request.expiresAt, false)).toBeUndefined();
+    expect(stepCompletion(request, AFTER, true)).toBeUndefined();
   });
 
   it('keeps a long rejection reason within the sentence Slack shows', () => {
@@ -143,10 +171,6 @@ describe('completeStep', () => {
     } satisfies { functions: Partial<WebClient['functions']> };
     return { calls, client: client as unknown as WebClient };
   };
-  const depsAt = (now: number) => {
-    const store = createMemoryStore();
-    return { store, now: () => now };
-  };
 
   it("completes the step's run by its execution id, and keeps it completed", async () => {
     const { calls, client } = fakeClient();
@@ -194,5 +218,87 @@ describe('completeStep', () => {
       ).toBe(true);
       expect((await deps.store.getApproval(request.id))?.stepCompletedAt).toBe(BEFORE);
     }
+  });
+});
+
+describe('completeStep, when Slack will not take the end', () => {
+  const applied = { ...decided, status: 'applied' as const, ref: 'r1' };
+  /** A client whose completions fail with the error named for their method. */
+  const failing = (failures: Record<string, string>) => {
+    const calls: [string, unknown][] = [];
+    const answer = (method: string) => async (args: unknown) => {
+      calls.push([method, args]);
+      const error = failures[method];
+      if (error) throw new Error(error);
+      return { ok: true };
+    };
+    const client = {
+      functions: {
+        completeSuccess: answer('completeSuccess'),
+        completeError: answer('completeError'),
+      },
+    } satisfies { functions: Partial<WebClient['functions']> };
+    return { calls, client: client as unknown as WebClient };
+  };
+  /** A logger whose lines are kept, parsed. */
+  const capture = () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    return { log, lines };
+  };
+
+  it('ends with one sentence a run whose outputs Slack refuses, and keeps it ended', async () => {
+    const { calls, client } = failing({ completeSuccess: 'parameter_validation_failed' });
+    const deps = depsAt(BEFORE);
+    const { log } = capture();
+    expect(await completeStep(deps, { client, log }, applied)).toBe(true);
+    expect(calls.map(([method]) => method)).toEqual(['completeSuccess', 'completeError']);
+    expect(calls[1]?.[1]).toEqual({
+      function_execution_id: 'Fx0001',
+      error: stepErrorText(
+        `The change was applied by U0LEAD (reference r1). ${outputsRefused('parameter_validation_failed')}`,
+      ),
+    });
+    expect((await deps.store.getApproval(request.id))?.stepCompletedAt).toBe(BEFORE);
+  });
+
+  it('tries a refused end again until a day past the expiry, then gives up with a warning', async () => {
+    const lastTry = request.expiresAt + GIVE_UP_AFTER_MS;
+    const within = depsAt(lastTry);
+    const { client, calls } = failing({ completeError: 'internal_error' });
+    const rejected = { ...decided, status: 'rejected' as const };
+    expect(await completeStep(within, { client, log: capture().log }, rejected)).toBe(false);
+    expect(await within.store.getApproval(request.id)).toBeUndefined();
+    const past = depsAt(lastTry + 1);
+    const { log, lines } = capture();
+    expect(await completeStep(past, { client, log }, rejected)).toBe(false);
+    expect(calls).toHaveLength(2);
+    // Kept as ended: the sweep leaves it.
+    expect((await past.store.getApproval(request.id))?.stepCompletedAt).toBe(lastTry + 1);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 40,
+        request: request.id,
+        execution: 'Fx0001',
+        cause: 'internal_error',
+        msg: 'workflow step given up: Slack keeps refusing its end',
+      }),
+    ]);
+  });
+
+  it('ends the step of an open request past its expiry whose app is gone', async () => {
+    const { client, calls } = failing({});
+    const deps = depsAt(AFTER, appsOf());
+    expect(await completeStep(deps, { client, log: capture().log }, request)).toBe(true);
+    expect(calls).toEqual([
+      [
+        'completeError',
+        { function_execution_id: 'Fx0001', error: stepErrorText(appGoneSentence('prod')) },
+      ],
+    ]);
+    // With its app configured it waits for expireApprovals to close it.
+    const configured = failing({});
+    await completeStep(depsAt(AFTER), { client: configured.client, log: capture().log }, request);
+    expect(configured.calls).toEqual([]);
   });
 });

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Access } from '../../src/access/access.ts';
 import { createApps } from '../../src/apps/apps.ts';
+import { outputsRefused } from '../../src/changes/index.ts';
 import type { CometChatClient } from '../../src/cometchat/client.ts';
 import {
   Interactivity,
   OptionalText,
-  outputsRefused,
   readInputs,
   stepApp,
 } from '../../src/features/workflow-step.ts';

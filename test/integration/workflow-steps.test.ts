@@ -587,6 +587,41 @@ describe('workflow steps', () => {
     expect(userWrites(h)).toEqual([]);
   });
 
+  it('ends an approved run with one sentence when Slack refuses its outputs', async () => {
+    const h = await withApprovals();
+    const mark = h.slack.calls.length;
+    const run = await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE);
+    const posted = await postedRequest(h, store, mark);
+    h.slack.fail('functions.completeSuccess', { error: 'parameter_validation_failed' });
+    await click(h, 'U0LEAD', posted, ACTIONS.approveChange);
+    const done = await ended(h, run);
+    expect(done.state).toBe('failed');
+    expect(done.error).toMatch(
+      /^The change was applied by U0LEAD \(reference \w+\)\. Slack did not take the step's outputs \(it said parameter_validation_failed\), so the step ends without them\.$/,
+    );
+    expect(await store.listUnendedStepApprovals()).toEqual([]);
+  });
+
+  it('ends the run of a request whose app is no longer configured, once it expires', async () => {
+    const h = await withApprovals();
+    const mark = h.slack.calls.length;
+    const run = await runStep(h, FUNCTIONS.changeUserRole, ROLE_CHANGE);
+    await postedRequest(h, store, mark);
+    const [open] = await store.listOpenApprovals();
+    if (!open) throw new Error('no request stored');
+    await store.putApproval({ ...open, app: 'retired' });
+    await sweepAt(h, store, open.expiresAt);
+    expect(run.state).toBe('running');
+    await sweepAt(h, store, open.expiresAt + 1);
+    const done = await ended(h, run);
+    expect(done.error).toBe(
+      'The app retired is no longer configured, so its approval request cannot be decided. Nothing was sent.',
+    );
+    // Nothing else closes it; its step is not tried again.
+    expect((await storedRequest(store, open.id)).status).toBe('open');
+    expect(await store.listUnendedStepApprovals()).toEqual([]);
+  });
+
   it("ends a run with one sentence when Slack refuses the step's outputs", async () => {
     const h = await withApprovals();
     h.slack.fail('functions.completeSuccess', { error: 'parameter_validation_failed' });
