@@ -52,7 +52,7 @@ export interface Access {
   canEdit(userId: string, log: Logger): Promise<boolean>;
   canView(userId: string, log: Logger): Promise<boolean>;
   /** Whether VIEWERS narrows who may use the app (unset: everyone in the workspace may). */
-  limitsViewers?: boolean;
+  limitsViewers: boolean;
 }
 
 /** Timers, injected so that tests can move time themselves. */

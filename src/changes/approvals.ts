@@ -16,7 +16,7 @@ import { currentRequest, msLeft } from '../request-context.ts';
 import { messageModal } from '../slack/blocks.ts';
 import { slackErrorCode } from '../slack/deliver.ts';
 import type { ButtonArgs, SubmitArgs } from '../slack/listener-args.ts';
-import { PASSING, platformErrorCode } from '../slack/slack-errors.ts';
+import { refusedForNow } from '../slack/slack-errors.ts';
 import type { ApprovalRequest, Store } from '../store/store.ts';
 import {
   type ListedRequest,
@@ -328,7 +328,7 @@ async function remindOnce(
   } catch (error) {
     // Tried again only when Slack refused it for now: a refusal for good (not in the channel,
     // archived) would be refused every minute, and a post with no answer may have been taken.
-    const again = PASSING.has(platformErrorCode(error) ?? '');
+    const again = refusedForNow(error);
     log.warn(
       { request: current.id, app: current.app, cause: slackErrorCode(error) },
       again

@@ -71,6 +71,14 @@ export function whyNotActionable(
   if (request.status !== 'open' && !(retryable && allowFailed)) {
     return { sentence: closedSentence(request) };
   }
+  if (now > request.expiresAt && retryable) {
+    // Past its time a Retry is refused, but the attempt stands as it was: marking it expired
+    // would tell the requester (and a workflow step) that nothing was sent, which a change of
+    // unknown outcome may have been.
+    return {
+      sentence: `This request has expired; its last attempt stands (${request.status}), and nothing was sent now. ${askAgain(request)}`,
+    };
+  }
   if (now > request.expiresAt) {
     return {
       sentence: `This request has expired; nothing was sent. ${askAgain(request)}`,

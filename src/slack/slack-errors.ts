@@ -32,3 +32,13 @@ export const PASSING: ReadonlySet<string> = new Set([
   'service_unavailable',
   'request_timeout',
 ]);
+
+/**
+ * Whether Slack refused a call for now, so that the same call is taken later: a passing refusal,
+ * or the Web API client's own rate-limit error (thrown with no answer's body once its waits run
+ * out). A call with no answer at all may have been taken, and is not one.
+ */
+export function refusedForNow(error: unknown): boolean {
+  if (errorField(error, 'code') === 'slack_webapi_rate_limited_error') return true;
+  return PASSING.has(platformErrorCode(error) ?? '');
+}

@@ -52,6 +52,10 @@ function setup({ reminder }: { reminder?: ApprovalReminder } = { reminder: REMIN
     chat: {
       postMessage: async (args: Posted) => {
         const refusal = failures.shift();
+        // The client's own errors carry a `code` and no answer's body.
+        if (refusal?.startsWith('slack_webapi_')) {
+          throw Object.assign(new Error('A rate limit was exceeded'), { code: refusal });
+        }
         if (refusal !== undefined) {
           throw Object.assign(new Error(`An API error occurred: ${refusal}`), {
             data: { ok: false, error: refusal },
@@ -173,6 +177,17 @@ describe('remindApprovals', () => {
     expect(await sweep()).toBe(1);
     at(START + 63 * MINUTE);
     expect(await sweep()).toBe(0);
+    expect(posted).toHaveLength(1);
+  });
+
+  it("tries again after the client's own rate-limit error", async () => {
+    const { store, posted, sweep, at, failNext } = setup();
+    await store.putApproval(request('9'));
+    at(START + 61 * MINUTE);
+    failNext('slack_webapi_rate_limited_error');
+    expect(await sweep()).toBe(0);
+    at(START + 62 * MINUTE);
+    expect(await sweep()).toBe(1);
     expect(posted).toHaveLength(1);
   });
 

@@ -30,6 +30,7 @@ const allowAll: Access = {
   editRefusal: async () => undefined,
   viewRefusal: async () => undefined,
   moderatorRefusal: async () => undefined,
+  limitsViewers: false,
 };
 
 /** One app whose editors are decided by `access`. */

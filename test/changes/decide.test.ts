@@ -50,9 +50,14 @@ describe('whyNotActionable', () => {
       sentence: 'This request has expired; nothing was sent. Ask again from the editor.',
       expire: true,
     });
-    expect(whyNotActionable({ ...request, status: 'failed' }, 'prod', 9_001, true)?.expire).toBe(
-      true,
-    );
+  });
+
+  it('refuses a Retry past the expiry, keeping the attempt as it was', () => {
+    for (const status of ['failed', 'unknown'] as const) {
+      expect(whyNotActionable({ ...request, status }, 'prod', 9_001, true)).toEqual({
+        sentence: `This request has expired; its last attempt stands (${status}), and nothing was sent now. Ask again from the editor.`,
+      });
+    }
   });
 });
 

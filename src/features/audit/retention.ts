@@ -7,6 +7,8 @@ import type { AuditRecord, Store } from '../../store/store.ts';
 // (so the trail says itself what was taken from it). Unset, nothing is ever removed.
 
 const DAY_MS = 86_400_000;
+/** How often a prune under way stores its pending records again (as a long change does). */
+export const KEEP_ALIVE_MS = 5_000;
 /** A day's claim outlives the day: a replica whose clock is a little behind does not prune twice. */
 const CLAIM_SECONDS = 2 * 86_400;
 /** Who a retention record names as the requester: the setting, since no person asked. */
@@ -70,10 +72,11 @@ export async function pruneTrail(deps: RetentionDeps): Promise<number> {
   const refOf = (app: string) => `retention-${day}-${app}`;
   let removed: Map<string, number>;
   try {
-    for (const app of await appsWithRecordsBefore(deps, before)) {
-      await deps.store.putPending(retentionRecord({ ref: refOf(app), at: now, app, before, days }));
-    }
-    removed = await deps.store.pruneAudit(before);
+    const pending = (await appsWithRecordsBefore(deps, before)).map((app) =>
+      retentionRecord({ ref: refOf(app), at: now, app, before, days }),
+    );
+    for (const record of pending) await deps.store.putPending(record);
+    removed = await whileKeptAlive(deps, pending, () => deps.store.pruneAudit(before));
   } catch (error) {
     // Another minute, or another replica, tries again today; a pending record left is swept.
     await deps.store.release(claim);
@@ -90,6 +93,33 @@ export async function pruneTrail(deps: RetentionDeps): Promise<number> {
     `audit records older than ${days} days removed: ${total}`,
   );
   return total;
+}
+
+/**
+ * Runs the prune with its pending records stored again every KEEP_ALIVE_MS, with the time of
+ * now: a long prune (Redis removes in batches) is not taken by the pending-record sweep for one a
+ * stopped replica left, which would record it as unknown before its own record could be stored.
+ */
+async function whileKeptAlive<T>(
+  deps: RetentionDeps,
+  pending: readonly AuditRecord[],
+  prune: () => Promise<T>,
+): Promise<T> {
+  let renewing: Promise<unknown> = Promise.resolve();
+  const renew = () => {
+    const renewals = pending.map((record) => deps.store.putPending({ ...record, at: deps.now() }));
+    renewing = Promise.all(renewals).catch((error: unknown) => {
+      deps.log.error({ err: error }, 'a long prune could not be kept alive');
+    });
+  };
+  const timer = setInterval(renew, KEEP_ALIVE_MS);
+  try {
+    return await prune();
+  } finally {
+    clearInterval(timer);
+    // Settled before the records replace the pending ones, so none is stored again after them.
+    await renewing;
+  }
 }
 
 /** The configured apps that have a record older than `before`: one record read each. */

@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AuditTrail } from '../../../src/changes/index.ts';
 import { auditPost } from '../../../src/features/audit/audit-view.ts';
-import { pruneTrail, RETENTION_REQUESTER } from '../../../src/features/audit/retention.ts';
+import {
+  KEEP_ALIVE_MS,
+  pruneTrail,
+  RETENTION_REQUESTER,
+} from '../../../src/features/audit/retention.ts';
 import { asJob } from '../../../src/features/job.ts';
 import { createLogger } from '../../../src/log.ts';
 import { createRedisStore } from '../../../src/store/redis-store.ts';
@@ -117,6 +121,48 @@ describe('the audit retention', () => {
     // The day's claim was let go: the next minute prunes, and its records replace the pending.
     expect(await replica(store, 30)()).toBe(2);
     expect(await store.listPending(Number.MAX_SAFE_INTEGER)).toEqual([]);
+  });
+
+  it('stores its pending records again while a long prune goes on', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const store = createMemoryStore(() => NOW);
+      await seed(store);
+      let finish: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      let clock = NOW;
+      const slow: Store = {
+        ...store,
+        pruneAudit: async (before) => {
+          await held;
+          return store.pruneAudit(before);
+        },
+      };
+      const audit: AuditTrail = {
+        async record(r) {
+          await store.appendAudit(r);
+          return { stored: true };
+        },
+      };
+      const log = createLogger({ level: 'silent' });
+      const done = asJob(log, { task: 'audit-retention' }, (jobLog) =>
+        pruneTrail({ store: slow, audit, now: () => clock, days: 30, appNames: APPS, log: jobLog }),
+      );
+      await vi.waitFor(async () => {
+        expect(await store.listPending(Number.MAX_SAFE_INTEGER)).toHaveLength(2);
+      });
+      clock = NOW + 60_000;
+      await vi.advanceTimersByTimeAsync(KEEP_ALIVE_MS);
+      // A sweep now finds nothing a stopped replica left: the records say they are alive.
+      expect(await store.listPending(NOW + 30_000)).toEqual([]);
+      finish();
+      expect(await done).toBe(2);
+      expect(await store.listPending(Number.MAX_SAFE_INTEGER)).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('removes nothing when the setting is unset', async () => {

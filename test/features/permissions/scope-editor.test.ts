@@ -180,6 +180,7 @@ const allowAll: Access = {
   editRefusal: async () => undefined,
   viewRefusal: async () => undefined,
   moderatorRefusal: async () => undefined,
+  limitsViewers: false,
 };
 
 /** The editor loaded for one app whose client is `cometchat`, inside a request. */
