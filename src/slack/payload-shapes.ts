@@ -63,10 +63,12 @@ const Event = z.looseObject({
 
 /**
  * The events the app listens to, with the fields their listeners read, and the one Bolt reads
- * more of (a workflow step's, which it will not route without its execution id).
+ * more of (a workflow step's: it will not route one without its execution id, and reads its
+ * function's callback id before any listener, throwing on a body without one).
  */
 const EVENTS: Record<string, z.ZodType> = {
   function_executed: z.looseObject({
+    function: z.looseObject({ callback_id: z.string() }),
     function_execution_id: z.string(),
     bot_access_token: z.string().optional(),
   }),

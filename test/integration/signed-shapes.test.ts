@@ -185,7 +185,11 @@ const KINDS: Record<string, Kind> = {
  * workflow step's, whose execution id Bolt reads.
  */
 const LISTENED: Record<string, Field[]> = {
-  function_executed: [field('string', 'event', 'function_execution_id')],
+  function_executed: [
+    field('object', 'event', 'function'),
+    field('string', 'event', 'function', 'callback_id'),
+    field('string', 'event', 'function_execution_id'),
+  ],
   app_home_opened: [field('string', 'event', 'user'), optional('string', 'event', 'tab')],
   link_shared: [
     field('string', 'event', 'user'),
@@ -649,7 +653,10 @@ const event: fc.Arbitrary<(h: Harness) => Body> = fc.oneof(
     .map((p) => () => ({
       ...p.extras,
       type: p.type,
-      ...(p.type === 'function_executed' ? { function_execution_id: 'Fx0001' } : {}),
+      // Another app's step: Bolt routes it to no listener of this app.
+      ...(p.type === 'function_executed'
+        ? { function: { callback_id: 'another_apps_step' }, function_execution_id: 'Fx0001' }
+        : {}),
       ...(p.user ? { user: p.user } : {}),
       ...(p.channel ? { channel: p.channel } : {}),
     })),
