@@ -670,37 +670,15 @@ class RedisStore implements Store {
     return decodeStoredJson(ApprovalRequestSchema, text, `approval request ${id}`);
   };
 
-  readonly listOpenApprovals = async (): Promise<ApprovalRequest[]> => {
-    const operation = 'list approval requests';
-    const ids = decodeStored(
-      RefListSchema,
-      await this.#run(operation, () => this.#client.zRange(this.#keys.openApprovals, 0, -1)),
-      'the open approvals',
-    );
-    return this.#readAll(
-      operation,
-      ids,
-      this.#keys.approval,
-      ApprovalRequestSchema,
-      'approval request',
-    );
-  };
+  readonly listOpenApprovals = async (): Promise<ApprovalRequest[]> =>
+    this.#approvalsIn(this.#keys.openApprovals, 'list approval requests', 'the open approvals');
 
-  readonly listUnendedStepApprovals = async (): Promise<ApprovalRequest[]> => {
-    const operation = 'list approval requests of workflow steps';
-    const ids = decodeStored(
-      RefListSchema,
-      await this.#run(operation, () => this.#client.zRange(this.#keys.unendedStepApprovals, 0, -1)),
+  readonly listUnendedStepApprovals = async (): Promise<ApprovalRequest[]> =>
+    this.#approvalsIn(
+      this.#keys.unendedStepApprovals,
+      'list approval requests of workflow steps',
       'the unended steps',
     );
-    return this.#readAll(
-      operation,
-      ids,
-      this.#keys.approval,
-      ApprovalRequestSchema,
-      'approval request',
-    );
-  };
 
   readonly listAudit = async ({ app, role, offset, limit }: AuditQuery): Promise<AuditPage> => {
     const index = this.#keys.auditIndex(app, role);
@@ -1043,6 +1021,22 @@ class RedisStore implements Store {
     // A field gone since its index was read (removed meanwhile) leaves only its index entry.
     return texts.flatMap((text, i) =>
       text === null ? [] : [decodeStoredJson(schema, text, `${what} ${ids[i]}`)],
+    );
+  }
+
+  /** The approval requests an index (a sorted set of ids) lists, in its order. */
+  async #approvalsIn(index: string, operation: string, what: string): Promise<ApprovalRequest[]> {
+    const ids = decodeStored(
+      RefListSchema,
+      await this.#run(operation, () => this.#client.zRange(index, 0, -1)),
+      what,
+    );
+    return this.#readAll(
+      operation,
+      ids,
+      this.#keys.approval,
+      ApprovalRequestSchema,
+      'approval request',
     );
   }
 
